@@ -1,0 +1,26 @@
+//! # kwire-codegen
+//!
+//! A compiler for Kafka's JSON message specs. Data flows one way:
+//!
+//! ```text
+//! spec text ─syntax─▶ tree with spans ─lower─▶ IR (ir::Spec) ─rust─▶ tokens ─prettyplease─▶ files
+//!                        └──────── diagnostics (code, span, message, help) ◀──┘
+//! ```
+//!
+//! * [`syntax`]: the spec dialect (JSON with comments and `TBD`), with error recovery.
+//! * [`lower`]: Kafka's leniencies and struct resolution, into [`ir`].
+//! * [`rust`]: the Rust emitter.
+//! * [`Builder`]: for build scripts, in the manner of prost-build.
+//! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
+
+pub mod builder;
+pub mod diagnostics;
+pub mod ir;
+pub mod lower;
+pub mod render;
+pub mod rust;
+pub mod source;
+pub mod syntax;
+
+pub use builder::{Builder, Error};
+pub use source::{check_files, Checked, SourceFile};

@@ -1,0 +1,128 @@
+//! `kwire`: the command-line front of kwire-codegen.
+//!
+//! * `kwire check PATH... [--format human|json]`: diagnostics for spec files and folders (each
+//!   folder is one unit); exit 0 without errors, 1 with errors, 2 on a usage error.
+//! * `kwire generate DIR -o FILE [--samples]`: one Rust file for the specs in `DIR`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use kwire_codegen::{render, source, Builder};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "kwire", version, about = "Kafka message-spec compiler")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check spec files and folders and print diagnostics.
+    Check {
+        /// Spec files or folders (a folder's *.json files are checked together).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Generate Rust code for a folder of specs.
+    Generate {
+        /// The folder.
+        dir: PathBuf,
+        /// Output file.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Also emit Sample impls.
+        #[arg(long)]
+        samples: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.cmd {
+        Cmd::Check { paths, format } => check(paths, format),
+        Cmd::Generate { dir, out, samples } => {
+            let files = match source::read_dir(&dir) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", dir.display());
+                    return ExitCode::from(2);
+                }
+            };
+            match Builder::new().samples(samples).generate(files) {
+                Ok(code) => match std::fs::write(&out, code) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", out.display());
+                        ExitCode::from(2)
+                    }
+                },
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}
+
+fn check(paths: Vec<PathBuf>, format: Format) -> ExitCode {
+    let mut units = Vec::new();
+    for p in &paths {
+        let files = if p.is_dir() { source::read_dir(p) } else { source::read_file(p.clone()).map(|f| vec![f]) };
+        match files {
+            Ok(f) => units.push(kwire_codegen::check_files(f)),
+            Err(e) => {
+                eprintln!("error: {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (mut errors, mut warnings, mut nfiles) = (0, 0, 0);
+    let mut json = Vec::new();
+    let color = std::io::stderr().is_terminal();
+    for u in &units {
+        errors += u.error_count();
+        warnings += u.warning_count();
+        nfiles += u.files.len();
+        match format {
+            Format::Human => eprint!("{}", render::render_all(u, color)),
+            Format::Json => {
+                if let serde_json::Value::Array(items) = render::json_all(u) {
+                    json.extend(items);
+                }
+            }
+        }
+    }
+    match format {
+        Format::Json => println!("{}", serde_json::Value::Array(json)),
+        Format::Human => eprintln!(
+            "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}",
+            if nfiles == 1 { "" } else { "s" },
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" }
+        ),
+    }
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,97 @@
+//! Rendering diagnostics: rustc style (file:line:col, the source line, a caret underline, help)
+//! and JSON for tools.
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::source::Checked;
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor};
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let offset = (0..=offset).rev().find(|o| text.is_char_boundary(*o)).unwrap_or(0);
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    (line, text[line_start..offset].chars().count() + 1)
+}
+
+/// Renders one file's diagnostics in rustc's style.
+pub fn render(path: &str, text: &str, diags: &[Diagnostic], color: bool) -> String {
+    let mut files = SimpleFiles::new();
+    let id = files.add(path.to_string(), text.to_string());
+    let config = term::Config::default();
+    let mut buf = termcolor::NoColor::new(Vec::new());
+    if color {
+        let mut abuf = termcolor::Ansi::new(Vec::new());
+        for d in diags {
+            emit_one(&mut abuf, &config, &files, id, text, d);
+        }
+        return String::from_utf8_lossy(&abuf.into_inner()).into_owned();
+    }
+    for d in diags {
+        emit_one(&mut buf, &config, &files, id, text, d);
+    }
+    String::from_utf8_lossy(&buf.into_inner()).into_owned()
+}
+
+fn emit_one(
+    out: &mut dyn termcolor::WriteColor,
+    config: &term::Config,
+    files: &SimpleFiles<String, String>,
+    id: usize,
+    text: &str,
+    d: &Diagnostic,
+) {
+    let cs = match d.severity {
+        Severity::Error => CsDiagnostic::error(),
+        Severity::Warning => CsDiagnostic::warning(),
+    };
+    let end = d.span.end.max(d.span.start).min(text.len());
+    let start = d.span.start.min(end);
+    let mut cs = cs.with_code(d.code).with_message(&d.message).with_labels(vec![Label::primary(id, start..end)]);
+    if let Some(h) = &d.help {
+        cs = cs.with_notes(vec![format!("help: {h}")]);
+    }
+    let _ = term::emit(out, config, files, &cs);
+}
+
+/// Renders every file's diagnostics, in file order.
+pub fn render_all(checked: &Checked, color: bool) -> String {
+    let mut s = String::new();
+    for (f, d) in checked.files.iter().zip(&checked.diagnostics) {
+        if !d.is_empty() {
+            s.push_str(&render(&f.path.display().to_string(), &f.text, d, color));
+        }
+    }
+    s
+}
+
+/// One diagnostic as the JSON object of `kwire check --format json`.
+pub fn to_json(path: &str, text: &str, d: &Diagnostic) -> serde_json::Value {
+    let (line, column) = line_col(text, d.span.start);
+    let (end_line, end_column) = line_col(text, d.span.end.max(d.span.start));
+    serde_json::json!({
+        "code": d.code,
+        "severity": d.severity.as_str(),
+        "file": path,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "message": d.message,
+        "help": d.help,
+    })
+}
+
+/// Every diagnostic as one JSON array.
+pub fn json_all(checked: &Checked) -> serde_json::Value {
+    let mut items = Vec::new();
+    for (f, ds) in checked.files.iter().zip(&checked.diagnostics) {
+        for d in ds {
+            items.push(to_json(&f.path.display().to_string(), &f.text, d));
+        }
+    }
+    serde_json::Value::Array(items)
+}

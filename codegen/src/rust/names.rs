@@ -1,0 +1,39 @@
+//! Rust names for spec names.
+
+use heck::ToSnakeCase;
+use proc_macro2::{Ident, Span};
+
+/// snake_case of a spec name, as Kafka's `toSnakeCase` does (`FooBarBaz` → `foo_bar_baz`,
+/// `FORTRAN` → `fortran`).
+pub fn snake(name: &str) -> String {
+    name.to_snake_case()
+}
+
+/// An identifier for `name`, raw (`r#type`) when it is a keyword, suffixed with `_` when it
+/// cannot be raw (`self`, `super`, `crate`, `Self`).
+pub fn ident(name: &str) -> Ident {
+    match name {
+        "self" | "super" | "crate" | "Self" | "_" => Ident::new(&format!("{name}_"), Span::call_site()),
+        _ if syn::parse_str::<Ident>(name).is_err() => Ident::new_raw(name, Span::call_site()),
+        _ => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// The Rust field identifier of a spec field.
+pub fn field_ident(name: &str) -> Ident {
+    let s = snake(name);
+    if s == "unknown_tagged_fields" {
+        return ident("unknown_tagged_fields_");
+    }
+    ident(&s)
+}
+
+/// The Rust type identifier of a message or struct.
+pub fn type_ident(name: &str) -> Ident {
+    ident(name)
+}
+
+/// The module name of a spec.
+pub fn module_ident(name: &str) -> Ident {
+    ident(&snake(name))
+}

@@ -1,0 +1,1 @@
+//! (temporary stub; replaced by the real lexer)

@@ -1,0 +1,311 @@
+//! The traits generated messages implement, and the write helpers their encoders call.
+
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use super::reader::Reader;
+use super::sink::{Counter, Sink};
+use super::types::{KStr, MessageKind, RawTaggedField, VersionRange};
+use bytes::{BufMut, Bytes};
+
+/// Encoding at a given version. Generated for every message and struct.
+///
+/// One method, [`Encode::encode_to`], does the work for any [`Sink`]; sizing runs it over a
+/// [`Counter`], so [`Encode::encoded_len`] is exact and checks everything encoding checks.
+pub trait Encode {
+    /// Writes `self` at `version`.
+    ///
+    /// # Errors
+    /// [`EncodeErrorKind::UnsupportedVersion`] outside `validVersions` (top-level messages);
+    /// [`EncodeErrorKind::NonDefaultField`] for a non-default, non-ignorable field the version
+    /// lacks; [`EncodeErrorKind::NullNotAllowed`]; [`EncodeErrorKind::StringTooLong`];
+    /// [`EncodeErrorKind::TaggedFieldsNotFlexible`] / [`EncodeErrorKind::InvalidUnknownTag`] for
+    /// unknown tagged fields that cannot be written. Nothing is guaranteed about what was written
+    /// before an error.
+    fn encode_to<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError>;
+
+    /// Writes `self` at `version` into a buffer.
+    fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        self.encode_to(buf, version)
+    }
+
+    /// The exact number of bytes [`Encode::encode`] writes at `version`.
+    fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
+        let mut c = Counter(0);
+        self.encode_to(&mut c, version)?;
+        Ok(c.0)
+    }
+
+    /// Encodes into a new buffer of exactly the right size.
+    fn to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
+        let n = self.encoded_len(version)?;
+        let mut v = Vec::with_capacity(n);
+        self.encode_to(&mut v, version)?;
+        Ok(Bytes::from(v))
+    }
+}
+
+/// Decoding at a given version. Generated for every message and struct.
+pub trait Decode: Sized {
+    /// Reads one value at `version` from `r`, leaving any bytes after it unread.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] naming the field path and byte offset; see [`DecodeErrorKind`].
+    fn decode(r: &mut Reader, version: i16) -> Result<Self, DecodeError>;
+}
+
+/// A top-level message (one spec file): request, response, header, data or metadata record.
+pub trait Message: Encode + Decode + Default + Clone + PartialEq + std::fmt::Debug {
+    /// The spec's `name`, e.g. `"MetadataRequest"`.
+    const NAME: &'static str;
+    /// The spec's `type`.
+    const KIND: MessageKind;
+    /// The spec's `apiKey`; `None` when absent or `TBD`.
+    const API_KEY: Option<i16>;
+    /// The spec's `validVersions`.
+    const VALID_VERSIONS: VersionRange;
+    /// The spec's `flexibleVersions`.
+    const FLEXIBLE_VERSIONS: VersionRange;
+
+    /// Decodes exactly one message from `bytes`.
+    ///
+    /// # Errors
+    /// Any decode error, or [`DecodeErrorKind::TrailingBytes`] when bytes are left over.
+    fn decode_bytes(bytes: Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let m = Self::decode(&mut r, version)?;
+        r.finish().map_err(|e| e.in_type(Self::NAME))?;
+        Ok(m)
+    }
+
+    /// Decodes one message from the front of `bytes` and leaves the rest in `bytes`.
+    fn decode_prefix(bytes: &mut Bytes, version: i16) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes.clone());
+        let m = Self::decode(&mut r, version)?;
+        *bytes = r.take_rest();
+        Ok(m)
+    }
+}
+
+/// Fails with `UnsupportedVersion` unless `version` is in `valid` (decode side).
+#[inline]
+pub fn check_decode_version(
+    r: &Reader,
+    version: i16,
+    valid: VersionRange,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(r
+            .error(DecodeErrorKind::UnsupportedVersion {
+                version,
+                lowest: valid.lowest,
+                highest: valid.highest,
+            })
+            .in_type(name))
+    }
+}
+
+/// Fails with `UnsupportedVersion` unless `version` is in `valid` (encode side).
+#[inline]
+pub fn check_encode_version(
+    version: i16,
+    valid: VersionRange,
+    name: &'static str,
+) -> Result<(), EncodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(EncodeError::new(EncodeErrorKind::UnsupportedVersion {
+            version,
+            lowest: valid.lowest,
+            highest: valid.highest,
+        })
+        .in_type(name))
+    }
+}
+
+/// The error for a non-default, non-ignorable field written at a version that lacks it.
+#[cold]
+pub fn non_default(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::NonDefaultField { version })
+}
+
+/// The error for `None` in a version where the field is not nullable.
+#[cold]
+pub fn null_not_allowed(version: i16) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::NullNotAllowed { version })
+}
+
+#[inline]
+fn put_len<S: Sink>(s: &mut S, n: usize, compact: bool, short: bool) -> Result<(), EncodeError> {
+    if compact {
+        if n >= u32::MAX as usize || n > i32::MAX as usize {
+            return Err(EncodeError::new(EncodeErrorKind::TooLong(n)));
+        }
+        s.put_uvarint(n as u32 + 1);
+    } else if short {
+        s.put_raw(&(n as i16).to_be_bytes());
+    } else {
+        if n > i32::MAX as usize {
+            return Err(EncodeError::new(EncodeErrorKind::TooLong(n)));
+        }
+        s.put_raw(&(n as i32).to_be_bytes());
+    }
+    Ok(())
+}
+
+/// Writes a non-null string: int16 length (or compact length+1), then UTF-8 bytes.
+///
+/// # Errors
+/// [`EncodeErrorKind::StringTooLong`] above 32767 bytes (in both encodings, as in Kafka).
+#[inline]
+pub fn write_string<S: Sink>(s: &mut S, v: &KStr, compact: bool) -> Result<(), EncodeError> {
+    let n = v.len();
+    if n > i16::MAX as usize {
+        return Err(EncodeError::new(EncodeErrorKind::StringTooLong(n)));
+    }
+    put_len(s, n, compact, true)?;
+    s.put_shared(v.as_bytes());
+    Ok(())
+}
+
+/// Writes a nullable string; null is int16 -1 or compact 0. `nullable` says whether the version
+/// allows null.
+#[inline]
+pub fn write_nullable_string<S: Sink>(
+    s: &mut S,
+    v: Option<&KStr>,
+    compact: bool,
+    nullable: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    match v {
+        Some(v) => write_string(s, v, compact),
+        None if !nullable => Err(null_not_allowed(version)),
+        None if compact => {
+            s.put_byte(0);
+            Ok(())
+        }
+        None => {
+            s.put_raw(&(-1i16).to_be_bytes());
+            Ok(())
+        }
+    }
+}
+
+/// Writes non-null bytes or records: int32 length (or compact length+1), then the bytes.
+#[inline]
+pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, compact: bool) -> Result<(), EncodeError> {
+    put_len(s, v.len(), compact, false)?;
+    s.put_shared(v);
+    Ok(())
+}
+
+/// Writes nullable bytes or records; null is int32 -1 or compact 0.
+#[inline]
+pub fn write_nullable_bytes<S: Sink>(
+    s: &mut S,
+    v: Option<&Bytes>,
+    compact: bool,
+    nullable: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    match v {
+        Some(v) => write_bytes(s, v, compact),
+        None => write_null_len(s, compact, nullable, version),
+    }
+}
+
+/// Writes an array count: int32, or compact count+1.
+#[inline]
+pub fn write_array_len<S: Sink>(s: &mut S, n: usize, compact: bool) -> Result<(), EncodeError> {
+    put_len(s, n, compact, false)
+}
+
+/// Writes the null length of bytes, records or an array (int32 -1 or compact 0).
+#[inline]
+pub fn write_null_len<S: Sink>(
+    s: &mut S,
+    compact: bool,
+    nullable: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    if !nullable {
+        return Err(null_not_allowed(version));
+    }
+    if compact {
+        s.put_byte(0);
+    } else {
+        s.put_raw(&(-1i32).to_be_bytes());
+    }
+    Ok(())
+}
+
+/// Checks that unknown tagged fields can be written: sorted by tag (ties allowed, as decoding
+/// keeps duplicates), none using one of the struct's `known` tags, none at all when the version is
+/// not flexible.
+pub fn check_unknown_tags(
+    unknown: &[RawTaggedField],
+    known: &[u32],
+    flexible: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    if !flexible {
+        return Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible { version }));
+    }
+    let mut last = 0u32;
+    for f in unknown {
+        if f.tag < last || known.contains(&f.tag) {
+            return Err(EncodeError::new(EncodeErrorKind::InvalidUnknownTag { tag: f.tag }));
+        }
+        last = f.tag;
+    }
+    Ok(())
+}
+
+/// Writes the unknown tagged fields from `unknown[i..]` whose tag is below `below`; returns the
+/// index of the first one not written. Used to merge them with known tags in ascending order.
+#[inline]
+pub fn write_unknown_tags_below<S: Sink>(
+    s: &mut S,
+    unknown: &[RawTaggedField],
+    mut i: usize,
+    below: u64,
+) -> Result<usize, EncodeError> {
+    while let Some(f) = unknown.get(i) {
+        if f.tag as u64 >= below {
+            break;
+        }
+        write_tag_header(s, f.tag, f.data.len())?;
+        s.put_shared(&f.data);
+        i += 1;
+    }
+    Ok(i)
+}
+
+/// Writes the header of one tagged field: its tag and payload size.
+#[inline]
+pub fn write_tag_header<S: Sink>(s: &mut S, tag: u32, size: usize) -> Result<(), EncodeError> {
+    if size > u32::MAX as usize {
+        return Err(EncodeError::new(EncodeErrorKind::TooLong(size)));
+    }
+    s.put_uvarint(tag);
+    s.put_uvarint(size as u32);
+    Ok(())
+}
+
+/// Records an unknown tagged field read from the wire.
+#[inline]
+pub fn push_unknown_tag(unknown: &mut Vec<RawTaggedField>, tag: u32, mut payload: Reader) {
+    unknown.push(RawTaggedField { tag, data: payload.take_rest() });
+}
+
+/// Sorts unknown tagged fields after a tagged section was read (stable: duplicates keep order).
+#[inline]
+pub fn finish_unknown_tags(unknown: &mut [RawTaggedField]) {
+    super::reader::sort_unknown(unknown)
+}

@@ -1,0 +1,319 @@
+//! Typed decode and encode errors, with the field path they happened at.
+
+use std::fmt;
+
+/// One step of the path from a message to the field where an error happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// A message or struct type name, e.g. `MetadataResponse`.
+    Type(&'static str),
+    /// A field, by its Rust (snake_case) name.
+    Field(&'static str),
+    /// An array element.
+    Index(usize),
+    /// A tagged field that is unknown to this version, by tag.
+    Tag(u32),
+}
+
+fn write_path(f: &mut fmt::Formatter<'_>, rev: &[PathSegment]) -> fmt::Result {
+    let mut first = true;
+    for seg in rev.iter().rev() {
+        match seg {
+            PathSegment::Type(t) => {
+                if !first {
+                    f.write_str(".")?;
+                }
+                f.write_str(t)?
+            }
+            PathSegment::Field(n) => {
+                if !first {
+                    f.write_str(".")?;
+                }
+                f.write_str(n)?
+            }
+            PathSegment::Index(i) => write!(f, "[{i}]")?,
+            PathSegment::Tag(t) => write!(f, "<tag {t}>")?,
+        }
+        first = false;
+    }
+    Ok(())
+}
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    #[error("needed {needed} bytes, {remaining} left")]
+    UnexpectedEof {
+        /// Bytes the value needs.
+        needed: usize,
+        /// Bytes that were left.
+        remaining: usize,
+    },
+    /// A null (negative or zero compact) length where the field is not nullable in this version.
+    #[error("non-nullable field was serialized as null")]
+    NullNotAllowed,
+    /// A negative length other than -1.
+    #[error("invalid length {0}")]
+    InvalidLength(i64),
+    /// A string longer than Kafka's limit of 32767 bytes.
+    #[error("string of {0} bytes is longer than 32767")]
+    StringTooLong(usize),
+    /// A string that is not UTF-8 (Java would substitute U+FFFD; kwire refuses).
+    #[error("string is not valid UTF-8")]
+    InvalidUtf8,
+    /// An unsigned varint whose 5th byte has its high bit set.
+    #[error("varint is longer than 5 bytes")]
+    VarintTooLong,
+    /// An array count larger than the bytes left could hold.
+    #[error("array of {count} elements cannot fit in the {remaining} bytes left")]
+    ArrayTooLong {
+        /// The count read.
+        count: usize,
+        /// Bytes left.
+        remaining: usize,
+    },
+    /// A known tag that the field does not use in this version (Kafka throws too).
+    #[error("tag {tag} is not valid for version {version}")]
+    TagNotValidForVersion {
+        /// The tag.
+        tag: u32,
+        /// The version being decoded.
+        version: i16,
+    },
+    /// The version is outside the message's `validVersions`.
+    #[error("version {version} is outside the valid versions {lowest}-{highest}")]
+    UnsupportedVersion {
+        /// Requested version.
+        version: i16,
+        /// Lowest valid version.
+        lowest: i16,
+        /// Highest valid version.
+        highest: i16,
+    },
+    /// Bytes were left after a complete message or frame.
+    #[error("{len} trailing bytes after a complete message")]
+    TrailingBytes {
+        /// Offset of the first trailing byte.
+        offset: usize,
+        /// How many bytes were left.
+        len: usize,
+    },
+    /// An API key this spec set does not define.
+    #[error("unknown API key {0}")]
+    UnknownApiKey(i16),
+}
+
+/// A decode failure: what, where in the message (field path) and where in the input (byte offset,
+/// counted from the start of the buffer given to the decoder).
+///
+/// Displayed as `MetadataResponse.topics[3].partitions[0].leader_epoch at byte 812: needed 4 bytes, 2 left`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<DecodeInner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DecodeInner {
+    kind: DecodeErrorKind,
+    offset: usize,
+    path: Vec<PathSegment>,
+}
+
+impl DecodeError {
+    /// An error of `kind` at byte `offset`, with an empty path.
+    #[cold]
+    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+        DecodeError(Box::new(DecodeInner { kind, offset, path: Vec::new() }))
+    }
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+    /// Byte offset in the decoded buffer where the failing value starts (or the input ran out).
+    pub fn offset(&self) -> usize {
+        self.0.offset
+    }
+    /// The field path, outermost first.
+    pub fn path(&self) -> Vec<PathSegment> {
+        self.0.path.iter().rev().cloned().collect()
+    }
+    /// The field path as text, e.g. `MetadataResponse.topics[3].name`.
+    pub fn path_string(&self) -> String {
+        struct P<'a>(&'a [PathSegment]);
+        impl fmt::Display for P<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write_path(f, self.0)
+            }
+        }
+        P(&self.0.path).to_string()
+    }
+    /// Adds an outer field to the path (used by generated code as the error propagates).
+    #[cold]
+    pub fn field(mut self, name: &'static str) -> Self {
+        self.0.path.push(PathSegment::Field(name));
+        self
+    }
+    /// Adds an outer array index to the path.
+    #[cold]
+    pub fn index(mut self, i: usize) -> Self {
+        self.0.path.push(PathSegment::Index(i));
+        self
+    }
+    /// Adds an outer type name to the path.
+    #[cold]
+    pub fn in_type(mut self, name: &'static str) -> Self {
+        if self.0.path.last() != Some(&PathSegment::Type(name)) {
+            self.0.path.push(PathSegment::Type(name));
+        }
+        self
+    }
+    /// Adds an unknown tag to the path.
+    #[cold]
+    pub fn tag(mut self, tag: u32) -> Self {
+        self.0.path.push(PathSegment::Tag(tag));
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.0.path.is_empty() {
+            write_path(f, &self.0.path)?;
+            f.write_str(" ")?;
+        }
+        write!(f, "at byte {}: {}", self.0.offset, self.0.kind)
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DecodeError({self})")
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// What went wrong while encoding (or sizing) a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeErrorKind {
+    /// The version is outside the message's `validVersions`.
+    #[error("version {version} is outside the valid versions {lowest}-{highest}")]
+    UnsupportedVersion {
+        /// Requested version.
+        version: i16,
+        /// Lowest valid version.
+        lowest: i16,
+        /// Highest valid version.
+        highest: i16,
+    },
+    /// A field that this version lacks holds a non-default value and is not `ignorable`
+    /// (Kafka: "Attempted to write a non-default X at version V").
+    #[error("field is not in version {version} but holds a non-default value")]
+    NonDefaultField {
+        /// The version being written.
+        version: i16,
+    },
+    /// `None` in a version where the field is not nullable.
+    #[error("null is not allowed in version {version}")]
+    NullNotAllowed {
+        /// The version being written.
+        version: i16,
+    },
+    /// A string longer than 32767 bytes.
+    #[error("string of {0} bytes is longer than 32767")]
+    StringTooLong(usize),
+    /// Bytes, records or an array too long for their length prefix.
+    #[error("length {0} does not fit the length prefix")]
+    TooLong(usize),
+    /// Unknown tagged fields set, in a version that is not flexible.
+    #[error("unknown tagged fields are set, but version {version} is not flexible")]
+    TaggedFieldsNotFlexible {
+        /// The version being written.
+        version: i16,
+    },
+    /// Unknown tagged fields out of order, or using a tag this version knows.
+    #[error("unknown tagged field {tag} is out of order or uses a known tag")]
+    InvalidUnknownTag {
+        /// The offending tag.
+        tag: u32,
+    },
+    /// A request or response body does not match its header's API key.
+    #[error("body is API key {body} but the header says {header}")]
+    ApiKeyMismatch {
+        /// Key of the body.
+        body: i16,
+        /// Key in the header.
+        header: i16,
+    },
+}
+
+/// An encode failure and the field path it happened at.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EncodeError(Box<EncodeInner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EncodeInner {
+    kind: EncodeErrorKind,
+    path: Vec<PathSegment>,
+}
+
+impl EncodeError {
+    /// An error of `kind` with an empty path.
+    #[cold]
+    pub fn new(kind: EncodeErrorKind) -> Self {
+        EncodeError(Box::new(EncodeInner { kind, path: Vec::new() }))
+    }
+    /// What went wrong.
+    pub fn kind(&self) -> &EncodeErrorKind {
+        &self.0.kind
+    }
+    /// The field path as text.
+    pub fn path_string(&self) -> String {
+        struct P<'a>(&'a [PathSegment]);
+        impl fmt::Display for P<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write_path(f, self.0)
+            }
+        }
+        P(&self.0.path).to_string()
+    }
+    /// Adds an outer field to the path.
+    #[cold]
+    pub fn field(mut self, name: &'static str) -> Self {
+        self.0.path.push(PathSegment::Field(name));
+        self
+    }
+    /// Adds an outer array index to the path.
+    #[cold]
+    pub fn index(mut self, i: usize) -> Self {
+        self.0.path.push(PathSegment::Index(i));
+        self
+    }
+    /// Adds an outer type name to the path.
+    #[cold]
+    pub fn in_type(mut self, name: &'static str) -> Self {
+        if self.0.path.last() != Some(&PathSegment::Type(name)) {
+            self.0.path.push(PathSegment::Type(name));
+        }
+        self
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.0.path.is_empty() {
+            write_path(f, &self.0.path)?;
+            f.write_str(": ")?;
+        }
+        write!(f, "{}", self.0.kind)
+    }
+}
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EncodeError({self})")
+    }
+}
+
+impl std::error::Error for EncodeError {}

@@ -1,0 +1,283 @@
+//! The decoding cursor.
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::types::{KStr, RawTaggedField, Uuid};
+use bytes::Bytes;
+
+/// A cursor over a [`Bytes`] buffer that knows its absolute byte offset, for errors.
+///
+/// Every read either returns a value or a [`DecodeError`] at the offset of the value; none
+/// panics. Strings, bytes and records are slices of the buffer (no copy).
+#[derive(Debug, Clone)]
+pub struct Reader {
+    buf: Bytes,
+    pos: usize,
+    base: usize,
+}
+
+/// How many elements an array decoder may reserve up front for a count read from the wire:
+/// at most `count`, and at most what `2 × remaining` bytes of memory hold (at least 1 element of
+/// room is not guaranteed). Growth past that happens only as elements are actually decoded.
+#[inline]
+pub fn bounded_capacity<T>(count: usize, remaining: usize) -> usize {
+    let size = std::mem::size_of::<T>().max(1);
+    count.min(remaining.saturating_mul(2) / size)
+}
+
+macro_rules! fixed {
+    ($(#[$m:meta])* $name:ident, $t:ty, $n:expr) => {
+        $(#[$m])*
+        #[inline]
+        pub fn $name(&mut self) -> Result<$t, DecodeError> {
+            let b = self.take_array::<$n>()?;
+            Ok(<$t>::from_be_bytes(b))
+        }
+    };
+}
+
+impl Reader {
+    /// A reader over the whole of `buf`, offsets counted from its start.
+    pub fn new(buf: Bytes) -> Self {
+        Reader { buf, pos: 0, base: 0 }
+    }
+    /// Absolute offset of the next byte.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+    /// Bytes left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+    /// The bytes left, without consuming them.
+    pub fn peek_rest(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+    /// Consumes and returns all bytes left.
+    pub fn take_rest(&mut self) -> Bytes {
+        let b = self.buf.slice(self.pos..);
+        self.pos = self.buf.len();
+        b
+    }
+    /// An error of `kind` at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind, self.offset())
+    }
+    /// Fails with [`DecodeErrorKind::TrailingBytes`] if any bytes are left.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            len => Err(self.error(DecodeErrorKind::TrailingBytes { offset: self.offset(), len })),
+        }
+    }
+
+    #[inline]
+    fn eof(&self, needed: usize) -> DecodeError {
+        self.error(DecodeErrorKind::UnexpectedEof { needed, remaining: self.remaining() })
+    }
+
+    #[inline]
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self.buf.get(self.pos..self.pos + N) {
+            Some(s) => {
+                let mut a = [0u8; N];
+                a.copy_from_slice(s);
+                self.pos += N;
+                Ok(a)
+            }
+            None => Err(self.eof(N)),
+        }
+    }
+
+    /// Takes `n` bytes as a zero-copy slice.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<Bytes, DecodeError> {
+        if n > self.remaining() {
+            return Err(self.eof(n));
+        }
+        let b = self.buf.slice(self.pos..self.pos + n);
+        self.pos += n;
+        Ok(b)
+    }
+
+    /// A reader over the next `n` bytes (offsets stay absolute); this reader skips past them.
+    pub fn sub(&mut self, n: usize) -> Result<Reader, DecodeError> {
+        let base = self.offset();
+        let buf = self.take(n)?;
+        Ok(Reader { buf, pos: 0, base })
+    }
+
+    fixed!(
+        /// Reads an int8.
+        i8, i8, 1
+    );
+    fixed!(
+        /// Reads a big-endian int16.
+        i16, i16, 2
+    );
+    fixed!(
+        /// Reads a big-endian uint16.
+        u16, u16, 2
+    );
+    fixed!(
+        /// Reads a big-endian int32.
+        i32, i32, 4
+    );
+    fixed!(
+        /// Reads a big-endian uint32.
+        u32, u32, 4
+    );
+    fixed!(
+        /// Reads a big-endian int64.
+        i64, i64, 8
+    );
+    fixed!(
+        /// Reads a big-endian IEEE-754 float64 (raw bits kept).
+        f64, f64, 8
+    );
+
+    /// Reads a bool: any non-zero byte is true, as in Kafka.
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.i8()? != 0)
+    }
+
+    /// Reads a uuid (16 bytes).
+    #[inline]
+    pub fn uuid(&mut self) -> Result<Uuid, DecodeError> {
+        Ok(Uuid(self.take_array::<16>()?))
+    }
+
+    /// Reads an unsigned varint as Kafka does: up to 5 bytes, non-minimal forms accepted, excess
+    /// bits of the 5th byte dropped; a 5th byte with its high bit set is an error.
+    #[inline]
+    pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+        let start = self.pos;
+        let mut v: u32 = 0;
+        for i in 0..5 {
+            let Some(&b) = self.buf.get(self.pos) else {
+                self.pos = start;
+                return Err(self.eof(i + 1));
+            };
+            self.pos += 1;
+            v |= ((b & 0x7f) as u32) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        self.pos = start;
+        Err(self.error(DecodeErrorKind::VarintTooLong))
+    }
+
+    /// Reads a length prefix: int16 (`short`), int32, or a compact uvarint length+1. `None` means
+    /// null (-1, or compact 0, or a compact value ≥ 2^31 as Java reads it).
+    #[inline]
+    fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.offset();
+        if compact {
+            let n = self.uvarint()?;
+            if n == 0 || n > i32::MAX as u32 {
+                Ok(None)
+            } else {
+                Ok(Some(n as usize - 1))
+            }
+        } else {
+            let n = if short { self.i16()? as i64 } else { self.i32()? as i64 };
+            match n {
+                -1 => Ok(None),
+                n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
+                n => Ok(Some(n as usize)),
+            }
+        }
+    }
+
+    /// Reads a nullable string (int16 length, or compact length+1 when `compact`).
+    pub fn nullable_string(&mut self, compact: bool) -> Result<Option<KStr>, DecodeError> {
+        let start = self.offset();
+        let Some(n) = self.length(compact, true)? else { return Ok(None) };
+        if n > i16::MAX as usize {
+            return Err(DecodeError::new(DecodeErrorKind::StringTooLong(n), start));
+        }
+        let b = self.take(n)?;
+        KStr::from_utf8(b)
+            .map(Some)
+            .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start))
+    }
+
+    /// Reads a non-nullable string; null is [`DecodeErrorKind::NullNotAllowed`].
+    #[inline]
+    pub fn string(&mut self, compact: bool) -> Result<KStr, DecodeError> {
+        let start = self.offset();
+        self.nullable_string(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// Reads nullable bytes or records (int32 length, or compact length+1).
+    pub fn nullable_bytes(&mut self, compact: bool) -> Result<Option<Bytes>, DecodeError> {
+        match self.length(compact, false)? {
+            None => Ok(None),
+            Some(n) => self.take(n).map(Some),
+        }
+    }
+
+    /// Reads non-nullable bytes or records.
+    #[inline]
+    pub fn bytes(&mut self, compact: bool) -> Result<Bytes, DecodeError> {
+        let start = self.offset();
+        self.nullable_bytes(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// Reads an array count (int32, or compact count+1); `None` is null. A count larger than the
+    /// bytes left is [`DecodeErrorKind::ArrayTooLong`], as in Kafka, even for elements of 0 bytes.
+    pub fn nullable_array_len(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.offset();
+        let n = self.length(compact, false)?;
+        if let Some(count) = n {
+            if count > self.remaining() {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::ArrayTooLong { count, remaining: self.remaining() },
+                    start,
+                ));
+            }
+        }
+        Ok(n)
+    }
+
+    /// Reads a non-nullable array count.
+    #[inline]
+    pub fn array_len(&mut self, compact: bool) -> Result<usize, DecodeError> {
+        let start = self.offset();
+        self.nullable_array_len(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// Reads the marker byte of a non-tagged nullable struct: a negative int8 means null.
+    #[inline]
+    pub fn struct_present(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.i8()? >= 0)
+    }
+
+    /// Reads the marker of a tagged nullable struct: uvarint 0 (or ≥ 2^31) means null.
+    #[inline]
+    pub fn tagged_struct_present(&mut self) -> Result<bool, DecodeError> {
+        let n = self.uvarint()?;
+        Ok(n != 0 && n <= i32::MAX as u32)
+    }
+
+    /// Reads the header of one tagged field: its tag and a reader over its payload.
+    pub fn tagged_field(&mut self) -> Result<(u32, Reader), DecodeError> {
+        let tag = self.uvarint()?;
+        let size = self.uvarint()? as usize;
+        Ok((tag, self.sub(size).map_err(|e| e.tag(tag))?))
+    }
+}
+
+/// Keeps unknown tagged fields sorted by tag (stably), so that encoding writes them back in order.
+pub(crate) fn sort_unknown(fields: &mut [RawTaggedField]) {
+    if !fields.windows(2).all(|w| w[0].tag <= w[1].tag) {
+        fields.sort_by_key(|f| f.tag);
+    }
+}

@@ -1,0 +1,253 @@
+//! Value types the generated messages use: zero-copy strings, UUIDs, raw tagged fields, version
+//! ranges.
+
+use bytes::Bytes;
+use std::fmt;
+use std::ops::Deref;
+
+/// A UTF-8 string held as [`Bytes`]: decoding slices it out of the input without copying.
+///
+/// Derefs to `str`; builds from `&'static str` (no copy), `String` and `&str` (copied).
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KStr(Bytes);
+
+impl KStr {
+    /// An empty string.
+    pub const fn new() -> Self {
+        KStr(Bytes::new())
+    }
+    /// A string over static text, without copying.
+    pub const fn from_static(s: &'static str) -> Self {
+        KStr(Bytes::from_static(s.as_bytes()))
+    }
+    /// Wraps bytes after checking they are UTF-8.
+    pub fn from_utf8(b: Bytes) -> Result<Self, std::str::Utf8Error> {
+        std::str::from_utf8(&b)?;
+        Ok(KStr(b))
+    }
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        // SAFETY: every constructor guarantees the bytes are UTF-8: `from_static` and the `From`
+        // impls take `str`/`String`, and `from_utf8` validates. `KStr` never hands out `&mut`
+        // access to its bytes.
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    }
+    /// The UTF-8 bytes (a cheap clone of the underlying buffer).
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.0
+    }
+    /// Consumes the string, giving its bytes.
+    pub fn into_bytes(self) -> Bytes {
+        self.0
+    }
+}
+
+impl Deref for KStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for KStr {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for KStr {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&'static str> for KStr {
+    fn from(s: &'static str) -> Self {
+        KStr::from_static(s)
+    }
+}
+
+impl From<String> for KStr {
+    fn from(s: String) -> Self {
+        KStr(Bytes::from(s))
+    }
+}
+
+impl From<&String> for KStr {
+    fn from(s: &String) -> Self {
+        KStr(Bytes::copy_from_slice(s.as_bytes()))
+    }
+}
+
+impl From<KStr> for String {
+    fn from(s: KStr) -> String {
+        s.as_str().to_owned()
+    }
+}
+
+impl PartialEq<str> for KStr {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for KStr {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Debug for KStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for KStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+/// A Kafka UUID: 16 bytes, most-significant 64 bits first on the wire.
+///
+/// Displayed as Kafka shows it: URL-safe base64 without padding (22 characters).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Uuid(pub [u8; 16]);
+
+impl Uuid {
+    /// The all-zero UUID (Kafka's `Uuid.ZERO_UUID`), the default of every uuid field.
+    pub const ZERO: Uuid = Uuid([0; 16]);
+    /// From its 128-bit value.
+    pub const fn from_u128(v: u128) -> Self {
+        Uuid(v.to_be_bytes())
+    }
+    /// Its 128-bit value.
+    pub const fn as_u128(&self) -> u128 {
+        u128::from_be_bytes(self.0)
+    }
+    /// Parses Kafka's text form: URL-safe base64 of the 16 bytes, with or without `==` padding.
+    pub fn parse(s: &str) -> Option<Uuid> {
+        let s = s.trim_end_matches('=');
+        if s.len() != 22 {
+            return None;
+        }
+        let mut acc: u32 = 0;
+        let mut bits = 0;
+        let mut out = [0u8; 16];
+        let mut n = 0;
+        for c in s.bytes() {
+            let v = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'-' => 62,
+                b'_' => 63,
+                _ => return None,
+            } as u32;
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                if n < 16 {
+                    out[n] = (acc >> bits) as u8;
+                    n += 1;
+                }
+                acc &= (1 << bits) - 1;
+            }
+        }
+        Some(Uuid(out))
+    }
+}
+
+impl fmt::Display for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let mut acc: u32 = 0;
+        let mut bits = 0;
+        for b in self.0 {
+            acc = (acc << 8) | b as u32;
+            bits += 8;
+            while bits >= 6 {
+                bits -= 6;
+                let c = A[((acc >> bits) & 63) as usize];
+                fmt::Write::write_char(f, c as char)?;
+            }
+        }
+        if bits > 0 {
+            let c = A[((acc << (6 - bits)) & 63) as usize];
+            fmt::Write::write_char(f, c as char)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Uuid({self})")
+    }
+}
+
+/// A tagged field this version of the spec does not know: kept from decoding and written back.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RawTaggedField {
+    /// The tag.
+    pub tag: u32,
+    /// The payload, without its size prefix.
+    pub data: Bytes,
+}
+
+/// An inclusive range of versions, `lowest..=highest` (Kafka's `N`, `N+`, `N-M`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VersionRange {
+    /// Lowest version.
+    pub lowest: i16,
+    /// Highest version (`i16::MAX` for an open-ended range).
+    pub highest: i16,
+}
+
+impl VersionRange {
+    /// `lowest..=highest`.
+    pub const fn new(lowest: i16, highest: i16) -> Self {
+        VersionRange { lowest, highest }
+    }
+    /// The empty range (`none`).
+    pub const NONE: VersionRange = VersionRange { lowest: 0, highest: -1 };
+    /// Whether `v` is inside.
+    pub const fn contains(&self, v: i16) -> bool {
+        v >= self.lowest && v <= self.highest
+    }
+    /// Whether the range holds no version.
+    pub const fn is_empty(&self) -> bool {
+        self.lowest > self.highest
+    }
+}
+
+impl fmt::Display for VersionRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            f.write_str("none")
+        } else if self.highest == i16::MAX {
+            write!(f, "{}+", self.lowest)
+        } else if self.lowest == self.highest {
+            write!(f, "{}", self.lowest)
+        } else {
+            write!(f, "{}-{}", self.lowest, self.highest)
+        }
+    }
+}
+
+/// The `type` of a spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageKind {
+    /// A request body.
+    Request,
+    /// A response body.
+    Response,
+    /// A request or response header.
+    Header,
+    /// Free-standing data (records, embedded payloads).
+    Data,
+    /// A KRaft metadata record.
+    Metadata,
+}

@@ -568,7 +568,7 @@ impl Cx {
 
     /// Every struct reference must resolve (Kafka silently makes an empty struct; kwire refuses).
     fn resolve_structs(&mut self, spec: &Spec) {
-        let mut check = |fields: &[Field], diags: &mut Vec<Diagnostic>| {
+        let check = |fields: &[Field], diags: &mut Vec<Diagnostic>| {
             for f in fields {
                 if let Some(n) = f.ty.struct_name() {
                     if spec.find_struct(n).is_none() {

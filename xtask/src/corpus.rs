@@ -1,1 +1,199 @@
-pub struct Options { pub keep: bool } impl Default for Options { fn default() -> Self { Options { keep: false } } } pub fn run(_d: &std::path::Path, _o: &Options) -> anyhow::Result<bool> { Ok(true) }
+//! `cargo xtask corpus DIR`: compile every spec folder under DIR with the Builder into its own
+//! scratch crate, build it with `-D warnings`, and round-trip samples of every message at every
+//! valid version.
+
+use anyhow::Context;
+use kwire_codegen::rust::names;
+use kwire_codegen::{check_files, render, source, Builder};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Options of a corpus run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Keep going quietly about scratch crates (they are always kept under target/ for a look).
+    pub keep: bool,
+}
+
+/// The figures a corpus run ends with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Spec files found.
+    pub specs: usize,
+    /// Spec files generated (in folders whose Builder run succeeded).
+    pub generated: usize,
+    /// Spec files in scratch crates that compiled.
+    pub compiled: usize,
+    /// Round-trip checks passed.
+    pub round_trips: u64,
+    /// Failed spec files plus failed checks.
+    pub failures: u64,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "corpus: {} specs, {} generated, {} compiled, {} round-trips, {} failures",
+            self.specs, self.generated, self.compiled, self.round_trips, self.failures
+        )
+    }
+}
+
+/// Random samples per (message, version), besides one `Full` (every field non-default) and one
+/// `Nulls` (every nullable field null) sample.
+pub const RANDOM_SAMPLES: u64 = 13;
+
+/// Every folder at or under `dir` that directly holds `*.json` files, sorted.
+pub fn spec_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut has_json = false;
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                has_json = true;
+            }
+        }
+        if has_json {
+            out.push(d);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Runs the corpus over `dir` and prints the summary line; `Ok(true)` when nothing failed.
+pub fn run(dir: &Path, opts: &Options) -> anyhow::Result<bool> {
+    let s = corpus(dir, opts)?;
+    println!("{s}");
+    Ok(s.failures == 0 && s.specs > 0)
+}
+
+/// Runs the corpus over `dir` and returns its figures.
+pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
+    let root = crate::codegen::root();
+    let scratch = root.join("target").join("kwire-corpus");
+    std::fs::create_dir_all(&scratch)?;
+    let mut sum = Summary::default();
+    let folders = spec_folders(dir).with_context(|| format!("reading {}", dir.display()))?;
+    if folders.is_empty() {
+        anyhow::bail!("no *.json spec files at or under {}", dir.display());
+    }
+    for folder in folders {
+        let files = source::read_dir(&folder)?;
+        let n = files.len();
+        sum.specs += n;
+        let rel = folder.strip_prefix(dir).unwrap_or(&folder).to_string_lossy().replace(['/', '\\'], "-");
+        let unit = if rel.is_empty() { "root".to_string() } else { names::snake(&rel).replace('-', "_") };
+        let checked = check_files(files.clone());
+        if checked.error_count() > 0 {
+            eprint!("{}", render::render_all(&checked, false));
+            eprintln!("corpus: {}: {} of {n} specs have errors", folder.display(), n - checked.specs.len());
+            sum.failures += (n - checked.specs.len()) as u64;
+            continue;
+        }
+        let crate_dir = scratch.join(&unit);
+        std::fs::create_dir_all(crate_dir.join("src"))?;
+        Builder::new()
+            .samples(true)
+            .out_dir(crate_dir.join("src"))
+            .file_name("lib.rs")
+            .compile_files(files)
+            .with_context(|| format!("generating {}", folder.display()))?;
+        sum.generated += n;
+        write_if_changed(&crate_dir.join("Cargo.toml"), &manifest(&unit, &root))?;
+        write_if_changed(&crate_dir.join("src").join("main.rs"), &runner(&unit, &checked.specs))?;
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(crate_dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", scratch.join("target"))
+            .env("RUSTFLAGS", "-D warnings")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .status()
+            .context("running cargo build")?;
+        if !status.success() {
+            eprintln!("corpus: {}: scratch crate {} failed to compile", folder.display(), crate_dir.display());
+            sum.failures += n as u64;
+            continue;
+        }
+        sum.compiled += n;
+        let bin = scratch.join("target").join("debug").join(format!("corpus-{}", unit.replace('_', "-")));
+        let out = Command::new(&bin).output().with_context(|| format!("running {}", bin.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        let (passed, failed) = stdout
+            .lines()
+            .rev()
+            .find_map(|l| {
+                let l = l.strip_prefix("round-trips: ")?;
+                let (p, f) = l.split_once(" passed, ")?;
+                Some((p.parse::<u64>().ok()?, f.strip_suffix(" failed")?.parse::<u64>().ok()?))
+            })
+            .unwrap_or((0, 1));
+        eprintln!("corpus: {}: {n} specs, {passed} round-trips, {failed} failed", folder.display());
+        sum.round_trips += passed;
+        sum.failures += failed;
+        if !out.status.success() && failed == 0 {
+            sum.failures += 1;
+        }
+    }
+    Ok(sum)
+}
+
+fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}
+
+fn manifest(unit: &str, root: &Path) -> String {
+    let name = format!("corpus-{}", unit.replace('_', "-"));
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"{name}\"\npath = \"src/main.rs\"\n\n\
+         [dependencies]\nkwire-protocol = {{ path = {:?}, default-features = false, features = [\"sample\"] }}\n\n\
+         [workspace]\n",
+        root.join("protocol").display().to_string()
+    )
+}
+
+fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
+    let krate = format!("corpus_{unit}");
+    let mut s = String::new();
+    s.push_str("//! Round-trips samples of every message of this spec folder at every valid version.\n\n");
+    s.push_str("use kwire_protocol::wire::sample::{check_roundtrip, Sample, SampleMode};\nuse kwire_protocol::wire::Message;\n\n");
+    let _ = writeln!(
+        s,
+        "fn run<T: Message + Sample>(passed: &mut u64, failed: &mut u64) {{\n    \
+         let v = T::VALID_VERSIONS;\n    \
+         for version in v.lowest..=v.highest {{\n        \
+         let mut samples = vec![(SampleMode::Full, 0u64), (SampleMode::Full, 1), (SampleMode::Nulls, 0)];\n        \
+         samples.extend((0..{RANDOM_SAMPLES}u64).map(|s| (SampleMode::Random, s)));\n        \
+         for (mode, seed) in samples {{\n            \
+         match check_roundtrip::<T>(version, seed, mode) {{\n                \
+         Ok(()) => *passed += 1,\n                \
+         Err(e) => {{\n                    \
+         *failed += 1;\n                    \
+         eprintln!(\"FAIL {{}} v{{version}} {{mode:?}} seed {{seed}}: {{e}}\", T::NAME);\n                \
+         }}\n            }}\n        }}\n    }}\n}}\n"
+    );
+    s.push_str("\nfn main() {\n    let (mut passed, mut failed) = (0u64, 0u64);\n");
+    let mut sorted: Vec<_> = specs.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for spec in sorted {
+        let _ = writeln!(
+            s,
+            "    run::<{krate}::{}::{}>(&mut passed, &mut failed);",
+            names::module_ident(&spec.name),
+            names::type_ident(&spec.name)
+        );
+    }
+    s.push_str("    println!(\"round-trips: {passed} passed, {failed} failed\");\n    if failed > 0 {\n        std::process::exit(1);\n    }\n}\n");
+    s
+}

@@ -6,8 +6,7 @@
 //!   scratch crate with `-D warnings`, then round-trip samples of every message at every valid
 //!   version. Ends with `corpus: S specs, G generated, C compiled, R round-trips, F failures`.
 
-mod codegen;
-mod corpus;
+use xtask::{codegen, corpus};
 
 use std::process::ExitCode;
 

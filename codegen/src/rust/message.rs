@@ -1,7 +1,7 @@
 //! Emits one spec file: its structs, `Default`, `Encode`, `Decode`, `Message` and, on request,
 //! `Sample` impls.
 
-use super::names::{field_ident, type_ident};
+use super::names::{self, field_ident, type_ident};
 use super::Options;
 use crate::ir::{DefaultValue, Field, MessageKind, Spec, Struct, Type, Versions};
 use proc_macro2::{Literal, TokenStream};
@@ -387,11 +387,24 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
     }
 }
 
-/// Whether identifier `name` occurs in `ts`.
+/// The decoder's local variable for a field: prefixed, so that a field named `version`, `r` or
+/// `n` cannot shadow the decoder's own names.
+fn local_ident(f: &Field) -> proc_macro2::Ident {
+    format_ident!("f_{}", names::snake(&f.name))
+}
+
+/// Whether the variable `name` is used in `ts`: an identifier `name` that is neither a field
+/// access (`self.name`) nor a field label in a struct literal (`name: value`).
 fn uses_ident(ts: &TokenStream, name: &str) -> bool {
-    ts.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == name,
-        proc_macro2::TokenTree::Group(g) => uses_ident(&g.stream(), name),
+    use proc_macro2::{Spacing, TokenTree};
+    let toks: Vec<TokenTree> = ts.clone().into_iter().collect();
+    toks.iter().enumerate().any(|(k, t)| match t {
+        TokenTree::Ident(i) if i == name => {
+            let after_dot = k > 0 && matches!(&toks[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+            let label = matches!(toks.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == Spacing::Alone);
+            !after_dot && !label
+        }
+        TokenTree::Group(g) => uses_ident(&g.stream(), name),
         _ => false,
     })
 }
@@ -580,20 +593,21 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     let enc_body = if uses_ident(&enc_body, "flexible") { quote!(#flex_decl #enc_body) } else { enc_body };
 
     // ---- decode ----
+    let locals: Vec<_> = st.fields.iter().map(local_ident).collect();
     let mut dec = Vec::new();
     for f in &st.fields {
-        let id = field_ident(&f.name);
         let present = Cond::of(f.untagged_versions(), valid);
         let nullable = Cond::of(f.nullable, valid);
         let compact = cx.compact(f);
         let read = read_value(cx, f, &compact, &nullable, false, quote!(r));
         let def = default_expr(cx, f);
         let value = present.select(read, def);
+        let local = local_ident(f);
         let is_tagged = f.tag.is_some() && flexible;
         if is_tagged {
-            dec.push(quote!(let mut #id = #value;));
+            dec.push(quote!(let mut #local = #value;));
         } else {
-            dec.push(quote!(let #id = #value;));
+            dec.push(quote!(let #local = #value;));
         }
     }
     let tag_section_dec = if flexible {
@@ -607,7 +621,8 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let read = read_value(cx, f, &Cond::Always, &nullable, true, quote!(r));
             let tag_l = Literal::u32_unsuffixed(*tag);
             let bad = quote!(return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name_s)));
-            let arm_body = cond.select(quote!({ let r = &mut p; #id = #read; }), quote!({ #bad; }));
+            let local = local_ident(f);
+            let arm_body = cond.select(quote!({ let r = &mut p; #local = #read; }), quote!({ #bad; }));
             arms.push(quote!(#tag_l => #arm_body));
         }
         let pat = if tagged.is_empty() { quote!((tag, p)) } else { quote!((tag, mut p)) };
@@ -634,7 +649,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     let dec_body = quote!(
         #(#dec)*
         #tag_section_dec
-        ::core::result::Result::Ok(Self { #(#names,)* #utf_init })
+        ::core::result::Result::Ok(Self { #(#names: #locals,)* #utf_init })
     );
     let dec_body = if uses_ident(&dec_body, "flexible") { quote!(#flex_decl #dec_body) } else { dec_body };
 

@@ -83,12 +83,12 @@ impl ApiVersionsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let client_software_name = if version >= 3 {
+        let f_client_software_name = if version >= 3 {
             r.string(version >= 3).map_err(|e| e.field("client_software_name"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let client_software_version = if version >= 3 {
+        let f_client_software_version = if version >= 3 {
             r.string(version >= 3).map_err(|e| e.field("client_software_version"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
@@ -111,8 +111,8 @@ impl ApiVersionsRequest {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            client_software_name,
-            client_software_version,
+            client_software_name: f_client_software_name,
+            client_software_version: f_client_software_version,
             unknown_tagged_fields,
         })
     }

@@ -204,8 +204,8 @@ impl ApiVersionsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let api_keys = {
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_api_keys = {
             let n = r.array_len(version >= 3).map_err(|e| e.field("api_keys"))?;
             {
                 let mut a: ::std::vec::Vec<ApiVersion> = ::std::vec::Vec::with_capacity(
@@ -225,15 +225,15 @@ impl ApiVersionsResponse {
                 a
             }
         };
-        let throttle_time_ms = if version >= 1 {
+        let f_throttle_time_ms = if version >= 1 {
             r.i32().map_err(|e| e.field("throttle_time_ms"))?
         } else {
             0i32
         };
-        let mut supported_features = ::std::vec::Vec::new();
-        let mut finalized_features_epoch = -1i64;
-        let mut finalized_features = ::std::vec::Vec::new();
-        let mut zk_migration_ready = false;
+        let mut f_supported_features = ::std::vec::Vec::new();
+        let mut f_finalized_features_epoch = -1i64;
+        let mut f_finalized_features = ::std::vec::Vec::new();
+        let mut f_zk_migration_ready = false;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
             let n = r.uvarint()?;
@@ -244,7 +244,7 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                supported_features = {
+                                f_supported_features = {
                                     let n = r
                                         .array_len(true)
                                         .map_err(|e| e.field("supported_features"))?;
@@ -284,7 +284,7 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                finalized_features_epoch = r
+                                f_finalized_features_epoch = r
                                     .i64()
                                     .map_err(|e| e.field("finalized_features_epoch"))?;
                             }
@@ -305,7 +305,7 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                finalized_features = {
+                                f_finalized_features = {
                                     let n = r
                                         .array_len(true)
                                         .map_err(|e| e.field("finalized_features"))?;
@@ -345,7 +345,7 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                zk_migration_ready = r
+                                f_zk_migration_ready = r
                                     .bool()
                                     .map_err(|e| e.field("zk_migration_ready"))?;
                             }
@@ -374,13 +374,13 @@ impl ApiVersionsResponse {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            error_code,
-            api_keys,
-            throttle_time_ms,
-            supported_features,
-            finalized_features_epoch,
-            finalized_features,
-            zk_migration_ready,
+            error_code: f_error_code,
+            api_keys: f_api_keys,
+            throttle_time_ms: f_throttle_time_ms,
+            supported_features: f_supported_features,
+            finalized_features_epoch: f_finalized_features_epoch,
+            finalized_features: f_finalized_features,
+            zk_migration_ready: f_zk_migration_ready,
             unknown_tagged_fields,
         })
     }
@@ -527,9 +527,9 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let api_key = r.i16().map_err(|e| e.field("api_key"))?;
-        let min_version = r.i16().map_err(|e| e.field("min_version"))?;
-        let max_version = r.i16().map_err(|e| e.field("max_version"))?;
+        let f_api_key = r.i16().map_err(|e| e.field("api_key"))?;
+        let f_min_version = r.i16().map_err(|e| e.field("min_version"))?;
+        let f_max_version = r.i16().map_err(|e| e.field("max_version"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
             let n = r.uvarint()?;
@@ -548,9 +548,9 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            api_key,
-            min_version,
-            max_version,
+            api_key: f_api_key,
+            min_version: f_min_version,
+            max_version: f_max_version,
             unknown_tagged_fields,
         })
     }
@@ -659,17 +659,17 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let name = if version >= 3 {
+        let f_name = if version >= 3 {
             r.string(version >= 3).map_err(|e| e.field("name"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let min_version = if version >= 3 {
+        let f_min_version = if version >= 3 {
             r.i16().map_err(|e| e.field("min_version"))?
         } else {
             0i16
         };
-        let max_version = if version >= 3 {
+        let f_max_version = if version >= 3 {
             r.i16().map_err(|e| e.field("max_version"))?
         } else {
             0i16
@@ -692,9 +692,9 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            name,
-            min_version,
-            max_version,
+            name: f_name,
+            min_version: f_min_version,
+            max_version: f_max_version,
             unknown_tagged_fields,
         })
     }
@@ -809,17 +809,17 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let name = if version >= 3 {
+        let f_name = if version >= 3 {
             r.string(version >= 3).map_err(|e| e.field("name"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let max_version_level = if version >= 3 {
+        let f_max_version_level = if version >= 3 {
             r.i16().map_err(|e| e.field("max_version_level"))?
         } else {
             0i16
         };
-        let min_version_level = if version >= 3 {
+        let f_min_version_level = if version >= 3 {
             r.i16().map_err(|e| e.field("min_version_level"))?
         } else {
             0i16
@@ -842,9 +842,9 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            name,
-            max_version_level,
-            min_version_level,
+            name: f_name,
+            max_version_level: f_max_version_level,
+            min_version_level: f_min_version_level,
             unknown_tagged_fields,
         })
     }

@@ -76,7 +76,7 @@ impl ConsumerGroupDescribeRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let group_ids = {
+        let f_group_ids = {
             let n = r.array_len(true).map_err(|e| e.field("group_ids"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -90,7 +90,7 @@ impl ConsumerGroupDescribeRequest {
                 a
             }
         };
-        let include_authorized_operations = r
+        let f_include_authorized_operations = r
             .bool()
             .map_err(|e| e.field("include_authorized_operations"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -109,8 +109,8 @@ impl ConsumerGroupDescribeRequest {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            group_ids,
-            include_authorized_operations,
+            group_ids: f_group_ids,
+            include_authorized_operations: f_include_authorized_operations,
             unknown_tagged_fields,
         })
     }

@@ -76,8 +76,8 @@ impl ConsumerGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let groups = {
+        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        let f_groups = {
             let n = r.array_len(true).map_err(|e| e.field("groups"))?;
             {
                 let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
@@ -113,8 +113,8 @@ impl ConsumerGroupDescribeResponse {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            groups,
+            throttle_time_ms: f_throttle_time_ms,
+            groups: f_groups,
             unknown_tagged_fields,
         })
     }
@@ -311,13 +311,13 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let client_id = r.string(true).map_err(|e| e.field("client_id"))?;
-        let client_host = r.string(true).map_err(|e| e.field("client_host"))?;
-        let subscribed_topic_names = {
+        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
+        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
+        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_client_id = r.string(true).map_err(|e| e.field("client_id"))?;
+        let f_client_host = r.string(true).map_err(|e| e.field("client_host"))?;
+        let f_subscribed_topic_names = {
             let n = r.array_len(true).map_err(|e| e.field("subscribed_topic_names"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -335,20 +335,20 @@ impl ::kwire_protocol::wire::Decode for Member {
                 a
             }
         };
-        let subscribed_topic_regex = r
+        let f_subscribed_topic_regex = r
             .nullable_string(true)
             .map_err(|e| e.field("subscribed_topic_regex"))?;
-        let assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .map_err(|e| e.field("assignment"))?;
-        let target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .map_err(|e| e.field("target_assignment"))?;
-        let member_type = if version >= 1 {
+        let f_member_type = if version >= 1 {
             r.i8().map_err(|e| e.field("member_type"))?
         } else {
             -1i8
@@ -369,17 +369,17 @@ impl ::kwire_protocol::wire::Decode for Member {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            member_id,
-            instance_id,
-            rack_id,
-            member_epoch,
-            client_id,
-            client_host,
-            subscribed_topic_names,
-            subscribed_topic_regex,
-            assignment,
-            target_assignment,
-            member_type,
+            member_id: f_member_id,
+            instance_id: f_instance_id,
+            rack_id: f_rack_id,
+            member_epoch: f_member_epoch,
+            client_id: f_client_id,
+            client_host: f_client_host,
+            subscribed_topic_names: f_subscribed_topic_names,
+            subscribed_topic_regex: f_subscribed_topic_regex,
+            assignment: f_assignment,
+            target_assignment: f_target_assignment,
+            member_type: f_member_type,
             unknown_tagged_fields,
         })
     }
@@ -548,16 +548,16 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let error_message = r
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_error_message = r
             .nullable_string(true)
             .map_err(|e| e.field("error_message"))?;
-        let group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let group_state = r.string(true).map_err(|e| e.field("group_state"))?;
-        let group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
-        let assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
-        let assignor_name = r.string(true).map_err(|e| e.field("assignor_name"))?;
-        let members = {
+        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
+        let f_group_state = r.string(true).map_err(|e| e.field("group_state"))?;
+        let f_group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
+        let f_assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
+        let f_assignor_name = r.string(true).map_err(|e| e.field("assignor_name"))?;
+        let f_members = {
             let n = r.array_len(true).map_err(|e| e.field("members"))?;
             {
                 let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
@@ -572,7 +572,7 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
                 a
             }
         };
-        let authorized_operations = r
+        let f_authorized_operations = r
             .i32()
             .map_err(|e| e.field("authorized_operations"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -591,15 +591,15 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            error_code,
-            error_message,
-            group_id,
-            group_state,
-            group_epoch,
-            assignment_epoch,
-            assignor_name,
-            members,
-            authorized_operations,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            group_id: f_group_id,
+            group_state: f_group_state,
+            group_epoch: f_group_epoch,
+            assignment_epoch: f_assignment_epoch,
+            assignor_name: f_assignor_name,
+            members: f_members,
+            authorized_operations: f_authorized_operations,
             unknown_tagged_fields,
         })
     }
@@ -705,9 +705,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let partitions = {
+        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
+        let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -735,9 +735,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_id,
-            topic_name,
-            partitions,
+            topic_id: f_topic_id,
+            topic_name: f_topic_name,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }
@@ -814,7 +814,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_partitions = {
+        let f_topic_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("topic_partitions"))?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
@@ -850,7 +850,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_partitions,
+            topic_partitions: f_topic_partitions,
             unknown_tagged_fields,
         })
     }

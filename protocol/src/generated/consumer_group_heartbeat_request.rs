@@ -183,13 +183,15 @@ impl ConsumerGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let rebalance_timeout_ms = r.i32().map_err(|e| e.field("rebalance_timeout_ms"))?;
-        let subscribed_topic_names = match r
+        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
+        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
+        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
+        let f_rebalance_timeout_ms = r
+            .i32()
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        let f_subscribed_topic_names = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("subscribed_topic_names"))?
         {
@@ -212,7 +214,7 @@ impl ConsumerGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let subscribed_topic_regex = if version >= 1 {
+        let f_subscribed_topic_regex = if version >= 1 {
             if version >= 1 {
                 r.nullable_string(true).map_err(|e| e.field("subscribed_topic_regex"))?
             } else {
@@ -223,10 +225,10 @@ impl ConsumerGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        let server_assignor = r
+        let f_server_assignor = r
             .nullable_string(true)
             .map_err(|e| e.field("server_assignor"))?;
-        let topic_partitions = match r
+        let f_topic_partitions = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("topic_partitions"))?
         {
@@ -267,16 +269,16 @@ impl ConsumerGroupHeartbeatRequest {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            group_id,
-            member_id,
-            member_epoch,
-            instance_id,
-            rack_id,
-            rebalance_timeout_ms,
-            subscribed_topic_names,
-            subscribed_topic_regex,
-            server_assignor,
-            topic_partitions,
+            group_id: f_group_id,
+            member_id: f_member_id,
+            member_epoch: f_member_epoch,
+            instance_id: f_instance_id,
+            rack_id: f_rack_id,
+            rebalance_timeout_ms: f_rebalance_timeout_ms,
+            subscribed_topic_names: f_subscribed_topic_names,
+            subscribed_topic_regex: f_subscribed_topic_regex,
+            server_assignor: f_server_assignor,
+            topic_partitions: f_topic_partitions,
             unknown_tagged_fields,
         })
     }
@@ -439,8 +441,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let partitions = {
+        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -468,8 +470,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_id,
-            partitions,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }

@@ -121,17 +121,17 @@ impl ConsumerGroupHeartbeatResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let error_message = r
+        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_error_message = r
             .nullable_string(true)
             .map_err(|e| e.field("error_message"))?;
-        let member_id = r.nullable_string(true).map_err(|e| e.field("member_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let heartbeat_interval_ms = r
+        let f_member_id = r.nullable_string(true).map_err(|e| e.field("member_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_heartbeat_interval_ms = r
             .i32()
             .map_err(|e| e.field("heartbeat_interval_ms"))?;
-        let assignment = if r.struct_present().map_err(|e| e.field("assignment"))? {
+        let f_assignment = if r.struct_present().map_err(|e| e.field("assignment"))? {
             ::core::option::Option::Some(
                 <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .map_err(|e| e.field("assignment"))?,
@@ -155,13 +155,13 @@ impl ConsumerGroupHeartbeatResponse {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            error_code,
-            error_message,
-            member_id,
-            member_epoch,
-            heartbeat_interval_ms,
-            assignment,
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            member_id: f_member_id,
+            member_epoch: f_member_epoch,
+            heartbeat_interval_ms: f_heartbeat_interval_ms,
+            assignment: f_assignment,
             unknown_tagged_fields,
         })
     }
@@ -288,7 +288,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_partitions = {
+        let f_topic_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("topic_partitions"))?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
@@ -324,7 +324,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_partitions,
+            topic_partitions: f_topic_partitions,
             unknown_tagged_fields,
         })
     }
@@ -409,8 +409,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let partitions = {
+        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -438,8 +438,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_id,
-            partitions,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }

@@ -109,17 +109,17 @@ impl FindCoordinatorRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let key = if version <= 3 {
+        let f_key = if version <= 3 {
             r.string(version >= 3).map_err(|e| e.field("key"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let key_type = if version >= 1 {
+        let f_key_type = if version >= 1 {
             r.i8().map_err(|e| e.field("key_type"))?
         } else {
             0i8
         };
-        let coordinator_keys = if version >= 4 {
+        let f_coordinator_keys = if version >= 4 {
             {
                 let n = r
                     .array_len(version >= 3)
@@ -161,9 +161,9 @@ impl FindCoordinatorRequest {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            key,
-            key_type,
-            coordinator_keys,
+            key: f_key,
+            key_type: f_key_type,
+            coordinator_keys: f_coordinator_keys,
             unknown_tagged_fields,
         })
     }

@@ -161,17 +161,17 @@ impl FindCoordinatorResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = if version >= 1 {
+        let f_throttle_time_ms = if version >= 1 {
             r.i32().map_err(|e| e.field("throttle_time_ms"))?
         } else {
             0i32
         };
-        let error_code = if version <= 3 {
+        let f_error_code = if version <= 3 {
             r.i16().map_err(|e| e.field("error_code"))?
         } else {
             0i16
         };
-        let error_message = if (1..=3).contains(&version) {
+        let f_error_message = if (1..=3).contains(&version) {
             if (1..=3).contains(&version) {
                 r.nullable_string(version >= 3).map_err(|e| e.field("error_message"))?
             } else {
@@ -182,22 +182,22 @@ impl FindCoordinatorResponse {
         } else {
             ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
         };
-        let node_id = if version <= 3 {
+        let f_node_id = if version <= 3 {
             r.i32().map_err(|e| e.field("node_id"))?
         } else {
             0i32
         };
-        let host = if version <= 3 {
+        let f_host = if version <= 3 {
             r.string(version >= 3).map_err(|e| e.field("host"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let port = if version <= 3 {
+        let f_port = if version <= 3 {
             r.i32().map_err(|e| e.field("port"))?
         } else {
             0i32
         };
-        let coordinators = if version >= 4 {
+        let f_coordinators = if version >= 4 {
             {
                 let n = r.array_len(version >= 3).map_err(|e| e.field("coordinators"))?;
                 {
@@ -239,13 +239,13 @@ impl FindCoordinatorResponse {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            error_code,
-            error_message,
-            node_id,
-            host,
-            port,
-            coordinators,
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            coordinators: f_coordinators,
             unknown_tagged_fields,
         })
     }
@@ -457,32 +457,32 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let key = if version >= 4 {
+        let f_key = if version >= 4 {
             r.string(version >= 3).map_err(|e| e.field("key"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let node_id = if version >= 4 {
+        let f_node_id = if version >= 4 {
             r.i32().map_err(|e| e.field("node_id"))?
         } else {
             0i32
         };
-        let host = if version >= 4 {
+        let f_host = if version >= 4 {
             r.string(version >= 3).map_err(|e| e.field("host"))?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let port = if version >= 4 {
+        let f_port = if version >= 4 {
             r.i32().map_err(|e| e.field("port"))?
         } else {
             0i32
         };
-        let error_code = if version >= 4 {
+        let f_error_code = if version >= 4 {
             r.i16().map_err(|e| e.field("error_code"))?
         } else {
             0i16
         };
-        let error_message = if version >= 4 {
+        let f_error_message = if version >= 4 {
             if version >= 4 {
                 r.nullable_string(version >= 3).map_err(|e| e.field("error_message"))?
             } else {
@@ -511,12 +511,12 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            key,
-            node_id,
-            host,
-            port,
-            error_code,
-            error_message,
+            key: f_key,
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            error_code: f_error_code,
+            error_message: f_error_message,
             unknown_tagged_fields,
         })
     }

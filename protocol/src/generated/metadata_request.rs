@@ -126,7 +126,7 @@ impl MetadataRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topics = if version >= 1 {
+        let f_topics = if version >= 1 {
             match r.nullable_array_len(version >= 9).map_err(|e| e.field("topics"))? {
                 ::core::option::Option::Some(n) => {
                     ::core::option::Option::Some({
@@ -171,17 +171,17 @@ impl MetadataRequest {
                 }
             })
         };
-        let allow_auto_topic_creation = if version >= 4 {
+        let f_allow_auto_topic_creation = if version >= 4 {
             r.bool().map_err(|e| e.field("allow_auto_topic_creation"))?
         } else {
             true
         };
-        let include_cluster_authorized_operations = if (8..=10).contains(&version) {
+        let f_include_cluster_authorized_operations = if (8..=10).contains(&version) {
             r.bool().map_err(|e| e.field("include_cluster_authorized_operations"))?
         } else {
             false
         };
-        let include_topic_authorized_operations = if version >= 8 {
+        let f_include_topic_authorized_operations = if version >= 8 {
             r.bool().map_err(|e| e.field("include_topic_authorized_operations"))?
         } else {
             false
@@ -204,10 +204,10 @@ impl MetadataRequest {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            topics,
-            allow_auto_topic_creation,
-            include_cluster_authorized_operations,
-            include_topic_authorized_operations,
+            topics: f_topics,
+            allow_auto_topic_creation: f_allow_auto_topic_creation,
+            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
+            include_topic_authorized_operations: f_include_topic_authorized_operations,
             unknown_tagged_fields,
         })
     }
@@ -342,12 +342,12 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_id = if version >= 10 {
+        let f_topic_id = if version >= 10 {
             r.uuid().map_err(|e| e.field("topic_id"))?
         } else {
             ::kwire_protocol::wire::Uuid::ZERO
         };
-        let name = if version >= 10 {
+        let f_name = if version >= 10 {
             r.nullable_string(version >= 9).map_err(|e| e.field("name"))?
         } else {
             ::core::option::Option::Some(
@@ -372,8 +372,8 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            topic_id,
-            name,
+            topic_id: f_topic_id,
+            name: f_name,
             unknown_tagged_fields,
         })
     }

@@ -139,12 +139,12 @@ impl MetadataResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = if version >= 3 {
+        let f_throttle_time_ms = if version >= 3 {
             r.i32().map_err(|e| e.field("throttle_time_ms"))?
         } else {
             0i32
         };
-        let brokers = {
+        let f_brokers = {
             let n = r.array_len(version >= 9).map_err(|e| e.field("brokers"))?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponseBroker> = ::std::vec::Vec::with_capacity(
@@ -164,7 +164,7 @@ impl MetadataResponse {
                 a
             }
         };
-        let cluster_id = if version >= 2 {
+        let f_cluster_id = if version >= 2 {
             if version >= 2 {
                 r.nullable_string(version >= 9).map_err(|e| e.field("cluster_id"))?
             } else {
@@ -175,12 +175,12 @@ impl MetadataResponse {
         } else {
             ::core::option::Option::None
         };
-        let controller_id = if version >= 1 {
+        let f_controller_id = if version >= 1 {
             r.i32().map_err(|e| e.field("controller_id"))?
         } else {
             -1i32
         };
-        let topics = {
+        let f_topics = {
             let n = r.array_len(version >= 9).map_err(|e| e.field("topics"))?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponseTopic> = ::std::vec::Vec::with_capacity(
@@ -200,12 +200,12 @@ impl MetadataResponse {
                 a
             }
         };
-        let cluster_authorized_operations = if (8..=10).contains(&version) {
+        let f_cluster_authorized_operations = if (8..=10).contains(&version) {
             r.i32().map_err(|e| e.field("cluster_authorized_operations"))?
         } else {
             -2147483648i32
         };
-        let error_code = if version >= 13 {
+        let f_error_code = if version >= 13 {
             r.i16().map_err(|e| e.field("error_code"))?
         } else {
             0i16
@@ -228,13 +228,13 @@ impl MetadataResponse {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            brokers,
-            cluster_id,
-            controller_id,
-            topics,
-            cluster_authorized_operations,
-            error_code,
+            throttle_time_ms: f_throttle_time_ms,
+            brokers: f_brokers,
+            cluster_id: f_cluster_id,
+            controller_id: f_controller_id,
+            topics: f_topics,
+            cluster_authorized_operations: f_cluster_authorized_operations,
+            error_code: f_error_code,
             unknown_tagged_fields,
         })
     }
@@ -395,10 +395,10 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let node_id = r.i32().map_err(|e| e.field("node_id"))?;
-        let host = r.string(version >= 9).map_err(|e| e.field("host"))?;
-        let port = r.i32().map_err(|e| e.field("port"))?;
-        let rack = if version >= 1 {
+        let f_node_id = r.i32().map_err(|e| e.field("node_id"))?;
+        let f_host = r.string(version >= 9).map_err(|e| e.field("host"))?;
+        let f_port = r.i32().map_err(|e| e.field("port"))?;
+        let f_rack = if version >= 1 {
             if version >= 1 {
                 r.nullable_string(version >= 9).map_err(|e| e.field("rack"))?
             } else {
@@ -427,10 +427,10 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            node_id,
-            host,
-            port,
-            rack,
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
             unknown_tagged_fields,
         })
     }
@@ -574,15 +574,15 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let partition_index = r.i32().map_err(|e| e.field("partition_index"))?;
-        let leader_id = r.i32().map_err(|e| e.field("leader_id"))?;
-        let leader_epoch = if version >= 7 {
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_partition_index = r.i32().map_err(|e| e.field("partition_index"))?;
+        let f_leader_id = r.i32().map_err(|e| e.field("leader_id"))?;
+        let f_leader_epoch = if version >= 7 {
             r.i32().map_err(|e| e.field("leader_epoch"))?
         } else {
             -1i32
         };
-        let replica_nodes = {
+        let f_replica_nodes = {
             let n = r.array_len(version >= 9).map_err(|e| e.field("replica_nodes"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -594,7 +594,7 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
                 a
             }
         };
-        let isr_nodes = {
+        let f_isr_nodes = {
             let n = r.array_len(version >= 9).map_err(|e| e.field("isr_nodes"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -606,7 +606,7 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
                 a
             }
         };
-        let offline_replicas = if version >= 5 {
+        let f_offline_replicas = if version >= 5 {
             {
                 let n = r
                     .array_len(version >= 9)
@@ -644,13 +644,13 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            error_code,
-            partition_index,
-            leader_id,
-            leader_epoch,
-            replica_nodes,
-            isr_nodes,
-            offline_replicas,
+            error_code: f_error_code,
+            partition_index: f_partition_index,
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            replica_nodes: f_replica_nodes,
+            isr_nodes: f_isr_nodes,
+            offline_replicas: f_offline_replicas,
             unknown_tagged_fields,
         })
     }
@@ -797,25 +797,25 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let name = if version >= 12 {
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_name = if version >= 12 {
             r.nullable_string(version >= 9).map_err(|e| e.field("name"))?
         } else {
             ::core::option::Option::Some(
                 r.string(version >= 9).map_err(|e| e.field("name"))?,
             )
         };
-        let topic_id = if version >= 10 {
+        let f_topic_id = if version >= 10 {
             r.uuid().map_err(|e| e.field("topic_id"))?
         } else {
             ::kwire_protocol::wire::Uuid::ZERO
         };
-        let is_internal = if version >= 1 {
+        let f_is_internal = if version >= 1 {
             r.bool().map_err(|e| e.field("is_internal"))?
         } else {
             false
         };
-        let partitions = {
+        let f_partitions = {
             let n = r.array_len(version >= 9).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponsePartition> = ::std::vec::Vec::with_capacity(
@@ -835,7 +835,7 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
                 a
             }
         };
-        let topic_authorized_operations = if version >= 8 {
+        let f_topic_authorized_operations = if version >= 8 {
             r.i32().map_err(|e| e.field("topic_authorized_operations"))?
         } else {
             -2147483648i32
@@ -858,12 +858,12 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            error_code,
-            name,
-            topic_id,
-            is_internal,
-            partitions,
-            topic_authorized_operations,
+            error_code: f_error_code,
+            name: f_name,
+            topic_id: f_topic_id,
+            is_internal: f_is_internal,
+            partitions: f_partitions,
+            topic_authorized_operations: f_topic_authorized_operations,
             unknown_tagged_fields,
         })
     }

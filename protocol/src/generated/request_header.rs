@@ -90,10 +90,10 @@ impl RequestHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let request_api_key = r.i16().map_err(|e| e.field("request_api_key"))?;
-        let request_api_version = r.i16().map_err(|e| e.field("request_api_version"))?;
-        let correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
-        let client_id = if version >= 1 {
+        let f_request_api_key = r.i16().map_err(|e| e.field("request_api_key"))?;
+        let f_request_api_version = r.i16().map_err(|e| e.field("request_api_version"))?;
+        let f_correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
+        let f_client_id = if version >= 1 {
             if version >= 1 {
                 r.nullable_string(false).map_err(|e| e.field("client_id"))?
             } else {
@@ -122,10 +122,10 @@ impl RequestHeader {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            request_api_key,
-            request_api_version,
-            correlation_id,
-            client_id,
+            request_api_key: f_request_api_key,
+            request_api_version: f_request_api_version,
+            correlation_id: f_correlation_id,
+            client_id: f_client_id,
             unknown_tagged_fields,
         })
     }

@@ -63,7 +63,7 @@ impl ResponseHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
+        let f_correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 1 {
             let n = r.uvarint()?;
@@ -82,7 +82,7 @@ impl ResponseHeader {
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         } else {}
         ::core::result::Result::Ok(Self {
-            correlation_id,
+            correlation_id: f_correlation_id,
             unknown_tagged_fields,
         })
     }

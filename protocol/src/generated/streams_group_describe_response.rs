@@ -76,8 +76,8 @@ impl StreamsGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let groups = {
+        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        let f_groups = {
             let n = r.array_len(true).map_err(|e| e.field("groups"))?;
             {
                 let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
@@ -113,8 +113,8 @@ impl StreamsGroupDescribeResponse {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            groups,
+            throttle_time_ms: f_throttle_time_ms,
+            groups: f_groups,
             unknown_tagged_fields,
         })
     }
@@ -272,8 +272,8 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let source_topics = {
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -289,7 +289,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let repartition_sink_topics = {
+        let f_repartition_sink_topics = {
             let n = r.array_len(true).map_err(|e| e.field("repartition_sink_topics"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -307,7 +307,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let state_changelog_topics = {
+        let f_state_changelog_topics = {
             let n = r.array_len(true).map_err(|e| e.field("state_changelog_topics"))?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
@@ -324,7 +324,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let repartition_source_topics = {
+        let f_repartition_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
@@ -357,11 +357,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            source_topics,
-            repartition_sink_topics,
-            state_changelog_topics,
-            repartition_source_topics,
+            subtopology_id: f_subtopology_id,
+            source_topics: f_source_topics,
+            repartition_sink_topics: f_repartition_sink_topics,
+            state_changelog_topics: f_state_changelog_topics,
+            repartition_source_topics: f_repartition_source_topics,
             unknown_tagged_fields,
         })
     }
@@ -474,8 +474,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let epoch = r.i32().map_err(|e| e.field("epoch"))?;
-        let subtopologies = match r
+        let f_epoch = r.i32().map_err(|e| e.field("epoch"))?;
+        let f_subtopologies = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("subtopologies"))?
         {
@@ -516,8 +516,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            epoch,
-            subtopologies,
+            epoch: f_epoch,
+            subtopologies: f_subtopologies,
             unknown_tagged_fields,
         })
     }
@@ -731,15 +731,17 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let client_id = r.string(true).map_err(|e| e.field("client_id"))?;
-        let client_host = r.string(true).map_err(|e| e.field("client_host"))?;
-        let topology_epoch = r.i32().map_err(|e| e.field("topology_epoch"))?;
-        let process_id = r.string(true).map_err(|e| e.field("process_id"))?;
-        let user_endpoint = if r.struct_present().map_err(|e| e.field("user_endpoint"))?
+        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
+        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
+        let f_client_id = r.string(true).map_err(|e| e.field("client_id"))?;
+        let f_client_host = r.string(true).map_err(|e| e.field("client_host"))?;
+        let f_topology_epoch = r.i32().map_err(|e| e.field("topology_epoch"))?;
+        let f_process_id = r.string(true).map_err(|e| e.field("process_id"))?;
+        let f_user_endpoint = if r
+            .struct_present()
+            .map_err(|e| e.field("user_endpoint"))?
         {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -748,7 +750,7 @@ impl ::kwire_protocol::wire::Decode for Member {
         } else {
             ::core::option::Option::None
         };
-        let client_tags = {
+        let f_client_tags = {
             let n = r.array_len(true).map_err(|e| e.field("client_tags"))?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
@@ -765,7 +767,7 @@ impl ::kwire_protocol::wire::Decode for Member {
                 a
             }
         };
-        let task_offsets = {
+        let f_task_offsets = {
             let n = r.array_len(true).map_err(|e| e.field("task_offsets"))?;
             {
                 let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
@@ -785,7 +787,7 @@ impl ::kwire_protocol::wire::Decode for Member {
                 a
             }
         };
-        let task_end_offsets = {
+        let f_task_end_offsets = {
             let n = r.array_len(true).map_err(|e| e.field("task_end_offsets"))?;
             {
                 let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
@@ -805,17 +807,17 @@ impl ::kwire_protocol::wire::Decode for Member {
                 a
             }
         };
-        let assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .map_err(|e| e.field("assignment"))?;
-        let target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .map_err(|e| e.field("target_assignment"))?;
-        let is_classic = r.bool().map_err(|e| e.field("is_classic"))?;
+        let f_is_classic = r.bool().map_err(|e| e.field("is_classic"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -832,21 +834,21 @@ impl ::kwire_protocol::wire::Decode for Member {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            member_id,
-            member_epoch,
-            instance_id,
-            rack_id,
-            client_id,
-            client_host,
-            topology_epoch,
-            process_id,
-            user_endpoint,
-            client_tags,
-            task_offsets,
-            task_end_offsets,
-            assignment,
-            target_assignment,
-            is_classic,
+            member_id: f_member_id,
+            member_epoch: f_member_epoch,
+            instance_id: f_instance_id,
+            rack_id: f_rack_id,
+            client_id: f_client_id,
+            client_host: f_client_host,
+            topology_epoch: f_topology_epoch,
+            process_id: f_process_id,
+            user_endpoint: f_user_endpoint,
+            client_tags: f_client_tags,
+            task_offsets: f_task_offsets,
+            task_end_offsets: f_task_end_offsets,
+            assignment: f_assignment,
+            target_assignment: f_target_assignment,
+            is_classic: f_is_classic,
             unknown_tagged_fields,
         })
     }
@@ -1049,15 +1051,15 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let error_message = r
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_error_message = r
             .nullable_string(true)
             .map_err(|e| e.field("error_message"))?;
-        let group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let group_state = r.string(true).map_err(|e| e.field("group_state"))?;
-        let group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
-        let assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
-        let topology = if r.struct_present().map_err(|e| e.field("topology"))? {
+        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
+        let f_group_state = r.string(true).map_err(|e| e.field("group_state"))?;
+        let f_group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
+        let f_assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
+        let f_topology = if r.struct_present().map_err(|e| e.field("topology"))? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .map_err(|e| e.field("topology"))?,
@@ -1065,7 +1067,7 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         } else {
             ::core::option::Option::None
         };
-        let members = {
+        let f_members = {
             let n = r.array_len(true).map_err(|e| e.field("members"))?;
             {
                 let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
@@ -1080,7 +1082,7 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
                 a
             }
         };
-        let authorized_operations = r
+        let f_authorized_operations = r
             .i32()
             .map_err(|e| e.field("authorized_operations"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -1099,15 +1101,15 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            error_code,
-            error_message,
-            group_id,
-            group_state,
-            group_epoch,
-            assignment_epoch,
-            topology,
-            members,
-            authorized_operations,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            group_id: f_group_id,
+            group_state: f_group_state,
+            group_epoch: f_group_epoch,
+            assignment_epoch: f_assignment_epoch,
+            topology: f_topology,
+            members: f_members,
+            authorized_operations: f_authorized_operations,
             unknown_tagged_fields,
         })
     }
@@ -1209,8 +1211,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let host = r.string(true).map_err(|e| e.field("host"))?;
-        let port = r.u16().map_err(|e| e.field("port"))?;
+        let f_host = r.string(true).map_err(|e| e.field("host"))?;
+        let f_port = r.u16().map_err(|e| e.field("port"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1227,8 +1229,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            host,
-            port,
+            host: f_host,
+            port: f_port,
             unknown_tagged_fields,
         })
     }
@@ -1306,9 +1308,9 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let partition = r.i32().map_err(|e| e.field("partition"))?;
-        let offset = r.i64().map_err(|e| e.field("offset"))?;
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_partition = r.i32().map_err(|e| e.field("partition"))?;
+        let f_offset = r.i64().map_err(|e| e.field("offset"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1325,9 +1327,9 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            partition,
-            offset,
+            subtopology_id: f_subtopology_id,
+            partition: f_partition,
+            offset: f_offset,
             unknown_tagged_fields,
         })
     }
@@ -1413,9 +1415,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let partitions = {
+        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
+        let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -1443,9 +1445,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic_id,
-            topic_name,
-            partitions,
+            topic_id: f_topic_id,
+            topic_name: f_topic_name,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }
@@ -1550,7 +1552,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let active_tasks = {
+        let f_active_tasks = {
             let n = r.array_len(true).map_err(|e| e.field("active_tasks"))?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
@@ -1565,7 +1567,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                 a
             }
         };
-        let standby_tasks = {
+        let f_standby_tasks = {
             let n = r.array_len(true).map_err(|e| e.field("standby_tasks"))?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
@@ -1580,7 +1582,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                 a
             }
         };
-        let warmup_tasks = {
+        let f_warmup_tasks = {
             let n = r.array_len(true).map_err(|e| e.field("warmup_tasks"))?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
@@ -1611,9 +1613,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            active_tasks,
-            standby_tasks,
-            warmup_tasks,
+            active_tasks: f_active_tasks,
+            standby_tasks: f_standby_tasks,
+            warmup_tasks: f_warmup_tasks,
             unknown_tagged_fields,
         })
     }
@@ -1717,8 +1719,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let partitions = {
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -1746,8 +1748,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            partitions,
+            subtopology_id: f_subtopology_id,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }
@@ -1823,8 +1825,8 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let key = r.string(true).map_err(|e| e.field("key"))?;
-        let value = r.string(true).map_err(|e| e.field("value"))?;
+        let f_key = r.string(true).map_err(|e| e.field("key"))?;
+        let f_value = r.string(true).map_err(|e| e.field("value"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1841,8 +1843,8 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            key,
-            value,
+            key: f_key,
+            value: f_value,
             unknown_tagged_fields,
         })
     }
@@ -1934,10 +1936,10 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let name = r.string(true).map_err(|e| e.field("name"))?;
-        let partitions = r.i32().map_err(|e| e.field("partitions"))?;
-        let replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
-        let topic_configs = {
+        let f_name = r.string(true).map_err(|e| e.field("name"))?;
+        let f_partitions = r.i32().map_err(|e| e.field("partitions"))?;
+        let f_replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
+        let f_topic_configs = {
             let n = r.array_len(true).map_err(|e| e.field("topic_configs"))?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
@@ -1970,10 +1972,10 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            name,
-            partitions,
-            replication_factor,
-            topic_configs,
+            name: f_name,
+            partitions: f_partitions,
+            replication_factor: f_replication_factor,
+            topic_configs: f_topic_configs,
             unknown_tagged_fields,
         })
     }

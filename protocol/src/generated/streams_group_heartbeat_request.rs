@@ -277,16 +277,18 @@ impl StreamsGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let endpoint_information_epoch = r
+        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
+        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_endpoint_information_epoch = r
             .i32()
             .map_err(|e| e.field("endpoint_information_epoch"))?;
-        let instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let rebalance_timeout_ms = r.i32().map_err(|e| e.field("rebalance_timeout_ms"))?;
-        let topology = if r.struct_present().map_err(|e| e.field("topology"))? {
+        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
+        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
+        let f_rebalance_timeout_ms = r
+            .i32()
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        let f_topology = if r.struct_present().map_err(|e| e.field("topology"))? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .map_err(|e| e.field("topology"))?,
@@ -294,7 +296,7 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        let active_tasks = match r
+        let f_active_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("active_tasks"))?
         {
@@ -319,7 +321,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let standby_tasks = match r
+        let f_standby_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("standby_tasks"))?
         {
@@ -344,7 +346,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let warmup_tasks = match r
+        let f_warmup_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("warmup_tasks"))?
         {
@@ -369,8 +371,10 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let process_id = r.nullable_string(true).map_err(|e| e.field("process_id"))?;
-        let user_endpoint = if r.struct_present().map_err(|e| e.field("user_endpoint"))?
+        let f_process_id = r.nullable_string(true).map_err(|e| e.field("process_id"))?;
+        let f_user_endpoint = if r
+            .struct_present()
+            .map_err(|e| e.field("user_endpoint"))?
         {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -379,7 +383,7 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        let client_tags = match r
+        let f_client_tags = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("client_tags"))?
         {
@@ -404,7 +408,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let task_offsets = match r
+        let f_task_offsets = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("task_offsets"))?
         {
@@ -429,7 +433,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let task_end_offsets = match r
+        let f_task_end_offsets = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("task_end_offsets"))?
         {
@@ -454,7 +458,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let shutdown_application = r
+        let f_shutdown_application = r
             .bool()
             .map_err(|e| e.field("shutdown_application"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -473,23 +477,23 @@ impl StreamsGroupHeartbeatRequest {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            group_id,
-            member_id,
-            member_epoch,
-            endpoint_information_epoch,
-            instance_id,
-            rack_id,
-            rebalance_timeout_ms,
-            topology,
-            active_tasks,
-            standby_tasks,
-            warmup_tasks,
-            process_id,
-            user_endpoint,
-            client_tags,
-            task_offsets,
-            task_end_offsets,
-            shutdown_application,
+            group_id: f_group_id,
+            member_id: f_member_id,
+            member_epoch: f_member_epoch,
+            endpoint_information_epoch: f_endpoint_information_epoch,
+            instance_id: f_instance_id,
+            rack_id: f_rack_id,
+            rebalance_timeout_ms: f_rebalance_timeout_ms,
+            topology: f_topology,
+            active_tasks: f_active_tasks,
+            standby_tasks: f_standby_tasks,
+            warmup_tasks: f_warmup_tasks,
+            process_id: f_process_id,
+            user_endpoint: f_user_endpoint,
+            client_tags: f_client_tags,
+            task_offsets: f_task_offsets,
+            task_end_offsets: f_task_end_offsets,
+            shutdown_application: f_shutdown_application,
             unknown_tagged_fields,
         })
     }
@@ -738,7 +742,7 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let source_topics = {
+        let f_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
@@ -750,7 +754,7 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
                 a
             }
         };
-        let source_topic_regex = {
+        let f_source_topic_regex = {
             let n = r.array_len(true).map_err(|e| e.field("source_topic_regex"))?;
             {
                 let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
@@ -762,7 +766,7 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
                 a
             }
         };
-        let repartition_source_topics = {
+        let f_repartition_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
@@ -794,9 +798,9 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            source_topics,
-            source_topic_regex,
-            repartition_source_topics,
+            source_topics: f_source_topics,
+            source_topic_regex: f_source_topic_regex,
+            repartition_source_topics: f_repartition_source_topics,
             unknown_tagged_fields,
         })
     }
@@ -956,8 +960,8 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let source_topics = {
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -973,7 +977,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let source_topic_regex = {
+        let f_source_topic_regex = {
             let n = r.array_len(true).map_err(|e| e.field("source_topic_regex"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -991,7 +995,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let state_changelog_topics = {
+        let f_state_changelog_topics = {
             let n = r.array_len(true).map_err(|e| e.field("state_changelog_topics"))?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
@@ -1008,7 +1012,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let repartition_sink_topics = {
+        let f_repartition_sink_topics = {
             let n = r.array_len(true).map_err(|e| e.field("repartition_sink_topics"))?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
@@ -1026,7 +1030,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let repartition_source_topics = {
+        let f_repartition_source_topics = {
             let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
@@ -1043,7 +1047,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 a
             }
         };
-        let copartition_groups = {
+        let f_copartition_groups = {
             let n = r.array_len(true).map_err(|e| e.field("copartition_groups"))?;
             {
                 let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
@@ -1079,13 +1083,13 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            source_topics,
-            source_topic_regex,
-            state_changelog_topics,
-            repartition_sink_topics,
-            repartition_source_topics,
-            copartition_groups,
+            subtopology_id: f_subtopology_id,
+            source_topics: f_source_topics,
+            source_topic_regex: f_source_topic_regex,
+            state_changelog_topics: f_state_changelog_topics,
+            repartition_sink_topics: f_repartition_sink_topics,
+            repartition_source_topics: f_repartition_source_topics,
+            copartition_groups: f_copartition_groups,
             unknown_tagged_fields,
         })
     }
@@ -1208,8 +1212,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let epoch = r.i32().map_err(|e| e.field("epoch"))?;
-        let subtopologies = {
+        let f_epoch = r.i32().map_err(|e| e.field("epoch"))?;
+        let f_subtopologies = {
             let n = r.array_len(true).map_err(|e| e.field("subtopologies"))?;
             {
                 let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
@@ -1245,8 +1249,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            epoch,
-            subtopologies,
+            epoch: f_epoch,
+            subtopologies: f_subtopologies,
             unknown_tagged_fields,
         })
     }
@@ -1327,8 +1331,8 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let key = r.string(true).map_err(|e| e.field("key"))?;
-        let value = r.string(true).map_err(|e| e.field("value"))?;
+        let f_key = r.string(true).map_err(|e| e.field("key"))?;
+        let f_value = r.string(true).map_err(|e| e.field("value"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1345,8 +1349,8 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            key,
-            value,
+            key: f_key,
+            value: f_value,
             unknown_tagged_fields,
         })
     }
@@ -1438,10 +1442,10 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let name = r.string(true).map_err(|e| e.field("name"))?;
-        let partitions = r.i32().map_err(|e| e.field("partitions"))?;
-        let replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
-        let topic_configs = {
+        let f_name = r.string(true).map_err(|e| e.field("name"))?;
+        let f_partitions = r.i32().map_err(|e| e.field("partitions"))?;
+        let f_replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
+        let f_topic_configs = {
             let n = r.array_len(true).map_err(|e| e.field("topic_configs"))?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
@@ -1474,10 +1478,10 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            name,
-            partitions,
-            replication_factor,
-            topic_configs,
+            name: f_name,
+            partitions: f_partitions,
+            replication_factor: f_replication_factor,
+            topic_configs: f_topic_configs,
             unknown_tagged_fields,
         })
     }
@@ -1559,8 +1563,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let host = r.string(true).map_err(|e| e.field("host"))?;
-        let port = r.u16().map_err(|e| e.field("port"))?;
+        let f_host = r.string(true).map_err(|e| e.field("host"))?;
+        let f_port = r.u16().map_err(|e| e.field("port"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1577,8 +1581,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            host,
-            port,
+            host: f_host,
+            port: f_port,
             unknown_tagged_fields,
         })
     }
@@ -1656,9 +1660,9 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let partition = r.i32().map_err(|e| e.field("partition"))?;
-        let offset = r.i64().map_err(|e| e.field("offset"))?;
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_partition = r.i32().map_err(|e| e.field("partition"))?;
+        let f_offset = r.i64().map_err(|e| e.field("offset"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1675,9 +1679,9 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            partition,
-            offset,
+            subtopology_id: f_subtopology_id,
+            partition: f_partition,
+            offset: f_offset,
             unknown_tagged_fields,
         })
     }
@@ -1757,8 +1761,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let partitions = {
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -1786,8 +1790,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            partitions,
+            subtopology_id: f_subtopology_id,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }

@@ -215,23 +215,23 @@ impl StreamsGroupHeartbeatResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let error_message = r
+        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        let f_error_message = r
             .nullable_string(true)
             .map_err(|e| e.field("error_message"))?;
-        let member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let heartbeat_interval_ms = r
+        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
+        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        let f_heartbeat_interval_ms = r
             .i32()
             .map_err(|e| e.field("heartbeat_interval_ms"))?;
-        let acceptable_recovery_lag = r
+        let f_acceptable_recovery_lag = r
             .i32()
             .map_err(|e| e.field("acceptable_recovery_lag"))?;
-        let task_offset_interval_ms = r
+        let f_task_offset_interval_ms = r
             .i32()
             .map_err(|e| e.field("task_offset_interval_ms"))?;
-        let status = match r.nullable_array_len(true).map_err(|e| e.field("status"))? {
+        let f_status = match r.nullable_array_len(true).map_err(|e| e.field("status"))? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<Status> = ::std::vec::Vec::with_capacity(
@@ -253,7 +253,7 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let active_tasks = match r
+        let f_active_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("active_tasks"))?
         {
@@ -278,7 +278,7 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let standby_tasks = match r
+        let f_standby_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("standby_tasks"))?
         {
@@ -303,7 +303,7 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let warmup_tasks = match r
+        let f_warmup_tasks = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("warmup_tasks"))?
         {
@@ -328,10 +328,10 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let endpoint_information_epoch = r
+        let f_endpoint_information_epoch = r
             .i32()
             .map_err(|e| e.field("endpoint_information_epoch"))?;
-        let partitions_by_user_endpoint = match r
+        let f_partitions_by_user_endpoint = match r
             .nullable_array_len(true)
             .map_err(|e| e.field("partitions_by_user_endpoint"))?
         {
@@ -374,20 +374,20 @@ impl StreamsGroupHeartbeatResponse {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            throttle_time_ms,
-            error_code,
-            error_message,
-            member_id,
-            member_epoch,
-            heartbeat_interval_ms,
-            acceptable_recovery_lag,
-            task_offset_interval_ms,
-            status,
-            active_tasks,
-            standby_tasks,
-            warmup_tasks,
-            endpoint_information_epoch,
-            partitions_by_user_endpoint,
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            member_id: f_member_id,
+            member_epoch: f_member_epoch,
+            heartbeat_interval_ms: f_heartbeat_interval_ms,
+            acceptable_recovery_lag: f_acceptable_recovery_lag,
+            task_offset_interval_ms: f_task_offset_interval_ms,
+            status: f_status,
+            active_tasks: f_active_tasks,
+            standby_tasks: f_standby_tasks,
+            warmup_tasks: f_warmup_tasks,
+            endpoint_information_epoch: f_endpoint_information_epoch,
+            partitions_by_user_endpoint: f_partitions_by_user_endpoint,
             unknown_tagged_fields,
         })
     }
@@ -587,12 +587,12 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
+        let f_user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .map_err(|e| e.field("user_endpoint"))?;
-        let active_partitions = {
+        let f_active_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("active_partitions"))?;
             {
                 let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
@@ -612,7 +612,7 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
                 a
             }
         };
-        let standby_partitions = {
+        let f_standby_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("standby_partitions"))?;
             {
                 let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
@@ -648,9 +648,9 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            user_endpoint,
-            active_partitions,
-            standby_partitions,
+            user_endpoint: f_user_endpoint,
+            active_partitions: f_active_partitions,
+            standby_partitions: f_standby_partitions,
             unknown_tagged_fields,
         })
     }
@@ -742,8 +742,8 @@ impl ::kwire_protocol::wire::Decode for Status {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let status_code = r.i8().map_err(|e| e.field("status_code"))?;
-        let status_detail = r.string(true).map_err(|e| e.field("status_detail"))?;
+        let f_status_code = r.i8().map_err(|e| e.field("status_code"))?;
+        let f_status_detail = r.string(true).map_err(|e| e.field("status_detail"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -760,8 +760,8 @@ impl ::kwire_protocol::wire::Decode for Status {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            status_code,
-            status_detail,
+            status_code: f_status_code,
+            status_detail: f_status_detail,
             unknown_tagged_fields,
         })
     }
@@ -840,8 +840,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartition {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let topic = r.string(true).map_err(|e| e.field("topic"))?;
-        let partitions = {
+        let f_topic = r.string(true).map_err(|e| e.field("topic"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -869,8 +869,8 @@ impl ::kwire_protocol::wire::Decode for TopicPartition {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            topic,
-            partitions,
+            topic: f_topic,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }
@@ -952,8 +952,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let partitions = {
+        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        let f_partitions = {
             let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
             {
                 let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
@@ -981,8 +981,8 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            subtopology_id,
-            partitions,
+            subtopology_id: f_subtopology_id,
+            partitions: f_partitions,
             unknown_tagged_fields,
         })
     }
@@ -1057,8 +1057,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let host = r.string(true).map_err(|e| e.field("host"))?;
-        let port = r.u16().map_err(|e| e.field("port"))?;
+        let f_host = r.string(true).map_err(|e| e.field("host"))?;
+        let f_port = r.u16().map_err(|e| e.field("port"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1075,8 +1075,8 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
-            host,
-            port,
+            host: f_host,
+            port: f_port,
             unknown_tagged_fields,
         })
     }

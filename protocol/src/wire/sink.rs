@@ -45,6 +45,29 @@ impl<B: BufMut> Sink for B {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counter(pub usize);
 
+impl Counter {
+    /// Counts raw bytes (inherent, so generated code needs no trait import).
+    #[inline]
+    pub fn put_raw(&mut self, s: &[u8]) {
+        self.0 += s.len();
+    }
+    /// Counts shared bytes.
+    #[inline]
+    pub fn put_shared(&mut self, b: &Bytes) {
+        self.0 += b.len();
+    }
+    /// Counts one byte.
+    #[inline]
+    pub fn put_byte(&mut self, _: u8) {
+        self.0 += 1;
+    }
+    /// Counts an unsigned varint.
+    #[inline]
+    pub fn put_uvarint(&mut self, v: u32) {
+        self.0 += uvarint_len(v);
+    }
+}
+
 impl Sink for Counter {
     #[inline]
     fn put_raw(&mut self, s: &[u8]) {

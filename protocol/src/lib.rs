@@ -42,3 +42,8 @@ pub use bytes;
 pub mod wire;
 
 pub mod generated;
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

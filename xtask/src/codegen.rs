@@ -44,26 +44,51 @@ pub fn generated_files(schemas: &Path) -> anyhow::Result<BTreeMap<String, String
     Ok(files)
 }
 
+/// What differs between the generated folder and what `schemas` generates.
+#[derive(Debug, Clone, Default)]
+pub struct Diff {
+    /// Every file that should exist, by name, with its text.
+    pub files: BTreeMap<String, String>,
+    /// Files that are missing or differ.
+    pub stale: Vec<PathBuf>,
+    /// `.rs` files in the folder that no schema generates.
+    pub extra: Vec<PathBuf>,
+}
+
+impl Diff {
+    /// Whether the folder is up to date.
+    pub fn is_clean(&self) -> bool {
+        self.stale.is_empty() && self.extra.is_empty()
+    }
+}
+
+/// Compares `out_dir` with what `schemas` generates.
+///
+/// # Errors
+/// As [`generated_files`].
+pub fn diff(schemas: &Path, out_dir: &Path) -> anyhow::Result<Diff> {
+    let files = generated_files(schemas)?;
+    let existing: Vec<PathBuf> = match std::fs::read_dir(out_dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "rs")).collect(),
+        Err(_) => Vec::new(),
+    };
+    let stale = files
+        .iter()
+        .filter(|(name, text)| std::fs::read_to_string(out_dir.join(name)).ok().as_deref() != Some(text.as_str()))
+        .map(|(name, _)| out_dir.join(name))
+        .collect();
+    let extra = existing
+        .into_iter()
+        .filter(|p| !files.contains_key(&p.file_name().unwrap_or_default().to_string_lossy().into_owned()))
+        .collect();
+    Ok(Diff { files, stale, extra })
+}
+
 /// Runs the task; `Ok(false)` when `check` finds stale files.
 pub fn run(check: bool) -> anyhow::Result<bool> {
     let root = root();
     let out_dir = root.join("protocol/src/generated");
-    let files = generated_files(&root.join("schemas"))?;
-    let existing: Vec<PathBuf> = match std::fs::read_dir(&out_dir) {
-        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "rs")).collect(),
-        Err(_) => Vec::new(),
-    };
-    let mut stale = Vec::new();
-    for (name, text) in &files {
-        let path = out_dir.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            stale.push(path);
-        }
-    }
-    let extra: Vec<PathBuf> = existing
-        .into_iter()
-        .filter(|p| !files.contains_key(&p.file_name().unwrap_or_default().to_string_lossy().into_owned()))
-        .collect();
+    let Diff { files, stale, extra } = diff(&root.join("schemas"), &out_dir)?;
     if check {
         if stale.is_empty() && extra.is_empty() {
             println!("codegen: protocol/src/generated is up to date ({} files)", files.len());

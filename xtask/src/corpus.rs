@@ -107,6 +107,12 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
             .with_context(|| format!("generating {}", folder.display()))?;
         sum.generated += n;
         write_if_changed(&crate_dir.join("Cargo.toml"), &manifest(&unit, &root))?;
+        // Pin the scratch crate's dependencies to the workspace's lock file.
+        if !crate_dir.join("Cargo.lock").exists() {
+            if let Ok(lock) = std::fs::read_to_string(root.join("Cargo.lock")) {
+                std::fs::write(crate_dir.join("Cargo.lock"), lock)?;
+            }
+        }
         write_if_changed(&crate_dir.join("src").join("main.rs"), &runner(&unit, &checked.specs))?;
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["build", "--quiet", "--manifest-path"])
@@ -163,6 +169,51 @@ fn manifest(unit: &str, root: &Path) -> String {
     )
 }
 
+/// Checks of Kafka's hard-coded header special cases, for a folder that has the APIs and headers
+/// (kafka-spec-reference.md section 5). A failure counts as a failed check.
+fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
+    let has = |name: &str| specs.iter().any(|s| s.name == name);
+    if !(has("RequestHeader") && has("ResponseHeader")) {
+        return String::new();
+    }
+    let mut s = String::new();
+    if has("ControlledShutdownRequest") {
+        // ControlledShutdown v0 requests use request header v0: key, version, correlation id,
+        // and no client id (the ignorable ClientId is dropped), then the int32 broker id.
+        let _ = writeln!(
+            s,
+            "    {{\n        \
+             let key = {krate}::api::ApiKey::ControlledShutdown;\n        \
+             let hv: Vec<i16> = (0..=3).map(|v| key.request_header_version(v)).collect();\n        \
+             let body = {krate}::controlled_shutdown_request::ControlledShutdownRequest {{ broker_id: 258, ..Default::default() }};\n        \
+             let frame = {krate}::api::RequestFrame::new(body, 0, 42, Some(\"dropped\"));\n        \
+             let bytes = frame.to_bytes().expect(\"encode\");\n        \
+             let back = {krate}::api::RequestFrame::decode(bytes.clone()).expect(\"decode\");\n        \
+             let ok = hv == [0, 1, 1, 2] && &bytes[..] == [0, 7, 0, 0, 0, 0, 0, 42, 0, 0, 1, 2] && back.body == frame.body;\n        \
+             println!(\"special case: ControlledShutdown v0 request header v0: {{}}\", if ok {{ \"ok\" }} else {{ \"FAILED\" }});\n        \
+             if !ok {{ failed += 1; eprintln!(\"FAIL ControlledShutdown header versions {{hv:?}}, bytes {{bytes:?}}\"); }}\n    \
+             }}"
+        );
+    }
+    if has("ApiVersionsResponse") {
+        // ApiVersions responses always use response header v0 (KIP-511): at v3 (flexible) the
+        // correlation id is followed directly by the body, with no tagged-field byte.
+        let _ = writeln!(
+            s,
+            "    {{\n        \
+             let key = {krate}::api::ApiKey::ApiVersions;\n        \
+             let hv: Vec<i16> = (0..=3).map(|v| key.response_header_version(v)).collect();\n        \
+             let frame = {krate}::api::ResponseFrame::new({krate}::api_versions_response::ApiVersionsResponse::default(), 5);\n        \
+             let bytes = frame.to_bytes(3).expect(\"encode\");\n        \
+             let ok = hv == [0, 0, 0, 0] && bytes[..6] == [0, 0, 0, 5, 0, 0];\n        \
+             println!(\"special case: ApiVersions response header v0: {{}}\", if ok {{ \"ok\" }} else {{ \"FAILED\" }});\n        \
+             if !ok {{ failed += 1; eprintln!(\"FAIL ApiVersions header versions {{hv:?}}, bytes {{bytes:?}}\"); }}\n    \
+             }}"
+        );
+    }
+    s
+}
+
 fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     let krate = format!("corpus_{unit}");
     let mut s = String::new();
@@ -194,6 +245,7 @@ fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
             names::type_ident(&spec.name)
         );
     }
+    s.push_str(&special_cases(&krate, specs));
     s.push_str("    println!(\"round-trips: {passed} passed, {failed} failed\");\n    if failed > 0 {\n        std::process::exit(1);\n    }\n}\n");
     s
 }

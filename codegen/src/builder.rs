@@ -1,12 +1,15 @@
 //! [`Builder`]: compile a folder of specs from a build script, in the manner of prost-build.
 //!
+//! In `build.rs` (with `kwire-codegen` as a build-dependency):
+//!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     kwire_codegen::Builder::new().compile_dir("specs").unwrap();
-//! }
-//! // src/lib.rs:
-//! // include!(concat!(env!("OUT_DIR"), "/kwire.rs"));
+//! kwire_codegen::Builder::new().compile_dir("specs").unwrap();
+//! ```
+//!
+//! and in the crate (with `kwire-protocol` as a dependency):
+//!
+//! ```ignore
+//! include!(concat!(env!("OUT_DIR"), "/kwire.rs"));
 //! ```
 //!
 //! The generated code needs only the runtime, `kwire-protocol` (its `wire` module; the

@@ -2,7 +2,8 @@
 //! `$OUT_DIR/kwire.rs`): the output compiles with nothing but the runtime and encodes exactly as
 //! the committed generated code does.
 
-#[allow(dead_code)]
+// The generated root re-exports every message; this test uses a few of them.
+#[allow(dead_code, unused_imports)]
 mod built {
     include!(concat!(env!("OUT_DIR"), "/kwire.rs"));
 }

@@ -91,6 +91,10 @@ fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Op
         }
     }
     let n = runs.len();
+    if n == 1 {
+        let hv = Literal::i16_unsuffixed(runs[0].2);
+        return quote!(#hv);
+    }
     let arms = runs.iter().enumerate().map(|(i, (lo, hi, hv))| {
         let hv = Literal::i16_unsuffixed(*hv);
         if i + 1 == n {
@@ -148,6 +152,8 @@ pub fn emit_api(specs: &[&Spec]) -> TokenStream {
         .iter()
         .map(|a| header_version_expr(a.response, 1, 0, (a.key == 18).then_some((None, 0))))
         .collect();
+    let req_v = super::message::param(&quote!(#(#req_hv)*), "version");
+    let resp_v = super::message::param(&quote!(#(#resp_hv)*), "version");
     let req_paths: Vec<_> = apis
         .iter()
         .map(|a| {
@@ -204,13 +210,13 @@ pub fn emit_api(specs: &[&Spec]) -> TokenStream {
             }
             /// The request header version for a request of this API at `version`: 2 in flexible
             /// versions, else 1; ControlledShutdown v0 uses 0; a spec's `headerVersions` wins.
-            pub fn request_header_version(self, version: i16) -> i16 {
+            pub fn request_header_version(self, #req_v: i16) -> i16 {
                 match self { #( ApiKey::#variants => #req_hv, )* }
             }
             /// The response header version for a response of this API at `version`: 1 in the
             /// response spec's flexible versions, else 0; ApiVersions always uses 0 (KIP-511); a
             /// spec's `headerVersions` wins.
-            pub fn response_header_version(self, version: i16) -> i16 {
+            pub fn response_header_version(self, #resp_v: i16) -> i16 {
                 match self { #( ApiKey::#variants => #resp_hv, )* }
             }
         }

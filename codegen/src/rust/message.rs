@@ -51,6 +51,7 @@ impl Cond {
         match self {
             Cond::Always => a,
             Cond::Never => b,
+            Cond::Expr(e) if b.is_empty() => quote!(if #e { #a }),
             Cond::Expr(e) => quote!(if #e { #a } else { #b }),
         }
     }
@@ -195,29 +196,46 @@ fn default_expr(cx: &Ctx, f: &Field) -> TokenStream {
     }
 }
 
-/// `true` when `v` (an expression of the field's Rust type) equals the field's default.
-fn is_default_expr(cx: &Ctx, f: &Field, v: &TokenStream) -> TokenStream {
+/// An expression that is `true` when the field (`self.<id>`) holds a non-default value, written
+/// the way a person would (`self.x != -1`, `!self.name.is_empty()`, `self.tags.is_some()`).
+/// Floats compare with `!=`, so a NaN default is always "non-default", as in Kafka.
+fn non_default_expr(cx: &Ctx, f: &Field, v: &TokenStream) -> TokenStream {
     let (inner, null) = default_parts(cx, f);
-    let cmp_inner = |x: TokenStream| -> TokenStream {
-        match (&f.ty, &f.default) {
-            (Type::String, DefaultValue::Str(s)) => quote!(#x.as_str() == #s),
-            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(#x.is_empty()),
-            (Type::Struct(_), _) => quote!(*#x == #inner),
-            _ => quote!(*#x == #inner),
+    if f.is_optional() {
+        if null {
+            return quote!(#v.is_some());
         }
-    };
-    if !f.is_optional() {
-        let c = cmp_inner(quote!((&#v)));
-        return c;
+        let eq = match (&f.ty, &f.default) {
+            (Type::String, DefaultValue::Str(s)) => quote!(x.as_str() == #s),
+            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(x.is_empty()),
+            _ => quote!(*x == #inner),
+        };
+        return quote!(!#v.as_ref().is_some_and(|x| #eq));
     }
-    if null {
-        quote!(#v.is_none())
-    } else {
-        let c = cmp_inner(quote!(x));
-        quote!(#v.as_ref().is_some_and(|x| #c))
+    match (&f.ty, &f.default) {
+        (Type::Bool, DefaultValue::Bool(true)) => quote!(!#v),
+        (Type::Bool, _) => quote!(#v),
+        (Type::String, DefaultValue::Str(s)) => quote!(#v.as_str() != #s),
+        (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(!#v.is_empty()),
+        _ => quote!(#v != #inner),
     }
 }
 
+/// Whether `#[derive(Default)]` gives every field its spec default.
+fn default_is_derivable(f: &Field) -> bool {
+    if f.is_optional() {
+        return matches!(f.default, DefaultValue::Null) || f.ty == Type::Records;
+    }
+    match &f.default {
+        DefaultValue::Implicit => true,
+        DefaultValue::Bool(b) => !b,
+        DefaultValue::Int(n) => *n == 0,
+        DefaultValue::Str(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 /// Code writing one value of type `ty` held in `v` (a reference expression) to sink `s`.
 /// `tagged`: inside a tagged field's payload (compact always; nullable struct marker is a varint).
 fn write_value(
@@ -410,7 +428,7 @@ fn uses_ident(ts: &TokenStream, name: &str) -> bool {
 }
 
 /// A parameter name: `name` when the body uses it, `_name` otherwise (no unused warnings).
-fn param(body: &TokenStream, name: &str) -> proc_macro2::Ident {
+pub(crate) fn param(body: &TokenStream, name: &str) -> proc_macro2::Ident {
     if uses_ident(body, name) {
         format_ident!("{}", name)
     } else {
@@ -510,11 +528,11 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         let nullable = Cond::of(f.nullable, valid);
         let compact = cx.compact(f);
         let write = write_value(cx, f, &f.ty, quote!(self.#id), f.is_optional(), &compact, &nullable, false);
-        let is_def = is_default_expr(cx, f, &quote!(self.#id));
+        let non_default = non_default_expr(cx, f, &quote!(self.#id));
         let absent = if f.ignorable {
             quote!()
         } else {
-            quote!(if !(#is_def) { return ::core::result::Result::Err(#w::non_default(version).field(#name_s)); })
+            quote!(if #non_default { return ::core::result::Result::Err(#w::non_default(version).field(#name_s)); })
         };
         // Absent also when the field is tagged in this version; tagged ones are written below.
         let tagged_now = f.tag.as_ref().map(|(_, tv)| Cond::of(*tv, valid));
@@ -540,8 +558,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let id = field_ident(&f.name);
             let flag = format_ident!("emit_{}", tag);
             let cond = Cond::of(*tv, valid);
-            let is_def = is_default_expr(cx, f, &quote!(self.#id));
-            let e = cond.and(quote!(!(#is_def)));
+            let e = cond.and(non_default_expr(cx, f, &quote!(self.#id)));
             emit_decls.push(quote!(let #flag = #e;));
             counts.push(quote!(+ usize::from(#flag)));
             let nullable = Cond::of(f.nullable, valid);
@@ -626,14 +643,20 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             arms.push(quote!(#tag_l => #arm_body));
         }
         let pat = if tagged.is_empty() { quote!((tag, p)) } else { quote!((tag, mut p)) };
+        let unknown = quote!(#w::push_unknown_tag(&mut unknown_tagged_fields, tag, p));
+        let dispatch = if arms.is_empty() {
+            quote!(#unknown;)
+        } else {
+            quote!(match tag {
+                #(#arms)*
+                _ => #unknown,
+            })
+        };
         let sec = quote!(
             let n = r.uvarint()?;
             for _ in 0..n {
                 let #pat = r.tagged_field()?;
-                match tag {
-                    #(#arms)*
-                    _ => #w::push_unknown_tag(&mut unknown_tagged_fields, tag, p),
-                }
+                #dispatch
             }
             #w::finish_unknown_tags(&mut unknown_tagged_fields);
         );
@@ -732,20 +755,30 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     };
 
     let sample_impl = if cx.opts.samples { emit_sample(cx, st) } else { quote!() };
+    let (derive_default, default_impl) = if st.fields.iter().all(default_is_derivable) {
+        (quote!(, Default), quote!())
+    } else {
+        (
+            quote!(),
+            quote!(
+                impl ::core::default::Default for #ty {
+                    fn default() -> Self {
+                        Self { #( #names: #defaults, )* #utf_default }
+                    }
+                }
+            ),
+        )
+    };
 
     quote!(
         #(#doc)*
-        #[derive(Debug, Clone, PartialEq)]
+        #[derive(Debug, Clone, PartialEq #derive_default)]
         pub struct #ty {
             #( #(#docs)* pub #names: #types, )*
             #utf_decl
         }
 
-        impl ::core::default::Default for #ty {
-            fn default() -> Self {
-                Self { #( #names: #defaults, )* #utf_default }
-            }
-        }
+        #default_impl
 
         #encode_impl
         #decode_impl
@@ -754,12 +787,12 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     )
 }
 
-fn sample_value(cx: &Ctx, f: &Field, ty: &Type, inner_default: TokenStream) -> TokenStream {
+fn sample_value(cx: &Ctx, ty: &Type, inner_default: TokenStream) -> TokenStream {
     let w = W();
     match ty {
         Type::Array(elem) => {
-            let e = sample_value(cx, f, elem, type_default(cx, elem));
-            quote!({ let n = g.len(); (0..n).map(|_| #e).collect::<::std::vec::Vec<_>>() })
+            let e = sample_value(cx, elem, type_default(cx, elem));
+            quote!({ let n = g.array_len(); (0..n).map(|_| #e).collect::<::std::vec::Vec<_>>() })
         }
         Type::Struct(n) => {
             let t = cx.struct_ty(n);
@@ -777,7 +810,7 @@ fn emit_sample(cx: &Ctx, st: &Struct) -> TokenStream {
         let id = field_ident(&f.name);
         let present = Cond::of(f.versions, valid);
         let (inner_default, _) = default_parts(cx, f);
-        let v = sample_value(cx, f, &f.ty, inner_default);
+        let v = sample_value(cx, &f.ty, inner_default);
         let v = if f.is_optional() {
             let nullable = Cond::of(f.nullable, valid);
             let null_now = nullable.and(quote!(g.null()));

@@ -127,26 +127,10 @@ impl ApiKey {
                     _ => 2,
                 }
             }
-            ApiKey::ConsumerGroupHeartbeat => {
-                match version {
-                    _ => 2,
-                }
-            }
-            ApiKey::ConsumerGroupDescribe => {
-                match version {
-                    _ => 2,
-                }
-            }
-            ApiKey::StreamsGroupHeartbeat => {
-                match version {
-                    _ => 2,
-                }
-            }
-            ApiKey::StreamsGroupDescribe => {
-                match version {
-                    _ => 2,
-                }
-            }
+            ApiKey::ConsumerGroupHeartbeat => 2,
+            ApiKey::ConsumerGroupDescribe => 2,
+            ApiKey::StreamsGroupHeartbeat => 2,
+            ApiKey::StreamsGroupDescribe => 2,
         }
     }
     /// The response header version for a response of this API at `version`: 1 in the
@@ -166,31 +150,11 @@ impl ApiKey {
                     _ => 1,
                 }
             }
-            ApiKey::ApiVersions => {
-                match version {
-                    _ => 0,
-                }
-            }
-            ApiKey::ConsumerGroupHeartbeat => {
-                match version {
-                    _ => 1,
-                }
-            }
-            ApiKey::ConsumerGroupDescribe => {
-                match version {
-                    _ => 1,
-                }
-            }
-            ApiKey::StreamsGroupHeartbeat => {
-                match version {
-                    _ => 1,
-                }
-            }
-            ApiKey::StreamsGroupDescribe => {
-                match version {
-                    _ => 1,
-                }
-            }
+            ApiKey::ApiVersions => 0,
+            ApiKey::ConsumerGroupHeartbeat => 1,
+            ApiKey::ConsumerGroupDescribe => 1,
+            ApiKey::StreamsGroupHeartbeat => 1,
+            ApiKey::StreamsGroupDescribe => 1,
         }
     }
 }

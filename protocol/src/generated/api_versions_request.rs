@@ -3,7 +3,7 @@
 /// `ApiVersionsRequest`: request, API key 18, valid versions 0-4, flexible versions 3+.
 ///
 /// Generated from `ApiVersionsRequest.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ApiVersionsRequest {
     /// Name of the client library sending the request (KIP-511), for broker-side metrics and logging.
     ///
@@ -15,15 +15,6 @@ pub struct ApiVersionsRequest {
     pub client_software_version: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for ApiVersionsRequest {
-    fn default() -> Self {
-        Self {
-            client_software_name: ::kwire_protocol::wire::KStr::new(),
-            client_software_version: ::kwire_protocol::wire::KStr::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for ApiVersionsRequest {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -53,7 +44,7 @@ impl ApiVersionsRequest {
                     version >= 3,
                 )
                 .map_err(|e| e.field("client_software_name"))?;
-        } else {}
+        }
         if version >= 3 {
             ::kwire_protocol::wire::write_string(
                     s,
@@ -61,7 +52,7 @@ impl ApiVersionsRequest {
                     version >= 3,
                 )
                 .map_err(|e| e.field("client_software_version"))?;
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -76,7 +67,7 @@ impl ApiVersionsRequest {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -98,18 +89,14 @@ impl ApiVersionsRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             client_software_name: f_client_software_name,
             client_software_version: f_client_software_version,

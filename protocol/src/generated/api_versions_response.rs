@@ -83,7 +83,7 @@ impl ApiVersionsResponse {
         }
         if version >= 1 {
             s.put_raw(&self.throttle_time_ms.to_be_bytes());
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0, 1, 2, 3],
@@ -91,10 +91,10 @@ impl ApiVersionsResponse {
             version,
         )?;
         if version >= 3 {
-            let emit_0 = (version >= 3) && !((&self.supported_features).is_empty());
-            let emit_1 = (version >= 3) && !(*(&self.finalized_features_epoch) == -1i64);
-            let emit_2 = (version >= 3) && !((&self.finalized_features).is_empty());
-            let emit_3 = (version >= 3) && !(*(&self.zk_migration_ready) == false);
+            let emit_0 = (version >= 3) && !self.supported_features.is_empty();
+            let emit_1 = (version >= 3) && self.finalized_features_epoch != -1i64;
+            let emit_2 = (version >= 3) && !self.finalized_features.is_empty();
+            let emit_3 = (version >= 3) && self.zk_migration_ready;
             s.put_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)
                     + usize::from(emit_1) + usize::from(emit_2) + usize::from(emit_3))
@@ -197,7 +197,7 @@ impl ApiVersionsResponse {
                 i,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -372,7 +372,7 @@ impl ApiVersionsResponse {
                 }
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             error_code: f_error_code,
             api_keys: f_api_keys,
@@ -419,7 +419,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
         let v = Self {
             error_code: g.value(&0i16),
             api_keys: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <ApiVersion as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -430,7 +430,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
             throttle_time_ms: if version >= 1 { g.value(&0i32) } else { 0i32 },
             supported_features: if version >= 3 {
                 {
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <SupportedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -444,7 +444,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
             finalized_features_epoch: if version >= 3 { g.value(&-1i64) } else { -1i64 },
             finalized_features: if version >= 3 {
                 {
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <FinalizedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -467,7 +467,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
     }
 }
 /// `ApiVersion`: inline struct of `ApiVersionsResponse` (versions 0-4).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ApiVersion {
     /// Numeric identifier of the API.
     ///
@@ -483,16 +483,6 @@ pub struct ApiVersion {
     pub max_version: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for ApiVersion {
-    fn default() -> Self {
-        Self {
-            api_key: 0i16,
-            min_version: 0i16,
-            max_version: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for ApiVersion {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -518,7 +508,7 @@ impl ::kwire_protocol::wire::Encode for ApiVersion {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -535,18 +525,14 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             api_key: f_api_key,
             min_version: f_min_version,
@@ -574,7 +560,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersion {
     }
 }
 /// `SupportedFeatureKey`: inline struct of `ApiVersionsResponse` (versions 3-4).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SupportedFeatureKey {
     /// Feature name.
     ///
@@ -591,16 +577,6 @@ pub struct SupportedFeatureKey {
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
-impl ::core::default::Default for SupportedFeatureKey {
-    fn default() -> Self {
-        Self {
-            name: ::kwire_protocol::wire::KStr::new(),
-            min_version: 0i16,
-            max_version: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
-}
 impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
         &self,
@@ -612,7 +588,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
                 .map_err(|e| e.field("name"))?;
         } else {
-            if !((&self.name).is_empty()) {
+            if !self.name.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("name"),
                 );
@@ -621,7 +597,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
         if version >= 3 {
             s.put_raw(&self.min_version.to_be_bytes());
         } else {
-            if !(*(&self.min_version) == 0i16) {
+            if self.min_version != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("min_version"),
                 );
@@ -630,7 +606,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
         if version >= 3 {
             s.put_raw(&self.max_version.to_be_bytes());
         } else {
-            if !(*(&self.max_version) == 0i16) {
+            if self.max_version != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("max_version"),
                 );
@@ -650,7 +626,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -679,18 +655,14 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             name: f_name,
             min_version: f_min_version,
@@ -722,7 +694,7 @@ impl ::kwire_protocol::wire::sample::Sample for SupportedFeatureKey {
     }
 }
 /// `FinalizedFeatureKey`: inline struct of `ApiVersionsResponse` (versions 3-4).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FinalizedFeatureKey {
     /// Feature name.
     ///
@@ -739,16 +711,6 @@ pub struct FinalizedFeatureKey {
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
-impl ::core::default::Default for FinalizedFeatureKey {
-    fn default() -> Self {
-        Self {
-            name: ::kwire_protocol::wire::KStr::new(),
-            max_version_level: 0i16,
-            min_version_level: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
-}
 impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
         &self,
@@ -760,7 +722,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
                 .map_err(|e| e.field("name"))?;
         } else {
-            if !((&self.name).is_empty()) {
+            if !self.name.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("name"),
                 );
@@ -769,7 +731,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         if version >= 3 {
             s.put_raw(&self.max_version_level.to_be_bytes());
         } else {
-            if !(*(&self.max_version_level) == 0i16) {
+            if self.max_version_level != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("max_version_level"),
@@ -779,7 +741,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         if version >= 3 {
             s.put_raw(&self.min_version_level.to_be_bytes());
         } else {
-            if !(*(&self.min_version_level) == 0i16) {
+            if self.min_version_level != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("min_version_level"),
@@ -800,7 +762,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -829,18 +791,14 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             name: f_name,
             max_version_level: f_max_version_level,

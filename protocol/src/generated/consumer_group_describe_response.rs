@@ -3,7 +3,7 @@
 /// `ConsumerGroupDescribeResponse`: response, API key 69, valid versions 0-1, flexible versions 0+.
 ///
 /// Generated from `ConsumerGroupDescribeResponse.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConsumerGroupDescribeResponse {
     /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
@@ -15,15 +15,6 @@ pub struct ConsumerGroupDescribeResponse {
     pub groups: ::std::vec::Vec<DescribedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for ConsumerGroupDescribeResponse {
-    fn default() -> Self {
-        Self {
-            throttle_time_ms: 0i32,
-            groups: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupDescribeResponse {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -101,15 +92,7 @@ impl ConsumerGroupDescribeResponse {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -154,7 +137,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupDescribeResponse {
         let v = Self {
             throttle_time_ms: g.value(&0i32),
             groups: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -289,7 +272,7 @@ impl ::kwire_protocol::wire::Encode for Member {
             .map_err(|e| e.field("target_assignment"))?;
         if version >= 1 {
             s.put_raw(&self.member_type.to_be_bytes());
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -357,15 +340,7 @@ impl ::kwire_protocol::wire::Decode for Member {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -408,7 +383,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
             client_id: g.value(&::kwire_protocol::wire::KStr::new()),
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
             subscribed_topic_names: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
@@ -579,15 +554,7 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -623,7 +590,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
             assignment_epoch: g.value(&0i32),
             assignor_name: g.value(&::kwire_protocol::wire::KStr::new()),
             members: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -639,7 +606,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
     }
 }
 /// `TopicPartitions`: common struct of `ConsumerGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
     /// Id of the topic.
     ///
@@ -655,16 +622,6 @@ pub struct TopicPartitions {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicPartitions {
-    fn default() -> Self {
-        Self {
-            topic_id: ::kwire_protocol::wire::Uuid::ZERO,
-            topic_name: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -723,15 +680,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -750,7 +699,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
             topic_id: g.value(&::kwire_protocol::wire::Uuid::ZERO),
             topic_name: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -760,7 +709,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
     }
 }
 /// `Assignment`: common struct of `ConsumerGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
     /// Topic-partitions in this assignment.
     ///
@@ -768,14 +717,6 @@ pub struct Assignment {
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Assignment {
-    fn default() -> Self {
-        Self {
-            topic_partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -838,15 +779,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -861,7 +794,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
         g.enter();
         let v = Self {
             topic_partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,

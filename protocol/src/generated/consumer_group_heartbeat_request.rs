@@ -135,7 +135,7 @@ impl ConsumerGroupHeartbeatRequest {
                 )
                 .map_err(|e| e.field("subscribed_topic_regex"))?;
         } else {
-            if !(self.subscribed_topic_regex.is_none()) {
+            if self.subscribed_topic_regex.is_some() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("subscribed_topic_regex"),
@@ -257,15 +257,7 @@ impl ConsumerGroupHeartbeatRequest {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -338,7 +330,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                         .collect::<::std::vec::Vec<_>>()
@@ -366,7 +358,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -382,7 +374,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
     }
 }
 /// `TopicPartitions`: inline struct of `ConsumerGroupHeartbeatRequest` (versions 0-1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
     /// Id of the topic.
     ///
@@ -394,15 +386,6 @@ pub struct TopicPartitions {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicPartitions {
-    fn default() -> Self {
-        Self {
-            topic_id: ::kwire_protocol::wire::Uuid::ZERO,
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -458,15 +441,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -483,7 +458,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
         let v = Self {
             topic_id: g.value(&::kwire_protocol::wire::Uuid::ZERO),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),

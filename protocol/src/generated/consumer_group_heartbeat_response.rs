@@ -3,7 +3,7 @@
 /// `ConsumerGroupHeartbeatResponse`: response, API key 68, valid versions 0-1, flexible versions 0+.
 ///
 /// Generated from `ConsumerGroupHeartbeatResponse.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConsumerGroupHeartbeatResponse {
     /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
@@ -35,20 +35,6 @@ pub struct ConsumerGroupHeartbeatResponse {
     pub assignment: ::core::option::Option<Assignment>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for ConsumerGroupHeartbeatResponse {
-    fn default() -> Self {
-        Self {
-            throttle_time_ms: 0i32,
-            error_code: 0i16,
-            error_message: ::core::option::Option::None,
-            member_id: ::core::option::Option::None,
-            member_epoch: 0i32,
-            heartbeat_interval_ms: 0i32,
-            assignment: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupHeartbeatResponse {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -143,15 +129,7 @@ impl ConsumerGroupHeartbeatResponse {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -234,7 +212,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatResponse {
     }
 }
 /// `Assignment`: inline struct of `ConsumerGroupHeartbeatResponse` (versions 0-1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
     /// Partitions the member may start consuming right away.
     ///
@@ -242,14 +220,6 @@ pub struct Assignment {
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Assignment {
-    fn default() -> Self {
-        Self {
-            topic_partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -312,15 +282,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -335,7 +297,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
         g.enter();
         let v = Self {
             topic_partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -350,7 +312,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
     }
 }
 /// `TopicPartitions`: common struct of `ConsumerGroupHeartbeatResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
     /// Id of the topic.
     ///
@@ -362,15 +324,6 @@ pub struct TopicPartitions {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicPartitions {
-    fn default() -> Self {
-        Self {
-            topic_id: ::kwire_protocol::wire::Uuid::ZERO,
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -426,15 +379,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -451,7 +396,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
         let v = Self {
             topic_id: g.value(&::kwire_protocol::wire::Uuid::ZERO),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),

@@ -3,7 +3,7 @@
 /// `FindCoordinatorRequest`: request, API key 10, valid versions 0-6, flexible versions 3+.
 ///
 /// Generated from `FindCoordinatorRequest.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FindCoordinatorRequest {
     /// The single id to look up: a group id or a transactional id, depending on KeyType. Replaced by CoordinatorKeys from v4.
     ///
@@ -19,16 +19,6 @@ pub struct FindCoordinatorRequest {
     pub coordinator_keys: ::std::vec::Vec<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for FindCoordinatorRequest {
-    fn default() -> Self {
-        Self {
-            key: ::kwire_protocol::wire::KStr::new(),
-            key_type: 0i8,
-            coordinator_keys: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for FindCoordinatorRequest {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -55,7 +45,7 @@ impl FindCoordinatorRequest {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
                 .map_err(|e| e.field("key"))?;
         } else {
-            if !((&self.key).is_empty()) {
+            if !self.key.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("key"),
                 );
@@ -64,7 +54,7 @@ impl FindCoordinatorRequest {
         if version >= 1 {
             s.put_raw(&self.key_type.to_be_bytes());
         } else {
-            if !(*(&self.key_type) == 0i8) {
+            if self.key_type != 0i8 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("key_type"),
                 );
@@ -81,7 +71,7 @@ impl FindCoordinatorRequest {
                 }
             }
         } else {
-            if !((&self.coordinator_keys).is_empty()) {
+            if !self.coordinator_keys.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("coordinator_keys"),
@@ -102,7 +92,7 @@ impl FindCoordinatorRequest {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -148,18 +138,14 @@ impl FindCoordinatorRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             key: f_key,
             key_type: f_key_type,
@@ -208,7 +194,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorRequest {
             key_type: if version >= 1 { g.value(&0i8) } else { 0i8 },
             coordinator_keys: if version >= 4 {
                 {
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                         .collect::<::std::vec::Vec<_>>()

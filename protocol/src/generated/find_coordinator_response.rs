@@ -75,11 +75,11 @@ impl FindCoordinatorResponse {
         let flexible: bool = version >= 3;
         if version >= 1 {
             s.put_raw(&self.throttle_time_ms.to_be_bytes());
-        } else {}
+        }
         if version <= 3 {
             s.put_raw(&self.error_code.to_be_bytes());
         } else {
-            if !(*(&self.error_code) == 0i16) {
+            if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("error_code"),
                 );
@@ -94,11 +94,11 @@ impl FindCoordinatorResponse {
                     version,
                 )
                 .map_err(|e| e.field("error_message"))?;
-        } else {}
+        }
         if version <= 3 {
             s.put_raw(&self.node_id.to_be_bytes());
         } else {
-            if !(*(&self.node_id) == 0i32) {
+            if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("node_id"),
                 );
@@ -108,7 +108,7 @@ impl FindCoordinatorResponse {
             ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
                 .map_err(|e| e.field("host"))?;
         } else {
-            if !((&self.host).is_empty()) {
+            if !self.host.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("host"),
                 );
@@ -117,7 +117,7 @@ impl FindCoordinatorResponse {
         if version <= 3 {
             s.put_raw(&self.port.to_be_bytes());
         } else {
-            if !(*(&self.port) == 0i32) {
+            if self.port != 0i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("port"),
                 );
@@ -134,7 +134,7 @@ impl FindCoordinatorResponse {
                 }
             }
         } else {
-            if !((&self.coordinators).is_empty()) {
+            if !self.coordinators.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("coordinators"),
                 );
@@ -154,7 +154,7 @@ impl FindCoordinatorResponse {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -226,18 +226,14 @@ impl FindCoordinatorResponse {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             throttle_time_ms: f_throttle_time_ms,
             error_code: f_error_code,
@@ -304,7 +300,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
             port: if version <= 3 { g.value(&0i32) } else { 0i32 },
             coordinators: if version >= 4 {
                 {
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <Coordinator as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -381,7 +377,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
                 .map_err(|e| e.field("key"))?;
         } else {
-            if !((&self.key).is_empty()) {
+            if !self.key.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("key"),
                 );
@@ -390,7 +386,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         if version >= 4 {
             s.put_raw(&self.node_id.to_be_bytes());
         } else {
-            if !(*(&self.node_id) == 0i32) {
+            if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("node_id"),
                 );
@@ -400,7 +396,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
                 .map_err(|e| e.field("host"))?;
         } else {
-            if !((&self.host).is_empty()) {
+            if !self.host.is_empty() {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("host"),
                 );
@@ -409,7 +405,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         if version >= 4 {
             s.put_raw(&self.port.to_be_bytes());
         } else {
-            if !(*(&self.port) == 0i32) {
+            if self.port != 0i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("port"),
                 );
@@ -418,7 +414,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         if version >= 4 {
             s.put_raw(&self.error_code.to_be_bytes());
         } else {
-            if !(*(&self.error_code) == 0i16) {
+            if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version).field("error_code"),
                 );
@@ -433,7 +429,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
                     version,
                 )
                 .map_err(|e| e.field("error_message"))?;
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -448,7 +444,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -498,18 +494,14 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             key: f_key,
             node_id: f_node_id,

@@ -78,7 +78,7 @@ impl MetadataRequest {
         if version >= 4 {
             s.put_byte(u8::from(self.allow_auto_topic_creation));
         } else {
-            if !(*(&self.allow_auto_topic_creation) == true) {
+            if !self.allow_auto_topic_creation {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("allow_auto_topic_creation"),
@@ -88,7 +88,7 @@ impl MetadataRequest {
         if (8..=10).contains(&version) {
             s.put_byte(u8::from(self.include_cluster_authorized_operations));
         } else {
-            if !(*(&self.include_cluster_authorized_operations) == false) {
+            if self.include_cluster_authorized_operations {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("include_cluster_authorized_operations"),
@@ -98,7 +98,7 @@ impl MetadataRequest {
         if version >= 8 {
             s.put_byte(u8::from(self.include_topic_authorized_operations));
         } else {
-            if !(*(&self.include_topic_authorized_operations) == false) {
+            if self.include_topic_authorized_operations {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("include_topic_authorized_operations"),
@@ -119,7 +119,7 @@ impl MetadataRequest {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -191,18 +191,14 @@ impl MetadataRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             topics: f_topics,
             allow_auto_topic_creation: f_allow_auto_topic_creation,
@@ -248,7 +244,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <MetadataRequestTopic as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -310,7 +306,7 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
         let flexible: bool = version >= 9;
         if version >= 10 {
             s.put_raw(&self.topic_id.0);
-        } else {}
+        }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.name.as_ref(),
@@ -333,7 +329,7 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -359,18 +355,14 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             topic_id: f_topic_id,
             name: f_name,

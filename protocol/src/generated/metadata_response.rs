@@ -73,7 +73,7 @@ impl MetadataResponse {
         let flexible: bool = version >= 9;
         if version >= 3 {
             s.put_raw(&self.throttle_time_ms.to_be_bytes());
-        } else {}
+        }
         {
             let a = &self.brokers;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
@@ -92,10 +92,10 @@ impl MetadataResponse {
                     version,
                 )
                 .map_err(|e| e.field("cluster_id"))?;
-        } else {}
+        }
         if version >= 1 {
             s.put_raw(&self.controller_id.to_be_bytes());
-        } else {}
+        }
         {
             let a = &self.topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
@@ -108,7 +108,7 @@ impl MetadataResponse {
         if (8..=10).contains(&version) {
             s.put_raw(&self.cluster_authorized_operations.to_be_bytes());
         } else {
-            if !(*(&self.cluster_authorized_operations) == -2147483648i32) {
+            if self.cluster_authorized_operations != -2147483648i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("cluster_authorized_operations"),
@@ -117,7 +117,7 @@ impl MetadataResponse {
         }
         if version >= 13 {
             s.put_raw(&self.error_code.to_be_bytes());
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -132,7 +132,7 @@ impl MetadataResponse {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -215,18 +215,14 @@ impl MetadataResponse {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             throttle_time_ms: f_throttle_time_ms,
             brokers: f_brokers,
@@ -273,7 +269,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
         let v = Self {
             throttle_time_ms: if version >= 3 { g.value(&0i32) } else { 0i32 },
             brokers: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <MetadataResponseBroker as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -294,7 +290,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
             },
             controller_id: if version >= 1 { g.value(&-1i32) } else { -1i32 },
             topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <MetadataResponseTopic as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -319,7 +315,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
     }
 }
 /// `MetadataResponseBroker`: inline struct of `MetadataResponse` (versions 0-13).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MetadataResponseBroker {
     /// Numeric broker id (node.id).
     ///
@@ -339,17 +335,6 @@ pub struct MetadataResponseBroker {
     pub rack: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for MetadataResponseBroker {
-    fn default() -> Self {
-        Self {
-            node_id: 0i32,
-            host: ::kwire_protocol::wire::KStr::new(),
-            port: 0i32,
-            rack: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -371,7 +356,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
                     version,
                 )
                 .map_err(|e| e.field("rack"))?;
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -386,7 +371,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -414,18 +399,14 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             node_id: f_node_id,
             host: f_host,
@@ -524,7 +505,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
         s.put_raw(&self.leader_id.to_be_bytes());
         if version >= 7 {
             s.put_raw(&self.leader_epoch.to_be_bytes());
-        } else {}
+        }
         {
             let a = &self.replica_nodes;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
@@ -550,7 +531,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
                     s.put_raw(&e.to_be_bytes());
                 }
             }
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -565,7 +546,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -631,18 +612,14 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             error_code: f_error_code,
             partition_index: f_partition_index,
@@ -665,16 +642,16 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponsePartition {
             leader_id: g.value(&0i32),
             leader_epoch: if version >= 7 { g.value(&-1i32) } else { -1i32 },
             replica_nodes: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             isr_nodes: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             offline_replicas: if version >= 5 {
                 {
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
                 }
             } else {
@@ -751,10 +728,10 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
             .map_err(|e| e.field("name"))?;
         if version >= 10 {
             s.put_raw(&self.topic_id.0);
-        } else {}
+        }
         if version >= 1 {
             s.put_byte(u8::from(self.is_internal));
-        } else {}
+        }
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
@@ -767,7 +744,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
         if version >= 8 {
             s.put_raw(&self.topic_authorized_operations.to_be_bytes());
         } else {
-            if !(*(&self.topic_authorized_operations) == -2147483648i32) {
+            if self.topic_authorized_operations != -2147483648i32 {
                 return ::core::result::Result::Err(
                     ::kwire_protocol::wire::non_default(version)
                         .field("topic_authorized_operations"),
@@ -788,7 +765,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
 }
@@ -845,18 +822,14 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             error_code: f_error_code,
             name: f_name,
@@ -888,7 +861,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseTopic {
             },
             is_internal: if version >= 1 { g.value(&false) } else { false },
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <MetadataResponsePartition as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,

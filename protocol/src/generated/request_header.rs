@@ -68,7 +68,7 @@ impl RequestHeader {
                     version,
                 )
                 .map_err(|e| e.field("client_id"))?;
-        } else {}
+        }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -83,7 +83,7 @@ impl RequestHeader {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -109,18 +109,14 @@ impl RequestHeader {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             request_api_key: f_request_api_key,
             request_api_version: f_request_api_version,

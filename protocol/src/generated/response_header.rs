@@ -3,7 +3,7 @@
 /// `ResponseHeader`: header, valid versions 0-1, flexible versions 1+.
 ///
 /// Generated from `ResponseHeader.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResponseHeader {
     /// Copy of the correlation id from the request this response answers.
     ///
@@ -11,14 +11,6 @@ pub struct ResponseHeader {
     pub correlation_id: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for ResponseHeader {
-    fn default() -> Self {
-        Self {
-            correlation_id: 0i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for ResponseHeader {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -56,7 +48,7 @@ impl ResponseHeader {
                 0,
                 u64::MAX,
             )?;
-        } else {}
+        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -69,18 +61,14 @@ impl ResponseHeader {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                match tag {
-                    _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
-                            tag,
-                            p,
-                        )
-                    }
-                }
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        } else {}
+        }
         ::core::result::Result::Ok(Self {
             correlation_id: f_correlation_id,
             unknown_tagged_fields,

@@ -3,7 +3,7 @@
 /// `StreamsGroupDescribeRequest`: request, API key 89, valid versions 0, flexible versions 0+.
 ///
 /// Generated from `StreamsGroupDescribeRequest.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StreamsGroupDescribeRequest {
     /// Streams groups to describe, given by group id.
     ///
@@ -15,15 +15,6 @@ pub struct StreamsGroupDescribeRequest {
     pub include_authorized_operations: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for StreamsGroupDescribeRequest {
-    fn default() -> Self {
-        Self {
-            group_ids: ::std::vec::Vec::new(),
-            include_authorized_operations: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeRequest {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -97,15 +88,7 @@ impl StreamsGroupDescribeRequest {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -149,7 +132,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeRequest {
         g.enter();
         let v = Self {
             group_ids: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()

@@ -3,7 +3,7 @@
 /// `StreamsGroupDescribeResponse`: response, API key 89, valid versions 0, flexible versions 0+.
 ///
 /// Generated from `StreamsGroupDescribeResponse.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StreamsGroupDescribeResponse {
     /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
@@ -15,15 +15,6 @@ pub struct StreamsGroupDescribeResponse {
     pub groups: ::std::vec::Vec<DescribedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for StreamsGroupDescribeResponse {
-    fn default() -> Self {
-        Self {
-            throttle_time_ms: 0i32,
-            groups: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeResponse {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -101,15 +92,7 @@ impl StreamsGroupDescribeResponse {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -154,7 +137,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeResponse {
         let v = Self {
             throttle_time_ms: g.value(&0i32),
             groups: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -169,7 +152,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeResponse {
     }
 }
 /// `Subtopology`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Subtopology {
     /// Stable id of the sub-topology.
     ///
@@ -193,18 +176,6 @@ pub struct Subtopology {
     pub repartition_source_topics: ::std::vec::Vec<TopicInfo>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Subtopology {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            source_topics: ::std::vec::Vec::new(),
-            repartition_sink_topics: ::std::vec::Vec::new(),
-            state_changelog_topics: ::std::vec::Vec::new(),
-            repartition_source_topics: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -345,15 +316,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -373,19 +336,19 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
         let v = Self {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
             },
             repartition_sink_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
             },
             state_changelog_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -394,7 +357,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                     .collect::<::std::vec::Vec<_>>()
             },
             repartition_source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -409,7 +372,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
     }
 }
 /// `Topology`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Topology {
     /// Version number of that topology.
     ///
@@ -421,15 +384,6 @@ pub struct Topology {
     pub subtopologies: ::core::option::Option<::std::vec::Vec<Subtopology>>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Topology {
-    fn default() -> Self {
-        Self {
-            epoch: 0i32,
-            subtopologies: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Topology {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -504,15 +458,7 @@ impl ::kwire_protocol::wire::Decode for Topology {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -532,7 +478,7 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -548,7 +494,7 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
     }
 }
 /// `Member`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Member {
     /// Identifier this member uses in heartbeats.
     ///
@@ -612,28 +558,6 @@ pub struct Member {
     pub is_classic: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Member {
-    fn default() -> Self {
-        Self {
-            member_id: ::kwire_protocol::wire::KStr::new(),
-            member_epoch: 0i32,
-            instance_id: ::core::option::Option::None,
-            rack_id: ::core::option::Option::None,
-            client_id: ::kwire_protocol::wire::KStr::new(),
-            client_host: ::kwire_protocol::wire::KStr::new(),
-            topology_epoch: 0i32,
-            process_id: ::kwire_protocol::wire::KStr::new(),
-            user_endpoint: ::core::option::Option::None,
-            client_tags: ::std::vec::Vec::new(),
-            task_offsets: ::std::vec::Vec::new(),
-            task_end_offsets: ::std::vec::Vec::new(),
-            assignment: <Assignment as ::core::default::Default>::default(),
-            target_assignment: <Assignment as ::core::default::Default>::default(),
-            is_classic: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Member {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -822,15 +746,7 @@ impl ::kwire_protocol::wire::Decode for Member {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -889,7 +805,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                 )
             },
             client_tags: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -898,7 +814,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                     .collect::<::std::vec::Vec<_>>()
             },
             task_offsets: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -907,7 +823,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                     .collect::<::std::vec::Vec<_>>()
             },
             task_end_offsets: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1089,15 +1005,7 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1142,7 +1050,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
                 )
             },
             members: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1158,7 +1066,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Endpoint {
     /// DNS name or IP address to connect to.
     ///
@@ -1170,15 +1078,6 @@ pub struct Endpoint {
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Endpoint {
-    fn default() -> Self {
-        Self {
-            host: ::kwire_protocol::wire::KStr::new(),
-            port: 0u16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1217,15 +1116,7 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1249,7 +1140,7 @@ impl ::kwire_protocol::wire::sample::Sample for Endpoint {
     }
 }
 /// `TaskOffset`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskOffset {
     /// Sub-topology the task belongs to.
     ///
@@ -1265,16 +1156,6 @@ pub struct TaskOffset {
     pub offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TaskOffset {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            partition: 0i32,
-            offset: 0i64,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1315,15 +1196,7 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1349,7 +1222,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskOffset {
     }
 }
 /// `TopicPartitions`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
     /// Id of the topic.
     ///
@@ -1365,16 +1238,6 @@ pub struct TopicPartitions {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicPartitions {
-    fn default() -> Self {
-        Self {
-            topic_id: ::kwire_protocol::wire::Uuid::ZERO,
-            topic_name: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1433,15 +1296,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1460,7 +1315,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
             topic_id: g.value(&::kwire_protocol::wire::Uuid::ZERO),
             topic_name: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1470,7 +1325,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
     }
 }
 /// `Assignment`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
     /// Active tasks in this assignment, grouped by sub-topology.
     ///
@@ -1486,16 +1341,6 @@ pub struct Assignment {
     pub warmup_tasks: ::std::vec::Vec<TaskIds>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Assignment {
-    fn default() -> Self {
-        Self {
-            active_tasks: ::std::vec::Vec::new(),
-            standby_tasks: ::std::vec::Vec::new(),
-            warmup_tasks: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1601,15 +1446,7 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1626,7 +1463,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
         g.enter();
         let v = Self {
             active_tasks: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1635,7 +1472,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                     .collect::<::std::vec::Vec<_>>()
             },
             standby_tasks: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1644,7 +1481,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                     .collect::<::std::vec::Vec<_>>()
             },
             warmup_tasks: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1659,7 +1496,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
     }
 }
 /// `TaskIds`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskIds {
     /// Sub-topology the tasks belong to.
     ///
@@ -1671,15 +1508,6 @@ pub struct TaskIds {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TaskIds {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1736,15 +1564,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1761,7 +1581,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
         let v = Self {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1771,7 +1591,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
     }
 }
 /// `KeyValue`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyValue {
     /// Entry key.
     ///
@@ -1783,15 +1603,6 @@ pub struct KeyValue {
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for KeyValue {
-    fn default() -> Self {
-        Self {
-            key: ::kwire_protocol::wire::KStr::new(),
-            value: ::kwire_protocol::wire::KStr::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1831,15 +1642,7 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1863,7 +1666,7 @@ impl ::kwire_protocol::wire::sample::Sample for KeyValue {
     }
 }
 /// `TopicInfo`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicInfo {
     /// Name of this internal topic.
     ///
@@ -1883,17 +1686,6 @@ pub struct TopicInfo {
     pub topic_configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicInfo {
-    fn default() -> Self {
-        Self {
-            name: ::kwire_protocol::wire::KStr::new(),
-            partitions: 0i32,
-            replication_factor: 0i16,
-            topic_configs: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1960,15 +1752,7 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1989,7 +1773,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
             partitions: g.value(&0i32),
             replication_factor: g.value(&0i16),
             topic_configs: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,

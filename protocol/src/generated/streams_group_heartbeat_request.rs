@@ -465,15 +465,7 @@ impl StreamsGroupHeartbeatRequest {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -564,7 +556,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -577,7 +569,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -590,7 +582,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -620,7 +612,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -633,7 +625,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -646,7 +638,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -663,7 +655,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
     }
 }
 /// `CopartitionGroup`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CopartitionGroup {
     /// Positions (0-based) in this sub-topology's SourceTopics list.
     ///
@@ -679,16 +671,6 @@ pub struct CopartitionGroup {
     pub repartition_source_topics: ::std::vec::Vec<i16>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for CopartitionGroup {
-    fn default() -> Self {
-        Self {
-            source_topics: ::std::vec::Vec::new(),
-            source_topic_regex: ::std::vec::Vec::new(),
-            repartition_source_topics: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for CopartitionGroup {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -786,15 +768,7 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -811,15 +785,15 @@ impl ::kwire_protocol::wire::sample::Sample for CopartitionGroup {
         g.enter();
         let v = Self {
             source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
             },
             source_topic_regex: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
             },
             repartition_source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -829,7 +803,7 @@ impl ::kwire_protocol::wire::sample::Sample for CopartitionGroup {
     }
 }
 /// `Subtopology`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Subtopology {
     /// Stable id of the sub-topology, derived deterministically from the topology.
     ///
@@ -861,20 +835,6 @@ pub struct Subtopology {
     pub copartition_groups: ::std::vec::Vec<CopartitionGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Subtopology {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            source_topics: ::std::vec::Vec::new(),
-            source_topic_regex: ::std::vec::Vec::new(),
-            state_changelog_topics: ::std::vec::Vec::new(),
-            repartition_sink_topics: ::std::vec::Vec::new(),
-            repartition_source_topics: ::std::vec::Vec::new(),
-            copartition_groups: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1071,15 +1031,7 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1101,19 +1053,19 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
         let v = Self {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
             },
             source_topic_regex: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
             },
             state_changelog_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1122,13 +1074,13 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                     .collect::<::std::vec::Vec<_>>()
             },
             repartition_sink_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
                     .collect::<::std::vec::Vec<_>>()
             },
             repartition_source_topics: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1137,7 +1089,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                     .collect::<::std::vec::Vec<_>>()
             },
             copartition_groups: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <CopartitionGroup as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1152,7 +1104,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
     }
 }
 /// `Topology`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Topology {
     /// Version number of this topology, compared with the one the group was set up with.
     ///
@@ -1164,15 +1116,6 @@ pub struct Topology {
     pub subtopologies: ::std::vec::Vec<Subtopology>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Topology {
-    fn default() -> Self {
-        Self {
-            epoch: 0i32,
-            subtopologies: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Topology {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1237,15 +1180,7 @@ impl ::kwire_protocol::wire::Decode for Topology {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1262,7 +1197,7 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
         let v = Self {
             epoch: g.value(&0i32),
             subtopologies: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1277,7 +1212,7 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
     }
 }
 /// `KeyValue`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct KeyValue {
     /// Entry key.
     ///
@@ -1289,15 +1224,6 @@ pub struct KeyValue {
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for KeyValue {
-    fn default() -> Self {
-        Self {
-            key: ::kwire_protocol::wire::KStr::new(),
-            value: ::kwire_protocol::wire::KStr::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1337,15 +1263,7 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1369,7 +1287,7 @@ impl ::kwire_protocol::wire::sample::Sample for KeyValue {
     }
 }
 /// `TopicInfo`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicInfo {
     /// Name of this internal topic.
     ///
@@ -1389,17 +1307,6 @@ pub struct TopicInfo {
     pub topic_configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicInfo {
-    fn default() -> Self {
-        Self {
-            name: ::kwire_protocol::wire::KStr::new(),
-            partitions: 0i32,
-            replication_factor: 0i16,
-            topic_configs: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1466,15 +1373,7 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1495,7 +1394,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
             partitions: g.value(&0i32),
             replication_factor: g.value(&0i16),
             topic_configs: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -1510,7 +1409,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Endpoint {
     /// DNS name or IP address to connect to.
     ///
@@ -1522,15 +1421,6 @@ pub struct Endpoint {
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Endpoint {
-    fn default() -> Self {
-        Self {
-            host: ::kwire_protocol::wire::KStr::new(),
-            port: 0u16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1569,15 +1459,7 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1601,7 +1483,7 @@ impl ::kwire_protocol::wire::sample::Sample for Endpoint {
     }
 }
 /// `TaskOffset`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskOffset {
     /// Sub-topology the task belongs to.
     ///
@@ -1617,16 +1499,6 @@ pub struct TaskOffset {
     pub offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TaskOffset {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            partition: 0i32,
-            offset: 0i64,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1667,15 +1539,7 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1701,7 +1565,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskOffset {
     }
 }
 /// `TaskIds`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskIds {
     /// Sub-topology the tasks belong to.
     ///
@@ -1713,15 +1577,6 @@ pub struct TaskIds {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TaskIds {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1778,15 +1633,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -1803,7 +1650,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
         let v = Self {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),

@@ -3,7 +3,7 @@
 /// `StreamsGroupHeartbeatResponse`: response, API key 88, valid versions 0, flexible versions 0+.
 ///
 /// Generated from `StreamsGroupHeartbeatResponse.json`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StreamsGroupHeartbeatResponse {
     /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
@@ -65,27 +65,6 @@ pub struct StreamsGroupHeartbeatResponse {
     >,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for StreamsGroupHeartbeatResponse {
-    fn default() -> Self {
-        Self {
-            throttle_time_ms: 0i32,
-            error_code: 0i16,
-            error_message: ::core::option::Option::None,
-            member_id: ::kwire_protocol::wire::KStr::new(),
-            member_epoch: 0i32,
-            heartbeat_interval_ms: 0i32,
-            acceptable_recovery_lag: 0i32,
-            task_offset_interval_ms: 0i32,
-            status: ::core::option::Option::None,
-            active_tasks: ::core::option::Option::None,
-            standby_tasks: ::core::option::Option::None,
-            warmup_tasks: ::core::option::Option::None,
-            endpoint_information_epoch: 0i32,
-            partitions_by_user_endpoint: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupHeartbeatResponse {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -362,15 +341,7 @@ impl StreamsGroupHeartbeatResponse {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -443,7 +414,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <Status as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -456,7 +427,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -469,7 +440,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -482,7 +453,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -496,7 +467,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some({
-                    let n = g.len();
+                    let n = g.array_len();
                     (0..n)
                         .map(|_| <EndpointToPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
                             g,
@@ -512,7 +483,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
     }
 }
 /// `EndpointToPartitions`: inline struct of `StreamsGroupHeartbeatResponse` (versions 0).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndpointToPartitions {
     /// Interactive Queries endpoint of one instance.
     ///
@@ -528,16 +499,6 @@ pub struct EndpointToPartitions {
     pub standby_partitions: ::std::vec::Vec<TopicPartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for EndpointToPartitions {
-    fn default() -> Self {
-        Self {
-            user_endpoint: <Endpoint as ::core::default::Default>::default(),
-            active_partitions: ::std::vec::Vec::new(),
-            standby_partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for EndpointToPartitions {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -636,15 +597,7 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -665,7 +618,7 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
                 version,
             ),
             active_partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -674,7 +627,7 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
                     .collect::<::std::vec::Vec<_>>()
             },
             standby_partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n)
                     .map(|_| <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
                         g,
@@ -689,7 +642,7 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
     }
 }
 /// `Status`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Status {
     /// Which condition is active: 0 = STALE_TOPOLOGY, 1 = MISSING_SOURCE_TOPICS, 2 = INCORRECTLY_PARTITIONED_TOPICS, 3 = MISSING_INTERNAL_TOPICS, 4 = SHUTDOWN_APPLICATION, 5 = ASSIGNMENT_DELAYED.
     ///
@@ -701,15 +654,6 @@ pub struct Status {
     pub status_detail: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Status {
-    fn default() -> Self {
-        Self {
-            status_code: 0i8,
-            status_detail: ::kwire_protocol::wire::KStr::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Status {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -748,15 +692,7 @@ impl ::kwire_protocol::wire::Decode for Status {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -780,7 +716,7 @@ impl ::kwire_protocol::wire::sample::Sample for Status {
     }
 }
 /// `TopicPartition`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartition {
     /// Topic whose partitions are listed next.
     ///
@@ -792,15 +728,6 @@ pub struct TopicPartition {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TopicPartition {
-    fn default() -> Self {
-        Self {
-            topic: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TopicPartition {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -857,15 +784,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartition {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -882,7 +801,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartition {
         let v = Self {
             topic: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -892,7 +811,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartition {
     }
 }
 /// `TaskIds`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskIds {
     /// Sub-topology the tasks belong to.
     ///
@@ -904,15 +823,6 @@ pub struct TaskIds {
     pub partitions: ::std::vec::Vec<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for TaskIds {
-    fn default() -> Self {
-        Self {
-            subtopology_id: ::kwire_protocol::wire::KStr::new(),
-            partitions: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -969,15 +879,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {
@@ -994,7 +896,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
         let v = Self {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
-                let n = g.len();
+                let n = g.array_len();
                 (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1004,7 +906,7 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Endpoint {
     /// DNS name or IP address to connect to.
     ///
@@ -1016,15 +918,6 @@ pub struct Endpoint {
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
-}
-impl ::core::default::Default for Endpoint {
-    fn default() -> Self {
-        Self {
-            host: ::kwire_protocol::wire::KStr::new(),
-            port: 0u16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
-        }
-    }
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_to<S: ::kwire_protocol::wire::Sink>(
@@ -1063,15 +956,7 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         let n = r.uvarint()?;
         for _ in 0..n {
             let (tag, p) = r.tagged_field()?;
-            match tag {
-                _ => {
-                    ::kwire_protocol::wire::push_unknown_tag(
-                        &mut unknown_tagged_fields,
-                        tag,
-                        p,
-                    )
-                }
-            }
+            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
         }
         ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         ::core::result::Result::Ok(Self {

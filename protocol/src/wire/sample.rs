@@ -154,7 +154,7 @@ impl SampleGen {
         }
     }
     /// An array length (0 beyond nesting depth 4).
-    pub fn len(&mut self) -> usize {
+    pub fn array_len(&mut self) -> usize {
         if self.depth > 4 {
             return 0;
         }

@@ -290,6 +290,22 @@ pub enum DefaultValue {
     Uuid([u8; 16]),
 }
 
+/// Where each key's value is in the source, for diagnostics (the last occurrence of a repeated
+/// key, as Kafka keeps the last one).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeySpans(pub Vec<(String, Span)>);
+
+impl KeySpans {
+    /// The span of `key`'s value, if the key was given.
+    pub fn get(&self, key: &str) -> Option<Span> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, s)| *s)
+    }
+    /// The span of `key`'s value, else `fallback`.
+    pub fn or(&self, key: &str, fallback: Span) -> Span {
+        self.get(key).unwrap_or(fallback)
+    }
+}
+
 /// A field of a message or struct.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -319,6 +335,8 @@ pub struct Field {
     pub about: String,
     /// The field object's span.
     pub span: Span,
+    /// Spans of the field's keys' values.
+    pub spans: KeySpans,
 }
 
 impl Field {
@@ -354,8 +372,10 @@ pub struct Struct {
     pub versions: Versions,
     /// Declared in `commonStructs`.
     pub common: bool,
-    /// Where it was declared.
+    /// Where it was declared: the common struct's object, or the field object of an inline one.
     pub span: Span,
+    /// The span of its name: the common struct's `name` value, or the inline field's `type`.
+    pub name_span: Span,
 }
 
 /// One spec file, lowered.
@@ -385,6 +405,10 @@ pub struct Spec {
     pub fields: Vec<Field>,
     /// Every common and inline struct of the file, in declaration order (depth first).
     pub structs: Vec<Struct>,
+    /// Spans of the top-level keys' values.
+    pub spans: KeySpans,
+    /// The root object's span.
+    pub span: Span,
 }
 
 impl Spec {
@@ -403,7 +427,8 @@ impl Spec {
             fields: self.fields.clone(),
             versions: self.valid,
             common: false,
-            span: Span::default(),
+            span: self.span,
+            name_span: self.spans.or("name", self.span),
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod render;
 pub mod rust;
 pub mod source;
 pub mod syntax;
+pub mod validate;
 
 pub use builder::{Builder, Error};
-pub use source::{check_files, Checked, SourceFile};
+pub use source::{check_files, check_files_alone, Checked, SourceFile};

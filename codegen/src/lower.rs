@@ -28,7 +28,7 @@
 //! | K3001 | reference to a struct that is defined nowhere |
 
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{ApiKeyValue, DefaultValue, Field, MessageKind, Spec, Struct, Type, Versions};
+use crate::ir::{ApiKeyValue, DefaultValue, Field, KeySpans, MessageKind, Spec, Struct, Type, Versions};
 use crate::syntax::{Member, Value, ValueKind};
 
 const TOP_KEYS: &[&str] = &[
@@ -133,6 +133,30 @@ impl<'a> Obj<'a> {
     fn key_span(&self, key: &str) -> Option<Span> {
         self.members.iter().rev().find(|m| m.key == key).map(|m| m.key_span)
     }
+    /// The raw value of `key` (a JSON `null` included).
+    fn raw(&self, key: &str) -> Option<&'a Value> {
+        self.members.iter().rev().find(|m| m.key == key).map(|m| &m.value)
+    }
+    fn spans(&self) -> KeySpans {
+        KeySpans(self.members.iter().map(|m| (m.key.clone(), m.value.span)).collect())
+    }
+    /// Where to point for a missing key: the opening brace.
+    fn head(&self) -> Span {
+        Span::new(self.span.start, self.span.start + 1)
+    }
+}
+
+/// Where a field sits, for the rules that depend on it.
+#[derive(Clone, Copy)]
+struct FieldCx {
+    /// The versions of the enclosing struct (the message's for top-level fields).
+    parent: Versions,
+    /// The message's flexibleVersions (when it could be read).
+    msg_flexible: Option<Versions>,
+    /// Inside a common struct (rule 37: inline structs are not allowed there).
+    in_common: bool,
+    /// The fields of an inline or common struct, not of the message itself.
+    nested: bool,
 }
 
 impl Cx {
@@ -278,7 +302,7 @@ impl Cx {
         let name = match obj.get("name") {
             Some(v) => self.text(v, "name"),
             None => {
-                self.err("K2001", obj.span.to(Span::new(obj.span.start, obj.span.start + 1)), "the message has no `name`")
+                self.err("K2001", obj.head(), "the message has no `name`")
                     .help = Some("add `\"name\": \"FooRequest\"`".into());
                 None
             }
@@ -304,7 +328,7 @@ impl Cx {
                 }
             }
             None => {
-                self.err("K2001", Span::new(obj.span.start, obj.span.start + 1), "the message has no `type`")
+                self.err("K2001", obj.head(), "the message has no `type`")
                     .help = Some("add `\"type\": \"request\"` (or response, header, data, metadata)".into());
                 None
             }
@@ -313,7 +337,7 @@ impl Cx {
             None => ApiKeyValue::Absent,
             Some(v) => match &v.kind {
                 ValueKind::Word(w) if w == "TBD" => {
-                    self.warn("K2016", v.span, "`apiKey` is TBD: the message is left out of API-key dispatch")
+                    self.warn("K2016", v.span, "`apiKey` is TBD: the message gets types and codecs but no place in API-key dispatch")
                         .help = Some("assign a key before the KIP is implemented".into());
                     ApiKeyValue::Tbd
                 }
@@ -326,20 +350,44 @@ impl Cx {
         let valid = match obj.get("validVersions") {
             Some(v) => self.versions(v, "validVersions"),
             None => {
-                self.err("K2001", Span::new(obj.span.start, obj.span.start + 1), "the message has no `validVersions`")
+                self.err("K2001", obj.head(), format!("the message {} has no `validVersions`", name.as_deref().unwrap_or("")))
                     .help = Some("add `\"validVersions\": \"0\"`".into());
                 None
             }
         };
+        if let (Some(v), Some(span)) = (valid, obj.get("validVersions").map(|x| x.span)) {
+            // Rule 7: a finite maximum.
+            if !v.is_empty() && v.highest == i16::MAX {
+                self.err("K2104", span, format!("validVersions `{v}` does not specify a maximum version"))
+                    .help = Some(format!("write the highest version, e.g. `\"{}-{}\"`", v.lowest, v.lowest.max(0)));
+            }
+            if v.is_empty() {
+                self.err("K2123", span, "validVersions is empty: the message has no version")
+                    .help = Some("write `N`, `N-M` with N <= M".into());
+            }
+        }
         let flexible = match obj.get("flexibleVersions") {
             Some(v) => self.versions(v, "flexibleVersions"),
             None => {
-                self.err("K2001", Span::new(obj.span.start, obj.span.start + 1), "the message has no `flexibleVersions`")
+                self.err("K2001", obj.head(), "the message has no `flexibleVersions`")
                     .help = Some("add `\"flexibleVersions\": \"none\"` or `\"0+\"`".into());
                 None
             }
         };
+        if let (Some(f), Some(span)) = (flexible, obj.get("flexibleVersions").map(|x| x.span)) {
+            // Rule 4: none or open-ended.
+            if !f.is_open_ended() {
+                self.err("K2101", span, format!("flexibleVersions `{f}` is not open-ended"))
+                    .help = Some(format!("once a version is flexible, every later one is: write `\"{}+\"`", f.lowest));
+            }
+        }
         let deprecated = obj.get("deprecatedVersions").and_then(|v| self.versions(v, "deprecatedVersions"));
+        if let (Some(d), Some(v), Some(span)) = (deprecated, valid, obj.get("deprecatedVersions").map(|x| x.span)) {
+            if !d.is_subset_of(&v) {
+                self.warn("K2151", span, format!("deprecatedVersions `{d}` lie outside validVersions `{v}`"))
+                    .help = Some("deprecate only versions the message has".into());
+            }
+        }
         let mut listeners = Vec::new();
         if let Some(v) = obj.get("listeners") {
             for item in self.list(v) {
@@ -355,27 +403,36 @@ impl Cx {
                     }
                 }
             }
+            // Rule 5.
+            if !listeners.is_empty() && kind.is_some_and(|k| k != MessageKind::Request) {
+                self.err("K2102", v.span, "`listeners` is only valid on messages of type `request`")
+                    .help = Some("remove `listeners`; the request of this API declares them".into());
+            }
         }
         let latest_version_unstable =
             obj.get("latestVersionUnstable").and_then(|v| self.bool(v, "latestVersionUnstable")).unwrap_or(false);
+        if latest_version_unstable && kind.is_some_and(|k| k != MessageKind::Request) {
+            self.err("K2103", obj.get("latestVersionUnstable").map_or(obj.head(), |v| v.span), "`latestVersionUnstable` is only valid on messages of type `request`")
+                .help = Some("remove it; the request of this API carries the flag".into());
+        }
         let header_versions = match obj.get("headerVersions") {
-            Some(v) => self.header_versions(v),
+            Some(v) => self.header_versions(v, valid, kind),
             None => Vec::new(),
         };
         let mut structs = Vec::new();
-        let top_versions = valid.unwrap_or(Versions::ALL);
+        let cx = FieldCx { parent: valid.unwrap_or(Versions::ALL), msg_flexible: flexible, in_common: false, nested: false };
         let fields = match obj.get("fields") {
-            Some(v) => self.fields(v, &mut structs, top_versions),
+            Some(v) => self.fields(v, &mut structs, cx),
             None => Vec::new(),
         };
         if let Some(v) = obj.get("commonStructs") {
             for item in self.list(v) {
-                if let Some(s) = self.common_struct(item, &mut structs) {
+                if let Some(s) = self.common_struct(item, &mut structs, flexible) {
                     structs.push(s);
                 }
             }
         }
-        let spec = Spec {
+        Some(Spec {
             file: file.to_string(),
             name: name?,
             kind: kind?,
@@ -388,18 +445,22 @@ impl Cx {
             header_versions,
             fields,
             structs,
-        };
-        self.resolve_structs(&spec);
-        Some(spec)
+            spans: obj.spans(),
+            span: obj.span,
+        })
     }
 
-    fn header_versions(&mut self, v: &Value) -> Vec<(Versions, i16)> {
+    fn header_versions(&mut self, v: &Value, valid: Option<Versions>, kind: Option<MessageKind>) -> Vec<(Versions, i16)> {
         let ValueKind::Object(members) = &v.kind else {
             self.err("K2013", v.span, format!("`headerVersions` must be an object, found {}", v.kind_name()))
                 .help = Some("e.g. `\"headerVersions\": { \"0+\": \"2\" }`".into());
             return Vec::new();
         };
-        let mut out = Vec::new();
+        let max = match kind {
+            Some(MessageKind::Response) => 1,
+            _ => 2,
+        };
+        let mut out: Vec<(Versions, i16)> = Vec::new();
         for m in members {
             let r = match Versions::parse(&m.key) {
                 Ok(r) => r,
@@ -408,30 +469,58 @@ impl Cx {
                     continue;
                 }
             };
-            if let Some(h) = self.int(&m.value, "headerVersions", 0, 2) {
+            if let Some(valid) = valid {
+                let inside = r.is_empty()
+                    || (valid.contains(r.lowest) && (r.highest == i16::MAX || valid.contains(r.highest)));
+                if !inside {
+                    self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` lies outside validVersions `{valid}`"));
+                }
+            }
+            if let Some((o, _)) = out.iter().find(|(o, _)| !o.intersect(&r).is_empty()) {
+                self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` overlaps `{o}`"));
+                continue;
+            }
+            if let Some(h) = self.int(&m.value, "headerVersions", 0, max) {
                 out.push((r, h as i16));
             }
         }
         out
     }
 
-    fn fields(&mut self, v: &Value, structs: &mut Vec<Struct>, parent: Versions) -> Vec<Field> {
-        self.list(v).into_iter().filter_map(|f| self.field(f, structs, parent)).collect()
+    fn fields(&mut self, v: &Value, structs: &mut Vec<Struct>, cx: FieldCx) -> Vec<Field> {
+        let items = self.list(v);
+        if items.is_empty() && cx.nested {
+            self.warn("K2154", v.span, "`fields` is empty: the struct has no fields")
+                .help = Some("declare the struct's fields, or use a primitive type".into());
+        }
+        items.into_iter().filter_map(|f| self.field(f, structs, cx)).collect()
     }
 
-    fn common_struct(&mut self, v: &Value, structs: &mut Vec<Struct>) -> Option<Struct> {
+    fn common_struct(&mut self, v: &Value, structs: &mut Vec<Struct>, msg_flexible: Option<Versions>) -> Option<Struct> {
         let obj = self.object(v, "a common struct", STRUCT_KEYS)?;
         let name = match obj.get("name") {
             Some(n) => self.text(n, "name"),
             None => {
-                self.err("K2001", obj.span, "the common struct has no `name`");
+                self.err("K2001", obj.head(), "the common struct has no `name`");
                 None
             }
         };
+        let name_span = obj.get("name").map_or(obj.head(), |n| n.span);
+        if let Some(n) = &name {
+            // Rule 33.
+            if !n.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                let mut fixed = n.clone();
+                if let Some(c) = fixed.get_mut(0..1) {
+                    c.make_ascii_uppercase();
+                }
+                self.err("K3005", name_span, format!("common struct `{n}`: the first letter of structure names must be capitalized"))
+                    .help = Some(format!("rename it `{fixed}`"));
+            }
+        }
         let versions = match obj.get("versions") {
             Some(n) => self.versions(n, "versions"),
             None => {
-                self.err("K2001", obj.span, "the common struct has no `versions`")
+                self.err("K2001", obj.head(), format!("the common struct `{}` has no `versions`", name.as_deref().unwrap_or("?")))
                     .help = Some("add `\"versions\": \"0+\"`".into());
                 None
             }
@@ -439,42 +528,62 @@ impl Cx {
         if let Some(d) = obj.get("deprecatedVersions") {
             self.versions(d, "deprecatedVersions");
         }
+        let cx = FieldCx { parent: versions.unwrap_or(Versions::ALL), msg_flexible, in_common: true, nested: true };
         let fields = match obj.get("fields") {
-            Some(f) => self.fields(f, structs, versions.unwrap_or(Versions::ALL)),
+            Some(f) => self.fields(f, structs, cx),
             None => Vec::new(),
         };
-        Some(Struct { name: name?, fields, versions: versions?, common: true, span: obj.span })
+        Some(Struct { name: name?, fields, versions: versions?, common: true, span: obj.span, name_span })
     }
 
-    fn field(&mut self, v: &Value, structs: &mut Vec<Struct>, parent: Versions) -> Option<Field> {
+    fn field(&mut self, v: &Value, structs: &mut Vec<Struct>, cx: FieldCx) -> Option<Field> {
         let obj = self.object(v, "a field", FIELD_KEYS)?;
+        let sp = |key: &str| obj.get(key).map_or(obj.head(), |x| x.span);
         let name = match obj.get("name") {
             Some(n) => self.text(n, "name"),
             None => {
-                self.err("K2001", obj.span, "the field has no `name`");
+                self.err("K2001", obj.head(), "the field has no `name`");
                 None
             }
         };
         let label = name.clone().unwrap_or_else(|| "?".into());
+        if let Some(n) = &name {
+            // Rule 9.
+            let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && n.chars().all(|c| c.is_ascii_alphanumeric());
+            if !ok {
+                let fixed: String = n.chars().filter(|c| c.is_ascii_alphanumeric()).skip_while(|c| !c.is_ascii_alphabetic()).collect();
+                let d = self.err("K2105", sp("name"), format!("invalid field name `{n}`: names are a letter followed by letters and digits"));
+                if !fixed.is_empty() {
+                    d.help = Some(format!("did you mean `{fixed}`?"));
+                }
+            }
+        }
         let ty = match obj.get("type") {
             Some(t) => {
                 let text = self.text(t, "type");
                 text.and_then(|text| match Type::parse(&text) {
                     Ok(ty) => Some(ty),
                     Err(e) => {
-                        let base = text.trim().trim_start_matches("[]");
-                        let d = self.err("K2007", t.span, format!("field `{label}`: {e}"));
-                        if let Some(s) = suggest(base, TYPES) {
-                            d.help = Some(format!("did you mean `{}{s}`?", if text.trim().starts_with("[]") { "[]" } else { "" }));
-                        } else if base == "boolean" {
-                            d.help = Some("did you mean `bool`?".into());
-                        }
+                        let trimmed = text.trim();
+                        let (prefix, base) = match trimmed.strip_prefix("[]") {
+                            Some(b) => ("[]", b.trim_start_matches("[]")),
+                            None => ("", trimmed),
+                        };
+                        let code = if trimmed.starts_with("[][]") { "K2106" } else { "K2007" };
+                        let d = self.err(code, t.span, format!("field `{label}`: {e}"));
+                        d.help = if code == "K2106" {
+                            Some("wrap the inner array in a struct: `[]Name` with a field of type `[]T`".into())
+                        } else if let Some(s) = suggest_type(base) {
+                            Some(format!("did you mean `{prefix}{s}`?"))
+                        } else {
+                            Some("the types are bool, int8, int16, uint16, int32, uint32, int64, float64, string, bytes, uuid, records, `[]T`, and struct names starting with an upper-case letter".into())
+                        };
                         None
                     }
                 })
             }
             None => {
-                self.err("K2001", obj.span, format!("field `{label}` has no `type`"));
+                self.err("K2001", obj.head(), format!("field `{label}` has no `type`"));
                 None
             }
         };
@@ -487,11 +596,15 @@ impl Cx {
             },
             None if tagged.is_some() => tagged,
             None => {
-                self.err("K2001", obj.key_span("name").unwrap_or(obj.span), format!("field `{label}` has no `versions`"))
+                self.err("K2001", obj.key_span("name").unwrap_or(obj.head()), format!("field `{label}` has no `versions`"))
                     .help = Some("add `\"versions\": \"0+\"`".into());
                 None
             }
         };
+        if versions.is_some_and(|v| v.is_empty()) && obj.get("versions").is_some() {
+            self.warn("K2153", sp("versions"), format!("field `{label}` has versions `none`: it is never on the wire"))
+                .help = Some("remove the field, or give the versions it exists in".into());
+        }
         let nullable = obj.get("nullableVersions").and_then(|x| self.versions(x, "nullableVersions")).unwrap_or(Versions::NONE);
         let tag = match obj.get("tag") {
             Some(t) => self.int(t, "tag", i32::MIN as i64, i32::MAX as i64),
@@ -517,25 +630,59 @@ impl Cx {
         };
         let about = obj.get("about").and_then(|x| self.text(x, "about")).unwrap_or_default();
         let flexible_override = obj.get("flexibleVersions").and_then(|x| self.versions(x, "flexibleVersions"));
-        let field_versions = versions.unwrap_or(Versions::NONE).intersect(&parent);
-        if let (Some(inner), Some(ty)) = (obj.get("fields"), ty.as_ref()) {
-            let inner_fields = self.fields(inner, structs, field_versions);
-            if let Some(sname) = ty.struct_name() {
-                structs.push(Struct {
-                    name: sname.to_string(),
-                    fields: inner_fields,
-                    versions: field_versions,
-                    common: false,
-                    span: obj.span,
-                });
+
+        if let (Some(ty), Some(versions)) = (&ty, versions) {
+            self.field_rules(&obj, &label, ty, versions, nullable, tag, tagged, map_key, zero_copy, &entity_type, flexible_override, cx);
+        }
+
+        let field_versions = versions.unwrap_or(Versions::NONE).intersect(&cx.parent);
+        if let Some(inner) = obj.get("fields") {
+            match ty.as_ref().and_then(|t| t.struct_name()) {
+                Some(sname) => {
+                    if cx.in_common {
+                        // Rule 37: Kafka never registers it, and fails to find it.
+                        self.err("K3009", sp("type"), format!("inline struct `{sname}` inside a common struct: Kafka cannot locate a specification for it"))
+                            .help = Some(format!("move `{sname}` to `commonStructs` and refer to it by name"));
+                    }
+                    let inner_cx = FieldCx { parent: field_versions, nested: true, ..cx };
+                    let inner_fields = self.fields(inner, structs, inner_cx);
+                    structs.push(Struct {
+                        name: sname.to_string(),
+                        fields: inner_fields,
+                        versions: field_versions,
+                        common: false,
+                        span: obj.span,
+                        name_span: sp("type"),
+                    });
+                }
+                None if matches!(&ty, Some(Type::Array(_))) => {
+                    // Accepted by Kafka (rule 15 exempts arrays of primitives); the fields are unused.
+                }
+                None => {
+                    if let Some(t) = &ty {
+                        self.err("K2109", obj.key_span("fields").unwrap_or(inner.span), format!("field `{label}` of type {t} cannot have `fields`"))
+                            .help = Some("only struct and array-of-struct fields have inline fields; give the type an upper-case struct name".into());
+                    }
+                }
             }
         }
         let ty = ty?;
-        let default = match obj.get("default") {
+        let default = match obj.raw("default") {
             None => DefaultValue::Implicit,
+            Some(d) if d.kind == ValueKind::Null => {
+                if !nullable.is_empty() && ty.can_be_nullable() {
+                    self.warn("K2156", d.span, format!("bare `null` default on nullable field `{label}`: Kafka reads it as no default, so the default is {}", implicit_desc(&ty)))
+                        .help = Some("write `\"null\"` (with quotes) for a null default, or remove `default`".to_string());
+                }
+                DefaultValue::Implicit
+            }
             Some(d) => {
                 let text = self.text(d, "default")?;
                 let all_nullable = versions.is_some_and(|v| v.is_subset_of(&nullable));
+                if looks_octal(&text) && ty.is_fixed() && ty != Type::Float64 && ty != Type::Bool && ty != Type::Uuid {
+                    self.warn("K2155", d.span, format!("default `{text}` of field `{label}` looks octal: Kafka validates it as decimal but emits it into Java, where it is octal"))
+                        .help = Some(format!("write `{}` without leading zeros", strip_zeros(&text)));
+                }
                 match resolve_default(&ty, &text, !nullable.is_empty() && ty.can_be_nullable(), all_nullable) {
                     Ok(dv) => dv,
                     Err((msg, help)) => {
@@ -563,35 +710,183 @@ impl Cx {
             flexible_override,
             about,
             span: obj.span,
+            spans: obj.spans(),
         })
     }
 
-    /// Every struct reference must resolve (Kafka silently makes an empty struct; kwire refuses).
-    fn resolve_structs(&mut self, spec: &Spec) {
-        let check = |fields: &[Field], diags: &mut Vec<Diagnostic>| {
-            for f in fields {
-                if let Some(n) = f.ty.struct_name() {
-                    if spec.find_struct(n).is_none() {
-                        let names: Vec<&str> = spec.structs.iter().map(|s| s.name.as_str()).collect();
-                        let mut d = Diagnostic::error(
-                            "K3001",
-                            f.span,
-                            format!("field `{}` refers to struct `{n}`, which is defined nowhere in this file", f.name),
-                        );
-                        d.help = Some(match suggest(n, &names) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => "define it in `commonStructs`, or give the field inline `fields`".into(),
-                        });
-                        diags.push(d);
-                    }
+    /// Rules 12-28 and the field warnings, on a field whose type and versions could be read.
+    #[allow(clippy::too_many_arguments)]
+    fn field_rules(
+        &mut self,
+        obj: &Obj,
+        label: &str,
+        ty: &Type,
+        versions: Versions,
+        nullable: Versions,
+        tag: Option<i64>,
+        tagged: Option<Versions>,
+        map_key: bool,
+        zero_copy: bool,
+        entity_type: &str,
+        flexible_override: Option<Versions>,
+        cx: FieldCx,
+    ) {
+        let sp = |key: &str| obj.get(key).map_or(obj.head(), |x| x.span);
+        // Rule 13.
+        if !nullable.is_empty() && !ty.can_be_nullable() {
+            self.err("K2107", sp("nullableVersions"), format!("field `{label}`: type {ty} cannot be nullable"))
+                .help = Some(if *ty == Type::Uuid {
+                    "uuid fields cannot be null; use the zero UUID (AAAAAAAAAAAAAAAAAAAAAA) for \"none\"".to_string()
+                } else {
+                    "remove `nullableVersions`; only string, bytes, records, arrays and structs can be null".to_string()
+                });
+        } else if !nullable.is_empty() && !nullable.is_subset_of(&versions) {
+            self.warn("K2150", sp("nullableVersions"), format!("field `{label}`: nullableVersions `{nullable}` lie outside versions `{versions}`"))
+                .help = Some(format!("nullable versions only matter where the field exists: `{}`", nullable.intersect(&versions)));
+        }
+        // Rule 14.
+        let base = match ty {
+            Type::Array(e) => &**e,
+            t => t,
+        };
+        let expected = match entity_type {
+            "transactionalId" | "groupId" | "topicName" => Some(Type::String),
+            "producerId" => Some(Type::Int64),
+            "brokerId" => Some(Type::Int32),
+            _ => None,
+        };
+        if let Some(e) = expected {
+            if *base != e {
+                self.err("K2108", sp("entityType"), format!("field `{label}` has entity type {entity_type}, but field type {ty}"))
+                    .help = Some(format!("{entity_type} fields are {e} (or arrays of {e})"));
+            }
+        }
+        // Rule 16 / 17.
+        if let Some(o) = flexible_override {
+            if !matches!(ty, Type::String | Type::Bytes) {
+                self.err("K2110", sp("flexibleVersions"), format!("field `{label}`: invalid flexibleVersions override on a {ty} field"))
+                    .help = Some("a field-level flexibleVersions only changes how string and bytes lengths are written; remove it".into());
+            } else if let Some(mf) = cx.msg_flexible {
+                if !o.is_subset_of(&mf) {
+                    self.err("K2111", sp("flexibleVersions"), format!("field `{label}`: flexibleVersions `{o}` are not a subset of the message's flexible versions `{mf}`"))
+                        .help = Some(format!("use `none` or a range within `{mf}`"));
                 }
             }
-        };
-        check(&spec.fields, &mut self.diags);
-        for s in &spec.structs {
-            check(&s.fields, &mut self.diags);
+        }
+        // Rule 18.
+        if zero_copy && *ty != Type::Bytes {
+            self.err("K2112", sp("zeroCopy"), format!("field `{label}`: only fields of type bytes can use zeroCopy"))
+                .help = Some("remove `zeroCopy`".into());
+        }
+        // Rules 19-26.
+        if let Some(t) = tag {
+            if map_key {
+                self.err("K2113", sp("tag"), format!("field `{label}`: tagged fields cannot be used as keys"))
+                    .help = Some("remove `mapKey` or make the field untagged".into());
+            }
+            if t < 0 {
+                self.err("K2114", sp("tag"), format!("field `{label}`: tags cannot be negative ({t})"))
+                    .help = Some("tags count up from 0 in each struct".into());
+            }
+            if tagged.is_none() {
+                self.err("K2115", sp("tag"), format!("field `{label}` has a tag but no taggedVersions"))
+                    .help = Some(format!("add `\"taggedVersions\": \"{}+\"`", cx.msg_flexible.filter(|f| !f.is_empty()).map_or(0, |f| f.lowest)));
+            }
+        } else if obj.get("taggedVersions").is_some() {
+            self.err("K2116", sp("taggedVersions"), format!("field `{label}` has taggedVersions but no tag"))
+                .help = Some("add a `tag`, or remove `taggedVersions`".into());
+        }
+        if let Some(tv) = tagged {
+            if tag.is_some() {
+                let inter = tv.intersect(&nullable);
+                if !inter.is_empty() && inter != tv {
+                    self.err("K2117", sp("nullableVersions"), format!("field `{label}`: either all tagged versions (`{tv}`) must be nullable, or none must be; nullableVersions is `{nullable}`"))
+                        .help = Some(format!("make nullableVersions cover `{tv}`"));
+                }
+                if !tv.is_open_ended() {
+                    self.err("K2118", sp("taggedVersions"), format!("field `{label}`: taggedVersions must be either none, or an open-ended range, not `{tv}`"))
+                        .help = Some(format!("tagged fields are permanent: write `\"{}+\"`", tv.lowest));
+                }
+                if !tv.is_subset_of(&versions) {
+                    self.err("K2119", sp("taggedVersions"), format!("field `{label}`: taggedVersions `{tv}` must be a subset of versions `{versions}`"))
+                        .help = Some("a tagged field exists in every version it is tagged in; widen `versions`".into());
+                }
+                let effective = flexible_override.or(cx.msg_flexible);
+                if let Some(fx) = effective {
+                    if !tv.is_subset_of(&fx) {
+                        self.err("K2120", sp("taggedVersions"), format!("field `{label}` specifies tagged versions `{tv}` that are not a subset of the flexible versions `{fx}`"))
+                            .help = Some(format!("tagged fields exist only in flexible versions: start taggedVersions at {} or later", fx.lowest));
+                    }
+                }
+                // Rule 27.
+                if *ty == Type::Records {
+                    self.err("K2121", sp("tag"), format!("field `{label}`: records fields cannot be tagged"))
+                        .help = Some("remove `tag` and `taggedVersions`".into());
+                }
+            }
+        }
+        // Rule 28.
+        if let Type::Array(e) = ty {
+            if **e == Type::Records {
+                self.err("K2122", sp("type"), format!("field `{label}`: arrays of records are not supported"))
+                    .help = Some("use a single `records` field".into());
+            }
+        }
+        // Primitive field that never overlaps its parent (struct fields: rule 38, in validate).
+        if ty.struct_name().is_none() && !versions.is_empty() && versions.intersect(&cx.parent).is_empty() && !cx.parent.is_empty() {
+            self.warn("K2152", sp("versions"), format!("field `{label}` has versions `{versions}`, which lie outside the enclosing versions `{}`: it is never on the wire", cx.parent))
+                .help = Some("fix the field's versions, or remove it".into());
         }
     }
+
+}
+
+/// A short description of a type's implicit default, for messages.
+fn implicit_desc(ty: &Type) -> &'static str {
+    match ty {
+        Type::String => "the empty string",
+        Type::Bytes => "empty bytes",
+        Type::Array(_) => "an empty array",
+        Type::Struct(_) => "an empty struct",
+        Type::Records => "null",
+        _ => "the type's zero",
+    }
+}
+
+/// `-007` → `-7`, `00` → `0`.
+fn strip_zeros(text: &str) -> String {
+    let sign = if text.starts_with('-') { "-" } else { "" };
+    let d = text.trim_start_matches(['+', '-']).trim_start_matches('0');
+    format!("{sign}{}", if d.is_empty() { "0" } else { d })
+}
+
+/// Whether an integer default is written with a leading zero (`010`, `-07`).
+fn looks_octal(text: &str) -> bool {
+    let d = text.trim_start_matches(['+', '-']);
+    d.len() > 1 && d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A type name close to `word` (`byte` → `int8`, `boolean` → `bool`, `[]int32int16` → `int32`).
+fn suggest_type(word: &str) -> Option<String> {
+    let alias = match word {
+        "byte" | "i8" => Some("int8"),
+        "short" | "i16" => Some("int16"),
+        "int" | "integer" | "i32" => Some("int32"),
+        "long" | "i64" => Some("int64"),
+        "boolean" => Some("bool"),
+        "double" | "float" | "f64" => Some("float64"),
+        "String" | "str" => Some("string"),
+        "UUID" | "Uuid" => Some("uuid"),
+        _ => None,
+    };
+    if let Some(a) = alias {
+        return Some(a.to_string());
+    }
+    if let Some(s) = suggest(word, TYPES) {
+        return Some(s.to_string());
+    }
+    // Two type names run together: the longest known prefix.
+    TYPES.iter().filter(|t| word.starts_with(**t) && word.len() > t.len()).max_by_key(|t| t.len()).map(|t| t.to_string())
 }
 
 /// Resolves a `default` text against a type (Kafka's rules, kafka-spec-reference.md section 2).

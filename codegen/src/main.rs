@@ -88,7 +88,8 @@ fn check(paths: Vec<PathBuf>, format: Format) -> ExitCode {
     for p in &paths {
         let files = if p.is_dir() { source::read_dir(p) } else { source::read_file(p.clone()).map(|f| vec![f]) };
         match files {
-            Ok(f) => units.push(kwire_codegen::check_files(f)),
+            Ok(f) if p.is_dir() => units.push(kwire_codegen::check_files(f)),
+            Ok(f) => units.push(kwire_codegen::check_files_alone(f)),
             Err(e) => {
                 eprintln!("error: {}: {e}", p.display());
                 return ExitCode::from(2);

@@ -65,22 +65,49 @@ impl Checked {
     }
 }
 
-/// Parses and lowers every file. A file with an error contributes its diagnostics but no spec.
+/// Parses, lowers and validates every file, then applies the folder-wide rules to the set (the
+/// files are one folder, Kafka's unit). A file with an error contributes its diagnostics but no
+/// spec.
 pub fn check_files(files: Vec<SourceFile>) -> Checked {
+    check(files, true)
+}
+
+/// As [`check_files`], without the folder-wide rules (for files checked one by one).
+pub fn check_files_alone(files: Vec<SourceFile>) -> Checked {
+    check(files, false)
+}
+
+fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
     let mut diagnostics = Vec::new();
     let mut specs = Vec::new();
-    for f in &files {
+    let mut spec_file = Vec::new();
+    for (i, f) in files.iter().enumerate() {
         let parsed = crate::syntax::parse(&f.text);
         let mut diags = parsed.diagnostics;
         if let Some(root) = &parsed.value {
             let lowered = crate::lower::lower(&f.file_name(), root);
             diags.extend(lowered.diagnostics);
+            if let Some(spec) = &lowered.spec {
+                let lc = |o: usize| crate::render::line_col(&f.text, o);
+                diags.extend(crate::validate::validate_spec(spec, &lc));
+            }
             if !diags.iter().any(|d| d.is_error()) {
-                specs.extend(lowered.spec);
+                if let Some(spec) = lowered.spec {
+                    specs.push(spec);
+                    spec_file.push(i);
+                }
             }
         }
-        diags.sort_by_key(|d| (d.span.start, d.span.end));
         diagnostics.push(diags);
+    }
+    if folder_rules {
+        let refs: Vec<&Spec> = specs.iter().collect();
+        for fd in crate::validate::validate_folder(&refs) {
+            diagnostics[spec_file[fd.spec]].push(fd.diagnostic);
+        }
+    }
+    for d in &mut diagnostics {
+        d.sort_by_key(|d| (d.span.start, d.span.end));
     }
     Checked { files, diagnostics, specs }
 }

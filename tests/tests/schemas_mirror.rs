@@ -36,7 +36,7 @@ fn upstream_dir(shared: &Path) -> PathBuf {
 /// Lowers one file, failing the test (with the diagnostics) if it does not lower cleanly.
 fn lower_one(path: &Path) -> Spec {
     let file = read_file(path.to_path_buf()).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let checked = kwire_codegen::check_files(vec![file]);
+    let checked = kwire_codegen::check_files_alone(vec![file]);
     let errors: Vec<String> = checked
         .diagnostics
         .iter()
@@ -442,7 +442,7 @@ fn layout_sees_differences() {
     // all reported, and names alone are not.
     fn spec(text: &str) -> Spec {
         let file = kwire_codegen::SourceFile { path: PathBuf::from("X.json"), text: text.to_string() };
-        let mut c = kwire_codegen::check_files(vec![file]);
+        let mut c = kwire_codegen::check_files_alone(vec![file]);
         assert_eq!(c.error_count(), 0, "{:#?}", c.diagnostics);
         c.specs.remove(0)
     }

@@ -25,7 +25,41 @@
 //! | K2014 | a float where an integer is expected (warning; truncated as Kafka does) |
 //! | K2015 | a key given twice (warning; the last one wins, as in Kafka) |
 //! | K2016 | `apiKey` is `TBD` (warning; the message is left out of API-key dispatch) |
-//! | K3001 | reference to a struct that is defined nowhere |
+//! | K2101 | flexibleVersions neither `none` nor open-ended (rule 4) |
+//! | K2102 | `listeners` on a message that is not a request (rule 5) |
+//! | K2103 | `latestVersionUnstable: true` on a message that is not a request (rule 6) |
+//! | K2104 | validVersions without a maximum, e.g. `0+` (rule 7) |
+//! | K2105 | invalid field name (rule 9) |
+//! | K2106 | an array of arrays (rule 12) |
+//! | K2107 | nullableVersions on a type that cannot be null (rule 13) |
+//! | K2108 | entityType that does not match the type (rule 14) |
+//! | K2109 | `fields` on a field that is neither a struct nor an array (rule 15) |
+//! | K2110 | field flexibleVersions on a type other than string or bytes (rule 16) |
+//! | K2111 | field flexibleVersions not a subset of the message's (rule 17) |
+//! | K2112 | zeroCopy on a type other than bytes (rule 18) |
+//! | K2113 | a tagged field used as a map key (rule 19) |
+//! | K2114 | a negative tag (rule 20) |
+//! | K2115 | a tag without taggedVersions (rule 21) |
+//! | K2116 | taggedVersions without a tag (rule 22) |
+//! | K2117 | some tagged versions nullable, others not (rule 23) |
+//! | K2118 | taggedVersions not open-ended (rule 24) |
+//! | K2119 | taggedVersions not a subset of versions (rule 25) |
+//! | K2120 | taggedVersions not a subset of the flexible versions (rule 26) |
+//! | K2121 | a tagged records field (rule 27) |
+//! | K2122 | an array of records (rule 28) |
+//! | K2123 | empty validVersions (e.g. `3-1`, which Kafka rejects later as "no versions in common") |
+//! | K2150 | nullableVersions outside versions (warning) |
+//! | K2151 | deprecatedVersions outside validVersions (warning) |
+//! | K2152 | a primitive field whose versions lie outside the enclosing versions (warning) |
+//! | K2153 | a field with versions `none` (warning) |
+//! | K2154 | an inline or common struct with an empty `fields` list (warning) |
+//! | K2155 | an octal-looking integer default such as `010` (warning) |
+//! | K2156 | a bare JSON `null` default on a nullable field: Kafka reads it as no default (warning) |
+//! | K3005 | a common struct name not starting with an upper-case letter (rule 33) |
+//! | K3009 | an inline struct inside a common struct (rule 37) |
+//!
+//! Rule 1 is K2001/K2005/K2011, rules 2, 3 and 10 are K2001, rule 8 is K2002, rule 11 is K2007
+//! and rule 29 is K2010. The struct and folder rules are in [`crate::validate`].
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{ApiKeyValue, DefaultValue, Field, KeySpans, MessageKind, Spec, Struct, Type, Versions};

@@ -376,6 +376,7 @@ impl<'a> Lexer<'a> {
                 b'-' | b'+' | b'0'..=b'9' => self.number(),
                 b'.' if self.bytes.get(start + 1).is_some_and(u8::is_ascii_digit) => self.number(),
                 _ if is_word_start(b) => self.word(),
+                _ if self.char_at(start).is_whitespace() => self.foreign_whitespace(),
                 _ => self.unexpected(),
             }
         }
@@ -453,6 +454,42 @@ impl<'a> Lexer<'a> {
             self.error("K1012", Span::new(start, self.pos), message, help);
         }
         self.push(TokenKind::Number(raw.to_string()), start, self.pos);
+    }
+
+    /// Whitespace that JSON does not allow between tokens (U+00A0 no-break space, pasted from a
+    /// wiki page, and the other Unicode spaces): one diagnostic for a run of it on a line (plain
+    /// spaces and tabs between included), then skipped as whitespace, so that the tokens around
+    /// it are judged as if it were a plain space (a missing comma is still reported).
+    fn foreign_whitespace(&mut self) {
+        let start = self.pos;
+        let mut end = start;
+        let mut last_foreign = start;
+        while end < self.bytes.len() {
+            let c = self.char_at(end);
+            if matches!(c, ' ' | '\t') {
+                end += 1;
+            } else if c.is_whitespace() && !matches!(c, '\n' | '\r') {
+                end += c.len_utf8();
+                last_foreign = end;
+            } else {
+                break;
+            }
+        }
+        let first = self.char_at(start);
+        let name = match first {
+            '\u{a0}' => "no-break space (U+00A0)".to_string(),
+            '\u{2007}' => "figure space (U+2007)".to_string(),
+            '\u{202f}' => "narrow no-break space (U+202F)".to_string(),
+            '\u{3000}' => "ideographic space (U+3000)".to_string(),
+            c => format!("space character U+{:04X}", c as u32),
+        };
+        self.error(
+            "K1015",
+            Span::new(start, last_foreign),
+            format!("{name} where JSON allows only plain whitespace"),
+            "replace it with plain spaces (it often comes from copying a web page)",
+        );
+        self.pos = last_foreign;
     }
 
     /// A run of characters that start no token, reported once.
@@ -644,26 +681,39 @@ impl<'a> Lexer<'a> {
                     } else {
                         control_escape(c)
                     };
+                    // The line break and the indentation after it are one mistake (a string
+                    // wrapped over lines): one diagnostic, pointing at the break.
+                    let mut end = i + n;
+                    while end < len && matches!(self.bytes[end], b' ' | b'\t') {
+                        end += 1;
+                    }
+                    // Zero-width at the break, so that renderers show one line with a caret.
                     self.error(
                         "K1004",
-                        Span::new(i, i + n),
+                        Span::new(i, i),
                         format!("raw {what} inside a string"),
-                        format!("escape the {what} as {esc}"),
+                        format!("escape the {what} as {esc}, or join the lines"),
                     );
-                    value.push_str(&self.src[i..i + n]);
-                    i += n;
+                    value.push_str(&self.src[i..end]);
+                    i = end;
                     keep = (i, value.len());
                 }
                 _ if (c as u32) < 0x20 => {
+                    // A run of the same control character is one mistake.
+                    let mut end = i + 1;
+                    while end < len && self.bytes[end] == c as u8 {
+                        end += 1;
+                    }
                     let (what, esc) = control_escape(c);
+                    let what = if end - i > 1 { format!("{what}s") } else { what.to_string() };
                     self.error(
                         "K1004",
-                        Span::new(i, i + 1),
+                        Span::new(i, end),
                         format!("raw {what} inside a string"),
                         format!("escape the {what} as {esc}"),
                     );
-                    value.push(c);
-                    i += 1;
+                    value.push_str(&self.src[i..end]);
+                    i = end;
                     if c != '\t' {
                         keep = (i, value.len());
                     }

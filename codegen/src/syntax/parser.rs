@@ -49,6 +49,7 @@
 //! | K1012 | Invalid number literal (`+1`, `01`, `1.`, `.5`, `1e`, `0x1F`, `-`) | the literal | what JSON requires |
 //! | K1013 | Empty input: no value, only whitespace and comments | zero-width at the end of input | "a spec file is one JSON object: `{ ... }`" |
 //! | K1014 | Nesting deeper than [`MAX_DEPTH`] levels | the `{` or `[` that is one too deep | "flatten the structure; ..." (everything inside it is skipped) |
+//! | K1015 | Whitespace JSON does not allow between tokens (U+00A0 no-break space and other Unicode spaces) | the run of it on one line | "replace it with plain spaces" (then skipped as whitespace) |
 
 use super::lexer::{lex, Token, TokenKind};
 use super::{Member, Parsed, Value, ValueKind};
@@ -1645,9 +1646,20 @@ mod tests {
     }
 
     #[test]
+    fn k1015_foreign_whitespace_is_reported_once_per_run_and_skipped() {
+        // U+00A0 runs (with plain spaces between) pasted from a wiki page: one diagnostic per run.
+        let src = "{\"a\": 1,\n\u{a0} \u{a0} \"b\": 2}";
+        let d = check(src, "K1015", 9..14, "replace it with plain spaces (it often comes from copying a web page)");
+        assert_eq!(d.message, "no-break space (U+00A0) where JSON allows only plain whitespace");
+        // Skipped as whitespace: the missing comma it hides is still reported.
+        let codes: Vec<_> = parse("[{}\n\u{a0}\u{a0}{}]").diagnostics.into_iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["K1002", "K1015"]);
+    }
+
+    #[test]
     fn k1004_raw_control_character() {
         let src = "{\"a\": \"line one\nline two\"}";
-        let d = check(src, "K1004", 15..16, "escape the newline as \\n");
+        let d = check(src, "K1004", 15..15, "escape the newline as \\n, or join the lines");
         assert_eq!(d.message, "raw newline inside a string");
         assert_eq!(
             members(&parse(src).value.unwrap())[0].value.kind,
@@ -1657,15 +1669,20 @@ mod tests {
         check(
             "[\"a\rb\"]",
             "K1004",
-            3..4,
-            "escape the carriage return as \\r",
+            3..3,
+            "escape the carriage return as \\r, or join the lines",
         );
         check(
             "[\"a\r\nb\"]",
             "K1004",
-            3..5,
-            "escape the line break as \\r\\n",
+            3..3,
+            "escape the line break as \\r\\n, or join the lines",
         );
+        // A wrapped line: the break and the indentation after it are one mistake.
+        check("[\"a\n\t\t  b\"]", "K1004", 3..3, "escape the newline as \\n, or join the lines");
+        // A run of tabs is one mistake.
+        let d = check("[\"a\t\t\tb\"]", "K1004", 3..6, "escape the tabs as \\t");
+        assert_eq!(d.message, "raw tabs inside a string");
         check(
             "[\"a\u{1}b\"]",
             "K1004",

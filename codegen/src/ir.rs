@@ -198,7 +198,9 @@ impl Type {
             if elem.starts_with("[]") {
                 return Err(format!("can't have an array of arrays: `{t}`"));
             }
-            return Ok(Type::Array(Box::new(Type::parse(elem)?)));
+            return Type::parse(elem)
+                .map(|e| Type::Array(Box::new(e)))
+                .map_err(|_| format!("can't parse type `{t}`"));
         }
         Ok(match t {
             "bool" => Type::Bool,

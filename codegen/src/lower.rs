@@ -607,6 +607,8 @@ impl Cx {
                         let d = self.err(code, t.span, format!("field `{label}`: {e}"));
                         d.help = if code == "K2106" {
                             Some("wrap the inner array in a struct: `[]Name` with a field of type `[]T`".into())
+                        } else if let Some((a, b)) = split_types(base) {
+                            Some(format!("`{base}` is two types run together: did you mean `{prefix}{a}` or `{prefix}{b}`?"))
                         } else if let Some(s) = suggest_type(base) {
                             Some(format!("did you mean `{prefix}{s}`?"))
                         } else {
@@ -916,11 +918,15 @@ fn suggest_type(word: &str) -> Option<String> {
     if let Some(a) = alias {
         return Some(a.to_string());
     }
-    if let Some(s) = suggest(word, TYPES) {
-        return Some(s.to_string());
-    }
-    // Two type names run together: the longest known prefix.
-    TYPES.iter().filter(|t| word.starts_with(**t) && word.len() > t.len()).max_by_key(|t| t.len()).map(|t| t.to_string())
+    suggest(word, TYPES).map(str::to_string)
+}
+
+/// `int32int16` → (`int32`, `int16`): two primitive type names written together.
+fn split_types(word: &str) -> Option<(&'static str, &'static str)> {
+    TYPES.iter().find_map(|a| {
+        let rest = word.strip_prefix(a)?;
+        TYPES.iter().find(|b| **b == rest).map(|b| (*a, *b))
+    })
 }
 
 /// Resolves a `default` text against a type (Kafka's rules, kafka-spec-reference.md section 2).

@@ -89,7 +89,12 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
         let n = files.len();
         sum.specs += n;
         let rel = folder.strip_prefix(dir).unwrap_or(&folder).to_string_lossy().replace(['/', '\\'], "-");
-        let unit = if rel.is_empty() { "root".to_string() } else { names::snake(&rel).replace('-', "_") };
+        let rel = if rel.is_empty() {
+            folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into())
+        } else {
+            rel
+        };
+        let unit = names::snake(&rel).replace('-', "_");
         let checked = check_files(files.clone());
         if checked.error_count() > 0 {
             eprint!("{}", render::render_all(&checked, false));

@@ -1,7 +1,8 @@
 //! `kwire`: the command-line front of kwire-codegen.
 //!
-//! * `kwire check PATH... [--format human|json]`: diagnostics for spec files and folders (each
-//!   folder is one unit); exit 0 without errors, 1 with errors, 2 on a usage error.
+//! * `kwire check PATH... [--format human|json]`: diagnostics for spec files and folders (a folder
+//!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
+//!   in Kafka); exit 0 without errors, 1 with errors, 2 on a usage error.
 //! * `kwire generate DIR -o FILE [--samples]`: one Rust file for the specs in `DIR`.
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -86,10 +87,16 @@ fn main() -> ExitCode {
 fn check(paths: Vec<PathBuf>, format: Format) -> ExitCode {
     let mut units = Vec::new();
     for p in &paths {
-        let files = if p.is_dir() { source::read_dir(p) } else { source::read_file(p.clone()).map(|f| vec![f]) };
-        match files {
-            Ok(f) if p.is_dir() => units.push(kwire_codegen::check_files(f)),
-            Ok(f) => units.push(kwire_codegen::check_files_alone(f)),
+        // A folder is walked: every folder under it that holds specs is one unit.
+        let result = if p.is_dir() {
+            source::spec_folders(p).and_then(|folders| {
+                folders.iter().map(|d| source::read_dir(d).map(kwire_codegen::check_files)).collect::<Result<Vec<_>, _>>()
+            })
+        } else {
+            source::read_file(p.clone()).map(|f| vec![kwire_codegen::check_files_alone(vec![f])])
+        };
+        match result {
+            Ok(u) => units.extend(u),
             Err(e) => {
                 eprintln!("error: {}: {e}", p.display());
                 return ExitCode::from(2);

@@ -34,6 +34,32 @@ pub fn read_dir(dir: &Path) -> std::io::Result<Vec<SourceFile>> {
     paths.into_iter().map(read_file).collect()
 }
 
+/// Every folder at or under `dir` that directly holds `*.json` files, sorted: the units of a
+/// recursive check or corpus run (Kafka's generator reads one folder at a time).
+///
+/// # Errors
+/// I/O errors reading a folder.
+pub fn spec_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut has_json = false;
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                has_json = true;
+            }
+        }
+        if has_json {
+            out.push(d);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Reads one spec file.
 ///
 /// # Errors

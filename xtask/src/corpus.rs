@@ -45,28 +45,6 @@ impl std::fmt::Display for Summary {
 /// `Nulls` (every nullable field null) sample.
 pub const RANDOM_SAMPLES: u64 = 13;
 
-/// Every folder at or under `dir` that directly holds `*.json` files, sorted.
-pub fn spec_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let mut has_json = false;
-        for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                has_json = true;
-            }
-        }
-        if has_json {
-            out.push(d);
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
 /// Runs the corpus over `dir` and prints the summary line; `Ok(true)` when nothing failed.
 pub fn run(dir: &Path, opts: &Options) -> anyhow::Result<bool> {
     let s = corpus(dir, opts)?;
@@ -80,7 +58,7 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
     let scratch = root.join("target").join("kwire-corpus");
     std::fs::create_dir_all(&scratch)?;
     let mut sum = Summary::default();
-    let folders = spec_folders(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let folders = source::spec_folders(dir).with_context(|| format!("reading {}", dir.display()))?;
     if folders.is_empty() {
         anyhow::bail!("no *.json spec files at or under {}", dir.display());
     }

@@ -109,7 +109,7 @@ impl Builder {
         if checked.error_count() > 0 {
             return Err(Error::Specs(render::render_all(&checked, false)));
         }
-        let opts = Options { samples: self.samples, samples_cfg_feature: false, source_prefix: String::new() };
+        let opts = Options { samples: self.samples, source_prefix: String::new(), ..Options::default() };
         Ok(rust::single_file(&checked.specs, &opts))
     }
 }

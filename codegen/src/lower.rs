@@ -180,6 +180,18 @@ impl<'a> Obj<'a> {
     }
 }
 
+/// A field's `tag`: its value when it could be read, and whether the key was given at all.
+#[derive(Clone, Copy)]
+struct Tag {
+    value: Option<i64>,
+    given: bool,
+}
+
+/// Whether a value is a blank string (Kafka reads it as absent).
+fn is_blank(v: &Value) -> bool {
+    matches!(&v.kind, ValueKind::String(s) if s.trim().is_empty())
+}
+
 /// Where a field sits, for the rules that depend on it.
 #[derive(Clone, Copy)]
 struct FieldCx {
@@ -205,7 +217,8 @@ impl Cx {
 
     fn object<'a>(&mut self, v: &'a Value, what: &str, allowed: &[&str]) -> Option<Obj<'a>> {
         let ValueKind::Object(members) = &v.kind else {
-            self.err("K2003", v.span, format!("expected {what} to be an object, found {}", v.kind_name()));
+            self.err("K2003", v.span, format!("expected {what} to be an object, found {}", v.kind_name()))
+                .help = Some("write it as `{ \"key\": value, ... }`".into());
             return None;
         };
         let mut seen: Vec<&str> = Vec::new();
@@ -236,7 +249,8 @@ impl Cx {
                 None
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be a string, found {}", v.kind_name()));
+                self.err("K2003", v.span, format!("expected `{key}` to be a string, found {}", v.kind_name()))
+                    .help = Some(format!("write `{key}` as a string in double quotes"));
                 None
             }
         }
@@ -270,18 +284,21 @@ impl Cx {
                 return None;
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be an integer, found {}", v.kind_name()));
+                self.err("K2003", v.span, format!("expected `{key}` to be an integer, found {}", v.kind_name()))
+                    .help = Some(format!("write `{key}` as a number, e.g. `0`"));
                 return None;
             }
         };
         match n {
             Some(n) if (min..=max).contains(&n) => Some(n),
             Some(n) => {
-                self.err("K2008", v.span, format!("`{key}` is {n}, outside {min}..={max}"));
+                self.err("K2008", v.span, format!("`{key}` is {n}, outside {min}..={max}"))
+                    .help = Some(format!("`{key}` must lie in {min}..={max}"));
                 None
             }
             None => {
-                self.err("K2008", v.span, format!("`{key}` is not an integer"));
+                self.err("K2008", v.span, format!("`{key}` is not an integer"))
+                    .help = Some(format!("write `{key}` as a whole number"));
                 None
             }
         }
@@ -293,7 +310,8 @@ impl Cx {
             ValueKind::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
             ValueKind::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
             ValueKind::String(s) => {
-                self.err("K2009", v.span, format!("`{key}` must be true or false, not \"{s}\""));
+                self.err("K2009", v.span, format!("`{key}` must be true or false, not \"{s}\""))
+                    .help = Some("write `true` or `false`".into());
                 None
             }
             ValueKind::Word(w) => {
@@ -301,14 +319,19 @@ impl Cx {
                 None
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be a boolean, found {}", v.kind_name()));
+                self.err("K2003", v.span, format!("expected `{key}` to be a boolean, found {}", v.kind_name()))
+                    .help = Some("write `true` or `false`".into());
                 None
             }
         }
     }
 
+    /// A version range; a blank string counts as absent (`None`, no diagnostic), as in Kafka.
     fn versions(&mut self, v: &Value, key: &str) -> Option<Versions> {
         let t = self.text(v, key)?;
+        if t.trim().is_empty() {
+            return None;
+        }
         match Versions::parse(&t) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -381,7 +404,7 @@ impl Cx {
                 },
             },
         };
-        let valid = match obj.get("validVersions") {
+        let valid = match obj.get("validVersions").filter(|v| !is_blank(v)) {
             Some(v) => self.versions(v, "validVersions"),
             None => {
                 self.err("K2001", obj.head(), format!("the message {} has no `validVersions`", name.as_deref().unwrap_or("")))
@@ -393,14 +416,14 @@ impl Cx {
             // Rule 7: a finite maximum.
             if !v.is_empty() && v.highest == i16::MAX {
                 self.err("K2104", span, format!("validVersions `{v}` does not specify a maximum version"))
-                    .help = Some(format!("write the highest version, e.g. `\"{}-{}\"`", v.lowest, v.lowest.max(0)));
+                    .help = Some(format!("give the highest version the message has, e.g. `\"{}-N\"`", v.lowest));
             }
             if v.is_empty() {
                 self.err("K2123", span, "validVersions is empty: the message has no version")
                     .help = Some("write `N`, `N-M` with N <= M".into());
             }
         }
-        let flexible = match obj.get("flexibleVersions") {
+        let flexible = match obj.get("flexibleVersions").filter(|v| !is_blank(v)) {
             Some(v) => self.versions(v, "flexibleVersions"),
             None => {
                 self.err("K2001", obj.head(), "the message has no `flexibleVersions`")
@@ -499,7 +522,8 @@ impl Cx {
             let r = match Versions::parse(&m.key) {
                 Ok(r) => r,
                 Err(e) => {
-                    self.err("K2013", m.key_span, format!("{e} in `headerVersions`"));
+                    self.err("K2013", m.key_span, format!("{e} in `headerVersions`"))
+                        .help = Some("keys of `headerVersions` are version ranges: `N`, `N+`, `N-M`".into());
                     continue;
                 }
             };
@@ -507,15 +531,25 @@ impl Cx {
                 let inside = r.is_empty()
                     || (valid.contains(r.lowest) && (r.highest == i16::MAX || valid.contains(r.highest)));
                 if !inside {
-                    self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` lies outside validVersions `{valid}`"));
+                    self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` lies outside validVersions `{valid}`"))
+                        .help = Some(format!("use ranges within `{valid}`"));
                 }
             }
             if let Some((o, _)) = out.iter().find(|(o, _)| !o.intersect(&r).is_empty()) {
-                self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` overlaps `{o}`"));
+                self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` overlaps `{o}`"))
+                    .help = Some("give each version one header version".into());
                 continue;
             }
-            if let Some(h) = self.int(&m.value, "headerVersions", 0, max) {
-                out.push((r, h as i16));
+            let h = match &m.value.kind {
+                ValueKind::Number(t) | ValueKind::String(t) => t.trim().parse::<i16>().ok(),
+                _ => None,
+            };
+            match h {
+                Some(h) if (0..=max).contains(&h) => out.push((r, h)),
+                _ => {
+                    self.err("K2013", m.value.span, format!("`headerVersions` value for `{r}` must be a header version 0..={max}"))
+                        .help = Some(format!("{} header versions are 0 to {max}", if max == 1 { "response" } else { "request" }));
+                }
             }
         }
         out
@@ -624,18 +658,17 @@ impl Cx {
             }
         };
         let tagged = obj.get("taggedVersions").and_then(|t| self.versions(t, "taggedVersions"));
-        let versions = match obj.get("versions") {
-            Some(x) => match self.text(x, "versions") {
-                Some(t) if t.trim().is_empty() => tagged,
-                Some(_) => self.versions(x, "versions"),
-                None => None,
+        // Rule 10: `versions`, else a non-empty `taggedVersions` (a blank string counts as absent).
+        let versions = match obj.get("versions").filter(|x| !is_blank(x)) {
+            Some(x) => self.versions(x, "versions"),
+            None => match tagged.filter(|t| !t.is_empty()) {
+                Some(t) => Some(t),
+                None => {
+                    self.err("K2001", obj.key_span("name").unwrap_or(obj.head()), format!("field `{label}` has no `versions`"))
+                        .help = Some("add `\"versions\": \"0+\"`".into());
+                    None
+                }
             },
-            None if tagged.is_some() => tagged,
-            None => {
-                self.err("K2001", obj.key_span("name").unwrap_or(obj.head()), format!("field `{label}` has no `versions`"))
-                    .help = Some("add `\"versions\": \"0+\"`".into());
-                None
-            }
         };
         if versions.is_some_and(|v| v.is_empty()) && obj.get("versions").is_some() {
             self.warn("K2153", sp("versions"), format!("field `{label}` has versions `none`: it is never on the wire"))
@@ -668,6 +701,7 @@ impl Cx {
         let flexible_override = obj.get("flexibleVersions").and_then(|x| self.versions(x, "flexibleVersions"));
 
         if let (Some(ty), Some(versions)) = (&ty, versions) {
+            let tag = Tag { value: tag, given: obj.get("tag").is_some() };
             self.field_rules(&obj, &label, ty, versions, nullable, tag, tagged, map_key, zero_copy, &entity_type, flexible_override, cx);
         }
 
@@ -735,7 +769,7 @@ impl Cx {
             versions: versions?,
             nullable,
             tag: match (tag, tagged) {
-                (Some(t), Some(tv)) if t >= 0 => Some((t as u32, tv)),
+                (Some(t), Some(tv)) if t >= 0 && !tv.is_empty() => Some((t as u32, tv)),
                 _ => None,
             },
             default,
@@ -759,7 +793,7 @@ impl Cx {
         ty: &Type,
         versions: Versions,
         nullable: Versions,
-        tag: Option<i64>,
+        tag: Tag,
         tagged: Option<Versions>,
         map_key: bool,
         zero_copy: bool,
@@ -800,7 +834,7 @@ impl Cx {
         // Rule 16 / 17.
         if let Some(o) = flexible_override {
             if !matches!(ty, Type::String | Type::Bytes) {
-                self.err("K2110", sp("flexibleVersions"), format!("field `{label}`: invalid flexibleVersions override on a {ty} field"))
+                self.err("K2110", sp("flexibleVersions"), format!("field `{label}`: invalid flexibleVersions override on a field of type {ty}"))
                     .help = Some("a field-level flexibleVersions only changes how string and bytes lengths are written; remove it".into());
             } else if let Some(mf) = cx.msg_flexible {
                 if !o.is_subset_of(&mf) {
@@ -814,51 +848,50 @@ impl Cx {
             self.err("K2112", sp("zeroCopy"), format!("field `{label}`: only fields of type bytes can use zeroCopy"))
                 .help = Some("remove `zeroCopy`".into());
         }
-        // Rules 19-26.
-        if let Some(t) = tag {
-            if map_key {
-                self.err("K2113", sp("tag"), format!("field `{label}`: tagged fields cannot be used as keys"))
-                    .help = Some("remove `mapKey` or make the field untagged".into());
-            }
-            if t < 0 {
-                self.err("K2114", sp("tag"), format!("field `{label}`: tags cannot be negative ({t})"))
-                    .help = Some("tags count up from 0 in each struct".into());
-            }
-            if tagged.is_none() {
-                self.err("K2115", sp("tag"), format!("field `{label}` has a tag but no taggedVersions"))
-                    .help = Some(format!("add `\"taggedVersions\": \"{}+\"`", cx.msg_flexible.filter(|f| !f.is_empty()).map_or(0, |f| f.lowest)));
-            }
-        } else if obj.get("taggedVersions").is_some() {
+        // Rules 19-26. A `tag` that could not be read was reported already (K2008); it still
+        // counts as given, so that its taggedVersions are not reported as tagless.
+        let tagged = tagged.filter(|t| !t.is_empty());
+        if tag.given && map_key {
+            self.err("K2113", sp("tag"), format!("field `{label}`: tagged fields cannot be used as keys"))
+                .help = Some("remove `mapKey` or make the field untagged".into());
+        }
+        if let Some(t) = tag.value.filter(|t| *t < 0) {
+            self.err("K2114", sp("tag"), format!("field `{label}`: tags cannot be negative ({t})"))
+                .help = Some("tags count up from 0 in each struct".into());
+        }
+        if tag.given && tagged.is_none() {
+            self.err("K2115", sp("tag"), format!("field `{label}` has a tag but no taggedVersions"))
+                .help = Some(format!("add `\"taggedVersions\": \"{}+\"`", cx.msg_flexible.filter(|f| !f.is_empty()).map_or(0, |f| f.lowest)));
+        }
+        if !tag.given && tagged.is_some() {
             self.err("K2116", sp("taggedVersions"), format!("field `{label}` has taggedVersions but no tag"))
                 .help = Some("add a `tag`, or remove `taggedVersions`".into());
         }
-        if let Some(tv) = tagged {
-            if tag.is_some() {
-                let inter = tv.intersect(&nullable);
-                if !inter.is_empty() && inter != tv {
-                    self.err("K2117", sp("nullableVersions"), format!("field `{label}`: either all tagged versions (`{tv}`) must be nullable, or none must be; nullableVersions is `{nullable}`"))
-                        .help = Some(format!("make nullableVersions cover `{tv}`"));
+        if let (Some(tv), Some(_)) = (tagged, tag.value) {
+            let inter = tv.intersect(&nullable);
+            if !inter.is_empty() && inter != tv {
+                self.err("K2117", sp("nullableVersions"), format!("field `{label}`: either all tagged versions (`{tv}`) must be nullable, or none must be; nullableVersions is `{nullable}`"))
+                    .help = Some(format!("make nullableVersions cover `{tv}`"));
+            }
+            if !tv.is_open_ended() {
+                self.err("K2118", sp("taggedVersions"), format!("field `{label}`: taggedVersions must be either none, or an open-ended range, not `{tv}`"))
+                    .help = Some(format!("tagged fields are permanent: write `\"{}+\"`", tv.lowest));
+            }
+            if !tv.is_subset_of(&versions) {
+                self.err("K2119", sp("taggedVersions"), format!("field `{label}`: taggedVersions `{tv}` must be a subset of versions `{versions}`"))
+                    .help = Some("a tagged field exists in every version it is tagged in; widen `versions`".into());
+            }
+            let effective = flexible_override.or(cx.msg_flexible);
+            if let Some(fx) = effective {
+                if !tv.is_subset_of(&fx) {
+                    self.err("K2120", sp("taggedVersions"), format!("field `{label}` specifies tagged versions `{tv}` that are not a subset of the flexible versions `{fx}`"))
+                        .help = Some(format!("tagged fields exist only in flexible versions: start taggedVersions at {} or later", fx.lowest));
                 }
-                if !tv.is_open_ended() {
-                    self.err("K2118", sp("taggedVersions"), format!("field `{label}`: taggedVersions must be either none, or an open-ended range, not `{tv}`"))
-                        .help = Some(format!("tagged fields are permanent: write `\"{}+\"`", tv.lowest));
-                }
-                if !tv.is_subset_of(&versions) {
-                    self.err("K2119", sp("taggedVersions"), format!("field `{label}`: taggedVersions `{tv}` must be a subset of versions `{versions}`"))
-                        .help = Some("a tagged field exists in every version it is tagged in; widen `versions`".into());
-                }
-                let effective = flexible_override.or(cx.msg_flexible);
-                if let Some(fx) = effective {
-                    if !tv.is_subset_of(&fx) {
-                        self.err("K2120", sp("taggedVersions"), format!("field `{label}` specifies tagged versions `{tv}` that are not a subset of the flexible versions `{fx}`"))
-                            .help = Some(format!("tagged fields exist only in flexible versions: start taggedVersions at {} or later", fx.lowest));
-                    }
-                }
-                // Rule 27.
-                if *ty == Type::Records {
-                    self.err("K2121", sp("tag"), format!("field `{label}`: records fields cannot be tagged"))
-                        .help = Some("remove `tag` and `taggedVersions`".into());
-                }
+            }
+            // Rule 27.
+            if *ty == Type::Records {
+                self.err("K2121", sp("tag"), format!("field `{label}`: records fields cannot be tagged"))
+                    .help = Some("remove `tag` and `taggedVersions`".into());
             }
         }
         // Rule 28.

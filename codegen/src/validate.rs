@@ -197,7 +197,8 @@ fn struct_definitions(spec: &Spec, line_col: &dyn Fn(usize) -> (usize, usize), o
 
 /// Warnings: unused common structs; mapKey in a struct that is never an array element.
 fn usage(spec: &Spec, out: &mut Vec<Diagnostic>) {
-    for st in spec.structs.iter().filter(|s| s.common) {
+    // A lower-case common struct is already K3005 (and cannot be referred to at all).
+    for st in spec.structs.iter().filter(|s| s.common && s.name.starts_with(|c: char| c.is_ascii_uppercase())) {
         if !all_fields(spec).any(|f| f.ty.struct_name() == Some(st.name.as_str())) {
             out.push(
                 Diagnostic::warning("K3050", st.name_span, format!("common struct `{}` is never used", st.name))

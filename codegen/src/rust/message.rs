@@ -755,6 +755,8 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     };
 
     let sample_impl = if cx.opts.samples { emit_sample(cx, st) } else { quote!() };
+    let json_impl = if cx.opts.json { super::json::emit_json(cx, st, top) } else { quote!() };
+    let view_impl = if cx.opts.views { super::view::emit_view(cx, st, top) } else { quote!() };
     let (derive_default, default_impl) = if st.fields.iter().all(default_is_derivable) {
         (quote!(, Default), quote!())
     } else {
@@ -784,6 +786,8 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         #decode_impl
         #message_impl
         #sample_impl
+        #json_impl
+        #view_impl
     )
 }
 

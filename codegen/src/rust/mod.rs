@@ -7,8 +7,10 @@
 //! runtime and carries no `allow` beyond two local `unused_mut`s.
 
 pub mod api;
+mod json;
 mod message;
 pub mod names;
+mod view;
 
 use crate::ir::Spec;
 use proc_macro2::TokenStream;
@@ -23,6 +25,13 @@ pub struct Options {
     pub samples_cfg_feature: bool,
     /// Path shown in each file's `@generated` line before the spec file name (e.g. `schemas/`).
     pub source_prefix: String,
+    /// Also emit Kafka's JSON form (`::kwire_protocol::wire::json`; needs the runtime's `json`
+    /// feature).
+    pub json: bool,
+    /// Put `#[cfg(feature = "json")]` on the JSON impls (for the protocol crate itself).
+    pub json_cfg_feature: bool,
+    /// Also emit borrowed views (`…Ref<'a>`).
+    pub views: bool,
 }
 
 /// One generated module.

@@ -57,12 +57,6 @@ struct Case {
     also: &'static [&'static str],
 }
 
-impl Case {
-    const fn also(self, also: &'static [&'static str]) -> Case {
-        Case { also, ..self }
-    }
-}
-
 /// A per-file fixture whose diagnostic carries a help line.
 const fn file(code: &'static str, fixture: &'static str, line: usize, col: usize, text: &'static str) -> Case {
     Case { code, fixture, file: None, line, col, text, help: true, also: &[] }

@@ -6,7 +6,7 @@ use anyhow::Context;
 use kwire_codegen::rust::names;
 use kwire_codegen::{check_files, render, source, Builder};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Options of a corpus run.

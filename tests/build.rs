@@ -1,6 +1,79 @@
 //! Exercises `kwire_codegen::Builder` the way a user's build script would: the specs of
 //! `schemas/` in, `$OUT_DIR/kwire.rs` out (included by tests/builder.rs).
+//!
+//! It also compiles Kafka 3.9.0's own clients specs (from the shared material) with samples on
+//! into `$OUT_DIR/kafka390.rs` for tests/cross_check.rs, and then sets `cfg(kwire_kafka390)`.
+//! With the JSON form on, it compiles `tests/fixtures/json-types/` into `$OUT_DIR/json_types.rs`
+//! and the same Kafka specs into `$OUT_DIR/kafka390_json.rs` (tests/json_form.rs).
+//! Without the shared material the Kafka files are not made and the cfg stays off (the test then
+//! prints SKIPPED, or fails under `CI=true`).
+
+use kwire_codegen::rust::names;
+use std::path::PathBuf;
 
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(kwire_kafka390)");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=../schemas");
+    println!("cargo:rerun-if-env-changed=KWIRE_SHARED");
     kwire_codegen::Builder::new().compile_dir("../schemas").expect("schemas/ compiles");
+    // tests/vectors.rs: a probe message with the tagged shapes schemas/ lacks.
+    kwire_codegen::Builder::new().file_name("probe.rs").compile_dir("fixtures/probe").expect("fixtures/probe compiles");
+    // tests/json_form.rs: the messages of protocol/src/generated (from its root re-exports), as
+    // `schema_messages!(module::Type, …);`.
+    println!("cargo:rerun-if-changed=../protocol/src/generated/mod.rs");
+    let root_mod = std::fs::read_to_string("../protocol/src/generated/mod.rs").expect("protocol/src/generated/mod.rs");
+    let generated: Vec<&str> = root_mod
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
+        .filter(|p| !p.ends_with("::*"))
+        .collect();
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    std::fs::write(out_dir.join("schema_messages.rs"), format!("schema_messages!({});\n", generated.join(", ")))
+        .expect("writing schema_messages.rs");
+    // tests/json_form.rs: one field of every type, with samples and the JSON form.
+    kwire_codegen::Builder::new()
+        .samples(true)
+        .json(true)
+        .file_name("json_types.rs")
+        .compile_dir("fixtures/json-types")
+        .expect("fixtures/json-types compiles");
+
+    // The same lookup as `kwire_tests::shared()`: $KWIRE_SHARED, else <workspace>/../shared.
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let shared = std::env::var_os("KWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("..").join("..").join("shared"));
+    let clients = shared.join("kafka-specs").join("3.9.0").join("clients");
+    if clients.is_dir() {
+        println!("cargo:rerun-if-changed={}", clients.display());
+        kwire_codegen::Builder::new()
+            .samples(true)
+            .file_name("kafka390.rs")
+            .compile_dir(&clients)
+            .expect("Kafka 3.9.0 clients specs compile");
+        // tests/json_form.rs: the same specs with the JSON form, for JSON round-trips of every
+        // client message (float64, bytes and records included).
+        kwire_codegen::Builder::new()
+            .samples(true)
+            .json(true)
+            .file_name("kafka390_json.rs")
+            .compile_dir(&clients)
+            .expect("Kafka 3.9.0 clients specs compile");
+        // …and the list of its messages, as `kafka390_messages!(module::Type, …);`.
+        let files = kwire_codegen::source::read_dir(&clients).expect("Kafka 3.9.0 clients specs read");
+        let mut names: Vec<String> = kwire_codegen::check_files(files).specs.iter().map(|s| s.name.clone()).collect();
+        names.sort();
+        let items: Vec<String> =
+            names.iter().map(|n| format!("{}::{}", names::module_ident(n), names::type_ident(n))).collect();
+        std::fs::write(out_dir.join("kafka390_json_list.rs"), format!("kafka390_messages!({});\n", items.join(", ")))
+            .expect("writing kafka390_json_list.rs");
+        println!("cargo:rustc-cfg=kwire_kafka390");
+    } else {
+        println!(
+            "cargo:warning=shared material not found at {} (set KWIRE_SHARED): \
+             tests/cross_check.rs will be SKIPPED",
+            clients.display()
+        );
+    }
 }

@@ -40,11 +40,13 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     file_name: String,
     samples: bool,
+    views: bool,
+    json: bool,
 }
 
 impl Default for Builder {
     fn default() -> Self {
-        Builder { out_dir: None, file_name: "kwire.rs".into(), samples: false }
+        Builder { out_dir: None, file_name: "kwire.rs".into(), samples: false, views: false, json: false }
     }
 }
 
@@ -66,6 +68,19 @@ impl Builder {
     /// Also emits `Sample` impls (needs `kwire-protocol`'s `sample` feature).
     pub fn samples(mut self, on: bool) -> Self {
         self.samples = on;
+        self
+    }
+
+    /// Also emits borrowed views (`…Ref<'a>`), allocation-free readers over encoded bytes.
+    pub fn views(mut self, on: bool) -> Self {
+        self.views = on;
+        self
+    }
+
+    /// Also emits Kafka's JSON form (`JsonForm` impls, and `to_json`/`from_json` on the
+    /// `Request`/`Response` enums and frames; needs `kwire-protocol`'s `json` feature).
+    pub fn json(mut self, on: bool) -> Self {
+        self.json = on;
         self
     }
 
@@ -109,7 +124,7 @@ impl Builder {
         if checked.error_count() > 0 {
             return Err(Error::Specs(render::render_all(&checked, false)));
         }
-        let opts = Options { samples: self.samples, source_prefix: String::new(), ..Options::default() };
+        let opts = Options { samples: self.samples, views: self.views, json: self.json, source_prefix: String::new(), ..Options::default() };
         Ok(rust::single_file(&checked.specs, &opts))
     }
 }

@@ -72,16 +72,18 @@ pub fn render_all(checked: &Checked, color: bool) -> String {
 pub fn to_json(path: &str, text: &str, d: &Diagnostic) -> serde_json::Value {
     let (line, column) = line_col(text, d.span.start);
     let (end_line, end_column) = line_col(text, d.span.end.max(d.span.start));
+    // Keys in alphabetical order: the output is the same whether or not serde_json keeps
+    // insertion order (its `preserve_order` feature, which kwire-protocol's `json` turns on).
     serde_json::json!({
         "code": d.code,
-        "severity": d.severity.as_str(),
-        "file": path,
-        "line": line,
         "column": column,
-        "end_line": end_line,
         "end_column": end_column,
-        "message": d.message,
+        "end_line": end_line,
+        "file": path,
         "help": d.help,
+        "line": line,
+        "message": d.message,
+        "severity": d.severity.as_str(),
     })
 }
 

@@ -43,6 +43,9 @@ pub mod wire;
 
 pub mod generated;
 
+#[cfg(feature = "coordinator")]
+pub mod coordinator;
+
 /// The README's examples, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

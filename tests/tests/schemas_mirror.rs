@@ -21,6 +21,18 @@ const NO_COUNTERPART: &[(&str, &str)] = &[
     ("StreamsGroupDescribeResponse.json", "API key 89 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
     ("StreamsGroupHeartbeatRequest.json", "API key 88 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
     ("StreamsGroupHeartbeatResponse.json", "API key 88 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
+    ("KwireConsumerGroupMetadataKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupMetadataValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupMemberMetadataKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupMemberMetadataValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupRegularExpressionKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupRegularExpressionValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMemberKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMemberValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMetadataKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMetadataValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupCurrentMemberAssignmentKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupCurrentMemberAssignmentValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
 ];
 
 const LICENSE_TEXT: &str = "Licensed to the Apache Software Foundation";

@@ -84,6 +84,7 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
         std::fs::create_dir_all(crate_dir.join("src"))?;
         Builder::new()
             .samples(true)
+            .views(true)
             .out_dir(crate_dir.join("src"))
             .file_name("lib.rs")
             .compile_files(files)
@@ -201,16 +202,24 @@ fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     let krate = format!("corpus_{unit}");
     let mut s = String::new();
     s.push_str("//! Round-trips samples of every message of this spec folder at every valid version.\n\n");
-    s.push_str("use kwire_protocol::wire::sample::{check_roundtrip, Sample, SampleMode};\nuse kwire_protocol::wire::Message;\n\n");
+    s.push_str("use kwire_protocol::wire::sample::{check_roundtrip, Sample, SampleGen, SampleMode};\nuse kwire_protocol::wire::{DecodeError, Message};\n\n");
     let _ = writeln!(
         s,
-        "fn run<T: Message + Sample>(passed: &mut u64, failed: &mut u64) {{\n    \
+        "/// Checks samples of `T` at every valid version: the runtime contract (check_roundtrip), then\n\
+         /// that the borrowed view of the same bytes reads the same value as owned decoding.\n\
+         fn run<T: Message + Sample>(view: impl Fn(&[u8], i16) -> Result<T, DecodeError>, passed: &mut u64, failed: &mut u64) {{\n    \
          let v = T::VALID_VERSIONS;\n    \
          for version in v.lowest..=v.highest {{\n        \
          let mut samples = vec![(SampleMode::Full, 0u64), (SampleMode::Full, 1), (SampleMode::Nulls, 0)];\n        \
          samples.extend((0..{RANDOM_SAMPLES}u64).map(|s| (SampleMode::Random, s)));\n        \
          for (mode, seed) in samples {{\n            \
-         match check_roundtrip::<T>(version, seed, mode) {{\n                \
+         let viewed = || -> Result<(), String> {{\n                \
+         let bytes = T::sample(&mut SampleGen::new(seed, mode), version).to_bytes(version).map_err(|e| e.to_string())?;\n                \
+         let owned = T::decode_bytes(bytes.clone(), version).map_err(|e| e.to_string())?;\n                \
+         let seen = view(&bytes, version).map_err(|e| format!(\"view: {{e}}\"))?;\n                \
+         if seen == owned {{ Ok(()) }} else {{ Err(format!(\"view reads {{seen:?}}, owned decoding {{owned:?}}\")) }}\n            \
+         }};\n            \
+         match check_roundtrip::<T>(version, seed, mode).and_then(|()| viewed()) {{\n                \
          Ok(()) => *passed += 1,\n                \
          Err(e) => {{\n                    \
          *failed += 1;\n                    \
@@ -223,9 +232,9 @@ fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     for spec in sorted {
         let _ = writeln!(
             s,
-            "    run::<{krate}::{}::{}>(&mut passed, &mut failed);",
-            names::module_ident(&spec.name),
-            names::type_ident(&spec.name)
+            "    run::<{krate}::{m}::{t}>(|b, v| {krate}::{m}::{t}Ref::parse(b, v).map(|r| r.to_owned()), &mut passed, &mut failed);",
+            m = names::module_ident(&spec.name),
+            t = names::type_ident(&spec.name).to_string().trim_start_matches("r#"),
         );
     }
     s.push_str(&special_cases(&krate, specs));

@@ -5,6 +5,8 @@
 //! * `cargo xtask corpus DIR`: one Builder run per spec folder under DIR, each compiled in its own
 //!   scratch crate with `-D warnings`, then round-trip samples of every message at every valid
 //!   version. Ends with `corpus: S specs, G generated, C compiled, R round-trips, F failures`.
+//! * `cargo xtask build-time SHARED`: release build time of the crate kwire generates for
+//!   Kafka's API specs beside kafka-protocol 0.15.1's.
 
 use xtask::{codegen, corpus};
 
@@ -17,9 +19,10 @@ fn main() -> ExitCode {
         ["codegen"] => codegen::run(false),
         ["codegen", "--check"] => codegen::run(true),
         ["corpus", dir] => corpus::run(std::path::Path::new(dir), &corpus::Options::default()),
+        ["build-time", shared] => xtask::build_time::run(std::path::Path::new(shared)),
         ["corpus", dir, "--keep"] => corpus::run(std::path::Path::new(dir), &corpus::Options { keep: true }),
         _ => {
-            eprintln!("usage: cargo xtask codegen [--check]\n       cargo xtask corpus DIR [--keep]");
+            eprintln!("usage: cargo xtask codegen [--check]\n       cargo xtask corpus DIR [--keep]\n       cargo xtask build-time SHARED");
             return ExitCode::from(2);
         }
     };

@@ -110,8 +110,13 @@ fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Op
     quote!(match version { #(#arms)* })
 }
 
-/// Emits the module.
+/// Emits the module (with the default options).
 pub fn emit_api(specs: &[&Spec]) -> TokenStream {
+    emit_api_with(specs, &super::Options::default())
+}
+
+/// Emits the module; with `opts.json`, also the JSON form of the body enums and frames.
+pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
     let w = quote!(::kwire_protocol::wire);
     let apis = apis(specs);
     let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
@@ -281,6 +286,7 @@ pub fn emit_api(specs: &[&Spec]) -> TokenStream {
     let response_enum = body_enum(format_ident!("Response"), &resp_paths, &resp_docs, "response");
 
     let has = |name: &str| specs.iter().find(|s| s.kind == MessageKind::Header && s.name == name);
+    let json = if opts.json { json_items(opts, &variants, &req_paths, &resp_paths) } else { quote!() };
     let frames = match (has("RequestHeader"), has("ResponseHeader")) {
         (Some(rq), Some(rs))
             if ["RequestApiKey", "RequestApiVersion", "CorrelationId"]
@@ -290,7 +296,10 @@ pub fn emit_api(specs: &[&Spec]) -> TokenStream {
         {
             let rqm = module_ident(&rq.name);
             let rsm = module_ident(&rs.name);
+            let frames_json = if opts.json { frames_json(opts, rq, rs) } else { quote!() };
             quote!(
+                #frames_json
+
                 /// A request as it travels (without the 4-byte size prefix): header, then body.
                 #[derive(Debug, Clone, PartialEq)]
                 pub struct RequestFrame {
@@ -466,5 +475,109 @@ pub fn emit_api(specs: &[&Spec]) -> TokenStream {
         _ => quote!(),
     };
 
-    quote!(#api_key #request_enum #response_enum #frames)
+    quote!(#api_key #request_enum #response_enum #json #frames)
+}
+
+/// The JSON form of the `Request` and `Response` enums: the body's, at a given version.
+fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
+    let w = quote!(::kwire_protocol::wire);
+    let j = quote!(#w::json);
+    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let one = |enum_name: proc_macro2::Ident, paths: &[TokenStream], what: &str| {
+        let to_doc = format!(" Kafka's JSON form of the {what} body at `version` (see `kwire_protocol::wire::json`).");
+        let from_doc = format!(" Reads the {what} body of `api_key` at `version` from its JSON form.");
+        quote!(
+            #cfg
+            impl #enum_name {
+                #[doc = #to_doc]
+                ///
+                /// # Errors
+                /// As the body's `JsonForm::to_json`.
+                pub fn to_json(&self, version: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                    match self { #( #enum_name::#variants(m) => #j::JsonForm::to_json(m, version), )* }
+                }
+                #[doc = #from_doc]
+                ///
+                /// # Errors
+                /// As the body's `JsonForm::from_json`.
+                pub fn from_json(api_key: ApiKey, version: i16, value: &#j::Value) -> ::core::result::Result<Self, #j::JsonError> {
+                    ::core::result::Result::Ok(match api_key {
+                        #( ApiKey::#variants => #enum_name::#variants(<#paths as #j::JsonForm>::from_json(value, version)?), )*
+                    })
+                }
+            }
+        )
+    };
+    let req = one(format_ident!("Request"), req_paths, "request");
+    let resp = one(format_ident!("Response"), resp_paths, "response");
+    quote!(#req #resp)
+}
+
+/// The JSON form of `RequestFrame` and `ResponseFrame`: `{"header": …, "body": …}`.
+fn frames_json(opts: &super::Options, rq: &Spec, rs: &Spec) -> TokenStream {
+    let w = quote!(::kwire_protocol::wire);
+    let j = quote!(#w::json);
+    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let rqm = module_ident(&rq.name);
+    let rsm = module_ident(&rs.name);
+    let key_key = super::json::json_key("RequestApiKey");
+    let version_key = super::json::json_key("RequestApiVersion");
+    quote!(
+        #cfg
+        impl RequestFrame {
+            /// Kafka's JSON form of the frame, `{"header": …, "body": …}`: the header at the
+            /// header version its API and version call for, the body at the header's
+            /// `requestApiVersion`.
+            ///
+            /// # Errors
+            /// `ApiKeyMismatch` when the body is not the header's API; any header or body error.
+            pub fn to_json(&self) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                let key = self.body.api_key();
+                if key.as_i16() != self.header.request_api_key {
+                    return ::core::result::Result::Err(#w::EncodeError::new(#w::EncodeErrorKind::ApiKeyMismatch { body: key.as_i16(), header: self.header.request_api_key }));
+                }
+                let version = self.header.request_api_version;
+                let header = #j::JsonForm::to_json(&self.header, key.request_header_version(version))?;
+                ::core::result::Result::Ok(#j::frame(header, self.body.to_json(version)?))
+            }
+
+            /// Reads a frame from its JSON form: the API key and version from the header's
+            /// `requestApiKey` and `requestApiVersion`, then the header and the body.
+            ///
+            /// # Errors
+            /// A missing `header` or `body`, an unknown API key, any header or body error.
+            pub fn from_json(value: &#j::Value) -> ::core::result::Result<Self, #j::JsonError> {
+                let (h, b) = #j::frame_parts(value)?;
+                let key = #j::header_i16(h, #key_key)?;
+                let version = #j::header_i16(h, #version_key)?;
+                let api = ApiKey::from_i16(key).ok_or_else(|| #j::unknown_api_key(key, #key_key))?;
+                let header = <super::#rqm::RequestHeader as #j::JsonForm>::from_json(h, api.request_header_version(version))?;
+                let body = Request::from_json(api, version, b)?;
+                ::core::result::Result::Ok(RequestFrame { header, body })
+            }
+        }
+
+        #cfg
+        impl ResponseFrame {
+            /// Kafka's JSON form of the frame at `version`, `{"header": …, "body": …}`.
+            ///
+            /// # Errors
+            /// Any header or body error.
+            pub fn to_json(&self, version: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                let header = #j::JsonForm::to_json(&self.header, self.body.api_key().response_header_version(version))?;
+                ::core::result::Result::Ok(#j::frame(header, self.body.to_json(version)?))
+            }
+
+            /// Reads a response frame to a request of `api_key` at `version` from its JSON form.
+            ///
+            /// # Errors
+            /// A missing `header` or `body`, any header or body error.
+            pub fn from_json(value: &#j::Value, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #j::JsonError> {
+                let (h, b) = #j::frame_parts(value)?;
+                let header = <super::#rsm::ResponseHeader as #j::JsonForm>::from_json(h, api_key.response_header_version(version))?;
+                let body = Response::from_json(api_key, version, b)?;
+                ::core::result::Result::Ok(ResponseFrame { header, body })
+            }
+        }
+    )
 }

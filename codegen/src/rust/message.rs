@@ -39,7 +39,7 @@ impl Cond {
             Cond::Expr(e) => e.clone(),
         }
     }
-    fn and(&self, other: TokenStream) -> TokenStream {
+    pub(crate) fn and(&self, other: TokenStream) -> TokenStream {
         match self {
             Cond::Always => other,
             Cond::Never => quote!(false),
@@ -47,7 +47,7 @@ impl Cond {
         }
     }
     /// `if cond { a } else { b }`, folded when the condition is constant.
-    fn select(&self, a: TokenStream, b: TokenStream) -> TokenStream {
+    pub(crate) fn select(&self, a: TokenStream, b: TokenStream) -> TokenStream {
         match self {
             Cond::Always => a,
             Cond::Never => b,
@@ -57,7 +57,7 @@ impl Cond {
     }
 }
 
-const W: fn() -> TokenStream = || quote!(::kwire_protocol::wire);
+pub(crate) const W: fn() -> TokenStream = || quote!(::kwire_protocol::wire);
 
 /// Everything the emitter needs to know while walking one spec.
 pub(crate) struct Ctx<'a> {
@@ -66,30 +66,30 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn valid(&self) -> Versions {
+    pub(crate) fn valid(&self) -> Versions {
         self.spec.valid
     }
-    fn flexible(&self) -> Cond {
+    pub(crate) fn flexible(&self) -> Cond {
         Cond::of(self.spec.flexible, self.valid())
     }
-    fn has_flexible(&self) -> bool {
+    pub(crate) fn has_flexible(&self) -> bool {
         !matches!(self.flexible(), Cond::Never)
     }
     /// Whether a string/bytes/array/records value uses compact encoding in a version.
-    fn compact(&self, f: &Field) -> Cond {
+    pub(crate) fn compact(&self, f: &Field) -> Cond {
         match (&f.ty, f.flexible_override) {
             (Type::String | Type::Bytes, Some(o)) => Cond::of(o, self.valid()),
             _ => self.flexible(),
         }
     }
-    fn struct_ty(&self, name: &str) -> TokenStream {
+    pub(crate) fn struct_ty(&self, name: &str) -> TokenStream {
         let id = type_ident(name);
         quote!(#id)
     }
 }
 
 /// The Rust type of a value of spec type `ty` (not wrapped in `Option`).
-fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
+pub(crate) fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
     let w = W();
     match ty {
         Type::Bool => quote!(bool),
@@ -103,6 +103,10 @@ fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
         Type::String => quote!(#w::KStr),
         Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes),
         Type::Uuid => quote!(#w::Uuid),
+        Type::Array(e) if e.is_fixed() => {
+            let e = rust_type(cx, e);
+            quote!(#w::PrimArray<#e>)
+        }
         Type::Array(e) => {
             let e = rust_type(cx, e);
             quote!(::std::vec::Vec<#e>)
@@ -111,7 +115,7 @@ fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
     }
 }
 
-fn field_type(cx: &Ctx, f: &Field) -> TokenStream {
+pub(crate) fn field_type(cx: &Ctx, f: &Field) -> TokenStream {
     let t = rust_type(cx, &f.ty);
     if f.is_optional() {
         quote!(::core::option::Option<#t>)
@@ -121,7 +125,7 @@ fn field_type(cx: &Ctx, f: &Field) -> TokenStream {
 }
 
 /// The type's own default value (for array elements and implicit defaults).
-fn type_default(cx: &Ctx, ty: &Type) -> TokenStream {
+pub(crate) fn type_default(cx: &Ctx, ty: &Type) -> TokenStream {
     let w = W();
     match ty {
         Type::Bool => quote!(false),
@@ -135,6 +139,7 @@ fn type_default(cx: &Ctx, ty: &Type) -> TokenStream {
         Type::String => quote!(#w::KStr::new()),
         Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes::new()),
         Type::Uuid => quote!(#w::Uuid::ZERO),
+        Type::Array(e) if e.is_fixed() => quote!(#w::PrimArray::new()),
         Type::Array(_) => quote!(::std::vec::Vec::new()),
         Type::Struct(n) => {
             let t = cx.struct_ty(n);
@@ -144,7 +149,7 @@ fn type_default(cx: &Ctx, ty: &Type) -> TokenStream {
 }
 
 /// The inner (non-`Option`) default value of a field, and whether the field's default is null.
-fn default_parts(cx: &Ctx, f: &Field) -> (TokenStream, bool) {
+pub(crate) fn default_parts(cx: &Ctx, f: &Field) -> (TokenStream, bool) {
     let w = W();
     let null = matches!(f.default, DefaultValue::Null)
         || (f.ty == Type::Records && f.is_optional());
@@ -185,7 +190,7 @@ fn default_parts(cx: &Ctx, f: &Field) -> (TokenStream, bool) {
 }
 
 /// The field's default value, as its Rust type.
-fn default_expr(cx: &Ctx, f: &Field) -> TokenStream {
+pub(crate) fn default_expr(cx: &Ctx, f: &Field) -> TokenStream {
     let (inner, null) = default_parts(cx, f);
     if !f.is_optional() {
         inner
@@ -199,7 +204,7 @@ fn default_expr(cx: &Ctx, f: &Field) -> TokenStream {
 /// An expression that is `true` when the field (`self.<id>`) holds a non-default value, written
 /// the way a person would (`self.x != -1`, `!self.name.is_empty()`, `self.tags.is_some()`).
 /// Floats compare with `!=`, so a NaN default is always "non-default", as in Kafka.
-fn non_default_expr(cx: &Ctx, f: &Field, v: &TokenStream) -> TokenStream {
+pub(crate) fn non_default_expr(cx: &Ctx, f: &Field, v: &TokenStream) -> TokenStream {
     let (inner, null) = default_parts(cx, f);
     if f.is_optional() {
         if null {
@@ -285,7 +290,9 @@ fn write_value(
                 Type::Array(_) => quote!(),
             };
             let uses_i = matches!(&**elem, Type::String | Type::Bytes | Type::Records | Type::Struct(_));
-            let lp = if uses_i {
+            let lp = if elem.is_fixed() {
+                quote!(a.put_elements(s);)
+            } else if uses_i {
                 quote!(for (i, e) in a.iter().enumerate() { #elem_w })
             } else {
                 quote!(for e in a.iter() { #elem_w })
@@ -355,6 +362,13 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
         Type::Bytes | Type::Records => {
             wrap_opt(quote!(#r.nullable_bytes(#compact_t)#fe), quote!(#r.bytes(#compact_t)#fe))
         }
+        Type::Array(elem) if elem.is_fixed() => {
+            let et = rust_type(cx, elem);
+            wrap_opt(
+                quote!(#r.nullable_prim_array::<#et>(#compact_t)#fe),
+                quote!(#r.prim_array::<#et>(#compact_t)#fe),
+            )
+        }
         Type::Array(elem) => {
             let et = rust_type(cx, elem);
             let ie = quote!(.map_err(|e| e.index(i).field(#name))?);
@@ -413,7 +427,7 @@ fn local_ident(f: &Field) -> proc_macro2::Ident {
 
 /// Whether the variable `name` is used in `ts`: an identifier `name` that is neither a field
 /// access (`self.name`) nor a field label in a struct literal (`name: value`).
-fn uses_ident(ts: &TokenStream, name: &str) -> bool {
+pub(crate) fn uses_ident(ts: &TokenStream, name: &str) -> bool {
     use proc_macro2::{Spacing, TokenTree};
     let toks: Vec<TokenTree> = ts.clone().into_iter().collect();
     toks.iter().enumerate().any(|(k, t)| match t {
@@ -436,14 +450,14 @@ pub(crate) fn param(body: &TokenStream, name: &str) -> proc_macro2::Ident {
     }
 }
 
-fn doc_lines(text: &str) -> Vec<TokenStream> {
+pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
     text.lines().map(|l| {
         let l = format!(" {}", l.trim_end());
         quote!(#[doc = #l])
     }).collect()
 }
 
-fn field_doc(f: &Field) -> Vec<TokenStream> {
+pub(crate) fn field_doc(f: &Field) -> Vec<TokenStream> {
     let mut text = if f.about.trim().is_empty() { format!("`{}`.", f.name) } else { f.about.trim().to_string() };
     let mut facts = vec![format!("versions {}", f.versions)];
     if !f.nullable.is_empty() {
@@ -535,10 +549,16 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             quote!(if #non_default { return ::core::result::Result::Err(#w::non_default(version).field(#name_s)); })
         };
         // Absent also when the field is tagged in this version; tagged ones are written below.
+        // The check is for the versions that lack the field, which lie below its (open-ended)
+        // tagged versions; written as one `if` (no `!(version >= n)`, no nested `if`: clippy).
         let tagged_now = f.tag.as_ref().map(|(_, tv)| Cond::of(*tv, valid));
-        let absent = match &tagged_now {
-            Some(Cond::Always) => quote!(),
-            Some(Cond::Expr(e)) if !absent.is_empty() => quote!(if !(#e) { #absent }),
+        let absent = match (&f.tag, &tagged_now) {
+            (_, Some(Cond::Always)) => quote!(),
+            _ if matches!(Cond::of(f.versions, valid), Cond::Always) => quote!(),
+            (Some((_, tv)), Some(Cond::Expr(_))) if !absent.is_empty() => {
+                let below = Cond::of(Versions::new(valid.lowest, tv.lowest.saturating_sub(1)), valid).tokens();
+                quote!(if #below && #non_default { return ::core::result::Result::Err(#w::non_default(version).field(#name_s)); })
+            }
             _ => absent,
         };
         enc.push(present.select(write, absent));
@@ -796,7 +816,7 @@ fn sample_value(cx: &Ctx, ty: &Type, inner_default: TokenStream) -> TokenStream 
     match ty {
         Type::Array(elem) => {
             let e = sample_value(cx, elem, type_default(cx, elem));
-            quote!({ let n = g.array_len(); (0..n).map(|_| #e).collect::<::std::vec::Vec<_>>() })
+            quote!({ let n = g.array_len(); (0..n).map(|_| #e).collect() })
         }
         Type::Struct(n) => {
             let t = cx.struct_ty(n);

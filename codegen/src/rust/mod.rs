@@ -65,7 +65,7 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
         name: "api".into(),
         source: None,
         doc: "API keys, header versions and request/response dispatch for this spec set.".into(),
-        tokens: api::emit_api(&sorted),
+        tokens: api::emit_api_with(&sorted, opts),
     });
     out
 }

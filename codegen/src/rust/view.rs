@@ -1,11 +1,532 @@
-//! Emits borrowed, allocation-free views (`…Ref<'a>`) of each message and struct.
+//! Emits borrowed, allocation-free views (`…Ref<'a>`) of each message and struct, over the
+//! runtime's `::kwire_protocol::wire::view`.
+//!
+//! A view validates its bytes once when made (the same checks as owned decoding, no allocation)
+//! and records where each field starts; accessors then read in place and never fail. A field the
+//! version lacks, or a tagged field that was not sent, reads as its default.
 
-use super::message::Ctx;
-use crate::ir::Struct;
-use proc_macro2::TokenStream;
-use quote::quote;
+use super::message::{default_parts, doc_lines, field_doc, Cond, Ctx, W};
+use super::names::{field_ident, type_ident};
+use crate::ir::{DefaultValue, Field, Struct, Type};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// The view type of a struct: `FooRef`.
+fn view_ident(name: &str) -> proc_macro2::Ident {
+    format_ident!("{}Ref", type_ident(name).to_string().trim_start_matches("r#"))
+}
+
+/// Methods every view has; a field accessor with one of these names gets a `_field` suffix.
+const VIEW_METHODS: &[&str] = &["parse", "parse_prefix", "absent", "parsed_version", "encoded", "to_owned", "unknown_tagged_fields"];
+
+/// The accessor of a field: its owned field's name, unless a view method has it.
+fn accessor_ident(f: &Field) -> proc_macro2::Ident {
+    let id = field_ident(&f.name);
+    let plain = id.to_string();
+    if VIEW_METHODS.contains(&plain.trim_start_matches("r#")) {
+        format_ident!("{}_field", plain.trim_start_matches("r#"))
+    } else {
+        id
+    }
+}
+
+/// The element type of an array view.
+fn element_type(ty: &Type) -> TokenStream {
+    let w = W();
+    match ty {
+        Type::Bool => quote!(bool),
+        Type::Int8 => quote!(i8),
+        Type::Int16 => quote!(i16),
+        Type::Uint16 => quote!(u16),
+        Type::Int32 => quote!(i32),
+        Type::Uint32 => quote!(u32),
+        Type::Int64 => quote!(i64),
+        Type::Float64 => quote!(f64),
+        Type::Uuid => quote!(#w::Uuid),
+        Type::String => quote!(&'a str),
+        Type::Bytes | Type::Records => quote!(&'a [u8]),
+        Type::Struct(n) => {
+            let v = view_ident(n);
+            quote!(#v<'a>)
+        }
+        Type::Array(_) => quote!(()),
+    }
+}
+
+/// The accessor's return type (not wrapped in `Option`).
+fn value_type(ty: &Type) -> TokenStream {
+    let w = W();
+    match ty {
+        Type::Array(e) => {
+            let e = element_type(e);
+            quote!(#w::view::ArrayRef<'a, #e>)
+        }
+        other => element_type(other),
+    }
+}
+
+/// Code validating one value of the field at cursor `c`.
+fn check_value(f: &Field, compact: TokenStream, nullable_cond: &Cond, tagged: bool) -> TokenStream {
+    let nullable = nullable_cond.tokens();
+    let w = W();
+    match &f.ty {
+        t if t.is_fixed() => {
+            let n = Literal::usize_unsuffixed(t.fixed_size().unwrap_or(0));
+            quote!(c.skip(#n))
+        }
+        Type::String => quote!(c.check_string(#compact, #nullable)),
+        Type::Bytes | Type::Records => quote!(c.check_bytes(#compact, #nullable)),
+        Type::Array(e) => {
+            let e = element_type(e);
+            quote!(#w::view::check_array::<#e>(c, version, #compact, #nullable))
+        }
+        Type::Struct(n) => {
+            let v = view_ident(n);
+            let parse = quote!(<#v<'a> as #w::view::View<'a>>::check_at(c, version));
+            if !f.is_optional() {
+                return parse;
+            }
+            let present = if tagged { quote!(c.tagged_struct_present()) } else { quote!(c.struct_present()) };
+            let with_marker = quote!(if #present? { #parse } else { ::core::result::Result::Ok(()) });
+            nullable_cond.select(with_marker, parse)
+        }
+        _ => quote!(::core::result::Result::Ok(())),
+    }
+}
+
+/// Code giving the position after the field's value at `pos` in `buf` (validated before).
+fn skip_value(f: &Field, compact: TokenStream, nullable_cond: &Cond) -> TokenStream {
+    let w = W();
+    match &f.ty {
+        t if t.is_fixed() => {
+            let n = Literal::usize_unsuffixed(t.fixed_size().unwrap_or(0));
+            quote!(pos + #n)
+        }
+        Type::String => quote!(#w::view::skip_len(buf, pos, #compact, true)),
+        Type::Bytes | Type::Records => quote!(#w::view::skip_len(buf, pos, #compact, false)),
+        Type::Array(e) => {
+            let e = element_type(e);
+            quote!(#w::view::skip_array::<#e>(buf, pos, version, #compact))
+        }
+        Type::Struct(n) => {
+            let v = view_ident(n);
+            let skip = quote!(<#v<'a> as #w::view::View<'a>>::skip_at(buf, pos, version));
+            if !f.is_optional() {
+                return skip;
+            }
+            // The marker: an int8 here, a uvarint 1/0 in a tagged payload; both one byte when
+            // present, and null is a single byte too.
+            let marked = quote!(match #w::view::struct_marker(buf, pos) {
+                ::core::option::Option::Some(pos) => <#v<'a> as #w::view::View<'a>>::skip_at(buf, pos, version),
+                ::core::option::Option::None => pos + 1,
+            });
+            nullable_cond.select(marked, skip)
+        }
+        _ => quote!(pos),
+    }
+}
+
+/// The accessor body: reads the field at offset `o` (not `ABSENT`).
+fn read_at(f: &Field, compact: TokenStream, nullable: TokenStream, tagged: TokenStream) -> TokenStream {
+    let w = W();
+    let opt = f.is_optional();
+    match &f.ty {
+        t if t.is_fixed() => quote!(#w::view::fixed(self.buf, o)),
+        Type::String if opt => quote!(#w::view::str_at(self.buf, o, #compact)),
+        Type::String => quote!(#w::view::str_at(self.buf, o, #compact).unwrap_or_default()),
+        Type::Bytes | Type::Records if opt => quote!(#w::view::bytes_at(self.buf, o, #compact)),
+        Type::Bytes | Type::Records => quote!(#w::view::bytes_at(self.buf, o, #compact).unwrap_or_default()),
+        Type::Array(_) if opt => quote!(#w::view::ArrayRef::at(self.buf, o, self.version, #compact)),
+        Type::Array(_) => {
+            quote!(#w::view::ArrayRef::at(self.buf, o, self.version, #compact).unwrap_or_else(#w::view::ArrayRef::empty))
+        }
+        Type::Struct(n) => {
+            let v = view_ident(n);
+            if opt {
+                quote!(if #nullable {
+                    #w::view::nullable_struct_at::<#v<'a>>(self.buf, o, self.version, #tagged)
+                } else {
+                    #w::view::struct_at::<#v<'a>>(self.buf, o, self.version)
+                })
+            } else {
+                quote!(#w::view::struct_at::<#v<'a>>(self.buf, o, self.version).unwrap_or(#v::absent(self.version)))
+            }
+        }
+        _ => quote!(()),
+    }
+}
+
+/// Converts a view value `v` of spec type `ty` to its owned form.
+fn to_owned_value(ty: &Type, v: TokenStream) -> TokenStream {
+    let w = W();
+    match ty {
+        Type::String => quote!(#w::KStr::from(::std::string::String::from(#v))),
+        Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes::copy_from_slice(#v)),
+        Type::Array(e) if e.is_fixed() => quote!(#v.iter().collect()),
+        Type::Array(e) => {
+            let inner = to_owned_value(e, quote!(x));
+            quote!(#v.iter().map(|x| #inner).collect())
+        }
+        Type::Struct(_) => quote!(#v.to_owned()),
+        _ => v,
+    }
+}
+
+/// The field's default as the accessor's type.
+fn default_value(cx: &Ctx, f: &Field) -> TokenStream {
+    let w = W();
+    let (inner, null) = default_parts(cx, f);
+    let inner = match (&f.ty, &f.default) {
+        (Type::String, DefaultValue::Str(s)) => quote!(#s),
+        (Type::String, _) => quote!(""),
+        (Type::Bytes | Type::Records, _) => quote!(&[]),
+        (Type::Array(_), _) => quote!(#w::view::ArrayRef::empty()),
+        (Type::Struct(n), _) => {
+            let v = view_ident(n);
+            quote!(#v::absent(self.version))
+        }
+        _ => inner,
+    };
+    if !f.is_optional() {
+        inner
+    } else if null {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#inner))
+    }
+}
 
 /// The view of one struct (`top`: the message itself).
-pub(crate) fn emit_view(_cx: &Ctx, _st: &Struct, _top: bool) -> TokenStream {
-    quote!()
+pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
+    let w = W();
+    let valid = cx.valid();
+    let owned = type_ident(&st.name);
+    let owned_name = owned.to_string();
+    let view = view_ident(&st.name);
+    let n = Literal::usize_unsuffixed(st.fields.len());
+    let flexible = cx.flexible();
+
+    let tagged: Vec<(usize, &Field)> = st.fields.iter().enumerate().filter(|(_, f)| f.tag.is_some()).collect();
+
+    // ---- check_at: validate, as owned decoding does, without recording anything ----
+    // A run of fixed-size fields present in every version is checked with one bounds check;
+    // only when it fails are they checked one by one, so that the error names the field.
+    let mut checks = Vec::new();
+    let mut run: Vec<TokenStream> = Vec::new();
+    let mut run_size = 0usize;
+    let flush = |run: &mut Vec<TokenStream>, run_size: &mut usize, checks: &mut Vec<TokenStream>| {
+        if run.len() > 1 {
+            let n = Literal::usize_unsuffixed(*run_size);
+            checks.push(quote!(if c.remaining() >= #n { c.skip(#n)?; } else { #(#run)* }));
+        } else {
+            checks.append(run);
+        }
+        run.clear();
+        *run_size = 0;
+    };
+    for f in &st.fields {
+        let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
+        let present = Cond::of(f.untagged_versions(), valid);
+        let check = check_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid), false);
+        let step = present.select(quote!(#check.map_err(|e| e.field(#name))?;), quote!());
+        match (f.ty.fixed_size(), &present) {
+            (Some(size), Cond::Always) => {
+                run.push(step);
+                run_size += size;
+            }
+            _ => {
+                flush(&mut run, &mut run_size, &mut checks);
+                checks.push(step);
+            }
+        }
+    }
+    flush(&mut run, &mut run_size, &mut checks);
+    let check_tags = if cx.has_flexible() {
+        let arms: Vec<TokenStream> = tagged
+            .iter()
+            .map(|(_, f)| {
+                let (tag, tv) = f.tag.expect("filtered on tag");
+                let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
+                let tag_l = Literal::u32_unsuffixed(tag);
+                let check = check_value(f, quote!(true), &Cond::of(f.nullable, valid), true);
+                let ok = quote!({
+                    let c = &mut p;
+                    #check.map_err(|e| e.field(#name))?;
+                });
+                let bad = quote!({
+                    return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
+                });
+                let body = Cond::of(tv, valid).select(ok, bad);
+                quote!(#tag_l => #body)
+            })
+            .collect();
+        let sec = if arms.is_empty() {
+            quote!(
+                let n = c.uvarint()?;
+                for _ in 0..n {
+                    c.tagged_field()?;
+                }
+            )
+        } else {
+            quote!(
+                let n = c.uvarint()?;
+                for _ in 0..n {
+                    let (tag, _, mut p) = c.tagged_field()?;
+                    match tag {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            )
+        };
+        flexible.select(sec, quote!())
+    } else {
+        quote!()
+    };
+    let check_body = quote!(#(#checks)* #check_tags ::core::result::Result::Ok(()));
+    let check_version = super::message::param(&check_body, "version");
+    let check_c = super::message::param(&check_body, "c");
+
+    // ---- skip_at / locate_at: walk bytes validated before (no checks, no errors) ----
+    let walk = |record: bool| -> TokenStream {
+        let mut steps = Vec::new();
+        for (k, f) in st.fields.iter().enumerate() {
+            let k = Literal::usize_unsuffixed(k);
+            let present = Cond::of(f.untagged_versions(), valid);
+            let skip = skip_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid));
+            let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
+            steps.push(present.select(quote!(#rec pos = #skip;), quote!()));
+        }
+        let tags = if !cx.has_flexible() {
+            quote!()
+        } else if !record {
+            flexible.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!())
+        } else {
+            let arms: Vec<TokenStream> = tagged
+                .iter()
+                .map(|(k, f)| {
+                    let (tag, tv) = f.tag.expect("filtered on tag");
+                    let k = Literal::usize_unsuffixed(*k);
+                    let tag_l = Literal::u32_unsuffixed(tag);
+                    let cond = Cond::of(tv, valid).tokens();
+                    quote!(#tag_l if #cond => offs[#k] = (at - start) as u32,)
+                })
+                .collect();
+            let set = if matches!(flexible, Cond::Always) { quote!(let tags =) } else { quote!(tags =) };
+            let lp = if arms.is_empty() {
+                quote!(pos = #w::view::skip_tags(buf, pos);)
+            } else {
+                quote!(
+                    let (mut n, mut p) = #w::view::tag_count(buf, pos);
+                    while n > 0 {
+                        n -= 1;
+                        let (tag, at, next) = #w::view::tag_header(buf, p);
+                        match tag {
+                            #(#arms)*
+                            _ => {}
+                        }
+                        p = next;
+                    }
+                    pos = p;
+                )
+            };
+            flexible.select(quote!(#set (pos - start) as u32; #lp), quote!())
+        };
+        let (offs_decl, offs_init, tags_decl, tags_init) = if record {
+            let od = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
+            let oi = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
+            let td = match (cx.has_flexible(), &flexible) {
+                (false, _) => quote!(),
+                (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
+                (true, Cond::Always) => quote!(),
+                (true, _) => quote!(let mut tags = #w::view::ABSENT;),
+            };
+            let ti = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+            (od, oi, td, ti)
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
+        let start = if record { quote!(let start = pos;) } else { quote!() };
+        let end = if record {
+            quote!((#view { buf: buf.get(start..pos).unwrap_or_default(), version, #offs_init #tags_init }, pos))
+        } else {
+            quote!(pos)
+        };
+        let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() { quote!() } else { quote!(let mut pos = pos;) };
+        quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end)
+    };
+    let skip_body = walk(false);
+    let locate_body = walk(true);
+    let (skip_buf, skip_version) = (super::message::param(&skip_body, "buf"), super::message::param(&skip_body, "version"));
+    let locate_buf = super::message::param(&locate_body, "buf");
+
+    let (offs_field, offs_absent) = if st.fields.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (quote!(offs: [u32; #n],), quote!(offs: [#w::view::ABSENT; #n],))
+    };
+    let (tags_field, tags_absent) = if cx.has_flexible() {
+        (quote!(tags: u32,), quote!(tags: #w::view::ABSENT,))
+    } else {
+        (quote!(), quote!())
+    };
+
+    // ---- accessors ----
+    let mut accessors = Vec::new();
+    for (k, f) in st.fields.iter().enumerate() {
+        let k = Literal::usize_unsuffixed(k);
+        let id = accessor_ident(f);
+        let docs = field_doc(f);
+        let t = value_type(&f.ty);
+        let t = if f.is_optional() { quote!(::core::option::Option<#t>) } else { t };
+        let def = default_value(cx, f);
+        // Tagged versions lie within the compact ones (rule 26), so one condition serves both.
+        let compact = cx.compact(f).tokens();
+        let tagged_now = match &f.tag {
+            Some((_, tv)) => Cond::of(*tv, valid).tokens(),
+            None => quote!(false),
+        };
+        let nullable = Cond::of(f.nullable, valid).tokens();
+        let read = read_at(f, compact, nullable, tagged_now);
+        let body = quote!(
+            match self.offs[#k] {
+                #w::view::ABSENT => #def,
+                o => {
+                    let o = o as usize;
+                    #read
+                }
+            }
+        );
+        let body = if super::message::uses_ident(&body, "version") {
+            quote!(let version = self.version; #body)
+        } else {
+            body
+        };
+        accessors.push(quote!(
+            #(#docs)*
+            #[inline]
+            pub fn #id(&self) -> #t { #body }
+        ));
+    }
+
+    let owned_fields: Vec<TokenStream> = st
+        .fields
+        .iter()
+        .map(|f| {
+            let id = field_ident(&f.name);
+            let acc = accessor_ident(f);
+            let conv = to_owned_value(&f.ty, quote!(v));
+            let e = match (&f.ty, f.is_optional()) {
+                (t, _) if t.is_fixed() => quote!(self.#acc()),
+                (_, true) => quote!(self.#acc().map(|v| #conv)),
+                (_, false) => quote!({ let v = self.#acc(); #conv }),
+            };
+            quote!(#id: #e)
+        })
+        .collect();
+    let known: Vec<Literal> = tagged.iter().map(|(_, f)| Literal::u32_unsuffixed(f.tag.expect("tagged").0)).collect();
+    let (unknown_api, owned_unknown) = if cx.has_flexible() {
+        (
+            quote!(
+                /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+                pub fn unknown_tagged_fields(&self) -> #w::view::UnknownTags<'a> {
+                    #w::view::UnknownTags::at(self.buf, self.tags, &[#(#known),*])
+                }
+            ),
+            quote!(unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<#w::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| #w::RawTaggedField { tag, data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data) })
+                    .collect();
+                #w::finish_unknown_tags(&mut u);
+                u
+            }),
+        )
+    } else {
+        (quote!(), quote!())
+    };
+    let doc = doc_lines(&format!(
+        "A borrowed view of [`{owned_name}`]: validated once by `parse`, then read in place without allocating."
+    ));
+    let top_api = if top {
+        quote!(
+            /// Validates `bytes` as one whole message at `version` and returns its view.
+            ///
+            /// # Errors
+            /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+            /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+            pub fn parse(bytes: &'a [u8], version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                let mut c = #w::view::Cursor::new(bytes, 0);
+                let v = Self::parse_prefix(&mut c, version)?;
+                if c.remaining() > 0 {
+                    return ::core::result::Result::Err(c.error(#w::DecodeErrorKind::TrailingBytes { offset: c.pos(), len: c.remaining() }).in_type(#owned_name));
+                }
+                ::core::result::Result::Ok(v)
+            }
+
+            /// Validates one message at the cursor (bytes after it are left) and returns its view.
+            ///
+            /// # Errors
+            /// As [`Self::parse`], without the trailing-bytes check.
+            pub fn parse_prefix(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                #w::check_view_version(c, version, <#owned as #w::Message>::VALID_VERSIONS, #owned_name)?;
+                let start = c.pos();
+                <Self as #w::view::View<'a>>::check_at(c, version).map_err(|e| e.in_type(#owned_name))?;
+                ::core::result::Result::Ok(<Self as #w::view::View<'a>>::locate_at(c.buf(), start, version).0)
+            }
+        )
+    } else {
+        quote!()
+    };
+
+    quote!(
+        #(#doc)*
+        #[derive(Debug, Clone, Copy)]
+        pub struct #view<'a> {
+            buf: &'a [u8],
+            version: i16,
+            #offs_field
+            #tags_field
+        }
+
+        impl<'a> #view<'a> {
+            #top_api
+
+            /// A view in which every field reads as its default (a struct the version lacks).
+            pub fn absent(version: i16) -> Self {
+                #view { buf: &[], version, #offs_absent #tags_absent }
+            }
+
+            /// The version the view was parsed at.
+            pub fn parsed_version(&self) -> i16 {
+                self.version
+            }
+
+            /// The encoded bytes of this value.
+            pub fn encoded(&self) -> &'a [u8] {
+                self.buf
+            }
+
+            #(#accessors)*
+
+            #unknown_api
+
+            /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+            pub fn to_owned(&self) -> #owned {
+                #owned { #(#owned_fields,)* #owned_unknown }
+            }
+        }
+
+        impl<'a> #w::view::View<'a> for #view<'a> {
+            fn check_at(#check_c: &mut #w::view::Cursor<'a>, #check_version: i16) -> ::core::result::Result<(), #w::DecodeError> {
+                #check_body
+            }
+            fn skip_at(#skip_buf: &'a [u8], pos: usize, #skip_version: i16) -> usize {
+                #skip_body
+            }
+            fn locate_at(#locate_buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+                #locate_body
+            }
+        }
+    )
 }

@@ -551,6 +551,317 @@ impl ::core::convert::From<
         Response::StreamsGroupDescribe(m)
     }
 }
+#[cfg(feature = "json")]
+impl Request {
+    /// Kafka's JSON form of the request body at `version` (see `kwire_protocol::wire::json`).
+    ///
+    /// # Errors
+    /// As the body's `JsonForm::to_json`.
+    pub fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        match self {
+            Request::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::FindCoordinator(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::ConsumerGroupHeartbeat(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::ConsumerGroupDescribe(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::StreamsGroupHeartbeat(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::StreamsGroupDescribe(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+        }
+    }
+    /// Reads the request body of `api_key` at `version` from its JSON form.
+    ///
+    /// # Errors
+    /// As the body's `JsonForm::from_json`.
+    pub fn from_json(
+        api_key: ApiKey,
+        version: i16,
+        value: &::kwire_protocol::wire::json::Value,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::core::result::Result::Ok(
+            match api_key {
+                ApiKey::Metadata => {
+                    Request::Metadata(
+                        <super::metadata_request::MetadataRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FindCoordinator => {
+                    Request::FindCoordinator(
+                        <super::find_coordinator_request::FindCoordinatorRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ApiVersions => {
+                    Request::ApiVersions(
+                        <super::api_versions_request::ApiVersionsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ConsumerGroupHeartbeat => {
+                    Request::ConsumerGroupHeartbeat(
+                        <super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ConsumerGroupDescribe => {
+                    Request::ConsumerGroupDescribe(
+                        <super::consumer_group_describe_request::ConsumerGroupDescribeRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupHeartbeat => {
+                    Request::StreamsGroupHeartbeat(
+                        <super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupDescribe => {
+                    Request::StreamsGroupDescribe(
+                        <super::streams_group_describe_request::StreamsGroupDescribeRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+            },
+        )
+    }
+}
+#[cfg(feature = "json")]
+impl Response {
+    /// Kafka's JSON form of the response body at `version` (see `kwire_protocol::wire::json`).
+    ///
+    /// # Errors
+    /// As the body's `JsonForm::to_json`.
+    pub fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        match self {
+            Response::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::FindCoordinator(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::ConsumerGroupHeartbeat(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::ConsumerGroupDescribe(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::StreamsGroupHeartbeat(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::StreamsGroupDescribe(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+        }
+    }
+    /// Reads the response body of `api_key` at `version` from its JSON form.
+    ///
+    /// # Errors
+    /// As the body's `JsonForm::from_json`.
+    pub fn from_json(
+        api_key: ApiKey,
+        version: i16,
+        value: &::kwire_protocol::wire::json::Value,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::core::result::Result::Ok(
+            match api_key {
+                ApiKey::Metadata => {
+                    Response::Metadata(
+                        <super::metadata_response::MetadataResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FindCoordinator => {
+                    Response::FindCoordinator(
+                        <super::find_coordinator_response::FindCoordinatorResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ApiVersions => {
+                    Response::ApiVersions(
+                        <super::api_versions_response::ApiVersionsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ConsumerGroupHeartbeat => {
+                    Response::ConsumerGroupHeartbeat(
+                        <super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ConsumerGroupDescribe => {
+                    Response::ConsumerGroupDescribe(
+                        <super::consumer_group_describe_response::ConsumerGroupDescribeResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupHeartbeat => {
+                    Response::StreamsGroupHeartbeat(
+                        <super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupDescribe => {
+                    Response::StreamsGroupDescribe(
+                        <super::streams_group_describe_response::StreamsGroupDescribeResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+            },
+        )
+    }
+}
+#[cfg(feature = "json")]
+impl RequestFrame {
+    /// Kafka's JSON form of the frame, `{"header": …, "body": …}`: the header at the
+    /// header version its API and version call for, the body at the header's
+    /// `requestApiVersion`.
+    ///
+    /// # Errors
+    /// `ApiKeyMismatch` when the body is not the header's API; any header or body error.
+    pub fn to_json(
+        &self,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let key = self.body.api_key();
+        if key.as_i16() != self.header.request_api_key {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::EncodeError::new(::kwire_protocol::wire::EncodeErrorKind::ApiKeyMismatch {
+                    body: key.as_i16(),
+                    header: self.header.request_api_key,
+                }),
+            );
+        }
+        let version = self.header.request_api_version;
+        let header = ::kwire_protocol::wire::json::JsonForm::to_json(
+            &self.header,
+            key.request_header_version(version),
+        )?;
+        ::core::result::Result::Ok(
+            ::kwire_protocol::wire::json::frame(header, self.body.to_json(version)?),
+        )
+    }
+    /// Reads a frame from its JSON form: the API key and version from the header's
+    /// `requestApiKey` and `requestApiVersion`, then the header and the body.
+    ///
+    /// # Errors
+    /// A missing `header` or `body`, an unknown API key, any header or body error.
+    pub fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let (h, b) = ::kwire_protocol::wire::json::frame_parts(value)?;
+        let key = ::kwire_protocol::wire::json::header_i16(h, "requestApiKey")?;
+        let version = ::kwire_protocol::wire::json::header_i16(h, "requestApiVersion")?;
+        let api = ApiKey::from_i16(key)
+            .ok_or_else(|| ::kwire_protocol::wire::json::unknown_api_key(
+                key,
+                "requestApiKey",
+            ))?;
+        let header = <super::request_header::RequestHeader as ::kwire_protocol::wire::json::JsonForm>::from_json(
+            h,
+            api.request_header_version(version),
+        )?;
+        let body = Request::from_json(api, version, b)?;
+        ::core::result::Result::Ok(RequestFrame { header, body })
+    }
+}
+#[cfg(feature = "json")]
+impl ResponseFrame {
+    /// Kafka's JSON form of the frame at `version`, `{"header": …, "body": …}`.
+    ///
+    /// # Errors
+    /// Any header or body error.
+    pub fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let header = ::kwire_protocol::wire::json::JsonForm::to_json(
+            &self.header,
+            self.body.api_key().response_header_version(version),
+        )?;
+        ::core::result::Result::Ok(
+            ::kwire_protocol::wire::json::frame(header, self.body.to_json(version)?),
+        )
+    }
+    /// Reads a response frame to a request of `api_key` at `version` from its JSON form.
+    ///
+    /// # Errors
+    /// A missing `header` or `body`, any header or body error.
+    pub fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        api_key: ApiKey,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let (h, b) = ::kwire_protocol::wire::json::frame_parts(value)?;
+        let header = <super::response_header::ResponseHeader as ::kwire_protocol::wire::json::JsonForm>::from_json(
+            h,
+            api_key.response_header_version(version),
+        )?;
+        let body = Response::from_json(api_key, version, b)?;
+        ::core::result::Result::Ok(ResponseFrame { header, body })
+    }
+}
 /// A request as it travels (without the 4-byte size prefix): header, then body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestFrame {

@@ -156,3 +156,301 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsRequest {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ApiVersionsRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsRequest",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("ApiVersionsRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsRequest",
+        )?;
+        Self::from_json_body(value, version).map_err(|e| e.in_type("ApiVersionsRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl ApiVersionsRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clientSoftwareName",
+                    &self.client_software_name,
+                    version,
+                )
+                .map_err(|e| e.field("client_software_name"))?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clientSoftwareVersion",
+                    &self.client_software_version,
+                    version,
+                )
+                .map_err(|e| e.field("client_software_version"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            client_software_name: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "clientSoftwareName", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "clientSoftwareName",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            client_software_version: if version >= 3 {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "clientSoftwareVersion",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "clientSoftwareVersion",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ApiVersionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiVersionsRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> ApiVersionsRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ApiVersionsRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <ApiVersionsRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("ApiVersionsRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ApiVersionsRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Name of the client library sending the request (KIP-511), for broker-side metrics and logging.
+    ///
+    /// Spec: `ClientSoftwareName: string` (versions 3+, ignorable).
+    #[inline]
+    pub fn client_software_name(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Version string of the client library sending the request (KIP-511).
+    ///
+    /// Spec: `ClientSoftwareVersion: string` (versions 3+, ignorable).
+    #[inline]
+    pub fn client_software_version(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ApiVersionsRequest {
+        ApiVersionsRequest {
+            client_software_name: {
+                let v = self.client_software_name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            client_software_version: {
+                let v = self.client_software_version();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 3 {
+            c.check_string(version >= 3, false)
+                .map_err(|e| e.field("client_software_name"))?;
+        }
+        if version >= 3 {
+            c.check_string(version >= 3, false)
+                .map_err(|e| e.field("client_software_version"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            offs[1] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            ApiVersionsRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}

@@ -425,7 +425,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             throttle_time_ms: if version >= 1 { g.value(&0i32) } else { 0i32 },
             supported_features: if version >= 3 {
@@ -436,7 +436,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 }
             } else {
                 ::std::vec::Vec::new()
@@ -450,7 +450,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 }
             } else {
                 ::std::vec::Vec::new()
@@ -464,6 +464,551 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ApiVersionsResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsResponse",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("ApiVersionsResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsResponse",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ApiVersionsResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl ApiVersionsResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "apiKeys", &self.api_keys, version)
+            .map_err(|e| e.field("api_keys"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        if (version >= 3) && !self.supported_features.is_empty() {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "supportedFeatures",
+                    &self.supported_features,
+                    version,
+                )
+                .map_err(|e| e.field("supported_features"))?;
+        }
+        if (version >= 3) && self.finalized_features_epoch != -1i64 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "finalizedFeaturesEpoch",
+                    &self.finalized_features_epoch,
+                    version,
+                )
+                .map_err(|e| e.field("finalized_features_epoch"))?;
+        }
+        if (version >= 3) && !self.finalized_features.is_empty() {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "finalizedFeatures",
+                    &self.finalized_features,
+                    version,
+                )
+                .map_err(|e| e.field("finalized_features"))?;
+        }
+        if (version >= 3) && self.zk_migration_ready {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "zkMigrationReady",
+                    &self.zk_migration_ready,
+                    version,
+                )
+                .map_err(|e| e.field("zk_migration_ready"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0, 1, 2, 3],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            api_keys: ::kwire_protocol::wire::json::required(o, "apiKeys", version)?,
+            throttle_time_ms: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
+            },
+            supported_features: ::kwire_protocol::wire::json::field_or(
+                o,
+                "supportedFeatures",
+                version,
+                ::std::vec::Vec::new(),
+            )?,
+            finalized_features_epoch: ::kwire_protocol::wire::json::field_or(
+                o,
+                "finalizedFeaturesEpoch",
+                version,
+                -1i64,
+            )?,
+            finalized_features: ::kwire_protocol::wire::json::field_or(
+                o,
+                "finalizedFeatures",
+                version,
+                ::std::vec::Vec::new(),
+            )?,
+            zk_migration_ready: ::kwire_protocol::wire::json::field_or(
+                o,
+                "zkMigrationReady",
+                version,
+                false,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ApiVersionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiVersionsResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 7],
+    tags: u32,
+}
+impl<'a> ApiVersionsResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ApiVersionsResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <ApiVersionsResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ApiVersionsResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("ApiVersionsResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ApiVersionsResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 7],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Error for the whole request, 0 on success. On UNSUPPORTED_VERSION the broker still fills ApiKeys so the client can retry with a version it supports.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One entry per API the broker handles, with the range of versions it accepts.
+    ///
+    /// Spec: `ApiKeys: []ApiVersion` (versions 0+).
+    #[inline]
+    pub fn api_keys(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, ApiVersionRef<'a>> {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Feature flags this broker can support, with their version ranges. Before v4, features whose minimum version is 0 are left out.
+    ///
+    /// Spec: `SupportedFeatures: []SupportedFeatureKey` (versions 3+, tag 0 in 3+, ignorable).
+    #[inline]
+    pub fn supported_features(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, SupportedFeatureKeyRef<'a>> {
+        let version = self.version;
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Epoch of the finalized feature set below; it only grows. -1 means the epoch is unknown and FinalizedFeatures should not be trusted.
+    ///
+    /// Spec: `FinalizedFeaturesEpoch: int64` (versions 3+, tag 1 in 3+, default -1, ignorable).
+    #[inline]
+    pub fn finalized_features_epoch(&self) -> i64 {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => -1i64,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Feature levels finalized for the whole cluster; meaningful only when FinalizedFeaturesEpoch is 0 or more.
+    ///
+    /// Spec: `FinalizedFeatures: []FinalizedFeatureKey` (versions 3+, tag 2 in 3+, ignorable).
+    #[inline]
+    pub fn finalized_features(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, FinalizedFeatureKeyRef<'a>> {
+        let version = self.version;
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Sent by a KRaft controller: true when it is configured so that a ZooKeeper-to-KRaft migration can proceed.
+    ///
+    /// Spec: `ZkMigrationReady: bool` (versions 3+, tag 3 in 3+, default false, ignorable).
+    #[inline]
+    pub fn zk_migration_ready(&self) -> bool {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[0, 1, 2, 3])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ApiVersionsResponse {
+        ApiVersionsResponse {
+            error_code: self.error_code(),
+            api_keys: {
+                let v = self.api_keys();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            throttle_time_ms: self.throttle_time_ms(),
+            supported_features: {
+                let v = self.supported_features();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            finalized_features_epoch: self.finalized_features_epoch(),
+            finalized_features: {
+                let v = self.finalized_features();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            zk_migration_ready: self.zk_migration_ready(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(2).map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            ApiVersionRef<'a>,
+        >(c, version, version >= 3, false)
+            .map_err(|e| e.field("api_keys"))?;
+        if version >= 1 {
+            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                let (tag, _, mut p) = c.tagged_field()?;
+                match tag {
+                    0 => {
+                        if version >= 3 {
+                            {
+                                let c = &mut p;
+                                ::kwire_protocol::wire::view::check_array::<
+                                    SupportedFeatureKeyRef<'a>,
+                                >(c, version, true, false)
+                                    .map_err(|e| e.field("supported_features"))?;
+                            }
+                        } else {
+                            {
+                                return ::core::result::Result::Err(
+                                    p
+                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                            tag,
+                                            version,
+                                        })
+                                        .field("supported_features"),
+                                );
+                            }
+                        }
+                    }
+                    1 => {
+                        if version >= 3 {
+                            {
+                                let c = &mut p;
+                                c.skip(8).map_err(|e| e.field("finalized_features_epoch"))?;
+                            }
+                        } else {
+                            {
+                                return ::core::result::Result::Err(
+                                    p
+                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                            tag,
+                                            version,
+                                        })
+                                        .field("finalized_features_epoch"),
+                                );
+                            }
+                        }
+                    }
+                    2 => {
+                        if version >= 3 {
+                            {
+                                let c = &mut p;
+                                ::kwire_protocol::wire::view::check_array::<
+                                    FinalizedFeatureKeyRef<'a>,
+                                >(c, version, true, false)
+                                    .map_err(|e| e.field("finalized_features"))?;
+                            }
+                        } else {
+                            {
+                                return ::core::result::Result::Err(
+                                    p
+                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                            tag,
+                                            version,
+                                        })
+                                        .field("finalized_features"),
+                                );
+                            }
+                        }
+                    }
+                    3 => {
+                        if version >= 3 {
+                            {
+                                let c = &mut p;
+                                c.skip(1).map_err(|e| e.field("zk_migration_ready"))?;
+                            }
+                        } else {
+                            {
+                                return ::core::result::Result::Err(
+                                    p
+                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                            tag,
+                                            version,
+                                        })
+                                        .field("zk_migration_ready"),
+                                );
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, version >= 3);
+        if version >= 1 {
+            pos = pos + 4;
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, version >= 3);
+        if version >= 1 {
+            offs[2] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            let (mut n, mut p) = ::kwire_protocol::wire::view::tag_count(buf, pos);
+            while n > 0 {
+                n -= 1;
+                let (tag, at, next) = ::kwire_protocol::wire::view::tag_header(buf, p);
+                match tag {
+                    0 if version >= 3 => offs[3] = (at - start) as u32,
+                    1 if version >= 3 => offs[4] = (at - start) as u32,
+                    2 if version >= 3 => offs[5] = (at - start) as u32,
+                    3 if version >= 3 => offs[6] = (at - start) as u32,
+                    _ => {}
+                }
+                p = next;
+            }
+            pos = p;
+        }
+        (
+            ApiVersionsResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `ApiVersion`: inline struct of `ApiVersionsResponse` (versions 0-4).
@@ -557,6 +1102,212 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersion {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ApiVersion {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "apiKey", &self.api_key, version)
+            .map_err(|e| e.field("api_key"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "minVersion",
+                &self.min_version,
+                version,
+            )
+            .map_err(|e| e.field("min_version"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "maxVersion",
+                &self.max_version,
+                version,
+            )
+            .map_err(|e| e.field("max_version"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            api_key: ::kwire_protocol::wire::json::required(o, "apiKey", version)?,
+            min_version: ::kwire_protocol::wire::json::required(
+                o,
+                "minVersion",
+                version,
+            )?,
+            max_version: ::kwire_protocol::wire::json::required(
+                o,
+                "maxVersion",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ApiVersion`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiVersionRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> ApiVersionRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ApiVersionRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Numeric identifier of the API.
+    ///
+    /// Spec: `ApiKey: int16` (versions 0+, map key).
+    #[inline]
+    pub fn api_key(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Lowest version of this API the broker accepts (inclusive).
+    ///
+    /// Spec: `MinVersion: int16` (versions 0+).
+    #[inline]
+    pub fn min_version(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Highest version of this API the broker accepts (inclusive).
+    ///
+    /// Spec: `MaxVersion: int16` (versions 0+).
+    #[inline]
+    pub fn max_version(&self) -> i16 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ApiVersion {
+        ApiVersion {
+            api_key: self.api_key(),
+            min_version: self.min_version(),
+            max_version: self.max_version(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(2).map_err(|e| e.field("api_key"))?;
+            c.skip(2).map_err(|e| e.field("min_version"))?;
+            c.skip(2).map_err(|e| e.field("max_version"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = pos + 2;
+        pos = pos + 2;
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 2;
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            ApiVersionRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `SupportedFeatureKey`: inline struct of `ApiVersionsResponse` (versions 3-4).
@@ -693,6 +1444,258 @@ impl ::kwire_protocol::wire::sample::Sample for SupportedFeatureKey {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for SupportedFeatureKey {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+                .map_err(|e| e.field("name"))?;
+        } else if !self.name.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("name"),
+            );
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "minVersion",
+                    &self.min_version,
+                    version,
+                )
+                .map_err(|e| e.field("min_version"))?;
+        } else if self.min_version != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("min_version"),
+            );
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "maxVersion",
+                    &self.max_version,
+                    version,
+                )
+                .map_err(|e| e.field("max_version"))?;
+        } else if self.max_version != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("max_version"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            name: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "name", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "name",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            min_version: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "minVersion", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "minVersion", version, 0i16)?
+            },
+            max_version: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "maxVersion", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "maxVersion", version, 0i16)?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`SupportedFeatureKey`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct SupportedFeatureKeyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> SupportedFeatureKeyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        SupportedFeatureKeyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Feature name.
+    ///
+    /// Spec: `Name: string` (versions 3+, map key).
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Lowest version of the feature the broker supports.
+    ///
+    /// Spec: `MinVersion: int16` (versions 3+).
+    #[inline]
+    pub fn min_version(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Highest version of the feature the broker supports.
+    ///
+    /// Spec: `MaxVersion: int16` (versions 3+).
+    #[inline]
+    pub fn max_version(&self) -> i16 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> SupportedFeatureKey {
+        SupportedFeatureKey {
+            name: {
+                let v = self.name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            min_version: self.min_version(),
+            max_version: self.max_version(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for SupportedFeatureKeyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 3 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("name"))?;
+        }
+        if version >= 3 {
+            c.skip(2).map_err(|e| e.field("min_version"))?;
+        }
+        if version >= 3 {
+            c.skip(2).map_err(|e| e.field("max_version"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            offs[2] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            SupportedFeatureKeyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `FinalizedFeatureKey`: inline struct of `ApiVersionsResponse` (versions 3-4).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FinalizedFeatureKey {
@@ -827,5 +1830,267 @@ impl ::kwire_protocol::wire::sample::Sample for FinalizedFeatureKey {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for FinalizedFeatureKey {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+                .map_err(|e| e.field("name"))?;
+        } else if !self.name.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("name"),
+            );
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "maxVersionLevel",
+                    &self.max_version_level,
+                    version,
+                )
+                .map_err(|e| e.field("max_version_level"))?;
+        } else if self.max_version_level != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("max_version_level"),
+            );
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "minVersionLevel",
+                    &self.min_version_level,
+                    version,
+                )
+                .map_err(|e| e.field("min_version_level"))?;
+        } else if self.min_version_level != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("min_version_level"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            name: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "name", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "name",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            max_version_level: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "maxVersionLevel", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "maxVersionLevel",
+                    version,
+                    0i16,
+                )?
+            },
+            min_version_level: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "minVersionLevel", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "minVersionLevel",
+                    version,
+                    0i16,
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`FinalizedFeatureKey`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct FinalizedFeatureKeyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> FinalizedFeatureKeyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        FinalizedFeatureKeyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Feature name.
+    ///
+    /// Spec: `Name: string` (versions 3+, map key).
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Highest level of the feature enabled across the cluster.
+    ///
+    /// Spec: `MaxVersionLevel: int16` (versions 3+).
+    #[inline]
+    pub fn max_version_level(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Lowest level of the feature enabled across the cluster.
+    ///
+    /// Spec: `MinVersionLevel: int16` (versions 3+).
+    #[inline]
+    pub fn min_version_level(&self) -> i16 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> FinalizedFeatureKey {
+        FinalizedFeatureKey {
+            name: {
+                let v = self.name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            max_version_level: self.max_version_level(),
+            min_version_level: self.min_version_level(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for FinalizedFeatureKeyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 3 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("name"))?;
+        }
+        if version >= 3 {
+            c.skip(2).map_err(|e| e.field("max_version_level"))?;
+        }
+        if version >= 3 {
+            c.skip(2).map_err(|e| e.field("min_version_level"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            offs[2] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            FinalizedFeatureKeyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

@@ -133,14 +133,273 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupDescribeRequest {
         let v = Self {
             group_ids: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             include_authorized_operations: g.value(&false),
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ConsumerGroupDescribeRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeRequest",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("ConsumerGroupDescribeRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeRequest",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl ConsumerGroupDescribeRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "groupIds", &self.group_ids, version)
+            .map_err(|e| e.field("group_ids"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "includeAuthorizedOperations",
+                &self.include_authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("include_authorized_operations"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            group_ids: ::kwire_protocol::wire::json::required(o, "groupIds", version)?,
+            include_authorized_operations: ::kwire_protocol::wire::json::required(
+                o,
+                "includeAuthorizedOperations",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ConsumerGroupDescribeRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ConsumerGroupDescribeRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> ConsumerGroupDescribeRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupDescribeRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <ConsumerGroupDescribeRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ConsumerGroupDescribeRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Consumer groups to describe, given by group id.
+    ///
+    /// Spec: `GroupIds: []string` (versions 0+, entity groupId).
+    #[inline]
+    pub fn group_ids(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// When true, each group's AuthorizedOperations bitfield is filled in.
+    ///
+    /// Spec: `IncludeAuthorizedOperations: bool` (versions 0+).
+    #[inline]
+    pub fn include_authorized_operations(&self) -> bool {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ConsumerGroupDescribeRequest {
+        ConsumerGroupDescribeRequest {
+            group_ids: {
+                let v = self.group_ids();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            include_authorized_operations: self.include_authorized_operations(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("group_ids"))?;
+        c.skip(1).map_err(|e| e.field("include_authorized_operations"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = pos + 1;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 1;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            ConsumerGroupDescribeRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

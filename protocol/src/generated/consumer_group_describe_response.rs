@@ -143,12 +143,275 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupDescribeResponse {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ConsumerGroupDescribeResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeResponse",
+        )?;
+        self.to_json_body(version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeResponse",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl ConsumerGroupDescribeResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "groups", &self.groups, version)
+            .map_err(|e| e.field("groups"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
+            groups: ::kwire_protocol::wire::json::required(o, "groups", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ConsumerGroupDescribeResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ConsumerGroupDescribeResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> ConsumerGroupDescribeResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupDescribeResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <ConsumerGroupDescribeResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupDescribeResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ConsumerGroupDescribeResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 0+).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One entry per requested group.
+    ///
+    /// Spec: `Groups: []DescribedGroup` (versions 0+).
+    #[inline]
+    pub fn groups(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ConsumerGroupDescribeResponse {
+        ConsumerGroupDescribeResponse {
+            throttle_time_ms: self.throttle_time_ms(),
+            groups: {
+                let v = self.groups();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for ConsumerGroupDescribeResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("groups"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            ConsumerGroupDescribeResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Member`: inline struct of `ConsumerGroupDescribeResponse` (versions 0-1).
@@ -384,9 +647,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
             subscribed_topic_names: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             subscribed_topic_regex: if g.null() {
                 ::core::option::Option::None
@@ -408,6 +669,503 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Member {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
+            .map_err(|e| e.field("member_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
+            .map_err(|e| e.field("instance_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
+            .map_err(|e| e.field("rack_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("member_epoch"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
+            .map_err(|e| e.field("client_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
+            .map_err(|e| e.field("client_host"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subscribedTopicNames",
+                &self.subscribed_topic_names,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_names"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subscribedTopicRegex",
+                &self.subscribed_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_regex"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignment",
+                &self.assignment,
+                version,
+            )
+            .map_err(|e| e.field("assignment"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "targetAssignment",
+                &self.target_assignment,
+                version,
+            )
+            .map_err(|e| e.field("target_assignment"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "memberType",
+                    &self.member_type,
+                    version,
+                )
+                .map_err(|e| e.field("member_type"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
+            rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
+            subscribed_topic_names: ::kwire_protocol::wire::json::required(
+                o,
+                "subscribedTopicNames",
+                version,
+            )?,
+            subscribed_topic_regex: ::kwire_protocol::wire::json::required(
+                o,
+                "subscribedTopicRegex",
+                version,
+            )?,
+            assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "assignment",
+                version,
+            )?,
+            target_assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "targetAssignment",
+                version,
+            )?,
+            member_type: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "memberType", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "memberType", version, -1i8)?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Member`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MemberRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 11],
+    tags: u32,
+}
+impl<'a> MemberRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MemberRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 11],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Identifier this member uses in heartbeats.
+    ///
+    /// Spec: `MemberId: string` (versions 0+).
+    #[inline]
+    pub fn member_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Static membership id, or null for a dynamic member.
+    ///
+    /// Spec: `InstanceId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn instance_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Rack of the member, or null when not set.
+    ///
+    /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn rack_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Current epoch of the member.
+    ///
+    /// Spec: `MemberEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn member_epoch(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// client.id the member connected with.
+    ///
+    /// Spec: `ClientId: string` (versions 0+).
+    #[inline]
+    pub fn client_id(&self) -> &'a str {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Host (address) the member connected from.
+    ///
+    /// Spec: `ClientHost: string` (versions 0+).
+    #[inline]
+    pub fn client_host(&self) -> &'a str {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Topic names the member subscribes to.
+    ///
+    /// Spec: `SubscribedTopicNames: []string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn subscribed_topic_names(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Regular expression the member subscribes with, or null when it subscribes by name only.
+    ///
+    /// Spec: `SubscribedTopicRegex: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn subscribed_topic_regex(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Partitions the member owns now.
+    ///
+    /// Spec: `Assignment: Assignment` (versions 0+).
+    #[inline]
+    pub fn assignment(&self) -> AssignmentRef<'a> {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
+            }
+        }
+    }
+    /// Partitions the member is being moved towards.
+    ///
+    /// Spec: `TargetAssignment: Assignment` (versions 0+).
+    #[inline]
+    pub fn target_assignment(&self) -> AssignmentRef<'a> {
+        match self.offs[9] {
+            ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
+            }
+        }
+    }
+    /// Protocol the member uses (v1+): 0 = classic, 1 = consumer (KIP-848); -1 = unknown.
+    ///
+    /// Spec: `MemberType: int8` (versions 1+, default -1, ignorable).
+    #[inline]
+    pub fn member_type(&self) -> i8 {
+        match self.offs[10] {
+            ::kwire_protocol::wire::view::ABSENT => -1i8,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Member {
+        Member {
+            member_id: {
+                let v = self.member_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            instance_id: self
+                .instance_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rack_id: self
+                .rack_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            member_epoch: self.member_epoch(),
+            client_id: {
+                let v = self.client_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            client_host: {
+                let v = self.client_host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            subscribed_topic_names: {
+                let v = self.subscribed_topic_names();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            subscribed_topic_regex: self
+                .subscribed_topic_regex()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            assignment: {
+                let v = self.assignment();
+                v.to_owned()
+            },
+            target_assignment: {
+                let v = self.target_assignment();
+                v.to_owned()
+            },
+            member_type: self.member_type(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
+        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
+        c.skip(4).map_err(|e| e.field("member_epoch"))?;
+        c.check_string(true, false).map_err(|e| e.field("client_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("client_host"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("subscribed_topic_names"))?;
+        c.check_string(true, true).map_err(|e| e.field("subscribed_topic_regex"))?;
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.field("assignment"))?;
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.field("target_assignment"))?;
+        if version >= 1 {
+            c.skip(1).map_err(|e| e.field("member_type"))?;
+        }
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        if version >= 1 {
+            pos = pos + 1;
+        }
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 11];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[3] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[5] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[6] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[7] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[8] = (pos - start) as u32;
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        offs[9] = (pos - start) as u32;
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        if version >= 1 {
+            offs[10] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            MemberRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `DescribedGroup`: inline struct of `ConsumerGroupDescribeResponse` (versions 0-1).
@@ -596,13 +1354,408 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             authorized_operations: g.value(&-2147483648i32),
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
+            .map_err(|e| e.field("error_message"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
+            .map_err(|e| e.field("group_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupState",
+                &self.group_state,
+                version,
+            )
+            .map_err(|e| e.field("group_state"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupEpoch",
+                &self.group_epoch,
+                version,
+            )
+            .map_err(|e| e.field("group_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignmentEpoch",
+                &self.assignment_epoch,
+                version,
+            )
+            .map_err(|e| e.field("assignment_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignorName",
+                &self.assignor_name,
+                version,
+            )
+            .map_err(|e| e.field("assignor_name"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "members", &self.members, version)
+            .map_err(|e| e.field("members"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "authorizedOperations",
+                &self.authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("authorized_operations"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
+            group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
+            group_state: ::kwire_protocol::wire::json::required(
+                o,
+                "groupState",
+                version,
+            )?,
+            group_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "groupEpoch",
+                version,
+            )?,
+            assignment_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "assignmentEpoch",
+                version,
+            )?,
+            assignor_name: ::kwire_protocol::wire::json::required(
+                o,
+                "assignorName",
+                version,
+            )?,
+            members: ::kwire_protocol::wire::json::required(o, "members", version)?,
+            authorized_operations: ::kwire_protocol::wire::json::required(
+                o,
+                "authorizedOperations",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribedGroupRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 9],
+    tags: u32,
+}
+impl<'a> DescribedGroupRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        DescribedGroupRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 9],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Error for this group, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Human-readable detail for ErrorCode, or null when there is none.
+    ///
+    /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn error_message(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Id of the group.
+    ///
+    /// Spec: `GroupId: string` (versions 0+, entity groupId).
+    #[inline]
+    pub fn group_id(&self) -> &'a str {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Current state of the group (for example Stable or Reconciling); empty if unavailable.
+    ///
+    /// Spec: `GroupState: string` (versions 0+).
+    #[inline]
+    pub fn group_state(&self) -> &'a str {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Epoch of the group, bumped whenever its membership or subscriptions change.
+    ///
+    /// Spec: `GroupEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn group_epoch(&self) -> i32 {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Group epoch for which the current target assignment was computed.
+    ///
+    /// Spec: `AssignmentEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn assignment_epoch(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Name of the broker-side assignor in use.
+    ///
+    /// Spec: `AssignorName: string` (versions 0+).
+    #[inline]
+    pub fn assignor_name(&self) -> &'a str {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Current members of the group.
+    ///
+    /// Spec: `Members: []Member` (versions 0+).
+    #[inline]
+    pub fn members(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, MemberRef<'a>> {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Bitfield of ACL operations the caller may perform on the group; -2147483648 (INT32_MIN) when not requested.
+    ///
+    /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
+    #[inline]
+    pub fn authorized_operations(&self) -> i32 {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => -2147483648i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> DescribedGroup {
+        DescribedGroup {
+            error_code: self.error_code(),
+            error_message: self
+                .error_message()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            group_id: {
+                let v = self.group_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            group_state: {
+                let v = self.group_state();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            group_epoch: self.group_epoch(),
+            assignment_epoch: self.assignment_epoch(),
+            assignor_name: {
+                let v = self.assignor_name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            members: {
+                let v = self.members();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            authorized_operations: self.authorized_operations(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(2).map_err(|e| e.field("error_code"))?;
+        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
+        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("group_state"))?;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("group_epoch"))?;
+            c.skip(4).map_err(|e| e.field("assignment_epoch"))?;
+        }
+        c.check_string(true, false).map_err(|e| e.field("assignor_name"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("members"))?;
+        c.skip(4).map_err(|e| e.field("authorized_operations"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[4] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[5] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[6] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[7] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
+        offs[8] = (pos - start) as u32;
+        pos = pos + 4;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            DescribedGroupRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TopicPartitions`: common struct of `ConsumerGroupDescribeResponse` (versions 0+).
@@ -619,7 +1772,7 @@ pub struct TopicPartitions {
     /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -637,9 +1790,7 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -664,18 +1815,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
         let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -700,12 +1840,214 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
             topic_name: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
+            .map_err(|e| e.field("topic_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "topicName", &self.topic_name, version)
+            .map_err(|e| e.field("topic_name"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
+            topic_name: ::kwire_protocol::wire::json::required(o, "topicName", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicPartitionsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> TopicPartitionsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicPartitionsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the topic.
+    ///
+    /// Spec: `TopicId: uuid` (versions 0+).
+    #[inline]
+    pub fn topic_id(&self) -> ::kwire_protocol::wire::Uuid {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::Uuid::ZERO,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Name of the topic.
+    ///
+    /// Spec: `TopicName: string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn topic_name(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Partition numbers of that topic.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicPartitions {
+        TopicPartitions {
+            topic_id: self.topic_id(),
+            topic_name: {
+                let v = self.topic_name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("topic_name"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 16;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 16;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicPartitionsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Assignment`: common struct of `ConsumerGroupDescribeResponse` (versions 0+).
@@ -800,11 +2142,175 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Assignment {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic_partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "topicPartitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct AssignmentRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 1],
+    tags: u32,
+}
+impl<'a> AssignmentRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        AssignmentRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 1],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Topic-partitions in this assignment.
+    ///
+    /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
+    #[inline]
+    pub fn topic_partitions(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Assignment {
+        Assignment {
+            topic_partitions: {
+                let v = self.topic_partitions();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("topic_partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            AssignmentRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

@@ -333,7 +333,7 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                     let n = g.array_len();
                     (0..n)
                         .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             subscribed_topic_regex: if version >= 1 {
@@ -364,13 +364,564 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for ConsumerGroupHeartbeatRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupHeartbeatRequest",
+        )?;
+        self.to_json_body(version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupHeartbeatRequest",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl ConsumerGroupHeartbeatRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
+            .map_err(|e| e.field("group_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
+            .map_err(|e| e.field("member_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("member_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
+            .map_err(|e| e.field("instance_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
+            .map_err(|e| e.field("rack_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
+                version,
+            )
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subscribedTopicNames",
+                &self.subscribed_topic_names,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_names"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "subscribedTopicRegex",
+                    &self.subscribed_topic_regex,
+                    version,
+                )
+                .map_err(|e| e.field("subscribed_topic_regex"))?;
+        } else if self.subscribed_topic_regex.is_some() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("subscribed_topic_regex"),
+            );
+        }
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "serverAssignor",
+                &self.server_assignor,
+                version,
+            )
+            .map_err(|e| e.field("server_assignor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
+            member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
+            rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
+            rebalance_timeout_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "rebalanceTimeoutMs",
+                version,
+            )?,
+            subscribed_topic_names: ::kwire_protocol::wire::json::required(
+                o,
+                "subscribedTopicNames",
+                version,
+            )?,
+            subscribed_topic_regex: if version >= 1 {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "subscribedTopicRegex",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "subscribedTopicRegex",
+                    version,
+                    ::core::option::Option::None,
+                )?
+            },
+            server_assignor: ::kwire_protocol::wire::json::required(
+                o,
+                "serverAssignor",
+                version,
+            )?,
+            topic_partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "topicPartitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ConsumerGroupHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct ConsumerGroupHeartbeatRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 10],
+    tags: u32,
+}
+impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupHeartbeatRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <ConsumerGroupHeartbeatRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "ConsumerGroupHeartbeatRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ConsumerGroupHeartbeatRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 10],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the consumer group the member belongs to.
+    ///
+    /// Spec: `GroupId: string` (versions 0+, entity groupId).
+    #[inline]
+    pub fn group_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Id of this member, unchanged for the life of the member. In v0 it is empty on the first join and then taken from the coordinator's reply; from v1 the client generates it itself (a uuid) before joining.
+    ///
+    /// Spec: `MemberId: string` (versions 0+).
+    #[inline]
+    pub fn member_id(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Epoch the member holds. Special values: 0 = joining, -1 = leaving for good, -2 = static member leaving for now and coming back with the same instance id.
+    ///
+    /// Spec: `MemberEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn member_epoch(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Static membership id (group.instance.id); null when not used or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `InstanceId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn instance_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Rack of the consumer; null when not set or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn rack_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Longest time in ms the coordinator waits for this member to give up revoked partitions; -1 when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `RebalanceTimeoutMs: int32` (versions 0+, default -1).
+    #[inline]
+    pub fn rebalance_timeout_ms(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => -1i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Full list of topic names the member subscribes to; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `SubscribedTopicNames: []string` (versions 0+, nullable 0+, default null, entity topicName).
+    #[inline]
+    pub fn subscribed_topic_names(
+        &self,
+    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, &'a str>> {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Regular expression (RE2/J syntax) selecting the topics to subscribe to, evaluated by the broker; null when unchanged since the previous heartbeat. v1+.
+    ///
+    /// Spec: `SubscribedTopicRegex: string` (versions 1+, nullable 1+, default null).
+    #[inline]
+    pub fn subscribed_topic_regex(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Name of the broker-side assignor the member wants used; null when none is chosen or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `ServerAssignor: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn server_assignor(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Partitions the member currently owns; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn topic_partitions(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>>,
+    > {
+        match self.offs[9] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ConsumerGroupHeartbeatRequest {
+        ConsumerGroupHeartbeatRequest {
+            group_id: {
+                let v = self.group_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_id: {
+                let v = self.member_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_epoch: self.member_epoch(),
+            instance_id: self
+                .instance_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rack_id: self
+                .rack_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rebalance_timeout_ms: self.rebalance_timeout_ms(),
+            subscribed_topic_names: self
+                .subscribed_topic_names()
+                .map(|v| {
+                    v
+                        .iter()
+                        .map(|x| ::kwire_protocol::wire::KStr::from(
+                            ::std::string::String::from(x),
+                        ))
+                        .collect()
+                }),
+            subscribed_topic_regex: self
+                .subscribed_topic_regex()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            server_assignor: self
+                .server_assignor()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            topic_partitions: self
+                .topic_partitions()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for ConsumerGroupHeartbeatRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        c.skip(4).map_err(|e| e.field("member_epoch"))?;
+        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
+        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
+        c.skip(4).map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, true)
+            .map_err(|e| e.field("subscribed_topic_names"))?;
+        if version >= 1 {
+            c.check_string(true, version >= 1)
+                .map_err(|e| e.field("subscribed_topic_regex"))?;
+        }
+        c.check_string(true, true).map_err(|e| e.field("server_assignor"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("topic_partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        if version >= 1 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        }
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 10];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[5] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[6] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        if version >= 1 {
+            offs[7] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        }
+        offs[8] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[9] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            ConsumerGroupHeartbeatRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TopicPartitions`: inline struct of `ConsumerGroupHeartbeatRequest` (versions 0-1).
@@ -383,7 +934,7 @@ pub struct TopicPartitions {
     /// Owned partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -399,9 +950,7 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -425,18 +974,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -459,11 +997,188 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
             topic_id: g.value(&::kwire_protocol::wire::Uuid::ZERO),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
+            .map_err(|e| e.field("topic_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicPartitionsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TopicPartitionsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicPartitionsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the topic.
+    ///
+    /// Spec: `TopicId: uuid` (versions 0+).
+    #[inline]
+    pub fn topic_id(&self) -> ::kwire_protocol::wire::Uuid {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::Uuid::ZERO,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Owned partition numbers of that topic.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicPartitions {
+        TopicPartitions {
+            topic_id: self.topic_id(),
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 16;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 16;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicPartitionsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

@@ -197,7 +197,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorRequest {
                     let n = g.array_len();
                     (0..n)
                         .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 }
             } else {
                 ::std::vec::Vec::new()
@@ -210,5 +210,358 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorRequest {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorRequest",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("FindCoordinatorRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorRequest",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("FindCoordinatorRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl FindCoordinatorRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version <= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "key", &self.key, version)
+                .map_err(|e| e.field("key"))?;
+        } else if !self.key.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("key"),
+            );
+        }
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(&mut m, "keyType", &self.key_type, version)
+                .map_err(|e| e.field("key_type"))?;
+        } else if self.key_type != 0i8 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("key_type"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "coordinatorKeys",
+                    &self.coordinator_keys,
+                    version,
+                )
+                .map_err(|e| e.field("coordinator_keys"))?;
+        } else if !self.coordinator_keys.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("coordinator_keys"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            key: if version <= 3 {
+                ::kwire_protocol::wire::json::required(o, "key", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "key",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            key_type: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "keyType", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "keyType", version, 0i8)?
+            },
+            coordinator_keys: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "coordinatorKeys", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "coordinatorKeys",
+                    version,
+                    ::std::vec::Vec::new(),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`FindCoordinatorRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct FindCoordinatorRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> FindCoordinatorRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("FindCoordinatorRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <FindCoordinatorRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("FindCoordinatorRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        FindCoordinatorRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// The single id to look up: a group id or a transactional id, depending on KeyType. Replaced by CoordinatorKeys from v4.
+    ///
+    /// Spec: `Key: string` (versions 0-3).
+    #[inline]
+    pub fn key(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Kind of coordinator wanted: 0 = group, 1 = transaction, 2 = share group (v6+). v0 always means group.
+    ///
+    /// Spec: `KeyType: int8` (versions 1+, default 0).
+    #[inline]
+    pub fn key_type(&self) -> i8 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i8,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Ids to look up in one batch (KIP-699), all of the kind given by KeyType.
+    ///
+    /// Spec: `CoordinatorKeys: []string` (versions 4+).
+    #[inline]
+    pub fn coordinator_keys(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        let version = self.version;
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> FindCoordinatorRequest {
+        FindCoordinatorRequest {
+            key: {
+                let v = self.key();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            key_type: self.key_type(),
+            coordinator_keys: {
+                let v = self.coordinator_keys();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version <= 3 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("key"))?;
+        }
+        if version >= 1 {
+            c.skip(1).map_err(|e| e.field("key_type"))?;
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::view::check_array::<
+                &'a str,
+            >(c, version, version >= 3, false)
+                .map_err(|e| e.field("coordinator_keys"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version <= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 1 {
+            pos = pos + 1;
+        }
+        if version >= 4 {
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, version >= 3);
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version <= 3 {
+            offs[0] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 1 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        if version >= 4 {
+            offs[2] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, version >= 3);
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            FindCoordinatorRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

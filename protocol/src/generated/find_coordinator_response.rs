@@ -306,7 +306,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 }
             } else {
                 ::std::vec::Vec::new()
@@ -319,6 +319,526 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorResponse",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("FindCoordinatorResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorResponse",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("FindCoordinatorResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl FindCoordinatorResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        if version <= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
+                .map_err(|e| e.field("error_code"))?;
+        } else if self.error_code != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("error_code"),
+            );
+        }
+        if (1..=3).contains(&version) {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorMessage",
+                    &self.error_message,
+                    version,
+                )
+                .map_err(|e| e.field("error_message"))?;
+        }
+        if version <= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "nodeId", &self.node_id, version)
+                .map_err(|e| e.field("node_id"))?;
+        } else if self.node_id != 0i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("node_id"),
+            );
+        }
+        if version <= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+                .map_err(|e| e.field("host"))?;
+        } else if !self.host.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("host"),
+            );
+        }
+        if version <= 3 {
+            ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+                .map_err(|e| e.field("port"))?;
+        } else if self.port != 0i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("port"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "coordinators",
+                    &self.coordinators,
+                    version,
+                )
+                .map_err(|e| e.field("coordinators"))?;
+        } else if !self.coordinators.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("coordinators"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            throttle_time_ms: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
+            },
+            error_code: if version <= 3 {
+                ::kwire_protocol::wire::json::required(o, "errorCode", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "errorCode", version, 0i16)?
+            },
+            error_message: if (1..=3).contains(&version) {
+                ::kwire_protocol::wire::json::required(o, "errorMessage", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "errorMessage",
+                    version,
+                    ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+                )?
+            },
+            node_id: if version <= 3 {
+                ::kwire_protocol::wire::json::required(o, "nodeId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "nodeId", version, 0i32)?
+            },
+            host: if version <= 3 {
+                ::kwire_protocol::wire::json::required(o, "host", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "host",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            port: if version <= 3 {
+                ::kwire_protocol::wire::json::required(o, "port", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "port", version, 0i32)?
+            },
+            coordinators: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "coordinators", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "coordinators",
+                    version,
+                    ::std::vec::Vec::new(),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`FindCoordinatorResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct FindCoordinatorResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 7],
+    tags: u32,
+}
+impl<'a> FindCoordinatorResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("FindCoordinatorResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <FindCoordinatorResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "FindCoordinatorResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("FindCoordinatorResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        FindCoordinatorResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 7],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Result of the single lookup (v0-3), 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0-3).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Human-readable detail for ErrorCode, or null when there is none.
+    ///
+    /// Spec: `ErrorMessage: string` (versions 1-3, nullable 1-3, ignorable).
+    #[inline]
+    pub fn error_message(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::Some(""),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+            }
+        }
+    }
+    /// Broker id of the coordinator found by the single lookup (v0-3).
+    ///
+    /// Spec: `NodeId: int32` (versions 0-3, entity brokerId).
+    #[inline]
+    pub fn node_id(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Hostname at which the coordinator accepts connections.
+    ///
+    /// Spec: `Host: string` (versions 0-3).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// TCP port at which the coordinator accepts connections.
+    ///
+    /// Spec: `Port: int32` (versions 0-3).
+    #[inline]
+    pub fn port(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One result per requested key (v4+ batched form).
+    ///
+    /// Spec: `Coordinators: []Coordinator` (versions 4+).
+    #[inline]
+    pub fn coordinators(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, CoordinatorRef<'a>> {
+        let version = self.version;
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> FindCoordinatorResponse {
+        FindCoordinatorResponse {
+            throttle_time_ms: self.throttle_time_ms(),
+            error_code: self.error_code(),
+            error_message: self
+                .error_message()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            node_id: self.node_id(),
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            coordinators: {
+                let v = self.coordinators();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 1 {
+            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        if version <= 3 {
+            c.skip(2).map_err(|e| e.field("error_code"))?;
+        }
+        if (1..=3).contains(&version) {
+            c.check_string(version >= 3, (1..=3).contains(&version))
+                .map_err(|e| e.field("error_message"))?;
+        }
+        if version <= 3 {
+            c.skip(4).map_err(|e| e.field("node_id"))?;
+        }
+        if version <= 3 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("host"))?;
+        }
+        if version <= 3 {
+            c.skip(4).map_err(|e| e.field("port"))?;
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::view::check_array::<
+                CoordinatorRef<'a>,
+            >(c, version, version >= 3, false)
+                .map_err(|e| e.field("coordinators"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 1 {
+            pos = pos + 4;
+        }
+        if version <= 3 {
+            pos = pos + 2;
+        }
+        if (1..=3).contains(&version) {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version <= 3 {
+            pos = pos + 4;
+        }
+        if version <= 3 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version <= 3 {
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, version >= 3);
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 1 {
+            offs[0] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version <= 3 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if (1..=3).contains(&version) {
+            offs[2] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version <= 3 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version <= 3 {
+            offs[4] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version <= 3 {
+            offs[5] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            offs[6] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, version >= 3);
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            FindCoordinatorResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Coordinator`: inline struct of `FindCoordinatorResponse` (versions 4-6).
@@ -550,5 +1070,385 @@ impl ::kwire_protocol::wire::sample::Sample for Coordinator {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Coordinator {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(&mut m, "key", &self.key, version)
+                .map_err(|e| e.field("key"))?;
+        } else if !self.key.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("key"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(&mut m, "nodeId", &self.node_id, version)
+                .map_err(|e| e.field("node_id"))?;
+        } else if self.node_id != 0i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("node_id"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+                .map_err(|e| e.field("host"))?;
+        } else if !self.host.is_empty() {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("host"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+                .map_err(|e| e.field("port"))?;
+        } else if self.port != 0i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("port"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
+                .map_err(|e| e.field("error_code"))?;
+        } else if self.error_code != 0i16 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version).field("error_code"),
+            );
+        }
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorMessage",
+                    &self.error_message,
+                    version,
+                )
+                .map_err(|e| e.field("error_message"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 3,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            key: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "key", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "key",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            node_id: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "nodeId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "nodeId", version, 0i32)?
+            },
+            host: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "host", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "host",
+                    version,
+                    ::kwire_protocol::wire::KStr::new(),
+                )?
+            },
+            port: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "port", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "port", version, 0i32)?
+            },
+            error_code: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "errorCode", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "errorCode", version, 0i16)?
+            },
+            error_message: if version >= 4 {
+                ::kwire_protocol::wire::json::required(o, "errorMessage", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "errorMessage",
+                    version,
+                    ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Coordinator`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct CoordinatorRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 6],
+    tags: u32,
+}
+impl<'a> CoordinatorRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        CoordinatorRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 6],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// The key from the request that this entry answers.
+    ///
+    /// Spec: `Key: string` (versions 4+).
+    #[inline]
+    pub fn key(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Broker id of the coordinator for this key.
+    ///
+    /// Spec: `NodeId: int32` (versions 4+, entity brokerId).
+    #[inline]
+    pub fn node_id(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Hostname of that coordinator.
+    ///
+    /// Spec: `Host: string` (versions 4+).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// TCP port of that coordinator.
+    ///
+    /// Spec: `Port: int32` (versions 4+).
+    #[inline]
+    pub fn port(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Result of the lookup for this key, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 4+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Human-readable detail for this key's ErrorCode, or null when there is none.
+    ///
+    /// Spec: `ErrorMessage: string` (versions 4+, nullable 4+, ignorable).
+    #[inline]
+    pub fn error_message(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::Some(""),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Coordinator {
+        Coordinator {
+            key: {
+                let v = self.key();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            node_id: self.node_id(),
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            error_code: self.error_code(),
+            error_message: self
+                .error_message()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 4 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("key"))?;
+        }
+        if version >= 4 {
+            c.skip(4).map_err(|e| e.field("node_id"))?;
+        }
+        if version >= 4 {
+            c.check_string(version >= 3, false).map_err(|e| e.field("host"))?;
+        }
+        if version >= 4 {
+            c.skip(4).map_err(|e| e.field("port"))?;
+        }
+        if version >= 4 {
+            c.skip(2).map_err(|e| e.field("error_code"))?;
+        }
+        if version >= 4 {
+            c.check_string(version >= 3, version >= 4)
+                .map_err(|e| e.field("error_message"))?;
+        }
+        if version >= 3 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 4 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 4 {
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 4 {
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            pos = pos + 2;
+        }
+        if version >= 4 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 6];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 4 {
+            offs[0] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 4 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            offs[2] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 4 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 4 {
+            offs[4] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 4 {
+            offs[5] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
+        }
+        if version >= 3 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            CoordinatorRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

@@ -250,7 +250,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             allow_auto_topic_creation: if version >= 4 { g.value(&true) } else { true },
@@ -272,6 +272,407 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataRequest",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("MetadataRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataRequest",
+        )?;
+        Self::from_json_body(value, version).map_err(|e| e.in_type("MetadataRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl MetadataRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::check_null(
+                self.topics.is_some() || version >= 1,
+                version,
+            )
+            .map_err(|e| e.field("topics"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "topics", &self.topics, version)
+            .map_err(|e| e.field("topics"))?;
+        if version >= 4 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "allowAutoTopicCreation",
+                    &self.allow_auto_topic_creation,
+                    version,
+                )
+                .map_err(|e| e.field("allow_auto_topic_creation"))?;
+        } else if !self.allow_auto_topic_creation {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("allow_auto_topic_creation"),
+            );
+        }
+        if (8..=10).contains(&version) {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "includeClusterAuthorizedOperations",
+                    &self.include_cluster_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("include_cluster_authorized_operations"))?;
+        } else if self.include_cluster_authorized_operations {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("include_cluster_authorized_operations"),
+            );
+        }
+        if version >= 8 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "includeTopicAuthorizedOperations",
+                    &self.include_topic_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("include_topic_authorized_operations"))?;
+        } else if self.include_topic_authorized_operations {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("include_topic_authorized_operations"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topics: ::kwire_protocol::wire::json::required(o, "topics", version)?,
+            allow_auto_topic_creation: if version >= 4 {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "allowAutoTopicCreation",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "allowAutoTopicCreation",
+                    version,
+                    true,
+                )?
+            },
+            include_cluster_authorized_operations: if (8..=10).contains(&version) {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "includeClusterAuthorizedOperations",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "includeClusterAuthorizedOperations",
+                    version,
+                    false,
+                )?
+            },
+            include_topic_authorized_operations: if version >= 8 {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "includeTopicAuthorizedOperations",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "includeTopicAuthorizedOperations",
+                    version,
+                    false,
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 4],
+    tags: u32,
+}
+impl<'a> MetadataRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("MetadataRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <MetadataRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("MetadataRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 4],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Topics to describe. From v1, null asks for every topic and an empty array asks for none; in v0 an empty array asks for every topic.
+    ///
+    /// Spec: `Topics: []MetadataRequestTopic` (versions 0+, nullable 1+).
+    #[inline]
+    pub fn topics(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, MetadataRequestTopicRef<'a>>,
+    > {
+        let version = self.version;
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::core::option::Option::Some(
+                    ::kwire_protocol::wire::view::ArrayRef::empty(),
+                )
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    version >= 9,
+                )
+            }
+        }
+    }
+    /// When true, a broker configured for auto-creation creates requested topics that do not exist yet.
+    ///
+    /// Spec: `AllowAutoTopicCreation: bool` (versions 4+, default true).
+    #[inline]
+    pub fn allow_auto_topic_creation(&self) -> bool {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => true,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Ask for the bitfield of ACL operations the caller may perform on the cluster (dropped after v10; use DescribeCluster).
+    ///
+    /// Spec: `IncludeClusterAuthorizedOperations: bool` (versions 8-10).
+    #[inline]
+    pub fn include_cluster_authorized_operations(&self) -> bool {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Ask for the bitfield of ACL operations the caller may perform on each returned topic.
+    ///
+    /// Spec: `IncludeTopicAuthorizedOperations: bool` (versions 8+).
+    #[inline]
+    pub fn include_topic_authorized_operations(&self) -> bool {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataRequest {
+        MetadataRequest {
+            topics: self.topics().map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            allow_auto_topic_creation: self.allow_auto_topic_creation(),
+            include_cluster_authorized_operations: self
+                .include_cluster_authorized_operations(),
+            include_topic_authorized_operations: self
+                .include_topic_authorized_operations(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataRequestTopicRef<'a>,
+        >(c, version, version >= 9, version >= 1)
+            .map_err(|e| e.field("topics"))?;
+        if version >= 4 {
+            c.skip(1).map_err(|e| e.field("allow_auto_topic_creation"))?;
+        }
+        if (8..=10).contains(&version) {
+            c.skip(1).map_err(|e| e.field("include_cluster_authorized_operations"))?;
+        }
+        if version >= 8 {
+            c.skip(1).map_err(|e| e.field("include_topic_authorized_operations"))?;
+        }
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataRequestTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 4 {
+            pos = pos + 1;
+        }
+        if (8..=10).contains(&version) {
+            pos = pos + 1;
+        }
+        if version >= 8 {
+            pos = pos + 1;
+        }
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataRequestTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 4 {
+            offs[1] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        if (8..=10).contains(&version) {
+            offs[2] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        if version >= 8 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `MetadataRequestTopic`: inline struct of `MetadataRequest` (versions 0-13).
@@ -395,5 +796,195 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequestTopic {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataRequestTopic {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 10 {
+            ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
+                .map_err(|e| e.field("topic_id"))?;
+        }
+        ::kwire_protocol::wire::json::check_null(
+                self.name.is_some() || version >= 10,
+                version,
+            )
+            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic_id: if version >= 10 {
+                ::kwire_protocol::wire::json::required(o, "topicId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "topicId",
+                    version,
+                    ::kwire_protocol::wire::Uuid::ZERO,
+                )?
+            },
+            name: ::kwire_protocol::wire::json::required(o, "name", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataRequestTopicRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> MetadataRequestTopicRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataRequestTopicRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the topic to describe, or the all-zero uuid when looking it up by name. Only honoured by brokers from v12.
+    ///
+    /// Spec: `TopicId: uuid` (versions 10+, ignorable).
+    #[inline]
+    pub fn topic_id(&self) -> ::kwire_protocol::wire::Uuid {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::Uuid::ZERO,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Name of the topic to describe; null (v12+) when looking it up by TopicId.
+    ///
+    /// Spec: `Name: string` (versions 0+, nullable 10+, entity topicName).
+    #[inline]
+    pub fn name(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::Some(""),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataRequestTopic {
+        MetadataRequestTopic {
+            topic_id: self.topic_id(),
+            name: self
+                .name()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestTopicRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 10 {
+            c.skip(16).map_err(|e| e.field("topic_id"))?;
+        }
+        c.check_string(version >= 9, version >= 10).map_err(|e| e.field("name"))?;
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 10 {
+            pos = pos + 16;
+        }
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 10 {
+            offs[0] = (pos - start) as u32;
+            pos = pos + 16;
+        }
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataRequestTopicRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

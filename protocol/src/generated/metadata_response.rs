@@ -275,7 +275,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             cluster_id: if version >= 2 {
                 if (version >= 2) && g.null() {
@@ -296,7 +296,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             cluster_authorized_operations: if (8..=10).contains(&version) {
                 g.value(&-2147483648i32)
@@ -312,6 +312,511 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataResponse",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("MetadataResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataResponse",
+        )?;
+        Self::from_json_body(value, version).map_err(|e| e.in_type("MetadataResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl MetadataResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        if version >= 3 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        ::kwire_protocol::wire::json::put(&mut m, "brokers", &self.brokers, version)
+            .map_err(|e| e.field("brokers"))?;
+        if version >= 2 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clusterId",
+                    &self.cluster_id,
+                    version,
+                )
+                .map_err(|e| e.field("cluster_id"))?;
+        }
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "controllerId",
+                    &self.controller_id,
+                    version,
+                )
+                .map_err(|e| e.field("controller_id"))?;
+        }
+        ::kwire_protocol::wire::json::put(&mut m, "topics", &self.topics, version)
+            .map_err(|e| e.field("topics"))?;
+        if (8..=10).contains(&version) {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clusterAuthorizedOperations",
+                    &self.cluster_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("cluster_authorized_operations"))?;
+        } else if self.cluster_authorized_operations != -2147483648i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("cluster_authorized_operations"),
+            );
+        }
+        if version >= 13 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
+                .map_err(|e| e.field("error_code"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            throttle_time_ms: if version >= 3 {
+                ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
+            },
+            brokers: ::kwire_protocol::wire::json::required(o, "brokers", version)?,
+            cluster_id: if version >= 2 {
+                ::kwire_protocol::wire::json::required(o, "clusterId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "clusterId",
+                    version,
+                    ::core::option::Option::None,
+                )?
+            },
+            controller_id: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "controllerId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "controllerId",
+                    version,
+                    -1i32,
+                )?
+            },
+            topics: ::kwire_protocol::wire::json::required(o, "topics", version)?,
+            cluster_authorized_operations: if (8..=10).contains(&version) {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "clusterAuthorizedOperations",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "clusterAuthorizedOperations",
+                    version,
+                    -2147483648i32,
+                )?
+            },
+            error_code: if version >= 13 {
+                ::kwire_protocol::wire::json::required(o, "errorCode", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "errorCode", version, 0i16)?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 7],
+    tags: u32,
+}
+impl<'a> MetadataResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("MetadataResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <MetadataResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "MetadataResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("MetadataResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 7],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 3+, ignorable).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Live brokers of the cluster, as reachable through the listener the request arrived on.
+    ///
+    /// Spec: `Brokers: []MetadataResponseBroker` (versions 0+).
+    #[inline]
+    pub fn brokers(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponseBrokerRef<'a>> {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Id of the cluster the responding broker belongs to, or null if unknown.
+    ///
+    /// Spec: `ClusterId: string` (versions 2+, nullable 2+, default null, ignorable).
+    #[inline]
+    pub fn cluster_id(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+            }
+        }
+    }
+    /// Id of the broker acting as controller, or -1 when there is none or it is unknown.
+    ///
+    /// Spec: `ControllerId: int32` (versions 1+, default -1, ignorable, entity brokerId).
+    #[inline]
+    pub fn controller_id(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => -1i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One entry per described topic.
+    ///
+    /// Spec: `Topics: []MetadataResponseTopic` (versions 0+).
+    #[inline]
+    pub fn topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponseTopicRef<'a>> {
+        let version = self.version;
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Bitfield of ACL operations the caller may perform on the cluster; -2147483648 (INT32_MIN) when not requested.
+    ///
+    /// Spec: `ClusterAuthorizedOperations: int32` (versions 8-10, default -2147483648).
+    #[inline]
+    pub fn cluster_authorized_operations(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => -2147483648i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Error for the whole request, 0 on success (v13+). A non-zero value such as REBOOTSTRAP_REQUIRED tells the client to rediscover the cluster from its bootstrap servers (KIP-1102).
+    ///
+    /// Spec: `ErrorCode: int16` (versions 13+, default 0, ignorable).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataResponse {
+        MetadataResponse {
+            throttle_time_ms: self.throttle_time_ms(),
+            brokers: {
+                let v = self.brokers();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            cluster_id: self
+                .cluster_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            controller_id: self.controller_id(),
+            topics: {
+                let v = self.topics();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            cluster_authorized_operations: self.cluster_authorized_operations(),
+            error_code: self.error_code(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 3 {
+            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(c, version, version >= 9, false)
+            .map_err(|e| e.field("brokers"))?;
+        if version >= 2 {
+            c.check_string(version >= 9, version >= 2)
+                .map_err(|e| e.field("cluster_id"))?;
+        }
+        if version >= 1 {
+            c.skip(4).map_err(|e| e.field("controller_id"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseTopicRef<'a>,
+        >(c, version, version >= 9, false)
+            .map_err(|e| e.field("topics"))?;
+        if (8..=10).contains(&version) {
+            c.skip(4).map_err(|e| e.field("cluster_authorized_operations"))?;
+        }
+        if version >= 13 {
+            c.skip(2).map_err(|e| e.field("error_code"))?;
+        }
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        if version >= 3 {
+            pos = pos + 4;
+        }
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 2 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        }
+        if version >= 1 {
+            pos = pos + 4;
+        }
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if (8..=10).contains(&version) {
+            pos = pos + 4;
+        }
+        if version >= 13 {
+            pos = pos + 2;
+        }
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 2 {
+            offs[2] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        }
+        if version >= 1 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if (8..=10).contains(&version) {
+            offs[5] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 13 {
+            offs[6] = (pos - start) as u32;
+            pos = pos + 2;
+        }
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `MetadataResponseBroker`: inline struct of `MetadataResponse` (versions 0-13).
@@ -445,6 +950,238 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseBroker {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseBroker {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "nodeId", &self.node_id, version)
+            .map_err(|e| e.field("node_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+            .map_err(|e| e.field("port"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(&mut m, "rack", &self.rack, version)
+                .map_err(|e| e.field("rack"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            node_id: ::kwire_protocol::wire::json::required(o, "nodeId", version)?,
+            host: ::kwire_protocol::wire::json::required(o, "host", version)?,
+            port: ::kwire_protocol::wire::json::required(o, "port", version)?,
+            rack: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "rack", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "rack",
+                    version,
+                    ::core::option::Option::None,
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataResponseBroker`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataResponseBrokerRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 4],
+    tags: u32,
+}
+impl<'a> MetadataResponseBrokerRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataResponseBrokerRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 4],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Numeric broker id (node.id).
+    ///
+    /// Spec: `NodeId: int32` (versions 0+, map key, entity brokerId).
+    #[inline]
+    pub fn node_id(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Hostname to connect to for this broker.
+    ///
+    /// Spec: `Host: string` (versions 0+).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// TCP port to connect to for this broker.
+    ///
+    /// Spec: `Port: int32` (versions 0+).
+    #[inline]
+    pub fn port(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Rack the broker is placed in, or null when no rack is configured.
+    ///
+    /// Spec: `Rack: string` (versions 1+, nullable 1+, default null, ignorable).
+    #[inline]
+    pub fn rack(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataResponseBroker {
+        MetadataResponseBroker {
+            node_id: self.node_id(),
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            rack: self
+                .rack()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseBrokerRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(4).map_err(|e| e.field("node_id"))?;
+        c.check_string(version >= 9, false).map_err(|e| e.field("host"))?;
+        c.skip(4).map_err(|e| e.field("port"))?;
+        if version >= 1 {
+            c.check_string(version >= 9, version >= 1).map_err(|e| e.field("rack"))?;
+        }
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        pos = pos + 4;
+        if version >= 1 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        }
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        offs[2] = (pos - start) as u32;
+        pos = pos + 4;
+        if version >= 1 {
+            offs[3] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        }
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataResponseBrokerRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `MetadataResponsePartition`: inline struct of `MetadataResponse` (versions 0-13).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MetadataResponsePartition {
@@ -467,15 +1204,15 @@ pub struct MetadataResponsePartition {
     /// Broker ids of every replica of the partition.
     ///
     /// Spec: `ReplicaNodes: []int32` (versions 0+, entity brokerId).
-    pub replica_nodes: ::std::vec::Vec<i32>,
+    pub replica_nodes: ::kwire_protocol::wire::PrimArray<i32>,
     /// Broker ids of the replicas currently in sync with the leader.
     ///
     /// Spec: `IsrNodes: []int32` (versions 0+, entity brokerId).
-    pub isr_nodes: ::std::vec::Vec<i32>,
+    pub isr_nodes: ::kwire_protocol::wire::PrimArray<i32>,
     /// Broker ids of the replicas that are offline.
     ///
     /// Spec: `OfflineReplicas: []int32` (versions 5+, ignorable, entity brokerId).
-    pub offline_replicas: ::std::vec::Vec<i32>,
+    pub offline_replicas: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -486,9 +1223,9 @@ impl ::core::default::Default for MetadataResponsePartition {
             partition_index: 0i32,
             leader_id: 0i32,
             leader_epoch: -1i32,
-            replica_nodes: ::std::vec::Vec::new(),
-            isr_nodes: ::std::vec::Vec::new(),
-            offline_replicas: ::std::vec::Vec::new(),
+            replica_nodes: ::kwire_protocol::wire::PrimArray::new(),
+            isr_nodes: ::kwire_protocol::wire::PrimArray::new(),
+            offline_replicas: ::kwire_protocol::wire::PrimArray::new(),
             unknown_tagged_fields: ::std::vec::Vec::new(),
         }
     }
@@ -510,26 +1247,20 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
             let a = &self.replica_nodes;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
                 .map_err(|e| e.field("replica_nodes"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         {
             let a = &self.isr_nodes;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
                 .map_err(|e| e.field("isr_nodes"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         if version >= 5 {
             {
                 let a = &self.offline_replicas;
                 ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
                     .map_err(|e| e.field("offline_replicas"))?;
-                for e in a.iter() {
-                    s.put_raw(&e.to_be_bytes());
-                }
+                a.put_elements(s);
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -563,49 +1294,16 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
         } else {
             -1i32
         };
-        let f_replica_nodes = {
-            let n = r.array_len(version >= 9).map_err(|e| e.field("replica_nodes"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("replica_nodes"))?);
-                }
-                a
-            }
-        };
-        let f_isr_nodes = {
-            let n = r.array_len(version >= 9).map_err(|e| e.field("isr_nodes"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("isr_nodes"))?);
-                }
-                a
-            }
-        };
+        let f_replica_nodes = r
+            .prim_array::<i32>(version >= 9)
+            .map_err(|e| e.field("replica_nodes"))?;
+        let f_isr_nodes = r
+            .prim_array::<i32>(version >= 9)
+            .map_err(|e| e.field("isr_nodes"))?;
         let f_offline_replicas = if version >= 5 {
-            {
-                let n = r
-                    .array_len(version >= 9)
-                    .map_err(|e| e.field("offline_replicas"))?;
-                {
-                    let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            r.i32().map_err(|e| e.index(i).field("offline_replicas"))?,
-                        );
-                    }
-                    a
-                }
-            }
+            r.prim_array::<i32>(version >= 9).map_err(|e| e.field("offline_replicas"))?
         } else {
-            ::std::vec::Vec::new()
+            ::kwire_protocol::wire::PrimArray::new()
         };
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 9 {
@@ -643,19 +1341,19 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponsePartition {
             leader_epoch: if version >= 7 { g.value(&-1i32) } else { -1i32 },
             replica_nodes: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             isr_nodes: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             offline_replicas: if version >= 5 {
                 {
                     let n = g.array_len();
-                    (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                    (0..n).map(|_| g.value(&0i32)).collect()
                 }
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::PrimArray::new()
             },
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
@@ -665,6 +1363,388 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponsePartition {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataResponsePartition {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitionIndex",
+                &self.partition_index,
+                version,
+            )
+            .map_err(|e| e.field("partition_index"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "leaderId", &self.leader_id, version)
+            .map_err(|e| e.field("leader_id"))?;
+        if version >= 7 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "leaderEpoch",
+                    &self.leader_epoch,
+                    version,
+                )
+                .map_err(|e| e.field("leader_epoch"))?;
+        }
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "replicaNodes",
+                &self.replica_nodes,
+                version,
+            )
+            .map_err(|e| e.field("replica_nodes"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "isrNodes", &self.isr_nodes, version)
+            .map_err(|e| e.field("isr_nodes"))?;
+        if version >= 5 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "offlineReplicas",
+                    &self.offline_replicas,
+                    version,
+                )
+                .map_err(|e| e.field("offline_replicas"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            partition_index: ::kwire_protocol::wire::json::required(
+                o,
+                "partitionIndex",
+                version,
+            )?,
+            leader_id: ::kwire_protocol::wire::json::required(o, "leaderId", version)?,
+            leader_epoch: if version >= 7 {
+                ::kwire_protocol::wire::json::required(o, "leaderEpoch", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "leaderEpoch", version, -1i32)?
+            },
+            replica_nodes: ::kwire_protocol::wire::json::required(
+                o,
+                "replicaNodes",
+                version,
+            )?,
+            isr_nodes: ::kwire_protocol::wire::json::required(o, "isrNodes", version)?,
+            offline_replicas: if version >= 5 {
+                ::kwire_protocol::wire::json::required(o, "offlineReplicas", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "offlineReplicas",
+                    version,
+                    ::kwire_protocol::wire::PrimArray::new(),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataResponsePartitionRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 7],
+    tags: u32,
+}
+impl<'a> MetadataResponsePartitionRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataResponsePartitionRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 7],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Error for this partition, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Partition number within the topic.
+    ///
+    /// Spec: `PartitionIndex: int32` (versions 0+).
+    #[inline]
+    pub fn partition_index(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Broker id of the partition leader, or -1 when there is no leader.
+    ///
+    /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
+    #[inline]
+    pub fn leader_id(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Epoch of the current leader, or -1 if unknown.
+    ///
+    /// Spec: `LeaderEpoch: int32` (versions 7+, default -1, ignorable).
+    #[inline]
+    pub fn leader_epoch(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => -1i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Broker ids of every replica of the partition.
+    ///
+    /// Spec: `ReplicaNodes: []int32` (versions 0+, entity brokerId).
+    #[inline]
+    pub fn replica_nodes(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        let version = self.version;
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Broker ids of the replicas currently in sync with the leader.
+    ///
+    /// Spec: `IsrNodes: []int32` (versions 0+, entity brokerId).
+    #[inline]
+    pub fn isr_nodes(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        let version = self.version;
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Broker ids of the replicas that are offline.
+    ///
+    /// Spec: `OfflineReplicas: []int32` (versions 5+, ignorable, entity brokerId).
+    #[inline]
+    pub fn offline_replicas(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        let version = self.version;
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataResponsePartition {
+        MetadataResponsePartition {
+            error_code: self.error_code(),
+            partition_index: self.partition_index(),
+            leader_id: self.leader_id(),
+            leader_epoch: self.leader_epoch(),
+            replica_nodes: {
+                let v = self.replica_nodes();
+                v.iter().collect()
+            },
+            isr_nodes: {
+                let v = self.isr_nodes();
+                v.iter().collect()
+            },
+            offline_replicas: {
+                let v = self.offline_replicas();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if c.remaining() >= 10 {
+            c.skip(10)?;
+        } else {
+            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(4).map_err(|e| e.field("partition_index"))?;
+            c.skip(4).map_err(|e| e.field("leader_id"))?;
+        }
+        if version >= 7 {
+            c.skip(4).map_err(|e| e.field("leader_epoch"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
+            .map_err(|e| e.field("replica_nodes"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
+            .map_err(|e| e.field("isr_nodes"))?;
+        if version >= 5 {
+            ::kwire_protocol::wire::view::check_array::<
+                i32,
+            >(c, version, version >= 9, false)
+                .map_err(|e| e.field("offline_replicas"))?;
+        }
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = pos + 4;
+        pos = pos + 4;
+        if version >= 7 {
+            pos = pos + 4;
+        }
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
+        if version >= 5 {
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                i32,
+            >(buf, pos, version, version >= 9);
+        }
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 4;
+        if version >= 7 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
+        offs[5] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
+        if version >= 5 {
+            offs[6] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                i32,
+            >(buf, pos, version, version >= 9);
+        }
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataResponsePartitionRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `MetadataResponseTopic`: inline struct of `MetadataResponse` (versions 0-13).
@@ -867,7 +1947,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseTopic {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             topic_authorized_operations: if version >= 8 {
                 g.value(&-2147483648i32)
@@ -882,5 +1962,357 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseTopic {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseTopic {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::check_null(
+                self.name.is_some() || version >= 12,
+                version,
+            )
+            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+            .map_err(|e| e.field("name"))?;
+        if version >= 10 {
+            ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
+                .map_err(|e| e.field("topic_id"))?;
+        }
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "isInternal",
+                    &self.is_internal,
+                    version,
+                )
+                .map_err(|e| e.field("is_internal"))?;
+        }
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        if version >= 8 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "topicAuthorizedOperations",
+                    &self.topic_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("topic_authorized_operations"))?;
+        } else if self.topic_authorized_operations != -2147483648i32 {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::non_default(version)
+                    .field("topic_authorized_operations"),
+            );
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 9,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            name: ::kwire_protocol::wire::json::required(o, "name", version)?,
+            topic_id: if version >= 10 {
+                ::kwire_protocol::wire::json::required(o, "topicId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "topicId",
+                    version,
+                    ::kwire_protocol::wire::Uuid::ZERO,
+                )?
+            },
+            is_internal: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "isInternal", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(o, "isInternal", version, false)?
+            },
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            topic_authorized_operations: if version >= 8 {
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "topicAuthorizedOperations",
+                    version,
+                )?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "topicAuthorizedOperations",
+                    version,
+                    -2147483648i32,
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`MetadataResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MetadataResponseTopicRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 6],
+    tags: u32,
+}
+impl<'a> MetadataResponseTopicRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MetadataResponseTopicRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 6],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Error for this topic, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Topic name. May be null (v12+) only for a topic asked for by id that does not exist; set whenever ErrorCode is 0. At least one of Name and TopicId is set.
+    ///
+    /// Spec: `Name: string` (versions 0+, nullable 12+, map key, entity topicName).
+    #[inline]
+    pub fn name(&self) -> ::core::option::Option<&'a str> {
+        let version = self.version;
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::Some(""),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+            }
+        }
+    }
+    /// Topic id; the all-zero uuid only for a topic asked for by name that does not exist. Set whenever ErrorCode is 0.
+    ///
+    /// Spec: `TopicId: uuid` (versions 10+, ignorable).
+    #[inline]
+    pub fn topic_id(&self) -> ::kwire_protocol::wire::Uuid {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::Uuid::ZERO,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// True for topics Kafka uses for itself, such as __consumer_offsets.
+    ///
+    /// Spec: `IsInternal: bool` (versions 1+, default false, ignorable).
+    #[inline]
+    pub fn is_internal(&self) -> bool {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One entry per partition of the topic.
+    ///
+    /// Spec: `Partitions: []MetadataResponsePartition` (versions 0+).
+    #[inline]
+    pub fn partitions(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponsePartitionRef<'a>> {
+        let version = self.version;
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Bitfield of ACL operations the caller may perform on this topic; -2147483648 (INT32_MIN) when not requested.
+    ///
+    /// Spec: `TopicAuthorizedOperations: int32` (versions 8+, default -2147483648).
+    #[inline]
+    pub fn topic_authorized_operations(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => -2147483648i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> MetadataResponseTopic {
+        MetadataResponseTopic {
+            error_code: self.error_code(),
+            name: self
+                .name()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            topic_id: self.topic_id(),
+            is_internal: self.is_internal(),
+            partitions: {
+                let v = self.partitions();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            topic_authorized_operations: self.topic_authorized_operations(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(2).map_err(|e| e.field("error_code"))?;
+        c.check_string(version >= 9, version >= 12).map_err(|e| e.field("name"))?;
+        if version >= 10 {
+            c.skip(16).map_err(|e| e.field("topic_id"))?;
+        }
+        if version >= 1 {
+            c.skip(1).map_err(|e| e.field("is_internal"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(c, version, version >= 9, false)
+            .map_err(|e| e.field("partitions"))?;
+        if version >= 8 {
+            c.skip(4).map_err(|e| e.field("topic_authorized_operations"))?;
+        }
+        if version >= 9 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        if version >= 10 {
+            pos = pos + 16;
+        }
+        if version >= 1 {
+            pos = pos + 1;
+        }
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 8 {
+            pos = pos + 4;
+        }
+        if version >= 9 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 6];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
+        if version >= 10 {
+            offs[2] = (pos - start) as u32;
+            pos = pos + 16;
+        }
+        if version >= 1 {
+            offs[3] = (pos - start) as u32;
+            pos = pos + 1;
+        }
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(buf, pos, version, version >= 9);
+        if version >= 8 {
+            offs[5] = (pos - start) as u32;
+            pos = pos + 4;
+        }
+        if version >= 9 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            MetadataResponseTopicRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

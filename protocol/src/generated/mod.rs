@@ -21,6 +21,30 @@ pub mod consumer_group_heartbeat_response;
 pub mod find_coordinator_request;
 /// `FindCoordinatorResponse` (response), from `schemas/FindCoordinatorResponse.json`.
 pub mod find_coordinator_response;
+/// `KwireConsumerGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentKey.json`.
+pub mod kwire_consumer_group_current_member_assignment_key;
+/// `KwireConsumerGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentValue.json`.
+pub mod kwire_consumer_group_current_member_assignment_value;
+/// `KwireConsumerGroupMemberMetadataKey` (data), from `schemas/KwireConsumerGroupMemberMetadataKey.json`.
+pub mod kwire_consumer_group_member_metadata_key;
+/// `KwireConsumerGroupMemberMetadataValue` (data), from `schemas/KwireConsumerGroupMemberMetadataValue.json`.
+pub mod kwire_consumer_group_member_metadata_value;
+/// `KwireConsumerGroupMetadataKey` (data), from `schemas/KwireConsumerGroupMetadataKey.json`.
+pub mod kwire_consumer_group_metadata_key;
+/// `KwireConsumerGroupMetadataValue` (data), from `schemas/KwireConsumerGroupMetadataValue.json`.
+pub mod kwire_consumer_group_metadata_value;
+/// `KwireConsumerGroupRegularExpressionKey` (data), from `schemas/KwireConsumerGroupRegularExpressionKey.json`.
+pub mod kwire_consumer_group_regular_expression_key;
+/// `KwireConsumerGroupRegularExpressionValue` (data), from `schemas/KwireConsumerGroupRegularExpressionValue.json`.
+pub mod kwire_consumer_group_regular_expression_value;
+/// `KwireConsumerGroupTargetAssignmentMemberKey` (data), from `schemas/KwireConsumerGroupTargetAssignmentMemberKey.json`.
+pub mod kwire_consumer_group_target_assignment_member_key;
+/// `KwireConsumerGroupTargetAssignmentMemberValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMemberValue.json`.
+pub mod kwire_consumer_group_target_assignment_member_value;
+/// `KwireConsumerGroupTargetAssignmentMetadataKey` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataKey.json`.
+pub mod kwire_consumer_group_target_assignment_metadata_key;
+/// `KwireConsumerGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataValue.json`.
+pub mod kwire_consumer_group_target_assignment_metadata_value;
 /// `MetadataRequest` (request), from `schemas/MetadataRequest.json`.
 pub mod metadata_request;
 /// `MetadataResponse` (response), from `schemas/MetadataResponse.json`.
@@ -47,6 +71,18 @@ pub use consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 pub use consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 pub use find_coordinator_request::FindCoordinatorRequest;
 pub use find_coordinator_response::FindCoordinatorResponse;
+pub use kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;
+pub use kwire_consumer_group_current_member_assignment_value::KwireConsumerGroupCurrentMemberAssignmentValue;
+pub use kwire_consumer_group_member_metadata_key::KwireConsumerGroupMemberMetadataKey;
+pub use kwire_consumer_group_member_metadata_value::KwireConsumerGroupMemberMetadataValue;
+pub use kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey;
+pub use kwire_consumer_group_metadata_value::KwireConsumerGroupMetadataValue;
+pub use kwire_consumer_group_regular_expression_key::KwireConsumerGroupRegularExpressionKey;
+pub use kwire_consumer_group_regular_expression_value::KwireConsumerGroupRegularExpressionValue;
+pub use kwire_consumer_group_target_assignment_member_key::KwireConsumerGroupTargetAssignmentMemberKey;
+pub use kwire_consumer_group_target_assignment_member_value::KwireConsumerGroupTargetAssignmentMemberValue;
+pub use kwire_consumer_group_target_assignment_metadata_key::KwireConsumerGroupTargetAssignmentMetadataKey;
+pub use kwire_consumer_group_target_assignment_metadata_value::KwireConsumerGroupTargetAssignmentMetadataValue;
 pub use metadata_request::MetadataRequest;
 pub use metadata_response::MetadataResponse;
 pub use request_header::RequestHeader;

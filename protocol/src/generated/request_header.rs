@@ -182,3 +182,340 @@ impl ::kwire_protocol::wire::sample::Sample for RequestHeader {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for RequestHeader {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "RequestHeader",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("RequestHeader"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "RequestHeader",
+        )?;
+        Self::from_json_body(value, version).map_err(|e| e.in_type("RequestHeader"))
+    }
+}
+#[cfg(feature = "json")]
+impl RequestHeader {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "requestApiKey",
+                &self.request_api_key,
+                version,
+            )
+            .map_err(|e| e.field("request_api_key"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "requestApiVersion",
+                &self.request_api_version,
+                version,
+            )
+            .map_err(|e| e.field("request_api_version"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "correlationId",
+                &self.correlation_id,
+                version,
+            )
+            .map_err(|e| e.field("correlation_id"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clientId",
+                    &self.client_id,
+                    version,
+                )
+                .map_err(|e| e.field("client_id"))?;
+        }
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            version >= 2,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            request_api_key: ::kwire_protocol::wire::json::required(
+                o,
+                "requestApiKey",
+                version,
+            )?,
+            request_api_version: ::kwire_protocol::wire::json::required(
+                o,
+                "requestApiVersion",
+                version,
+            )?,
+            correlation_id: ::kwire_protocol::wire::json::required(
+                o,
+                "correlationId",
+                version,
+            )?,
+            client_id: if version >= 1 {
+                ::kwire_protocol::wire::json::required(o, "clientId", version)?
+            } else {
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "clientId",
+                    version,
+                    ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+                )?
+            },
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`RequestHeader`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestHeaderRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 4],
+    tags: u32,
+}
+impl<'a> RequestHeaderRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("RequestHeader"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <RequestHeader as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "RequestHeader",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("RequestHeader"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        RequestHeaderRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 4],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Numeric identifier of the API being called (for example 3 for Metadata, 18 for ApiVersions).
+    ///
+    /// Spec: `RequestApiKey: int16` (versions 0+).
+    #[inline]
+    pub fn request_api_key(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Version of the API that the body of this request is encoded with.
+    ///
+    /// Spec: `RequestApiVersion: int16` (versions 0+).
+    #[inline]
+    pub fn request_api_version(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Chosen by the client and echoed back in the response header, so the client can pair responses with requests.
+    ///
+    /// Spec: `CorrelationId: int32` (versions 0+).
+    #[inline]
+    pub fn correlation_id(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Free-form identifier of the client application, or null for none. Always written with a classic int16 length prefix, even in flexible header versions, so that any broker can parse the header of a request whose version it does not know.
+    ///
+    /// Spec: `ClientId: string` (versions 1+, nullable 1+, ignorable).
+    #[inline]
+    pub fn client_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::Some(""),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> RequestHeader {
+        RequestHeader {
+            request_api_key: self.request_api_key(),
+            request_api_version: self.request_api_version(),
+            correlation_id: self.correlation_id(),
+            client_id: self
+                .client_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for RequestHeaderRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(2).map_err(|e| e.field("request_api_key"))?;
+            c.skip(2).map_err(|e| e.field("request_api_version"))?;
+            c.skip(4).map_err(|e| e.field("correlation_id"))?;
+        }
+        if version >= 1 {
+            c.check_string(false, version >= 1).map_err(|e| e.field("client_id"))?;
+        }
+        if version >= 2 {
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = pos + 2;
+        pos = pos + 4;
+        if version >= 1 {
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, false, true);
+        }
+        if version >= 2 {
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 4;
+        if version >= 1 {
+            offs[3] = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_len(buf, pos, false, true);
+        }
+        if version >= 2 {
+            tags = (pos - start) as u32;
+            pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        }
+        (
+            RequestHeaderRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}

@@ -143,12 +143,273 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeResponse {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupDescribeResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupDescribeResponse",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupDescribeResponse",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl StreamsGroupDescribeResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "groups", &self.groups, version)
+            .map_err(|e| e.field("groups"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
+            groups: ::kwire_protocol::wire::json::required(o, "groups", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`StreamsGroupDescribeResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamsGroupDescribeResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> StreamsGroupDescribeResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupDescribeResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <StreamsGroupDescribeResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupDescribeResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        StreamsGroupDescribeResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 0+).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// One entry per requested group.
+    ///
+    /// Spec: `Groups: []DescribedGroup` (versions 0+).
+    #[inline]
+    pub fn groups(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> StreamsGroupDescribeResponse {
+        StreamsGroupDescribeResponse {
+            throttle_time_ms: self.throttle_time_ms(),
+            groups: {
+                let v = self.groups();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("groups"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            StreamsGroupDescribeResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Subtopology`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
@@ -337,15 +598,11 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             repartition_sink_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             state_changelog_topics: {
                 let n = g.array_len();
@@ -354,7 +611,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
@@ -363,12 +620,362 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "repartitionSinkTopics",
+                &self.repartition_sink_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_sink_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "stateChangelogTopics",
+                &self.state_changelog_topics,
+                version,
+            )
+            .map_err(|e| e.field("state_changelog_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
+            repartition_sink_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "repartitionSinkTopics",
+                version,
+            )?,
+            state_changelog_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "stateChangelogTopics",
+                version,
+            )?,
+            repartition_source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "repartitionSourceTopics",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Subtopology`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct SubtopologyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 5],
+    tags: u32,
+}
+impl<'a> SubtopologyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        SubtopologyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 5],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Stable id of the sub-topology.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Topics this sub-topology consumes.
+    ///
+    /// Spec: `SourceTopics: []string` (versions 0+).
+    #[inline]
+    pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Internal repartition topics that records leaving this sub-topology are written to.
+    ///
+    /// Spec: `RepartitionSinkTopics: []string` (versions 0+).
+    #[inline]
+    pub fn repartition_sink_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Changelog topics backing this sub-topology's state stores, created by the broker.
+    ///
+    /// Spec: `StateChangelogTopics: []TopicInfo` (versions 0+).
+    #[inline]
+    pub fn state_changelog_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Source topics of this sub-topology that are internal repartition topics, created by the broker.
+    ///
+    /// Spec: `RepartitionSourceTopics: []TopicInfo` (versions 0+).
+    #[inline]
+    pub fn repartition_source_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Subtopology {
+        Subtopology {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            source_topics: {
+                let v = self.source_topics();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            repartition_sink_topics: {
+                let v = self.repartition_sink_topics();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            state_changelog_topics: {
+                let v = self.state_changelog_topics();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            repartition_source_topics: {
+                let v = self.repartition_source_topics();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("repartition_sink_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("state_changelog_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 5];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            SubtopologyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Topology`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
@@ -484,13 +1091,196 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Topology {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
+            .map_err(|e| e.field("epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologies",
+                &self.subtopologies,
+                version,
+            )
+            .map_err(|e| e.field("subtopologies"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
+            subtopologies: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologies",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Topology`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopologyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TopologyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopologyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Version number of that topology.
+    ///
+    /// Spec: `Epoch: int32` (versions 0+).
+    #[inline]
+    pub fn epoch(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Sub-topologies as configured by the broker, with partition counts fixed and regular expressions resolved to topic names. Null while the group is not initialized or its source topics are missing or wrongly partitioned.
+    ///
+    /// Spec: `Subtopologies: []Subtopology` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn subtopologies(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>>,
+    > {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Topology {
+        Topology {
+            epoch: self.epoch(),
+            subtopologies: self
+                .subtopologies()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(4).map_err(|e| e.field("epoch"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("subtopologies"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopologyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Member`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
@@ -811,7 +1601,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             task_offsets: {
                 let n = g.array_len();
@@ -820,7 +1610,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             task_end_offsets: {
                 let n = g.array_len();
@@ -829,7 +1619,7 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
                 g,
@@ -844,6 +1634,664 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Member {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
+            .map_err(|e| e.field("member_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("member_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
+            .map_err(|e| e.field("instance_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
+            .map_err(|e| e.field("rack_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
+            .map_err(|e| e.field("client_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
+            .map_err(|e| e.field("client_host"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topologyEpoch",
+                &self.topology_epoch,
+                version,
+            )
+            .map_err(|e| e.field("topology_epoch"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "processId", &self.process_id, version)
+            .map_err(|e| e.field("process_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientTags",
+                &self.client_tags,
+                version,
+            )
+            .map_err(|e| e.field("client_tags"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskOffsets",
+                &self.task_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_offsets"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskEndOffsets",
+                &self.task_end_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_end_offsets"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignment",
+                &self.assignment,
+                version,
+            )
+            .map_err(|e| e.field("assignment"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "targetAssignment",
+                &self.target_assignment,
+                version,
+            )
+            .map_err(|e| e.field("target_assignment"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "isClassic", &self.is_classic, version)
+            .map_err(|e| e.field("is_classic"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
+            rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
+            client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
+            topology_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "topologyEpoch",
+                version,
+            )?,
+            process_id: ::kwire_protocol::wire::json::required(o, "processId", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            client_tags: ::kwire_protocol::wire::json::required(
+                o,
+                "clientTags",
+                version,
+            )?,
+            task_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskOffsets",
+                version,
+            )?,
+            task_end_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskEndOffsets",
+                version,
+            )?,
+            assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "assignment",
+                version,
+            )?,
+            target_assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "targetAssignment",
+                version,
+            )?,
+            is_classic: ::kwire_protocol::wire::json::required(o, "isClassic", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Member`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct MemberRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 15],
+    tags: u32,
+}
+impl<'a> MemberRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        MemberRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 15],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Identifier this member uses in heartbeats.
+    ///
+    /// Spec: `MemberId: string` (versions 0+).
+    #[inline]
+    pub fn member_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Current epoch of the member.
+    ///
+    /// Spec: `MemberEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn member_epoch(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Static membership id, or null for a dynamic member.
+    ///
+    /// Spec: `InstanceId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn instance_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Rack of the member, or null when not set.
+    ///
+    /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn rack_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// client.id the member connected with.
+    ///
+    /// Spec: `ClientId: string` (versions 0+).
+    #[inline]
+    pub fn client_id(&self) -> &'a str {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Host (address) the member connected from.
+    ///
+    /// Spec: `ClientHost: string` (versions 0+).
+    #[inline]
+    pub fn client_host(&self) -> &'a str {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Topology epoch the member last reported.
+    ///
+    /// Spec: `TopologyEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn topology_epoch(&self) -> i32 {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Id of the Streams process the member runs in; one process may run several members.
+    ///
+    /// Spec: `ProcessId: string` (versions 0+).
+    #[inline]
+    pub fn process_id(&self) -> &'a str {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// host:port the member serves Interactive Queries on, or null when not configured.
+    ///
+    /// Spec: `UserEndpoint: Endpoint` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn user_endpoint(&self) -> ::core::option::Option<EndpointRef<'a>> {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                if true {
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version, false)
+                } else {
+                    ::kwire_protocol::wire::view::struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version)
+                }
+            }
+        }
+    }
+    /// Client tags used for rack-aware task placement.
+    ///
+    /// Spec: `ClientTags: []KeyValue` (versions 0+).
+    #[inline]
+    pub fn client_tags(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+        match self.offs[9] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Changelog offsets the member last reported, per task.
+    ///
+    /// Spec: `TaskOffsets: []TaskOffset` (versions 0+).
+    #[inline]
+    pub fn task_offsets(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>> {
+        match self.offs[10] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Changelog end offsets the member last reported, per task.
+    ///
+    /// Spec: `TaskEndOffsets: []TaskOffset` (versions 0+).
+    #[inline]
+    pub fn task_end_offsets(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>> {
+        match self.offs[11] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Tasks the member owns now.
+    ///
+    /// Spec: `Assignment: Assignment` (versions 0+).
+    #[inline]
+    pub fn assignment(&self) -> AssignmentRef<'a> {
+        match self.offs[12] {
+            ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
+            }
+        }
+    }
+    /// Tasks the member is being moved towards.
+    ///
+    /// Spec: `TargetAssignment: Assignment` (versions 0+).
+    #[inline]
+    pub fn target_assignment(&self) -> AssignmentRef<'a> {
+        match self.offs[13] {
+            ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
+            }
+        }
+    }
+    /// True for a member still on the classic protocol that has not been upgraded.
+    ///
+    /// Spec: `IsClassic: bool` (versions 0+).
+    #[inline]
+    pub fn is_classic(&self) -> bool {
+        match self.offs[14] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Member {
+        Member {
+            member_id: {
+                let v = self.member_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_epoch: self.member_epoch(),
+            instance_id: self
+                .instance_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rack_id: self
+                .rack_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            client_id: {
+                let v = self.client_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            client_host: {
+                let v = self.client_host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            topology_epoch: self.topology_epoch(),
+            process_id: {
+                let v = self.process_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            user_endpoint: self.user_endpoint().map(|v| v.to_owned()),
+            client_tags: {
+                let v = self.client_tags();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            task_offsets: {
+                let v = self.task_offsets();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            task_end_offsets: {
+                let v = self.task_end_offsets();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            assignment: {
+                let v = self.assignment();
+                v.to_owned()
+            },
+            target_assignment: {
+                let v = self.target_assignment();
+                v.to_owned()
+            },
+            is_classic: self.is_classic(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        c.skip(4).map_err(|e| e.field("member_epoch"))?;
+        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
+        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("client_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("client_host"))?;
+        c.skip(4).map_err(|e| e.field("topology_epoch"))?;
+        c.check_string(true, false).map_err(|e| e.field("process_id"))?;
+        if c.struct_present()? {
+            <EndpointRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("client_tags"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("task_offsets"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("task_end_offsets"))?;
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.field("assignment"))?;
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.field("target_assignment"))?;
+        c.skip(1).map_err(|e| e.field("is_classic"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = pos + 1;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 15];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[5] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[6] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[7] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[8] = (pos - start) as u32;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        offs[9] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        offs[10] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        offs[11] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        offs[12] = (pos - start) as u32;
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        offs[13] = (pos - start) as u32;
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        offs[14] = (pos - start) as u32;
+        pos = pos + 1;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            MemberRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `DescribedGroup`: inline struct of `StreamsGroupDescribeResponse` (versions 0).
@@ -1056,13 +2504,424 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             authorized_operations: g.value(&-2147483648i32),
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
+            .map_err(|e| e.field("error_message"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
+            .map_err(|e| e.field("group_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupState",
+                &self.group_state,
+                version,
+            )
+            .map_err(|e| e.field("group_state"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupEpoch",
+                &self.group_epoch,
+                version,
+            )
+            .map_err(|e| e.field("group_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignmentEpoch",
+                &self.assignment_epoch,
+                version,
+            )
+            .map_err(|e| e.field("assignment_epoch"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "topology", &self.topology, version)
+            .map_err(|e| e.field("topology"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "members", &self.members, version)
+            .map_err(|e| e.field("members"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "authorizedOperations",
+                &self.authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("authorized_operations"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
+            group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
+            group_state: ::kwire_protocol::wire::json::required(
+                o,
+                "groupState",
+                version,
+            )?,
+            group_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "groupEpoch",
+                version,
+            )?,
+            assignment_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "assignmentEpoch",
+                version,
+            )?,
+            topology: ::kwire_protocol::wire::json::required(o, "topology", version)?,
+            members: ::kwire_protocol::wire::json::required(o, "members", version)?,
+            authorized_operations: ::kwire_protocol::wire::json::required(
+                o,
+                "authorizedOperations",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct DescribedGroupRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 9],
+    tags: u32,
+}
+impl<'a> DescribedGroupRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        DescribedGroupRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 9],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Error for this group, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Human-readable detail for ErrorCode, or null when there is none.
+    ///
+    /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn error_message(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Id of the group.
+    ///
+    /// Spec: `GroupId: string` (versions 0+, entity groupId).
+    #[inline]
+    pub fn group_id(&self) -> &'a str {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Current state of the group; empty if unavailable.
+    ///
+    /// Spec: `GroupState: string` (versions 0+).
+    #[inline]
+    pub fn group_state(&self) -> &'a str {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Epoch of the group, bumped whenever its membership or topology changes.
+    ///
+    /// Spec: `GroupEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn group_epoch(&self) -> i32 {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Group epoch for which the current target assignment was computed.
+    ///
+    /// Spec: `AssignmentEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn assignment_epoch(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The topology the group is currently set up with; null when describing the group failed.
+    ///
+    /// Spec: `Topology: Topology` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn topology(&self) -> ::core::option::Option<TopologyRef<'a>> {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                if true {
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version, false)
+                } else {
+                    ::kwire_protocol::wire::view::struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version)
+                }
+            }
+        }
+    }
+    /// Current members of the group.
+    ///
+    /// Spec: `Members: []Member` (versions 0+).
+    #[inline]
+    pub fn members(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, MemberRef<'a>> {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Bitfield of ACL operations the caller may perform on the group; -2147483648 (INT32_MIN) when not requested.
+    ///
+    /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
+    #[inline]
+    pub fn authorized_operations(&self) -> i32 {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => -2147483648i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> DescribedGroup {
+        DescribedGroup {
+            error_code: self.error_code(),
+            error_message: self
+                .error_message()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            group_id: {
+                let v = self.group_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            group_state: {
+                let v = self.group_state();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            group_epoch: self.group_epoch(),
+            assignment_epoch: self.assignment_epoch(),
+            topology: self.topology().map(|v| v.to_owned()),
+            members: {
+                let v = self.members();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            authorized_operations: self.authorized_operations(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(2).map_err(|e| e.field("error_code"))?;
+        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
+        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("group_state"))?;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("group_epoch"))?;
+            c.skip(4).map_err(|e| e.field("assignment_epoch"))?;
+        }
+        if c.struct_present()? {
+            <TopologyRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .map_err(|e| e.field("topology"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("members"))?;
+        c.skip(4).map_err(|e| e.field("authorized_operations"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[4] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[5] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[6] = (pos - start) as u32;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        offs[7] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
+        offs[8] = (pos - start) as u32;
+        pos = pos + 4;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            DescribedGroupRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1137,6 +2996,166 @@ impl ::kwire_protocol::wire::sample::Sample for Endpoint {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+            .map_err(|e| e.field("port"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            host: ::kwire_protocol::wire::json::required(o, "host", version)?,
+            port: ::kwire_protocol::wire::json::required(o, "port", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> EndpointRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        EndpointRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// DNS name or IP address to connect to.
+    ///
+    /// Spec: `Host: string` (versions 0+).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Port number to connect to (0-65535).
+    ///
+    /// Spec: `Port: uint16` (versions 0+).
+    #[inline]
+    pub fn port(&self) -> u16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0u16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Endpoint {
+        Endpoint {
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("host"))?;
+        c.skip(2).map_err(|e| e.field("port"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            EndpointRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TaskOffset`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1221,6 +3240,200 @@ impl ::kwire_protocol::wire::sample::Sample for TaskOffset {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "partition", &self.partition, version)
+            .map_err(|e| e.field("partition"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "offset", &self.offset, version)
+            .map_err(|e| e.field("offset"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partition: ::kwire_protocol::wire::json::required(o, "partition", version)?,
+            offset: ::kwire_protocol::wire::json::required(o, "offset", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TaskOffset`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskOffsetRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> TaskOffsetRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TaskOffsetRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Sub-topology the task belongs to.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Partition number identifying the task within the sub-topology.
+    ///
+    /// Spec: `Partition: int32` (versions 0+).
+    #[inline]
+    pub fn partition(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Changelog offset.
+    ///
+    /// Spec: `Offset: int64` (versions 0+).
+    #[inline]
+    pub fn offset(&self) -> i64 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i64,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TaskOffset {
+        TaskOffset {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partition: self.partition(),
+            offset: self.offset(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        if c.remaining() >= 12 {
+            c.skip(12)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("partition"))?;
+            c.skip(8).map_err(|e| e.field("offset"))?;
+        }
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 8;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 8;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TaskOffsetRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `TopicPartitions`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
@@ -1235,7 +3448,7 @@ pub struct TopicPartitions {
     /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -1253,9 +3466,7 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1280,18 +3491,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
         let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1316,12 +3516,214 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartitions {
             topic_name: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
+            .map_err(|e| e.field("topic_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "topicName", &self.topic_name, version)
+            .map_err(|e| e.field("topic_name"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
+            topic_name: ::kwire_protocol::wire::json::required(o, "topicName", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicPartitionsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> TopicPartitionsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicPartitionsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the topic.
+    ///
+    /// Spec: `TopicId: uuid` (versions 0+).
+    #[inline]
+    pub fn topic_id(&self) -> ::kwire_protocol::wire::Uuid {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::Uuid::ZERO,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Topic name matching TopicId.
+    ///
+    /// Spec: `TopicName: string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn topic_name(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Partition numbers of that topic.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicPartitions {
+        TopicPartitions {
+            topic_id: self.topic_id(),
+            topic_name: {
+                let v = self.topic_name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("topic_name"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 16;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 16;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicPartitionsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Assignment`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1469,7 +3871,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             standby_tasks: {
                 let n = g.array_len();
@@ -1478,7 +3880,7 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             warmup_tasks: {
                 let n = g.array_len();
@@ -1487,12 +3889,276 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Assignment {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
+            .map_err(|e| e.field("warmup_tasks"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct AssignmentRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> AssignmentRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        AssignmentRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Active tasks in this assignment, grouped by sub-topology.
+    ///
+    /// Spec: `ActiveTasks: []TaskIds` (versions 0+).
+    #[inline]
+    pub fn active_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Standby tasks in this assignment, grouped by sub-topology.
+    ///
+    /// Spec: `StandbyTasks: []TaskIds` (versions 0+).
+    #[inline]
+    pub fn standby_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Warm-up tasks in this assignment, grouped by sub-topology.
+    ///
+    /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
+    #[inline]
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Assignment {
+        Assignment {
+            active_tasks: {
+                let v = self.active_tasks();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            standby_tasks: {
+                let v = self.standby_tasks();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            warmup_tasks: {
+                let v = self.warmup_tasks();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("warmup_tasks"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            AssignmentRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TaskIds`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1505,7 +4171,7 @@ pub struct TaskIds {
     /// Input partition numbers, one per task.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -1522,9 +4188,7 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1548,18 +4212,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1582,12 +4235,202 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskIdsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TaskIdsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TaskIdsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Sub-topology the tasks belong to.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Input partition numbers, one per task.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TaskIds {
+        TaskIds {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TaskIdsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `KeyValue`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1663,6 +4506,170 @@ impl ::kwire_protocol::wire::sample::Sample for KeyValue {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "key", &self.key, version)
+            .map_err(|e| e.field("key"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "value", &self.value, version)
+            .map_err(|e| e.field("value"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            key: ::kwire_protocol::wire::json::required(o, "key", version)?,
+            value: ::kwire_protocol::wire::json::required(o, "value", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyValueRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> KeyValueRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        KeyValueRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Entry key.
+    ///
+    /// Spec: `Key: string` (versions 0+).
+    #[inline]
+    pub fn key(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Entry value.
+    ///
+    /// Spec: `Value: string` (versions 0+).
+    #[inline]
+    pub fn value(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> KeyValue {
+        KeyValue {
+            key: {
+                let v = self.key();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            value: {
+                let v = self.value();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for KeyValueRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("key"))?;
+        c.check_string(true, false).map_err(|e| e.field("value"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            KeyValueRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TopicInfo`: common struct of `StreamsGroupDescribeResponse` (versions 0+).
@@ -1779,11 +4786,264 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "replicationFactor",
+                &self.replication_factor,
+                version,
+            )
+            .map_err(|e| e.field("replication_factor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicConfigs",
+                &self.topic_configs,
+                version,
+            )
+            .map_err(|e| e.field("topic_configs"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            name: ::kwire_protocol::wire::json::required(o, "name", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            replication_factor: ::kwire_protocol::wire::json::required(
+                o,
+                "replicationFactor",
+                version,
+            )?,
+            topic_configs: ::kwire_protocol::wire::json::required(
+                o,
+                "topicConfigs",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicInfo`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicInfoRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 4],
+    tags: u32,
+}
+impl<'a> TopicInfoRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicInfoRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 4],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Name of this internal topic.
+    ///
+    /// Spec: `Name: string` (versions 0+).
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Required partition count; 0 when not fixed (always 0 for changelog topics).
+    ///
+    /// Spec: `Partitions: int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Required replication factor; 0 to use the broker default.
+    ///
+    /// Spec: `ReplicationFactor: int16` (versions 0+).
+    #[inline]
+    pub fn replication_factor(&self) -> i16 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Topic-level configs of the topic.
+    ///
+    /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
+    #[inline]
+    pub fn topic_configs(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicInfo {
+        TopicInfo {
+            name: {
+                let v = self.name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: self.partitions(),
+            replication_factor: self.replication_factor(),
+            topic_configs: {
+                let v = self.topic_configs();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("name"))?;
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("partitions"))?;
+            c.skip(2).map_err(|e| e.field("replication_factor"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("topic_configs"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicInfoRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

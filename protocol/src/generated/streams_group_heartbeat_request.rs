@@ -562,7 +562,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             standby_tasks: if g.null() {
@@ -575,7 +575,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             warmup_tasks: if g.null() {
@@ -588,7 +588,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             process_id: if g.null() {
@@ -618,7 +618,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             task_offsets: if g.null() {
@@ -631,7 +631,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             task_end_offsets: if g.null() {
@@ -644,7 +644,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             shutdown_application: g.value(&false),
@@ -654,21 +654,866 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupHeartbeatRequest {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatRequest",
+        )?;
+        self.to_json_body(version).map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatRequest",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
+    }
+}
+#[cfg(feature = "json")]
+impl StreamsGroupHeartbeatRequest {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
+            .map_err(|e| e.field("group_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
+            .map_err(|e| e.field("member_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("member_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "endpointInformationEpoch",
+                &self.endpoint_information_epoch,
+                version,
+            )
+            .map_err(|e| e.field("endpoint_information_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
+            .map_err(|e| e.field("instance_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
+            .map_err(|e| e.field("rack_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
+                version,
+            )
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "topology", &self.topology, version)
+            .map_err(|e| e.field("topology"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
+            .map_err(|e| e.field("warmup_tasks"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "processId", &self.process_id, version)
+            .map_err(|e| e.field("process_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientTags",
+                &self.client_tags,
+                version,
+            )
+            .map_err(|e| e.field("client_tags"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskOffsets",
+                &self.task_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_offsets"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskEndOffsets",
+                &self.task_end_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_end_offsets"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "shutdownApplication",
+                &self.shutdown_application,
+                version,
+            )
+            .map_err(|e| e.field("shutdown_application"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
+            member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            endpoint_information_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "endpointInformationEpoch",
+                version,
+            )?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
+            rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
+            rebalance_timeout_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "rebalanceTimeoutMs",
+                version,
+            )?,
+            topology: ::kwire_protocol::wire::json::required(o, "topology", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
+            process_id: ::kwire_protocol::wire::json::required(o, "processId", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            client_tags: ::kwire_protocol::wire::json::required(
+                o,
+                "clientTags",
+                version,
+            )?,
+            task_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskOffsets",
+                version,
+            )?,
+            task_end_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskEndOffsets",
+                version,
+            )?,
+            shutdown_application: ::kwire_protocol::wire::json::required(
+                o,
+                "shutdownApplication",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`StreamsGroupHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamsGroupHeartbeatRequestRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 17],
+    tags: u32,
+}
+impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupHeartbeatRequest"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <StreamsGroupHeartbeatRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatRequest",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        StreamsGroupHeartbeatRequestRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 17],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Id of the streams group (the Streams application.id).
+    ///
+    /// Spec: `GroupId: string` (versions 0+, entity groupId).
+    #[inline]
+    pub fn group_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Id of this member, generated by the Streams client itself and kept for the whole life of the client process.
+    ///
+    /// Spec: `MemberId: string` (versions 0+).
+    #[inline]
+    pub fn member_id(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Epoch the member holds. Special values: 0 = joining, -1 = leaving for good, -2 = static member leaving for now and coming back with the same instance id.
+    ///
+    /// Spec: `MemberEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn member_epoch(&self) -> i32 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Latest EndpointInformationEpoch this member received from the coordinator, so it can tell whether the member's copy of PartitionsByUserEndpoint is current.
+    ///
+    /// Spec: `EndpointInformationEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn endpoint_information_epoch(&self) -> i32 {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Static membership id; null when not used or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `InstanceId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn instance_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Rack of the member; null when not set or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn rack_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Longest time in ms the coordinator waits for this member to give up revoked tasks; -1 when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `RebalanceTimeoutMs: int32` (versions 0+, default -1).
+    #[inline]
+    pub fn rebalance_timeout_ms(&self) -> i32 {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => -1i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Description of the application's topology, sent only when joining (MemberEpoch 0) and then non-empty; the coordinator uses it to set up or verify the group's topology. Null on every other heartbeat.
+    ///
+    /// Spec: `Topology: Topology` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn topology(&self) -> ::core::option::Option<TopologyRef<'a>> {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                if true {
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version, false)
+                } else {
+                    ::kwire_protocol::wire::view::struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version)
+                }
+            }
+        }
+    }
+    /// Active tasks this member owns now; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `ActiveTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn active_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Standby tasks this member owns now; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `StandbyTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn standby_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[9] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Warm-up tasks this member owns now; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `WarmupTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[10] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Id of the Streams process this member runs in (one process may run several members); null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `ProcessId: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn process_id(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[11] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// host:port this instance serves Interactive Queries on; null when not configured or unchanged since the previous heartbeat.
+    ///
+    /// Spec: `UserEndpoint: Endpoint` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn user_endpoint(&self) -> ::core::option::Option<EndpointRef<'a>> {
+        match self.offs[12] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                if true {
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version, false)
+                } else {
+                    ::kwire_protocol::wire::view::struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version)
+                }
+            }
+        }
+    }
+    /// Client tags used for rack-aware task placement; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `ClientTags: []KeyValue` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn client_tags(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>>,
+    > {
+        match self.offs[13] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Changelog offsets the member has restored up to, per task; sent when a warm-up task catches up and at the task-offset interval, otherwise null.
+    ///
+    /// Spec: `TaskOffsets: []TaskOffset` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn task_offsets(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>,
+    > {
+        match self.offs[14] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Changelog end offsets seen by the member, per task; sent when a warm-up task catches up and at the task-offset interval, otherwise null.
+    ///
+    /// Spec: `TaskEndOffsets: []TaskOffset` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn task_end_offsets(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>,
+    > {
+        match self.offs[15] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// When true, asks every member of the group to shut down.
+    ///
+    /// Spec: `ShutdownApplication: bool` (versions 0+, default false).
+    #[inline]
+    pub fn shutdown_application(&self) -> bool {
+        match self.offs[16] {
+            ::kwire_protocol::wire::view::ABSENT => false,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> StreamsGroupHeartbeatRequest {
+        StreamsGroupHeartbeatRequest {
+            group_id: {
+                let v = self.group_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_id: {
+                let v = self.member_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_epoch: self.member_epoch(),
+            endpoint_information_epoch: self.endpoint_information_epoch(),
+            instance_id: self
+                .instance_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rack_id: self
+                .rack_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            rebalance_timeout_ms: self.rebalance_timeout_ms(),
+            topology: self.topology().map(|v| v.to_owned()),
+            active_tasks: self
+                .active_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            standby_tasks: self
+                .standby_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            warmup_tasks: self
+                .warmup_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            process_id: self
+                .process_id()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            user_endpoint: self.user_endpoint().map(|v| v.to_owned()),
+            client_tags: self
+                .client_tags()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            task_offsets: self
+                .task_offsets()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            task_end_offsets: self
+                .task_end_offsets()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            shutdown_application: self.shutdown_application(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
+        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("member_epoch"))?;
+            c.skip(4).map_err(|e| e.field("endpoint_information_epoch"))?;
+        }
+        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
+        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
+        c.skip(4).map_err(|e| e.field("rebalance_timeout_ms"))?;
+        if c.struct_present()? {
+            <TopologyRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .map_err(|e| e.field("topology"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("warmup_tasks"))?;
+        c.check_string(true, true).map_err(|e| e.field("process_id"))?;
+        if c.struct_present()? {
+            <EndpointRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("client_tags"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("task_offsets"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("task_end_offsets"))?;
+        c.skip(1).map_err(|e| e.field("shutdown_application"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = pos + 1;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 17];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[2] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[3] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[5] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[6] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[7] = (pos - start) as u32;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        offs[8] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[9] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[10] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[11] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[12] = (pos - start) as u32;
+        pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
+            ::core::option::Option::Some(pos) => {
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
+            }
+            ::core::option::Option::None => pos + 1,
+        };
+        offs[13] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        offs[14] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        offs[15] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        offs[16] = (pos - start) as u32;
+        pos = pos + 1;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            StreamsGroupHeartbeatRequestRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `CopartitionGroup`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CopartitionGroup {
     /// Positions (0-based) in this sub-topology's SourceTopics list.
     ///
     /// Spec: `SourceTopics: []int16` (versions 0+).
-    pub source_topics: ::std::vec::Vec<i16>,
+    pub source_topics: ::kwire_protocol::wire::PrimArray<i16>,
     /// Positions (0-based) in this sub-topology's SourceTopicRegex list.
     ///
     /// Spec: `SourceTopicRegex: []int16` (versions 0+).
-    pub source_topic_regex: ::std::vec::Vec<i16>,
+    pub source_topic_regex: ::kwire_protocol::wire::PrimArray<i16>,
     /// Positions (0-based) in this sub-topology's RepartitionSourceTopics list.
     ///
     /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
-    pub repartition_source_topics: ::std::vec::Vec<i16>,
+    pub repartition_source_topics: ::kwire_protocol::wire::PrimArray<i16>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -683,25 +1528,19 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("source_topics"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         {
             let a = &self.source_topic_regex;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("source_topic_regex"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         {
             let a = &self.repartition_source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("repartition_source_topics"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -724,46 +1563,15 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
-            {
-                let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i16>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i16().map_err(|e| e.index(i).field("source_topics"))?);
-                }
-                a
-            }
-        };
-        let f_source_topic_regex = {
-            let n = r.array_len(true).map_err(|e| e.field("source_topic_regex"))?;
-            {
-                let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i16>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i16().map_err(|e| e.index(i).field("source_topic_regex"))?);
-                }
-                a
-            }
-        };
-        let f_repartition_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
-            {
-                let mut a: ::std::vec::Vec<i16> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i16>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r
-                            .i16()
-                            .map_err(|e| e.index(i).field("repartition_source_topics"))?,
-                    );
-                }
-                a
-            }
-        };
+        let f_source_topics = r
+            .prim_array::<i16>(true)
+            .map_err(|e| e.field("source_topics"))?;
+        let f_source_topic_regex = r
+            .prim_array::<i16>(true)
+            .map_err(|e| e.field("source_topic_regex"))?;
+        let f_repartition_source_topics = r
+            .prim_array::<i16>(true)
+            .map_err(|e| e.field("repartition_source_topics"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -786,20 +1594,262 @@ impl ::kwire_protocol::wire::sample::Sample for CopartitionGroup {
         let v = Self {
             source_topics: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i16)).collect()
             },
             source_topic_regex: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i16)).collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i16)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i16)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for CopartitionGroup {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
+            source_topic_regex: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopicRegex",
+                version,
+            )?,
+            repartition_source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "repartitionSourceTopics",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`CopartitionGroup`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct CopartitionGroupRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> CopartitionGroupRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        CopartitionGroupRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Positions (0-based) in this sub-topology's SourceTopics list.
+    ///
+    /// Spec: `SourceTopics: []int16` (versions 0+).
+    #[inline]
+    pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Positions (0-based) in this sub-topology's SourceTopicRegex list.
+    ///
+    /// Spec: `SourceTopicRegex: []int16` (versions 0+).
+    #[inline]
+    pub fn source_topic_regex(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Positions (0-based) in this sub-topology's RepartitionSourceTopics list.
+    ///
+    /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
+    #[inline]
+    pub fn repartition_source_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> CopartitionGroup {
+        CopartitionGroup {
+            source_topics: {
+                let v = self.source_topics();
+                v.iter().collect()
+            },
+            source_topic_regex: {
+                let v = self.source_topic_regex();
+                v.iter().collect()
+            },
+            repartition_source_topics: {
+                let v = self.repartition_source_topics();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for CopartitionGroupRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
+            .map_err(|e| e.field("source_topic_regex"))?;
+        ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i16>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            CopartitionGroupRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Subtopology`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
@@ -1054,15 +2104,11 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             source_topic_regex: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             state_changelog_topics: {
                 let n = g.array_len();
@@ -1071,13 +2117,11 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             repartition_sink_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
@@ -1086,7 +2130,7 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             copartition_groups: {
                 let n = g.array_len();
@@ -1095,12 +2139,464 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "stateChangelogTopics",
+                &self.state_changelog_topics,
+                version,
+            )
+            .map_err(|e| e.field("state_changelog_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "repartitionSinkTopics",
+                &self.repartition_sink_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_sink_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "copartitionGroups",
+                &self.copartition_groups,
+                version,
+            )
+            .map_err(|e| e.field("copartition_groups"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
+            source_topic_regex: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopicRegex",
+                version,
+            )?,
+            state_changelog_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "stateChangelogTopics",
+                version,
+            )?,
+            repartition_sink_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "repartitionSinkTopics",
+                version,
+            )?,
+            repartition_source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "repartitionSourceTopics",
+                version,
+            )?,
+            copartition_groups: ::kwire_protocol::wire::json::required(
+                o,
+                "copartitionGroups",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Subtopology`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct SubtopologyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 7],
+    tags: u32,
+}
+impl<'a> SubtopologyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        SubtopologyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 7],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Stable id of the sub-topology, derived deterministically from the topology.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Topics, by name, that this sub-topology consumes.
+    ///
+    /// Spec: `SourceTopics: []string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Regular expressions matching further topics that this sub-topology consumes.
+    ///
+    /// Spec: `SourceTopicRegex: []string` (versions 0+).
+    #[inline]
+    pub fn source_topic_regex(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Changelog topics backing this sub-topology's state stores; the broker creates them.
+    ///
+    /// Spec: `StateChangelogTopics: []TopicInfo` (versions 0+).
+    #[inline]
+    pub fn state_changelog_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Internal repartition topics that records leaving this sub-topology are written to.
+    ///
+    /// Spec: `RepartitionSinkTopics: []string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn repartition_sink_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Source topics of this sub-topology that are internal repartition topics; the broker creates them.
+    ///
+    /// Spec: `RepartitionSourceTopics: []TopicInfo` (versions 0+).
+    #[inline]
+    pub fn repartition_source_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Sets of source topics that must have the same partition count.
+    ///
+    /// Spec: `CopartitionGroups: []CopartitionGroup` (versions 0+).
+    #[inline]
+    pub fn copartition_groups(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, CopartitionGroupRef<'a>> {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Subtopology {
+        Subtopology {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            source_topics: {
+                let v = self.source_topics();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            source_topic_regex: {
+                let v = self.source_topic_regex();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            state_changelog_topics: {
+                let v = self.state_changelog_topics();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            repartition_sink_topics: {
+                let v = self.repartition_sink_topics();
+                v.iter()
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
+                    .collect()
+            },
+            repartition_source_topics: {
+                let v = self.repartition_source_topics();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            copartition_groups: {
+                let v = self.copartition_groups();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("source_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("source_topic_regex"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("state_changelog_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .map_err(|e| e.field("repartition_sink_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("repartition_source_topics"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            CopartitionGroupRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("copartition_groups"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        offs[4] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        offs[5] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        offs[6] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            SubtopologyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Topology`: inline struct of `StreamsGroupHeartbeatRequest` (versions 0).
@@ -1203,12 +2699,197 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Topology {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
+            .map_err(|e| e.field("epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologies",
+                &self.subtopologies,
+                version,
+            )
+            .map_err(|e| e.field("subtopologies"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
+            subtopologies: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologies",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Topology`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopologyRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TopologyRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopologyRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Version number of this topology, compared with the one the group was set up with.
+    ///
+    /// Spec: `Epoch: int32` (versions 0+).
+    #[inline]
+    pub fn epoch(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The independent sub-topologies that make up the application.
+    ///
+    /// Spec: `Subtopologies: []Subtopology` (versions 0+).
+    #[inline]
+    pub fn subtopologies(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Topology {
+        Topology {
+            epoch: self.epoch(),
+            subtopologies: {
+                let v = self.subtopologies();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(4).map_err(|e| e.field("epoch"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("subtopologies"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopologyRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `KeyValue`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
@@ -1284,6 +2965,170 @@ impl ::kwire_protocol::wire::sample::Sample for KeyValue {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "key", &self.key, version)
+            .map_err(|e| e.field("key"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "value", &self.value, version)
+            .map_err(|e| e.field("value"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            key: ::kwire_protocol::wire::json::required(o, "key", version)?,
+            value: ::kwire_protocol::wire::json::required(o, "value", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyValueRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> KeyValueRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        KeyValueRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Entry key.
+    ///
+    /// Spec: `Key: string` (versions 0+).
+    #[inline]
+    pub fn key(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Entry value.
+    ///
+    /// Spec: `Value: string` (versions 0+).
+    #[inline]
+    pub fn value(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> KeyValue {
+        KeyValue {
+            key: {
+                let v = self.key();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            value: {
+                let v = self.value();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for KeyValueRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("key"))?;
+        c.check_string(true, false).map_err(|e| e.field("value"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            KeyValueRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TopicInfo`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
@@ -1400,12 +3245,265 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
+            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "replicationFactor",
+                &self.replication_factor,
+                version,
+            )
+            .map_err(|e| e.field("replication_factor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicConfigs",
+                &self.topic_configs,
+                version,
+            )
+            .map_err(|e| e.field("topic_configs"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            name: ::kwire_protocol::wire::json::required(o, "name", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            replication_factor: ::kwire_protocol::wire::json::required(
+                o,
+                "replicationFactor",
+                version,
+            )?,
+            topic_configs: ::kwire_protocol::wire::json::required(
+                o,
+                "topicConfigs",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicInfo`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicInfoRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 4],
+    tags: u32,
+}
+impl<'a> TopicInfoRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicInfoRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 4],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Name of this internal topic.
+    ///
+    /// Spec: `Name: string` (versions 0+, entity topicName).
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Required partition count; 0 when not fixed (always 0 for changelog topics).
+    ///
+    /// Spec: `Partitions: int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Required replication factor; 0 to use the broker default.
+    ///
+    /// Spec: `ReplicationFactor: int16` (versions 0+).
+    #[inline]
+    pub fn replication_factor(&self) -> i16 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Topic-level configs to create the topic with.
+    ///
+    /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
+    #[inline]
+    pub fn topic_configs(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicInfo {
+        TopicInfo {
+            name: {
+                let v = self.name();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: self.partitions(),
+            replication_factor: self.replication_factor(),
+            topic_configs: {
+                let v = self.topic_configs();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("name"))?;
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("partitions"))?;
+            c.skip(2).map_err(|e| e.field("replication_factor"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("topic_configs"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicInfoRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
@@ -1480,6 +3578,166 @@ impl ::kwire_protocol::wire::sample::Sample for Endpoint {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+            .map_err(|e| e.field("port"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            host: ::kwire_protocol::wire::json::required(o, "host", version)?,
+            port: ::kwire_protocol::wire::json::required(o, "port", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> EndpointRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        EndpointRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// DNS name or IP address to connect to.
+    ///
+    /// Spec: `Host: string` (versions 0+).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Port number to connect to (0-65535).
+    ///
+    /// Spec: `Port: uint16` (versions 0+).
+    #[inline]
+    pub fn port(&self) -> u16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0u16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Endpoint {
+        Endpoint {
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("host"))?;
+        c.skip(2).map_err(|e| e.field("port"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            EndpointRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TaskOffset`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
@@ -1564,6 +3822,200 @@ impl ::kwire_protocol::wire::sample::Sample for TaskOffset {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "partition", &self.partition, version)
+            .map_err(|e| e.field("partition"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "offset", &self.offset, version)
+            .map_err(|e| e.field("offset"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partition: ::kwire_protocol::wire::json::required(o, "partition", version)?,
+            offset: ::kwire_protocol::wire::json::required(o, "offset", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TaskOffset`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskOffsetRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> TaskOffsetRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TaskOffsetRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Sub-topology the task belongs to.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Partition number identifying the task within the sub-topology.
+    ///
+    /// Spec: `Partition: int32` (versions 0+).
+    #[inline]
+    pub fn partition(&self) -> i32 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Changelog offset.
+    ///
+    /// Spec: `Offset: int64` (versions 0+).
+    #[inline]
+    pub fn offset(&self) -> i64 {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => 0i64,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TaskOffset {
+        TaskOffset {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partition: self.partition(),
+            offset: self.offset(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        if c.remaining() >= 12 {
+            c.skip(12)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("partition"))?;
+            c.skip(8).map_err(|e| e.field("offset"))?;
+        }
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 8;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[2] = (pos - start) as u32;
+        pos = pos + 8;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TaskOffsetRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `TaskIds`: common struct of `StreamsGroupHeartbeatRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskIds {
@@ -1574,7 +4026,7 @@ pub struct TaskIds {
     /// Input partition numbers, one per task.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -1591,9 +4043,7 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1617,18 +4067,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1651,11 +4090,201 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskIdsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TaskIdsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TaskIdsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Sub-topology the tasks belong to.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Input partition numbers, one per task.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TaskIds {
+        TaskIds {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TaskIdsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

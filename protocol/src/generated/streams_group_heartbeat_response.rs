@@ -420,7 +420,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             active_tasks: if g.null() {
@@ -433,7 +433,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             standby_tasks: if g.null() {
@@ -446,7 +446,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             warmup_tasks: if g.null() {
@@ -459,7 +459,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             endpoint_information_epoch: g.value(&0i32),
@@ -473,13 +473,702 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                             g,
                             version,
                         ))
-                        .collect::<::std::vec::Vec<_>>()
+                        .collect()
                 })
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupHeartbeatResponse {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::check_encode_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatResponse",
+        )?;
+        self.to_json_body(version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        ::kwire_protocol::wire::json::check_version(
+            version,
+            <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatResponse",
+        )?;
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
+    }
+}
+#[cfg(feature = "json")]
+impl StreamsGroupHeartbeatResponse {
+    fn to_json_body(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            .map_err(|e| e.field("error_code"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
+            .map_err(|e| e.field("error_message"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
+            .map_err(|e| e.field("member_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("member_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "heartbeatIntervalMs",
+                &self.heartbeat_interval_ms,
+                version,
+            )
+            .map_err(|e| e.field("heartbeat_interval_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "acceptableRecoveryLag",
+                &self.acceptable_recovery_lag,
+                version,
+            )
+            .map_err(|e| e.field("acceptable_recovery_lag"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskOffsetIntervalMs",
+                &self.task_offset_interval_ms,
+                version,
+            )
+            .map_err(|e| e.field("task_offset_interval_ms"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "status", &self.status, version)
+            .map_err(|e| e.field("status"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
+            .map_err(|e| e.field("warmup_tasks"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "endpointInformationEpoch",
+                &self.endpoint_information_epoch,
+                version,
+            )
+            .map_err(|e| e.field("endpoint_information_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitionsByUserEndpoint",
+                &self.partitions_by_user_endpoint,
+                version,
+            )
+            .map_err(|e| e.field("partitions_by_user_endpoint"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json_body(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
+            error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
+            member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            heartbeat_interval_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "heartbeatIntervalMs",
+                version,
+            )?,
+            acceptable_recovery_lag: ::kwire_protocol::wire::json::required(
+                o,
+                "acceptableRecoveryLag",
+                version,
+            )?,
+            task_offset_interval_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "taskOffsetIntervalMs",
+                version,
+            )?,
+            status: ::kwire_protocol::wire::json::required(o, "status", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
+            endpoint_information_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "endpointInformationEpoch",
+                version,
+            )?,
+            partitions_by_user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "partitionsByUserEndpoint",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`StreamsGroupHeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamsGroupHeartbeatResponseRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 14],
+    tags: u32,
+}
+impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
+    /// Validates `bytes` as one whole message at `version` and returns its view.
+    ///
+    /// # Errors
+    /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+    /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+    pub fn parse(
+        bytes: &'a [u8],
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut c = ::kwire_protocol::wire::view::Cursor::new(bytes, 0);
+        let v = Self::parse_prefix(&mut c, version)?;
+        if c.remaining() > 0 {
+            return ::core::result::Result::Err(
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupHeartbeatResponse"),
+            );
+        }
+        ::core::result::Result::Ok(v)
+    }
+    /// Validates one message at the cursor (bytes after it are left) and returns its view.
+    ///
+    /// # Errors
+    /// As [`Self::parse`], without the trailing-bytes check.
+    pub fn parse_prefix(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        ::kwire_protocol::wire::check_view_version(
+            c,
+            version,
+            <StreamsGroupHeartbeatResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
+            "StreamsGroupHeartbeatResponse",
+        )?;
+        let start = c.pos();
+        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))?;
+        ::core::result::Result::Ok(
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
+        )
+    }
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        StreamsGroupHeartbeatResponseRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 14],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
+    ///
+    /// Spec: `ThrottleTimeMs: int32` (versions 0+).
+    #[inline]
+    pub fn throttle_time_ms(&self) -> i32 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Error for the heartbeat, 0 on success.
+    ///
+    /// Spec: `ErrorCode: int16` (versions 0+).
+    #[inline]
+    pub fn error_code(&self) -> i16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0i16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Human-readable detail for ErrorCode, or null when there is none.
+    ///
+    /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn error_message(&self) -> ::core::option::Option<&'a str> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+            }
+        }
+    }
+    /// Echo of the member id the client chose for itself.
+    ///
+    /// Spec: `MemberId: string` (versions 0+).
+    #[inline]
+    pub fn member_id(&self) -> &'a str {
+        match self.offs[3] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Epoch the member must use from now on.
+    ///
+    /// Spec: `MemberEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn member_epoch(&self) -> i32 {
+        match self.offs[4] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// How often, in ms, the member should send a heartbeat.
+    ///
+    /// Spec: `HeartbeatIntervalMs: int32` (versions 0+).
+    #[inline]
+    pub fn heartbeat_interval_ms(&self) -> i32 {
+        match self.offs[5] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Largest changelog lag, in records, at which a warm-up task counts as caught up.
+    ///
+    /// Spec: `AcceptableRecoveryLag: int32` (versions 0+).
+    #[inline]
+    pub fn acceptable_recovery_lag(&self) -> i32 {
+        match self.offs[6] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Interval in ms at which the member should report its task changelog offsets, in the first heartbeat after each interval ends.
+    ///
+    /// Spec: `TaskOffsetIntervalMs: int32` (versions 0+).
+    #[inline]
+    pub fn task_offset_interval_ms(&self) -> i32 {
+        match self.offs[7] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Conditions currently affecting the group, possibly none; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `Status: []Status` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn status(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, StatusRef<'a>>,
+    > {
+        match self.offs[8] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Active tasks assigned to the member; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `ActiveTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn active_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[9] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Standby tasks assigned to the member; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `StandbyTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn standby_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[10] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Warm-up tasks assigned to the member; null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `WarmupTasks: []TaskIds` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
+        match self.offs[11] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// Epoch of the group's endpoint information; the member echoes it in later heartbeats.
+    ///
+    /// Spec: `EndpointInformationEpoch: int32` (versions 0+).
+    #[inline]
+    pub fn endpoint_information_epoch(&self) -> i32 {
+        match self.offs[12] {
+            ::kwire_protocol::wire::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// For Interactive Queries: which partitions each instance's endpoint hosts, across the whole group. Null when unchanged since the previous heartbeat.
+    ///
+    /// Spec: `PartitionsByUserEndpoint: []EndpointToPartitions` (versions 0+, nullable 0+, default null).
+    #[inline]
+    pub fn partitions_by_user_endpoint(
+        &self,
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, EndpointToPartitionsRef<'a>>,
+    > {
+        match self.offs[13] {
+            ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> StreamsGroupHeartbeatResponse {
+        StreamsGroupHeartbeatResponse {
+            throttle_time_ms: self.throttle_time_ms(),
+            error_code: self.error_code(),
+            error_message: self
+                .error_message()
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
+            member_id: {
+                let v = self.member_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            member_epoch: self.member_epoch(),
+            heartbeat_interval_ms: self.heartbeat_interval_ms(),
+            acceptable_recovery_lag: self.acceptable_recovery_lag(),
+            task_offset_interval_ms: self.task_offset_interval_ms(),
+            status: self.status().map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            active_tasks: self
+                .active_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            standby_tasks: self
+                .standby_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            warmup_tasks: self
+                .warmup_tasks()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            endpoint_information_epoch: self.endpoint_information_epoch(),
+            partitions_by_user_endpoint: self
+                .partitions_by_user_endpoint()
+                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for StreamsGroupHeartbeatResponseRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+            c.skip(2).map_err(|e| e.field("error_code"))?;
+        }
+        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
+        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        if c.remaining() >= 16 {
+            c.skip(16)?;
+        } else {
+            c.skip(4).map_err(|e| e.field("member_epoch"))?;
+            c.skip(4).map_err(|e| e.field("heartbeat_interval_ms"))?;
+            c.skip(4).map_err(|e| e.field("acceptable_recovery_lag"))?;
+            c.skip(4).map_err(|e| e.field("task_offset_interval_ms"))?;
+        }
+        ::kwire_protocol::wire::view::check_array::<
+            StatusRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("status"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("active_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("standby_tasks"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("warmup_tasks"))?;
+        c.skip(4).map_err(|e| e.field("endpoint_information_epoch"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            EndpointToPartitionsRef<'a>,
+        >(c, version, true, true)
+            .map_err(|e| e.field("partitions_by_user_endpoint"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 4;
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = pos + 4;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            EndpointToPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 14];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[3] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[4] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[5] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[6] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[7] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[8] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, true);
+        offs[9] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[10] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[11] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        offs[12] = (pos - start) as u32;
+        pos = pos + 4;
+        offs[13] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            EndpointToPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            StreamsGroupHeartbeatResponseRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `EndpointToPartitions`: inline struct of `StreamsGroupHeartbeatResponse` (versions 0).
@@ -624,7 +1313,7 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             standby_partitions: {
                 let n = g.array_len();
@@ -633,12 +1322,267 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
                         g,
                         version,
                     ))
-                    .collect::<::std::vec::Vec<_>>()
+                    .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for EndpointToPartitions {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activePartitions",
+                &self.active_partitions,
+                version,
+            )
+            .map_err(|e| e.field("active_partitions"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyPartitions",
+                &self.standby_partitions,
+                version,
+            )
+            .map_err(|e| e.field("standby_partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            active_partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "activePartitions",
+                version,
+            )?,
+            standby_partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyPartitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`EndpointToPartitions`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointToPartitionsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 3],
+    tags: u32,
+}
+impl<'a> EndpointToPartitionsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        EndpointToPartitionsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 3],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Interactive Queries endpoint of one instance.
+    ///
+    /// Spec: `UserEndpoint: Endpoint` (versions 0+).
+    #[inline]
+    pub fn user_endpoint(&self) -> EndpointRef<'a> {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => EndpointRef::absent(self.version),
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::struct_at::<
+                    EndpointRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(EndpointRef::absent(self.version))
+            }
+        }
+    }
+    /// Topic-partitions whose state is held by active tasks on that instance.
+    ///
+    /// Spec: `ActivePartitions: []TopicPartition` (versions 0+).
+    #[inline]
+    pub fn active_partitions(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionRef<'a>> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// Topic-partitions whose state is held by standby tasks on that instance.
+    ///
+    /// Spec: `StandbyPartitions: []TopicPartition` (versions 0+).
+    #[inline]
+    pub fn standby_partitions(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionRef<'a>> {
+        match self.offs[2] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> EndpointToPartitions {
+        EndpointToPartitions {
+            user_endpoint: {
+                let v = self.user_endpoint();
+                v.to_owned()
+            },
+            active_partitions: {
+                let v = self.active_partitions();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            standby_partitions: {
+                let v = self.standby_partitions();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointToPartitionsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            .map_err(|e| e.field("user_endpoint"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("active_partitions"))?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, true, false)
+            .map_err(|e| e.field("standby_partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = <EndpointRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (pos - start) as u32;
+        pos = <EndpointRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
+        offs[2] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            EndpointToPartitionsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Status`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
@@ -715,6 +1659,184 @@ impl ::kwire_protocol::wire::sample::Sample for Status {
         v
     }
 }
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Status {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "statusCode",
+                &self.status_code,
+                version,
+            )
+            .map_err(|e| e.field("status_code"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "statusDetail",
+                &self.status_detail,
+                version,
+            )
+            .map_err(|e| e.field("status_detail"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            status_code: ::kwire_protocol::wire::json::required(
+                o,
+                "statusCode",
+                version,
+            )?,
+            status_detail: ::kwire_protocol::wire::json::required(
+                o,
+                "statusDetail",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Status`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> StatusRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        StatusRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Which condition is active: 0 = STALE_TOPOLOGY, 1 = MISSING_SOURCE_TOPICS, 2 = INCORRECTLY_PARTITIONED_TOPICS, 3 = MISSING_INTERNAL_TOPICS, 4 = SHUTDOWN_APPLICATION, 5 = ASSIGNMENT_DELAYED.
+    ///
+    /// Spec: `StatusCode: int8` (versions 0+).
+    #[inline]
+    pub fn status_code(&self) -> i8 {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => 0i8,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// Readable description of the condition, such as the topics concerned.
+    ///
+    /// Spec: `StatusDetail: string` (versions 0+).
+    #[inline]
+    pub fn status_detail(&self) -> &'a str {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Status {
+        Status {
+            status_code: self.status_code(),
+            status_detail: {
+                let v = self.status_detail();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for StatusRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.skip(1).map_err(|e| e.field("status_code"))?;
+        c.check_string(true, false).map_err(|e| e.field("status_detail"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = pos + 1;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = pos + 1;
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            StatusRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
 /// `TopicPartition`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartition {
@@ -725,7 +1847,7 @@ pub struct TopicPartition {
     /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -742,9 +1864,7 @@ impl ::kwire_protocol::wire::Encode for TopicPartition {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -768,18 +1888,7 @@ impl ::kwire_protocol::wire::Decode for TopicPartition {
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_topic = r.string(true).map_err(|e| e.field("topic"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -802,12 +1911,193 @@ impl ::kwire_protocol::wire::sample::Sample for TopicPartition {
             topic: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TopicPartition {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "topic", &self.topic, version)
+            .map_err(|e| e.field("topic"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            topic: ::kwire_protocol::wire::json::required(o, "topic", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TopicPartition`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TopicPartitionRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TopicPartitionRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TopicPartitionRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Topic whose partitions are listed next.
+    ///
+    /// Spec: `Topic: string` (versions 0+).
+    #[inline]
+    pub fn topic(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Partition numbers of that topic.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TopicPartition {
+        TopicPartition {
+            topic: {
+                let v = self.topic();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("topic"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TopicPartitionRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `TaskIds`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
@@ -820,7 +2110,7 @@ pub struct TaskIds {
     /// Input partition numbers, one per task.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
-    pub partitions: ::std::vec::Vec<i32>,
+    pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -837,9 +2127,7 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .map_err(|e| e.field("partitions"))?;
-            for e in a.iter() {
-                s.put_raw(&e.to_be_bytes());
-            }
+            a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -863,18 +2151,7 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("partitions"))?;
-            {
-                let mut a: ::std::vec::Vec<i32> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<i32>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.i32().map_err(|e| e.index(i).field("partitions"))?);
-                }
-                a
-            }
-        };
+        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -897,12 +2174,202 @@ impl ::kwire_protocol::wire::sample::Sample for TaskIds {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             partitions: {
                 let n = g.array_len();
-                (0..n).map(|_| g.value(&0i32)).collect::<::std::vec::Vec<_>>()
+                (0..n).map(|_| g.value(&0i32)).collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
+            .map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
+            .map_err(|e| e.field("partitions"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskIdsRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> TaskIdsRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        TaskIdsRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Sub-topology the tasks belong to.
+    ///
+    /// Spec: `SubtopologyId: string` (versions 0+).
+    #[inline]
+    pub fn subtopology_id(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Input partition numbers, one per task.
+    ///
+    /// Spec: `Partitions: []int32` (versions 0+).
+    #[inline]
+    pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
+                    .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> TaskIds {
+        TaskIds {
+            subtopology_id: {
+                let v = self.subtopology_id();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            partitions: {
+                let v = self.partitions();
+                v.iter().collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
+            .map_err(|e| e.field("partitions"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            TaskIdsRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }
 /// `Endpoint`: common struct of `StreamsGroupHeartbeatResponse` (versions 0+).
@@ -977,5 +2444,165 @@ impl ::kwire_protocol::wire::sample::Sample for Endpoint {
         };
         g.leave();
         v
+    }
+}
+#[cfg(feature = "json")]
+impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<
+        ::kwire_protocol::wire::json::Value,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        let mut m = ::kwire_protocol::wire::json::Map::new();
+        ::kwire_protocol::wire::json::put(&mut m, "host", &self.host, version)
+            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::json::put(&mut m, "port", &self.port, version)
+            .map_err(|e| e.field("port"))?;
+        ::kwire_protocol::wire::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            true,
+            version,
+        )?;
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
+        ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &::kwire_protocol::wire::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
+        let o = ::kwire_protocol::wire::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            host: ::kwire_protocol::wire::json::required(o, "host", version)?,
+            port: ::kwire_protocol::wire::json::required(o, "port", version)?,
+            unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct EndpointRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+impl<'a> EndpointRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        EndpointRef {
+            buf: &[],
+            version,
+            offs: [::kwire_protocol::wire::view::ABSENT; 2],
+            tags: ::kwire_protocol::wire::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// DNS name or IP address to connect to.
+    ///
+    /// Spec: `Host: string` (versions 0+).
+    #[inline]
+    pub fn host(&self) -> &'a str {
+        match self.offs[0] {
+            ::kwire_protocol::wire::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// Port number to connect to (0-65535).
+    ///
+    /// Spec: `Port: uint16` (versions 0+).
+    #[inline]
+    pub fn port(&self) -> u16 {
+        match self.offs[1] {
+            ::kwire_protocol::wire::view::ABSENT => 0u16,
+            o => {
+                let o = o as usize;
+                ::kwire_protocol::wire::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+        ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> Endpoint {
+        Endpoint {
+            host: {
+                let v = self.host();
+                ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
+            },
+            port: self.port(),
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| ::kwire_protocol::wire::RawTaggedField {
+                        tag,
+                        data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                ::kwire_protocol::wire::finish_unknown_tags(&mut u);
+                u
+            },
+        }
+    }
+}
+impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
+    fn check_at(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        c.check_string(true, false).map_err(|e| e.field("host"))?;
+        c.skip(2).map_err(|e| e.field("port"))?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        pos = pos + 2;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
+        offs[1] = (pos - start) as u32;
+        pos = pos + 2;
+        let tags = (pos - start) as u32;
+        pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
+        (
+            EndpointRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
     }
 }

@@ -2,7 +2,7 @@
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
-use super::sink::{Counter, Sink};
+use super::sink::{Counter, RawWriter, Sink};
 use super::types::{KStr, MessageKind, RawTaggedField, VersionRange};
 use bytes::{BufMut, Bytes};
 
@@ -23,7 +23,25 @@ pub trait Encode {
     fn encode_to<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError>;
 
     /// Writes `self` at `version` into a buffer.
+    ///
+    /// Fast path: when the buffer's current chunk has room (reserve capacity first, e.g.
+    /// `BytesMut::reserve(m.encoded_len(v)?)`), the message is written there in one pass with a
+    /// bounds-checked raw writer. Otherwise it is written through `BufMut` piece by piece. Either
+    /// way, on error the buffer's length is unchanged when the fast path was taken.
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
+        let chunk = buf.chunk_mut();
+        // SAFETY: `chunk_mut` returns a region valid for writes of `chunk.len()` bytes, which
+        // stays valid while `buf` is not touched; `buf` is only used again below, after the
+        // writer is done.
+        let mut w = unsafe { RawWriter::new(chunk.as_mut_ptr(), chunk.len()) };
+        self.encode_to(&mut w, version)?;
+        if !w.overflowed() {
+            // SAFETY: the writer wrote every byte of `0..written` (writes are contiguous, and
+            // none was skipped since it did not overflow), so they are initialized, and
+            // `written <= chunk.len()`.
+            unsafe { buf.advance_mut(w.written()) };
+            return Ok(());
+        }
         self.encode_to(buf, version)
     }
 
@@ -38,7 +56,7 @@ pub trait Encode {
     fn to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
         let n = self.encoded_len(version)?;
         let mut v = Vec::with_capacity(n);
-        self.encode_to(&mut v, version)?;
+        self.encode(&mut v, version)?;
         Ok(Bytes::from(v))
     }
 }
@@ -97,6 +115,27 @@ pub fn check_decode_version(
         Ok(())
     } else {
         Err(r
+            .error(DecodeErrorKind::UnsupportedVersion {
+                version,
+                lowest: valid.lowest,
+                highest: valid.highest,
+            })
+            .in_type(name))
+    }
+}
+
+/// Fails with `UnsupportedVersion` unless `version` is in `valid` (view side).
+#[inline]
+pub fn check_view_version(
+    c: &super::view::Cursor<'_>,
+    version: i16,
+    valid: VersionRange,
+    name: &'static str,
+) -> Result<(), DecodeError> {
+    if valid.contains(version) {
+        Ok(())
+    } else {
+        Err(c
             .error(DecodeErrorKind::UnsupportedVersion {
                 version,
                 lowest: valid.lowest,

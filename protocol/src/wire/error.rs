@@ -15,7 +15,7 @@ pub enum PathSegment {
     Tag(u32),
 }
 
-fn write_path(f: &mut fmt::Formatter<'_>, rev: &[PathSegment]) -> fmt::Result {
+pub(crate) fn write_path(f: &mut fmt::Formatter<'_>, rev: &[PathSegment]) -> fmt::Result {
     let mut first = true;
     for seg in rev.iter().rev() {
         match seg {

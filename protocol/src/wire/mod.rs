@@ -8,6 +8,7 @@
 //! * [`DecodeError`] and [`EncodeError`] name the field path and, for decoding, the byte offset:
 //!   `MetadataResponse.topics[3].partitions[0].leader_epoch at byte 812: needed 4 bytes, 2 left`.
 //! * [`frame`] reads and writes the 4-byte size prefix that precedes every request and response.
+//! * `json` (feature `json`): Kafka's JSON form of every message (`JsonForm`, serde adapters).
 //!
 //! # Leniency (decode) and strictness, written down
 //!
@@ -40,14 +41,19 @@
 mod codec;
 mod error;
 pub mod frame;
+mod prim;
+#[cfg(feature = "json")]
+pub mod json;
 mod reader;
 #[cfg(feature = "sample")]
 pub mod sample;
 mod sink;
 mod types;
+pub mod view;
 
 pub use codec::*;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, PathSegment};
+pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
 pub use sink::{Counter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, Uuid, VersionRange};

@@ -1,6 +1,7 @@
 //! The decoding cursor.
 
 use super::error::{DecodeError, DecodeErrorKind};
+use super::prim::{Prim, PrimArray};
 use super::types::{KStr, RawTaggedField, Uuid};
 use bytes::Bytes;
 
@@ -152,8 +153,19 @@ impl Reader {
 
     /// Reads an unsigned varint as Kafka does: up to 5 bytes, non-minimal forms accepted, excess
     /// bits of the 5th byte dropped; a 5th byte with its high bit set is an error.
-    #[inline]
+    #[inline(always)]
     pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u32);
+            }
+        }
+        self.uvarint_slow()
+    }
+
+    #[inline(never)]
+    fn uvarint_slow(&mut self) -> Result<u32, DecodeError> {
         let start = self.pos;
         let mut v: u32 = 0;
         for i in 0..5 {
@@ -173,7 +185,7 @@ impl Reader {
 
     /// Reads a length prefix: int16 (`short`), int32, or a compact uvarint length+1. `None` means
     /// null (-1, or compact 0, or a compact value ≥ 2^31 as Java reads it).
-    #[inline]
+    #[inline(always)]
     fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
         let start = self.offset();
         if compact {
@@ -232,6 +244,7 @@ impl Reader {
 
     /// Reads an array count (int32, or compact count+1); `None` is null. A count larger than the
     /// bytes left is [`DecodeErrorKind::ArrayTooLong`], as in Kafka, even for elements of 0 bytes.
+    #[inline(always)]
     pub fn nullable_array_len(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
         let start = self.offset();
         let n = self.length(compact, false)?;
@@ -251,6 +264,29 @@ impl Reader {
     pub fn array_len(&mut self, compact: bool) -> Result<usize, DecodeError> {
         let start = self.offset();
         self.nullable_array_len(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// Reads an array of fixed-size values without allocating (the elements stay a slice of the
+    /// input); `None` is null. Errors as element-by-element decoding gives them: an array that
+    /// runs out is reported at the first element that does not fit, with its index.
+    pub fn nullable_prim_array<T: Prim>(&mut self, compact: bool) -> Result<Option<PrimArray<T>>, DecodeError> {
+        let Some(n) = self.nullable_array_len(compact)? else { return Ok(None) };
+        // `n` is at most the bytes left (checked above), so this cannot overflow.
+        let need = n * T::SIZE;
+        if need > self.remaining() {
+            let i = self.remaining() / T::SIZE;
+            self.pos += i * T::SIZE;
+            return Err(self.eof(T::SIZE).index(i));
+        }
+        Ok(Some(PrimArray::from_wire(self.take(need)?)))
+    }
+
+    /// Reads a non-nullable array of fixed-size values; see [`Reader::nullable_prim_array`].
+    #[inline]
+    pub fn prim_array<T: Prim>(&mut self, compact: bool) -> Result<PrimArray<T>, DecodeError> {
+        let start = self.offset();
+        self.nullable_prim_array(compact)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 

@@ -1,5 +1,6 @@
 //! Where encoders write.
 
+use super::prim::Prim;
 use bytes::{BufMut, Bytes};
 
 /// A destination for encoded bytes. Implemented by every [`BufMut`] (so `Vec<u8>` and
@@ -15,6 +16,16 @@ pub trait Sink {
     /// Writes one byte.
     fn put_byte(&mut self, v: u8) {
         self.put_raw(&[v])
+    }
+    /// Writes fixed-size values, big-endian, one after another.
+    #[inline]
+    fn put_prims<T: Prim>(&mut self, v: &[T])
+    where
+        Self: Sized,
+    {
+        for x in v {
+            x.put(self);
+        }
     }
     /// Writes an unsigned varint (LEB128, minimal form, at most 5 bytes).
     fn put_uvarint(&mut self, mut v: u32) {
@@ -70,6 +81,10 @@ impl Counter {
 
 impl Sink for Counter {
     #[inline]
+    fn put_prims<T: Prim>(&mut self, v: &[T]) {
+        self.0 += v.len() * T::SIZE;
+    }
+    #[inline]
     fn put_raw(&mut self, s: &[u8]) {
         self.0 += s.len();
     }
@@ -80,6 +95,82 @@ impl Sink for Counter {
     #[inline]
     fn put_uvarint(&mut self, v: u32) {
         self.0 += uvarint_len(v);
+    }
+}
+
+/// A [`Sink`] over a raw, possibly uninitialized region of known capacity (the spare capacity of
+/// a buffer). Writes past the capacity are not made; they are counted, so that after a pass
+/// [`RawWriter::written`] is the exact size needed and [`RawWriter::overflowed`] says whether the
+/// region held it.
+pub(crate) struct RawWriter {
+    ptr: *mut u8,
+    cap: usize,
+    pos: usize,
+}
+
+impl RawWriter {
+    /// A writer over `cap` bytes at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for writes of `cap` bytes for as long as the writer is used.
+    pub(crate) unsafe fn new(ptr: *mut u8, cap: usize) -> Self {
+        RawWriter { ptr, cap, pos: 0 }
+    }
+    /// Bytes written (or, after an overflow, needed).
+    pub(crate) fn written(&self) -> usize {
+        self.pos
+    }
+    /// Whether some write did not fit.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.pos > self.cap
+    }
+}
+
+impl Sink for RawWriter {
+    #[inline]
+    fn put_prims<T: Prim>(&mut self, v: &[T]) {
+        let need = v.len().saturating_mul(T::SIZE);
+        if self.pos.saturating_add(need) > self.cap {
+            // Does not fit: count it (the caller will see the overflow).
+            self.pos = self.pos.saturating_add(need);
+            return;
+        }
+        let mut tmp = [0u8; 16];
+        for x in v {
+            let mut w = RawWriter { ptr: tmp.as_mut_ptr(), cap: 16, pos: 0 };
+            x.put(&mut w);
+            // SAFETY: `pos + need <= cap` was checked above, and each element adds exactly
+            // `T::SIZE` bytes, so every copy stays inside the region `new` vouches for.
+            unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), self.ptr.add(self.pos), T::SIZE) };
+            self.pos += T::SIZE;
+        }
+    }
+    #[inline(always)]
+    fn put_raw(&mut self, s: &[u8]) {
+        let end = self.pos.wrapping_add(s.len());
+        if end <= self.cap && end >= self.pos {
+            // SAFETY: `self.pos + s.len() <= self.cap` (checked just above, without overflow),
+            // and `new`'s contract makes `ptr..ptr + cap` valid for writes; `s` is a shared
+            // slice, so it cannot overlap the exclusively borrowed destination region.
+            unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.add(self.pos), s.len()) };
+        }
+        self.pos = end.max(self.pos);
+    }
+    #[inline(always)]
+    fn put_byte(&mut self, v: u8) {
+        if self.pos < self.cap {
+            // SAFETY: `self.pos < self.cap`, inside the region `new` vouches for.
+            unsafe { self.ptr.add(self.pos).write(v) };
+        }
+        self.pos += 1;
+    }
+    #[inline(always)]
+    fn put_uvarint(&mut self, mut v: u32) {
+        while v >= 0x80 {
+            self.put_byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.put_byte(v as u8);
     }
 }
 

@@ -1,0 +1,374 @@
+//! Consumer-group state (persisted and derived, coordinator-spec.md D6) and the replay of records
+//! into it. The coordinator changes state only by applying the records it emits, so the state it
+//! holds is, by construction, what [`replay`] rebuilds.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::assignor::Assignment;
+use super::records::{assignment_from_current, assignment_from_target, Record};
+use crate::wire::Uuid;
+
+/// A member's reconciliation state (coordinator-spec.md 1.6, Kafka's `MemberState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemberState {
+    /// The member has converged to its epoch's assignment (stored as 0).
+    Stable,
+    /// The member must give up partitions before it can move on (1).
+    UnrevokedPartitions,
+    /// The member waits for partitions that other members still hold (2).
+    UnreleasedPartitions,
+    /// A state byte this coordinator does not know (written by a newer one; 127).
+    Unknown,
+}
+
+/// The group state (coordinator-spec.md 1.10), computed after every change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupState {
+    /// No members.
+    Empty,
+    /// The group epoch is ahead of the assignment epoch: a new target is due.
+    Assigning,
+    /// Some member is not STABLE at the assignment epoch.
+    Reconciling,
+    /// Every member is STABLE at the assignment epoch.
+    Stable,
+    /// A deleted group (never produced: a deleted group is simply absent).
+    Dead,
+}
+
+impl GroupState {
+    /// The name Kafka prints (`Empty`, `Assigning`, `Reconciling`, `Stable`, `Dead`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupState::Empty => "Empty",
+            GroupState::Assigning => "Assigning",
+            GroupState::Reconciling => "Reconciling",
+            GroupState::Stable => "Stable",
+            GroupState::Dead => "Dead",
+        }
+    }
+}
+
+/// One member of a consumer group: its metadata (member-metadata record) and its current
+/// assignment (current-assignment record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerGroupMember {
+    /// The member id.
+    pub member_id: String,
+    /// Static membership id, if any.
+    pub instance_id: Option<String>,
+    /// Rack, if the member gave one.
+    pub rack_id: Option<String>,
+    /// Client id from the latest request context.
+    pub client_id: String,
+    /// Client host from the latest request context.
+    pub client_host: String,
+    /// Topics subscribed by name (a set: order and duplicates do not matter).
+    pub subscribed_topic_names: BTreeSet<String>,
+    /// The member's regex, if any.
+    pub subscribed_topic_regex: Option<String>,
+    /// Rebalance (revocation) timeout in ms.
+    pub rebalance_timeout_ms: i32,
+    /// Server-side assignor the member asked for.
+    pub server_assignor: Option<String>,
+    /// Member epoch M (-2 after a static temporary leave).
+    pub member_epoch: i32,
+    /// Previous member epoch, accepted when the reply carrying M was lost.
+    pub previous_member_epoch: i32,
+    /// Reconciliation state.
+    pub state: MemberState,
+    /// Partitions assigned to the member.
+    pub assigned: Assignment,
+    /// Partitions the member must still revoke.
+    pub pending_revocation: Assignment,
+}
+
+impl ConsumerGroupMember {
+    /// A member as Kafka creates it before any current-assignment record: epoch 0, previous -1,
+    /// STABLE, nothing assigned.
+    pub fn new(member_id: &str) -> Self {
+        ConsumerGroupMember {
+            member_id: member_id.to_string(),
+            instance_id: None,
+            rack_id: None,
+            client_id: String::new(),
+            client_host: String::new(),
+            subscribed_topic_names: BTreeSet::new(),
+            subscribed_topic_regex: None,
+            rebalance_timeout_ms: -1,
+            server_assignor: None,
+            member_epoch: 0,
+            previous_member_epoch: -1,
+            state: MemberState::Stable,
+            assigned: Assignment::new(),
+            pending_revocation: Assignment::new(),
+        }
+    }
+
+    /// Whether the metadata fields (those of the member-metadata record) are equal.
+    pub(crate) fn same_metadata(&self, o: &Self) -> bool {
+        self.instance_id == o.instance_id
+            && self.rack_id == o.rack_id
+            && self.client_id == o.client_id
+            && self.client_host == o.client_host
+            && self.subscribed_topic_names == o.subscribed_topic_names
+            && self.subscribed_topic_regex == o.subscribed_topic_regex
+            && self.rebalance_timeout_ms == o.rebalance_timeout_ms
+            && self.server_assignor == o.server_assignor
+    }
+
+    /// Whether the current-assignment fields are equal.
+    pub(crate) fn same_assignment(&self, o: &Self) -> bool {
+        self.member_epoch == o.member_epoch
+            && self.previous_member_epoch == o.previous_member_epoch
+            && self.state == o.state
+            && self.assigned == o.assigned
+            && self.pending_revocation == o.pending_revocation
+    }
+
+    /// Whether the member is reconciled to assignment epoch `a` (STABLE and M == A).
+    pub fn is_reconciled_to(&self, a: i32) -> bool {
+        self.state == MemberState::Stable && self.member_epoch == a
+    }
+}
+
+/// A regex's resolution against the caller's topic metadata (coordinator-spec.md 1.8, D4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedRegex {
+    /// Names of the matching topics.
+    pub topics: BTreeSet<String>,
+    /// Version of the topic metadata it was resolved against.
+    pub version: i64,
+    /// When it was resolved (ms, caller's clock).
+    pub timestamp_ms: i64,
+}
+
+/// One consumer group: persisted state (from records) plus derived state (rebuilt on replay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerGroup {
+    /// The group id.
+    pub group_id: String,
+    /// Group epoch G (persisted).
+    pub group_epoch: i32,
+    /// Metadata hash of the subscribed topics (persisted with G).
+    pub metadata_hash: u64,
+    /// Assignment (target) epoch A (persisted).
+    pub assignment_epoch: i32,
+    /// Members by id (persisted).
+    pub members: BTreeMap<String, ConsumerGroupMember>,
+    /// Each member's target assignment (persisted).
+    pub targets: BTreeMap<String, Assignment>,
+    /// Regex resolutions (persisted).
+    pub regexes: BTreeMap<String, ResolvedRegex>,
+    /// Derived: partition → epoch of its current owner, covering assigned and pending-revocation
+    /// partitions of every member (coordinator-spec.md 1.3).
+    pub partition_epochs: BTreeMap<(Uuid, i32), i32>,
+    /// Derived: instance id → member id of the static members.
+    pub static_members: BTreeMap<String, String>,
+    /// Derived: the group state (1.10).
+    pub state: GroupState,
+}
+
+impl ConsumerGroup {
+    /// An empty group at epoch 0.
+    pub fn new(group_id: &str) -> Self {
+        ConsumerGroup {
+            group_id: group_id.to_string(),
+            group_epoch: 0,
+            metadata_hash: 0,
+            assignment_epoch: 0,
+            members: BTreeMap::new(),
+            targets: BTreeMap::new(),
+            regexes: BTreeMap::new(),
+            partition_epochs: BTreeMap::new(),
+            static_members: BTreeMap::new(),
+            state: GroupState::Empty,
+        }
+    }
+
+    /// Epoch of the member currently holding `(topic, partition)` (assigned or pending
+    /// revocation), or `None` when the partition is free.
+    pub fn partition_epoch(&self, topic: Uuid, partition: i32) -> Option<i32> {
+        self.partition_epochs.get(&(topic, partition)).copied()
+    }
+
+    /// The member id holding `instance_id`, if any.
+    pub fn static_member(&self, instance_id: &str) -> Option<&ConsumerGroupMember> {
+        self.static_members.get(instance_id).and_then(|m| self.members.get(m))
+    }
+
+    /// Recomputes the group state (1.10).
+    pub(crate) fn refresh_state(&mut self) {
+        self.state = if self.members.is_empty() {
+            GroupState::Empty
+        } else if self.group_epoch > self.assignment_epoch {
+            GroupState::Assigning
+        } else if self.members.values().any(|m| !m.is_reconciled_to(self.assignment_epoch)) {
+            GroupState::Reconciling
+        } else {
+            GroupState::Stable
+        };
+    }
+
+    fn remove_ownership(&mut self, m: &ConsumerGroupMember) {
+        for a in [&m.assigned, &m.pending_revocation] {
+            for (t, ps) in a {
+                for p in ps {
+                    self.partition_epochs.remove(&(*t, *p));
+                }
+            }
+        }
+    }
+
+    fn add_ownership(&mut self, m: &ConsumerGroupMember) {
+        for a in [&m.assigned, &m.pending_revocation] {
+            for (t, ps) in a {
+                for p in ps {
+                    self.partition_epochs.insert((*t, *p), m.member_epoch);
+                }
+            }
+        }
+    }
+
+    /// Replaces a member, keeping the derived maps in step (remove-then-add, 1.3 and 5.1).
+    pub(crate) fn put_member(&mut self, m: ConsumerGroupMember) {
+        if let Some(old) = self.members.remove(&m.member_id) {
+            self.remove_ownership(&old);
+            if let Some(i) = &old.instance_id {
+                if self.static_members.get(i) == Some(&old.member_id) {
+                    self.static_members.remove(i);
+                }
+            }
+        }
+        self.add_ownership(&m);
+        if let Some(i) = &m.instance_id {
+            self.static_members.insert(i.clone(), m.member_id.clone());
+        }
+        self.members.insert(m.member_id.clone(), m);
+    }
+
+    fn remove_member(&mut self, member_id: &str) {
+        if let Some(old) = self.members.remove(member_id) {
+            self.remove_ownership(&old);
+            if let Some(i) = &old.instance_id {
+                if self.static_members.get(i).map(String::as_str) == Some(member_id) {
+                    self.static_members.remove(i);
+                }
+            }
+        }
+    }
+}
+
+/// The state of every consumer group, by group id: what [`replay`] returns and what
+/// [`GroupCoordinator::groups`](super::GroupCoordinator::groups) exposes.
+pub type Groups = BTreeMap<String, ConsumerGroup>;
+
+/// Applies one record to the groups (Kafka's `replay`). Tolerates missing entries (5.7): a
+/// tombstone for something absent is a no-op.
+pub fn apply(groups: &mut Groups, record: &Record) {
+    let gid = record.group_id().to_string();
+    match record {
+        Record::GroupMetadata(_, None) => {
+            groups.remove(&gid);
+            return;
+        }
+        Record::GroupMetadata(_, Some(v)) => {
+            let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+            g.group_epoch = v.epoch;
+            g.metadata_hash = v.metadata_hash as u64;
+        }
+        Record::MemberMetadata(k, v) => match v {
+            Some(v) => {
+                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                let mut m = g.members.get(&*k.member_id).cloned().unwrap_or_else(|| ConsumerGroupMember::new(&k.member_id));
+                m.instance_id = v.instance_id.as_ref().map(|s| s.to_string());
+                m.rack_id = v.rack_id.as_ref().map(|s| s.to_string());
+                m.client_id = v.client_id.to_string();
+                m.client_host = v.client_host.to_string();
+                m.subscribed_topic_names = v.subscribed_topic_names.iter().map(|s| s.to_string()).collect();
+                m.subscribed_topic_regex = v.subscribed_topic_regex.as_ref().map(|s| s.to_string());
+                m.rebalance_timeout_ms = v.rebalance_timeout_ms;
+                m.server_assignor = v.server_assignor.as_ref().map(|s| s.to_string());
+                g.put_member(m);
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.remove_member(&k.member_id);
+                }
+            }
+        },
+        Record::TargetAssignmentMetadata(_, v) => {
+            if let Some(v) = v {
+                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                g.assignment_epoch = v.assignment_epoch;
+            }
+        }
+        Record::TargetAssignmentMember(k, v) => match v {
+            Some(v) => {
+                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                g.targets.insert(k.member_id.to_string(), assignment_from_target(&v.topic_partitions));
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.targets.remove(&*k.member_id);
+                }
+            }
+        },
+        Record::CurrentMemberAssignment(k, v) => {
+            let Some(g) = groups.get_mut(&gid) else {
+                // Kafka creates neither group nor member from an assignment record alone;
+                // a record out of order (5.7) is ignored.
+                return;
+            };
+            let Some(mut m) = g.members.get(&*k.member_id).cloned() else { return };
+            match v {
+                Some(v) => {
+                    m.member_epoch = v.member_epoch;
+                    m.previous_member_epoch = v.previous_member_epoch;
+                    m.state = MemberState::from_i8(v.state);
+                    m.assigned = assignment_from_current(&v.assigned_partitions);
+                    m.pending_revocation = assignment_from_current(&v.partitions_pending_revocation);
+                }
+                None => {
+                    m.member_epoch = -1;
+                    m.previous_member_epoch = -1;
+                    m.state = MemberState::Stable;
+                    m.assigned.clear();
+                    m.pending_revocation.clear();
+                }
+            }
+            g.put_member(m);
+        }
+        Record::RegularExpression(k, v) => match v {
+            Some(v) => {
+                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                g.regexes.insert(
+                    k.regular_expression.to_string(),
+                    ResolvedRegex {
+                        topics: v.topics.iter().map(|s| s.to_string()).collect(),
+                        version: v.version,
+                        timestamp_ms: v.timestamp,
+                    },
+                );
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.regexes.remove(&*k.regular_expression);
+                }
+            }
+        },
+    }
+    if let Some(g) = groups.get_mut(&gid) {
+        g.refresh_state();
+    }
+}
+
+/// Rebuilds the persisted and derived state of every group from its records, in order
+/// (coordinator-spec.md D6). Timers are volatile and not part of the result.
+pub fn replay(records: &[Record]) -> Groups {
+    let mut groups = Groups::new();
+    for r in records {
+        apply(&mut groups, r);
+    }
+    groups
+}

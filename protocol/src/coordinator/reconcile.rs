@@ -1,0 +1,156 @@
+//! The reconciliation state machine (Kafka's `CurrentAssignmentBuilder`, coordinator-spec.md 1.6,
+//! with the 4.2 fixes KAFKA-19449 and KAFKA-19974 of section 5).
+
+use std::collections::BTreeSet;
+
+use super::assignor::Assignment;
+use super::group::{ConsumerGroup, ConsumerGroupMember, MemberState};
+use crate::wire::Uuid;
+
+/// Inputs of one reconciliation step.
+pub(crate) struct Reconcile<'a> {
+    /// The group (for the partition-ownership map).
+    pub group: &'a ConsumerGroup,
+    /// The target epoch T.
+    pub target_epoch: i32,
+    /// The member's target.
+    pub target: &'a Assignment,
+    /// The member's subscribed topic ids (names ∪ resolved regex), [4.2].
+    pub subscribed: &'a BTreeSet<Uuid>,
+    /// Whether the subscription changed in this heartbeat.
+    pub subscription_changed: bool,
+    /// Partitions the member reports as owned; `None` = unknown (owns everything).
+    pub owned: Option<&'a Assignment>,
+}
+
+/// Reconciliation refused: FENCED_MEMBER_EPOCH (a member in UNKNOWN state without `owned=[]`).
+#[derive(Debug)]
+pub(crate) struct Fenced;
+
+impl Reconcile<'_> {
+    fn owns_any(&self, revoke: &Assignment) -> bool {
+        match self.owned {
+            None => revoke.values().any(|p| !p.is_empty()),
+            Some(owned) => revoke
+                .iter()
+                .any(|(t, ps)| owned.get(t).is_some_and(|o| ps.iter().any(|p| o.contains(p)))),
+        }
+    }
+
+    /// Computes the member's next current assignment.
+    pub fn run(&self, member: &ConsumerGroupMember) -> Result<ConsumerGroupMember, Fenced> {
+        match member.state {
+            MemberState::Stable => {
+                if member.member_epoch != self.target_epoch {
+                    Ok(self.next(member, member.member_epoch))
+                } else if self.subscription_changed {
+                    Ok(self.drop_unsubscribed(member))
+                } else {
+                    Ok(member.clone())
+                }
+            }
+            MemberState::UnrevokedPartitions => {
+                if self.owns_any(&member.pending_revocation) {
+                    if self.subscription_changed {
+                        Ok(self.drop_unsubscribed(member))
+                    } else {
+                        Ok(member.clone())
+                    }
+                } else {
+                    Ok(self.next(member, member.member_epoch))
+                }
+            }
+            MemberState::UnreleasedPartitions => Ok(self.next(member, member.member_epoch)),
+            MemberState::Unknown => match self.owned {
+                Some(o) if o.values().all(BTreeSet::is_empty) => Ok(self.next(member, self.target_epoch)),
+                _ => Err(Fenced),
+            },
+        }
+    }
+
+    /// [4.2] Moves partitions of topics the member no longer subscribes to into pending revocation.
+    fn drop_unsubscribed(&self, member: &ConsumerGroupMember) -> ConsumerGroupMember {
+        let mut assigned = member.assigned.clone();
+        let mut pending = member.pending_revocation.clone();
+        let mut any = false;
+        let topics: Vec<Uuid> = assigned.keys().copied().collect();
+        for t in topics {
+            if !self.subscribed.contains(&t) {
+                if let Some(ps) = assigned.remove(&t) {
+                    if !ps.is_empty() {
+                        any = true;
+                        pending.entry(t).or_default().extend(ps);
+                    }
+                }
+            }
+        }
+        if !any {
+            return member.clone();
+        }
+        let mut m = member.clone();
+        m.state = MemberState::UnrevokedPartitions;
+        m.previous_member_epoch = member.member_epoch;
+        m.assigned = assigned;
+        m.pending_revocation = pending;
+        m
+    }
+
+    /// `next(epochToUse)` of coordinator-spec.md 1.6.
+    fn next(&self, member: &ConsumerGroupMember, epoch_to_use: i32) -> ConsumerGroupMember {
+        let empty = BTreeSet::new();
+        let mut topics: BTreeSet<Uuid> = self.target.keys().copied().collect();
+        topics.extend(member.assigned.keys().copied());
+        let mut keep_all = Assignment::new();
+        let mut revoke_all = Assignment::new();
+        let mut add_all = Assignment::new();
+        let mut unreleased = false;
+        for t in topics {
+            let tgt = if self.subscribed.contains(&t) { self.target.get(&t).unwrap_or(&empty) } else { &empty };
+            let cur = member.assigned.get(&t).unwrap_or(&empty);
+            let keep: BTreeSet<i32> = cur.intersection(tgt).copied().collect();
+            let revoke: BTreeSet<i32> = cur.difference(&keep).copied().collect();
+            let own_pending = member.pending_revocation.get(&t);
+            let mut add = BTreeSet::new();
+            for p in tgt.difference(&keep) {
+                let held_by_other = self.group.partition_epoch(t, *p).is_some()
+                    && !own_pending.is_some_and(|s| s.contains(p));
+                if held_by_other {
+                    unreleased = true;
+                } else {
+                    add.insert(*p);
+                }
+            }
+            if !keep.is_empty() {
+                keep_all.insert(t, keep);
+            }
+            if !revoke.is_empty() {
+                revoke_all.insert(t, revoke);
+            }
+            if !add.is_empty() {
+                add_all.insert(t, add);
+            }
+        }
+        let mut m = member.clone();
+        m.previous_member_epoch = member.member_epoch;
+        if !revoke_all.is_empty() && self.owns_any(&revoke_all) {
+            m.state = MemberState::UnrevokedPartitions;
+            m.member_epoch = epoch_to_use;
+            m.assigned = keep_all;
+            m.pending_revocation = revoke_all;
+        } else if !add_all.is_empty() {
+            for (t, ps) in add_all {
+                keep_all.entry(t).or_default().extend(ps);
+            }
+            m.state = if unreleased { MemberState::UnreleasedPartitions } else { MemberState::Stable };
+            m.member_epoch = self.target_epoch;
+            m.assigned = keep_all;
+            m.pending_revocation = Assignment::new();
+        } else {
+            m.state = if unreleased { MemberState::UnreleasedPartitions } else { MemberState::Stable };
+            m.member_epoch = self.target_epoch;
+            m.assigned = keep_all;
+            m.pending_revocation = Assignment::new();
+        }
+        m
+    }
+}

@@ -1,0 +1,289 @@
+//! [`PrimArray`]: arrays of fixed-size values (`[]int32`, `[]int64`, `[]uuid`, …) that decode
+//! without allocating.
+//!
+//! A decoded array keeps the encoded elements as a slice of the input ([`bytes::Bytes`], like
+//! strings) and reads each one on access; an array built in code holds a `Vec`. Both compare,
+//! hash, print and encode the same way, element by element. Re-encoding a decoded array copies
+//! its bytes in one piece.
+//!
+//! ```
+//! use kwire_protocol::wire::PrimArray;
+//! let a: PrimArray<i32> = vec![2, 1, 0].into();
+//! assert_eq!(a, [2, 1, 0]);
+//! assert_eq!(a.iter().sum::<i32>(), 3);
+//! assert_eq!(a.get(0), Some(2));
+//! ```
+
+use super::sink::Sink;
+use super::types::Uuid;
+use bytes::Bytes;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// A fixed-size value an array element can be: big-endian on the wire.
+pub trait Prim: Copy + PartialEq + fmt::Debug + Default + 'static {
+    /// Encoded size in bytes.
+    const SIZE: usize;
+    /// Whether decoded arrays may keep the wire bytes as they are. False for `bool`, whose
+    /// non-zero bytes other than 1 must be re-encoded as 1 (encoding is canonical).
+    const KEEP_WIRE: bool = true;
+    /// Reads one value from exactly `SIZE` bytes (shorter input reads as the default).
+    fn from_wire(b: &[u8]) -> Self;
+    /// Writes one value.
+    fn put<S: Sink>(self, s: &mut S);
+}
+
+macro_rules! prim_int {
+    ($($t:ty => $n:expr),*) => {$(
+        impl Prim for $t {
+            const SIZE: usize = $n;
+            #[inline(always)]
+            fn from_wire(b: &[u8]) -> Self {
+                b.try_into().map(<$t>::from_be_bytes).unwrap_or_default()
+            }
+            #[inline(always)]
+            fn put<S: Sink>(self, s: &mut S) {
+                s.put_raw(&self.to_be_bytes())
+            }
+        }
+    )*};
+}
+prim_int!(i8 => 1, i16 => 2, u16 => 2, i32 => 4, u32 => 4, i64 => 8, f64 => 8);
+
+impl Prim for bool {
+    const SIZE: usize = 1;
+    const KEEP_WIRE: bool = false;
+    #[inline(always)]
+    fn from_wire(b: &[u8]) -> Self {
+        b.first().is_some_and(|&x| x != 0)
+    }
+    #[inline(always)]
+    fn put<S: Sink>(self, s: &mut S) {
+        s.put_byte(u8::from(self))
+    }
+}
+
+impl Prim for Uuid {
+    const SIZE: usize = 16;
+    #[inline(always)]
+    fn from_wire(b: &[u8]) -> Self {
+        b.try_into().map(Uuid).unwrap_or_default()
+    }
+    #[inline(always)]
+    fn put<S: Sink>(self, s: &mut S) {
+        s.put_raw(&self.0)
+    }
+}
+
+#[derive(Clone)]
+enum Repr<T> {
+    /// Encoded elements, `len × SIZE` bytes, sliced from the decoded input.
+    Wire(Bytes),
+    /// Elements built in code (or decoded when `KEEP_WIRE` is false).
+    Owned(Vec<T>),
+}
+
+/// An array of fixed-size values; see the module docs.
+#[derive(Clone)]
+pub struct PrimArray<T: Prim> {
+    repr: Repr<T>,
+}
+
+impl<T: Prim> PrimArray<T> {
+    /// An empty array (no allocation).
+    pub const fn new() -> Self {
+        PrimArray { repr: Repr::Owned(Vec::new()) }
+    }
+    /// An array over encoded elements (`bytes.len()` must be a multiple of `T::SIZE`; a tail
+    /// shorter than one element is ignored).
+    pub fn from_wire(bytes: Bytes) -> Self {
+        if T::KEEP_WIRE {
+            PrimArray { repr: Repr::Wire(bytes) }
+        } else {
+            PrimArray { repr: Repr::Owned(bytes.chunks_exact(T::SIZE).map(T::from_wire).collect()) }
+        }
+    }
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.repr {
+            Repr::Wire(b) => b.len() / T::SIZE,
+            Repr::Owned(v) => v.len(),
+        }
+    }
+    /// Whether there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Element `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<T> {
+        match &self.repr {
+            Repr::Wire(b) => b.get(i * T::SIZE..(i + 1) * T::SIZE).map(T::from_wire),
+            Repr::Owned(v) => v.get(i).copied(),
+        }
+    }
+    /// The elements, in order.
+    #[inline]
+    pub fn iter(&self) -> PrimIter<'_, T> {
+        PrimIter { a: self, front: 0, back: self.len() }
+    }
+    /// The elements as a `Vec`.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+    /// The elements as a `Vec`, without copying when the array was built from one.
+    pub fn into_vec(self) -> Vec<T> {
+        match self.repr {
+            Repr::Owned(v) => v,
+            Repr::Wire(_) => self.to_vec(),
+        }
+    }
+    /// Appends an element (a decoded array becomes an owned one first).
+    pub fn push(&mut self, value: T) {
+        if let Repr::Wire(_) = self.repr {
+            self.repr = Repr::Owned(self.to_vec());
+        }
+        if let Repr::Owned(v) = &mut self.repr {
+            v.push(value);
+        }
+    }
+    /// The encoded elements, when the array still holds the bytes it was decoded from.
+    pub fn wire_bytes(&self) -> Option<&Bytes> {
+        match &self.repr {
+            Repr::Wire(b) => Some(b),
+            Repr::Owned(_) => None,
+        }
+    }
+    /// Writes the elements (not the count).
+    #[inline]
+    pub fn put_elements<S: Sink>(&self, s: &mut S) {
+        match &self.repr {
+            Repr::Wire(b) => s.put_shared(b),
+            Repr::Owned(v) => s.put_prims(v),
+        }
+    }
+}
+
+impl<T: Prim> Default for PrimArray<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Iterator over a [`PrimArray`], by value.
+#[derive(Clone)]
+pub struct PrimIter<'a, T: Prim> {
+    a: &'a PrimArray<T>,
+    front: usize,
+    back: usize,
+}
+
+impl<T: Prim> Iterator for PrimIter<'_, T> {
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.front >= self.back {
+            return None;
+        }
+        let x = self.a.get(self.front);
+        self.front += 1;
+        x
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<T: Prim> DoubleEndedIterator for PrimIter<'_, T> {
+    fn next_back(&mut self) -> Option<T> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.a.get(self.back)
+    }
+}
+
+impl<T: Prim> ExactSizeIterator for PrimIter<'_, T> {}
+
+impl<'a, T: Prim> IntoIterator for &'a PrimArray<T> {
+    type Item = T;
+    type IntoIter = PrimIter<'a, T>;
+    fn into_iter(self) -> PrimIter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<T: Prim> FromIterator<T> for PrimArray<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+        PrimArray { repr: Repr::Owned(it.into_iter().collect()) }
+    }
+}
+
+impl<T: Prim> From<Vec<T>> for PrimArray<T> {
+    fn from(v: Vec<T>) -> Self {
+        PrimArray { repr: Repr::Owned(v) }
+    }
+}
+
+impl<T: Prim> From<&[T]> for PrimArray<T> {
+    fn from(v: &[T]) -> Self {
+        PrimArray { repr: Repr::Owned(v.to_vec()) }
+    }
+}
+
+impl<T: Prim, const N: usize> From<[T; N]> for PrimArray<T> {
+    fn from(v: [T; N]) -> Self {
+        PrimArray { repr: Repr::Owned(v.to_vec()) }
+    }
+}
+
+impl<T: Prim> From<PrimArray<T>> for Vec<T> {
+    fn from(a: PrimArray<T>) -> Vec<T> {
+        a.into_vec()
+    }
+}
+
+impl<T: Prim> PartialEq for PrimArray<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<T: Prim + Eq> Eq for PrimArray<T> {}
+
+impl<T: Prim> PartialEq<[T]> for PrimArray<T> {
+    fn eq(&self, other: &[T]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().copied())
+    }
+}
+
+impl<T: Prim> PartialEq<Vec<T>> for PrimArray<T> {
+    fn eq(&self, other: &Vec<T>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: Prim, const N: usize> PartialEq<[T; N]> for PrimArray<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<T: Prim + Hash> Hash for PrimArray<T> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.len().hash(h);
+        for x in self.iter() {
+            x.hash(h);
+        }
+    }
+}
+
+impl<T: Prim> fmt::Debug for PrimArray<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}

@@ -1,0 +1,635 @@
+//! Borrowed, allocation-free views of encoded messages (`…Ref<'a>`, in the manner of planus).
+//!
+//! A view is made by validating the bytes once, up front ([`View::parse`]): every length, every
+//! string's UTF-8, every nested struct and array element, exactly as owned decoding would, but
+//! without allocating. It keeps the slice and the offsets of its fields; reading a field then
+//! never fails and never panics (a read that could fail was checked at parse time; should the
+//! impossible happen, the type's default comes back instead of a panic). Strings are `&'a str`,
+//! bytes and records `&'a [u8]`, arrays [`ArrayRef`]s that yield elements lazily.
+//!
+//! Owned decoding ([`super::Decode`]) stays the default API; views are for proxies and routers
+//! that look at a few fields of a large message.
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::types::Uuid;
+use std::marker::PhantomData;
+
+/// A cursor over a byte slice for validating views. Offsets in errors are absolute: `base` plus
+/// the position in the slice.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    base: usize,
+    /// Whether to validate (UTF-8 of strings): off when walking bytes validated before.
+    validate: bool,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `buf`, whose first byte is at absolute offset `base`.
+    pub fn new(buf: &'a [u8], base: usize) -> Self {
+        Cursor { buf, pos: 0, base, validate: true }
+    }
+    /// The whole slice.
+    #[inline]
+    pub fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// Position in the slice.
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+    /// Bytes left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+    /// An error at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind, self.base + self.pos)
+    }
+    #[cold]
+    fn eof(&self, needed: usize) -> DecodeError {
+        self.error(DecodeErrorKind::UnexpectedEof { needed, remaining: self.remaining() })
+    }
+    /// Skips `n` bytes.
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize) -> Result<(), DecodeError> {
+        if n > self.remaining() {
+            return Err(self.eof(n));
+        }
+        self.pos += n;
+        Ok(())
+    }
+    /// Reads an unsigned varint as [`super::Reader::uvarint`] does.
+    #[inline(always)]
+    pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u32);
+            }
+        }
+        self.uvarint_slow()
+    }
+
+    #[inline(never)]
+    fn uvarint_slow(&mut self) -> Result<u32, DecodeError> {
+        let mut v: u32 = 0;
+        for i in 0..5 {
+            let Some(&b) = self.buf.get(self.pos + i) else {
+                return Err(self.eof(i + 1));
+            };
+            v |= ((b & 0x7f) as u32) << (7 * i);
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(v);
+            }
+        }
+        Err(self.error(DecodeErrorKind::VarintTooLong))
+    }
+    #[inline(always)]
+    fn int16(&mut self) -> Result<i16, DecodeError> {
+        match self.buf.get(self.pos..self.pos + 2) {
+            Some(b) => {
+                self.pos += 2;
+                Ok(i16::from_be_bytes([b[0], b[1]]))
+            }
+            None => Err(self.eof(2)),
+        }
+    }
+    #[inline(always)]
+    fn int32(&mut self) -> Result<i32, DecodeError> {
+        match self.buf.get(self.pos..self.pos + 4) {
+            Some(b) => {
+                self.pos += 4;
+                Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            None => Err(self.eof(4)),
+        }
+    }
+    /// Reads a length prefix; `None` is null. Same rules as owned decoding.
+    #[inline(always)]
+    fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.base + self.pos;
+        if compact {
+            if let Some(&b) = self.buf.get(self.pos) {
+                if b < 0x80 {
+                    self.pos += 1;
+                    return Ok(if b == 0 { None } else { Some(b as usize - 1) });
+                }
+            }
+            let n = self.uvarint()?;
+            Ok(if n == 0 || n > i32::MAX as u32 { None } else { Some(n as usize - 1) })
+        } else {
+            let n = if short { self.int16()? as i64 } else { self.int32()? as i64 };
+            match n {
+                -1 => Ok(None),
+                n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
+                n => Ok(Some(n as usize)),
+            }
+        }
+    }
+    /// Validates a string (length, limit, UTF-8); `nullable` says whether null is allowed.
+    #[inline(always)]
+    pub fn check_string(&mut self, compact: bool, nullable: bool) -> Result<(), DecodeError> {
+        let start = self.base + self.pos;
+        match self.length(compact, true)? {
+            None if nullable => Ok(()),
+            None => Err(DecodeError::new(DecodeErrorKind::NullNotAllowed, start)),
+            Some(n) if n > i16::MAX as usize => Err(DecodeError::new(DecodeErrorKind::StringTooLong(n), start)),
+            Some(n) => {
+                let s = self.buf.get(self.pos..self.pos + n).ok_or_else(|| self.eof(n))?;
+                if self.validate {
+                    std::str::from_utf8(s).map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start))?;
+                }
+                self.pos += n;
+                Ok(())
+            }
+        }
+    }
+    /// Validates bytes or records.
+    #[inline(always)]
+    pub fn check_bytes(&mut self, compact: bool, nullable: bool) -> Result<(), DecodeError> {
+        let start = self.base + self.pos;
+        match self.length(compact, false)? {
+            None if nullable => Ok(()),
+            None => Err(DecodeError::new(DecodeErrorKind::NullNotAllowed, start)),
+            Some(n) => self.skip(n),
+        }
+    }
+    /// Reads an array count (`None`: null), checked against the bytes left as owned decoding does.
+    #[inline(always)]
+    pub fn array_len(&mut self, compact: bool, nullable: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.base + self.pos;
+        match self.length(compact, false)? {
+            None if nullable => Ok(None),
+            None => Err(DecodeError::new(DecodeErrorKind::NullNotAllowed, start)),
+            Some(count) if count > self.remaining() => Err(DecodeError::new(
+                DecodeErrorKind::ArrayTooLong { count, remaining: self.remaining() },
+                start,
+            )),
+            Some(n) => Ok(Some(n)),
+        }
+    }
+    /// Reads the int8 marker of a non-tagged nullable struct: `true` when present.
+    #[inline(always)]
+    pub fn struct_present(&mut self) -> Result<bool, DecodeError> {
+        match self.buf.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok((b as i8) >= 0)
+            }
+            None => Err(self.eof(1)),
+        }
+    }
+    /// Reads the uvarint marker of a tagged nullable struct: `true` when present.
+    #[inline]
+    pub fn tagged_struct_present(&mut self) -> Result<bool, DecodeError> {
+        let n = self.uvarint()?;
+        Ok(n != 0 && n <= i32::MAX as u32)
+    }
+    /// Reads a tagged field's header and returns its tag, the position of its payload in this
+    /// cursor's slice, and a cursor over the payload alone.
+    #[inline]
+    pub fn tagged_field(&mut self) -> Result<(u32, usize, Cursor<'a>), DecodeError> {
+        let tag = self.uvarint()?;
+        let size = self.uvarint()? as usize;
+        let base = self.base + self.pos;
+        let start = self.pos;
+        self.skip(size).map_err(|e| e.tag(tag))?;
+        Ok((tag, start, Cursor { buf: &self.buf[start..start + size], pos: 0, base, validate: self.validate }))
+    }
+    /// Absolute offset of the start of the slice.
+    #[inline]
+    pub fn base(&self) -> usize {
+        self.base
+    }
+    /// A cursor at `from` in bytes that were validated before: it skips re-validation.
+    #[inline]
+    pub fn at(buf: &'a [u8], from: usize) -> Cursor<'a> {
+        Cursor { buf, pos: from.min(buf.len()), base: 0, validate: false }
+    }
+}
+
+/// A borrowed view of a struct or message. Generated for every struct.
+///
+/// Bytes are validated once ([`View::check_at`]); later walks over the same bytes
+/// ([`View::skip_at`], [`View::locate_at`]) trust them and do no checks. On bytes that were not
+/// validated they still never panic or read out of bounds: they stop at the end of the slice.
+pub trait View<'a>: Sized + Copy {
+    /// Validates one value at the cursor, at `version`, exactly as owned decoding would; the
+    /// cursor moves past it.
+    ///
+    /// # Errors
+    /// Exactly the errors owned decoding gives for the same bytes.
+    fn check_at(c: &mut Cursor<'a>, version: i16) -> Result<(), DecodeError>;
+    /// The position after the value at `pos` (validated before).
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize;
+    /// The view of the value at `pos` (validated before) and the position after it.
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize);
+}
+
+/// An element of an array view: a struct view, a primitive, a string or bytes.
+pub trait Element<'a>: Sized {
+    /// The encoded size of every element when it is fixed (ints, bool, uuid), else 0.
+    const FIXED: usize = 0;
+    /// Validates one element at the cursor (`compact`: the array's version is flexible).
+    ///
+    /// # Errors
+    /// As owned decoding.
+    fn check(c: &mut Cursor<'a>, version: i16, compact: bool) -> Result<(), DecodeError>;
+    /// Reads one validated element and moves the cursor past it; `None` only if the bytes do not
+    /// hold one (impossible after validation).
+    fn read(c: &mut Cursor<'a>, version: i16, compact: bool) -> Option<Self>;
+    /// The position after the (validated) element at `pos`.
+    fn skip(buf: &'a [u8], pos: usize, version: i16, compact: bool) -> usize {
+        let mut c = Cursor::at(buf, pos);
+        match Self::read(&mut c, version, compact) {
+            Some(_) => c.pos,
+            None => buf.len(),
+        }
+    }
+}
+
+impl<'a, T: View<'a>> Element<'a> for T {
+    #[inline]
+    fn check(c: &mut Cursor<'a>, version: i16, _compact: bool) -> Result<(), DecodeError> {
+        T::check_at(c, version)
+    }
+    #[inline]
+    fn read(c: &mut Cursor<'a>, version: i16, _compact: bool) -> Option<Self> {
+        if c.pos >= c.buf.len() {
+            return None;
+        }
+        let (v, end) = T::locate_at(c.buf, c.pos, version);
+        c.pos = end.min(c.buf.len());
+        Some(v)
+    }
+    #[inline]
+    fn skip(buf: &'a [u8], pos: usize, version: i16, _compact: bool) -> usize {
+        T::skip_at(buf, pos, version)
+    }
+}
+
+macro_rules! fixed_element {
+    ($($t:ty => $n:expr),*) => {$(
+        impl<'a> Element<'a> for $t {
+            const FIXED: usize = $n;
+            #[inline]
+            fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+                c.skip($n)
+            }
+            #[inline]
+            fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+                let b = c.buf.get(c.pos..c.pos + $n)?;
+                c.pos += $n;
+                Some(<$t>::from_be_bytes(b.try_into().ok()?))
+            }
+            #[inline]
+            fn skip(_buf: &'a [u8], pos: usize, _version: i16, _compact: bool) -> usize {
+                pos + $n
+            }
+        }
+    )*};
+}
+fixed_element!(i8 => 1, i16 => 2, u16 => 2, i32 => 4, u32 => 4, i64 => 8, f64 => 8);
+
+impl<'a> Element<'a> for bool {
+    const FIXED: usize = 1;
+    #[inline]
+    fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+        c.skip(1)
+    }
+    #[inline]
+    fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+        let b = *c.buf.get(c.pos)?;
+        c.pos += 1;
+        Some(b != 0)
+    }
+}
+
+impl<'a> Element<'a> for Uuid {
+    const FIXED: usize = 16;
+    #[inline]
+    fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+        c.skip(16)
+    }
+    #[inline]
+    fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+        let b = c.buf.get(c.pos..c.pos + 16)?;
+        c.pos += 16;
+        Some(Uuid(b.try_into().ok()?))
+    }
+}
+
+impl<'a> Element<'a> for &'a str {
+    #[inline]
+    fn check(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Result<(), DecodeError> {
+        c.check_string(compact, false)
+    }
+    #[inline]
+    fn read(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Option<Self> {
+        let n = c.length(compact, true).ok()??;
+        let s = c.buf.get(c.pos..c.pos + n)?;
+        c.pos += n;
+        std::str::from_utf8(s).ok()
+    }
+}
+
+impl<'a> Element<'a> for &'a [u8] {
+    #[inline]
+    fn check(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Result<(), DecodeError> {
+        c.check_bytes(compact, false)
+    }
+    #[inline]
+    fn read(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Option<Self> {
+        let n = c.length(compact, false).ok()??;
+        let s = c.buf.get(c.pos..c.pos + n)?;
+        c.pos += n;
+        Some(s)
+    }
+}
+
+/// Validates an array at the cursor: its count, then every element.
+///
+/// # Errors
+/// As owned decoding; element errors carry the index.
+#[inline(always)]
+pub fn check_array<'a, E: Element<'a>>(
+    c: &mut Cursor<'a>,
+    version: i16,
+    compact: bool,
+    nullable: bool,
+) -> Result<(), DecodeError> {
+    if let Some(n) = c.array_len(compact, nullable)? {
+        if E::FIXED > 0 {
+            // `n` is at most the bytes left, so this cannot overflow.
+            let need = n * E::FIXED;
+            if need > c.remaining() {
+                // Report it where owned decoding does: at the first element that does not fit.
+                let i = c.remaining() / E::FIXED;
+                c.pos += i * E::FIXED;
+                return Err(c.eof(E::FIXED).index(i));
+            }
+            c.pos += need;
+            return Ok(());
+        }
+        for i in 0..n {
+            E::check(c, version, compact).map_err(|e| e.index(i))?;
+        }
+    }
+    Ok(())
+}
+
+/// A validated array: its count and the bytes of its elements, read lazily.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayRef<'a, E> {
+    buf: &'a [u8],
+    count: usize,
+    version: i16,
+    compact: bool,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<'a, E: Element<'a>> ArrayRef<'a, E> {
+    /// The array whose count starts at `off` in `buf` (validated earlier); `None` when null.
+    #[inline]
+    pub fn at(buf: &'a [u8], off: usize, version: i16, compact: bool) -> Option<Self> {
+        let mut c = Cursor::at(buf, off);
+        let count = c.length(compact, false).ok()??;
+        Some(ArrayRef { buf: &buf[c.pos..], count, version, compact, _e: PhantomData })
+    }
+    /// An empty array.
+    pub fn empty() -> Self {
+        ArrayRef { buf: &[], count: 0, version: 0, compact: false, _e: PhantomData }
+    }
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count
+    }
+    /// Whether there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// The elements, in order.
+    #[inline]
+    pub fn iter(&self) -> ArrayIter<'a, E> {
+        ArrayIter { c: Cursor::at(self.buf, 0), left: self.count, version: self.version, compact: self.compact, _e: PhantomData }
+    }
+}
+
+impl<'a, E: Element<'a>> IntoIterator for ArrayRef<'a, E> {
+    type Item = E;
+    type IntoIter = ArrayIter<'a, E>;
+    fn into_iter(self) -> ArrayIter<'a, E> {
+        self.iter()
+    }
+}
+
+/// Iterator over an [`ArrayRef`].
+#[derive(Debug, Clone)]
+pub struct ArrayIter<'a, E> {
+    c: Cursor<'a>,
+    left: usize,
+    version: i16,
+    compact: bool,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<'a, E: Element<'a>> Iterator for ArrayIter<'a, E> {
+    type Item = E;
+    #[inline]
+    fn next(&mut self) -> Option<E> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let e = E::read(&mut self.c, self.version, self.compact);
+        if e.is_none() {
+            self.left = 0;
+        }
+        e
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
+}
+
+/// Reads a validated fixed-size value at `off` (the type's zero if out of bounds, which
+/// validation rules out).
+#[inline]
+pub fn fixed<'a, T: Element<'a> + Default>(buf: &'a [u8], off: usize) -> T {
+    T::read(&mut Cursor::at(buf, off), 0, false).unwrap_or_default()
+}
+
+/// Reads a validated string at `off`; `None` when null.
+#[inline]
+pub fn str_at(buf: &[u8], off: usize, compact: bool) -> Option<&str> {
+    <&str as Element>::read(&mut Cursor::at(buf, off), 0, compact)
+}
+
+/// Reads validated bytes at `off`; `None` when null.
+#[inline]
+pub fn bytes_at(buf: &[u8], off: usize, compact: bool) -> Option<&[u8]> {
+    <&[u8] as Element>::read(&mut Cursor::at(buf, off), 0, compact)
+}
+
+/// Reads a validated struct view at `off`.
+#[inline]
+pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Option<V> {
+    (off < buf.len()).then(|| V::locate_at(buf, off, version).0)
+}
+
+/// Reads the marker of a validated nullable struct at `off` and then the struct; `None` when
+/// null. `tagged`: the marker is a uvarint (tagged field) rather than an int8.
+#[inline]
+pub fn nullable_struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16, tagged: bool) -> Option<V> {
+    let mut c = Cursor::at(buf, off);
+    let present = if tagged { c.tagged_struct_present().ok()? } else { c.struct_present().ok()? };
+    if present {
+        struct_at(buf, c.pos, version)
+    } else {
+        None
+    }
+}
+
+/// The int8 marker of a validated, non-tagged nullable struct at `pos`: the position of the
+/// struct when present, `None` when null.
+#[inline]
+pub fn struct_marker(buf: &[u8], pos: usize) -> Option<usize> {
+    match buf.get(pos) {
+        Some(&b) if (b as i8) >= 0 => Some(pos + 1),
+        _ => None,
+    }
+}
+
+/// Reads a validated length prefix at `pos`: the length (`None` for null) and where the data
+/// starts. Out-of-bounds (impossible after validation) reads as null at the end.
+#[inline(always)]
+fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<usize>, usize) {
+    // Fast paths: a one-byte compact length, a plain int16 or int32 length.
+    if compact {
+        if let Some(&b) = buf.get(pos) {
+            if b < 0x80 {
+                return (if b == 0 { None } else { Some(b as usize - 1) }, pos + 1);
+            }
+        }
+    } else if short {
+        if let Some(&[a, b]) = buf.get(pos..pos + 2).map(|s| <&[u8; 2]>::try_from(s).ok()).flatten() {
+            let n = i16::from_be_bytes([a, b]);
+            return (usize::try_from(n).ok(), pos + 2);
+        }
+    } else if let Some(s) = buf.get(pos..pos + 4) {
+        let n = i32::from_be_bytes([s[0], s[1], s[2], s[3]]);
+        return (usize::try_from(n).ok(), pos + 4);
+    }
+    let mut c = Cursor::at(buf, pos);
+    match c.length(compact, short) {
+        Ok(n) => (n, c.pos),
+        Err(_) => (None, buf.len()),
+    }
+}
+
+/// The position after a validated string (`short`) or bytes value at `pos`.
+#[inline(always)]
+pub fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
+    match trusted_len(buf, pos, compact, short) {
+        (Some(n), at) => at + n,
+        (None, at) => at,
+    }
+}
+
+/// The position after a validated array at `pos`.
+#[inline(always)]
+pub fn skip_array<'a, E: Element<'a>>(buf: &'a [u8], pos: usize, version: i16, compact: bool) -> usize {
+    match trusted_len(buf, pos, compact, false) {
+        (Some(n), at) if E::FIXED > 0 => at + n * E::FIXED,
+        (Some(n), mut at) => {
+            for _ in 0..n {
+                at = E::skip(buf, at, version, compact);
+            }
+            at
+        }
+        (None, at) => at,
+    }
+}
+
+/// The count of a validated tagged section at `pos` and where its first field starts.
+#[inline]
+pub fn tag_count(buf: &[u8], pos: usize) -> (u32, usize) {
+    let mut c = Cursor::at(buf, pos);
+    match c.uvarint() {
+        Ok(n) => (n, c.pos),
+        Err(_) => (0, buf.len()),
+    }
+}
+
+/// The tag of the validated tagged field at `pos`, where its payload starts, and where the next
+/// field starts.
+#[inline]
+pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
+    let mut c = Cursor::at(buf, pos);
+    let (Ok(tag), Ok(size)) = (c.uvarint(), c.uvarint()) else { return (u32::MAX, buf.len(), buf.len()) };
+    (tag, c.pos, c.pos.saturating_add(size as usize))
+}
+
+/// The position after a validated tagged section at `pos`.
+#[inline]
+pub fn skip_tags(buf: &[u8], pos: usize) -> usize {
+    // The common case: an empty section, one zero byte.
+    if buf.get(pos) == Some(&0) {
+        return pos + 1;
+    }
+    let (mut n, mut p) = tag_count(buf, pos);
+    while n > 0 && p < buf.len() {
+        n -= 1;
+        p = tag_header(buf, p).2;
+    }
+    p
+}
+
+/// The unknown tagged fields of a validated struct: `(tag, payload)` in wire order.
+#[derive(Debug, Clone)]
+pub struct UnknownTags<'a> {
+    c: Cursor<'a>,
+    left: u32,
+    known: &'static [u32],
+}
+
+impl<'a> UnknownTags<'a> {
+    /// The tagged section starting at `off` in `buf` (`ABSENT`: none); `known` are the tags the
+    /// struct's spec defines.
+    pub fn at(buf: &'a [u8], off: u32, known: &'static [u32]) -> Self {
+        if off == ABSENT {
+            return UnknownTags { c: Cursor::at(&[], 0), left: 0, known };
+        }
+        let mut c = Cursor::at(buf, off as usize);
+        let left = c.uvarint().unwrap_or(0);
+        UnknownTags { c, left, known }
+    }
+}
+
+impl<'a> Iterator for UnknownTags<'a> {
+    type Item = (u32, &'a [u8]);
+    fn next(&mut self) -> Option<(u32, &'a [u8])> {
+        while self.left > 0 {
+            self.left -= 1;
+            let Ok((tag, _, p)) = self.c.tagged_field() else {
+                self.left = 0;
+                return None;
+            };
+            if !self.known.contains(&tag) {
+                return Some((tag, p.buf));
+            }
+        }
+        None
+    }
+}
+
+/// "No offset": the field is not in this version (or a tagged field that was not sent).
+pub const ABSENT: u32 = u32::MAX;

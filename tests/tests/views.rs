@@ -1,0 +1,196 @@
+//! Borrowed views (`…Ref<'a>`) against owned decoding: for every message of `schemas/` at every
+//! version, the view of sample bytes reads back the same value as owned decoding, bad bytes give
+//! the same error (kind and byte offset), and parsing plus reading a view allocates nothing.
+
+use kwire_protocol::bytes::Bytes;
+use kwire_protocol::generated::*;
+use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
+use kwire_protocol::wire::{Decode, DecodeError, Encode, Message, Reader};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls on this thread.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        }
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.with(|a| a.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn samples<T: Message + Sample>(version: i16) -> Vec<Bytes> {
+    let mut out = Vec::new();
+    for (mode, seeds) in [(SampleMode::Full, 0..3u64), (SampleMode::Nulls, 0..1), (SampleMode::Random, 0..12)] {
+        for seed in seeds {
+            let m = T::sample(&mut SampleGen::new(seed, mode), version);
+            out.push(m.to_bytes(version).unwrap());
+        }
+    }
+    out
+}
+
+fn same_error(a: &DecodeError, b: &DecodeError) -> bool {
+    a.kind() == b.kind() && a.offset() == b.offset()
+}
+
+macro_rules! check_views {
+    ($($t:ident / $r:ident),* $(,)?) => {{
+        let mut checked = 0usize;
+        $(
+            let v = <$t as Message>::VALID_VERSIONS;
+            for version in v.lowest..=v.highest {
+                for bytes in samples::<$t>(version) {
+                    let owned = <$t>::decode_bytes(bytes.clone(), version).unwrap();
+                    let view = $r::parse(&bytes, version).unwrap();
+                    assert_eq!(view.to_owned(), owned, "{} v{version}", stringify!($t));
+                    assert_eq!(view.encoded(), &bytes[..]);
+                    assert_eq!(view.parsed_version(), version);
+                    checked += 1;
+                    // Every truncation fails the same way in both decoders.
+                    for cut in 0..bytes.len() {
+                        let part = bytes.slice(..cut);
+                        let a = <$t>::decode_bytes(part.clone(), version).unwrap_err();
+                        let b = $r::parse(&part, version).unwrap_err();
+                        assert!(same_error(&a, &b), "{} v{version} cut {cut}: owned {a}, view {b}", stringify!($t));
+                    }
+                }
+            }
+            // Outside the valid versions both refuse.
+            let bad = v.highest + 1;
+            assert!($r::parse(&[], bad).is_err());
+            assert!(<$t as Decode>::decode(&mut Reader::new(Bytes::new()), bad).is_err());
+        )*
+        checked
+    }};
+}
+
+#[test]
+fn views_read_what_owned_decoding_reads() {
+    let n = check_views!(
+        RequestHeader / RequestHeaderRef,
+        ResponseHeader / ResponseHeaderRef,
+        ApiVersionsRequest / ApiVersionsRequestRef,
+        ApiVersionsResponse / ApiVersionsResponseRef,
+        FindCoordinatorRequest / FindCoordinatorRequestRef,
+        FindCoordinatorResponse / FindCoordinatorResponseRef,
+        MetadataRequest / MetadataRequestRef,
+        MetadataResponse / MetadataResponseRef,
+        ConsumerGroupHeartbeatRequest / ConsumerGroupHeartbeatRequestRef,
+        ConsumerGroupHeartbeatResponse / ConsumerGroupHeartbeatResponseRef,
+        ConsumerGroupDescribeRequest / ConsumerGroupDescribeRequestRef,
+        ConsumerGroupDescribeResponse / ConsumerGroupDescribeResponseRef,
+        StreamsGroupHeartbeatRequest / StreamsGroupHeartbeatRequestRef,
+        StreamsGroupHeartbeatResponse / StreamsGroupHeartbeatResponseRef,
+        StreamsGroupDescribeRequest / StreamsGroupDescribeRequestRef,
+        StreamsGroupDescribeResponse / StreamsGroupDescribeResponseRef,
+    );
+    println!("{n} samples read through views");
+    assert!(n > 1000);
+}
+
+use kwire_protocol::generated::api_versions_response::ApiVersionsResponseRef;
+use kwire_protocol::generated::api_versions_request::ApiVersionsRequestRef;
+use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequestRef;
+use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponseRef;
+use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequestRef;
+use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponseRef;
+use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequestRef;
+use kwire_protocol::generated::find_coordinator_response::FindCoordinatorResponseRef;
+use kwire_protocol::generated::metadata_request::MetadataRequestRef;
+use kwire_protocol::generated::metadata_response::{MetadataResponsePartition, MetadataResponseRef, MetadataResponseTopic};
+use kwire_protocol::generated::request_header::RequestHeaderRef;
+use kwire_protocol::generated::response_header::ResponseHeaderRef;
+use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequestRef;
+use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponseRef;
+use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequestRef;
+use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponseRef;
+
+fn big_metadata() -> Bytes {
+    let m = MetadataResponse {
+        topics: (0..100)
+            .map(|t| MetadataResponseTopic {
+                name: Some(format!("topic-{t}").into()),
+                topic_id: kwire_protocol::wire::Uuid::from_u128(t as u128 + 1),
+                partitions: (0..10)
+                    .map(|p| MetadataResponsePartition {
+                        partition_index: p,
+                        leader_id: p % 3,
+                        replica_nodes: vec![0, 1, 2].into(),
+                        isr_nodes: vec![0, 1, 2].into(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    m.to_bytes(12).unwrap()
+}
+
+#[test]
+fn parsing_and_reading_a_view_allocates_nothing() {
+    let bytes = big_metadata();
+    let mut sum = 0i64;
+    let n = allocations_during(|| {
+        let v = MetadataResponseRef::parse(&bytes, 12).unwrap();
+        for t in v.topics().iter() {
+            sum += t.name().map_or(0, str::len) as i64;
+            for p in t.partitions().iter() {
+                sum += (p.partition_index() + p.leader_id()) as i64;
+                sum += p.replica_nodes().iter().map(i64::from).sum::<i64>();
+            }
+        }
+    });
+    assert_eq!(n, 0, "a view must not allocate");
+    // 100 topic names "topic-0".."topic-99": 10×7 + 90×8 bytes; partitions 0..9 and leaders.
+    // Per topic: partition indexes 45, leaders (p % 3) 9, replicas 3 × 10.
+    assert_eq!(sum, (10 * 7 + 90 * 8) + 100 * (45 + 9 + 30));
+    // Owned decoding of the same bytes does allocate (for contrast, and to prove counting works).
+    let owned = allocations_during(|| {
+        let _ = MetadataResponse::decode_bytes(bytes.clone(), 12).unwrap();
+    });
+    assert!(owned > 1000, "{owned}");
+}
+
+#[test]
+fn absent_fields_read_as_defaults() {
+    // ConsumerGroupDescribe v0 members have no MemberType: the view reads its default, -1.
+    let m = ConsumerGroupDescribeResponse {
+        groups: vec![consumer_group_describe_response::DescribedGroup {
+            group_id: "g".into(),
+            members: vec![consumer_group_describe_response::Member { member_id: "m".into(), ..Default::default() }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let bytes = m.to_bytes(0).unwrap();
+    let v = ConsumerGroupDescribeResponseRef::parse(&bytes, 0).unwrap();
+    let member = v.groups().iter().next().unwrap().members().iter().next().unwrap();
+    assert_eq!(member.member_id(), "m");
+    assert_eq!(member.member_type(), -1);
+}

@@ -47,17 +47,13 @@ fn main() {
     let clients = shared.join("kafka-specs").join("3.9.0").join("clients");
     if clients.is_dir() {
         println!("cargo:rerun-if-changed={}", clients.display());
-        kwire_codegen::Builder::new()
-            .samples(true)
-            .file_name("kafka390.rs")
-            .compile_dir(&clients)
-            .expect("Kafka 3.9.0 clients specs compile");
-        // tests/json_form.rs: the same specs with the JSON form, for JSON round-trips of every
-        // client message (float64, bytes and records included).
+        // One module for every test and bench that needs Kafka's own client messages (compiled
+        // once, in the kwire-tests library): samples, the JSON form and borrowed views on.
         kwire_codegen::Builder::new()
             .samples(true)
             .json(true)
-            .file_name("kafka390_json.rs")
+            .views(true)
+            .file_name("kafka390.rs")
             .compile_dir(&clients)
             .expect("Kafka 3.9.0 clients specs compile");
         // …and the list of its messages, as `kafka390_messages!(module::Type, …);`.

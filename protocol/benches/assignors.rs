@@ -13,8 +13,8 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kwire_protocol::coordinator::assignor::{
-    ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, RangeAssignor, SubscriptionType, TopicInfo,
-    TopicsSpec, UniformAssignor,
+    ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, RangeAssignor, SubscriptionType,
+    TopicInfo, TopicsSpec, UniformAssignor,
 };
 use kwire_protocol::wire::Uuid;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,7 +32,14 @@ fn topic_id(i: usize) -> Uuid {
 fn topics() -> TopicsSpec {
     (0..TOPICS)
         .map(|i| {
-            (topic_id(i), TopicInfo { name: format!("topic-{i}"), partitions: PARTITIONS, partition_racks: BTreeMap::new() })
+            (
+                topic_id(i),
+                TopicInfo {
+                    name: format!("topic-{i}"),
+                    partitions: PARTITIONS,
+                    partition_racks: BTreeMap::new(),
+                },
+            )
         })
         .collect()
 }
@@ -45,7 +52,8 @@ fn group(homogeneous: bool, members: usize) -> GroupSpec {
             (format!("member-{m:04}"), MemberSpec { subscribed_topic_ids: subs, ..Default::default() })
         })
         .collect();
-    let subscription_type = if homogeneous { SubscriptionType::Homogeneous } else { SubscriptionType::Heterogeneous };
+    let subscription_type =
+        if homogeneous { SubscriptionType::Homogeneous } else { SubscriptionType::Heterogeneous };
     GroupSpec { members, subscription_type }
 }
 
@@ -69,9 +77,11 @@ fn bench(c: &mut Criterion) {
         for homogeneous in [true, false] {
             let kind = if homogeneous { "homogeneous" } else { "heterogeneous" };
             let first = group(homogeneous, MEMBERS);
-            g.bench_with_input(BenchmarkId::new(assignor.name(), format!("{kind}/first")), &first, |b, spec| {
-                b.iter(|| assignor.assign(spec, &tp).expect("assign"))
-            });
+            g.bench_with_input(
+                BenchmarkId::new(assignor.name(), format!("{kind}/first")),
+                &first,
+                |b, spec| b.iter(|| assignor.assign(spec, &tp).expect("assign")),
+            );
             if assignor.name() == UniformAssignor::NAME {
                 let joined = member_joined(homogeneous, assignor, &tp);
                 g.bench_with_input(

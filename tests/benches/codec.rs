@@ -49,9 +49,9 @@ fn metadata() -> MetadataResponse {
                         partition_index: p,
                         leader_id: p % 3,
                         leader_epoch: 17,
-                        replica_nodes: vec![p % 3, (p + 1) % 3, (p + 2) % 3],
-                        isr_nodes: vec![p % 3, (p + 1) % 3, (p + 2) % 3],
-                        offline_replicas: vec![],
+                        replica_nodes: vec![p % 3, (p + 1) % 3, (p + 2) % 3].into(),
+                        isr_nodes: vec![p % 3, (p + 1) % 3, (p + 2) % 3].into(),
+                        offline_replicas: Default::default(),
                         ..Default::default()
                     })
                     .collect(),

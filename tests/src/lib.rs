@@ -2,6 +2,15 @@
 
 use std::path::PathBuf;
 
+/// Kafka 3.9.0's own client messages (all 190 specs of `kafka-specs/3.9.0/clients`), compiled by
+/// tests/build.rs with the Builder (samples, JSON form and borrowed views on), for the cross-check,
+/// JSON round-trips and benchmarks. Present when the shared material was found at build time.
+#[cfg(kwire_kafka390)]
+#[allow(missing_docs)]
+pub mod kafka390 {
+    include!(concat!(env!("OUT_DIR"), "/kafka390.rs"));
+}
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()

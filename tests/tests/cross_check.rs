@@ -53,10 +53,7 @@ use kwire_tests::hex;
 use std::fmt::Write as _;
 
 #[cfg(kwire_kafka390)]
-#[allow(dead_code, unused_imports, clippy::all, clippy::pedantic)]
-mod k390 {
-    include!(concat!(env!("OUT_DIR"), "/kafka390.rs"));
-}
+use kwire_tests::kafka390 as k390;
 
 type R<T> = Result<T, String>;
 

@@ -452,10 +452,7 @@ fn samples_of_every_schema_message_round_trip_through_json() {
 }
 
 #[cfg(kwire_kafka390)]
-#[allow(dead_code, unused_imports)]
-mod kafka390 {
-    include!(concat!(env!("OUT_DIR"), "/kafka390_json.rs"));
-}
+use kwire_tests::kafka390;
 
 #[cfg(kwire_kafka390)]
 macro_rules! kafka390_messages {

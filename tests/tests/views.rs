@@ -174,7 +174,9 @@ fn parsing_and_reading_a_view_allocates_nothing() {
     let owned = allocations_during(|| {
         let _ = MetadataResponse::decode_bytes(bytes.clone(), 12).unwrap();
     });
-    assert!(owned > 1000, "{owned}");
+    // One array per topic (its partitions) and the top-level arrays: primitive arrays such as
+    // replica_nodes stay slices of the input (PrimArray), so there are only about a hundred.
+    assert!((100..200).contains(&owned), "{owned}");
 }
 
 #[test]

@@ -89,7 +89,11 @@ pub trait ConsumerGroupAssignor: Send + Sync + std::fmt::Debug {
     ///
     /// # Errors
     /// [`AssignorError`] when no assignment can be made.
-    fn assign(&self, group: &GroupSpec, topics: &TopicsSpec) -> Result<GroupAssignment, AssignorError>;
+    fn assign(
+        &self,
+        group: &GroupSpec,
+        topics: &TopicsSpec,
+    ) -> Result<GroupAssignment, AssignorError>;
 }
 
 /// Fixtures and invariant checks shared by the assignor tests (`uniform`, `range`).
@@ -107,7 +111,14 @@ pub(crate) mod testkit {
         list.iter()
             .enumerate()
             .map(|(i, &(id, partitions))| {
-                (id, TopicInfo { name: format!("t{i}"), partitions, partition_racks: BTreeMap::new() })
+                (
+                    id,
+                    TopicInfo {
+                        name: format!("t{i}"),
+                        partitions,
+                        partition_racks: BTreeMap::new(),
+                    },
+                )
             })
             .collect()
     }
@@ -122,12 +133,19 @@ pub(crate) mod testkit {
 
     /// A dynamic member subscribed to `subs` whose previous target is `assigned`.
     pub(crate) fn member(subs: &[Uuid], assigned: Assignment) -> MemberSpec {
-        MemberSpec { subscribed_topic_ids: subs.iter().copied().collect(), assigned, ..Default::default() }
+        MemberSpec {
+            subscribed_topic_ids: subs.iter().copied().collect(),
+            assigned,
+            ..Default::default()
+        }
     }
 
     /// A static member (instance id `instance`).
     pub(crate) fn static_member(instance: &str, subs: &[Uuid], assigned: Assignment) -> MemberSpec {
-        MemberSpec { instance_id: Some(instance.to_string()), ..member(subs, assigned) }
+        MemberSpec {
+            instance_id: Some(instance.to_string()),
+            ..member(subs, assigned)
+        }
     }
 
     /// Whether every member subscribes to the same topics.
@@ -142,10 +160,15 @@ pub(crate) mod testkit {
 
     /// A group with the subscription type computed from the members.
     pub(crate) fn group<'a>(members: impl IntoIterator<Item = (&'a str, MemberSpec)>) -> GroupSpec {
-        let members: BTreeMap<String, MemberSpec> =
-            members.into_iter().map(|(id, m)| (id.to_string(), m)).collect();
+        let members: BTreeMap<String, MemberSpec> = members
+            .into_iter()
+            .map(|(id, m)| (id.to_string(), m))
+            .collect();
         let subscription_type = subscription_type_of(&members);
-        GroupSpec { members, subscription_type }
+        GroupSpec {
+            members,
+            subscription_type,
+        }
     }
 
     /// The same group with each member's previous target replaced by `result`'s.
@@ -164,7 +187,11 @@ pub(crate) mod testkit {
 
     /// Each member's number of partitions.
     pub(crate) fn sizes(result: &GroupAssignment) -> BTreeMap<String, usize> {
-        result.members.iter().map(|(id, a)| (id.clone(), size(a))).collect()
+        result
+            .members
+            .iter()
+            .map(|(id, a)| (id.clone(), size(a)))
+            .collect()
     }
 
     /// Largest minus smallest member size (0 for no members).
@@ -200,7 +227,10 @@ pub(crate) mod testkit {
             }
         }
         let after = owners(result);
-        before.iter().filter(|(k, owner)| after.get(k).is_some_and(|o| o != *owner)).count()
+        before
+            .iter()
+            .filter(|(k, owner)| after.get(k).is_some_and(|o| o != *owner))
+            .count()
     }
 
     /// The invariants every assignor must keep:
@@ -209,7 +239,11 @@ pub(crate) mod testkit {
     ///   only partition numbers in `0..partitions`;
     /// * every partition of every topic that someone subscribes to (and that exists) is assigned
     ///   to exactly one member.
-    pub(crate) fn check_invariants(group: &GroupSpec, topics: &TopicsSpec, result: &GroupAssignment) {
+    pub(crate) fn check_invariants(
+        group: &GroupSpec,
+        topics: &TopicsSpec,
+        result: &GroupAssignment,
+    ) {
         let ids: Vec<&String> = group.members.keys().collect();
         let got: Vec<&String> = result.members.keys().collect();
         assert_eq!(ids, got, "result members differ from the spec's");
@@ -217,23 +251,38 @@ pub(crate) mod testkit {
         for (id, a) in &result.members {
             let spec = &group.members[id];
             for (t, ps) in a {
-                assert!(spec.subscribed_topic_ids.contains(t), "{id} got unsubscribed topic {t:?}");
-                let info = topics.get(t).unwrap_or_else(|| panic!("{id} got unknown topic {t:?}"));
+                assert!(
+                    spec.subscribed_topic_ids.contains(t),
+                    "{id} got unsubscribed topic {t:?}"
+                );
+                let info = topics
+                    .get(t)
+                    .unwrap_or_else(|| panic!("{id} got unknown topic {t:?}"));
                 assert!(!ps.is_empty(), "{id} has an empty partition set for {t:?}");
                 for &p in ps {
-                    assert!((0..info.partitions).contains(&p), "{id} got {t:?}-{p} out of range");
+                    assert!(
+                        (0..info.partitions).contains(&p),
+                        "{id} got {t:?}-{p} out of range"
+                    );
                     if let Some(other) = seen.entry(*t).or_default().insert(p, id) {
                         panic!("{t:?}-{p} assigned to both {other} and {id}");
                     }
                 }
             }
         }
-        let subscribed: BTreeSet<Uuid> =
-            group.members.values().flat_map(|m| m.subscribed_topic_ids.iter().copied()).collect();
+        let subscribed: BTreeSet<Uuid> = group
+            .members
+            .values()
+            .flat_map(|m| m.subscribed_topic_ids.iter().copied())
+            .collect();
         for t in subscribed {
             if let Some(info) = topics.get(&t) {
                 let n = seen.get(&t).map_or(0, BTreeMap::len);
-                assert_eq!(n, info.partitions.max(0) as usize, "topic {t:?}: not every partition assigned");
+                assert_eq!(
+                    n,
+                    info.partitions.max(0) as usize,
+                    "topic {t:?}: not every partition assigned"
+                );
             }
         }
     }

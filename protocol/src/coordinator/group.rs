@@ -194,7 +194,9 @@ impl ConsumerGroup {
 
     /// The member id holding `instance_id`, if any.
     pub fn static_member(&self, instance_id: &str) -> Option<&ConsumerGroupMember> {
-        self.static_members.get(instance_id).and_then(|m| self.members.get(m))
+        self.static_members
+            .get(instance_id)
+            .and_then(|m| self.members.get(m))
     }
 
     /// Recomputes the group state (1.10).
@@ -203,7 +205,11 @@ impl ConsumerGroup {
             GroupState::Empty
         } else if self.group_epoch > self.assignment_epoch {
             GroupState::Assigning
-        } else if self.members.values().any(|m| !m.is_reconciled_to(self.assignment_epoch)) {
+        } else if self
+            .members
+            .values()
+            .any(|m| !m.is_reconciled_to(self.assignment_epoch))
+        {
             GroupState::Reconciling
         } else {
             GroupState::Stable
@@ -273,19 +279,31 @@ pub fn apply(groups: &mut Groups, record: &Record) {
             return;
         }
         Record::GroupMetadata(_, Some(v)) => {
-            let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+            let g = groups
+                .entry(gid.clone())
+                .or_insert_with(|| ConsumerGroup::new(&gid));
             g.group_epoch = v.epoch;
             g.metadata_hash = v.metadata_hash as u64;
         }
         Record::MemberMetadata(k, v) => match v {
             Some(v) => {
-                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
-                let mut m = g.members.get(&*k.member_id).cloned().unwrap_or_else(|| ConsumerGroupMember::new(&k.member_id));
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                let mut m = g
+                    .members
+                    .get(&*k.member_id)
+                    .cloned()
+                    .unwrap_or_else(|| ConsumerGroupMember::new(&k.member_id));
                 m.instance_id = v.instance_id.as_ref().map(|s| s.to_string());
                 m.rack_id = v.rack_id.as_ref().map(|s| s.to_string());
                 m.client_id = v.client_id.to_string();
                 m.client_host = v.client_host.to_string();
-                m.subscribed_topic_names = v.subscribed_topic_names.iter().map(|s| s.to_string()).collect();
+                m.subscribed_topic_names = v
+                    .subscribed_topic_names
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
                 m.subscribed_topic_regex = v.subscribed_topic_regex.as_ref().map(|s| s.to_string());
                 m.rebalance_timeout_ms = v.rebalance_timeout_ms;
                 m.server_assignor = v.server_assignor.as_ref().map(|s| s.to_string());
@@ -299,14 +317,21 @@ pub fn apply(groups: &mut Groups, record: &Record) {
         },
         Record::TargetAssignmentMetadata(_, v) => {
             if let Some(v) = v {
-                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
                 g.assignment_epoch = v.assignment_epoch;
             }
         }
         Record::TargetAssignmentMember(k, v) => match v {
             Some(v) => {
-                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
-                g.targets.insert(k.member_id.to_string(), assignment_from_target(&v.topic_partitions));
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                g.targets.insert(
+                    k.member_id.to_string(),
+                    assignment_from_target(&v.topic_partitions),
+                );
             }
             None => {
                 if let Some(g) = groups.get_mut(&gid) {
@@ -320,14 +345,17 @@ pub fn apply(groups: &mut Groups, record: &Record) {
                 // a record out of order (5.7) is ignored.
                 return;
             };
-            let Some(mut m) = g.members.get(&*k.member_id).cloned() else { return };
+            let Some(mut m) = g.members.get(&*k.member_id).cloned() else {
+                return;
+            };
             match v {
                 Some(v) => {
                     m.member_epoch = v.member_epoch;
                     m.previous_member_epoch = v.previous_member_epoch;
                     m.state = MemberState::from_i8(v.state);
                     m.assigned = assignment_from_current(&v.assigned_partitions);
-                    m.pending_revocation = assignment_from_current(&v.partitions_pending_revocation);
+                    m.pending_revocation =
+                        assignment_from_current(&v.partitions_pending_revocation);
                 }
                 None => {
                     m.member_epoch = -1;
@@ -341,7 +369,9 @@ pub fn apply(groups: &mut Groups, record: &Record) {
         }
         Record::RegularExpression(k, v) => match v {
             Some(v) => {
-                let g = groups.entry(gid.clone()).or_insert_with(|| ConsumerGroup::new(&gid));
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
                 g.regexes.insert(
                     k.regular_expression.to_string(),
                     ResolvedRegex {

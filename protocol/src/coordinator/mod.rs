@@ -29,7 +29,10 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-pub use group::{apply, replay, ConsumerGroup, ConsumerGroupMember, GroupState, Groups, MemberState, ResolvedRegex};
+pub use group::{
+    apply, replay, ConsumerGroup, ConsumerGroupMember, GroupState, Groups, MemberState,
+    ResolvedRegex,
+};
 pub use records::Record;
 
 use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
@@ -37,9 +40,14 @@ use crate::generated::consumer_group_describe_response::{
     self as describe, ConsumerGroupDescribeResponse, DescribedGroup,
 };
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
-use crate::generated::consumer_group_heartbeat_response::{self as hb, ConsumerGroupHeartbeatResponse};
+use crate::generated::consumer_group_heartbeat_response::{
+    self as hb, ConsumerGroupHeartbeatResponse,
+};
 use crate::wire::Uuid;
-use assignor::{Assignment, ConsumerGroupAssignor, GroupSpec, MemberSpec, SubscriptionType, TopicInfo, TopicsSpec};
+use assignor::{
+    Assignment, ConsumerGroupAssignor, GroupSpec, MemberSpec, SubscriptionType, TopicInfo,
+    TopicsSpec,
+};
 use reconcile::Reconcile;
 
 /// Kafka error codes used by the consumer-group APIs (coordinator-spec.md section 3).
@@ -85,7 +93,11 @@ pub struct RequestContext {
 impl RequestContext {
     /// A context with the given client id, host and API version.
     pub fn new(client_id: &str, client_host: &str, api_version: i16) -> Self {
-        RequestContext { client_id: client_id.to_string(), client_host: client_host.to_string(), api_version }
+        RequestContext {
+            client_id: client_id.to_string(),
+            client_host: client_host.to_string(),
+            api_version,
+        }
     }
 }
 
@@ -141,7 +153,12 @@ pub struct TopicMetadata {
 impl TopicMetadata {
     /// A topic without rack information.
     pub fn new(topic_id: Uuid, name: &str, partitions: i32) -> Self {
-        TopicMetadata { topic_id, name: name.to_string(), partitions, partition_racks: BTreeMap::new() }
+        TopicMetadata {
+            topic_id,
+            name: name.to_string(),
+            partitions,
+            partition_racks: BTreeMap::new(),
+        }
     }
 }
 
@@ -195,15 +212,23 @@ impl ConsumerGroupConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let err = |s: String| Err(ConfigError(s));
         if self.min_heartbeat_interval_ms < 1 || self.min_session_timeout_ms < 1 {
-            return err("minimum heartbeat interval and session timeout must be at least 1 ms".into());
+            return err(
+                "minimum heartbeat interval and session timeout must be at least 1 ms".into(),
+            );
         }
-        if !(self.min_heartbeat_interval_ms..=self.max_heartbeat_interval_ms).contains(&self.heartbeat_interval_ms) {
+        if !(self.min_heartbeat_interval_ms..=self.max_heartbeat_interval_ms)
+            .contains(&self.heartbeat_interval_ms)
+        {
             return err(format!(
                 "group.consumer.heartbeat.interval.ms {} is outside [{}, {}]",
-                self.heartbeat_interval_ms, self.min_heartbeat_interval_ms, self.max_heartbeat_interval_ms
+                self.heartbeat_interval_ms,
+                self.min_heartbeat_interval_ms,
+                self.max_heartbeat_interval_ms
             ));
         }
-        if !(self.min_session_timeout_ms..=self.max_session_timeout_ms).contains(&self.session_timeout_ms) {
+        if !(self.min_session_timeout_ms..=self.max_session_timeout_ms)
+            .contains(&self.session_timeout_ms)
+        {
             return err(format!(
                 "group.consumer.session.timeout.ms {} is outside [{}, {}]",
                 self.session_timeout_ms, self.min_session_timeout_ms, self.max_session_timeout_ms
@@ -231,7 +256,10 @@ impl ConsumerGroupConfig {
 impl Default for ConsumerGroupConfig {
     /// Kafka's defaults, with the built-in assignors `uniform` (the default) and `range`.
     fn default() -> Self {
-        Self::with_assignors(vec![Arc::new(assignor::UniformAssignor), Arc::new(assignor::RangeAssignor)])
+        Self::with_assignors(vec![
+            Arc::new(assignor::UniformAssignor),
+            Arc::new(assignor::RangeAssignor),
+        ])
     }
 }
 
@@ -260,7 +288,10 @@ struct HbError {
 }
 
 fn fail<T>(code: i16, message: impl Into<String>) -> Result<T, HbError> {
-    Err(HbError { code, message: Some(message.into()) })
+    Err(HbError {
+        code,
+        message: Some(message.into()),
+    })
 }
 
 /// What a timer does when it fires.
@@ -314,7 +345,10 @@ impl GroupCoordinator {
     ///
     /// # Errors
     /// [`ConfigError`] when `config` breaks Kafka's bounds ([`ConsumerGroupConfig::validate`]).
-    pub fn new(config: ConsumerGroupConfig, ids: Box<dyn MemberIdGenerator>) -> Result<Self, ConfigError> {
+    pub fn new(
+        config: ConsumerGroupConfig,
+        ids: Box<dyn MemberIdGenerator>,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
         Ok(GroupCoordinator {
             config,
@@ -350,14 +384,22 @@ impl GroupCoordinator {
         let mut arm = Vec::new();
         for g in c.groups.values() {
             for m in g.members.values() {
-                arm.push((g.group_id.clone(), m.member_id.clone(), m.state, m.member_epoch, m.rebalance_timeout_ms));
+                arm.push((
+                    g.group_id.clone(),
+                    m.member_id.clone(),
+                    m.state,
+                    m.member_epoch,
+                    m.rebalance_timeout_ms,
+                ));
             }
         }
         for (g, m, state, epoch, rto) in arm {
             let session = c.session_timeout(&g);
-            c.session_timers.insert((g.clone(), m.clone()), now_ms + i64::from(session));
+            c.session_timers
+                .insert((g.clone(), m.clone()), now_ms + i64::from(session));
             if state == MemberState::UnrevokedPartitions {
-                c.rebalance_timers.insert((g, m), (now_ms + i64::from(rto.max(0)), epoch));
+                c.rebalance_timers
+                    .insert((g, m), (now_ms + i64::from(rto.max(0)), epoch));
             }
         }
         Ok(c)
@@ -374,13 +416,21 @@ impl GroupCoordinator {
     /// [`ConfigError`] when a value is outside the broker's [min, max].
     pub fn set_group_config(&mut self, group_id: &str, gc: GroupConfig) -> Result<(), ConfigError> {
         if let Some(s) = gc.session_timeout_ms {
-            if !(self.config.min_session_timeout_ms..=self.config.max_session_timeout_ms).contains(&s) {
-                return Err(ConfigError(format!("consumer.session.timeout.ms {s} is out of bounds")));
+            if !(self.config.min_session_timeout_ms..=self.config.max_session_timeout_ms)
+                .contains(&s)
+            {
+                return Err(ConfigError(format!(
+                    "consumer.session.timeout.ms {s} is out of bounds"
+                )));
             }
         }
         if let Some(h) = gc.heartbeat_interval_ms {
-            if !(self.config.min_heartbeat_interval_ms..=self.config.max_heartbeat_interval_ms).contains(&h) {
-                return Err(ConfigError(format!("consumer.heartbeat.interval.ms {h} is out of bounds")));
+            if !(self.config.min_heartbeat_interval_ms..=self.config.max_heartbeat_interval_ms)
+                .contains(&h)
+            {
+                return Err(ConfigError(format!(
+                    "consumer.heartbeat.interval.ms {h} is out of bounds"
+                )));
             }
         }
         self.group_configs.insert(group_id.to_string(), gc);
@@ -413,12 +463,16 @@ impl GroupCoordinator {
 
     /// The session-timeout deadline (ms) of a member, if armed.
     pub fn session_deadline(&self, group_id: &str, member_id: &str) -> Option<i64> {
-        self.session_timers.get(&(group_id.to_string(), member_id.to_string())).copied()
+        self.session_timers
+            .get(&(group_id.to_string(), member_id.to_string()))
+            .copied()
     }
 
     /// The rebalance-timeout deadline (ms) of a member, if armed.
     pub fn rebalance_deadline(&self, group_id: &str, member_id: &str) -> Option<i64> {
-        self.rebalance_timers.get(&(group_id.to_string(), member_id.to_string())).map(|t| t.0)
+        self.rebalance_timers
+            .get(&(group_id.to_string(), member_id.to_string()))
+            .map(|t| t.0)
     }
 
     /// The earliest armed timer deadline (ms), if any.
@@ -458,10 +512,16 @@ impl GroupCoordinator {
                         continue;
                     }
                     self.session_timers.remove(&key);
-                    self.groups.get(&g).is_some_and(|gr| gr.members.contains_key(&m))
+                    self.groups
+                        .get(&g)
+                        .is_some_and(|gr| gr.members.contains_key(&m))
                 }
                 TimerKind::Rebalance { epoch } => {
-                    if self.rebalance_timers.get(&key).map_or(true, |t| t.0 > now_ms) {
+                    if self
+                        .rebalance_timers
+                        .get(&key)
+                        .map_or(true, |t| t.0 > now_ms)
+                    {
                         continue;
                     }
                     self.rebalance_timers.remove(&key);
@@ -497,11 +557,15 @@ impl GroupCoordinator {
             }
             regexes.get(r).map(|x| &x.topics)
         });
-        m.subscribed_topic_names.iter().chain(resolved.into_iter().flatten())
+        m.subscribed_topic_names
+            .iter()
+            .chain(resolved.into_iter().flatten())
     }
 
     fn topic_ids_of<'a>(&self, names: impl Iterator<Item = &'a String>) -> BTreeSet<Uuid> {
-        names.filter_map(|n| self.topics.get(n).map(|t| t.topic_id)).collect()
+        names
+            .filter_map(|n| self.topics.get(n).map(|t| t.topic_id))
+            .collect()
     }
 
     /// kwire's metadata hash (D6): FNV-1a 64 over the sorted subscribed topics present in the
@@ -517,7 +581,9 @@ impl GroupCoordinator {
             }
         };
         for n in names {
-            let Some(t) = self.topics.get(n) else { continue };
+            let Some(t) = self.topics.get(n) else {
+                continue;
+            };
             any = true;
             feed(&t.topic_id.0);
             feed(t.name.as_bytes());
@@ -556,7 +622,12 @@ impl GroupCoordinator {
 
     fn resolve(&self, re: &regex::Regex, now_ms: i64) -> ResolvedRegex {
         ResolvedRegex {
-            topics: self.topics.keys().filter(|n| re.is_match(n)).cloned().collect(),
+            topics: self
+                .topics
+                .keys()
+                .filter(|n| re.is_match(n))
+                .cloned()
+                .collect(),
             version: self.metadata_version,
             timestamp_ms: now_ms,
         }
@@ -566,28 +637,42 @@ impl GroupCoordinator {
     /// every group is resolved again (a regex record when its topic set changed), and a group whose
     /// subscribed-topic metadata hash or regex resolutions changed has its epoch bumped (a
     /// group-epoch record with the new hash); its next heartbeat computes a new target.
-    pub fn set_topics(&mut self, topics: impl IntoIterator<Item = TopicMetadata>, now_ms: i64) -> Vec<Record> {
+    pub fn set_topics(
+        &mut self,
+        topics: impl IntoIterator<Item = TopicMetadata>,
+        now_ms: i64,
+    ) -> Vec<Record> {
         self.topics = topics.into_iter().map(|t| (t.name.clone(), t)).collect();
         self.metadata_version += 1;
         let mut records = Vec::new();
         let ids: Vec<String> = self.groups.keys().cloned().collect();
         for gid in ids {
             let regexes: Vec<(String, ResolvedRegex)> = match self.groups.get(&gid) {
-                Some(g) => g.regexes.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                Some(g) => g
+                    .regexes
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
                 None => continue,
             };
             let mut changed = false;
             for (re, old) in regexes {
-                let Ok(compiled) = self.compile(&re) else { continue };
+                let Ok(compiled) = self.compile(&re) else {
+                    continue;
+                };
                 let res = self.resolve(&compiled, now_ms);
                 if res.topics != old.topics {
                     changed = true;
                     self.emit(&mut records, Record::regex(&gid, &re, &res));
                 }
             }
-            let Some(g) = self.groups.get(&gid) else { continue };
+            let Some(g) = self.groups.get(&gid) else {
+                continue;
+            };
             let hash = self.metadata_hash(
-                g.members.values().flat_map(|m| Self::member_topic_names(m, &g.regexes, None)),
+                g.members
+                    .values()
+                    .flat_map(|m| Self::member_topic_names(m, &g.regexes, None)),
             );
             if changed || hash != g.metadata_hash {
                 let epoch = g.group_epoch + 1;
@@ -601,11 +686,15 @@ impl GroupCoordinator {
     /// its current assignment, target and metadata; a regex tombstone if it was the regex's last
     /// subscriber; G+1 with the recomputed hash; its timers cancelled.
     fn fence_member(&mut self, gid: &str, mid: &str, records: &mut Vec<Record>) {
-        let Some(g) = self.groups.get(gid) else { return };
+        let Some(g) = self.groups.get(gid) else {
+            return;
+        };
         let Some(m) = g.members.get(mid) else { return };
         let regex = m.subscribed_topic_regex.clone();
         let last_of_regex = regex.as_ref().filter(|r| {
-            !g.members.values().any(|o| o.member_id != mid && o.subscribed_topic_regex.as_ref() == Some(*r))
+            !g.members
+                .values()
+                .any(|o| o.member_id != mid && o.subscribed_topic_regex.as_ref() == Some(*r))
                 && g.regexes.contains_key(*r)
         });
         let last_of_regex = last_of_regex.cloned();
@@ -615,8 +704,14 @@ impl GroupCoordinator {
         if let Some(r) = last_of_regex {
             self.emit(records, Record::regex_tombstone(gid, &r));
         }
-        let Some(g) = self.groups.get(gid) else { return };
-        let hash = self.metadata_hash(g.members.values().flat_map(|m| Self::member_topic_names(m, &g.regexes, None)));
+        let Some(g) = self.groups.get(gid) else {
+            return;
+        };
+        let hash = self.metadata_hash(
+            g.members
+                .values()
+                .flat_map(|m| Self::member_topic_names(m, &g.regexes, None)),
+        );
         let epoch = g.group_epoch + 1;
         self.emit(records, Record::group_epoch(gid, epoch, hash));
         let key = (gid.to_string(), mid.to_string());
@@ -655,7 +750,11 @@ impl GroupCoordinator {
         }
     }
 
-    fn validate(&self, ctx: &RequestContext, req: &ConsumerGroupHeartbeatRequest) -> Result<(), HbError> {
+    fn validate(
+        &self,
+        ctx: &RequestContext,
+        req: &ConsumerGroupHeartbeatRequest,
+    ) -> Result<(), HbError> {
         let e = req.member_epoch;
         if (ctx.api_version >= 1 || e > 0 || e == -1) && blank(&req.member_id) {
             return fail(INVALID_REQUEST, "MemberId can't be empty.");
@@ -671,10 +770,20 @@ impl GroupCoordinator {
         }
         if e == 0 {
             if req.rebalance_timeout_ms == -1 {
-                return fail(INVALID_REQUEST, "RebalanceTimeoutMs must be provided in first request.");
+                return fail(
+                    INVALID_REQUEST,
+                    "RebalanceTimeoutMs must be provided in first request.",
+                );
             }
-            if req.topic_partitions.as_ref().map_or(true, |t| !t.is_empty()) {
-                return fail(INVALID_REQUEST, "TopicPartitions must be empty when (re-)joining.");
+            if req
+                .topic_partitions
+                .as_ref()
+                .map_or(true, |t| !t.is_empty())
+            {
+                return fail(
+                    INVALID_REQUEST,
+                    "TopicPartitions must be empty when (re-)joining.",
+                );
             }
             if req.subscribed_topic_names.is_none() && req.subscribed_topic_regex.is_none() {
                 return fail(
@@ -694,7 +803,11 @@ impl GroupCoordinator {
                 let names: Vec<&str> = self.config.assignors.iter().map(|x| x.name()).collect();
                 return fail(
                     UNSUPPORTED_ASSIGNOR,
-                    format!("ServerAssignor {} is not supported. Supported assignors: {}.", &**a, names.join(", ")),
+                    format!(
+                        "ServerAssignor {} is not supported. Supported assignors: {}.",
+                        &**a,
+                        names.join(", ")
+                    ),
                 );
             }
         }
@@ -724,19 +837,35 @@ impl GroupCoordinator {
         let gid = req.group_id.to_string();
         let mid = req.member_id.to_string();
         let Some(g) = self.groups.get(&gid) else {
-            return fail(GROUP_ID_NOT_FOUND, format!("Consumer group {gid} not found."));
+            return fail(
+                GROUP_ID_NOT_FOUND,
+                format!("Consumer group {gid} not found."),
+            );
         };
         let member = match &req.instance_id {
             None => match g.members.get(&mid) {
                 Some(m) => m,
-                None => return fail(UNKNOWN_MEMBER_ID, format!("Member {mid} is not a member of group {gid}.")),
+                None => {
+                    return fail(
+                        UNKNOWN_MEMBER_ID,
+                        format!("Member {mid} is not a member of group {gid}."),
+                    )
+                }
             },
             Some(i) => match g.static_member(i) {
-                None => return fail(UNKNOWN_MEMBER_ID, format!("Instance id {} is unknown.", &**i)),
+                None => {
+                    return fail(
+                        UNKNOWN_MEMBER_ID,
+                        format!("Instance id {} is unknown.", &**i),
+                    )
+                }
                 Some(h) if h.member_id != mid => {
                     return fail(
                         FENCED_INSTANCE_ID,
-                        format!("Static member {mid} with instance id {} was fenced by member {}.", &**i, h.member_id),
+                        format!(
+                            "Static member {mid} with instance id {} was fenced by member {}.",
+                            &**i, h.member_id
+                        ),
                     )
                 }
                 Some(h) => h,
@@ -776,7 +905,11 @@ impl GroupCoordinator {
         })
     }
 
-    fn check_epoch(m: &ConsumerGroupMember, received: i32, owned: Option<&Assignment>) -> Result<(), HbError> {
+    fn check_epoch(
+        m: &ConsumerGroupMember,
+        received: i32,
+        owned: Option<&Assignment>,
+    ) -> Result<(), HbError> {
         if received > m.member_epoch {
             return fail(
                 FENCED_MEMBER_EPOCH,
@@ -789,7 +922,8 @@ impl GroupCoordinator {
         if received < m.member_epoch {
             let tolerated = received == m.previous_member_epoch
                 && owned.is_some_and(|o| {
-                    o.iter().all(|(t, ps)| m.assigned.get(t).is_some_and(|a| ps.is_subset(a)))
+                    o.iter()
+                        .all(|(t, ps)| m.assigned.get(t).is_some_and(|a| ps.is_subset(a)))
                 });
             if !tolerated {
                 return fail(
@@ -806,10 +940,19 @@ impl GroupCoordinator {
 
     /// Phase one of a heartbeat (epoch ≥ 0): every check and every fallible computation (regex
     /// compilation, the assignor), with no state change.
-    fn plan(&mut self, ctx: &RequestContext, req: &ConsumerGroupHeartbeatRequest, now_ms: i64) -> Result<Plan, HbError> {
+    fn plan(
+        &mut self,
+        ctx: &RequestContext,
+        req: &ConsumerGroupHeartbeatRequest,
+        now_ms: i64,
+    ) -> Result<Plan, HbError> {
         let gid = req.group_id.to_string();
         let epoch = req.member_epoch;
-        let generated = if epoch == 0 && blank(&req.member_id) { Some(self.ids.generate()) } else { None };
+        let generated = if epoch == 0 && blank(&req.member_id) {
+            Some(self.ids.generate())
+        } else {
+            None
+        };
         let fresh;
         let g = match self.groups.get(&gid) {
             Some(g) => g,
@@ -817,15 +960,25 @@ impl GroupCoordinator {
                 fresh = ConsumerGroup::new(&gid);
                 &fresh
             }
-            None => return fail(GROUP_ID_NOT_FOUND, format!("Consumer group {gid} not found.")),
+            None => {
+                return fail(
+                    GROUP_ID_NOT_FOUND,
+                    format!("Consumer group {gid} not found."),
+                )
+            }
         };
         let new_group = g.group_epoch == 0;
         let req_mid = req.member_id.to_string();
         // Max size, before member lookup (1.2).
-        if g.members.len() >= self.config.max_size as usize && (blank(&req_mid) || !g.members.contains_key(&req_mid)) {
+        if g.members.len() >= self.config.max_size as usize
+            && (blank(&req_mid) || !g.members.contains_key(&req_mid))
+        {
             return fail(
                 GROUP_MAX_SIZE_REACHED,
-                format!("The consumer group has reached its maximum capacity of {} members.", self.config.max_size),
+                format!(
+                    "The consumer group has reached its maximum capacity of {} members.",
+                    self.config.max_size
+                ),
             );
         }
         let member_id = generated.unwrap_or(req_mid);
@@ -842,7 +995,10 @@ impl GroupCoordinator {
                 }
                 None if epoch == 0 => ConsumerGroupMember::new(&member_id),
                 None => {
-                    return fail(UNKNOWN_MEMBER_ID, format!("Member {member_id} is not a member of group {gid}."))
+                    return fail(
+                        UNKNOWN_MEMBER_ID,
+                        format!("Member {member_id} is not a member of group {gid}."),
+                    )
                 }
             },
             Some(i) => {
@@ -909,7 +1065,11 @@ impl GroupCoordinator {
             u.subscribed_topic_names = names.iter().map(|n| n.to_string()).collect();
         }
         if let Some(re) = &req.subscribed_topic_regex {
-            u.subscribed_topic_regex = if re.is_empty() { None } else { Some(re.to_string()) };
+            u.subscribed_topic_regex = if re.is_empty() {
+                None
+            } else {
+                Some(re.to_string())
+            };
         }
         if req.rebalance_timeout_ms != -1 {
             u.rebalance_timeout_ms = req.rebalance_timeout_ms;
@@ -951,7 +1111,9 @@ impl GroupCoordinator {
                 && g.regexes.contains_key(old)
                 && !g.members.values().any(|o| {
                     o.member_id != base.member_id
-                        && replaced.as_ref().map_or(true, |r| r.member_id != o.member_id)
+                        && replaced
+                            .as_ref()
+                            .map_or(true, |r| r.member_id != o.member_id)
                         && o.subscribed_topic_regex.as_ref() == Some(old)
                 })
         });
@@ -960,7 +1122,9 @@ impl GroupCoordinator {
         let prospective = || {
             g.members
                 .values()
-                .filter(|m| m.member_id != u.member_id && Some(&m.member_id) != replaced_id.as_ref())
+                .filter(|m| {
+                    m.member_id != u.member_id && Some(&m.member_id) != replaced_id.as_ref()
+                })
                 .chain(std::iter::once(&u))
         };
         let mut regexes_after = g.regexes.clone();
@@ -971,7 +1135,9 @@ impl GroupCoordinator {
             regexes_after.remove(d);
         }
         let bump = if new_group || subscription_changed {
-            let hash = self.metadata_hash(prospective().flat_map(|m| Self::member_topic_names(m, &regexes_after, None)));
+            let hash = self.metadata_hash(
+                prospective().flat_map(|m| Self::member_topic_names(m, &regexes_after, None)),
+            );
             Some((g.group_epoch + 1, hash))
         } else {
             None
@@ -999,7 +1165,12 @@ impl GroupCoordinator {
                 let previous = g
                     .targets
                     .get(&m.member_id)
-                    .or_else(|| replaced_id.as_ref().and_then(|r| g.targets.get(r)).filter(|_| m.member_id == u.member_id))
+                    .or_else(|| {
+                        replaced_id
+                            .as_ref()
+                            .and_then(|r| g.targets.get(r))
+                            .filter(|_| m.member_id == u.member_id)
+                    })
                     .cloned()
                     .unwrap_or_default();
                 sets.insert(ids.clone());
@@ -1022,9 +1193,10 @@ impl GroupCoordinator {
                     SubscriptionType::Heterogeneous
                 },
             };
-            let out = assignor
-                .assign(&spec, &topics_spec)
-                .map_err(|_| HbError { code: UNKNOWN_SERVER_ERROR, message: None })?;
+            let out = assignor.assign(&spec, &topics_spec).map_err(|_| HbError {
+                code: UNKNOWN_SERVER_ERROR,
+                message: None,
+            })?;
             let mut t = BTreeMap::new();
             for id in spec.members.keys() {
                 let mut a = out.members.get(id).cloned().unwrap_or_default();
@@ -1058,7 +1230,8 @@ impl GroupCoordinator {
                 best = Some((a, n));
             }
         }
-        best.map(|b| b.0.clone()).unwrap_or_else(|| self.config.assignors[0].clone())
+        best.map(|b| b.0.clone())
+            .unwrap_or_else(|| self.config.assignors[0].clone())
     }
 
     /// The assignor describe reports: the preferred one among the members, else the default.
@@ -1084,7 +1257,8 @@ impl GroupCoordinator {
                 }
             }
         }
-        best.map(|b| b.0.to_string()).unwrap_or_else(|| self.config.assignors[0].name().to_string())
+        best.map(|b| b.0.to_string())
+            .unwrap_or_else(|| self.config.assignors[0].name().to_string())
     }
 
     /// Phase two of a heartbeat: emit (and apply) the records, reconcile, arm timers, answer.
@@ -1100,10 +1274,18 @@ impl GroupCoordinator {
         let _ = plan.new_group;
         // Static replacement (1.5).
         if let Some(old) = &plan.replaced {
-            let old_target = self.groups.get(&gid).and_then(|g| g.targets.get(&old.member_id)).cloned().unwrap_or_default();
+            let old_target = self
+                .groups
+                .get(&gid)
+                .and_then(|g| g.targets.get(&old.member_id))
+                .cloned()
+                .unwrap_or_default();
             self.emit(records, Record::current_tombstone(&gid, &old.member_id));
             self.emit(records, Record::target_tombstone(&gid, &old.member_id));
-            self.emit(records, Record::member_metadata_tombstone(&gid, &old.member_id));
+            self.emit(
+                records,
+                Record::member_metadata_tombstone(&gid, &old.member_id),
+            );
             let mut copy = old.clone();
             copy.member_id = mid.clone();
             copy.member_epoch = 0;
@@ -1113,8 +1295,15 @@ impl GroupCoordinator {
             self.emit(records, Record::target(&gid, &mid, &old_target));
             self.emit(records, Record::current(&gid, &copy));
         }
-        let before = self.groups.get(&gid).and_then(|g| g.members.get(&mid)).cloned();
-        if before.as_ref().map_or(true, |b| !b.same_metadata(&plan.updated)) {
+        let before = self
+            .groups
+            .get(&gid)
+            .and_then(|g| g.members.get(&mid))
+            .cloned();
+        if before
+            .as_ref()
+            .map_or(true, |b| !b.same_metadata(&plan.updated))
+        {
             self.emit(records, Record::member_metadata(&gid, &plan.updated));
         }
         if let Some((re, res)) = &plan.new_regex {
@@ -1138,10 +1327,16 @@ impl GroupCoordinator {
         // Reconcile (1.6).
         let (member, new_member) = {
             let Some(g) = self.groups.get(&gid) else {
-                return ConsumerGroupHeartbeatResponse { error_code: UNKNOWN_SERVER_ERROR, ..Default::default() };
+                return ConsumerGroupHeartbeatResponse {
+                    error_code: UNKNOWN_SERVER_ERROR,
+                    ..Default::default()
+                };
             };
             let Some(member) = g.members.get(&mid).cloned() else {
-                return ConsumerGroupHeartbeatResponse { error_code: UNKNOWN_SERVER_ERROR, ..Default::default() };
+                return ConsumerGroupHeartbeatResponse {
+                    error_code: UNKNOWN_SERVER_ERROR,
+                    ..Default::default()
+                };
             };
             let empty = Assignment::new();
             let subscribed = self.topic_ids_of(Self::member_topic_names(&member, &g.regexes, None));
@@ -1161,7 +1356,8 @@ impl GroupCoordinator {
             self.emit(records, Record::current(&gid, &new_member));
             if new_member.state == MemberState::UnrevokedPartitions {
                 let deadline = now_ms + i64::from(new_member.rebalance_timeout_ms.max(0));
-                self.rebalance_timers.insert(key.clone(), (deadline, new_member.member_epoch));
+                self.rebalance_timers
+                    .insert(key.clone(), (deadline, new_member.member_epoch));
             } else {
                 self.rebalance_timers.remove(&key);
             }
@@ -1227,7 +1423,8 @@ impl GroupCoordinator {
                         ..Default::default()
                     };
                 };
-                let by_id: BTreeMap<Uuid, &TopicMetadata> = self.topics.values().map(|t| (t.topic_id, t)).collect();
+                let by_id: BTreeMap<Uuid, &TopicMetadata> =
+                    self.topics.values().map(|t| (t.topic_id, t)).collect();
                 let conv = |a: &Assignment| describe::Assignment {
                     topic_partitions: a
                         .iter()
@@ -1261,8 +1458,15 @@ impl GroupCoordinator {
                             member_epoch: m.member_epoch,
                             client_id: m.client_id.clone().into(),
                             client_host: m.client_host.clone().into(),
-                            subscribed_topic_names: m.subscribed_topic_names.iter().map(|s| s.clone().into()).collect(),
-                            subscribed_topic_regex: m.subscribed_topic_regex.clone().map(Into::into),
+                            subscribed_topic_names: m
+                                .subscribed_topic_names
+                                .iter()
+                                .map(|s| s.clone().into())
+                                .collect(),
+                            subscribed_topic_regex: m
+                                .subscribed_topic_regex
+                                .clone()
+                                .map(Into::into),
                             assignment: conv(&m.assigned),
                             target_assignment: conv(g.targets.get(&m.member_id).unwrap_or(&empty)),
                             member_type: 1,
@@ -1274,6 +1478,10 @@ impl GroupCoordinator {
                 }
             })
             .collect();
-        ConsumerGroupDescribeResponse { throttle_time_ms: 0, groups, ..Default::default() }
+        ConsumerGroupDescribeResponse {
+            throttle_time_ms: 0,
+            groups,
+            ..Default::default()
+        }
     }
 }

@@ -31,9 +31,11 @@ impl Reconcile<'_> {
     fn owns_any(&self, revoke: &Assignment) -> bool {
         match self.owned {
             None => revoke.values().any(|p| !p.is_empty()),
-            Some(owned) => revoke
-                .iter()
-                .any(|(t, ps)| owned.get(t).is_some_and(|o| ps.iter().any(|p| o.contains(p)))),
+            Some(owned) => revoke.iter().any(|(t, ps)| {
+                owned
+                    .get(t)
+                    .is_some_and(|o| ps.iter().any(|p| o.contains(p)))
+            }),
         }
     }
 
@@ -62,7 +64,9 @@ impl Reconcile<'_> {
             }
             MemberState::UnreleasedPartitions => Ok(self.next(member, member.member_epoch)),
             MemberState::Unknown => match self.owned {
-                Some(o) if o.values().all(BTreeSet::is_empty) => Ok(self.next(member, self.target_epoch)),
+                Some(o) if o.values().all(BTreeSet::is_empty) => {
+                    Ok(self.next(member, self.target_epoch))
+                }
                 _ => Err(Fenced),
             },
         }
@@ -105,7 +109,11 @@ impl Reconcile<'_> {
         let mut add_all = Assignment::new();
         let mut unreleased = false;
         for t in topics {
-            let tgt = if self.subscribed.contains(&t) { self.target.get(&t).unwrap_or(&empty) } else { &empty };
+            let tgt = if self.subscribed.contains(&t) {
+                self.target.get(&t).unwrap_or(&empty)
+            } else {
+                &empty
+            };
             let cur = member.assigned.get(&t).unwrap_or(&empty);
             let keep: BTreeSet<i32> = cur.intersection(tgt).copied().collect();
             let revoke: BTreeSet<i32> = cur.difference(&keep).copied().collect();
@@ -141,12 +149,20 @@ impl Reconcile<'_> {
             for (t, ps) in add_all {
                 keep_all.entry(t).or_default().extend(ps);
             }
-            m.state = if unreleased { MemberState::UnreleasedPartitions } else { MemberState::Stable };
+            m.state = if unreleased {
+                MemberState::UnreleasedPartitions
+            } else {
+                MemberState::Stable
+            };
             m.member_epoch = self.target_epoch;
             m.assigned = keep_all;
             m.pending_revocation = Assignment::new();
         } else {
-            m.state = if unreleased { MemberState::UnreleasedPartitions } else { MemberState::Stable };
+            m.state = if unreleased {
+                MemberState::UnreleasedPartitions
+            } else {
+                MemberState::Stable
+            };
             m.member_epoch = self.target_epoch;
             m.assigned = keep_all;
             m.pending_revocation = Assignment::new();

@@ -31,9 +31,15 @@ use super::{ConsumerGroupMember, MemberState};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
     /// Group epoch and metadata hash (type 3).
-    GroupMetadata(KwireConsumerGroupMetadataKey, Option<KwireConsumerGroupMetadataValue>),
+    GroupMetadata(
+        KwireConsumerGroupMetadataKey,
+        Option<KwireConsumerGroupMetadataValue>,
+    ),
     /// A member's metadata and subscription (type 5); the tombstone removes the member.
-    MemberMetadata(KwireConsumerGroupMemberMetadataKey, Option<KwireConsumerGroupMemberMetadataValue>),
+    MemberMetadata(
+        KwireConsumerGroupMemberMetadataKey,
+        Option<KwireConsumerGroupMemberMetadataValue>,
+    ),
     /// The assignment epoch (type 6).
     TargetAssignmentMetadata(
         KwireConsumerGroupTargetAssignmentMetadataKey,
@@ -97,7 +103,9 @@ impl Record {
 
     pub(crate) fn group_epoch(group_id: &str, epoch: i32, hash: u64) -> Record {
         Record::GroupMetadata(
-            KwireConsumerGroupMetadataKey { group_id: group_id.to_string().into(), ..Default::default() },
+            KwireConsumerGroupMetadataKey {
+                group_id: group_id.to_string().into(),
+            },
             Some(KwireConsumerGroupMetadataValue {
                 epoch,
                 metadata_hash: hash as i64,
@@ -114,7 +122,11 @@ impl Record {
                 rack_id: m.rack_id.clone().map(Into::into),
                 client_id: m.client_id.clone().into(),
                 client_host: m.client_host.clone().into(),
-                subscribed_topic_names: m.subscribed_topic_names.iter().map(|s| s.clone().into()).collect(),
+                subscribed_topic_names: m
+                    .subscribed_topic_names
+                    .iter()
+                    .map(|s| s.clone().into())
+                    .collect(),
                 subscribed_topic_regex: m.subscribed_topic_regex.clone().map(Into::into),
                 rebalance_timeout_ms: m.rebalance_timeout_ms,
                 server_assignor: m.server_assignor.clone().map(Into::into),
@@ -131,9 +143,11 @@ impl Record {
         Record::TargetAssignmentMetadata(
             KwireConsumerGroupTargetAssignmentMetadataKey {
                 group_id: group_id.to_string().into(),
-                ..Default::default()
             },
-            Some(KwireConsumerGroupTargetAssignmentMetadataValue { assignment_epoch: epoch, ..Default::default() }),
+            Some(KwireConsumerGroupTargetAssignmentMetadataValue {
+                assignment_epoch: epoch,
+                ..Default::default()
+            }),
         )
     }
 
@@ -198,7 +212,6 @@ fn member_key(group_id: &str, member_id: &str) -> KwireConsumerGroupMemberMetada
     KwireConsumerGroupMemberMetadataKey {
         group_id: group_id.to_string().into(),
         member_id: member_id.to_string().into(),
-        ..Default::default()
     }
 }
 
@@ -206,7 +219,6 @@ fn target_key(group_id: &str, member_id: &str) -> KwireConsumerGroupTargetAssign
     KwireConsumerGroupTargetAssignmentMemberKey {
         group_id: group_id.to_string().into(),
         member_id: member_id.to_string().into(),
-        ..Default::default()
     }
 }
 
@@ -214,7 +226,6 @@ fn current_key(group_id: &str, member_id: &str) -> KwireConsumerGroupCurrentMemb
     KwireConsumerGroupCurrentMemberAssignmentKey {
         group_id: group_id.to_string().into(),
         member_id: member_id.to_string().into(),
-        ..Default::default()
     }
 }
 
@@ -222,7 +233,6 @@ fn regex_key(group_id: &str, regex: &str) -> KwireConsumerGroupRegularExpression
     KwireConsumerGroupRegularExpressionKey {
         group_id: group_id.to_string().into(),
         regular_expression: regex.to_string().into(),
-        ..Default::default()
     }
 }
 

@@ -18,8 +18,17 @@ const NAMES: [&str; 3] = ["foo", "bar", "zar"];
 #[derive(Debug, Clone)]
 enum Op {
     Join(usize),
-    Heartbeat { m: usize, lose: bool, delay: bool, send_owned: bool },
-    ChangeSub { m: usize, mask: u8, regex: bool },
+    Heartbeat {
+        m: usize,
+        lose: bool,
+        delay: bool,
+        send_owned: bool,
+    },
+    ChangeSub {
+        m: usize,
+        mask: u8,
+        regex: bool,
+    },
     Leave(usize),
     StaticLeave(usize),
     Advance(i64),
@@ -63,7 +72,11 @@ struct Sim {
 
 impl Sim {
     fn new() -> Sim {
-        let c = GroupCoordinator::new(ConsumerGroupConfig::default(), Box::new(SequentialMemberIds::new(3))).unwrap();
+        let c = GroupCoordinator::new(
+            ConsumerGroupConfig::default(),
+            Box::new(SequentialMemberIds::new(3)),
+        )
+        .unwrap();
         let clients = (0..N)
             .map(|i| Client {
                 id: format!("m{i}"),
@@ -77,7 +90,13 @@ impl Sim {
                 delayed: None,
             })
             .collect();
-        let mut s = Sim { c, log: vec![], now: 0, clients, topics: vec![] };
+        let mut s = Sim {
+            c,
+            log: vec![],
+            now: 0,
+            clients,
+            topics: vec![],
+        };
         s.set_meta(6);
         s
     }
@@ -93,15 +112,27 @@ impl Sim {
     }
 
     fn check(&self) {
-        assert_eq!(&replay(&self.log), self.c.groups(), "state != replay(records)");
+        assert_eq!(
+            &replay(&self.log),
+            self.c.groups(),
+            "state != replay(records)"
+        );
         if let Some(g) = self.c.group("g") {
             let mut seen = BTreeSet::new();
             for m in g.members.values() {
-                assert!(m.member_epoch <= g.group_epoch, "member epoch {} > group epoch {}", m.member_epoch, g.group_epoch);
+                assert!(
+                    m.member_epoch <= g.group_epoch,
+                    "member epoch {} > group epoch {}",
+                    m.member_epoch,
+                    g.group_epoch
+                );
                 for a in [&m.assigned, &m.pending_revocation] {
                     for (t, ps) in a {
                         for p in ps {
-                            assert!(seen.insert((*t, *p)), "partition {t}-{p} held by two members");
+                            assert!(
+                                seen.insert((*t, *p)),
+                                "partition {t}-{p} held by two members"
+                            );
                         }
                     }
                 }
@@ -136,7 +167,9 @@ impl Sim {
                     cl.owned = o;
                 }
             }
-            error_codes::FENCED_MEMBER_EPOCH | error_codes::UNKNOWN_MEMBER_ID | error_codes::GROUP_ID_NOT_FOUND => {
+            error_codes::FENCED_MEMBER_EPOCH
+            | error_codes::UNKNOWN_MEMBER_ID
+            | error_codes::GROUP_ID_NOT_FOUND => {
                 cl.epoch = None;
                 cl.owned.clear();
             }
@@ -171,18 +204,28 @@ impl Sim {
                 member_id: cl.id.clone().into(),
                 member_epoch: e,
                 instance_id: cl.instance.clone().map(Into::into),
-                subscribed_topic_names: cl.sub_dirty.then(|| cl.names.iter().map(|n| n.clone().into()).collect()),
-                subscribed_topic_regex: cl.sub_dirty.then(|| cl.regex.clone().unwrap_or_default().into()),
+                subscribed_topic_names: cl
+                    .sub_dirty
+                    .then(|| cl.names.iter().map(|n| n.clone().into()).collect()),
+                subscribed_topic_regex: cl
+                    .sub_dirty
+                    .then(|| cl.regex.clone().unwrap_or_default().into()),
                 topic_partitions: send_owned.then(|| {
                     cl.owned
                         .iter()
-                        .map(|(t, ps)| ReqTp { topic_id: *t, partitions: ps.iter().copied().collect(), ..Default::default() })
+                        .map(|(t, ps)| ReqTp {
+                            topic_id: *t,
+                            partitions: ps.iter().copied().collect(),
+                            ..Default::default()
+                        })
                         .collect()
                 }),
                 ..Default::default()
             },
         };
-        let out = self.c.consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+        let out =
+            self.c
+                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
         if out.response.error_code == 0 {
             self.clients[i].sub_dirty = false;
         }
@@ -203,10 +246,20 @@ impl Sim {
                 self.clients[*i].active = true;
                 self.heartbeat(*i, false, false, true);
             }
-            Op::Heartbeat { m, lose, delay, send_owned } => self.heartbeat(*m, *lose, *delay, *send_owned),
+            Op::Heartbeat {
+                m,
+                lose,
+                delay,
+                send_owned,
+            } => self.heartbeat(*m, *lose, *delay, *send_owned),
             Op::ChangeSub { m, mask, regex } => {
                 let cl = &mut self.clients[*m];
-                cl.names = NAMES.iter().enumerate().filter(|(k, _)| mask & (1 << k) != 0).map(|(_, n)| n.to_string()).collect();
+                cl.names = NAMES
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| mask & (1 << k) != 0)
+                    .map(|(_, n)| n.to_string())
+                    .collect();
                 cl.regex = regex.then(|| "ba.|z.*".to_string());
                 cl.sub_dirty = true;
             }
@@ -223,7 +276,11 @@ impl Sim {
                     instance_id: cl.instance.clone().map(Into::into),
                     ..Default::default()
                 };
-                let out = self.c.consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+                let out = self.c.consumer_group_heartbeat(
+                    &RequestContext::new("c", "h", 1),
+                    &req,
+                    self.now,
+                );
                 self.log.extend(out.records);
                 let cl = &mut self.clients[*i];
                 cl.active = false;
@@ -245,13 +302,17 @@ impl Sim {
     }
 
     fn converged(&self) -> bool {
-        let Some(g) = self.c.group("g") else { return self.clients.iter().all(|c| !c.active) };
+        let Some(g) = self.c.group("g") else {
+            return self.clients.iter().all(|c| !c.active);
+        };
         if g.group_epoch != g.assignment_epoch && g.members.values().any(|m| m.member_epoch >= 0) {
             return false;
         }
         self.clients.iter().filter(|c| c.active).all(|c| {
             c.epoch.is_some()
-                && g.members.get(&c.id).is_some_and(|m| m.state == MemberState::Stable && m.member_epoch == g.assignment_epoch)
+                && g.members.get(&c.id).is_some_and(|m| {
+                    m.state == MemberState::Stable && m.member_epoch == g.assignment_epoch
+                })
                 && c.owned == g.members[&c.id].assigned
         })
     }
@@ -276,7 +337,11 @@ fn run(ops: Vec<Op>) {
         if s.converged() {
             return;
         }
-        assert!(round < ROUNDS, "not converged after {ROUNDS} rounds: {:#?}", s.c.group("g"));
+        assert!(
+            round < ROUNDS,
+            "not converged after {ROUNDS} rounds: {:#?}",
+            s.c.group("g")
+        );
         for i in 0..N {
             s.now += 50;
             s.fire();

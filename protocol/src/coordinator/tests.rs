@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use super::assignor::{AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, TopicsSpec};
+use super::assignor::{
+    AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, TopicsSpec,
+};
 use super::*;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
 
@@ -24,10 +26,15 @@ pub(crate) struct Preset {
 
 impl Preset {
     pub fn new(name: &str) -> Arc<Self> {
-        Arc::new(Preset { name: name.to_string(), preset: Mutex::new(None), fail: Mutex::new(false) })
+        Arc::new(Preset {
+            name: name.to_string(),
+            preset: Mutex::new(None),
+            fail: Mutex::new(false),
+        })
     }
     pub fn set(&self, p: Vec<(&str, Assignment)>) {
-        *self.preset.lock().unwrap() = Some(p.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+        *self.preset.lock().unwrap() =
+            Some(p.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
     }
 }
 
@@ -35,18 +42,37 @@ impl ConsumerGroupAssignor for Preset {
     fn name(&self) -> &str {
         &self.name
     }
-    fn assign(&self, group: &GroupSpec, topics: &TopicsSpec) -> Result<GroupAssignment, AssignorError> {
+    fn assign(
+        &self,
+        group: &GroupSpec,
+        topics: &TopicsSpec,
+    ) -> Result<GroupAssignment, AssignorError> {
         if *self.fail.lock().unwrap() {
-            return Err(AssignorError { assignor: self.name.clone(), reason: "boom".into() });
+            return Err(AssignorError {
+                assignor: self.name.clone(),
+                reason: "boom".into(),
+            });
         }
         if let Some(p) = self.preset.lock().unwrap().clone() {
-            let members = group.members.keys().map(|m| (m.clone(), p.get(m).cloned().unwrap_or_default())).collect();
+            let members = group
+                .members
+                .keys()
+                .map(|m| (m.clone(), p.get(m).cloned().unwrap_or_default()))
+                .collect();
             return Ok(GroupAssignment { members });
         }
-        let mut out: BTreeMap<String, Assignment> = group.members.keys().map(|m| (m.clone(), Assignment::new())).collect();
+        let mut out: BTreeMap<String, Assignment> = group
+            .members
+            .keys()
+            .map(|m| (m.clone(), Assignment::new()))
+            .collect();
         for (t, info) in topics {
-            let subs: Vec<&String> =
-                group.members.iter().filter(|(_, s)| s.subscribed_topic_ids.contains(t)).map(|(m, _)| m).collect();
+            let subs: Vec<&String> = group
+                .members
+                .iter()
+                .filter(|(_, s)| s.subscribed_topic_ids.contains(t))
+                .map(|(m, _)| m)
+                .collect();
             if subs.is_empty() {
                 continue;
             }
@@ -70,7 +96,11 @@ pub(crate) fn a(parts: &[(Uuid, &[i32])]) -> Assignment {
 }
 
 pub(crate) fn topics() -> Vec<TopicMetadata> {
-    vec![TopicMetadata::new(FOO, "foo", 6), TopicMetadata::new(BAR, "bar", 3), TopicMetadata::new(ZAR, "zar", 1)]
+    vec![
+        TopicMetadata::new(FOO, "foo", 6),
+        TopicMetadata::new(BAR, "bar", 3),
+        TopicMetadata::new(ZAR, "zar", 1),
+    ]
 }
 
 pub(crate) struct H {
@@ -86,8 +116,21 @@ impl H {
         let assignor = Preset::new("range");
         let mut cfg = ConsumerGroupConfig::with_assignors(vec![assignor.clone()]);
         config(&mut cfg);
-        let c = GroupCoordinator::load(cfg, Box::new(SequentialMemberIds::new(7)), topics(), &records, 0).unwrap();
-        let h = H { c, log: records, assignor, now: 0, version: 1 };
+        let c = GroupCoordinator::load(
+            cfg,
+            Box::new(SequentialMemberIds::new(7)),
+            topics(),
+            &records,
+            0,
+        )
+        .unwrap();
+        let h = H {
+            c,
+            log: records,
+            assignor,
+            now: 0,
+            version: 1,
+        };
         h.check();
         h
     }
@@ -95,9 +138,16 @@ impl H {
         H::with(|_| {}, vec![])
     }
     pub fn check(&self) {
-        assert_eq!(&replay(&self.log), self.c.groups(), "state != replay(records)");
+        assert_eq!(
+            &replay(&self.log),
+            self.c.groups(),
+            "state != replay(records)"
+        );
     }
-    pub fn hb(&mut self, r: ConsumerGroupHeartbeatRequest) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
+    pub fn hb(
+        &mut self,
+        r: ConsumerGroupHeartbeatRequest,
+    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
         let ctx = RequestContext::new("client", "/127.0.0.1", self.version);
         let out = self.c.consumer_group_heartbeat(&ctx, &r, self.now);
         if out.response.error_code != 0 {
@@ -107,7 +157,10 @@ impl H {
         self.check();
         (out.response, out.records)
     }
-    pub fn ok(&mut self, r: ConsumerGroupHeartbeatRequest) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
+    pub fn ok(
+        &mut self,
+        r: ConsumerGroupHeartbeatRequest,
+    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
         let (resp, recs) = self.hb(r);
         assert_eq!(resp.error_code, 0, "{:?}", resp.error_message);
         (resp, recs)
@@ -119,7 +172,12 @@ impl H {
         assert_eq!(resp.member_epoch, 0);
         assert_eq!(resp.heartbeat_interval_ms, 0);
         assert!(resp.assignment.is_none());
-        (resp.error_code, resp.error_message.map(|m| m.to_string()).unwrap_or_default())
+        (
+            resp.error_code,
+            resp.error_message
+                .map(|m| m.to_string())
+                .unwrap_or_default(),
+        )
     }
     pub fn fire(&mut self, now: i64) -> Vec<Record> {
         self.now = now;
@@ -137,7 +195,12 @@ impl H {
 }
 
 pub(crate) fn req(g: &str, m: &str, e: i32) -> ConsumerGroupHeartbeatRequest {
-    ConsumerGroupHeartbeatRequest { group_id: g.to_string().into(), member_id: m.to_string().into(), member_epoch: e, ..Default::default() }
+    ConsumerGroupHeartbeatRequest {
+        group_id: g.to_string().into(),
+        member_id: m.to_string().into(),
+        member_epoch: e,
+        ..Default::default()
+    }
 }
 
 pub(crate) fn join(g: &str, m: &str, names: &[&str]) -> ConsumerGroupHeartbeatRequest {
@@ -153,7 +216,11 @@ pub(crate) fn owned(parts: &[(Uuid, &[i32])]) -> Option<Vec<ReqTp>> {
     Some(
         parts
             .iter()
-            .map(|(t, ps)| ReqTp { topic_id: *t, partitions: ps.to_vec().into(), ..Default::default() })
+            .map(|(t, ps)| ReqTp {
+                topic_id: *t,
+                partitions: ps.to_vec().into(),
+                ..Default::default()
+            })
             .collect(),
     )
 }
@@ -162,7 +229,9 @@ fn resp_assignment(r: &ConsumerGroupHeartbeatResponse) -> Option<Assignment> {
     r.assignment.as_ref().map(|x| {
         let mut out = Assignment::new();
         for tp in &x.topic_partitions {
-            out.entry(tp.topic_id).or_default().extend(tp.partitions.iter());
+            out.entry(tp.topic_id)
+                .or_default()
+                .extend(tp.partitions.iter());
         }
         out
     })
@@ -170,7 +239,11 @@ fn resp_assignment(r: &ConsumerGroupHeartbeatResponse) -> Option<Assignment> {
 
 /// "M(e10) ..." fixture records: members STABLE at epoch `e` with current = target, group at
 /// G = A = e.
-pub(crate) fn stable_group(g: &str, e: i32, members: &[(&str, Option<&str>, &[&str], Assignment)]) -> Vec<Record> {
+pub(crate) fn stable_group(
+    g: &str,
+    e: i32,
+    members: &[(&str, Option<&str>, &[&str], Assignment)],
+) -> Vec<Record> {
     let mut r = vec![];
     for (m, inst, names, _) in members {
         let mut mm = ConsumerGroupMember::new(m);
@@ -199,7 +272,9 @@ pub(crate) fn stable_group(g: &str, e: i32, members: &[(&str, Option<&str>, &[&s
 }
 
 fn kinds(recs: &[Record]) -> Vec<(i16, bool)> {
-    recs.iter().map(|r| (r.record_type(), r.is_tombstone())).collect()
+    recs.iter()
+        .map(|r| (r.record_type(), r.is_tombstone()))
+        .collect()
 }
 
 // ------------------------------------------------------------------------------------------
@@ -244,10 +319,16 @@ fn s01_validation() {
     }
     // v0 with an empty member id at epoch 1.
     h.version = 0;
-    assert_eq!(h.err(req("foo", "", 1)), (42, "MemberId can't be empty.".to_string()));
+    assert_eq!(
+        h.err(req("foo", "", 1)),
+        (42, "MemberId can't be empty.".to_string())
+    );
     // v1 requires the member id even at epoch 0.
     h.version = 1;
-    assert_eq!(h.err(join("foo", "", &["foo"])), (42, "MemberId can't be empty.".to_string()));
+    assert_eq!(
+        h.err(join("foo", "", &["foo"])),
+        (42, "MemberId can't be empty.".to_string())
+    );
     assert!(h.c.groups().is_empty());
 }
 
@@ -257,11 +338,19 @@ fn s02_regex_validation() {
     let rx = |m: &str, e: i32, re: &str| ConsumerGroupHeartbeatRequest {
         subscribed_topic_regex: Some(re.to_string().into()),
         subscribed_topic_names: None,
-        ..if e == 0 { join("g", m, &[]) } else { req("g", m, e) }
+        ..if e == 0 {
+            join("g", m, &[])
+        } else {
+            req("g", m, e)
+        }
     };
     assert_eq!(
         h.err(rx("m", 0, "[")),
-        (128, "SubscribedTopicRegex `[` is not a valid regular expression: unclosed character class.".to_string())
+        (
+            128,
+            "SubscribedTopicRegex `[` is not a valid regular expression: unclosed character class."
+                .to_string()
+        )
     );
     let (r, recs) = h.ok(rx("m", 0, ".*"));
     assert_eq!(r.member_epoch, 1);
@@ -274,15 +363,29 @@ fn s02_regex_validation() {
         ..req("g", "m", 1)
     });
     assert_eq!(r.member_epoch, 2);
-    assert!(recs.iter().all(|r| r.record_type() != 16), "regex unchanged");
+    assert!(
+        recs.iter().all(|r| r.record_type() != 16),
+        "regex unchanged"
+    );
     // Whole-name match (D4): "fo" matches nothing, "fo." matches foo only.
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: Some(vec![]), ..rx("m", 2, "ba.") });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: Some(vec![]),
+        ..rx("m", 2, "ba.")
+    });
     assert_eq!(r.member_epoch, 3);
-    assert_eq!(h.group("g").regexes["ba."].topics, BTreeSet::from(["bar".to_string()]));
+    assert_eq!(
+        h.group("g").regexes["ba."].topics,
+        BTreeSet::from(["bar".to_string()])
+    );
     // Clearing with "" tombstones the regex and bumps.
-    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: Some(vec![]), ..rx("m", 3, "") });
+    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: Some(vec![]),
+        ..rx("m", 3, "")
+    });
     assert_eq!(r.member_epoch, 4);
-    assert!(recs.iter().any(|r| r.record_type() == 16 && r.is_tombstone()));
+    assert!(recs
+        .iter()
+        .any(|r| r.record_type() == 16 && r.is_tombstone()));
     assert!(h.group("g").regexes.is_empty());
 }
 
@@ -315,7 +418,10 @@ fn s04_unknown_group() {
 fn s05_unknown_member() {
     let mut h = H::new();
     h.ok(join("g", "A", &["foo"]));
-    assert_eq!(h.err(req("g", "random", 1)), (25, "Member random is not a member of group g.".to_string()));
+    assert_eq!(
+        h.err(req("g", "random", 1)),
+        (25, "Member random is not a member of group g.".to_string())
+    );
 }
 
 #[test]
@@ -328,8 +434,18 @@ fn s06_member_epoch_validation() {
     assert_eq!(h.err(req("g", "M", 200)).0, 110);
     assert_eq!(h.err(req("g", "M", 50)).0, 110);
     assert_eq!(h.err(req("g", "M", 99)).0, 110);
-    assert_eq!(h.err(ConsumerGroupHeartbeatRequest { topic_partitions: owned(&[(FOO, &[1, 2, 4])]), ..req("g", "M", 99) }).0, 110);
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: owned(&[(FOO, &[1, 2])]), ..req("g", "M", 99) });
+    assert_eq!(
+        h.err(ConsumerGroupHeartbeatRequest {
+            topic_partitions: owned(&[(FOO, &[1, 2, 4])]),
+            ..req("g", "M", 99)
+        })
+        .0,
+        110
+    );
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: owned(&[(FOO, &[1, 2])]),
+        ..req("g", "M", 99)
+    });
     assert_eq!(r.member_epoch, 100);
 }
 
@@ -340,7 +456,10 @@ fn s07_max_size() {
     h.ok(join("g", "M2", &["foo"]));
     assert_eq!(
         h.err(join("g", "M3", &["foo"])),
-        (81, "The consumer group has reached its maximum capacity of 2 members.".to_string())
+        (
+            81,
+            "The consumer group has reached its maximum capacity of 2 members.".to_string()
+        )
     );
     // An existing member rejoining under its own id is never rejected.
     h.ok(join("g", "M1", &["foo"]));
@@ -352,16 +471,31 @@ fn s07_max_size() {
 #[test]
 fn s08_member_joins_empty_group() {
     let mut h = H::new();
-    h.assignor.set(vec![("M", a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]))]);
+    h.assignor.set(vec![(
+        "M",
+        a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]),
+    )]);
     let (r, recs) = h.ok(join("g", "M", &["foo", "bar"]));
     assert_eq!(r.member_epoch, 1);
     assert_eq!(r.heartbeat_interval_ms, 5000);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]))
+    );
     let m = h.member("g", "M");
-    assert_eq!((m.state, m.member_epoch, m.previous_member_epoch), (MemberState::Stable, 1, 0));
+    assert_eq!(
+        (m.state, m.member_epoch, m.previous_member_epoch),
+        (MemberState::Stable, 1, 0)
+    );
     let g = h.group("g");
-    assert_eq!((g.group_epoch, g.assignment_epoch, g.state), (1, 1, GroupState::Stable));
-    assert_eq!(kinds(&recs), vec![(5, false), (3, false), (7, false), (6, false), (8, false)]);
+    assert_eq!(
+        (g.group_epoch, g.assignment_epoch, g.state),
+        (1, 1, GroupState::Stable)
+    );
+    assert_eq!(
+        kinds(&recs),
+        vec![(5, false), (3, false), (7, false), (6, false), (8, false)]
+    );
     assert_eq!(h.c.session_deadline("g", "M"), Some(45000));
 }
 
@@ -370,23 +504,46 @@ fn ten() -> Vec<Record> {
         "g",
         10,
         &[
-            ("M1", None, &["foo", "bar"], a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])])),
-            ("M2", None, &["foo", "bar"], a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])),
+            (
+                "M1",
+                None,
+                &["foo", "bar"],
+                a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])]),
+            ),
+            (
+                "M2",
+                None,
+                &["foo", "bar"],
+                a(&[(FOO, &[3, 4, 5]), (BAR, &[2])]),
+            ),
         ],
     )
 }
 
 #[test]
 fn s09_updating_subscription_triggers_new_target() {
-    let mut h = H::with(|_| {}, stable_group("g", 10, &[("M", None, &["foo"], a(&[(FOO, &[0, 1, 2, 3, 4, 5])]))]));
-    h.assignor.set(vec![("M", a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]))]);
+    let mut h = H::with(
+        |_| {},
+        stable_group(
+            "g",
+            10,
+            &[("M", None, &["foo"], a(&[(FOO, &[0, 1, 2, 3, 4, 5])]))],
+        ),
+    );
+    h.assignor.set(vec![(
+        "M",
+        a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]),
+    )]);
     let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
         subscribed_topic_names: Some(vec!["foo".into(), "bar".into()]),
         ..req("g", "M", 10)
     });
     assert_eq!(h.group("g").group_epoch, 11);
     assert_eq!(r.member_epoch, 11);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5]), (BAR, &[0, 1, 2])]))
+    );
 }
 
 #[test]
@@ -401,8 +558,22 @@ fn s10_new_member_triggers_new_target() {
     assert_eq!(r.member_epoch, 11);
     assert_eq!(resp_assignment(&r), Some(Assignment::new()));
     let m = h.member("g", "M3");
-    assert_eq!((m.state, m.member_epoch, m.previous_member_epoch), (MemberState::UnreleasedPartitions, 11, 0));
-    assert_eq!(kinds(&recs), vec![(5, false), (3, false), (7, false), (7, false), (7, false), (6, false), (8, false)]);
+    assert_eq!(
+        (m.state, m.member_epoch, m.previous_member_epoch),
+        (MemberState::UnreleasedPartitions, 11, 0)
+    );
+    assert_eq!(
+        kinds(&recs),
+        vec![
+            (5, false),
+            (3, false),
+            (7, false),
+            (7, false),
+            (7, false),
+            (6, false),
+            (8, false)
+        ]
+    );
 }
 
 #[test]
@@ -414,21 +585,30 @@ fn s11_reconciliation_process() {
         ("M3", a(&[(FOO, &[4, 5]), (BAR, &[1])])),
     ]);
     let (r, _) = h.ok(join("g", "M3", &["foo", "bar"]));
-    assert_eq!((r.member_epoch, resp_assignment(&r)), (11, Some(Assignment::new())));
+    assert_eq!(
+        (r.member_epoch, resp_assignment(&r)),
+        (11, Some(Assignment::new()))
+    );
     assert_eq!(h.member("g", "M3").state, MemberState::UnreleasedPartitions);
     assert_eq!(h.group("g").state, GroupState::Reconciling);
     let (r, _) = h.ok(req("g", "M1", 10));
     assert_eq!(r.member_epoch, 10);
     assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[0, 1]), (BAR, &[0])])));
     let m = h.member("g", "M1");
-    assert_eq!((m.state, m.previous_member_epoch), (MemberState::UnrevokedPartitions, 10));
+    assert_eq!(
+        (m.state, m.previous_member_epoch),
+        (MemberState::UnrevokedPartitions, 10)
+    );
     assert_eq!(m.pending_revocation, a(&[(FOO, &[2]), (BAR, &[1])]));
     assert!(h.c.rebalance_deadline("g", "M1").is_some());
     // Continue the process: M2 revokes foo{4,5}; M1 acks its revocation; M3 gets everything.
     let (r, _) = h.ok(req("g", "M2", 10));
     assert_eq!(r.member_epoch, 10);
     assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[3]), (BAR, &[2])])));
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: owned(&[(FOO, &[0, 1]), (BAR, &[0])]), ..req("g", "M1", 10) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: owned(&[(FOO, &[0, 1]), (BAR, &[0])]),
+        ..req("g", "M1", 10)
+    });
     assert_eq!(r.member_epoch, 11);
     assert_eq!(h.member("g", "M1").state, MemberState::Stable);
     assert!(h.c.rebalance_deadline("g", "M1").is_none());
@@ -436,7 +616,10 @@ fn s11_reconciliation_process() {
     let (r, _) = h.ok(req("g", "M3", 11));
     assert_eq!(resp_assignment(&r), Some(a(&[(BAR, &[1])])));
     assert_eq!(h.member("g", "M3").state, MemberState::UnreleasedPartitions);
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: owned(&[(FOO, &[3]), (BAR, &[2])]), ..req("g", "M2", 10) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: owned(&[(FOO, &[3]), (BAR, &[2])]),
+        ..req("g", "M2", 10)
+    });
     assert_eq!(r.member_epoch, 11);
     assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[2, 3]), (BAR, &[2])])));
     let (r, _) = h.ok(req("g", "M3", 11));
@@ -447,11 +630,27 @@ fn s11_reconciliation_process() {
 #[test]
 fn s16_full_response() {
     let mut h = H::new();
-    h.c.set_topics(vec![TopicMetadata::new(FOO, "foo", 2), TopicMetadata::new(BAR, "bar", 0)], 0);
+    h.c.set_topics(
+        vec![
+            TopicMetadata::new(FOO, "foo", 2),
+            TopicMetadata::new(BAR, "bar", 0),
+        ],
+        0,
+    );
     let (r, _) = h.ok(join("g", "M", &["foo"]));
-    assert_eq!((r.member_epoch, resp_assignment(&r)), (1, Some(a(&[(FOO, &[0, 1])]))));
+    assert_eq!(
+        (r.member_epoch, resp_assignment(&r)),
+        (1, Some(a(&[(FOO, &[0, 1])])))
+    );
     let (r, _) = h.ok(req("g", "M", 1));
-    assert_eq!((r.member_epoch, r.heartbeat_interval_ms, r.assignment.is_none()), (1, 5000, true));
+    assert_eq!(
+        (
+            r.member_epoch,
+            r.heartbeat_interval_ms,
+            r.assignment.is_none()
+        ),
+        (1, 5000, true)
+    );
     h.assignor.set(vec![("M", a(&[(FOO, &[0, 1])]))]);
     let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
         server_assignor: Some("range".into()),
@@ -480,14 +679,35 @@ fn s17_leaving_member_bumps_group_epoch() {
         "g",
         10,
         &[
-            ("M1", None, &["foo", "bar"], a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])])),
-            ("M2", None, &["foo", "bar", "zar"], a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])),
+            (
+                "M1",
+                None,
+                &["foo", "bar"],
+                a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])]),
+            ),
+            (
+                "M2",
+                None,
+                &["foo", "bar", "zar"],
+                a(&[(FOO, &[3, 4, 5]), (BAR, &[2])]),
+            ),
         ],
     );
     let mut h = H::with(|_| {}, recs);
     let (r, recs) = h.ok(req("g", "M2", -1));
-    assert_eq!((r.member_id.as_deref(), r.member_epoch, r.heartbeat_interval_ms, r.assignment.is_none()), (Some("M2"), -1, 0, true));
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (3, false)]);
+    assert_eq!(
+        (
+            r.member_id.as_deref(),
+            r.member_epoch,
+            r.heartbeat_interval_ms,
+            r.assignment.is_none()
+        ),
+        (Some("M2"), -1, 0, true)
+    );
+    assert_eq!(
+        kinds(&recs),
+        vec![(8, true), (7, true), (5, true), (3, false)]
+    );
     assert_eq!(h.group("g").group_epoch, 11);
     assert_eq!(h.group("g").state, GroupState::Assigning);
     assert_eq!(h.c.session_deadline("g", "M2"), None);
@@ -499,14 +719,30 @@ fn s18_leaving_static_member_bumps_group_epoch() {
         "g",
         10,
         &[
-            ("M1", Some("M1"), &["foo", "bar"], a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])])),
-            ("M2", Some("M2"), &["foo", "bar", "zar"], a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])),
+            (
+                "M1",
+                Some("M1"),
+                &["foo", "bar"],
+                a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])]),
+            ),
+            (
+                "M2",
+                Some("M2"),
+                &["foo", "bar", "zar"],
+                a(&[(FOO, &[3, 4, 5]), (BAR, &[2])]),
+            ),
         ],
     );
     let mut h = H::with(|_| {}, recs);
-    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("M2".into()), ..req("g", "M2", -1) });
+    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("M2".into()),
+        ..req("g", "M2", -1)
+    });
     assert_eq!((r.member_id.as_deref(), r.member_epoch), (Some("M2"), -1));
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (3, false)]);
+    assert_eq!(
+        kinds(&recs),
+        vec![(8, true), (7, true), (5, true), (3, false)]
+    );
 }
 
 fn static_ten(m2_names: &'static [&'static str], m2: Assignment) -> Vec<Record> {
@@ -514,7 +750,12 @@ fn static_ten(m2_names: &'static [&'static str], m2: Assignment) -> Vec<Record> 
         "g",
         10,
         &[
-            ("M1", Some("I1"), &["foo", "bar"], a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])])),
+            (
+                "M1",
+                Some("I1"),
+                &["foo", "bar"],
+                a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])]),
+            ),
             ("M2", Some("I2"), m2_names, m2),
         ],
     )
@@ -522,17 +763,43 @@ fn static_ten(m2_names: &'static [&'static str], m2: Assignment) -> Vec<Record> 
 
 #[test]
 fn s19_static_member_gets_back_assignment_upon_rejoin() {
-    let mut h = H::with(|_| {}, static_ten(&["foo", "bar"], a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])));
-    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..req("g", "M2", -2) });
+    let mut h = H::with(
+        |_| {},
+        static_ten(&["foo", "bar"], a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])),
+    );
+    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..req("g", "M2", -2)
+    });
     assert_eq!((r.member_id.as_deref(), r.member_epoch), (Some("M2"), -2));
     assert_eq!(kinds(&recs), vec![(8, false)]);
     assert_eq!(h.member("g", "M2").member_epoch, -2);
-    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..join("g", "M2b", &["foo", "bar"]) });
+    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..join("g", "M2b", &["foo", "bar"])
+    });
     assert_eq!(r.member_epoch, 10);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])));
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (5, false), (7, false), (8, false), (8, false)]);
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[2])]))
+    );
+    assert_eq!(
+        kinds(&recs),
+        vec![
+            (8, true),
+            (7, true),
+            (5, true),
+            (5, false),
+            (7, false),
+            (8, false),
+            (8, false)
+        ]
+    );
     let m = h.member("g", "M2b");
-    assert_eq!((m.member_epoch, m.previous_member_epoch, m.state), (10, 0, MemberState::Stable));
+    assert_eq!(
+        (m.member_epoch, m.previous_member_epoch, m.state),
+        (10, 0, MemberState::Stable)
+    );
     assert_eq!(h.group("g").group_epoch, 10);
     assert!(!h.group("g").members.contains_key("M2"));
     // The old member's session timer fires as a no-op.
@@ -543,21 +810,40 @@ fn s19_static_member_gets_back_assignment_upon_rejoin() {
 #[test]
 fn s20_static_member_rejoins_with_new_subscribed_topics() {
     let mut h = H::with(|_| {}, static_ten(&["foo"], a(&[(FOO, &[3, 4, 5])])));
-    h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..req("g", "M2", -2) });
+    h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..req("g", "M2", -2)
+    });
     h.assignor.set(vec![
         ("M1", a(&[(FOO, &[0, 1, 2]), (BAR, &[])])),
         ("M2b", a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])])),
     ]);
     // M1 must give bar{0,1} up first, so the preset keeps bar for M2b free only after revocation.
-    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..join("g", "M2b", &["foo", "bar"]) });
+    let (r, recs) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..join("g", "M2b", &["foo", "bar"])
+    });
     assert_eq!(r.member_epoch, 11);
     let k = kinds(&recs);
-    assert_eq!(&k[..6], &[(8, true), (7, true), (5, true), (5, false), (7, false), (8, false)]);
+    assert_eq!(
+        &k[..6],
+        &[
+            (8, true),
+            (7, true),
+            (5, true),
+            (5, false),
+            (7, false),
+            (8, false)
+        ]
+    );
     assert_eq!(k[6], (5, false));
     assert_eq!(k[7], (3, false));
     assert_eq!(h.group("g").group_epoch, 11);
     // bar{0,1} still owned by M1: M2b gets foo{3,4,5} bar{2} now.
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[2])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[2])]))
+    );
 }
 
 #[test]
@@ -566,20 +852,38 @@ fn s20b_static_rejoin_new_subscription_free_partitions() {
     let recs = stable_group(
         "g",
         10,
-        &[("M1", Some("I1"), &["foo"], a(&[(FOO, &[0, 1, 2])])), ("M2", Some("I2"), &["foo"], a(&[(FOO, &[3, 4, 5])]))],
+        &[
+            ("M1", Some("I1"), &["foo"], a(&[(FOO, &[0, 1, 2])])),
+            ("M2", Some("I2"), &["foo"], a(&[(FOO, &[3, 4, 5])])),
+        ],
     );
     let mut h = H::with(|_| {}, recs);
-    h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..req("g", "M2", -2) });
-    h.assignor.set(vec![("M1", a(&[(FOO, &[0, 1, 2])])), ("M2b", a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])]))]);
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I2".into()), ..join("g", "M2b", &["foo", "bar"]) });
+    h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..req("g", "M2", -2)
+    });
+    h.assignor.set(vec![
+        ("M1", a(&[(FOO, &[0, 1, 2])])),
+        ("M2b", a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])])),
+    ]);
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I2".into()),
+        ..join("g", "M2b", &["foo", "bar"])
+    });
     assert_eq!(r.member_epoch, 11);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])]))
+    );
 }
 
 #[test]
 fn s21_unreleased_instance_id() {
     let mut h = H::with(|_| {}, static_ten(&["foo"], a(&[(FOO, &[3, 4, 5])])));
-    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest { instance_id: Some("I1".into()), ..join("g", "M9", &["foo"]) });
+    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I1".into()),
+        ..join("g", "M9", &["foo"])
+    });
     assert_eq!(code, 111);
     assert_eq!(msg, "Static member M9 with instance id I1 cannot join the group because the instance id is owned by M1 member.");
 }
@@ -587,18 +891,36 @@ fn s21_unreleased_instance_id() {
 #[test]
 fn s22_unknown_static_member() {
     let mut h = H::with(|_| {}, static_ten(&["foo"], a(&[(FOO, &[3, 4, 5])])));
-    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest { instance_id: Some("I9".into()), ..req("g", "M1", 10) });
+    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I9".into()),
+        ..req("g", "M1", 10)
+    });
     assert_eq!((code, msg.as_str()), (25, "Instance id I9 is unknown."));
-    let (code, _) = h.err(ConsumerGroupHeartbeatRequest { instance_id: Some("I9".into()), ..req("g", "M1", -2) });
+    let (code, _) = h.err(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I9".into()),
+        ..req("g", "M1", -2)
+    });
     assert_eq!(code, 25);
 }
 
 #[test]
 fn s23_fenced_instance_id() {
     let mut h = H::with(|_| {}, static_ten(&["foo"], a(&[(FOO, &[3, 4, 5])])));
-    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest { instance_id: Some("I1".into()), ..req("g", "unknown-M1", 11) });
-    assert_eq!((code, msg.as_str()), (82, "Static member unknown-M1 with instance id I1 was fenced by member M1."));
-    let (code, _) = h.err(ConsumerGroupHeartbeatRequest { instance_id: Some("I1".into()), ..req("g", "unknown-M1", -2) });
+    let (code, msg) = h.err(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I1".into()),
+        ..req("g", "unknown-M1", 11)
+    });
+    assert_eq!(
+        (code, msg.as_str()),
+        (
+            82,
+            "Static member unknown-M1 with instance id I1 was fenced by member M1."
+        )
+    );
+    let (code, _) = h.err(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I1".into()),
+        ..req("g", "unknown-M1", -2)
+    });
     assert_eq!(code, 82);
 }
 
@@ -608,13 +930,19 @@ fn s23_fenced_instance_id() {
 #[test]
 fn s24_session_timeout() {
     let mut h = H::new();
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { rebalance_timeout_ms: 90000, ..join("g", "M", &["foo"]) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        rebalance_timeout_ms: 90000,
+        ..join("g", "M", &["foo"])
+    });
     assert_eq!(r.member_epoch, 1);
     assert_eq!(h.c.session_deadline("g", "M"), Some(45000));
     assert_eq!(h.c.next_deadline(), Some(45000));
     assert!(h.fire(44_999).is_empty());
     let recs = h.fire(45_001);
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (3, false)]);
+    assert_eq!(
+        kinds(&recs),
+        vec![(8, true), (7, true), (5, true), (3, false)]
+    );
     assert_eq!(h.group("g").group_epoch, 2);
     assert_eq!(h.c.next_deadline(), None);
 }
@@ -622,20 +950,32 @@ fn s24_session_timeout() {
 #[test]
 fn s25_session_timeout_static_member() {
     let mut h = H::new();
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I".into()), ..join("g", "M", &["foo"]) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I".into()),
+        ..join("g", "M", &["foo"])
+    });
     assert_eq!(r.member_epoch, 1);
     h.now = 1000;
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { instance_id: Some("I".into()), ..req("g", "M", -2) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        instance_id: Some("I".into()),
+        ..req("g", "M", -2)
+    });
     assert_eq!(r.member_epoch, -2);
     assert_eq!(h.c.session_deadline("g", "M"), Some(45000));
     let recs = h.fire(45_001);
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (3, false)]);
+    assert_eq!(
+        kinds(&recs),
+        vec![(8, true), (7, true), (5, true), (3, false)]
+    );
     assert_eq!(h.group("g").group_epoch, 2);
 }
 
 #[test]
 fn s27_group_states_on_replay() {
-    let mut log = vec![Record::group_epoch("g", 10, 0), Record::target_epoch("g", 10)];
+    let mut log = vec![
+        Record::group_epoch("g", 10, 0),
+        Record::target_epoch("g", 10),
+    ];
     assert_eq!(replay(&log)["g"].state, GroupState::Empty);
     let mut m = ConsumerGroupMember::new("M");
     m.subscribed_topic_names = BTreeSet::from(["foo".to_string()]);
@@ -688,21 +1028,38 @@ fn s29_describe() {
     let ctx = RequestContext::new("c", "h", 1);
     let resp = h.c.consumer_group_describe(
         &ctx,
-        &ConsumerGroupDescribeRequest { group_ids: vec!["g1".into(), "g2".into(), "nope".into(), "".into()], ..Default::default() },
+        &ConsumerGroupDescribeRequest {
+            group_ids: vec!["g1".into(), "g2".into(), "nope".into(), "".into()],
+            ..Default::default()
+        },
     );
     let g1 = &resp.groups[0];
     assert_eq!(
-        (&*g1.group_id, &*g1.group_state, g1.group_epoch, g1.assignment_epoch, &*g1.assignor_name, g1.members.len(), g1.error_code),
+        (
+            &*g1.group_id,
+            &*g1.group_state,
+            g1.group_epoch,
+            g1.assignment_epoch,
+            &*g1.assignor_name,
+            g1.members.len(),
+            g1.error_code
+        ),
         ("g1", "Empty", 10, 0, "range", 0, 0)
     );
     let g2 = &resp.groups[1];
-    assert_eq!((&*g2.group_state, &*g2.assignor_name), ("Assigning", "assignorName"));
+    assert_eq!(
+        (&*g2.group_state, &*g2.assignor_name),
+        ("Assigning", "assignorName")
+    );
     assert_eq!(g2.members.len(), 1);
     assert!(g2.members[0].assignment.topic_partitions.is_empty());
     assert!(g2.members[0].target_assignment.topic_partitions.is_empty());
     assert_eq!(g2.members[0].member_type, 1);
     let g3 = &resp.groups[2];
-    assert_eq!((&*g3.group_id, g3.error_code, g3.error_message.as_deref()), ("nope", 69, Some("Group nope not found.")));
+    assert_eq!(
+        (&*g3.group_id, g3.error_code, g3.error_message.as_deref()),
+        ("nope", 69, Some("Group nope not found."))
+    );
     let g4 = &resp.groups[3];
     assert_eq!((&*g4.group_id, g4.error_code), ("", 24));
 }
@@ -710,17 +1067,32 @@ fn s29_describe() {
 #[test]
 fn describe_shows_assignment_with_names() {
     let mut h = H::new();
-    h.assignor.set(vec![("M", a(&[(FOO, &[0, 1]), (BAR, &[2])]))]);
-    h.ok(ConsumerGroupHeartbeatRequest { rack_id: Some("r1".into()), ..join("g", "M", &["foo", "bar"]) });
+    h.assignor
+        .set(vec![("M", a(&[(FOO, &[0, 1]), (BAR, &[2])]))]);
+    h.ok(ConsumerGroupHeartbeatRequest {
+        rack_id: Some("r1".into()),
+        ..join("g", "M", &["foo", "bar"])
+    });
     let resp = h.c.consumer_group_describe(
         &RequestContext::default(),
-        &ConsumerGroupDescribeRequest { group_ids: vec!["g".into()], ..Default::default() },
+        &ConsumerGroupDescribeRequest {
+            group_ids: vec!["g".into()],
+            ..Default::default()
+        },
     );
     let g = &resp.groups[0];
     assert_eq!(&*g.group_state, "Stable");
     let m = &g.members[0];
-    assert_eq!((m.member_epoch, m.rack_id.as_deref(), &*m.client_id), (1, Some("r1"), "client"));
-    let names: Vec<&str> = m.assignment.topic_partitions.iter().map(|t| &*t.topic_name).collect();
+    assert_eq!(
+        (m.member_epoch, m.rack_id.as_deref(), &*m.client_id),
+        (1, Some("r1"), "client")
+    );
+    let names: Vec<&str> = m
+        .assignment
+        .topic_partitions
+        .iter()
+        .map(|t| &*t.topic_name)
+        .collect();
     assert_eq!(names.len(), 2);
     assert!(names.contains(&"foo") && names.contains(&"bar"));
 }
@@ -754,9 +1126,21 @@ fn s30_stable_to_unrevoked() {
     let g = group_with(&[]);
     let target = a(&[(t1, &[2, 3, 4]), (t2, &[5, 6, 7])]);
     let subs = BTreeSet::from([t1, t2]);
-    let rec = reconcile::Reconcile { group: &g, target_epoch: 11, target: &target, subscribed: &subs, subscription_changed: false, owned: None };
-    let m = rec.run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])]))).unwrap();
-    assert_eq!((m.state, m.member_epoch, m.previous_member_epoch), (MemberState::UnrevokedPartitions, 10, 10));
+    let rec = reconcile::Reconcile {
+        group: &g,
+        target_epoch: 11,
+        target: &target,
+        subscribed: &subs,
+        subscription_changed: false,
+        owned: None,
+    };
+    let m = rec
+        .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+        .unwrap();
+    assert_eq!(
+        (m.state, m.member_epoch, m.previous_member_epoch),
+        (MemberState::UnrevokedPartitions, 10, 10)
+    );
     assert_eq!(m.assigned, a(&[(t1, &[2, 3]), (t2, &[5, 6])]));
     assert_eq!(m.pending_revocation, a(&[(t1, &[1]), (t2, &[4])]));
 }
@@ -769,9 +1153,21 @@ fn s31_stable_to_unreleased() {
     let target = a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 7])]);
     let subs = BTreeSet::from([t1, t2]);
     let none = Assignment::new();
-    let rec = reconcile::Reconcile { group: &g, target_epoch: 11, target: &target, subscribed: &subs, subscription_changed: false, owned: Some(&none) };
-    let m = rec.run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])]))).unwrap();
-    assert_eq!((m.state, m.member_epoch), (MemberState::UnreleasedPartitions, 11));
+    let rec = reconcile::Reconcile {
+        group: &g,
+        target_epoch: 11,
+        target: &target,
+        subscribed: &subs,
+        subscription_changed: false,
+        owned: Some(&none),
+    };
+    let m = rec
+        .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+        .unwrap();
+    assert_eq!(
+        (m.state, m.member_epoch),
+        (MemberState::UnreleasedPartitions, 11)
+    );
     assert_eq!(m.assigned, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5])]));
     assert!(m.pending_revocation.is_empty());
 }
@@ -786,11 +1182,25 @@ fn s33_unknown_state() {
     m.state = MemberState::Unknown;
     let some = a(&[(t1, &[1])]);
     for owned in [None, Some(&some)] {
-        let rec = reconcile::Reconcile { group: &g, target_epoch: 12, target: &target, subscribed: &subs, subscription_changed: false, owned };
+        let rec = reconcile::Reconcile {
+            group: &g,
+            target_epoch: 12,
+            target: &target,
+            subscribed: &subs,
+            subscription_changed: false,
+            owned,
+        };
         assert!(rec.run(&m).is_err());
     }
     let none = Assignment::new();
-    let rec = reconcile::Reconcile { group: &g, target_epoch: 12, target: &target, subscribed: &subs, subscription_changed: false, owned: Some(&none) };
+    let rec = reconcile::Reconcile {
+        group: &g,
+        target_epoch: 12,
+        target: &target,
+        subscribed: &subs,
+        subscription_changed: false,
+        owned: Some(&none),
+    };
     let n = rec.run(&m).unwrap();
     assert_eq!((n.state, n.member_epoch), (MemberState::Stable, 12));
     assert_eq!(n.assigned, a(&[(t1, &[1, 2])]));
@@ -805,7 +1215,10 @@ fn s33_unknown_state_through_heartbeat() {
     let mut h = H::with(|_| {}, recs);
     assert_eq!(h.member("g", "M").state, MemberState::Unknown);
     assert_eq!(h.err(req("g", "M", 11)).0, 110);
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest { topic_partitions: Some(vec![]), ..req("g", "M", 11) });
+    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
+        topic_partitions: Some(vec![]),
+        ..req("g", "M", 11)
+    });
     assert_eq!(r.member_epoch, 11);
     assert_eq!(h.member("g", "M").state, MemberState::Stable);
 }
@@ -815,21 +1228,30 @@ fn rejoin_with_epoch_zero_is_accepted() {
     let mut h = H::with(|_| {}, ten());
     let (r, recs) = h.ok(join("g", "M1", &["foo", "bar"]));
     assert_eq!(r.member_epoch, 10);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[0, 1, 2]), (BAR, &[0, 1])]))
+    );
     assert!(recs.is_empty());
 }
 
 #[test]
 fn rebalance_timeout_fences_unrevoked_member() {
     let mut h = H::with(|_| {}, ten());
-    h.assignor.set(vec![("M1", a(&[(FOO, &[0, 1, 2])])), ("M2", a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])]))]);
+    h.assignor.set(vec![
+        ("M1", a(&[(FOO, &[0, 1, 2])])),
+        ("M2", a(&[(FOO, &[3, 4, 5]), (BAR, &[0, 1, 2])])),
+    ]);
     h.now = 100;
     h.ok(join("g", "M3", &["zar"]));
     let (r, _) = h.ok(req("g", "M1", 10));
     assert_eq!(r.member_epoch, 10);
     assert_eq!(h.c.rebalance_deadline("g", "M1"), Some(5100));
     let recs = h.fire(5100);
-    assert_eq!(kinds(&recs), vec![(8, true), (7, true), (5, true), (3, false)]);
+    assert_eq!(
+        kinds(&recs),
+        vec![(8, true), (7, true), (5, true), (3, false)]
+    );
     assert!(!h.group("g").members.contains_key("M1"));
 }
 
@@ -838,7 +1260,13 @@ fn metadata_change_bumps_epoch_and_retargets() {
     let mut h = H::new();
     h.ok(join("g", "M", &["foo"]));
     assert_eq!(h.group("g").group_epoch, 1);
-    let recs = h.c.set_topics(vec![TopicMetadata::new(FOO, "foo", 8), TopicMetadata::new(BAR, "bar", 3)], 10);
+    let recs = h.c.set_topics(
+        vec![
+            TopicMetadata::new(FOO, "foo", 8),
+            TopicMetadata::new(BAR, "bar", 3),
+        ],
+        10,
+    );
     h.log.extend(recs.iter().cloned());
     h.check();
     assert_eq!(kinds(&recs), vec![(3, false)]);
@@ -846,9 +1274,18 @@ fn metadata_change_bumps_epoch_and_retargets() {
     assert_eq!(h.group("g").state, GroupState::Assigning);
     let (r, _) = h.ok(req("g", "M", 1));
     assert_eq!(r.member_epoch, 2);
-    assert_eq!(resp_assignment(&r), Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5, 6, 7])])));
+    assert_eq!(
+        resp_assignment(&r),
+        Some(a(&[(FOO, &[0, 1, 2, 3, 4, 5, 6, 7])]))
+    );
     // Unrelated topic changes do not bump.
-    let recs = h.c.set_topics(vec![TopicMetadata::new(FOO, "foo", 8), TopicMetadata::new(BAR, "bar", 9)], 20);
+    let recs = h.c.set_topics(
+        vec![
+            TopicMetadata::new(FOO, "foo", 8),
+            TopicMetadata::new(BAR, "bar", 9),
+        ],
+        20,
+    );
     assert!(recs.is_empty());
 }
 
@@ -869,7 +1306,10 @@ fn regex_resolution_follows_metadata() {
     h.check();
     assert_eq!(kinds(&recs), vec![(16, false), (3, false)]);
     let (r, _) = h.ok(req("g", "M", 1));
-    assert_eq!((r.member_epoch, resp_assignment(&r)), (2, Some(a(&[(nt, &[0, 1])]))));
+    assert_eq!(
+        (r.member_epoch, resp_assignment(&r)),
+        (2, Some(a(&[(nt, &[0, 1])])))
+    );
 }
 
 #[test]
@@ -888,8 +1328,24 @@ fn config_bounds() {
     c.assignors.push(Preset::new("range"));
     assert!(c.validate().is_err());
     let mut h = H::new();
-    assert!(h.c.set_group_config("g", GroupConfig { session_timeout_ms: Some(60_001), heartbeat_interval_ms: None }).is_err());
-    h.c.set_group_config("g", GroupConfig { session_timeout_ms: Some(50_000), heartbeat_interval_ms: Some(6000) }).unwrap();
+    assert!(h
+        .c
+        .set_group_config(
+            "g",
+            GroupConfig {
+                session_timeout_ms: Some(60_001),
+                heartbeat_interval_ms: None
+            }
+        )
+        .is_err());
+    h.c.set_group_config(
+        "g",
+        GroupConfig {
+            session_timeout_ms: Some(50_000),
+            heartbeat_interval_ms: Some(6000),
+        },
+    )
+    .unwrap();
     let (r, _) = h.ok(join("g", "M", &["foo"]));
     assert_eq!(r.heartbeat_interval_ms, 6000);
     assert_eq!(h.c.session_deadline("g", "M"), Some(50_000));
@@ -907,11 +1363,92 @@ fn preferred_assignor_ties_follow_configured_order() {
     let ctx = RequestContext::new("c", "h", 1);
     // One vote each: the tie goes to the configured order ("first").
     *second.fail.lock().unwrap() = true;
-    let r = c.consumer_group_heartbeat(&ctx, &ConsumerGroupHeartbeatRequest { server_assignor: Some("second".into()), ..join("g", "A", &["foo"]) }, 0);
-    assert_eq!(r.response.error_code, -1, "only 'second' is named, so it is used");
+    let r = c.consumer_group_heartbeat(
+        &ctx,
+        &ConsumerGroupHeartbeatRequest {
+            server_assignor: Some("second".into()),
+            ..join("g", "A", &["foo"])
+        },
+        0,
+    );
+    assert_eq!(
+        r.response.error_code, -1,
+        "only 'second' is named, so it is used"
+    );
     *second.fail.lock().unwrap() = false;
-    c.consumer_group_heartbeat(&ctx, &ConsumerGroupHeartbeatRequest { server_assignor: Some("second".into()), ..join("g", "A", &["foo"]) }, 0);
+    c.consumer_group_heartbeat(
+        &ctx,
+        &ConsumerGroupHeartbeatRequest {
+            server_assignor: Some("second".into()),
+            ..join("g", "A", &["foo"])
+        },
+        0,
+    );
     *second.fail.lock().unwrap() = true;
-    let r = c.consumer_group_heartbeat(&ctx, &ConsumerGroupHeartbeatRequest { server_assignor: Some("first".into()), ..join("g", "B", &["foo"]) }, 0);
-    assert_eq!(r.response.error_code, 0, "tie: 'first' wins by configured order");
+    let r = c.consumer_group_heartbeat(
+        &ctx,
+        &ConsumerGroupHeartbeatRequest {
+            server_assignor: Some("first".into()),
+            ..join("g", "B", &["foo"])
+        },
+        0,
+    );
+    assert_eq!(
+        r.response.error_code, 0,
+        "tie: 'first' wins by configured order"
+    );
+}
+
+#[test]
+fn s35_range_assignor_through_the_coordinator() {
+    let (t1, t2, t3) = (
+        Uuid::from_u128(0x71),
+        Uuid::from_u128(0x72),
+        Uuid::from_u128(0x73),
+    );
+    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(super::assignor::RangeAssignor)]);
+    let mut c = GroupCoordinator::new(cfg, Box::new(SequentialMemberIds::new(1))).unwrap();
+    c.set_topics(
+        vec![
+            TopicMetadata::new(t1, "t1", 3),
+            TopicMetadata::new(t2, "t2", 3),
+            TopicMetadata::new(t3, "t3", 2),
+        ],
+        0,
+    );
+    let ctx = RequestContext::new("c", "h", 1);
+    for (m, names) in [
+        ("A", &["t1", "t2"][..]),
+        ("B", &["t3"][..]),
+        ("C", &["t2", "t3"][..]),
+    ] {
+        let r = c.consumer_group_heartbeat(&ctx, &join("g", m, names), 0);
+        assert_eq!(r.response.error_code, 0);
+    }
+    let g = c.group("g").unwrap();
+    assert_eq!(g.targets["A"], a(&[(t1, &[0, 1, 2]), (t2, &[0, 1])]));
+    assert_eq!(g.targets["B"], a(&[(t3, &[0])]));
+    assert_eq!(g.targets["C"], a(&[(t2, &[2]), (t3, &[1])]));
+}
+
+#[test]
+fn odd_inputs_do_not_panic() {
+    let mut h = H::new();
+    h.ok(join("g", "M", &["foo", "foo", "nope"]));
+    // Unknown topic ids, negative and duplicate partitions in the owned list.
+    let (r, _) = h.hb(ConsumerGroupHeartbeatRequest {
+        topic_partitions: owned(&[(Uuid::from_u128(42), &[-1, -1, i32::MAX]), (FOO, &[0, 0])]),
+        rebalance_timeout_ms: -7,
+        ..req("g", "M", 1)
+    });
+    assert_eq!(r.error_code, 0);
+    let (r, _) = h.hb(req("g", "M", i32::MAX));
+    assert_eq!(r.error_code, 110);
+    let (r, _) = h.hb(req("g", "M", i32::MIN));
+    assert_eq!(r.error_code, 42);
+    let (r, _) = h.hb(ConsumerGroupHeartbeatRequest {
+        subscribed_topic_regex: Some("(?P<x".into()),
+        ..req("g", "M", 1)
+    });
+    assert_eq!(r.error_code, 128);
 }

@@ -36,7 +36,10 @@
 //!
 //! O(M log M) for the sort plus O(sum of subscriptions x log) to build the result.
 
-use super::{Assignment, AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, TopicsSpec};
+use super::{
+    Assignment, AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec,
+    TopicsSpec,
+};
 use crate::wire::Uuid;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -70,7 +73,11 @@ impl ConsumerGroupAssignor for RangeAssignor {
         Self::NAME
     }
 
-    fn assign(&self, group: &GroupSpec, topics: &TopicsSpec) -> Result<GroupAssignment, AssignorError> {
+    fn assign(
+        &self,
+        group: &GroupSpec,
+        topics: &TopicsSpec,
+    ) -> Result<GroupAssignment, AssignorError> {
         let mut order: Vec<(&String, &MemberSpec)> = group.members.iter().collect();
         order.sort_by(|a, b| member_order(*a, *b));
 
@@ -89,7 +96,10 @@ impl ConsumerGroupAssignor for RangeAssignor {
             let info = &topics[&topic];
             let count = u32::try_from(info.partitions).map_err(|_| AssignorError {
                 assignor: Self::NAME.to_string(),
-                reason: format!("topic {} ({topic}) has a negative partition count {}", info.name, info.partitions),
+                reason: format!(
+                    "topic {} ({topic}) has a negative partition count {}",
+                    info.name, info.partitions
+                ),
             })?;
             let n = ranks.len() as u32;
             let min_quota = count / n;
@@ -109,7 +119,9 @@ impl ConsumerGroupAssignor for RangeAssignor {
             }
         }
 
-        Ok(GroupAssignment { members: order.iter().map(|(id, _)| (*id).clone()).zip(out).collect() })
+        Ok(GroupAssignment {
+            members: order.iter().map(|(id, _)| (*id).clone()).zip(out).collect(),
+        })
     }
 }
 
@@ -122,13 +134,18 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn run(group: &GroupSpec, topics: &TopicsSpec) -> GroupAssignment {
-        let result = RangeAssignor.assign(group, topics).expect("range assignment");
+        let result = RangeAssignor
+            .assign(group, topics)
+            .expect("range assignment");
         check_invariants(group, topics, &result);
         result
     }
 
     fn expect(result: &GroupAssignment, want: &[(&str, Assignment)]) {
-        let want: BTreeMap<String, Assignment> = want.iter().map(|(id, a)| (id.to_string(), a.clone())).collect();
+        let want: BTreeMap<String, Assignment> = want
+            .iter()
+            .map(|(id, a)| (id.to_string(), a.clone()))
+            .collect();
         assert_eq!(result.members, want);
     }
 
@@ -150,14 +167,27 @@ mod tests {
     fn missing_topic_is_not_assigned() {
         // D5 (Kafka throws "Member is subscribed to a non-existent topic").
         let tp = topics(&[(tid(1), 2)]);
-        let g = group([("A", member(&[tid(1), tid(9)], asg(&[]))), ("B", member(&[tid(9)], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(tid(1), &[0, 1])])), ("B", asg(&[]))]);
+        let g = group([
+            ("A", member(&[tid(1), tid(9)], asg(&[]))),
+            ("B", member(&[tid(9)], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(tid(1), &[0, 1])])), ("B", asg(&[]))],
+        );
     }
 
     #[test]
     fn negative_partition_count_is_an_error() {
         let mut tp = topics(&[(tid(1), 3)]);
-        tp.insert(tid(2), TopicInfo { name: "bad".into(), partitions: -3, partition_racks: BTreeMap::new() });
+        tp.insert(
+            tid(2),
+            TopicInfo {
+                name: "bad".into(),
+                partitions: -3,
+                partition_racks: BTreeMap::new(),
+            },
+        );
         let g = group([("A", member(&[tid(1), tid(2)], asg(&[])))]);
         let err = RangeAssignor.assign(&g, &tp).unwrap_err();
         assert_eq!(err.assignor, "range");
@@ -190,11 +220,19 @@ mod tests {
         // RangeAssignorTest#testFirstAssignmentNumMembersGreaterThanNumPartitions.
         let (t1, t3) = (tid(1), tid(3));
         let tp = topics(&[(t1, 3), (t3, 2)]);
-        let g = group([("A", member(&[t1, t3], asg(&[]))), ("B", member(&[t1, t3], asg(&[]))), ("C", member(&[t1, t3], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1, t3], asg(&[]))),
+            ("B", member(&[t1, t3], asg(&[]))),
+            ("C", member(&[t1, t3], asg(&[]))),
+        ]);
         assert_eq!(g.subscription_type, SubscriptionType::Homogeneous);
         expect(
             &run(&g, &tp),
-            &[("A", asg(&[(t1, &[0]), (t3, &[0])])), ("B", asg(&[(t1, &[1]), (t3, &[1])])), ("C", asg(&[(t1, &[2])]))],
+            &[
+                ("A", asg(&[(t1, &[0]), (t3, &[0])])),
+                ("B", asg(&[(t1, &[1]), (t3, &[1])])),
+                ("C", asg(&[(t1, &[2])])),
+            ],
         );
     }
 
@@ -205,7 +243,10 @@ mod tests {
         let tp = topics(&[(foo, 6), (bar, 3)]);
         let subs = [foo, bar];
         let g = group([
-            ("M1", member(&subs, asg(&[(foo, &[0, 1, 2]), (bar, &[0, 1])]))),
+            (
+                "M1",
+                member(&subs, asg(&[(foo, &[0, 1, 2]), (bar, &[0, 1])])),
+            ),
             ("M2", member(&subs, asg(&[(foo, &[3, 4, 5]), (bar, &[2])]))),
             ("M3", member(&subs, asg(&[]))),
         ]);
@@ -224,7 +265,10 @@ mod tests {
         let (foo, bar) = (tid(1), tid(2));
         let tp = topics(&[(foo, 6), (bar, 3)]);
         let g = group([("M", member(&[foo, bar], asg(&[])))]);
-        expect(&run(&g, &tp), &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))]);
+        expect(
+            &run(&g, &tp),
+            &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))],
+        );
     }
 
     #[test]
@@ -232,8 +276,17 @@ mod tests {
         // RangeAssignor's javadoc example: M0 and M1 on T1 and T2 with 3 partitions each.
         let (t1, t2) = (tid(1), tid(2));
         let tp = topics(&[(t1, 3), (t2, 3)]);
-        let g = group([("M0", member(&[t1, t2], asg(&[]))), ("M1", member(&[t1, t2], asg(&[])))]);
-        expect(&run(&g, &tp), &[("M0", asg(&[(t1, &[0, 1]), (t2, &[0, 1])])), ("M1", asg(&[(t1, &[2]), (t2, &[2])]))]);
+        let g = group([
+            ("M0", member(&[t1, t2], asg(&[]))),
+            ("M1", member(&[t1, t2], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("M0", asg(&[(t1, &[0, 1]), (t2, &[0, 1])])),
+                ("M1", asg(&[(t1, &[2]), (t2, &[2])])),
+            ],
+        );
     }
 
     #[test]
@@ -246,7 +299,14 @@ mod tests {
             ("zz", static_member("I1", &[t], asg(&[]))),
             ("yy", static_member("I0", &[t], asg(&[]))),
         ]);
-        expect(&run(&g, &tp), &[("yy", asg(&[(t, &[0, 1, 2])])), ("zz", asg(&[(t, &[3, 4])])), ("A", asg(&[(t, &[5, 6])]))]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("yy", asg(&[(t, &[0, 1, 2])])),
+                ("zz", asg(&[(t, &[3, 4])])),
+                ("A", asg(&[(t, &[5, 6])])),
+            ],
+        );
     }
 
     #[test]
@@ -255,13 +315,22 @@ mod tests {
         // ids (M0 -> M3, M1 -> M2) but the same instance ids, and keep their ranges.
         let (t1, t2) = (tid(1), tid(2));
         let tp = topics(&[(t1, 3), (t2, 3)]);
-        let before = group([("M0", static_member("I0", &[t1, t2], asg(&[]))), ("M1", static_member("I1", &[t1, t2], asg(&[])))]);
-        let after = group([("M3", static_member("I0", &[t1, t2], asg(&[]))), ("M2", static_member("I1", &[t1, t2], asg(&[])))]);
+        let before = group([
+            ("M0", static_member("I0", &[t1, t2], asg(&[]))),
+            ("M1", static_member("I1", &[t1, t2], asg(&[]))),
+        ]);
+        let after = group([
+            ("M3", static_member("I0", &[t1, t2], asg(&[]))),
+            ("M2", static_member("I1", &[t1, t2], asg(&[]))),
+        ]);
         let (b, a) = (run(&before, &tp), run(&after, &tp));
         assert_eq!(a.members["M3"], b.members["M0"]);
         assert_eq!(a.members["M2"], b.members["M1"]);
         // Dynamic members would have swapped: M2 < M3 now.
-        let dynamic = group([("M3", member(&[t1, t2], asg(&[]))), ("M2", member(&[t1, t2], asg(&[])))]);
+        let dynamic = group([
+            ("M3", member(&[t1, t2], asg(&[]))),
+            ("M2", member(&[t1, t2], asg(&[]))),
+        ]);
         let d = run(&dynamic, &tp);
         assert_eq!(d.members["M2"], b.members["M0"]);
     }
@@ -270,53 +339,90 @@ mod tests {
     fn previous_targets_are_ignored() {
         let t = tid(1);
         let tp = topics(&[(t, 4)]);
-        let g = group([("A", member(&[t], asg(&[(t, &[2, 3])]))), ("B", member(&[t], asg(&[(t, &[0, 1])])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t, &[0, 1])])), ("B", asg(&[(t, &[2, 3])]))]);
+        let g = group([
+            ("A", member(&[t], asg(&[(t, &[2, 3])]))),
+            ("B", member(&[t], asg(&[(t, &[0, 1])]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(t, &[0, 1])])), ("B", asg(&[(t, &[2, 3])]))],
+        );
     }
 
     #[test]
     fn wrong_homogeneous_hint_assigns_only_subscribed_topics() {
         let (t1, t2) = (tid(1), tid(2));
         let tp = topics(&[(t1, 2), (t2, 2)]);
-        let mut g = group([("A", member(&[t1], asg(&[]))), ("B", member(&[t2], asg(&[])))]);
+        let mut g = group([
+            ("A", member(&[t1], asg(&[]))),
+            ("B", member(&[t2], asg(&[]))),
+        ]);
         g.subscription_type = SubscriptionType::Homogeneous;
-        expect(&run(&g, &tp), &[("A", asg(&[(t1, &[0, 1])])), ("B", asg(&[(t2, &[0, 1])]))]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(t1, &[0, 1])])), ("B", asg(&[(t2, &[0, 1])]))],
+        );
     }
 
     #[test]
     fn zero_partition_topic() {
         let (t1, t2) = (tid(1), tid(2));
         let tp = topics(&[(t1, 0), (t2, 1)]);
-        let g = group([("A", member(&[t1, t2], asg(&[]))), ("B", member(&[t1, t2], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1, t2], asg(&[]))),
+            ("B", member(&[t1, t2], asg(&[]))),
+        ]);
         expect(&run(&g, &tp), &[("A", asg(&[(t2, &[0])])), ("B", asg(&[]))]);
     }
 
     fn arb_case() -> impl Strategy<Value = (GroupSpec, TopicsSpec)> {
-        (1usize..6, 0usize..12, any::<bool>()).prop_flat_map(|(n_topics, n_members, homogeneous)| {
-            let counts = proptest::collection::vec(0i32..20, n_topics);
-            let common = proptest::collection::vec(any::<bool>(), n_topics + 1);
-            let members = proptest::collection::vec(
-                (proptest::collection::vec(any::<bool>(), n_topics + 1), proptest::option::of(0u16..50), 0u16..1000),
-                n_members,
-            );
-            (counts, common, members).prop_map(move |(counts, common, members)| {
-                let tp = topics(&counts.iter().enumerate().map(|(i, &c)| (tid(i as u128 + 1), c)).collect::<Vec<_>>());
-                let mut ms = BTreeMap::new();
-                for (subs, instance, id) in members {
-                    let mask = if homogeneous { &common } else { &subs };
-                    let subscribed: BTreeSet<Uuid> =
-                        mask.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| tid(i as u128 + 1)).collect();
-                    let spec = MemberSpec {
-                        instance_id: instance.map(|i| format!("inst-{i:02}-{id}")),
-                        subscribed_topic_ids: subscribed,
-                        ..Default::default()
-                    };
-                    ms.insert(format!("m{id:03}"), spec);
-                }
-                let subscription_type = subscription_type_of(&ms);
-                (GroupSpec { members: ms, subscription_type }, tp)
-            })
-        })
+        (1usize..6, 0usize..12, any::<bool>()).prop_flat_map(
+            |(n_topics, n_members, homogeneous)| {
+                let counts = proptest::collection::vec(0i32..20, n_topics);
+                let common = proptest::collection::vec(any::<bool>(), n_topics + 1);
+                let members = proptest::collection::vec(
+                    (
+                        proptest::collection::vec(any::<bool>(), n_topics + 1),
+                        proptest::option::of(0u16..50),
+                        0u16..1000,
+                    ),
+                    n_members,
+                );
+                (counts, common, members).prop_map(move |(counts, common, members)| {
+                    let tp = topics(
+                        &counts
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &c)| (tid(i as u128 + 1), c))
+                            .collect::<Vec<_>>(),
+                    );
+                    let mut ms = BTreeMap::new();
+                    for (subs, instance, id) in members {
+                        let mask = if homogeneous { &common } else { &subs };
+                        let subscribed: BTreeSet<Uuid> = mask
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, &b)| b)
+                            .map(|(i, _)| tid(i as u128 + 1))
+                            .collect();
+                        let spec = MemberSpec {
+                            instance_id: instance.map(|i| format!("inst-{i:02}-{id}")),
+                            subscribed_topic_ids: subscribed,
+                            ..Default::default()
+                        };
+                        ms.insert(format!("m{id:03}"), spec);
+                    }
+                    let subscription_type = subscription_type_of(&ms);
+                    (
+                        GroupSpec {
+                            members: ms,
+                            subscription_type,
+                        },
+                        tp,
+                    )
+                })
+            },
+        )
     }
 
     proptest! {

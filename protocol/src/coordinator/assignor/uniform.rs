@@ -70,7 +70,10 @@
 //! sort of each topic's subscribers and partitions per balancing pass, O(passes x (S log S +
 //! P log P)), where S is the sum of subscriber counts and P the partition count.
 
-use super::{AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, SubscriptionType, TopicsSpec};
+use super::{
+    AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, SubscriptionType,
+    TopicsSpec,
+};
 use crate::wire::Uuid;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,13 +96,19 @@ impl ConsumerGroupAssignor for UniformAssignor {
         Self::NAME
     }
 
-    fn assign(&self, group: &GroupSpec, topics: &TopicsSpec) -> Result<GroupAssignment, AssignorError> {
+    fn assign(
+        &self,
+        group: &GroupSpec,
+        topics: &TopicsSpec,
+    ) -> Result<GroupAssignment, AssignorError> {
         if group.members.is_empty() {
             return Ok(GroupAssignment::default());
         }
         let members: Vec<(&String, &MemberSpec)> = group.members.iter().collect();
         let homogeneous = group.subscription_type == SubscriptionType::Homogeneous
-            && members.windows(2).all(|w| w[0].1.subscribed_topic_ids == w[1].1.subscribed_topic_ids);
+            && members
+                .windows(2)
+                .all(|w| w[0].1.subscribed_topic_ids == w[1].1.subscribed_topic_ids);
         if homogeneous {
             assign_homogeneous(&members, topics)
         } else {
@@ -116,7 +125,10 @@ const NONE: u32 = u32::MAX;
 const MAX_ITERATION_COUNT: usize = 16;
 
 fn error(reason: String) -> AssignorError {
-    AssignorError { assignor: UniformAssignor::NAME.to_string(), reason }
+    AssignorError {
+        assignor: UniformAssignor::NAME.to_string(),
+        reason,
+    }
 }
 
 /// The topics taking part in an assignment, by dense index, in ascending topic-id order.
@@ -127,12 +139,21 @@ struct TopicTable {
 
 impl TopicTable {
     /// The topics of `ids` (ascending, distinct) that exist in `topics`.
-    fn new<'a>(ids: impl Iterator<Item = &'a Uuid>, topics: &TopicsSpec) -> Result<Self, AssignorError> {
-        let mut table = TopicTable { ids: Vec::new(), counts: Vec::new() };
+    fn new<'a>(
+        ids: impl Iterator<Item = &'a Uuid>,
+        topics: &TopicsSpec,
+    ) -> Result<Self, AssignorError> {
+        let mut table = TopicTable {
+            ids: Vec::new(),
+            counts: Vec::new(),
+        };
         for id in ids {
             let Some(info) = topics.get(id) else { continue };
             let count = usize::try_from(info.partitions).map_err(|_| {
-                error(format!("topic {} ({id}) has a negative partition count {}", info.name, info.partitions))
+                error(format!(
+                    "topic {} ({id}) has a negative partition count {}",
+                    info.name, info.partitions
+                ))
             })?;
             table.ids.push(*id);
             table.counts.push(count);
@@ -156,7 +177,11 @@ fn slot(owners: &mut [u32], p: i32) -> Option<&mut u32> {
 }
 
 /// The result from per-topic owner tables: every member, each with the partitions it owns.
-fn build_result(members: &[(&String, &MemberSpec)], table: &TopicTable, owners: &[Vec<u32>]) -> GroupAssignment {
+fn build_result(
+    members: &[(&String, &MemberSpec)],
+    table: &TopicTable,
+    owners: &[Vec<u32>],
+) -> GroupAssignment {
     let mut out: Vec<BTreeMap<Uuid, BTreeSet<i32>>> = vec![BTreeMap::new(); members.len()];
     for (ti, own) in owners.iter().enumerate() {
         let topic = table.ids[ti];
@@ -182,7 +207,13 @@ fn build_result(members: &[(&String, &MemberSpec)], table: &TopicTable, owners: 
             out[owner as usize].entry(topic).or_default().extend(set);
         }
     }
-    GroupAssignment { members: members.iter().map(|(id, _)| (*id).clone()).zip(out).collect() }
+    GroupAssignment {
+        members: members
+            .iter()
+            .map(|(id, _)| (*id).clone())
+            .zip(out)
+            .collect(),
+    }
 }
 
 /// Kafka's `UniformHomogeneousAssignmentBuilder` (4.2, with the KAFKA-18688 stability fix).
@@ -212,7 +243,12 @@ fn assign_homogeneous(
     // Partitions in nobody's previous target come first in the list to deal out.
     let mut unassigned: Vec<(u32, u32)> = Vec::new();
     for (ti, own) in owners.iter().enumerate() {
-        unassigned.extend(own.iter().enumerate().filter(|(_, &o)| o == NONE).map(|(p, _)| (ti as u32, p as u32)));
+        unassigned.extend(
+            own.iter()
+                .enumerate()
+                .filter(|(_, &o)| o == NONE)
+                .map(|(p, _)| (ti as u32, p as u32)),
+        );
     }
 
     let total: usize = table.counts.iter().sum();
@@ -231,7 +267,9 @@ fn assign_homogeneous(
         for (t, ps) in &m.assigned {
             let Some(ti) = table.index(t) else { continue };
             for &p in ps {
-                let Some(s) = slot(&mut owners[ti], p) else { continue };
+                let Some(s) = slot(&mut owners[ti], p) else {
+                    continue;
+                };
                 if *s != mi as u32 {
                     continue;
                 }
@@ -266,7 +304,10 @@ fn assign_homogeneous(
         next += need.min(unassigned.len().saturating_sub(next));
     }
     if next < unassigned.len() {
-        return Err(error(format!("{} partitions were left unassigned", unassigned.len() - next)));
+        return Err(error(format!(
+            "{} partitions were left unassigned",
+            unassigned.len() - next
+        )));
     }
     Ok(build_result(members, &table, &owners))
 }
@@ -302,7 +343,10 @@ impl Heterogeneous {
         })
     }
 
-    fn build(mut self, members: &[(&String, &MemberSpec)]) -> Result<GroupAssignment, AssignorError> {
+    fn build(
+        mut self,
+        members: &[(&String, &MemberSpec)],
+    ) -> Result<GroupAssignment, AssignorError> {
         self.keep_subscribed(members);
         self.assign_remaining();
         self.balance();
@@ -319,7 +363,9 @@ impl Heterogeneous {
                 if !m.subscribed_topic_ids.contains(t) {
                     continue;
                 }
-                let Some(ti) = self.table.index(t) else { continue };
+                let Some(ti) = self.table.index(t) else {
+                    continue;
+                };
                 for &p in ps {
                     if let Some(s) = slot(&mut self.owners[ti], p) {
                         if *s == NONE {
@@ -335,8 +381,14 @@ impl Heterogeneous {
     /// Kafka's topic comparator: partitions per subscriber descending, then subscriber count
     /// ascending, then topic id ascending.
     fn topic_order(&self, a: usize, b: usize) -> Ordering {
-        let (pa, sa) = (self.table.counts[a] as u64, self.subscribers[a].len() as u64);
-        let (pb, sb) = (self.table.counts[b] as u64, self.subscribers[b].len() as u64);
+        let (pa, sa) = (
+            self.table.counts[a] as u64,
+            self.subscribers[a].len() as u64,
+        );
+        let (pb, sb) = (
+            self.table.counts[b] as u64,
+            self.subscribers[b].len() as u64,
+        );
         (pb * sa)
             .cmp(&(pa * sb))
             .then(sa.cmp(&sb))
@@ -435,7 +487,9 @@ impl Heterogeneous {
             let most = loop {
                 match s.balancer.next_most_loaded(&self.sizes) {
                     None => break None,
-                    Some(m) if s.end[m as usize] <= s.start[m as usize] => s.balancer.exclude_most_loaded(),
+                    Some(m) if s.end[m as usize] <= s.start[m as usize] => {
+                        s.balancer.exclude_most_loaded()
+                    }
                     Some(m) => break Some(m as usize),
                 }
             };
@@ -487,7 +541,8 @@ impl Balancer {
     fn initialize(&mut self, members: &[u32], sizes: &[u32]) -> u32 {
         self.sorted.clear();
         self.sorted.extend_from_slice(members);
-        self.sorted.sort_unstable_by_key(|&m| (sizes[m as usize], m));
+        self.sorted
+            .sort_unstable_by_key(|&m| (sizes[m as usize], m));
         let len = self.sorted.len();
         let min = sizes[self.sorted[0] as usize];
         let max = sizes[self.sorted[len - 1] as usize];
@@ -510,7 +565,9 @@ impl Balancer {
         if self.next_least >= self.least_end {
             // Every member of the range got one: raise its level and widen it.
             self.least_count += 1;
-            while self.least_end < self.sorted.len() && self.size(sizes, self.least_end) == self.least_count {
+            while self.least_end < self.sorted.len()
+                && self.size(sizes, self.least_end) == self.least_count
+            {
                 self.least_end += 1;
             }
             // Cannot happen (the first member is always at the level); keeps indexing safe.
@@ -581,13 +638,18 @@ mod tests {
     }
 
     fn run(group: &GroupSpec, topics: &TopicsSpec) -> GroupAssignment {
-        let result = UniformAssignor.assign(group, topics).expect("uniform assignment");
+        let result = UniformAssignor
+            .assign(group, topics)
+            .expect("uniform assignment");
         check_invariants(group, topics, &result);
         result
     }
 
     fn expect(result: &GroupAssignment, want: &[(&str, Assignment)]) {
-        let want: BTreeMap<String, Assignment> = want.iter().map(|(id, a)| (id.to_string(), a.clone())).collect();
+        let want: BTreeMap<String, Assignment> = want
+            .iter()
+            .map(|(id, a)| (id.to_string(), a.clone()))
+            .collect();
         assert_eq!(result.members, want);
     }
 
@@ -622,16 +684,32 @@ mod tests {
     fn missing_topics_are_not_assigned() {
         // D5: a subscribed topic missing from metadata is simply not assigned (Kafka throws).
         let tp = topics(&[(t1(), 3)]);
-        let g = group([("A", member(&[t3()], asg(&[]))), ("B", member(&[t3()], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t3()], asg(&[]))),
+            ("B", member(&[t3()], asg(&[]))),
+        ]);
         expect(&run(&g, &tp), &[("A", asg(&[])), ("B", asg(&[]))]);
-        let g = group([("A", member(&[t1(), t3()], asg(&[(t3(), &[0])]))), ("B", member(&[t2()], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[]))]);
+        let g = group([
+            ("A", member(&[t1(), t3()], asg(&[(t3(), &[0])]))),
+            ("B", member(&[t2()], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[]))],
+        );
     }
 
     #[test]
     fn negative_partition_count_is_an_error() {
         let mut tp = topics(&[(t1(), 3)]);
-        tp.insert(t2(), TopicInfo { name: "bad".into(), partitions: -1, partition_racks: BTreeMap::new() });
+        tp.insert(
+            t2(),
+            TopicInfo {
+                name: "bad".into(),
+                partitions: -1,
+                partition_racks: BTreeMap::new(),
+            },
+        );
         let g = group([("A", member(&[t1(), t2()], asg(&[])))]);
         let err = UniformAssignor.assign(&g, &tp).unwrap_err();
         assert_eq!(err.assignor, "uniform");
@@ -647,7 +725,11 @@ mod tests {
         // target, so A and B pass it on and C (the last) takes it (KAFKA-18688).
         let tp = topics(&[(t1(), 4), (t2(), 3)]);
         let subs = [t1(), t2()];
-        let g = group([("A", member(&subs, asg(&[]))), ("B", member(&subs, asg(&[]))), ("C", member(&subs, asg(&[])))]);
+        let g = group([
+            ("A", member(&subs, asg(&[]))),
+            ("B", member(&subs, asg(&[]))),
+            ("C", member(&subs, asg(&[]))),
+        ]);
         let r = run(&g, &tp);
         expect(
             &r,
@@ -663,8 +745,19 @@ mod tests {
     fn homogeneous_more_members_than_partitions() {
         // Kafka: testFirstAssignmentNumMembersGreaterThanTotalNumPartitions (homogeneous).
         let tp = topics(&[(t3(), 2)]);
-        let g = group([("A", member(&[t3()], asg(&[]))), ("B", member(&[t3()], asg(&[]))), ("C", member(&[t3()], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[])), ("B", asg(&[(t3(), &[0])])), ("C", asg(&[(t3(), &[1])]))]);
+        let g = group([
+            ("A", member(&[t3()], asg(&[]))),
+            ("B", member(&[t3()], asg(&[]))),
+            ("C", member(&[t3()], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[])),
+                ("B", asg(&[(t3(), &[0])])),
+                ("C", asg(&[(t3(), &[1])])),
+            ],
+        );
     }
 
     #[test]
@@ -678,7 +771,10 @@ mod tests {
         ]);
         expect(
             &run(&g, &tp),
-            &[("A", asg(&[(t1(), &[0, 1]), (t2(), &[0])])), ("B", asg(&[(t1(), &[2]), (t2(), &[1, 2])]))],
+            &[
+                ("A", asg(&[(t1(), &[0, 1]), (t2(), &[0])])),
+                ("B", asg(&[(t1(), &[2]), (t2(), &[1, 2])])),
+            ],
         );
     }
 
@@ -715,7 +811,13 @@ mod tests {
             ("B", member(&subs, asg(&[(t1(), &[1]), (t2(), &[1])]))),
         ]);
         let r = run(&g, &tp);
-        expect(&r, &[("A", asg(&[(t1(), &[0, 2]), (t2(), &[0])])), ("B", asg(&[(t1(), &[1]), (t2(), &[1, 2])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t1(), &[0, 2]), (t2(), &[0])])),
+                ("B", asg(&[(t1(), &[1]), (t2(), &[1, 2])])),
+            ],
+        );
         assert_eq!(moves(&g, &r), 0);
     }
 
@@ -727,7 +829,10 @@ mod tests {
             ("A", member(&[t2()], asg(&[(t1(), &[0]), (t2(), &[0])]))),
             ("B", member(&[t2()], asg(&[(t1(), &[1]), (t2(), &[1])]))),
         ]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t2(), &[0])])), ("B", asg(&[(t2(), &[1])]))]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(t2(), &[0])])), ("B", asg(&[(t2(), &[1])]))],
+        );
     }
 
     #[test]
@@ -755,8 +860,17 @@ mod tests {
     #[test]
     fn homogeneous_keeps_lowest_partitions_when_over_quota() {
         let tp = topics(&[(t1(), 4)]);
-        let g = group([("A", member(&[t1()], asg(&[(t1(), &[0, 1, 2, 3])]))), ("B", member(&[t1()], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1])])), ("B", asg(&[(t1(), &[2, 3])]))]);
+        let g = group([
+            ("A", member(&[t1()], asg(&[(t1(), &[0, 1, 2, 3])]))),
+            ("B", member(&[t1()], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[(t1(), &[0, 1])])),
+                ("B", asg(&[(t1(), &[2, 3])])),
+            ],
+        );
     }
 
     #[test]
@@ -764,9 +878,18 @@ mod tests {
         // A balanced target where B holds the extra: recomputing changes nothing even though A
         // comes first (the pre-KAFKA-18688 rule would have moved a partition from B to A).
         let tp = topics(&[(t1(), 5)]);
-        let g = group([("A", member(&[t1()], asg(&[(t1(), &[0, 1])]))), ("B", member(&[t1()], asg(&[(t1(), &[2, 3, 4])])))]);
+        let g = group([
+            ("A", member(&[t1()], asg(&[(t1(), &[0, 1])]))),
+            ("B", member(&[t1()], asg(&[(t1(), &[2, 3, 4])]))),
+        ]);
         let r = run(&g, &tp);
-        expect(&r, &[("A", asg(&[(t1(), &[0, 1])])), ("B", asg(&[(t1(), &[2, 3, 4])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t1(), &[0, 1])])),
+                ("B", asg(&[(t1(), &[2, 3, 4])])),
+            ],
+        );
     }
 
     #[test]
@@ -776,9 +899,15 @@ mod tests {
         let (foo, bar) = (tid(1), tid(2));
         let tp = topics(&[(foo, 6), (bar, 3)]);
         let g = group([("M", member(&[foo, bar], asg(&[])))]);
-        expect(&run(&g, &tp), &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))]);
+        expect(
+            &run(&g, &tp),
+            &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))],
+        );
         let g = group([("M", member(&[foo, bar], asg(&[(foo, &[0, 1, 2, 3, 4, 5])])))]);
-        expect(&run(&g, &tp), &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))]);
+        expect(
+            &run(&g, &tp),
+            &[("M", asg(&[(foo, &[0, 1, 2, 3, 4, 5]), (bar, &[0, 1, 2])]))],
+        );
     }
 
     #[test]
@@ -789,7 +918,10 @@ mod tests {
         let tp = topics(&[(foo, 6), (bar, 3)]);
         let subs = [foo, bar];
         let g = group([
-            ("M1", member(&subs, asg(&[(foo, &[0, 1, 2]), (bar, &[0, 1])]))),
+            (
+                "M1",
+                member(&subs, asg(&[(foo, &[0, 1, 2]), (bar, &[0, 1])])),
+            ),
             ("M2", member(&subs, asg(&[(foo, &[3, 4, 5]), (bar, &[2])]))),
             ("M3", member(&subs, asg(&[]))),
         ]);
@@ -811,19 +943,37 @@ mod tests {
         // claimant, a topic nobody subscribes to is dropped.
         let tp = topics(&[(t1(), 4), (t2(), 2)]);
         let g = group([
-            ("A", member(&[t1()], asg(&[(t1(), &[0, 1, 9, -1]), (t2(), &[0])]))),
+            (
+                "A",
+                member(&[t1()], asg(&[(t1(), &[0, 1, 9, -1]), (t2(), &[0])])),
+            ),
             ("B", member(&[t1()], asg(&[(t1(), &[1, 2])]))),
         ]);
         let r = run(&g, &tp);
-        expect(&r, &[("A", asg(&[(t1(), &[0, 1])])), ("B", asg(&[(t1(), &[2, 3])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t1(), &[0, 1])])),
+                ("B", asg(&[(t1(), &[2, 3])])),
+            ],
+        );
     }
 
     #[test]
     fn wrong_homogeneous_hint_falls_back_to_heterogeneous() {
         let tp = topics(&[(t1(), 3), (t2(), 3)]);
-        let mut g = group([("A", member(&[t1()], asg(&[]))), ("B", member(&[t2()], asg(&[])))]);
+        let mut g = group([
+            ("A", member(&[t1()], asg(&[]))),
+            ("B", member(&[t2()], asg(&[]))),
+        ]);
         g.subscription_type = SubscriptionType::Homogeneous;
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[(t2(), &[0, 1, 2])]))]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[(t1(), &[0, 1, 2])])),
+                ("B", asg(&[(t2(), &[0, 1, 2])])),
+            ],
+        );
     }
 
     #[test]
@@ -846,7 +996,11 @@ mod tests {
         // wherever its new id sorts.
         let ids: Vec<Uuid> = (1..=3).map(tid).collect();
         let tp = topics(&[(ids[0], 2), (ids[1], 5), (ids[2], 7)]);
-        let g = group([("A", member(&ids, asg(&[]))), ("B", member(&ids, asg(&[]))), ("C", member(&ids, asg(&[])))]);
+        let g = group([
+            ("A", member(&ids, asg(&[]))),
+            ("B", member(&ids, asg(&[]))),
+            ("C", member(&ids, asg(&[]))),
+        ]);
         let first = run(&g, &tp);
         for new_id in ["0", "Bb", "Z"] {
             let mut next = with_previous(&g, &first);
@@ -865,17 +1019,37 @@ mod tests {
     fn heterogeneous_first_assignment_two_members_two_topics() {
         // Kafka: UniformHeterogeneousAssignmentBuilderTest#testFirstAssignmentTwoMembersTwoTopics.
         let tp = topics(&[(t1(), 3), (t3(), 6)]);
-        let g = group([("A", member(&[t1(), t3()], asg(&[]))), ("B", member(&[t3()], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1(), t3()], asg(&[]))),
+            ("B", member(&[t3()], asg(&[]))),
+        ]);
         assert_eq!(g.subscription_type, SubscriptionType::Heterogeneous);
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1, 2]), (t3(), &[4])])), ("B", asg(&[(t3(), &[0, 1, 2, 3, 5])]))]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[(t1(), &[0, 1, 2]), (t3(), &[4])])),
+                ("B", asg(&[(t3(), &[0, 1, 2, 3, 5])])),
+            ],
+        );
     }
 
     #[test]
     fn heterogeneous_more_members_than_partitions() {
         // Kafka: #testFirstAssignmentNumMembersGreaterThanTotalNumPartitions.
         let tp = topics(&[(t3(), 1), (t1(), 2)]);
-        let g = group([("A", member(&[t3()], asg(&[]))), ("B", member(&[t3()], asg(&[]))), ("C", member(&[t1()], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t3(), &[0])])), ("B", asg(&[])), ("C", asg(&[(t1(), &[0, 1])]))]);
+        let g = group([
+            ("A", member(&[t3()], asg(&[]))),
+            ("B", member(&[t3()], asg(&[]))),
+            ("C", member(&[t1()], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[(t3(), &[0])])),
+                ("B", asg(&[])),
+                ("C", asg(&[(t1(), &[0, 1])])),
+            ],
+        );
     }
 
     #[test]
@@ -884,8 +1058,17 @@ mod tests {
         let tp = topics(&[(t1(), 6), (t2(), 4), (t3(), 4)]);
         let g = group([
             ("A", member(&[t1()], asg(&[(t1(), &[0, 1, 2])]))),
-            ("B", member(&[t1(), t2()], asg(&[(t1(), &[3]), (t2(), &[0])]))),
-            ("C", member(&[t1(), t2(), t3()], asg(&[(t1(), &[4, 5]), (t2(), &[1, 2, 3]), (t3(), &[0, 1, 2, 3])]))),
+            (
+                "B",
+                member(&[t1(), t2()], asg(&[(t1(), &[3]), (t2(), &[0])])),
+            ),
+            (
+                "C",
+                member(
+                    &[t1(), t2(), t3()],
+                    asg(&[(t1(), &[4, 5]), (t2(), &[1, 2, 3]), (t3(), &[0, 1, 2, 3])]),
+                ),
+            ),
         ]);
         expect(
             &run(&g, &tp),
@@ -902,8 +1085,20 @@ mod tests {
         // Kafka: #testReassignmentWhenPartitionsAreAddedForTwoMembers.
         let tp = topics(&[(t1(), 6), (t2(), 5), (t3(), 3), (t4(), 3)]);
         let g = group([
-            ("A", member(&[t1(), t3()], asg(&[(t1(), &[0, 1, 2, 3]), (t3(), &[0, 1])]))),
-            ("B", member(&[t1(), t2(), t3(), t4()], asg(&[(t2(), &[0, 1, 2]), (t4(), &[0, 1, 2])]))),
+            (
+                "A",
+                member(
+                    &[t1(), t3()],
+                    asg(&[(t1(), &[0, 1, 2, 3]), (t3(), &[0, 1])]),
+                ),
+            ),
+            (
+                "B",
+                member(
+                    &[t1(), t2(), t3(), t4()],
+                    asg(&[(t2(), &[0, 1, 2]), (t4(), &[0, 1, 2])]),
+                ),
+            ),
         ]);
         expect(
             &run(&g, &tp),
@@ -920,7 +1115,10 @@ mod tests {
         let tp = topics(&[(t1(), 6), (t2(), 7)]);
         let g = group([
             ("A", member(&[t1()], asg(&[(t1(), &[0, 2]), (t2(), &[0])]))),
-            ("B", member(&[t1(), t2()], asg(&[(t1(), &[1]), (t2(), &[1, 2])]))),
+            (
+                "B",
+                member(&[t1(), t2()], asg(&[(t1(), &[1]), (t2(), &[1, 2])])),
+            ),
             ("C", member(&[t1(), t2()], asg(&[]))),
         ]);
         expect(
@@ -938,12 +1136,18 @@ mod tests {
         // Kafka: #testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersThreeTopics.
         let tp = topics(&[(t1(), 3), (t2(), 8), (t3(), 3)]);
         let g = group([
-            ("A", member(&[t1(), t3()], asg(&[(t1(), &[0, 1, 2]), (t3(), &[0, 1])]))),
+            (
+                "A",
+                member(&[t1(), t3()], asg(&[(t1(), &[0, 1, 2]), (t3(), &[0, 1])])),
+            ),
             ("B", member(&[t2()], asg(&[(t2(), &[3, 4, 5, 6])]))),
         ]);
         expect(
             &run(&g, &tp),
-            &[("A", asg(&[(t1(), &[0, 1, 2]), (t3(), &[0, 1, 2])])), ("B", asg(&[(t2(), &[0, 1, 2, 3, 4, 5, 6, 7])]))],
+            &[
+                ("A", asg(&[(t1(), &[0, 1, 2]), (t3(), &[0, 1, 2])])),
+                ("B", asg(&[(t2(), &[0, 1, 2, 3, 4, 5, 6, 7])])),
+            ],
         );
     }
 
@@ -952,10 +1156,22 @@ mod tests {
         // Kafka: #testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics.
         let tp = topics(&[(t1(), 3), (t2(), 5)]);
         let g = group([
-            ("A", member(&[t1()], asg(&[(t1(), &[0, 2]), (t2(), &[1, 3])]))),
-            ("B", member(&[t1(), t2()], asg(&[(t1(), &[1]), (t2(), &[0, 2, 4])]))),
+            (
+                "A",
+                member(&[t1()], asg(&[(t1(), &[0, 2]), (t2(), &[1, 3])])),
+            ),
+            (
+                "B",
+                member(&[t1(), t2()], asg(&[(t1(), &[1]), (t2(), &[0, 2, 4])])),
+            ),
         ]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[(t2(), &[0, 1, 2, 3, 4])]))]);
+        expect(
+            &run(&g, &tp),
+            &[
+                ("A", asg(&[(t1(), &[0, 1, 2])])),
+                ("B", asg(&[(t2(), &[0, 1, 2, 3, 4])])),
+            ],
+        );
     }
 
     #[test]
@@ -964,12 +1180,21 @@ mod tests {
         let tp = topics(&[(t1(), 2), (t2(), 2), (t3(), 2)]);
         let subs = [t1(), t2(), t3()];
         let g = hetero(group([
-            ("A", member(&subs, asg(&[(t1(), &[0, 1]), (t2(), &[0, 1]), (t3(), &[0, 1])]))),
+            (
+                "A",
+                member(
+                    &subs,
+                    asg(&[(t1(), &[0, 1]), (t2(), &[0, 1]), (t3(), &[0, 1])]),
+                ),
+            ),
             ("B", member(&subs, asg(&[]))),
         ]));
         expect(
             &run(&g, &tp),
-            &[("A", asg(&[(t2(), &[0]), (t3(), &[0, 1])])), ("B", asg(&[(t1(), &[0, 1]), (t2(), &[1])]))],
+            &[
+                ("A", asg(&[(t2(), &[0]), (t3(), &[0, 1])])),
+                ("B", asg(&[(t1(), &[0, 1]), (t2(), &[1])])),
+            ],
         );
     }
 
@@ -977,8 +1202,14 @@ mod tests {
     fn heterogeneous_member_without_subscriptions() {
         // Kafka: #testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions.
         let tp = topics(&[(t1(), 3)]);
-        let g = group([("A", member(&[t1()], asg(&[]))), ("B", member(&[], asg(&[])))]);
-        expect(&run(&g, &tp), &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[]))]);
+        let g = group([
+            ("A", member(&[t1()], asg(&[]))),
+            ("B", member(&[], asg(&[]))),
+        ]);
+        expect(
+            &run(&g, &tp),
+            &[("A", asg(&[(t1(), &[0, 1, 2])])), ("B", asg(&[]))],
+        );
     }
 
     #[test]
@@ -986,9 +1217,18 @@ mod tests {
         // t2 has 4 partitions for 1 subscriber (4 per subscriber) and goes before t1, 6 for 2 (3
         // per subscriber): A takes all of t2 first, so t1 goes mostly to B.
         let tp = topics(&[(t1(), 6), (t2(), 4)]);
-        let g = group([("A", member(&[t1(), t2()], asg(&[]))), ("B", member(&[t1()], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1(), t2()], asg(&[]))),
+            ("B", member(&[t1()], asg(&[]))),
+        ]);
         let r = run(&g, &tp);
-        expect(&r, &[("A", asg(&[(t1(), &[5]), (t2(), &[0, 1, 2, 3])])), ("B", asg(&[(t1(), &[0, 1, 2, 3, 4])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t1(), &[5]), (t2(), &[0, 1, 2, 3])])),
+                ("B", asg(&[(t1(), &[0, 1, 2, 3, 4])])),
+            ],
+        );
         assert_eq!(spread(&r), 0);
     }
 
@@ -997,26 +1237,51 @@ mod tests {
         // Equal partitions per subscriber (2): the topic with fewer subscribers goes first; with
         // equal counts too, the smaller topic id.
         let tp = topics(&[(t1(), 4), (t2(), 2), (t3(), 2)]);
-        let g = group([("A", member(&[t1(), t2(), t3()], asg(&[]))), ("B", member(&[t1()], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1(), t2(), t3()], asg(&[]))),
+            ("B", member(&[t1()], asg(&[]))),
+        ]);
         let h = Heterogeneous::new(&g.members.iter().collect::<Vec<_>>(), &tp).unwrap();
-        let order: Vec<Uuid> = h.sorted_topics(|_| true).into_iter().map(|i| h.table.ids[i]).collect();
+        let order: Vec<Uuid> = h
+            .sorted_topics(|_| true)
+            .into_iter()
+            .map(|i| h.table.ids[i])
+            .collect();
         assert_eq!(order, vec![t2(), t3(), t1()]);
         let r = run(&g, &tp);
-        expect(&r, &[("A", asg(&[(t2(), &[0, 1]), (t3(), &[0, 1])])), ("B", asg(&[(t1(), &[0, 1, 2, 3])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t2(), &[0, 1]), (t3(), &[0, 1])])),
+                ("B", asg(&[(t1(), &[0, 1, 2, 3])])),
+            ],
+        );
     }
 
     #[test]
     fn heterogeneous_revokes_unsubscribed_and_keeps_subscribed() {
         let tp = topics(&[(t1(), 4), (t2(), 4)]);
         let g = group([
-            ("A", member(&[t1()], asg(&[(t1(), &[0, 1]), (t2(), &[0, 1])]))),
-            ("B", member(&[t1(), t2()], asg(&[(t1(), &[2, 3]), (t2(), &[2, 3])]))),
+            (
+                "A",
+                member(&[t1()], asg(&[(t1(), &[0, 1]), (t2(), &[0, 1])])),
+            ),
+            (
+                "B",
+                member(&[t1(), t2()], asg(&[(t1(), &[2, 3]), (t2(), &[2, 3])])),
+            ),
         ]);
         let r = run(&g, &tp);
         // A keeps t1 0-1 (t2 0-1 are revoked) and B keeps everything it had; t2 0-1 are free and
         // go to B, t2's only subscriber (A 2, B 6). Balancing t1 then moves B's t1 partitions,
         // highest first, to A until the totals are level: A 4, B 4.
-        expect(&r, &[("A", asg(&[(t1(), &[0, 1, 2, 3])])), ("B", asg(&[(t2(), &[0, 1, 2, 3])]))]);
+        expect(
+            &r,
+            &[
+                ("A", asg(&[(t1(), &[0, 1, 2, 3])])),
+                ("B", asg(&[(t2(), &[0, 1, 2, 3])])),
+            ],
+        );
     }
 
     #[test]
@@ -1024,7 +1289,11 @@ mod tests {
         // Kafka: CommonAssignorTests#testAssignmentReuse with the heterogeneous builder.
         let ids: Vec<Uuid> = (1..=3).map(tid).collect();
         let tp = topics(&[(ids[0], 2), (ids[1], 5), (ids[2], 7)]);
-        let g = hetero(group([("A", member(&ids, asg(&[]))), ("B", member(&ids, asg(&[]))), ("C", member(&ids, asg(&[])))]));
+        let g = hetero(group([
+            ("A", member(&ids, asg(&[]))),
+            ("B", member(&ids, asg(&[]))),
+            ("C", member(&ids, asg(&[]))),
+        ]));
         let r = run(&g, &tp);
         assert!(spread(&r) <= 1);
         assert_eq!(run(&with_previous(&g, &r), &tp), r);
@@ -1035,7 +1304,11 @@ mod tests {
         // Kafka's builder documentation: A on t1, B on t1 and t2, C on t2. Each topic's subscribers
         // end within one of each other.
         let tp = topics(&[(t1(), 20), (t2(), 10)]);
-        let g = group([("A", member(&[t1()], asg(&[]))), ("B", member(&[t1(), t2()], asg(&[]))), ("C", member(&[t2()], asg(&[])))]);
+        let g = group([
+            ("A", member(&[t1()], asg(&[]))),
+            ("B", member(&[t1(), t2()], asg(&[]))),
+            ("C", member(&[t2()], asg(&[]))),
+        ]);
         let r = run(&g, &tp);
         let s = sizes(&r);
         assert!(s["A"].abs_diff(s["B"]) <= 1, "{s:?}");
@@ -1045,7 +1318,12 @@ mod tests {
     #[test]
     fn determinism() {
         let ids: Vec<Uuid> = (1..=5).map(tid).collect();
-        let tp = topics(&ids.iter().enumerate().map(|(i, &t)| (t, 3 + i as i32 * 4)).collect::<Vec<_>>());
+        let tp = topics(
+            &ids.iter()
+                .enumerate()
+                .map(|(i, &t)| (t, 3 + i as i32 * 4))
+                .collect::<Vec<_>>(),
+        );
         let g = group([
             ("A", member(&ids[0..3], asg(&[]))),
             ("B", member(&ids[1..5], asg(&[(ids[1], &[0, 1, 2])]))),
@@ -1063,41 +1341,60 @@ mod tests {
     /// a topic missing from metadata), random instance ids and random (possibly invalid)
     /// previous targets.
     fn arb_case() -> impl Strategy<Value = (GroupSpec, TopicsSpec)> {
-        (1usize..6, 0usize..10, any::<bool>()).prop_flat_map(|(n_topics, n_members, homogeneous)| {
-            let counts = proptest::collection::vec(0i32..12, n_topics);
-            let common_subs = proptest::collection::vec(any::<bool>(), n_topics + 1);
-            let members = proptest::collection::vec(
-                (
-                    proptest::collection::vec(any::<bool>(), n_topics + 1),
-                    proptest::collection::vec((0..n_topics + 1, -1i32..14), 0..10),
-                    proptest::option::of(0u8..4),
-                    0u16..1000,
-                ),
-                n_members,
-            );
-            (counts, common_subs, members).prop_map(move |(counts, common, members)| {
-                // Topic ids 1..=n; id n+1 is subscribed to sometimes but missing from metadata.
-                let tp = topics(&counts.iter().enumerate().map(|(i, &c)| (tid(i as u128 + 1), c)).collect::<Vec<_>>());
-                let mut ms = BTreeMap::new();
-                for (subs, prev, instance, id) in members {
-                    let mask = if homogeneous { &common } else { &subs };
-                    let subscribed = mask.iter().enumerate().filter(|(_, &b)| b).map(|(i, _)| tid(i as u128 + 1)).collect();
-                    let mut assigned = Assignment::new();
-                    for (t, p) in prev {
-                        assigned.entry(tid(t as u128 + 1)).or_insert_with(BTreeSet::new).insert(p);
+        (1usize..6, 0usize..10, any::<bool>()).prop_flat_map(
+            |(n_topics, n_members, homogeneous)| {
+                let counts = proptest::collection::vec(0i32..12, n_topics);
+                let common_subs = proptest::collection::vec(any::<bool>(), n_topics + 1);
+                let members = proptest::collection::vec(
+                    (
+                        proptest::collection::vec(any::<bool>(), n_topics + 1),
+                        proptest::collection::vec((0..n_topics + 1, -1i32..14), 0..10),
+                        proptest::option::of(0u8..4),
+                        0u16..1000,
+                    ),
+                    n_members,
+                );
+                (counts, common_subs, members).prop_map(move |(counts, common, members)| {
+                    // Topic ids 1..=n; id n+1 is subscribed to sometimes but missing from metadata.
+                    let tp = topics(
+                        &counts
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &c)| (tid(i as u128 + 1), c))
+                            .collect::<Vec<_>>(),
+                    );
+                    let mut ms = BTreeMap::new();
+                    for (subs, prev, instance, id) in members {
+                        let mask = if homogeneous { &common } else { &subs };
+                        let subscribed = mask
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, &b)| b)
+                            .map(|(i, _)| tid(i as u128 + 1))
+                            .collect();
+                        let mut assigned = Assignment::new();
+                        for (t, p) in prev {
+                            assigned.entry(tid(t as u128 + 1)).or_default().insert(p);
+                        }
+                        let spec = MemberSpec {
+                            rack_id: None,
+                            instance_id: instance.map(|i| format!("i{i}-{id}")),
+                            subscribed_topic_ids: subscribed,
+                            assigned,
+                        };
+                        ms.insert(format!("m{id:03}"), spec);
                     }
-                    let spec = MemberSpec {
-                        rack_id: None,
-                        instance_id: instance.map(|i| format!("i{i}-{id}")),
-                        subscribed_topic_ids: subscribed,
-                        assigned,
-                    };
-                    ms.insert(format!("m{id:03}"), spec);
-                }
-                let subscription_type = subscription_type_of(&ms);
-                (GroupSpec { members: ms, subscription_type }, tp)
-            })
-        })
+                    let subscription_type = subscription_type_of(&ms);
+                    (
+                        GroupSpec {
+                            members: ms,
+                            subscription_type,
+                        },
+                        tp,
+                    )
+                })
+            },
+        )
     }
 
     proptest! {

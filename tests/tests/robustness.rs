@@ -22,7 +22,7 @@
 //!   at every valid version. No panic; whenever a decode succeeds, DESIGN's contract holds:
 //!   `encoded_len` is exact, decode(encode(decode(b))) == decode(b), and the re-encoding is
 //!   canonical: encode(decode(e)) == e for e = encode(decode(b)). `PROPTEST_CASES` sets the case
-//!   count (default 2000).
+//!   count (default 4000).
 //! * `encoder_frames_and_golden_frames_are_fixed_points`: for frames our encoder wrote, exact
 //!   equality encode(decode(b)) == b; golden frames that decode satisfy the same fixed point.
 //! * `fuzz_regressions`: inputs found by `fuzz/` (cargo-fuzz target `decode_any`), kept here.
@@ -1227,7 +1227,7 @@ fn decoders_survive_random_and_mutated_frames() {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(2000);
+        .unwrap_or(4000);
     let config = Config {
         cases,
         failure_persistence: None,

@@ -210,12 +210,12 @@ pub(crate) fn non_default_expr(cx: &Ctx, f: &Field, v: &TokenStream) -> TokenStr
         if null {
             return quote!(#v.is_some());
         }
-        let eq = match (&f.ty, &f.default) {
-            (Type::String, DefaultValue::Str(s)) => quote!(x.as_str() == #s),
-            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(x.is_empty()),
-            _ => quote!(*x == #inner),
+        let ne = match (&f.ty, &f.default) {
+            (Type::String, DefaultValue::Str(s)) => quote!(x.as_str() != #s),
+            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(!x.is_empty()),
+            _ => quote!(*x != #inner),
         };
-        return quote!(!#v.as_ref().is_some_and(|x| #eq));
+        return quote!(#v.as_ref().is_none_or(|x| #ne));
     }
     match (&f.ty, &f.default) {
         (Type::Bool, DefaultValue::Bool(true)) => quote!(!#v),

@@ -257,7 +257,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
                 });
                 let body = Cond::of(tv, valid).select(ok, bad);
-                quote!(#tag_l => #body)
+                quote!(if tag == #tag_l { #body })
             })
             .collect();
         let sec = if arms.is_empty() {
@@ -272,10 +272,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                 let n = c.uvarint()?;
                 for _ in 0..n {
                     let (tag, _, mut p) = c.tagged_field()?;
-                    match tag {
-                        #(#arms)*
-                        _ => {}
-                    }
+                    #(#arms)*
                 }
             )
         };
@@ -295,7 +292,14 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let present = Cond::of(f.untagged_versions(), valid);
             let skip = skip_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid));
             let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
-            steps.push(present.select(quote!(#rec pos = #skip;), quote!()));
+            let step = match f.ty.fixed_size() {
+                Some(n) => {
+                    let n = Literal::usize_unsuffixed(n);
+                    quote!(pos += #n;)
+                }
+                None => quote!(pos = #skip;),
+            };
+            steps.push(present.select(quote!(#rec #step), quote!()));
         }
         let tags = if !cx.has_flexible() {
             quote!()
@@ -308,8 +312,8 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     let (tag, tv) = f.tag.expect("filtered on tag");
                     let k = Literal::usize_unsuffixed(*k);
                     let tag_l = Literal::u32_unsuffixed(tag);
-                    let cond = Cond::of(tv, valid).tokens();
-                    quote!(#tag_l if #cond => offs[#k] = (at - start) as u32,)
+                    let cond = Cond::of(tv, valid).and(quote!(tag == #tag_l));
+                    quote!(if #cond { offs[#k] = (at - start) as u32; })
                 })
                 .collect();
             let set = if matches!(flexible, Cond::Always) { quote!(let tags =) } else { quote!(tags =) };
@@ -321,10 +325,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     while n > 0 {
                         n -= 1;
                         let (tag, at, next) = #w::view::tag_header(buf, p);
-                        match tag {
-                            #(#arms)*
-                            _ => {}
-                        }
+                        #(#arms)*
                         p = next;
                     }
                     pos = p;
@@ -418,6 +419,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let conv = to_owned_value(&f.ty, quote!(v));
             let e = match (&f.ty, f.is_optional()) {
                 (t, _) if t.is_fixed() => quote!(self.#acc()),
+                (Type::Bytes | Type::Records, true) => quote!(self.#acc().map(::kwire_protocol::bytes::Bytes::copy_from_slice)),
                 (_, true) => quote!(self.#acc().map(|v| #conv)),
                 (_, false) => quote!({ let v = self.#acc(); #conv }),
             };

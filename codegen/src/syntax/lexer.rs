@@ -845,7 +845,7 @@ impl<'a> Lexer<'a> {
                     (2 * inside + 1, Span::new(d, d + 1))
                 }
             };
-            if best.map_or(true, |b| score < b.0) {
+            if best.is_none_or(|b| score < b.0) {
                 best = Some((score, repair, span));
             }
         }

@@ -508,7 +508,7 @@ impl GroupCoordinator {
             let key = (g.clone(), m.clone());
             let fence = match kind {
                 TimerKind::Session => {
-                    if self.session_timers.get(&key).map_or(true, |d| *d > now_ms) {
+                    if self.session_timers.get(&key).is_none_or(|d| *d > now_ms) {
                         continue;
                     }
                     self.session_timers.remove(&key);
@@ -520,7 +520,7 @@ impl GroupCoordinator {
                     if self
                         .rebalance_timers
                         .get(&key)
-                        .map_or(true, |t| t.0 > now_ms)
+                        .is_none_or(|t| t.0 > now_ms)
                     {
                         continue;
                     }
@@ -778,7 +778,7 @@ impl GroupCoordinator {
             if req
                 .topic_partitions
                 .as_ref()
-                .map_or(true, |t| !t.is_empty())
+                .is_none_or(|t| !t.is_empty())
             {
                 return fail(
                     INVALID_REQUEST,
@@ -1045,7 +1045,7 @@ impl GroupCoordinator {
                 }
             }
         };
-        if base.state == MemberState::Unknown && owned.as_ref().map_or(true, |o| !o.is_empty()) {
+        if base.state == MemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty()) {
             return fail(
                 FENCED_MEMBER_EPOCH,
                 "The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.",
@@ -1113,7 +1113,7 @@ impl GroupCoordinator {
                     o.member_id != base.member_id
                         && replaced
                             .as_ref()
-                            .map_or(true, |r| r.member_id != o.member_id)
+                            .is_none_or(|r| r.member_id != o.member_id)
                         && o.subscribed_topic_regex.as_ref() == Some(old)
                 })
         });
@@ -1226,7 +1226,7 @@ impl GroupCoordinator {
         let mut best: Option<(&Arc<dyn ConsumerGroupAssignor>, usize)> = None;
         for a in &self.config.assignors {
             let n = votes.get(a.name()).copied().unwrap_or(0);
-            if n > 0 && best.map_or(true, |(_, b)| n > b) {
+            if n > 0 && best.is_none_or(|(_, b)| n > b) {
                 best = Some((a, n));
             }
         }
@@ -1245,7 +1245,7 @@ impl GroupCoordinator {
         let mut best: Option<(&str, usize)> = None;
         for a in &self.config.assignors {
             let n = votes.get(a.name()).copied().unwrap_or(0);
-            if n > 0 && best.map_or(true, |(_, b)| n > b) {
+            if n > 0 && best.is_none_or(|(_, b)| n > b) {
                 best = Some((a.name(), n));
             }
         }
@@ -1302,7 +1302,7 @@ impl GroupCoordinator {
             .cloned();
         if before
             .as_ref()
-            .map_or(true, |b| !b.same_metadata(&plan.updated))
+            .is_none_or(|b| !b.same_metadata(&plan.updated))
         {
             self.emit(records, Record::member_metadata(&gid, &plan.updated));
         }

@@ -865,90 +865,87 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
             let n = c.uvarint()?;
             for _ in 0..n {
                 let (tag, _, mut p) = c.tagged_field()?;
-                match tag {
-                    0 => {
-                        if version >= 3 {
-                            {
-                                let c = &mut p;
-                                ::kwire_protocol::wire::view::check_array::<
-                                    SupportedFeatureKeyRef<'a>,
-                                >(c, version, true, false)
-                                    .map_err(|e| e.field("supported_features"))?;
-                            }
-                        } else {
-                            {
-                                return ::core::result::Result::Err(
-                                    p
-                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
-                                            tag,
-                                            version,
-                                        })
-                                        .field("supported_features"),
-                                );
-                            }
+                if tag == 0 {
+                    if version >= 3 {
+                        {
+                            let c = &mut p;
+                            ::kwire_protocol::wire::view::check_array::<
+                                SupportedFeatureKeyRef<'a>,
+                            >(c, version, true, false)
+                                .map_err(|e| e.field("supported_features"))?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("supported_features"),
+                            );
                         }
                     }
-                    1 => {
-                        if version >= 3 {
-                            {
-                                let c = &mut p;
-                                c.skip(8).map_err(|e| e.field("finalized_features_epoch"))?;
-                            }
-                        } else {
-                            {
-                                return ::core::result::Result::Err(
-                                    p
-                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
-                                            tag,
-                                            version,
-                                        })
-                                        .field("finalized_features_epoch"),
-                                );
-                            }
+                }
+                if tag == 1 {
+                    if version >= 3 {
+                        {
+                            let c = &mut p;
+                            c.skip(8).map_err(|e| e.field("finalized_features_epoch"))?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("finalized_features_epoch"),
+                            );
                         }
                     }
-                    2 => {
-                        if version >= 3 {
-                            {
-                                let c = &mut p;
-                                ::kwire_protocol::wire::view::check_array::<
-                                    FinalizedFeatureKeyRef<'a>,
-                                >(c, version, true, false)
-                                    .map_err(|e| e.field("finalized_features"))?;
-                            }
-                        } else {
-                            {
-                                return ::core::result::Result::Err(
-                                    p
-                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
-                                            tag,
-                                            version,
-                                        })
-                                        .field("finalized_features"),
-                                );
-                            }
+                }
+                if tag == 2 {
+                    if version >= 3 {
+                        {
+                            let c = &mut p;
+                            ::kwire_protocol::wire::view::check_array::<
+                                FinalizedFeatureKeyRef<'a>,
+                            >(c, version, true, false)
+                                .map_err(|e| e.field("finalized_features"))?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("finalized_features"),
+                            );
                         }
                     }
-                    3 => {
-                        if version >= 3 {
-                            {
-                                let c = &mut p;
-                                c.skip(1).map_err(|e| e.field("zk_migration_ready"))?;
-                            }
-                        } else {
-                            {
-                                return ::core::result::Result::Err(
-                                    p
-                                        .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
-                                            tag,
-                                            version,
-                                        })
-                                        .field("zk_migration_ready"),
-                                );
-                            }
+                }
+                if tag == 3 {
+                    if version >= 3 {
+                        {
+                            let c = &mut p;
+                            c.skip(1).map_err(|e| e.field("zk_migration_ready"))?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("zk_migration_ready"),
+                            );
                         }
                     }
-                    _ => {}
                 }
             }
         }
@@ -956,12 +953,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_array::<
             ApiVersionRef<'a>,
         >(buf, pos, version, version >= 3);
         if version >= 1 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -974,14 +971,14 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             ApiVersionRef<'a>,
         >(buf, pos, version, version >= 3);
         if version >= 1 {
             offs[2] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 3 {
             tags = (pos - start) as u32;
@@ -989,12 +986,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
             while n > 0 {
                 n -= 1;
                 let (tag, at, next) = ::kwire_protocol::wire::view::tag_header(buf, p);
-                match tag {
-                    0 if version >= 3 => offs[3] = (at - start) as u32,
-                    1 if version >= 3 => offs[4] = (at - start) as u32,
-                    2 if version >= 3 => offs[5] = (at - start) as u32,
-                    3 if version >= 3 => offs[6] = (at - start) as u32,
-                    _ => {}
+                if (version >= 3) && tag == 0 {
+                    offs[3] = (at - start) as u32;
+                }
+                if (version >= 3) && tag == 1 {
+                    offs[4] = (at - start) as u32;
+                }
+                if (version >= 3) && tag == 2 {
+                    offs[5] = (at - start) as u32;
+                }
+                if (version >= 3) && tag == 3 {
+                    offs[6] = (at - start) as u32;
                 }
                 p = next;
             }
@@ -1276,9 +1278,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
-        pos = pos + 2;
-        pos = pos + 2;
+        pos += 2;
+        pos += 2;
+        pos += 2;
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         }
@@ -1290,11 +1292,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[2] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         if version >= 3 {
             tags = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -1654,10 +1656,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SupportedFeatureKeyRef<'a> {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version >= 3 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -1675,11 +1677,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SupportedFeatureKeyRef<'a> {
         }
         if version >= 3 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             offs[2] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             tags = (pos - start) as u32;
@@ -2052,10 +2054,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FinalizedFeatureKeyRef<'a> {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version >= 3 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -2073,11 +2075,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FinalizedFeatureKeyRef<'a> {
         }
         if version >= 3 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             offs[2] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 3 {
             tags = (pos - start) as u32;

@@ -376,7 +376,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRequest
         pos = ::kwire_protocol::wire::view::skip_array::<
             &'a str,
         >(buf, pos, version, true);
-        pos = pos + 1;
+        pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -389,7 +389,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRequest
             &'a str,
         >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 1;
+        pos += 1;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -384,7 +384,7 @@ for ConsumerGroupDescribeResponseRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             DescribedGroupRef<'a>,
         >(buf, pos, version, true);
@@ -396,7 +396,7 @@ for ConsumerGroupDescribeResponseRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             DescribedGroupRef<'a>,
@@ -1102,7 +1102,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_array::<
@@ -1116,7 +1116,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         if version >= 1 {
-            pos = pos + 1;
+            pos += 1;
         }
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1132,7 +1132,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         offs[2] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[3] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[5] = (pos - start) as u32;
@@ -1153,7 +1153,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         if version >= 1 {
             offs[10] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -1707,17 +1707,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_array::<
             MemberRef<'a>,
         >(buf, pos, version, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -1726,7 +1726,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;
@@ -1734,9 +1734,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[5] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[6] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[7] = (pos - start) as u32;
@@ -1744,7 +1744,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
             MemberRef<'a>,
         >(buf, pos, version, true);
         offs[8] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -2021,7 +2021,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 16;
+        pos += 16;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -2032,7 +2032,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = pos + 16;
+        pos += 16;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;

@@ -864,10 +864,10 @@ for ConsumerGroupHeartbeatRequestRef<'a> {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             &'a str,
         >(buf, pos, version, true);
@@ -890,13 +890,13 @@ for ConsumerGroupHeartbeatRequestRef<'a> {
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[5] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[6] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             &'a str,
@@ -1156,7 +1156,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 16;
+        pos += 16;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1166,7 +1166,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 16;
+        pos += 16;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         let tags = (pos - start) as u32;

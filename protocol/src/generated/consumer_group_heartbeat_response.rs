@@ -585,12 +585,12 @@ for ConsumerGroupHeartbeatResponseRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
-        pos = pos + 2;
+        pos += 4;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 4;
+        pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <AssignmentRef<
@@ -607,17 +607,17 @@ for ConsumerGroupHeartbeatResponseRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[2] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[5] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[6] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -1136,7 +1136,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 16;
+        pos += 16;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1146,7 +1146,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 16;
+        pos += 16;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         let tags = (pos - start) as u32;

@@ -519,7 +519,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version >= 1 {
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 4 {
             pos = ::kwire_protocol::wire::view::skip_array::<
@@ -542,7 +542,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
         }
         if version >= 1 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 4 {
             offs[2] = (pos - start) as u32;

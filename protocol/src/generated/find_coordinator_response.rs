@@ -764,22 +764,22 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         if version >= 1 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version <= 3 {
-            pos = pos + 2;
+            pos += 2;
         }
         if (1..=3).contains(&version) {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version <= 3 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version <= 3 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version <= 3 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
             pos = ::kwire_protocol::wire::view::skip_array::<
@@ -798,11 +798,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         if version >= 1 {
             offs[0] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version <= 3 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if (1..=3).contains(&version) {
             offs[2] = (pos - start) as u32;
@@ -810,7 +810,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
         }
         if version <= 3 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version <= 3 {
             offs[4] = (pos - start) as u32;
@@ -818,7 +818,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
         }
         if version <= 3 {
             offs[5] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
             offs[6] = (pos - start) as u32;
@@ -1389,16 +1389,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version >= 4 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
         }
         if version >= 4 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 4 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 3, true);
@@ -1419,7 +1419,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
         }
         if version >= 4 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
             offs[2] = (pos - start) as u32;
@@ -1427,11 +1427,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
         }
         if version >= 4 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 4 {
             offs[4] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 4 {
             offs[5] = (pos - start) as u32;

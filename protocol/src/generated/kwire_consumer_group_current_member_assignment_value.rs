@@ -552,9 +552,9 @@ for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
-        pos = pos + 4;
-        pos = pos + 1;
+        pos += 4;
+        pos += 4;
+        pos += 1;
         pos = ::kwire_protocol::wire::view::skip_array::<
             TopicPartitionsRef<'a>,
         >(buf, pos, version, true);
@@ -569,11 +569,11 @@ for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 5];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 1;
+        pos += 1;
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             TopicPartitionsRef<'a>,
@@ -827,7 +827,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 16;
+        pos += 16;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -837,7 +837,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 16;
+        pos += 16;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         let tags = (pos - start) as u32;

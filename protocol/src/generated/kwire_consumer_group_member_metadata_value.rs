@@ -693,7 +693,7 @@ for KwireConsumerGroupMemberMetadataValueRef<'a> {
             &'a str,
         >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -717,7 +717,7 @@ for KwireConsumerGroupMemberMetadataValueRef<'a> {
         offs[5] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[6] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[7] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         let tags = (pos - start) as u32;

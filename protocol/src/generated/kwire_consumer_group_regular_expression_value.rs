@@ -399,8 +399,8 @@ for KwireConsumerGroupRegularExpressionValueRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_array::<
             &'a str,
         >(buf, pos, version, true);
-        pos = pos + 8;
-        pos = pos + 8;
+        pos += 8;
+        pos += 8;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -413,9 +413,9 @@ for KwireConsumerGroupRegularExpressionValueRef<'a> {
             &'a str,
         >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 8;
+        pos += 8;
         offs[2] = (pos - start) as u32;
-        pos = pos + 8;
+        pos += 8;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -310,7 +310,7 @@ for KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -319,7 +319,7 @@ for KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -626,13 +626,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
             MetadataRequestTopicRef<'a>,
         >(buf, pos, version, version >= 9);
         if version >= 4 {
-            pos = pos + 1;
+            pos += 1;
         }
         if (8..=10).contains(&version) {
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 8 {
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 9 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -650,15 +650,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
         >(buf, pos, version, version >= 9);
         if version >= 4 {
             offs[1] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         if (8..=10).contains(&version) {
             offs[2] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 8 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         if version >= 9 {
             tags = (pos - start) as u32;
@@ -954,7 +954,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestTopicRef<'a> 
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         if version >= 10 {
-            pos = pos + 16;
+            pos += 16;
         }
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         if version >= 9 {
@@ -969,7 +969,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestTopicRef<'a> 
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         if version >= 10 {
             offs[0] = (pos - start) as u32;
-            pos = pos + 16;
+            pos += 16;
         }
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);

@@ -746,7 +746,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         if version >= 3 {
-            pos = pos + 4;
+            pos += 4;
         }
         pos = ::kwire_protocol::wire::view::skip_array::<
             MetadataResponseBrokerRef<'a>,
@@ -755,16 +755,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         }
         if version >= 1 {
-            pos = pos + 4;
+            pos += 4;
         }
         pos = ::kwire_protocol::wire::view::skip_array::<
             MetadataResponseTopicRef<'a>,
         >(buf, pos, version, version >= 9);
         if (8..=10).contains(&version) {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 13 {
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 9 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -778,7 +778,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         if version >= 3 {
             offs[0] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
@@ -790,7 +790,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         }
         if version >= 1 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
@@ -798,11 +798,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         >(buf, pos, version, version >= 9);
         if (8..=10).contains(&version) {
             offs[5] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 13 {
             offs[6] = (pos - start) as u32;
-            pos = pos + 2;
+            pos += 2;
         }
         if version >= 9 {
             tags = (pos - start) as u32;
@@ -1141,9 +1141,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseBrokerRef<'a
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
-        pos = pos + 4;
+        pos += 4;
         if version >= 1 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         }
@@ -1158,11 +1158,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseBrokerRef<'a
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         offs[2] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         if version >= 1 {
             offs[3] = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
@@ -1681,11 +1681,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 2;
+        pos += 4;
+        pos += 4;
         if version >= 7 {
-            pos = pos + 4;
+            pos += 4;
         }
         pos = ::kwire_protocol::wire::view::skip_array::<
             i32,
@@ -1709,14 +1709,14 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         if version >= 7 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
@@ -2257,19 +2257,19 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         if version >= 10 {
-            pos = pos + 16;
+            pos += 16;
         }
         if version >= 1 {
-            pos = pos + 1;
+            pos += 1;
         }
         pos = ::kwire_protocol::wire::view::skip_array::<
             MetadataResponsePartitionRef<'a>,
         >(buf, pos, version, version >= 9);
         if version >= 8 {
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 9 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -2282,16 +2282,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 6];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         if version >= 10 {
             offs[2] = (pos - start) as u32;
-            pos = pos + 16;
+            pos += 16;
         }
         if version >= 1 {
             offs[3] = (pos - start) as u32;
-            pos = pos + 1;
+            pos += 1;
         }
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
@@ -2299,7 +2299,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
         >(buf, pos, version, version >= 9);
         if version >= 8 {
             offs[5] = (pos - start) as u32;
-            pos = pos + 4;
+            pos += 4;
         }
         if version >= 9 {
             tags = (pos - start) as u32;

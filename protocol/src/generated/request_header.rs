@@ -478,9 +478,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for RequestHeaderRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
-        pos = pos + 2;
-        pos = pos + 4;
+        pos += 2;
+        pos += 2;
+        pos += 4;
         if version >= 1 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, false, true);
         }
@@ -495,11 +495,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for RequestHeaderRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[2] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         if version >= 1 {
             offs[3] = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, false, true);

@@ -316,7 +316,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ResponseHeaderRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         if version >= 1 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         }
@@ -328,7 +328,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ResponseHeaderRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         if version >= 1 {
             tags = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);

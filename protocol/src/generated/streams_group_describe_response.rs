@@ -382,7 +382,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             DescribedGroupRef<'a>,
         >(buf, pos, version, true);
@@ -394,7 +394,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             DescribedGroupRef<'a>,
@@ -1253,7 +1253,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             SubtopologyRef<'a>,
         >(buf, pos, version, true);
@@ -1265,7 +1265,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             SubtopologyRef<'a>,
@@ -2196,12 +2196,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -2226,7 +2226,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         pos = <AssignmentRef<
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
-        pos = pos + 1;
+        pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2237,7 +2237,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[3] = (pos - start) as u32;
@@ -2247,7 +2247,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         offs[5] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[6] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[7] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[8] = (pos - start) as u32;
@@ -2280,7 +2280,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         offs[14] = (pos - start) as u32;
-        pos = pos + 1;
+        pos += 1;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -2859,12 +2859,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 4;
+        pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <TopologyRef<
@@ -2876,7 +2876,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_array::<
             MemberRef<'a>,
         >(buf, pos, version, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2885,7 +2885,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
         offs[0] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;
@@ -2893,9 +2893,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[5] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[6] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -2910,7 +2910,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
             MemberRef<'a>,
         >(buf, pos, version, true);
         offs[8] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3133,7 +3133,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -3144,7 +3144,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3406,8 +3406,8 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 8;
+        pos += 4;
+        pos += 8;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -3418,9 +3418,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 8;
+        pos += 8;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3697,7 +3697,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 16;
+        pos += 16;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -3708,7 +3708,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = pos + 16;
+        pos += 16;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;
@@ -5012,8 +5012,8 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 2;
+        pos += 4;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_array::<
             KeyValueRef<'a>,
         >(buf, pos, version, true);
@@ -5027,9 +5027,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             KeyValueRef<'a>,

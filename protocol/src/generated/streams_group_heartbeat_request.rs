@@ -1378,11 +1378,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
+        pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <TopologyRef<
@@ -1418,7 +1418,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         pos = ::kwire_protocol::wire::view::skip_array::<
             TaskOffsetRef<'a>,
         >(buf, pos, version, true);
-        pos = pos + 1;
+        pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -1431,15 +1431,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[2] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[3] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[4] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[5] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[6] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[7] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -1485,7 +1485,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
             TaskOffsetRef<'a>,
         >(buf, pos, version, true);
         offs[16] = (pos - start) as u32;
-        pos = pos + 1;
+        pos += 1;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -2862,7 +2862,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             SubtopologyRef<'a>,
         >(buf, pos, version, true);
@@ -2874,7 +2874,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             SubtopologyRef<'a>,
@@ -3471,8 +3471,8 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 2;
+        pos += 4;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_array::<
             KeyValueRef<'a>,
         >(buf, pos, version, true);
@@ -3486,9 +3486,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             KeyValueRef<'a>,
@@ -3715,7 +3715,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -3726,7 +3726,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3988,8 +3988,8 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 8;
+        pos += 4;
+        pos += 8;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -4000,9 +4000,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = pos + 8;
+        pos += 8;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

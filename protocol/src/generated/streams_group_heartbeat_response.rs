@@ -1089,14 +1089,14 @@ for StreamsGroupHeartbeatResponseRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 4;
-        pos = pos + 2;
+        pos += 4;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 4;
-        pos = pos + 4;
-        pos = pos + 4;
-        pos = pos + 4;
+        pos += 4;
+        pos += 4;
+        pos += 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             StatusRef<'a>,
         >(buf, pos, version, true);
@@ -1109,7 +1109,7 @@ for StreamsGroupHeartbeatResponseRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_array::<
             TaskIdsRef<'a>,
         >(buf, pos, version, true);
-        pos = pos + 4;
+        pos += 4;
         pos = ::kwire_protocol::wire::view::skip_array::<
             EndpointToPartitionsRef<'a>,
         >(buf, pos, version, true);
@@ -1121,21 +1121,21 @@ for StreamsGroupHeartbeatResponseRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 14];
         offs[0] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         offs[2] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[5] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[6] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[7] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[8] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             StatusRef<'a>,
@@ -1153,7 +1153,7 @@ for StreamsGroupHeartbeatResponseRef<'a> {
             TaskIdsRef<'a>,
         >(buf, pos, version, true);
         offs[12] = (pos - start) as u32;
-        pos = pos + 4;
+        pos += 4;
         offs[13] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_array::<
             EndpointToPartitionsRef<'a>,
@@ -1811,7 +1811,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StatusRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = pos + 1;
+        pos += 1;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1821,7 +1821,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StatusRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = pos + 1;
+        pos += 1;
         offs[1] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         let tags = (pos - start) as u32;
@@ -2581,7 +2581,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = pos + 2;
+        pos += 2;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2592,7 +2592,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = pos + 2;
+        pos += 2;
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -520,7 +520,7 @@ fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<us
             }
         }
     } else if short {
-        if let Some(&[a, b]) = buf.get(pos..pos + 2).map(|s| <&[u8; 2]>::try_from(s).ok()).flatten() {
+        if let Some(&[a, b]) = buf.get(pos..pos + 2).and_then(|s| <&[u8; 2]>::try_from(s).ok()) {
             let n = i16::from_be_bytes([a, b]);
             return (usize::try_from(n).ok(), pos + 2);
         }

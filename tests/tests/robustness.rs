@@ -439,17 +439,14 @@ fn metadata_response_claiming_2_pow_31_minus_1_topics() {
     assert_eq!(e.offset(), 15, "the count starts at byte 15 of the frame");
     // Which error: Java reads the uvarint 2^31 as the int MIN_VALUE and subtracts 1, which wraps
     // to MAX_VALUE = 2^31-1, a count, and then fails with "Tried to allocate a collection of size
-    // 2147483647, but there are only 0 bytes remaining" (kwire's ArrayTooLong). kwire's
-    // `Reader::length` instead reads every compact value > i32::MAX as null (the leniency table of
-    // wire/mod.rs, and vectors.rs `compact_length_at_or_above_2_pow_31_reads_as_null`), so in this
-    // non-nullable array it is NullNotAllowed: an error all the same, with nothing allocated.
-    // If `length` is aligned with Java (`n > 1 << 31` instead of `n > i32::MAX as u32`), this
-    // becomes `ArrayTooLong { count: 2^31-1, remaining: 0 }`.
-    assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
+    // 2147483647, but there are only 0 bytes remaining"; kwire's `Reader::length` does the same
+    // (ArrayTooLong), with nothing allocated.
+    let too_long = DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 };
+    assert_eq!(e.kind(), &too_long);
 
     // The body alone, as `Message::decode_bytes` reads it.
     let e = refused(&body, |b| MetadataResponse::decode_bytes(b, 12).map(drop));
-    assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
+    assert_eq!(e.kind(), &too_long);
     assert_eq!(
         (e.path_string().as_str(), e.offset()),
         ("MetadataResponse.topics", 10)
@@ -478,7 +475,7 @@ fn metadata_response_claiming_2_pow_31_minus_1_topics() {
     // The shorter "header + throttle + count" frame (14 bytes): the count then lands on `brokers`,
     // the first array of the body.
     for (count, want) in [
-        (COMPACT_2_POW_31_MINUS_1, DecodeErrorKind::NullNotAllowed),
+        (COMPACT_2_POW_31_MINUS_1, DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 }),
         (
             COMPACT_2_POW_31_MINUS_2,
             DecodeErrorKind::ArrayTooLong {

@@ -239,7 +239,7 @@ fn uvarint_fifth_byte_with_high_bit_is_varint_too_long() {
 /// A compact length or count >= 2^31 becomes negative in Java and reads as null; 2^31-1 is still a
 /// (huge) count.
 #[test]
-fn compact_length_at_or_above_2_pow_31_reads_as_null() {
+fn compact_length_above_2_pow_31_reads_as_null() {
     let h = concat!(
         "0267",       // GroupId "g"
         "01",         // MemberId ""
@@ -247,7 +247,7 @@ fn compact_length_at_or_above_2_pow_31_reads_as_null() {
         "00",         // InstanceId null
         "00",         // RackId null
         "ffffffff",   // RebalanceTimeoutMs -1
-        "8080808008", // SubscribedTopicNames: uvarint 2^31 (bit 31 = bit 3 of the 5th group) -> null
+        "8180808008", // SubscribedTopicNames: uvarint 2^31 + 1 (negative as a Java int) -> null
         "00",         // ServerAssignor null
         "ffffffff0f", // TopicPartitions: uvarint u32::MAX -> null
         "00",         // tagged fields: 0
@@ -262,8 +262,11 @@ fn compact_length_at_or_above_2_pow_31_reads_as_null() {
         concat!("0267", "01", "00000000", "00", "00", "ffffffff", "00", "00", "00", "00"),
     );
     // In a non-nullable field the same value is the "serialized as null" error.
-    let e = decode_err::<ConsumerGroupDescribeRequest>("8080808008", 0);
+    let e = decode_err::<ConsumerGroupDescribeRequest>("8180808008", 0);
     assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
+    // Exactly 2^31 wraps, as in Java, to the length 2^31 - 1: too long for any input.
+    let e = decode_err::<ConsumerGroupDescribeRequest>("8080808008", 0);
+    assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 });
     // 2^31-1 (ff ff ff ff 07) is a count of 2^31-2, not null.
     let e = decode_err::<ConsumerGroupDescribeRequest>("ffffffff07", 0);
     assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 2, remaining: 0 });

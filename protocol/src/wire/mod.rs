@@ -18,7 +18,8 @@
 //! |---|---|---|
 //! | bool byte other than 0 or 1 | true | true (re-encodes as `0x01`) |
 //! | overlong / non-minimal unsigned varint | accepted | accepted; a 5th byte with its high bit set is [`DecodeErrorKind::VarintTooLong`]; excess bits of the 5th byte are dropped, as Java does |
-//! | compact length or count ≥ 2^31 | becomes negative, read as null | read as null (an error where the field is not nullable) |
+//! | compact length or count above 2^31 (varint > 2^31) | negative, read as null | read as null (an error where the field is not nullable) |
+//! | compact varint exactly 2^31 | wraps to the length 2^31 - 1 | the length 2^31 - 1, which no input holds (`ArrayTooLong`, `StringTooLong` or end of input) |
 //! | tagged fields out of order, or repeated | accepted, last value wins | accepted, last value wins; unknown tags are kept, sorted by tag (stably) |
 //! | payload of a known tag longer than its value | not checked | not checked: the value is read from the first bytes of the payload |
 //! | known tag in a version where the field is not tagged | error | [`DecodeErrorKind::TagNotValidForVersion`] |

@@ -184,13 +184,16 @@ impl Reader {
     }
 
     /// Reads a length prefix: int16 (`short`), int32, or a compact uvarint length+1. `None` means
-    /// null (-1, or compact 0, or a compact value ≥ 2^31 as Java reads it).
+    /// null (-1, or compact 0, or a compact value above 2^31 as Java reads it; 2^31 itself is the
+    /// length 2^31 - 1).
     #[inline(always)]
     fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
         let start = self.offset();
         if compact {
+            // As Java: the varint is an int; 0 and values ≥ 2^31 + 1 (negative after `- 1`) are
+            // null, while 2^31 wraps to the length 2^31 - 1, which no input can hold.
             let n = self.uvarint()?;
-            if n == 0 || n > i32::MAX as u32 {
+            if n == 0 || n > 1 << 31 {
                 Ok(None)
             } else {
                 Ok(Some(n as usize - 1))

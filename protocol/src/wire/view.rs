@@ -122,7 +122,8 @@ impl<'a> Cursor<'a> {
                 }
             }
             let n = self.uvarint()?;
-            Ok(if n == 0 || n > i32::MAX as u32 { None } else { Some(n as usize - 1) })
+            // As owned decoding (and Java): 2^31 is the length 2^31 - 1, above it null.
+            Ok(if n == 0 || n > 1 << 31 { None } else { Some(n as usize - 1) })
         } else {
             let n = if short { self.int16()? as i64 } else { self.int32()? as i64 };
             match n {

@@ -196,3 +196,41 @@ fn absent_fields_read_as_defaults() {
     assert_eq!(member.member_id(), "m");
     assert_eq!(member.member_type(), -1);
 }
+
+/// Decoding a FetchResponse (Kafka 3.9.0's own spec, compiled by tests/build.rs) copies none of
+/// the record bytes: owned decoding hands out slices of the input buffer, and so does the view.
+#[cfg(kwire_kafka390)]
+#[test]
+fn fetch_records_are_never_copied() {
+    use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData};
+    let records = Bytes::from((0..64 * 1024u32).map(|i| i as u8).collect::<Vec<u8>>());
+    let m = FetchResponse {
+        responses: vec![FetchableTopicResponse {
+            topic_id: kwire_protocol::wire::Uuid::from_u128(9),
+            partitions: (0..4).map(|p| PartitionData { partition_index: p, records: Some(records.clone()), ..Default::default() }).collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let bytes = m.to_bytes(16).unwrap();
+    let input = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
+    let inside = |s: &[u8]| input.contains(&(s.as_ptr() as usize)) && input.contains(&(s.as_ptr() as usize + s.len() - 1));
+    let mut copied = 0usize;
+    let allocs = allocations_during(|| {
+        let back = FetchResponse::decode_bytes(bytes.clone(), 16).unwrap();
+        for p in &back.responses[0].partitions {
+            let r = p.records.as_ref().unwrap();
+            assert_eq!(r.len(), 64 * 1024);
+            if !inside(r) {
+                copied += r.len();
+            }
+        }
+    });
+    assert_eq!(copied, 0, "record bytes were copied");
+    // Two vectors (responses, partitions) and nothing proportional to the 256 KiB of records.
+    assert!(allocs <= 4, "{allocs} allocations");
+    let v = FetchResponseRef::parse(&bytes, 16).unwrap();
+    for p in v.responses().iter().next().unwrap().partitions().iter() {
+        assert!(inside(p.records().unwrap()));
+    }
+}

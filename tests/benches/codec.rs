@@ -70,7 +70,12 @@ fn bench_metadata(c: &mut Criterion) {
     let mut g = c.benchmark_group("metadata_response_v12");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function("kwire/decode", |b| b.iter(|| MetadataResponse::decode_bytes(black_box(bytes.clone()), 12).unwrap()));
-    g.bench_function("kwire/view", |b| {
+    // Borrowed decode: validate everything (as owned decoding does) and locate the top level.
+    g.bench_function("kwire/view_parse", |b| {
+        b.iter(|| MetadataResponseRef::parse(black_box(&bytes), 12).unwrap().controller_id())
+    });
+    // …and then read every topic's name and every partition's index and leader.
+    g.bench_function("kwire/view_walk", |b| {
         b.iter(|| {
             let v = MetadataResponseRef::parse(black_box(&bytes), 12).unwrap();
             let mut n = 0usize;
@@ -139,7 +144,8 @@ fn bench_fetch(c: &mut Criterion) {
     type Ours = kwire_tests::kafka390::fetch_response::FetchResponse;
     type OursRef<'a> = kwire_tests::kafka390::fetch_response::FetchResponseRef<'a>;
     g.bench_function("kwire/decode", |b| b.iter(|| Ours::decode_bytes(black_box(bytes.clone()), 16).unwrap()));
-    g.bench_function("kwire/view", |b| {
+    g.bench_function("kwire/view_parse", |b| b.iter(|| OursRef::parse(black_box(&bytes), 16).unwrap().session_id()));
+    g.bench_function("kwire/view_walk", |b| {
         b.iter(|| {
             let v = OursRef::parse(black_box(&bytes), 16).unwrap();
             let mut n = 0usize;

@@ -75,10 +75,15 @@ impl Prim for Uuid {
     }
 }
 
+/// Encoded bytes a short array keeps inline (no allocation, no reference count).
+const INLINE: usize = 24;
+
 #[derive(Clone)]
 enum Repr<T> {
     /// Encoded elements, `len × SIZE` bytes, sliced from the decoded input.
     Wire(Bytes),
+    /// A short array's encoded elements, copied inline (`len` bytes of `data` are used).
+    Inline { len: u8, data: [u8; INLINE] },
     /// Elements built in code (or decoded when `KEEP_WIRE` is false).
     Owned(Vec<T>),
 }
@@ -97,6 +102,36 @@ impl<T: Prim> PrimArray<T> {
     /// An array over encoded elements (`bytes.len()` must be a multiple of `T::SIZE`; a tail
     /// shorter than one element is ignored).
     pub fn from_wire(bytes: Bytes) -> Self {
+        Self::from_wire_slice(&bytes).unwrap_or_else(|| Self::from_shared(bytes))
+    }
+
+    /// A short array copied inline from encoded elements; `None` when longer than the inline room.
+    #[inline(always)]
+    pub fn from_wire_slice(bytes: &[u8]) -> Option<Self> {
+        if T::KEEP_WIRE && bytes.len() <= INLINE {
+            let mut data = [0u8; INLINE];
+            data[..bytes.len()].copy_from_slice(bytes);
+            Some(PrimArray { repr: Repr::Inline { len: bytes.len() as u8, data } })
+        } else {
+            None
+        }
+    }
+
+    /// As [`PrimArray::from_wire_slice`] for the `len` bytes at the start of `window`, copying a
+    /// whole window of 24 bytes when there is one (a fixed-size copy is much cheaper than one of
+    /// variable length; the bytes past `len` are never read).
+    #[inline(always)]
+    pub(crate) fn from_wire_window(window: &[u8], len: usize) -> Option<Self> {
+        if !T::KEEP_WIRE || len > INLINE {
+            return None;
+        }
+        match window.get(..INLINE).and_then(|w| <[u8; INLINE]>::try_from(w).ok()) {
+            Some(data) => Some(PrimArray { repr: Repr::Inline { len: len as u8, data } }),
+            None => Self::from_wire_slice(window.get(..len)?),
+        }
+    }
+
+    fn from_shared(bytes: Bytes) -> Self {
         if T::KEEP_WIRE {
             PrimArray { repr: Repr::Wire(bytes) }
         } else {
@@ -108,6 +143,7 @@ impl<T: Prim> PrimArray<T> {
     pub fn len(&self) -> usize {
         match &self.repr {
             Repr::Wire(b) => b.len() / T::SIZE,
+            Repr::Inline { len, .. } => *len as usize / T::SIZE,
             Repr::Owned(v) => v.len(),
         }
     }
@@ -121,6 +157,7 @@ impl<T: Prim> PrimArray<T> {
     pub fn get(&self, i: usize) -> Option<T> {
         match &self.repr {
             Repr::Wire(b) => b.get(i * T::SIZE..(i + 1) * T::SIZE).map(T::from_wire),
+            Repr::Inline { len, data } => data[..*len as usize].get(i * T::SIZE..(i + 1) * T::SIZE).map(T::from_wire),
             Repr::Owned(v) => v.get(i).copied(),
         }
     }
@@ -137,23 +174,24 @@ impl<T: Prim> PrimArray<T> {
     pub fn into_vec(self) -> Vec<T> {
         match self.repr {
             Repr::Owned(v) => v,
-            Repr::Wire(_) => self.to_vec(),
+            Repr::Wire(_) | Repr::Inline { .. } => self.to_vec(),
         }
     }
     /// Appends an element (a decoded array becomes an owned one first).
     pub fn push(&mut self, value: T) {
-        if let Repr::Wire(_) = self.repr {
+        if !matches!(self.repr, Repr::Owned(_)) {
             self.repr = Repr::Owned(self.to_vec());
         }
         if let Repr::Owned(v) = &mut self.repr {
             v.push(value);
         }
     }
-    /// The encoded elements, when the array still holds the bytes it was decoded from.
+    /// The encoded elements, when the array holds them shared with the buffer it was decoded
+    /// from (arrays longer than 24 bytes; shorter ones are copied inline).
     pub fn wire_bytes(&self) -> Option<&Bytes> {
         match &self.repr {
             Repr::Wire(b) => Some(b),
-            Repr::Owned(_) => None,
+            _ => None,
         }
     }
     /// Writes the elements (not the count).
@@ -161,6 +199,7 @@ impl<T: Prim> PrimArray<T> {
     pub fn put_elements<S: Sink>(&self, s: &mut S) {
         match &self.repr {
             Repr::Wire(b) => s.put_shared(b),
+            Repr::Inline { len, data } => s.put_raw(&data[..*len as usize]),
             Repr::Owned(v) => s.put_prims(v),
         }
     }

@@ -273,6 +273,7 @@ impl Reader {
     /// Reads an array of fixed-size values without allocating (the elements stay a slice of the
     /// input); `None` is null. Errors as element-by-element decoding gives them: an array that
     /// runs out is reported at the first element that does not fit, with its index.
+    #[inline(always)]
     pub fn nullable_prim_array<T: Prim>(&mut self, compact: bool) -> Result<Option<PrimArray<T>>, DecodeError> {
         let Some(n) = self.nullable_array_len(compact)? else { return Ok(None) };
         // `n` is at most the bytes left (checked above), so this cannot overflow.
@@ -282,11 +283,16 @@ impl Reader {
             self.pos += i * T::SIZE;
             return Err(self.eof(T::SIZE).index(i));
         }
+        // Short arrays are copied inline: cheaper than sharing the buffer (no reference count).
+        if let Some(a) = PrimArray::from_wire_window(&self.buf[self.pos..], need) {
+            self.pos += need;
+            return Ok(Some(a));
+        }
         Ok(Some(PrimArray::from_wire(self.take(need)?)))
     }
 
     /// Reads a non-nullable array of fixed-size values; see [`Reader::nullable_prim_array`].
-    #[inline]
+    #[inline(always)]
     pub fn prim_array<T: Prim>(&mut self, compact: bool) -> Result<PrimArray<T>, DecodeError> {
         let start = self.offset();
         self.nullable_prim_array(compact)?

@@ -39,6 +39,48 @@ pub(crate) fn write_path(f: &mut fmt::Formatter<'_>, rev: &[PathSegment]) -> fmt
     Ok(())
 }
 
+/// The path methods shared by kwire's error types (each a box holding `path: Vec<PathSegment>`,
+/// innermost segment first, pushed as the error propagates outward).
+macro_rules! path_methods {
+    ($what:literal) => {
+        /// The path, outermost first.
+        pub fn path(&self) -> Vec<PathSegment> {
+            self.0.path.iter().rev().cloned().collect()
+        }
+        #[doc = concat!("The path as text, e.g. `", $what, "`.")]
+        pub fn path_string(&self) -> String {
+            struct P<'a>(&'a [PathSegment]);
+            impl fmt::Display for P<'_> {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    $crate::wire::error::write_path(f, self.0)
+                }
+            }
+            P(&self.0.path).to_string()
+        }
+        /// Adds an outer field to the path (used by generated code as the error propagates).
+        #[cold]
+        pub fn field(mut self, name: &'static str) -> Self {
+            self.0.path.push(PathSegment::Field(name));
+            self
+        }
+        /// Adds an outer array index to the path.
+        #[cold]
+        pub fn index(mut self, i: usize) -> Self {
+            self.0.path.push(PathSegment::Index(i));
+            self
+        }
+        /// Adds an outer type name to the path.
+        #[cold]
+        pub fn in_type(mut self, name: &'static str) -> Self {
+            if self.0.path.last() != Some(&PathSegment::Type(name)) {
+                self.0.path.push(PathSegment::Type(name));
+            }
+            self
+        }
+    };
+}
+pub(crate) use path_methods;
+
 /// What went wrong while decoding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -133,40 +175,7 @@ impl DecodeError {
     pub fn offset(&self) -> usize {
         self.0.offset
     }
-    /// The field path, outermost first.
-    pub fn path(&self) -> Vec<PathSegment> {
-        self.0.path.iter().rev().cloned().collect()
-    }
-    /// The field path as text, e.g. `MetadataResponse.topics[3].name`.
-    pub fn path_string(&self) -> String {
-        struct P<'a>(&'a [PathSegment]);
-        impl fmt::Display for P<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write_path(f, self.0)
-            }
-        }
-        P(&self.0.path).to_string()
-    }
-    /// Adds an outer field to the path (used by generated code as the error propagates).
-    #[cold]
-    pub fn field(mut self, name: &'static str) -> Self {
-        self.0.path.push(PathSegment::Field(name));
-        self
-    }
-    /// Adds an outer array index to the path.
-    #[cold]
-    pub fn index(mut self, i: usize) -> Self {
-        self.0.path.push(PathSegment::Index(i));
-        self
-    }
-    /// Adds an outer type name to the path.
-    #[cold]
-    pub fn in_type(mut self, name: &'static str) -> Self {
-        if self.0.path.last() != Some(&PathSegment::Type(name)) {
-            self.0.path.push(PathSegment::Type(name));
-        }
-        self
-    }
+    path_methods!("MetadataResponse.topics[3].name");
     /// Adds an unknown tag to the path.
     #[cold]
     pub fn tag(mut self, tag: u32) -> Self {
@@ -268,36 +277,7 @@ impl EncodeError {
     pub fn kind(&self) -> &EncodeErrorKind {
         &self.0.kind
     }
-    /// The field path as text.
-    pub fn path_string(&self) -> String {
-        struct P<'a>(&'a [PathSegment]);
-        impl fmt::Display for P<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write_path(f, self.0)
-            }
-        }
-        P(&self.0.path).to_string()
-    }
-    /// Adds an outer field to the path.
-    #[cold]
-    pub fn field(mut self, name: &'static str) -> Self {
-        self.0.path.push(PathSegment::Field(name));
-        self
-    }
-    /// Adds an outer array index to the path.
-    #[cold]
-    pub fn index(mut self, i: usize) -> Self {
-        self.0.path.push(PathSegment::Index(i));
-        self
-    }
-    /// Adds an outer type name to the path.
-    #[cold]
-    pub fn in_type(mut self, name: &'static str) -> Self {
-        if self.0.path.last() != Some(&PathSegment::Type(name)) {
-            self.0.path.push(PathSegment::Type(name));
-        }
-        self
-    }
+    path_methods!("MetadataRequest.topics[0].name");
 }
 
 impl fmt::Display for EncodeError {

@@ -197,40 +197,7 @@ impl JsonError {
     pub fn kind(&self) -> &JsonErrorKind {
         &self.0.kind
     }
-    /// The path, outermost first.
-    pub fn path(&self) -> Vec<PathSegment> {
-        self.0.path.iter().rev().cloned().collect()
-    }
-    /// The path as text, e.g. `MetadataRequest.topics[3].name`.
-    pub fn path_string(&self) -> String {
-        struct P<'a>(&'a [PathSegment]);
-        impl fmt::Display for P<'_> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write_path(f, self.0)
-            }
-        }
-        P(&self.0.path).to_string()
-    }
-    /// Adds an outer key to the path (used by generated code as the error propagates).
-    #[cold]
-    pub fn field(mut self, key: &'static str) -> Self {
-        self.0.path.push(PathSegment::Field(key));
-        self
-    }
-    /// Adds an outer array index to the path.
-    #[cold]
-    pub fn index(mut self, i: usize) -> Self {
-        self.0.path.push(PathSegment::Index(i));
-        self
-    }
-    /// Adds an outer type name to the path.
-    #[cold]
-    pub fn in_type(mut self, name: &'static str) -> Self {
-        if self.0.path.last() != Some(&PathSegment::Type(name)) {
-            self.0.path.push(PathSegment::Type(name));
-        }
-        self
-    }
+    crate::wire::error::path_methods!("MetadataRequest.topics[3].name");
 }
 
 impl fmt::Display for JsonError {

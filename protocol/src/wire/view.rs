@@ -1,6 +1,6 @@
 //! Borrowed, allocation-free views of encoded messages (`…Ref<'a>`, in the manner of planus).
 //!
-//! A view is made by validating the bytes once, up front ([`View::parse`]): every length, every
+//! A view is made by validating the bytes once, up front ([`View::check_at`]): every length, every
 //! string's UTF-8, every nested struct and array element, exactly as owned decoding would, but
 //! without allocating. It keeps the slice and the offsets of its fields; reading a field then
 //! never fails and never panics (a read that could fail was checked at parse time; should the

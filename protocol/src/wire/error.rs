@@ -79,6 +79,7 @@ macro_rules! path_methods {
         }
     };
 }
+#[cfg(feature = "json")]
 pub(crate) use path_methods;
 
 /// What went wrong while decoding.

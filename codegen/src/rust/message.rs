@@ -258,7 +258,7 @@ fn write_value(
     let name = name.trim_start_matches("r#");
     let compact_t = if tagged { quote!(true) } else { compact.tokens() };
     let nullable_t = nullable.tokens();
-    let fe = quote!(.map_err(|e| e.field(#name))?);
+    let fe = quote!(.at_field(#name)?);
     match ty {
         Type::Bool => quote!(s.put_byte(u8::from(#v));),
         Type::Int8 | Type::Int16 | Type::Uint16 | Type::Int32 | Type::Uint32 | Type::Int64 | Type::Float64 => {
@@ -280,12 +280,12 @@ fn write_value(
                     quote!(s.put_raw(&e.to_be_bytes());)
                 }
                 Type::Uuid => quote!(s.put_raw(&e.0);),
-                Type::String => quote!(#w::write_string(s, e, #compact_t).map_err(|e| e.index(i).field(#name))?;),
+                Type::String => quote!(#w::write_string(s, e, #compact_t).at_index(i).at_field(#name)?;),
                 Type::Bytes | Type::Records => {
-                    quote!(#w::write_bytes(s, e, #compact_t).map_err(|e| e.index(i).field(#name))?;)
+                    quote!(#w::write_bytes(s, e, #compact_t).at_index(i).at_field(#name)?;)
                 }
                 Type::Struct(_) => {
-                    quote!(#w::Encode::encode_to(e, s, version).map_err(|e| e.index(i).field(#name))?;)
+                    quote!(#w::Encode::encode_to(e, s, version).at_index(i).at_field(#name)?;)
                 }
                 Type::Array(_) => quote!(),
             };
@@ -339,7 +339,7 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
     let name = field_ident(&f.name).to_string();
     let name = name.trim_start_matches("r#").to_string();
     let compact_t = if tagged { quote!(true) } else { compact.tokens() };
-    let fe = quote!(.map_err(|e| e.field(#name))?);
+    let fe = quote!(.at_field(#name)?);
     let optional = f.is_optional();
     let wrap_opt = |nullable_read: TokenStream, plain_read: TokenStream| -> TokenStream {
         if !optional {
@@ -371,7 +371,7 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
         }
         Type::Array(elem) => {
             let et = rust_type(cx, elem);
-            let ie = quote!(.map_err(|e| e.index(i).field(#name))?);
+            let ie = quote!(.at_index(i).at_field(#name)?);
             let elem_r = match &**elem {
                 Type::Bool => quote!(#r.bool()#ie),
                 Type::Int8 => quote!(#r.i8()#ie),
@@ -416,6 +416,16 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
                 quote!(::core::option::Option::Some(#dec)),
             )
         }
+    }
+}
+
+/// Prefixes `body` with `use ::kwire_protocol::wire::ErrorPath as _;` when it calls its methods.
+pub(crate) fn with_error_path(body: TokenStream) -> TokenStream {
+    let text = body.to_string();
+    if text.contains("at_field") || text.contains("at_index") {
+        quote!(use ::kwire_protocol::wire::ErrorPath as _; #body)
+    } else {
+        body
     }
 }
 
@@ -696,6 +706,8 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     );
     let dec_body = if uses_ident(&dec_body, "flexible") { quote!(#flex_decl #dec_body) } else { dec_body };
 
+    let enc_body = with_error_path(enc_body);
+    let dec_body = with_error_path(dec_body);
     let enc_version = param(&enc_body, "version");
     let dec_version = param(&dec_body, "version");
     let s_name = param(&enc_body, "s");

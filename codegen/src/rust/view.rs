@@ -228,7 +228,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
         let present = Cond::of(f.untagged_versions(), valid);
         let check = check_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid), false);
-        let step = present.select(quote!(#check.map_err(|e| e.field(#name))?;), quote!());
+        let step = present.select(quote!(#check.at_field(#name)?;), quote!());
         match (f.ty.fixed_size(), &present) {
             (Some(size), Cond::Always) => {
                 run.push(step);
@@ -251,7 +251,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                 let check = check_value(f, quote!(true), &Cond::of(f.nullable, valid), true);
                 let ok = quote!({
                     let c = &mut p;
-                    #check.map_err(|e| e.field(#name))?;
+                    #check.at_field(#name)?;
                 });
                 let bad = quote!({
                     return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
@@ -280,7 +280,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     } else {
         quote!()
     };
-    let check_body = quote!(#(#checks)* #check_tags ::core::result::Result::Ok(()));
+    let check_body = super::message::with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
     let check_version = super::message::param(&check_body, "version");
     let check_c = super::message::param(&check_body, "c");
 

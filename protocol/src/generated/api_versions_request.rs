@@ -36,6 +36,7 @@ impl ApiVersionsRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(
@@ -43,7 +44,7 @@ impl ApiVersionsRequest {
                     &self.client_software_name,
                     version >= 3,
                 )
-                .map_err(|e| e.field("client_software_name"))?;
+                .at_field("client_software_name")?;
         }
         if version >= 3 {
             ::kwire_protocol::wire::write_string(
@@ -51,7 +52,7 @@ impl ApiVersionsRequest {
                     &self.client_software_version,
                     version >= 3,
                 )
-                .map_err(|e| e.field("client_software_version"))?;
+                .at_field("client_software_version")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -74,13 +75,14 @@ impl ApiVersionsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_client_software_name = if version >= 3 {
-            r.string(version >= 3).map_err(|e| e.field("client_software_name"))?
+            r.string(version >= 3).at_field("client_software_name")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
         let f_client_software_version = if version >= 3 {
-            r.string(version >= 3).map_err(|e| e.field("client_software_version"))?
+            r.string(version >= 3).at_field("client_software_version")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
@@ -397,13 +399,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsRequestRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 3 {
-            c.check_string(version >= 3, false)
-                .map_err(|e| e.field("client_software_name"))?;
+            c.check_string(version >= 3, false).at_field("client_software_name")?;
         }
         if version >= 3 {
-            c.check_string(version >= 3, false)
-                .map_err(|e| e.field("client_software_version"))?;
+            c.check_string(version >= 3, false).at_field("client_software_version")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

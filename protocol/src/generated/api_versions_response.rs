@@ -70,15 +70,17 @@ impl ApiVersionsResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         s.put_raw(&self.error_code.to_be_bytes());
         {
             let a = &self.api_keys;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
-                .map_err(|e| e.field("api_keys"))?;
+                .at_field("api_keys")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("api_keys"))?;
+                    .at_index(i)
+                    .at_field("api_keys")?;
             }
         }
         if version >= 1 {
@@ -115,10 +117,11 @@ impl ApiVersionsResponse {
                         {
                             let a = &self.supported_features;
                             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                                .map_err(|e| e.field("supported_features"))?;
+                                .at_field("supported_features")?;
                             for (i, e) in a.iter().enumerate() {
                                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .map_err(|e| e.index(i).field("supported_features"))?;
+                                    .at_index(i)
+                                    .at_field("supported_features")?;
                             }
                         }
                     }
@@ -128,10 +131,11 @@ impl ApiVersionsResponse {
                 {
                     let a = &self.supported_features;
                     ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                        .map_err(|e| e.field("supported_features"))?;
+                        .at_field("supported_features")?;
                     for (i, e) in a.iter().enumerate() {
                         ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .map_err(|e| e.index(i).field("supported_features"))?;
+                            .at_index(i)
+                            .at_field("supported_features")?;
                     }
                 }
             }
@@ -160,10 +164,11 @@ impl ApiVersionsResponse {
                         {
                             let a = &self.finalized_features;
                             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                                .map_err(|e| e.field("finalized_features"))?;
+                                .at_field("finalized_features")?;
                             for (i, e) in a.iter().enumerate() {
                                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .map_err(|e| e.index(i).field("finalized_features"))?;
+                                    .at_index(i)
+                                    .at_field("finalized_features")?;
                             }
                         }
                     }
@@ -173,10 +178,11 @@ impl ApiVersionsResponse {
                 {
                     let a = &self.finalized_features;
                     ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                        .map_err(|e| e.field("finalized_features"))?;
+                        .at_field("finalized_features")?;
                     for (i, e) in a.iter().enumerate() {
                         ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .map_err(|e| e.index(i).field("finalized_features"))?;
+                            .at_index(i)
+                            .at_field("finalized_features")?;
                     }
                 }
             }
@@ -204,9 +210,10 @@ impl ApiVersionsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_error_code = r.i16().at_field("error_code")?;
         let f_api_keys = {
-            let n = r.array_len(version >= 3).map_err(|e| e.field("api_keys"))?;
+            let n = r.array_len(version >= 3).at_field("api_keys")?;
             {
                 let mut a: ::std::vec::Vec<ApiVersion> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -219,14 +226,15 @@ impl ApiVersionsResponse {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("api_keys"))?,
+                            .at_index(i)
+                            .at_field("api_keys")?,
                     );
                 }
                 a
             }
         };
         let f_throttle_time_ms = if version >= 1 {
-            r.i32().map_err(|e| e.field("throttle_time_ms"))?
+            r.i32().at_field("throttle_time_ms")?
         } else {
             0i32
         };
@@ -245,9 +253,7 @@ impl ApiVersionsResponse {
                             {
                                 let r = &mut p;
                                 f_supported_features = {
-                                    let n = r
-                                        .array_len(true)
-                                        .map_err(|e| e.field("supported_features"))?;
+                                    let n = r.array_len(true).at_field("supported_features")?;
                                     {
                                         let mut a: ::std::vec::Vec<SupportedFeatureKey> = ::std::vec::Vec::with_capacity(
                                             ::kwire_protocol::wire::bounded_capacity::<
@@ -260,7 +266,8 @@ impl ApiVersionsResponse {
                                                         r,
                                                         version,
                                                     )
-                                                    .map_err(|e| e.index(i).field("supported_features"))?,
+                                                    .at_index(i)
+                                                    .at_field("supported_features")?,
                                             );
                                         }
                                         a
@@ -286,7 +293,7 @@ impl ApiVersionsResponse {
                                 let r = &mut p;
                                 f_finalized_features_epoch = r
                                     .i64()
-                                    .map_err(|e| e.field("finalized_features_epoch"))?;
+                                    .at_field("finalized_features_epoch")?;
                             }
                         } else {
                             {
@@ -306,9 +313,7 @@ impl ApiVersionsResponse {
                             {
                                 let r = &mut p;
                                 f_finalized_features = {
-                                    let n = r
-                                        .array_len(true)
-                                        .map_err(|e| e.field("finalized_features"))?;
+                                    let n = r.array_len(true).at_field("finalized_features")?;
                                     {
                                         let mut a: ::std::vec::Vec<FinalizedFeatureKey> = ::std::vec::Vec::with_capacity(
                                             ::kwire_protocol::wire::bounded_capacity::<
@@ -321,7 +326,8 @@ impl ApiVersionsResponse {
                                                         r,
                                                         version,
                                                     )
-                                                    .map_err(|e| e.index(i).field("finalized_features"))?,
+                                                    .at_index(i)
+                                                    .at_field("finalized_features")?,
                                             );
                                         }
                                         a
@@ -347,7 +353,7 @@ impl ApiVersionsResponse {
                                 let r = &mut p;
                                 f_zk_migration_ready = r
                                     .bool()
-                                    .map_err(|e| e.field("zk_migration_ready"))?;
+                                    .at_field("zk_migration_ready")?;
                             }
                         } else {
                             {
@@ -853,13 +859,14 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(2).map_err(|e| e.field("error_code"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(2).at_field("error_code")?;
         ::kwire_protocol::wire::view::check_array::<
             ApiVersionRef<'a>,
         >(c, version, version >= 3, false)
-            .map_err(|e| e.field("api_keys"))?;
+            .at_field("api_keys")?;
         if version >= 1 {
-            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+            c.skip(4).at_field("throttle_time_ms")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;
@@ -872,7 +879,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
                             ::kwire_protocol::wire::view::check_array::<
                                 SupportedFeatureKeyRef<'a>,
                             >(c, version, true, false)
-                                .map_err(|e| e.field("supported_features"))?;
+                                .at_field("supported_features")?;
                         }
                     } else {
                         {
@@ -891,7 +898,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
                     if version >= 3 {
                         {
                             let c = &mut p;
-                            c.skip(8).map_err(|e| e.field("finalized_features_epoch"))?;
+                            c.skip(8).at_field("finalized_features_epoch")?;
                         }
                     } else {
                         {
@@ -913,7 +920,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
                             ::kwire_protocol::wire::view::check_array::<
                                 FinalizedFeatureKeyRef<'a>,
                             >(c, version, true, false)
-                                .map_err(|e| e.field("finalized_features"))?;
+                                .at_field("finalized_features")?;
                         }
                     } else {
                         {
@@ -932,7 +939,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
                     if version >= 3 {
                         {
                             let c = &mut p;
-                            c.skip(1).map_err(|e| e.field("zk_migration_ready"))?;
+                            c.skip(1).at_field("zk_migration_ready")?;
                         }
                     } else {
                         {
@@ -1064,9 +1071,10 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_api_key = r.i16().map_err(|e| e.field("api_key"))?;
-        let f_min_version = r.i16().map_err(|e| e.field("min_version"))?;
-        let f_max_version = r.i16().map_err(|e| e.field("max_version"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_api_key = r.i16().at_field("api_key")?;
+        let f_min_version = r.i16().at_field("min_version")?;
+        let f_max_version = r.i16().at_field("max_version")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
             let n = r.uvarint()?;
@@ -1261,12 +1269,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
-            c.skip(2).map_err(|e| e.field("api_key"))?;
-            c.skip(2).map_err(|e| e.field("min_version"))?;
-            c.skip(2).map_err(|e| e.field("max_version"))?;
+            c.skip(2).at_field("api_key")?;
+            c.skip(2).at_field("min_version")?;
+            c.skip(2).at_field("max_version")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;
@@ -1336,10 +1345,11 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
-                .map_err(|e| e.field("name"))?;
+                .at_field("name")?;
         } else {
             if !self.name.is_empty() {
                 return ::core::result::Result::Err(
@@ -1388,18 +1398,19 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_name = if version >= 3 {
-            r.string(version >= 3).map_err(|e| e.field("name"))?
+            r.string(version >= 3).at_field("name")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
         let f_min_version = if version >= 3 {
-            r.i16().map_err(|e| e.field("min_version"))?
+            r.i16().at_field("min_version")?
         } else {
             0i16
         };
         let f_max_version = if version >= 3 {
-            r.i16().map_err(|e| e.field("max_version"))?
+            r.i16().at_field("max_version")?
         } else {
             0i16
         };
@@ -1633,14 +1644,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SupportedFeatureKeyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 3 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("name"))?;
+            c.check_string(version >= 3, false).at_field("name")?;
         }
         if version >= 3 {
-            c.skip(2).map_err(|e| e.field("min_version"))?;
+            c.skip(2).at_field("min_version")?;
         }
         if version >= 3 {
-            c.skip(2).map_err(|e| e.field("max_version"))?;
+            c.skip(2).at_field("max_version")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;
@@ -1722,10 +1734,11 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
-                .map_err(|e| e.field("name"))?;
+                .at_field("name")?;
         } else {
             if !self.name.is_empty() {
                 return ::core::result::Result::Err(
@@ -1776,18 +1789,19 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_name = if version >= 3 {
-            r.string(version >= 3).map_err(|e| e.field("name"))?
+            r.string(version >= 3).at_field("name")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
         let f_max_version_level = if version >= 3 {
-            r.i16().map_err(|e| e.field("max_version_level"))?
+            r.i16().at_field("max_version_level")?
         } else {
             0i16
         };
         let f_min_version_level = if version >= 3 {
-            r.i16().map_err(|e| e.field("min_version_level"))?
+            r.i16().at_field("min_version_level")?
         } else {
             0i16
         };
@@ -2031,14 +2045,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FinalizedFeatureKeyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 3 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("name"))?;
+            c.check_string(version >= 3, false).at_field("name")?;
         }
         if version >= 3 {
-            c.skip(2).map_err(|e| e.field("max_version_level"))?;
+            c.skip(2).at_field("max_version_level")?;
         }
         if version >= 3 {
-            c.skip(2).map_err(|e| e.field("min_version_level"))?;
+            c.skip(2).at_field("min_version_level")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

@@ -37,14 +37,16 @@ impl ConsumerGroupDescribeRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.group_ids;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("group_ids"))?;
+                .at_field("group_ids")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("group_ids"))?;
+                    .at_index(i)
+                    .at_field("group_ids")?;
             }
         }
         s.put_byte(u8::from(self.include_authorized_operations));
@@ -67,8 +69,9 @@ impl ConsumerGroupDescribeRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_group_ids = {
-            let n = r.array_len(true).map_err(|e| e.field("group_ids"))?;
+            let n = r.array_len(true).at_field("group_ids")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -76,14 +79,14 @@ impl ConsumerGroupDescribeRequest {
                     >(n, r.remaining()),
                 );
                 for i in 0..n {
-                    a.push(r.string(true).map_err(|e| e.index(i).field("group_ids"))?);
+                    a.push(r.string(true).at_index(i).at_field("group_ids")?);
                 }
                 a
             }
         };
         let f_include_authorized_operations = r
             .bool()
-            .map_err(|e| e.field("include_authorized_operations"))?;
+            .at_field("include_authorized_operations")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -362,9 +365,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRequest
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("group_ids"))?;
-        c.skip(1).map_err(|e| e.field("include_authorized_operations"))?;
+            .at_field("group_ids")?;
+        c.skip(1).at_field("include_authorized_operations")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -37,15 +37,17 @@ impl ConsumerGroupDescribeResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("groups"))?;
+                .at_field("groups")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("groups"))?;
+                    .at_index(i)
+                    .at_field("groups")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -67,9 +69,10 @@ impl ConsumerGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
         let f_groups = {
-            let n = r.array_len(true).map_err(|e| e.field("groups"))?;
+            let n = r.array_len(true).at_field("groups")?;
             {
                 let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -82,7 +85,8 @@ impl ConsumerGroupDescribeResponse {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("groups"))?,
+                            .at_index(i)
+                            .at_field("groups")?,
                     );
                 }
                 a
@@ -371,11 +375,12 @@ for ConsumerGroupDescribeResponseRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("throttle_time_ms")?;
         ::kwire_protocol::wire::view::check_array::<
             DescribedGroupRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("groups"))?;
+            .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -488,9 +493,10 @@ impl ::kwire_protocol::wire::Encode for Member {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -498,7 +504,7 @@ impl ::kwire_protocol::wire::Encode for Member {
                 true,
                 version,
             )
-            .map_err(|e| e.field("instance_id"))?;
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.rack_id.as_ref(),
@@ -506,19 +512,20 @@ impl ::kwire_protocol::wire::Encode for Member {
                 true,
                 version,
             )
-            .map_err(|e| e.field("rack_id"))?;
+            .at_field("rack_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.client_id, true)
-            .map_err(|e| e.field("client_id"))?;
+            .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
-            .map_err(|e| e.field("client_host"))?;
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("subscribed_topic_names"))?;
+                .at_field("subscribed_topic_names")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("subscribed_topic_names"))?;
+                    .at_index(i)
+                    .at_field("subscribed_topic_names")?;
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
@@ -528,11 +535,11 @@ impl ::kwire_protocol::wire::Encode for Member {
                 true,
                 version,
             )
-            .map_err(|e| e.field("subscribed_topic_regex"))?;
+            .at_field("subscribed_topic_regex")?;
         ::kwire_protocol::wire::Encode::encode_to(&self.assignment, s, version)
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         ::kwire_protocol::wire::Encode::encode_to(&self.target_assignment, s, version)
-            .map_err(|e| e.field("target_assignment"))?;
+            .at_field("target_assignment")?;
         if version >= 1 {
             s.put_raw(&self.member_type.to_be_bytes());
         }
@@ -557,14 +564,15 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_client_id = r.string(true).map_err(|e| e.field("client_id"))?;
-        let f_client_host = r.string(true).map_err(|e| e.field("client_host"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_member_id = r.string(true).at_field("member_id")?;
+        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
+        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_client_id = r.string(true).at_field("client_id")?;
+        let f_client_host = r.string(true).at_field("client_host")?;
         let f_subscribed_topic_names = {
-            let n = r.array_len(true).map_err(|e| e.field("subscribed_topic_names"))?;
+            let n = r.array_len(true).at_field("subscribed_topic_names")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -573,9 +581,7 @@ impl ::kwire_protocol::wire::Decode for Member {
                 );
                 for i in 0..n {
                     a.push(
-                        r
-                            .string(true)
-                            .map_err(|e| e.index(i).field("subscribed_topic_names"))?,
+                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
                     );
                 }
                 a
@@ -583,19 +589,19 @@ impl ::kwire_protocol::wire::Decode for Member {
         };
         let f_subscribed_topic_regex = r
             .nullable_string(true)
-            .map_err(|e| e.field("subscribed_topic_regex"))?;
+            .at_field("subscribed_topic_regex")?;
         let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
-            .map_err(|e| e.field("target_assignment"))?;
+            .at_field("target_assignment")?;
         let f_member_type = if version >= 1 {
-            r.i8().map_err(|e| e.field("member_type"))?
+            r.i8().at_field("member_type")?
         } else {
             -1i8
         };
@@ -1071,25 +1077,26 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
-        c.skip(4).map_err(|e| e.field("member_epoch"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_host"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(true, true).at_field("rack_id")?;
+        c.skip(4).at_field("member_epoch")?;
+        c.check_string(true, false).at_field("client_id")?;
+        c.check_string(true, false).at_field("client_host")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("subscribed_topic_names"))?;
-        c.check_string(true, true).map_err(|e| e.field("subscribed_topic_regex"))?;
+            .at_field("subscribed_topic_names")?;
+        c.check_string(true, true).at_field("subscribed_topic_regex")?;
         <AssignmentRef<
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         <AssignmentRef<
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.field("target_assignment"))?;
+            .at_field("target_assignment")?;
         if version >= 1 {
-            c.skip(1).map_err(|e| e.field("member_type"))?;
+            c.skip(1).at_field("member_type")?;
         }
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1232,6 +1239,7 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
@@ -1241,22 +1249,23 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
                 true,
                 version,
             )
-            .map_err(|e| e.field("error_message"))?;
+            .at_field("error_message")?;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
-            .map_err(|e| e.field("group_id"))?;
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
-            .map_err(|e| e.field("group_state"))?;
+            .at_field("group_state")?;
         s.put_raw(&self.group_epoch.to_be_bytes());
         s.put_raw(&self.assignment_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.assignor_name, true)
-            .map_err(|e| e.field("assignor_name"))?;
+            .at_field("assignor_name")?;
         {
             let a = &self.members;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("members"))?;
+                .at_field("members")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("members"))?;
+                    .at_index(i)
+                    .at_field("members")?;
             }
         }
         s.put_raw(&self.authorized_operations.to_be_bytes());
@@ -1281,17 +1290,16 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let f_error_message = r
-            .nullable_string(true)
-            .map_err(|e| e.field("error_message"))?;
-        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let f_group_state = r.string(true).map_err(|e| e.field("group_state"))?;
-        let f_group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
-        let f_assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
-        let f_assignor_name = r.string(true).map_err(|e| e.field("assignor_name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_error_code = r.i16().at_field("error_code")?;
+        let f_error_message = r.nullable_string(true).at_field("error_message")?;
+        let f_group_id = r.string(true).at_field("group_id")?;
+        let f_group_state = r.string(true).at_field("group_state")?;
+        let f_group_epoch = r.i32().at_field("group_epoch")?;
+        let f_assignment_epoch = r.i32().at_field("assignment_epoch")?;
+        let f_assignor_name = r.string(true).at_field("assignor_name")?;
         let f_members = {
-            let n = r.array_len(true).map_err(|e| e.field("members"))?;
+            let n = r.array_len(true).at_field("members")?;
             {
                 let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
@@ -1299,15 +1307,14 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
                 for i in 0..n {
                     a.push(
                         <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("members"))?,
+                            .at_index(i)
+                            .at_field("members")?,
                     );
                 }
                 a
             }
         };
-        let f_authorized_operations = r
-            .i32()
-            .map_err(|e| e.field("authorized_operations"))?;
+        let f_authorized_operations = r.i32().at_field("authorized_operations")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1683,22 +1690,23 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(2).map_err(|e| e.field("error_code"))?;
-        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
-        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("group_state"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(2).at_field("error_code")?;
+        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(true, false).at_field("group_state")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
-            c.skip(4).map_err(|e| e.field("group_epoch"))?;
-            c.skip(4).map_err(|e| e.field("assignment_epoch"))?;
+            c.skip(4).at_field("group_epoch")?;
+            c.skip(4).at_field("assignment_epoch")?;
         }
-        c.check_string(true, false).map_err(|e| e.field("assignor_name"))?;
+        c.check_string(true, false).at_field("assignor_name")?;
         ::kwire_protocol::wire::view::check_array::<
             MemberRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("members"))?;
-        c.skip(4).map_err(|e| e.field("authorized_operations"))?;
+            .at_field("members")?;
+        c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1782,14 +1790,15 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
-            .map_err(|e| e.field("topic_name"))?;
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1813,9 +1822,10 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_topic_name = r.string(true).at_field("topic_name")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2009,10 +2019,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("topic_name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
+        c.check_string(true, false).at_field("topic_name")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2066,14 +2077,16 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.topic_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topic_partitions"))?;
+                .at_field("topic_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topic_partitions"))?;
+                    .at_index(i)
+                    .at_field("topic_partitions")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -2097,8 +2110,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topic_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("topic_partitions"))?;
+            let n = r.array_len(true).at_field("topic_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2111,7 +2125,8 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("topic_partitions"))?,
+                            .at_index(i)
+                            .at_field("topic_partitions")?,
                     );
                 }
                 a
@@ -2275,10 +2290,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("topic_partitions"))?;
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

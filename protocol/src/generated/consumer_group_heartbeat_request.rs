@@ -88,11 +88,12 @@ impl ConsumerGroupHeartbeatRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
-            .map_err(|e| e.field("group_id"))?;
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -101,7 +102,7 @@ impl ConsumerGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("instance_id"))?;
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.rack_id.as_ref(),
@@ -109,20 +110,21 @@ impl ConsumerGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("rack_id"))?;
+            .at_field("rack_id")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.subscribed_topic_names {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("subscribed_topic_names"))?;
+                    .at_field("subscribed_topic_names")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::write_string(s, e, true)
-                        .map_err(|e| e.index(i).field("subscribed_topic_names"))?;
+                        .at_index(i)
+                        .at_field("subscribed_topic_names")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("subscribed_topic_names"))?
+                    .at_field("subscribed_topic_names")?
             }
         }
         if version >= 1 {
@@ -133,7 +135,7 @@ impl ConsumerGroupHeartbeatRequest {
                     version >= 1,
                     version,
                 )
-                .map_err(|e| e.field("subscribed_topic_regex"))?;
+                .at_field("subscribed_topic_regex")?;
         } else {
             if self.subscribed_topic_regex.is_some() {
                 return ::core::result::Result::Err(
@@ -149,19 +151,20 @@ impl ConsumerGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("server_assignor"))?;
+            .at_field("server_assignor")?;
         match &self.topic_partitions {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("topic_partitions"))?;
+                    .at_field("topic_partitions")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("topic_partitions"))?;
+                        .at_index(i)
+                        .at_field("topic_partitions")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("topic_partitions"))?
+                    .at_field("topic_partitions")?
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -183,17 +186,16 @@ impl ConsumerGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let f_rebalance_timeout_ms = r
-            .i32()
-            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_group_id = r.string(true).at_field("group_id")?;
+        let f_member_id = r.string(true).at_field("member_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
+        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
+        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
         let f_subscribed_topic_names = match r
             .nullable_array_len(true)
-            .map_err(|e| e.field("subscribed_topic_names"))?
+            .at_field("subscribed_topic_names")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -206,7 +208,8 @@ impl ConsumerGroupHeartbeatRequest {
                         a.push(
                             r
                                 .string(true)
-                                .map_err(|e| e.index(i).field("subscribed_topic_names"))?,
+                                .at_index(i)
+                                .at_field("subscribed_topic_names")?,
                         );
                     }
                     a
@@ -216,21 +219,19 @@ impl ConsumerGroupHeartbeatRequest {
         };
         let f_subscribed_topic_regex = if version >= 1 {
             if version >= 1 {
-                r.nullable_string(true).map_err(|e| e.field("subscribed_topic_regex"))?
+                r.nullable_string(true).at_field("subscribed_topic_regex")?
             } else {
                 ::core::option::Option::Some(
-                    r.string(true).map_err(|e| e.field("subscribed_topic_regex"))?,
+                    r.string(true).at_field("subscribed_topic_regex")?,
                 )
             }
         } else {
             ::core::option::Option::None
         };
-        let f_server_assignor = r
-            .nullable_string(true)
-            .map_err(|e| e.field("server_assignor"))?;
+        let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
         let f_topic_partitions = match r
             .nullable_array_len(true)
-            .map_err(|e| e.field("topic_partitions"))?
+            .at_field("topic_partitions")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -245,7 +246,8 @@ impl ConsumerGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("topic_partitions"))?,
+                                .at_index(i)
+                                .at_field("topic_partitions")?,
                         );
                     }
                     a
@@ -837,23 +839,23 @@ for ConsumerGroupHeartbeatRequestRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
-        c.skip(4).map_err(|e| e.field("member_epoch"))?;
-        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
-        c.skip(4).map_err(|e| e.field("rebalance_timeout_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(true, false).at_field("member_id")?;
+        c.skip(4).at_field("member_epoch")?;
+        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(true, true).at_field("rack_id")?;
+        c.skip(4).at_field("rebalance_timeout_ms")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, true)
-            .map_err(|e| e.field("subscribed_topic_names"))?;
+            .at_field("subscribed_topic_names")?;
         if version >= 1 {
-            c.check_string(true, version >= 1)
-                .map_err(|e| e.field("subscribed_topic_regex"))?;
+            c.check_string(true, version >= 1).at_field("subscribed_topic_regex")?;
         }
-        c.check_string(true, true).map_err(|e| e.field("server_assignor"))?;
+        c.check_string(true, true).at_field("server_assignor")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("topic_partitions"))?;
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -944,12 +946,13 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -973,8 +976,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1145,9 +1149,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -57,6 +57,7 @@ impl ConsumerGroupHeartbeatResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         s.put_raw(&self.error_code.to_be_bytes());
@@ -67,7 +68,7 @@ impl ConsumerGroupHeartbeatResponse {
                 true,
                 version,
             )
-            .map_err(|e| e.field("error_message"))?;
+            .at_field("error_message")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.member_id.as_ref(),
@@ -75,14 +76,14 @@ impl ConsumerGroupHeartbeatResponse {
                 true,
                 version,
             )
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.heartbeat_interval_ms.to_be_bytes());
         match &self.assignment {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
                 ::kwire_protocol::wire::Encode::encode_to(x, s, version)
-                    .map_err(|e| e.field("assignment"))?;
+                    .at_field("assignment")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -107,20 +108,17 @@ impl ConsumerGroupHeartbeatResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let f_error_message = r
-            .nullable_string(true)
-            .map_err(|e| e.field("error_message"))?;
-        let f_member_id = r.nullable_string(true).map_err(|e| e.field("member_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_heartbeat_interval_ms = r
-            .i32()
-            .map_err(|e| e.field("heartbeat_interval_ms"))?;
-        let f_assignment = if r.struct_present().map_err(|e| e.field("assignment"))? {
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
+        let f_error_code = r.i16().at_field("error_code")?;
+        let f_error_message = r.nullable_string(true).at_field("error_message")?;
+        let f_member_id = r.nullable_string(true).at_field("member_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_heartbeat_interval_ms = r.i32().at_field("heartbeat_interval_ms")?;
+        let f_assignment = if r.struct_present().at_field("assignment")? {
             ::core::option::Option::Some(
                 <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
-                    .map_err(|e| e.field("assignment"))?,
+                    .at_field("assignment")?,
             )
         } else {
             ::core::option::Option::None
@@ -555,19 +553,20 @@ for ConsumerGroupHeartbeatResponseRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
-            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
-            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(4).at_field("throttle_time_ms")?;
+            c.skip(2).at_field("error_code")?;
         }
-        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
-        c.check_string(true, true).map_err(|e| e.field("member_id"))?;
+        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(true, true).at_field("member_id")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
-            c.skip(4).map_err(|e| e.field("member_epoch"))?;
-            c.skip(4).map_err(|e| e.field("heartbeat_interval_ms"))?;
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("heartbeat_interval_ms")?;
         }
         if c.struct_present()? {
             <AssignmentRef<
@@ -576,7 +575,7 @@ for ConsumerGroupHeartbeatResponseRef<'a> {
         } else {
             ::core::result::Result::Ok(())
         }
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -656,14 +655,16 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.topic_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topic_partitions"))?;
+                .at_field("topic_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topic_partitions"))?;
+                    .at_index(i)
+                    .at_field("topic_partitions")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -687,8 +688,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topic_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("topic_partitions"))?;
+            let n = r.array_len(true).at_field("topic_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -701,7 +703,8 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("topic_partitions"))?,
+                            .at_index(i)
+                            .at_field("topic_partitions")?,
                     );
                 }
                 a
@@ -865,10 +868,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("topic_partitions"))?;
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -924,12 +928,13 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -953,8 +958,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1125,9 +1131,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -40,10 +40,11 @@ impl FindCoordinatorRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version <= 3 {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
-                .map_err(|e| e.field("key"))?;
+                .at_field("key")?;
         } else {
             if !self.key.is_empty() {
                 return ::core::result::Result::Err(
@@ -64,10 +65,11 @@ impl FindCoordinatorRequest {
             {
                 let a = &self.coordinator_keys;
                 ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
-                    .map_err(|e| e.field("coordinator_keys"))?;
+                    .at_field("coordinator_keys")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::write_string(s, e, version >= 3)
-                        .map_err(|e| e.index(i).field("coordinator_keys"))?;
+                        .at_index(i)
+                        .at_field("coordinator_keys")?;
                 }
             }
         } else {
@@ -99,21 +101,16 @@ impl FindCoordinatorRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_key = if version <= 3 {
-            r.string(version >= 3).map_err(|e| e.field("key"))?
+            r.string(version >= 3).at_field("key")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_key_type = if version >= 1 {
-            r.i8().map_err(|e| e.field("key_type"))?
-        } else {
-            0i8
-        };
+        let f_key_type = if version >= 1 { r.i8().at_field("key_type")? } else { 0i8 };
         let f_coordinator_keys = if version >= 4 {
             {
-                let n = r
-                    .array_len(version >= 3)
-                    .map_err(|e| e.field("coordinator_keys"))?;
+                let n = r.array_len(version >= 3).at_field("coordinator_keys")?;
                 {
                     let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                         ::kwire_protocol::wire::bounded_capacity::<
@@ -124,7 +121,8 @@ impl FindCoordinatorRequest {
                         a.push(
                             r
                                 .string(version >= 3)
-                                .map_err(|e| e.index(i).field("coordinator_keys"))?,
+                                .at_index(i)
+                                .at_field("coordinator_keys")?,
                         );
                     }
                     a
@@ -493,17 +491,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version <= 3 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("key"))?;
+            c.check_string(version >= 3, false).at_field("key")?;
         }
         if version >= 1 {
-            c.skip(1).map_err(|e| e.field("key_type"))?;
+            c.skip(1).at_field("key_type")?;
         }
         if version >= 4 {
             ::kwire_protocol::wire::view::check_array::<
                 &'a str,
             >(c, version, version >= 3, false)
-                .map_err(|e| e.field("coordinator_keys"))?;
+                .at_field("coordinator_keys")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

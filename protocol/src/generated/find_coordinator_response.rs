@@ -72,6 +72,7 @@ impl FindCoordinatorResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 1 {
             s.put_raw(&self.throttle_time_ms.to_be_bytes());
@@ -93,7 +94,7 @@ impl FindCoordinatorResponse {
                     (1..=3).contains(&version),
                     version,
                 )
-                .map_err(|e| e.field("error_message"))?;
+                .at_field("error_message")?;
         }
         if version <= 3 {
             s.put_raw(&self.node_id.to_be_bytes());
@@ -106,7 +107,7 @@ impl FindCoordinatorResponse {
         }
         if version <= 3 {
             ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
-                .map_err(|e| e.field("host"))?;
+                .at_field("host")?;
         } else {
             if !self.host.is_empty() {
                 return ::core::result::Result::Err(
@@ -127,10 +128,11 @@ impl FindCoordinatorResponse {
             {
                 let a = &self.coordinators;
                 ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
-                    .map_err(|e| e.field("coordinators"))?;
+                    .at_field("coordinators")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("coordinators"))?;
+                        .at_index(i)
+                        .at_field("coordinators")?;
                 }
             }
         } else {
@@ -161,45 +163,38 @@ impl FindCoordinatorResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_throttle_time_ms = if version >= 1 {
-            r.i32().map_err(|e| e.field("throttle_time_ms"))?
+            r.i32().at_field("throttle_time_ms")?
         } else {
             0i32
         };
         let f_error_code = if version <= 3 {
-            r.i16().map_err(|e| e.field("error_code"))?
+            r.i16().at_field("error_code")?
         } else {
             0i16
         };
         let f_error_message = if (1..=3).contains(&version) {
             if (1..=3).contains(&version) {
-                r.nullable_string(version >= 3).map_err(|e| e.field("error_message"))?
+                r.nullable_string(version >= 3).at_field("error_message")?
             } else {
                 ::core::option::Option::Some(
-                    r.string(version >= 3).map_err(|e| e.field("error_message"))?,
+                    r.string(version >= 3).at_field("error_message")?,
                 )
             }
         } else {
             ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
         };
-        let f_node_id = if version <= 3 {
-            r.i32().map_err(|e| e.field("node_id"))?
-        } else {
-            0i32
-        };
+        let f_node_id = if version <= 3 { r.i32().at_field("node_id")? } else { 0i32 };
         let f_host = if version <= 3 {
-            r.string(version >= 3).map_err(|e| e.field("host"))?
+            r.string(version >= 3).at_field("host")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_port = if version <= 3 {
-            r.i32().map_err(|e| e.field("port"))?
-        } else {
-            0i32
-        };
+        let f_port = if version <= 3 { r.i32().at_field("port")? } else { 0i32 };
         let f_coordinators = if version >= 4 {
             {
-                let n = r.array_len(version >= 3).map_err(|e| e.field("coordinators"))?;
+                let n = r.array_len(version >= 3).at_field("coordinators")?;
                 {
                     let mut a: ::std::vec::Vec<Coordinator> = ::std::vec::Vec::with_capacity(
                         ::kwire_protocol::wire::bounded_capacity::<
@@ -212,7 +207,8 @@ impl FindCoordinatorResponse {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("coordinators"))?,
+                                .at_index(i)
+                                .at_field("coordinators")?,
                         );
                     }
                     a
@@ -728,30 +724,31 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 1 {
-            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+            c.skip(4).at_field("throttle_time_ms")?;
         }
         if version <= 3 {
-            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(2).at_field("error_code")?;
         }
         if (1..=3).contains(&version) {
             c.check_string(version >= 3, (1..=3).contains(&version))
-                .map_err(|e| e.field("error_message"))?;
+                .at_field("error_message")?;
         }
         if version <= 3 {
-            c.skip(4).map_err(|e| e.field("node_id"))?;
+            c.skip(4).at_field("node_id")?;
         }
         if version <= 3 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("host"))?;
+            c.check_string(version >= 3, false).at_field("host")?;
         }
         if version <= 3 {
-            c.skip(4).map_err(|e| e.field("port"))?;
+            c.skip(4).at_field("port")?;
         }
         if version >= 4 {
             ::kwire_protocol::wire::view::check_array::<
                 CoordinatorRef<'a>,
             >(c, version, version >= 3, false)
-                .map_err(|e| e.field("coordinators"))?;
+                .at_field("coordinators")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;
@@ -892,10 +889,11 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 4 {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
-                .map_err(|e| e.field("key"))?;
+                .at_field("key")?;
         } else {
             if !self.key.is_empty() {
                 return ::core::result::Result::Err(
@@ -914,7 +912,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         }
         if version >= 4 {
             ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
-                .map_err(|e| e.field("host"))?;
+                .at_field("host")?;
         } else {
             if !self.host.is_empty() {
                 return ::core::result::Result::Err(
@@ -948,7 +946,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
                     version >= 4,
                     version,
                 )
-                .map_err(|e| e.field("error_message"))?;
+                .at_field("error_message")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -973,37 +971,30 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_key = if version >= 4 {
-            r.string(version >= 3).map_err(|e| e.field("key"))?
+            r.string(version >= 3).at_field("key")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_node_id = if version >= 4 {
-            r.i32().map_err(|e| e.field("node_id"))?
-        } else {
-            0i32
-        };
+        let f_node_id = if version >= 4 { r.i32().at_field("node_id")? } else { 0i32 };
         let f_host = if version >= 4 {
-            r.string(version >= 3).map_err(|e| e.field("host"))?
+            r.string(version >= 3).at_field("host")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_port = if version >= 4 {
-            r.i32().map_err(|e| e.field("port"))?
-        } else {
-            0i32
-        };
+        let f_port = if version >= 4 { r.i32().at_field("port")? } else { 0i32 };
         let f_error_code = if version >= 4 {
-            r.i16().map_err(|e| e.field("error_code"))?
+            r.i16().at_field("error_code")?
         } else {
             0i16
         };
         let f_error_message = if version >= 4 {
             if version >= 4 {
-                r.nullable_string(version >= 3).map_err(|e| e.field("error_message"))?
+                r.nullable_string(version >= 3).at_field("error_message")?
             } else {
                 ::core::option::Option::Some(
-                    r.string(version >= 3).map_err(|e| e.field("error_message"))?,
+                    r.string(version >= 3).at_field("error_message")?,
                 )
             }
         } else {
@@ -1356,24 +1347,24 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 4 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("key"))?;
+            c.check_string(version >= 3, false).at_field("key")?;
         }
         if version >= 4 {
-            c.skip(4).map_err(|e| e.field("node_id"))?;
+            c.skip(4).at_field("node_id")?;
         }
         if version >= 4 {
-            c.check_string(version >= 3, false).map_err(|e| e.field("host"))?;
+            c.check_string(version >= 3, false).at_field("host")?;
         }
         if version >= 4 {
-            c.skip(4).map_err(|e| e.field("port"))?;
+            c.skip(4).at_field("port")?;
         }
         if version >= 4 {
-            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(2).at_field("error_code")?;
         }
         if version >= 4 {
-            c.check_string(version >= 3, version >= 4)
-                .map_err(|e| e.field("error_message"))?;
+            c.check_string(version >= 3, version >= 4).at_field("error_message")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

@@ -49,6 +49,7 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.previous_member_epoch.to_be_bytes());
@@ -56,19 +57,21 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         {
             let a = &self.assigned_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("assigned_partitions"))?;
+                .at_field("assigned_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("assigned_partitions"))?;
+                    .at_index(i)
+                    .at_field("assigned_partitions")?;
             }
         }
         {
             let a = &self.partitions_pending_revocation;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions_pending_revocation"))?;
+                .at_field("partitions_pending_revocation")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("partitions_pending_revocation"))?;
+                    .at_index(i)
+                    .at_field("partitions_pending_revocation")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -90,13 +93,12 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_previous_member_epoch = r
-            .i32()
-            .map_err(|e| e.field("previous_member_epoch"))?;
-        let f_state = r.i8().map_err(|e| e.field("state"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_previous_member_epoch = r.i32().at_field("previous_member_epoch")?;
+        let f_state = r.i8().at_field("state")?;
         let f_assigned_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("assigned_partitions"))?;
+            let n = r.array_len(true).at_field("assigned_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -109,16 +111,15 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("assigned_partitions"))?,
+                            .at_index(i)
+                            .at_field("assigned_partitions")?,
                     );
                 }
                 a
             }
         };
         let f_partitions_pending_revocation = {
-            let n = r
-                .array_len(true)
-                .map_err(|e| e.field("partitions_pending_revocation"))?;
+            let n = r.array_len(true).at_field("partitions_pending_revocation")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -131,9 +132,8 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
                                 r,
                                 version,
                             )
-                            .map_err(|e| {
-                                e.index(i).field("partitions_pending_revocation")
-                            })?,
+                            .at_index(i)
+                            .at_field("partitions_pending_revocation")?,
                     );
                 }
                 a
@@ -529,21 +529,22 @@ for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 9 {
             c.skip(9)?;
         } else {
-            c.skip(4).map_err(|e| e.field("member_epoch"))?;
-            c.skip(4).map_err(|e| e.field("previous_member_epoch"))?;
-            c.skip(1).map_err(|e| e.field("state"))?;
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("previous_member_epoch")?;
+            c.skip(1).at_field("state")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("assigned_partitions"))?;
+            .at_field("assigned_partitions")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("partitions_pending_revocation"))?;
+            .at_field("partitions_pending_revocation")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -615,12 +616,13 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -644,8 +646,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -816,9 +819,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

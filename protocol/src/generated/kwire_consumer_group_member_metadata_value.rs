@@ -82,6 +82,7 @@ impl KwireConsumerGroupMemberMetadataValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -90,7 +91,7 @@ impl KwireConsumerGroupMemberMetadataValue {
                 true,
                 version,
             )
-            .map_err(|e| e.field("instance_id"))?;
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.rack_id.as_ref(),
@@ -98,18 +99,19 @@ impl KwireConsumerGroupMemberMetadataValue {
                 true,
                 version,
             )
-            .map_err(|e| e.field("rack_id"))?;
+            .at_field("rack_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_id, true)
-            .map_err(|e| e.field("client_id"))?;
+            .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
-            .map_err(|e| e.field("client_host"))?;
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("subscribed_topic_names"))?;
+                .at_field("subscribed_topic_names")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("subscribed_topic_names"))?;
+                    .at_index(i)
+                    .at_field("subscribed_topic_names")?;
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
@@ -119,7 +121,7 @@ impl KwireConsumerGroupMemberMetadataValue {
                 true,
                 version,
             )
-            .map_err(|e| e.field("subscribed_topic_regex"))?;
+            .at_field("subscribed_topic_regex")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -128,7 +130,7 @@ impl KwireConsumerGroupMemberMetadataValue {
                 true,
                 version,
             )
-            .map_err(|e| e.field("server_assignor"))?;
+            .at_field("server_assignor")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -148,12 +150,13 @@ impl KwireConsumerGroupMemberMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let f_client_id = r.string(true).map_err(|e| e.field("client_id"))?;
-        let f_client_host = r.string(true).map_err(|e| e.field("client_host"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
+        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
+        let f_client_id = r.string(true).at_field("client_id")?;
+        let f_client_host = r.string(true).at_field("client_host")?;
         let f_subscribed_topic_names = {
-            let n = r.array_len(true).map_err(|e| e.field("subscribed_topic_names"))?;
+            let n = r.array_len(true).at_field("subscribed_topic_names")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -162,9 +165,7 @@ impl KwireConsumerGroupMemberMetadataValue {
                 );
                 for i in 0..n {
                     a.push(
-                        r
-                            .string(true)
-                            .map_err(|e| e.index(i).field("subscribed_topic_names"))?,
+                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
                     );
                 }
                 a
@@ -172,13 +173,9 @@ impl KwireConsumerGroupMemberMetadataValue {
         };
         let f_subscribed_topic_regex = r
             .nullable_string(true)
-            .map_err(|e| e.field("subscribed_topic_regex"))?;
-        let f_rebalance_timeout_ms = r
-            .i32()
-            .map_err(|e| e.field("rebalance_timeout_ms"))?;
-        let f_server_assignor = r
-            .nullable_string(true)
-            .map_err(|e| e.field("server_assignor"))?;
+            .at_field("subscribed_topic_regex")?;
+        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
+        let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -668,15 +665,16 @@ for KwireConsumerGroupMemberMetadataValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_host"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(true, false).at_field("client_id")?;
+        c.check_string(true, false).at_field("client_host")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("subscribed_topic_names"))?;
-        c.check_string(true, true).map_err(|e| e.field("subscribed_topic_regex"))?;
-        c.skip(4).map_err(|e| e.field("rebalance_timeout_ms"))?;
-        c.check_string(true, true).map_err(|e| e.field("server_assignor"))?;
+            .at_field("subscribed_topic_names")?;
+        c.check_string(true, true).at_field("subscribed_topic_regex")?;
+        c.skip(4).at_field("rebalance_timeout_ms")?;
+        c.check_string(true, true).at_field("server_assignor")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -59,8 +59,9 @@ impl KwireConsumerGroupMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_epoch = r.i32().map_err(|e| e.field("epoch"))?;
-        let f_metadata_hash = r.i64().map_err(|e| e.field("metadata_hash"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_epoch = r.i32().at_field("epoch")?;
+        let f_metadata_hash = r.i64().at_field("metadata_hash")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -323,11 +324,12 @@ for KwireConsumerGroupMetadataValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 12 {
             c.skip(12)?;
         } else {
-            c.skip(4).map_err(|e| e.field("epoch"))?;
-            c.skip(8).map_err(|e| e.field("metadata_hash"))?;
+            c.skip(4).at_field("epoch")?;
+            c.skip(8).at_field("metadata_hash")?;
         }
         let n = c.uvarint()?;
         for _ in 0..n {

@@ -41,14 +41,16 @@ impl KwireConsumerGroupRegularExpressionValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topics"))?;
+                .at_field("topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("topics"))?;
+                    .at_index(i)
+                    .at_field("topics")?;
             }
         }
         s.put_raw(&self.version.to_be_bytes());
@@ -72,8 +74,9 @@ impl KwireConsumerGroupRegularExpressionValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("topics"))?;
+            let n = r.array_len(true).at_field("topics")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -81,13 +84,13 @@ impl KwireConsumerGroupRegularExpressionValue {
                     >(n, r.remaining()),
                 );
                 for i in 0..n {
-                    a.push(r.string(true).map_err(|e| e.index(i).field("topics"))?);
+                    a.push(r.string(true).at_index(i).at_field("topics")?);
                 }
                 a
             }
         };
-        let f_version = r.i64().map_err(|e| e.field("version"))?;
-        let f_timestamp = r.i64().map_err(|e| e.field("timestamp"))?;
+        let f_version = r.i64().at_field("version")?;
+        let f_timestamp = r.i64().at_field("timestamp")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -380,13 +383,14 @@ for KwireConsumerGroupRegularExpressionValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("topics"))?;
+            .at_field("topics")?;
         if c.remaining() >= 16 {
             c.skip(16)?;
         } else {
-            c.skip(8).map_err(|e| e.field("version"))?;
-            c.skip(8).map_err(|e| e.field("timestamp"))?;
+            c.skip(8).at_field("version")?;
+            c.skip(8).at_field("timestamp")?;
         }
         let n = c.uvarint()?;
         for _ in 0..n {

@@ -35,18 +35,20 @@ impl KwireConsumerGroupTargetAssignmentMemberKey {
         s: &mut S,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.group_id, false)
-            .map_err(|e| e.field("group_id"))?;
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, false)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_group_id = r.string(false).map_err(|e| e.field("group_id"))?;
-        let f_member_id = r.string(false).map_err(|e| e.field("member_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_group_id = r.string(false).at_field("group_id")?;
+        let f_member_id = r.string(false).at_field("member_id")?;
         ::core::result::Result::Ok(Self {
             group_id: f_group_id,
             member_id: f_member_id,
@@ -271,8 +273,9 @@ for KwireConsumerGroupTargetAssignmentMemberKeyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(false, false).map_err(|e| e.field("group_id"))?;
-        c.check_string(false, false).map_err(|e| e.field("member_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(false, false).at_field("group_id")?;
+        c.check_string(false, false).at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {

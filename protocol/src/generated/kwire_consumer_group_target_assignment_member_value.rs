@@ -33,14 +33,16 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.topic_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topic_partitions"))?;
+                .at_field("topic_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topic_partitions"))?;
+                    .at_index(i)
+                    .at_field("topic_partitions")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -62,8 +64,9 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topic_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("topic_partitions"))?;
+            let n = r.array_len(true).at_field("topic_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -76,7 +79,8 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("topic_partitions"))?,
+                            .at_index(i)
+                            .at_field("topic_partitions")?,
                     );
                 }
                 a
@@ -348,10 +352,11 @@ for KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("topic_partitions"))?;
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -407,12 +412,13 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -436,8 +442,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -608,9 +615,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -54,7 +54,8 @@ impl KwireConsumerGroupTargetAssignmentMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_assignment_epoch = r.i32().at_field("assignment_epoch")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -301,7 +302,8 @@ for KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("assignment_epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("assignment_epoch")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -55,14 +55,16 @@ impl MetadataRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         match &self.topics {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                    .map_err(|e| e.field("topics"))?;
+                    .at_field("topics")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("topics"))?;
+                        .at_index(i)
+                        .at_field("topics")?;
                 }
             }
             ::core::option::Option::None => {
@@ -72,7 +74,7 @@ impl MetadataRequest {
                         version >= 1,
                         version,
                     )
-                    .map_err(|e| e.field("topics"))?
+                    .at_field("topics")?
             }
         }
         if version >= 4 {
@@ -126,8 +128,9 @@ impl MetadataRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topics = if version >= 1 {
-            match r.nullable_array_len(version >= 9).map_err(|e| e.field("topics"))? {
+            match r.nullable_array_len(version >= 9).at_field("topics")? {
                 ::core::option::Option::Some(n) => {
                     ::core::option::Option::Some({
                         let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
@@ -141,7 +144,8 @@ impl MetadataRequest {
                                         r,
                                         version,
                                     )
-                                    .map_err(|e| e.index(i).field("topics"))?,
+                                    .at_index(i)
+                                    .at_field("topics")?,
                             );
                         }
                         a
@@ -151,7 +155,7 @@ impl MetadataRequest {
             }
         } else {
             ::core::option::Option::Some({
-                let n = r.array_len(version >= 9).map_err(|e| e.field("topics"))?;
+                let n = r.array_len(version >= 9).at_field("topics")?;
                 {
                     let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
                         ::kwire_protocol::wire::bounded_capacity::<
@@ -164,7 +168,8 @@ impl MetadataRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("topics"))?,
+                                .at_index(i)
+                                .at_field("topics")?,
                         );
                     }
                     a
@@ -172,17 +177,17 @@ impl MetadataRequest {
             })
         };
         let f_allow_auto_topic_creation = if version >= 4 {
-            r.bool().map_err(|e| e.field("allow_auto_topic_creation"))?
+            r.bool().at_field("allow_auto_topic_creation")?
         } else {
             true
         };
         let f_include_cluster_authorized_operations = if (8..=10).contains(&version) {
-            r.bool().map_err(|e| e.field("include_cluster_authorized_operations"))?
+            r.bool().at_field("include_cluster_authorized_operations")?
         } else {
             false
         };
         let f_include_topic_authorized_operations = if version >= 8 {
-            r.bool().map_err(|e| e.field("include_topic_authorized_operations"))?
+            r.bool().at_field("include_topic_authorized_operations")?
         } else {
             false
         };
@@ -599,18 +604,19 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<
             MetadataRequestTopicRef<'a>,
         >(c, version, version >= 9, version >= 1)
-            .map_err(|e| e.field("topics"))?;
+            .at_field("topics")?;
         if version >= 4 {
-            c.skip(1).map_err(|e| e.field("allow_auto_topic_creation"))?;
+            c.skip(1).at_field("allow_auto_topic_creation")?;
         }
         if (8..=10).contains(&version) {
-            c.skip(1).map_err(|e| e.field("include_cluster_authorized_operations"))?;
+            c.skip(1).at_field("include_cluster_authorized_operations")?;
         }
         if version >= 8 {
-            c.skip(1).map_err(|e| e.field("include_topic_authorized_operations"))?;
+            c.skip(1).at_field("include_topic_authorized_operations")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;
@@ -704,6 +710,7 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         if version >= 10 {
             s.put_raw(&self.topic_id.0);
@@ -715,7 +722,7 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
                 version >= 10,
                 version,
             )
-            .map_err(|e| e.field("name"))?;
+            .at_field("name")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -739,17 +746,16 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_topic_id = if version >= 10 {
-            r.uuid().map_err(|e| e.field("topic_id"))?
+            r.uuid().at_field("topic_id")?
         } else {
             ::kwire_protocol::wire::Uuid::ZERO
         };
         let f_name = if version >= 10 {
-            r.nullable_string(version >= 9).map_err(|e| e.field("name"))?
+            r.nullable_string(version >= 9).at_field("name")?
         } else {
-            ::core::option::Option::Some(
-                r.string(version >= 9).map_err(|e| e.field("name"))?,
-            )
+            ::core::option::Option::Some(r.string(version >= 9).at_field("name")?)
         };
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 9 {
@@ -939,10 +945,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestTopicRef<'a> 
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 10 {
-            c.skip(16).map_err(|e| e.field("topic_id"))?;
+            c.skip(16).at_field("topic_id")?;
         }
-        c.check_string(version >= 9, version >= 10).map_err(|e| e.field("name"))?;
+        c.check_string(version >= 9, version >= 10).at_field("name")?;
         if version >= 9 {
             let n = c.uvarint()?;
             for _ in 0..n {

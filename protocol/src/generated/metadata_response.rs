@@ -70,6 +70,7 @@ impl MetadataResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         if version >= 3 {
             s.put_raw(&self.throttle_time_ms.to_be_bytes());
@@ -77,10 +78,11 @@ impl MetadataResponse {
         {
             let a = &self.brokers;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                .map_err(|e| e.field("brokers"))?;
+                .at_field("brokers")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("brokers"))?;
+                    .at_index(i)
+                    .at_field("brokers")?;
             }
         }
         if version >= 2 {
@@ -91,7 +93,7 @@ impl MetadataResponse {
                     version >= 2,
                     version,
                 )
-                .map_err(|e| e.field("cluster_id"))?;
+                .at_field("cluster_id")?;
         }
         if version >= 1 {
             s.put_raw(&self.controller_id.to_be_bytes());
@@ -99,10 +101,11 @@ impl MetadataResponse {
         {
             let a = &self.topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                .map_err(|e| e.field("topics"))?;
+                .at_field("topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topics"))?;
+                    .at_index(i)
+                    .at_field("topics")?;
             }
         }
         if (8..=10).contains(&version) {
@@ -139,13 +142,14 @@ impl MetadataResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_throttle_time_ms = if version >= 3 {
-            r.i32().map_err(|e| e.field("throttle_time_ms"))?
+            r.i32().at_field("throttle_time_ms")?
         } else {
             0i32
         };
         let f_brokers = {
-            let n = r.array_len(version >= 9).map_err(|e| e.field("brokers"))?;
+            let n = r.array_len(version >= 9).at_field("brokers")?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponseBroker> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -158,7 +162,8 @@ impl MetadataResponse {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("brokers"))?,
+                            .at_index(i)
+                            .at_field("brokers")?,
                     );
                 }
                 a
@@ -166,22 +171,22 @@ impl MetadataResponse {
         };
         let f_cluster_id = if version >= 2 {
             if version >= 2 {
-                r.nullable_string(version >= 9).map_err(|e| e.field("cluster_id"))?
+                r.nullable_string(version >= 9).at_field("cluster_id")?
             } else {
                 ::core::option::Option::Some(
-                    r.string(version >= 9).map_err(|e| e.field("cluster_id"))?,
+                    r.string(version >= 9).at_field("cluster_id")?,
                 )
             }
         } else {
             ::core::option::Option::None
         };
         let f_controller_id = if version >= 1 {
-            r.i32().map_err(|e| e.field("controller_id"))?
+            r.i32().at_field("controller_id")?
         } else {
             -1i32
         };
         let f_topics = {
-            let n = r.array_len(version >= 9).map_err(|e| e.field("topics"))?;
+            let n = r.array_len(version >= 9).at_field("topics")?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponseTopic> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -194,19 +199,20 @@ impl MetadataResponse {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("topics"))?,
+                            .at_index(i)
+                            .at_field("topics")?,
                     );
                 }
                 a
             }
         };
         let f_cluster_authorized_operations = if (8..=10).contains(&version) {
-            r.i32().map_err(|e| e.field("cluster_authorized_operations"))?
+            r.i32().at_field("cluster_authorized_operations")?
         } else {
             -2147483648i32
         };
         let f_error_code = if version >= 13 {
-            r.i16().map_err(|e| e.field("error_code"))?
+            r.i16().at_field("error_code")?
         } else {
             0i16
         };
@@ -711,29 +717,29 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 3 {
-            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+            c.skip(4).at_field("throttle_time_ms")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             MetadataResponseBrokerRef<'a>,
         >(c, version, version >= 9, false)
-            .map_err(|e| e.field("brokers"))?;
+            .at_field("brokers")?;
         if version >= 2 {
-            c.check_string(version >= 9, version >= 2)
-                .map_err(|e| e.field("cluster_id"))?;
+            c.check_string(version >= 9, version >= 2).at_field("cluster_id")?;
         }
         if version >= 1 {
-            c.skip(4).map_err(|e| e.field("controller_id"))?;
+            c.skip(4).at_field("controller_id")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             MetadataResponseTopicRef<'a>,
         >(c, version, version >= 9, false)
-            .map_err(|e| e.field("topics"))?;
+            .at_field("topics")?;
         if (8..=10).contains(&version) {
-            c.skip(4).map_err(|e| e.field("cluster_authorized_operations"))?;
+            c.skip(4).at_field("cluster_authorized_operations")?;
         }
         if version >= 13 {
-            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(2).at_field("error_code")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;
@@ -847,10 +853,11 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         s.put_raw(&self.node_id.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.host, version >= 9)
-            .map_err(|e| e.field("host"))?;
+            .at_field("host")?;
         s.put_raw(&self.port.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
@@ -860,7 +867,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
                     version >= 1,
                     version,
                 )
-                .map_err(|e| e.field("rack"))?;
+                .at_field("rack")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -885,16 +892,15 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_node_id = r.i32().map_err(|e| e.field("node_id"))?;
-        let f_host = r.string(version >= 9).map_err(|e| e.field("host"))?;
-        let f_port = r.i32().map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_node_id = r.i32().at_field("node_id")?;
+        let f_host = r.string(version >= 9).at_field("host")?;
+        let f_port = r.i32().at_field("port")?;
         let f_rack = if version >= 1 {
             if version >= 1 {
-                r.nullable_string(version >= 9).map_err(|e| e.field("rack"))?
+                r.nullable_string(version >= 9).at_field("rack")?
             } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 9).map_err(|e| e.field("rack"))?,
-                )
+                ::core::option::Option::Some(r.string(version >= 9).at_field("rack")?)
             }
         } else {
             ::core::option::Option::None
@@ -1125,11 +1131,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseBrokerRef<'a
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("node_id"))?;
-        c.check_string(version >= 9, false).map_err(|e| e.field("host"))?;
-        c.skip(4).map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("node_id")?;
+        c.check_string(version >= 9, false).at_field("host")?;
+        c.skip(4).at_field("port")?;
         if version >= 1 {
-            c.check_string(version >= 9, version >= 1).map_err(|e| e.field("rack"))?;
+            c.check_string(version >= 9, version >= 1).at_field("rack")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;
@@ -1236,6 +1243,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         s.put_raw(&self.error_code.to_be_bytes());
         s.put_raw(&self.partition_index.to_be_bytes());
@@ -1246,20 +1254,20 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
         {
             let a = &self.replica_nodes;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                .map_err(|e| e.field("replica_nodes"))?;
+                .at_field("replica_nodes")?;
             a.put_elements(s);
         }
         {
             let a = &self.isr_nodes;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                .map_err(|e| e.field("isr_nodes"))?;
+                .at_field("isr_nodes")?;
             a.put_elements(s);
         }
         if version >= 5 {
             {
                 let a = &self.offline_replicas;
                 ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                    .map_err(|e| e.field("offline_replicas"))?;
+                    .at_field("offline_replicas")?;
                 a.put_elements(s);
             }
         }
@@ -1286,22 +1294,21 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let f_partition_index = r.i32().map_err(|e| e.field("partition_index"))?;
-        let f_leader_id = r.i32().map_err(|e| e.field("leader_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_error_code = r.i16().at_field("error_code")?;
+        let f_partition_index = r.i32().at_field("partition_index")?;
+        let f_leader_id = r.i32().at_field("leader_id")?;
         let f_leader_epoch = if version >= 7 {
-            r.i32().map_err(|e| e.field("leader_epoch"))?
+            r.i32().at_field("leader_epoch")?
         } else {
             -1i32
         };
         let f_replica_nodes = r
             .prim_array::<i32>(version >= 9)
-            .map_err(|e| e.field("replica_nodes"))?;
-        let f_isr_nodes = r
-            .prim_array::<i32>(version >= 9)
-            .map_err(|e| e.field("isr_nodes"))?;
+            .at_field("replica_nodes")?;
+        let f_isr_nodes = r.prim_array::<i32>(version >= 9).at_field("isr_nodes")?;
         let f_offline_replicas = if version >= 5 {
-            r.prim_array::<i32>(version >= 9).map_err(|e| e.field("offline_replicas"))?
+            r.prim_array::<i32>(version >= 9).at_field("offline_replicas")?
         } else {
             ::kwire_protocol::wire::PrimArray::new()
         };
@@ -1651,25 +1658,26 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 10 {
             c.skip(10)?;
         } else {
-            c.skip(2).map_err(|e| e.field("error_code"))?;
-            c.skip(4).map_err(|e| e.field("partition_index"))?;
-            c.skip(4).map_err(|e| e.field("leader_id"))?;
+            c.skip(2).at_field("error_code")?;
+            c.skip(4).at_field("partition_index")?;
+            c.skip(4).at_field("leader_id")?;
         }
         if version >= 7 {
-            c.skip(4).map_err(|e| e.field("leader_epoch"))?;
+            c.skip(4).at_field("leader_epoch")?;
         }
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
-            .map_err(|e| e.field("replica_nodes"))?;
+            .at_field("replica_nodes")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
-            .map_err(|e| e.field("isr_nodes"))?;
+            .at_field("isr_nodes")?;
         if version >= 5 {
             ::kwire_protocol::wire::view::check_array::<
                 i32,
             >(c, version, version >= 9, false)
-                .map_err(|e| e.field("offline_replicas"))?;
+                .at_field("offline_replicas")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;
@@ -1796,6 +1804,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
@@ -1805,7 +1814,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
                 version >= 12,
                 version,
             )
-            .map_err(|e| e.field("name"))?;
+            .at_field("name")?;
         if version >= 10 {
             s.put_raw(&self.topic_id.0);
         }
@@ -1815,10 +1824,11 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("partitions"))?;
+                    .at_index(i)
+                    .at_field("partitions")?;
             }
         }
         if version >= 8 {
@@ -1854,26 +1864,25 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_error_code = r.i16().at_field("error_code")?;
         let f_name = if version >= 12 {
-            r.nullable_string(version >= 9).map_err(|e| e.field("name"))?
+            r.nullable_string(version >= 9).at_field("name")?
         } else {
-            ::core::option::Option::Some(
-                r.string(version >= 9).map_err(|e| e.field("name"))?,
-            )
+            ::core::option::Option::Some(r.string(version >= 9).at_field("name")?)
         };
         let f_topic_id = if version >= 10 {
-            r.uuid().map_err(|e| e.field("topic_id"))?
+            r.uuid().at_field("topic_id")?
         } else {
             ::kwire_protocol::wire::Uuid::ZERO
         };
         let f_is_internal = if version >= 1 {
-            r.bool().map_err(|e| e.field("is_internal"))?
+            r.bool().at_field("is_internal")?
         } else {
             false
         };
         let f_partitions = {
-            let n = r.array_len(version >= 9).map_err(|e| e.field("partitions"))?;
+            let n = r.array_len(version >= 9).at_field("partitions")?;
             {
                 let mut a: ::std::vec::Vec<MetadataResponsePartition> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1886,14 +1895,15 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("partitions"))?,
+                            .at_index(i)
+                            .at_field("partitions")?,
                     );
                 }
                 a
             }
         };
         let f_topic_authorized_operations = if version >= 8 {
-            r.i32().map_err(|e| e.field("topic_authorized_operations"))?
+            r.i32().at_field("topic_authorized_operations")?
         } else {
             -2147483648i32
         };
@@ -2232,20 +2242,21 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(2).map_err(|e| e.field("error_code"))?;
-        c.check_string(version >= 9, version >= 12).map_err(|e| e.field("name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(2).at_field("error_code")?;
+        c.check_string(version >= 9, version >= 12).at_field("name")?;
         if version >= 10 {
-            c.skip(16).map_err(|e| e.field("topic_id"))?;
+            c.skip(16).at_field("topic_id")?;
         }
         if version >= 1 {
-            c.skip(1).map_err(|e| e.field("is_internal"))?;
+            c.skip(1).at_field("is_internal")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             MetadataResponsePartitionRef<'a>,
         >(c, version, version >= 9, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         if version >= 8 {
-            c.skip(4).map_err(|e| e.field("topic_authorized_operations"))?;
+            c.skip(4).at_field("topic_authorized_operations")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;

@@ -55,6 +55,7 @@ impl RequestHeader {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 2;
         s.put_raw(&self.request_api_key.to_be_bytes());
         s.put_raw(&self.request_api_version.to_be_bytes());
@@ -67,7 +68,7 @@ impl RequestHeader {
                     version >= 1,
                     version,
                 )
-                .map_err(|e| e.field("client_id"))?;
+                .at_field("client_id")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -90,16 +91,15 @@ impl RequestHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_request_api_key = r.i16().map_err(|e| e.field("request_api_key"))?;
-        let f_request_api_version = r.i16().map_err(|e| e.field("request_api_version"))?;
-        let f_correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_request_api_key = r.i16().at_field("request_api_key")?;
+        let f_request_api_version = r.i16().at_field("request_api_version")?;
+        let f_correlation_id = r.i32().at_field("correlation_id")?;
         let f_client_id = if version >= 1 {
             if version >= 1 {
-                r.nullable_string(false).map_err(|e| e.field("client_id"))?
+                r.nullable_string(false).at_field("client_id")?
             } else {
-                ::core::option::Option::Some(
-                    r.string(false).map_err(|e| e.field("client_id"))?,
-                )
+                ::core::option::Option::Some(r.string(false).at_field("client_id")?)
             }
         } else {
             ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
@@ -458,15 +458,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for RequestHeaderRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
-            c.skip(2).map_err(|e| e.field("request_api_key"))?;
-            c.skip(2).map_err(|e| e.field("request_api_version"))?;
-            c.skip(4).map_err(|e| e.field("correlation_id"))?;
+            c.skip(2).at_field("request_api_key")?;
+            c.skip(2).at_field("request_api_version")?;
+            c.skip(4).at_field("correlation_id")?;
         }
         if version >= 1 {
-            c.check_string(false, version >= 1).map_err(|e| e.field("client_id"))?;
+            c.check_string(false, version >= 1).at_field("client_id")?;
         }
         if version >= 2 {
             let n = c.uvarint()?;

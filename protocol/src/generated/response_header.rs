@@ -55,7 +55,8 @@ impl ResponseHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_correlation_id = r.i32().map_err(|e| e.field("correlation_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_correlation_id = r.i32().at_field("correlation_id")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 1 {
             let n = r.uvarint()?;
@@ -305,7 +306,8 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ResponseHeaderRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("correlation_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("correlation_id")?;
         if version >= 1 {
             let n = c.uvarint()?;
             for _ in 0..n {

@@ -37,15 +37,17 @@ impl StreamsGroupDescribeResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("groups"))?;
+                .at_field("groups")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("groups"))?;
+                    .at_index(i)
+                    .at_field("groups")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -67,9 +69,10 @@ impl StreamsGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
         let f_groups = {
-            let n = r.array_len(true).map_err(|e| e.field("groups"))?;
+            let n = r.array_len(true).at_field("groups")?;
             {
                 let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -82,7 +85,8 @@ impl StreamsGroupDescribeResponse {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("groups"))?,
+                            .at_index(i)
+                            .at_field("groups")?,
                     );
                 }
                 a
@@ -369,11 +373,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("throttle_time_ms")?;
         ::kwire_protocol::wire::view::check_array::<
             DescribedGroupRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("groups"))?;
+            .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -444,43 +449,48 @@ impl ::kwire_protocol::wire::Encode for Subtopology {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("source_topics"))?;
+                .at_field("source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("source_topics"))?;
+                    .at_index(i)
+                    .at_field("source_topics")?;
             }
         }
         {
             let a = &self.repartition_sink_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("repartition_sink_topics"))?;
+                .at_field("repartition_sink_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("repartition_sink_topics"))?;
+                    .at_index(i)
+                    .at_field("repartition_sink_topics")?;
             }
         }
         {
             let a = &self.state_changelog_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("state_changelog_topics"))?;
+                .at_field("state_changelog_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("state_changelog_topics"))?;
+                    .at_index(i)
+                    .at_field("state_changelog_topics")?;
             }
         }
         {
             let a = &self.repartition_source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("repartition_source_topics"))?;
+                .at_field("repartition_source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("repartition_source_topics"))?;
+                    .at_index(i)
+                    .at_field("repartition_source_topics")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -504,9 +514,10 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
         let f_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
+            let n = r.array_len(true).at_field("source_topics")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -514,15 +525,13 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                     >(n, r.remaining()),
                 );
                 for i in 0..n {
-                    a.push(
-                        r.string(true).map_err(|e| e.index(i).field("source_topics"))?,
-                    );
+                    a.push(r.string(true).at_index(i).at_field("source_topics")?);
                 }
                 a
             }
         };
         let f_repartition_sink_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("repartition_sink_topics"))?;
+            let n = r.array_len(true).at_field("repartition_sink_topics")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -531,16 +540,14 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 );
                 for i in 0..n {
                     a.push(
-                        r
-                            .string(true)
-                            .map_err(|e| e.index(i).field("repartition_sink_topics"))?,
+                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
                     );
                 }
                 a
             }
         };
         let f_state_changelog_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("state_changelog_topics"))?;
+            let n = r.array_len(true).at_field("state_changelog_topics")?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -550,14 +557,15 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("state_changelog_topics"))?,
+                            .at_index(i)
+                            .at_field("state_changelog_topics")?,
                     );
                 }
                 a
             }
         };
         let f_repartition_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
+            let n = r.array_len(true).at_field("repartition_source_topics")?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -567,7 +575,8 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("repartition_source_topics"))?,
+                            .at_index(i)
+                            .at_field("repartition_source_topics")?,
                     );
                 }
                 a
@@ -906,19 +915,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("source_topics"))?;
+            .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("repartition_sink_topics"))?;
+            .at_field("repartition_sink_topics")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicInfoRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("state_changelog_topics"))?;
+            .at_field("state_changelog_topics")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicInfoRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("repartition_source_topics"))?;
+            .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -998,20 +1008,22 @@ impl ::kwire_protocol::wire::Encode for Topology {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.epoch.to_be_bytes());
         match &self.subtopologies {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("subtopologies"))?;
+                    .at_field("subtopologies")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("subtopologies"))?;
+                        .at_index(i)
+                        .at_field("subtopologies")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("subtopologies"))?
+                    .at_field("subtopologies")?
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1035,10 +1047,9 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_epoch = r.i32().map_err(|e| e.field("epoch"))?;
-        let f_subtopologies = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("subtopologies"))?
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_epoch = r.i32().at_field("epoch")?;
+        let f_subtopologies = match r.nullable_array_len(true).at_field("subtopologies")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -1053,7 +1064,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("subtopologies"))?,
+                                .at_index(i)
+                                .at_field("subtopologies")?,
                         );
                     }
                     a
@@ -1240,11 +1252,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("epoch")?;
         ::kwire_protocol::wire::view::check_array::<
             SubtopologyRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("subtopologies"))?;
+            .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1355,9 +1368,10 @@ impl ::kwire_protocol::wire::Encode for Member {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -1366,7 +1380,7 @@ impl ::kwire_protocol::wire::Encode for Member {
                 true,
                 version,
             )
-            .map_err(|e| e.field("instance_id"))?;
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.rack_id.as_ref(),
@@ -1374,19 +1388,19 @@ impl ::kwire_protocol::wire::Encode for Member {
                 true,
                 version,
             )
-            .map_err(|e| e.field("rack_id"))?;
+            .at_field("rack_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_id, true)
-            .map_err(|e| e.field("client_id"))?;
+            .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
-            .map_err(|e| e.field("client_host"))?;
+            .at_field("client_host")?;
         s.put_raw(&self.topology_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.process_id, true)
-            .map_err(|e| e.field("process_id"))?;
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
                 ::kwire_protocol::wire::Encode::encode_to(x, s, version)
-                    .map_err(|e| e.field("user_endpoint"))?;
+                    .at_field("user_endpoint")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -1395,34 +1409,37 @@ impl ::kwire_protocol::wire::Encode for Member {
         {
             let a = &self.client_tags;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("client_tags"))?;
+                .at_field("client_tags")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("client_tags"))?;
+                    .at_index(i)
+                    .at_field("client_tags")?;
             }
         }
         {
             let a = &self.task_offsets;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("task_offsets"))?;
+                .at_field("task_offsets")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("task_offsets"))?;
+                    .at_index(i)
+                    .at_field("task_offsets")?;
             }
         }
         {
             let a = &self.task_end_offsets;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("task_end_offsets"))?;
+                .at_field("task_end_offsets")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("task_end_offsets"))?;
+                    .at_index(i)
+                    .at_field("task_end_offsets")?;
             }
         }
         ::kwire_protocol::wire::Encode::encode_to(&self.assignment, s, version)
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         ::kwire_protocol::wire::Encode::encode_to(&self.target_assignment, s, version)
-            .map_err(|e| e.field("target_assignment"))?;
+            .at_field("target_assignment")?;
         s.put_byte(u8::from(self.is_classic));
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1445,27 +1462,25 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let f_client_id = r.string(true).map_err(|e| e.field("client_id"))?;
-        let f_client_host = r.string(true).map_err(|e| e.field("client_host"))?;
-        let f_topology_epoch = r.i32().map_err(|e| e.field("topology_epoch"))?;
-        let f_process_id = r.string(true).map_err(|e| e.field("process_id"))?;
-        let f_user_endpoint = if r
-            .struct_present()
-            .map_err(|e| e.field("user_endpoint"))?
-        {
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_member_id = r.string(true).at_field("member_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
+        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
+        let f_client_id = r.string(true).at_field("client_id")?;
+        let f_client_host = r.string(true).at_field("client_host")?;
+        let f_topology_epoch = r.i32().at_field("topology_epoch")?;
+        let f_process_id = r.string(true).at_field("process_id")?;
+        let f_user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
-                    .map_err(|e| e.field("user_endpoint"))?,
+                    .at_field("user_endpoint")?,
             )
         } else {
             ::core::option::Option::None
         };
         let f_client_tags = {
-            let n = r.array_len(true).map_err(|e| e.field("client_tags"))?;
+            let n = r.array_len(true).at_field("client_tags")?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1475,14 +1490,15 @@ impl ::kwire_protocol::wire::Decode for Member {
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("client_tags"))?,
+                            .at_index(i)
+                            .at_field("client_tags")?,
                     );
                 }
                 a
             }
         };
         let f_task_offsets = {
-            let n = r.array_len(true).map_err(|e| e.field("task_offsets"))?;
+            let n = r.array_len(true).at_field("task_offsets")?;
             {
                 let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1495,14 +1511,15 @@ impl ::kwire_protocol::wire::Decode for Member {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("task_offsets"))?,
+                            .at_index(i)
+                            .at_field("task_offsets")?,
                     );
                 }
                 a
             }
         };
         let f_task_end_offsets = {
-            let n = r.array_len(true).map_err(|e| e.field("task_end_offsets"))?;
+            let n = r.array_len(true).at_field("task_end_offsets")?;
             {
                 let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1515,7 +1532,8 @@ impl ::kwire_protocol::wire::Decode for Member {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("task_end_offsets"))?,
+                            .at_index(i)
+                            .at_field("task_end_offsets")?,
                     );
                 }
                 a
@@ -1525,13 +1543,13 @@ impl ::kwire_protocol::wire::Decode for Member {
                 r,
                 version,
             )
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
-            .map_err(|e| e.field("target_assignment"))?;
-        let f_is_classic = r.bool().map_err(|e| e.field("is_classic"))?;
+            .at_field("target_assignment")?;
+        let f_is_classic = r.bool().at_field("is_classic")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2150,14 +2168,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
-        c.skip(4).map_err(|e| e.field("member_epoch"))?;
-        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("client_host"))?;
-        c.skip(4).map_err(|e| e.field("topology_epoch"))?;
-        c.check_string(true, false).map_err(|e| e.field("process_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("member_id")?;
+        c.skip(4).at_field("member_epoch")?;
+        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(true, false).at_field("client_id")?;
+        c.check_string(true, false).at_field("client_host")?;
+        c.skip(4).at_field("topology_epoch")?;
+        c.check_string(true, false).at_field("process_id")?;
         if c.struct_present()? {
             <EndpointRef<
                 'a,
@@ -2165,28 +2184,28 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         } else {
             ::core::result::Result::Ok(())
         }
-            .map_err(|e| e.field("user_endpoint"))?;
+            .at_field("user_endpoint")?;
         ::kwire_protocol::wire::view::check_array::<
             KeyValueRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("client_tags"))?;
+            .at_field("client_tags")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskOffsetRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("task_offsets"))?;
+            .at_field("task_offsets")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskOffsetRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("task_end_offsets"))?;
+            .at_field("task_end_offsets")?;
         <AssignmentRef<
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.field("assignment"))?;
+            .at_field("assignment")?;
         <AssignmentRef<
             'a,
         > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.field("target_assignment"))?;
-        c.skip(1).map_err(|e| e.field("is_classic"))?;
+            .at_field("target_assignment")?;
+        c.skip(1).at_field("is_classic")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2358,6 +2377,7 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
@@ -2367,18 +2387,18 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
                 true,
                 version,
             )
-            .map_err(|e| e.field("error_message"))?;
+            .at_field("error_message")?;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
-            .map_err(|e| e.field("group_id"))?;
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
-            .map_err(|e| e.field("group_state"))?;
+            .at_field("group_state")?;
         s.put_raw(&self.group_epoch.to_be_bytes());
         s.put_raw(&self.assignment_epoch.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
                 ::kwire_protocol::wire::Encode::encode_to(x, s, version)
-                    .map_err(|e| e.field("topology"))?;
+                    .at_field("topology")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -2387,10 +2407,11 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         {
             let a = &self.members;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("members"))?;
+                .at_field("members")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("members"))?;
+                    .at_index(i)
+                    .at_field("members")?;
             }
         }
         s.put_raw(&self.authorized_operations.to_be_bytes());
@@ -2415,24 +2436,23 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let f_error_message = r
-            .nullable_string(true)
-            .map_err(|e| e.field("error_message"))?;
-        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let f_group_state = r.string(true).map_err(|e| e.field("group_state"))?;
-        let f_group_epoch = r.i32().map_err(|e| e.field("group_epoch"))?;
-        let f_assignment_epoch = r.i32().map_err(|e| e.field("assignment_epoch"))?;
-        let f_topology = if r.struct_present().map_err(|e| e.field("topology"))? {
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_error_code = r.i16().at_field("error_code")?;
+        let f_error_message = r.nullable_string(true).at_field("error_message")?;
+        let f_group_id = r.string(true).at_field("group_id")?;
+        let f_group_state = r.string(true).at_field("group_state")?;
+        let f_group_epoch = r.i32().at_field("group_epoch")?;
+        let f_assignment_epoch = r.i32().at_field("assignment_epoch")?;
+        let f_topology = if r.struct_present().at_field("topology")? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
-                    .map_err(|e| e.field("topology"))?,
+                    .at_field("topology")?,
             )
         } else {
             ::core::option::Option::None
         };
         let f_members = {
-            let n = r.array_len(true).map_err(|e| e.field("members"))?;
+            let n = r.array_len(true).at_field("members")?;
             {
                 let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
@@ -2440,15 +2460,14 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
                 for i in 0..n {
                     a.push(
                         <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("members"))?,
+                            .at_index(i)
+                            .at_field("members")?,
                     );
                 }
                 a
             }
         };
-        let f_authorized_operations = r
-            .i32()
-            .map_err(|e| e.field("authorized_operations"))?;
+        let f_authorized_operations = r.i32().at_field("authorized_operations")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2828,15 +2847,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(2).map_err(|e| e.field("error_code"))?;
-        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
-        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("group_state"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(2).at_field("error_code")?;
+        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(true, false).at_field("group_state")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
-            c.skip(4).map_err(|e| e.field("group_epoch"))?;
-            c.skip(4).map_err(|e| e.field("assignment_epoch"))?;
+            c.skip(4).at_field("group_epoch")?;
+            c.skip(4).at_field("assignment_epoch")?;
         }
         if c.struct_present()? {
             <TopologyRef<
@@ -2845,12 +2865,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         } else {
             ::core::result::Result::Ok(())
         }
-            .map_err(|e| e.field("topology"))?;
+            .at_field("topology")?;
         ::kwire_protocol::wire::view::check_array::<
             MemberRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("members"))?;
-        c.skip(4).map_err(|e| e.field("authorized_operations"))?;
+            .at_field("members")?;
+        c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2944,9 +2964,9 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.host, true)
-            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
         s.put_raw(&self.port.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -2969,8 +2989,9 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_host = r.string(true).map_err(|e| e.field("host"))?;
-        let f_port = r.u16().map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_host = r.string(true).at_field("host")?;
+        let f_port = r.u16().at_field("port")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3122,8 +3143,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("host"))?;
-        c.skip(2).map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("host")?;
+        c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3182,9 +3204,10 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         s.put_raw(&self.partition.to_be_bytes());
         s.put_raw(&self.offset.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3208,9 +3231,10 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partition = r.i32().map_err(|e| e.field("partition"))?;
-        let f_offset = r.i64().map_err(|e| e.field("offset"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
+        let f_partition = r.i32().at_field("partition")?;
+        let f_offset = r.i64().at_field("offset")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3390,12 +3414,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         if c.remaining() >= 12 {
             c.skip(12)?;
         } else {
-            c.skip(4).map_err(|e| e.field("partition"))?;
-            c.skip(8).map_err(|e| e.field("offset"))?;
+            c.skip(4).at_field("partition")?;
+            c.skip(8).at_field("offset")?;
         }
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -3458,14 +3483,15 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
         ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
-            .map_err(|e| e.field("topic_name"))?;
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3489,9 +3515,10 @@ impl ::kwire_protocol::wire::Decode for TopicPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic_id = r.uuid().map_err(|e| e.field("topic_id"))?;
-        let f_topic_name = r.string(true).map_err(|e| e.field("topic_name"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic_id = r.uuid().at_field("topic_id")?;
+        let f_topic_name = r.string(true).at_field("topic_name")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3685,10 +3712,11 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(16).map_err(|e| e.field("topic_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("topic_name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(16).at_field("topic_id")?;
+        c.check_string(true, false).at_field("topic_name")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3750,32 +3778,36 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.active_tasks;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("active_tasks"))?;
+                .at_field("active_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("active_tasks"))?;
+                    .at_index(i)
+                    .at_field("active_tasks")?;
             }
         }
         {
             let a = &self.standby_tasks;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("standby_tasks"))?;
+                .at_field("standby_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("standby_tasks"))?;
+                    .at_index(i)
+                    .at_field("standby_tasks")?;
             }
         }
         {
             let a = &self.warmup_tasks;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("warmup_tasks"))?;
+                .at_field("warmup_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("warmup_tasks"))?;
+                    .at_index(i)
+                    .at_field("warmup_tasks")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3799,8 +3831,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_active_tasks = {
-            let n = r.array_len(true).map_err(|e| e.field("active_tasks"))?;
+            let n = r.array_len(true).at_field("active_tasks")?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
@@ -3808,14 +3841,15 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("active_tasks"))?,
+                            .at_index(i)
+                            .at_field("active_tasks")?,
                     );
                 }
                 a
             }
         };
         let f_standby_tasks = {
-            let n = r.array_len(true).map_err(|e| e.field("standby_tasks"))?;
+            let n = r.array_len(true).at_field("standby_tasks")?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
@@ -3823,14 +3857,15 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("standby_tasks"))?,
+                            .at_index(i)
+                            .at_field("standby_tasks")?,
                     );
                 }
                 a
             }
         };
         let f_warmup_tasks = {
-            let n = r.array_len(true).map_err(|e| e.field("warmup_tasks"))?;
+            let n = r.array_len(true).at_field("warmup_tasks")?;
             {
                 let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
@@ -3838,7 +3873,8 @@ impl ::kwire_protocol::wire::Decode for Assignment {
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("warmup_tasks"))?,
+                            .at_index(i)
+                            .at_field("warmup_tasks")?,
                     );
                 }
                 a
@@ -4100,18 +4136,19 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("active_tasks"))?;
+            .at_field("active_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("standby_tasks"))?;
+            .at_field("standby_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("warmup_tasks"))?;
+            .at_field("warmup_tasks")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -4181,13 +4218,14 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -4211,8 +4249,9 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -4396,9 +4435,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -4453,11 +4493,10 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.key, true)
-            .map_err(|e| e.field("key"))?;
-        ::kwire_protocol::wire::write_string(s, &self.value, true)
-            .map_err(|e| e.field("value"))?;
+        ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
+        ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -4479,8 +4518,9 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_key = r.string(true).map_err(|e| e.field("key"))?;
-        let f_value = r.string(true).map_err(|e| e.field("value"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_key = r.string(true).at_field("key")?;
+        let f_value = r.string(true).at_field("value")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -4636,8 +4676,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KeyValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("key"))?;
-        c.check_string(true, false).map_err(|e| e.field("value"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("key")?;
+        c.check_string(true, false).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -4700,18 +4741,19 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.name, true)
-            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
         s.put_raw(&self.partitions.to_be_bytes());
         s.put_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topic_configs"))?;
+                .at_field("topic_configs")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topic_configs"))?;
+                    .at_index(i)
+                    .at_field("topic_configs")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -4735,11 +4777,12 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_name = r.string(true).map_err(|e| e.field("name"))?;
-        let f_partitions = r.i32().map_err(|e| e.field("partitions"))?;
-        let f_replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_name = r.string(true).at_field("name")?;
+        let f_partitions = r.i32().at_field("partitions")?;
+        let f_replication_factor = r.i16().at_field("replication_factor")?;
         let f_topic_configs = {
-            let n = r.array_len(true).map_err(|e| e.field("topic_configs"))?;
+            let n = r.array_len(true).at_field("topic_configs")?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -4749,7 +4792,8 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("topic_configs"))?,
+                            .at_index(i)
+                            .at_field("topic_configs")?,
                     );
                 }
                 a
@@ -4992,17 +5036,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
-            c.skip(4).map_err(|e| e.field("partitions"))?;
-            c.skip(2).map_err(|e| e.field("replication_factor"))?;
+            c.skip(4).at_field("partitions")?;
+            c.skip(2).at_field("replication_factor")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             KeyValueRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("topic_configs"))?;
+            .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -121,11 +121,12 @@ impl StreamsGroupHeartbeatRequest {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
-            .map_err(|e| e.field("group_id"))?;
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.endpoint_information_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
@@ -135,7 +136,7 @@ impl StreamsGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("instance_id"))?;
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.rack_id.as_ref(),
@@ -143,13 +144,13 @@ impl StreamsGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("rack_id"))?;
+            .at_field("rack_id")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
                 ::kwire_protocol::wire::Encode::encode_to(x, s, version)
-                    .map_err(|e| e.field("topology"))?;
+                    .at_field("topology")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -158,43 +159,46 @@ impl StreamsGroupHeartbeatRequest {
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("active_tasks"))?;
+                    .at_field("active_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("active_tasks"))?;
+                        .at_index(i)
+                        .at_field("active_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("active_tasks"))?
+                    .at_field("active_tasks")?
             }
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("standby_tasks"))?;
+                    .at_field("standby_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("standby_tasks"))?;
+                        .at_index(i)
+                        .at_field("standby_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("standby_tasks"))?
+                    .at_field("standby_tasks")?
             }
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("warmup_tasks"))?;
+                    .at_field("warmup_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("warmup_tasks"))?;
+                        .at_index(i)
+                        .at_field("warmup_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("warmup_tasks"))?
+                    .at_field("warmup_tasks")?
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
@@ -204,12 +208,12 @@ impl StreamsGroupHeartbeatRequest {
                 true,
                 version,
             )
-            .map_err(|e| e.field("process_id"))?;
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
                 ::kwire_protocol::wire::Encode::encode_to(x, s, version)
-                    .map_err(|e| e.field("user_endpoint"))?;
+                    .at_field("user_endpoint")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -218,43 +222,46 @@ impl StreamsGroupHeartbeatRequest {
         match &self.client_tags {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("client_tags"))?;
+                    .at_field("client_tags")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("client_tags"))?;
+                        .at_index(i)
+                        .at_field("client_tags")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("client_tags"))?
+                    .at_field("client_tags")?
             }
         }
         match &self.task_offsets {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("task_offsets"))?;
+                    .at_field("task_offsets")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("task_offsets"))?;
+                        .at_index(i)
+                        .at_field("task_offsets")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("task_offsets"))?
+                    .at_field("task_offsets")?
             }
         }
         match &self.task_end_offsets {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("task_end_offsets"))?;
+                    .at_field("task_end_offsets")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("task_end_offsets"))?;
+                        .at_index(i)
+                        .at_field("task_end_offsets")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("task_end_offsets"))?
+                    .at_field("task_end_offsets")?
             }
         }
         s.put_byte(u8::from(self.shutdown_application));
@@ -277,28 +284,48 @@ impl StreamsGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_group_id = r.string(true).map_err(|e| e.field("group_id"))?;
-        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_group_id = r.string(true).at_field("group_id")?;
+        let f_member_id = r.string(true).at_field("member_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
         let f_endpoint_information_epoch = r
             .i32()
-            .map_err(|e| e.field("endpoint_information_epoch"))?;
-        let f_instance_id = r.nullable_string(true).map_err(|e| e.field("instance_id"))?;
-        let f_rack_id = r.nullable_string(true).map_err(|e| e.field("rack_id"))?;
-        let f_rebalance_timeout_ms = r
-            .i32()
-            .map_err(|e| e.field("rebalance_timeout_ms"))?;
-        let f_topology = if r.struct_present().map_err(|e| e.field("topology"))? {
+            .at_field("endpoint_information_epoch")?;
+        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
+        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
+        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
+        let f_topology = if r.struct_present().at_field("topology")? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
-                    .map_err(|e| e.field("topology"))?,
+                    .at_field("topology")?,
             )
         } else {
             ::core::option::Option::None
         };
-        let f_active_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("active_tasks"))?
+        let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
+                    );
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("active_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
+            ::core::option::Option::None => ::core::option::Option::None,
+        };
+        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -313,7 +340,8 @@ impl StreamsGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("active_tasks"))?,
+                                .at_index(i)
+                                .at_field("standby_tasks")?,
                         );
                     }
                     a
@@ -321,10 +349,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_standby_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("standby_tasks"))?
-        {
+        let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
@@ -338,7 +363,8 @@ impl StreamsGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("standby_tasks"))?,
+                                .at_index(i)
+                                .at_field("warmup_tasks")?,
                         );
                     }
                     a
@@ -346,47 +372,16 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_warmup_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("warmup_tasks"))?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .map_err(|e| e.index(i).field("warmup_tasks"))?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_process_id = r.nullable_string(true).map_err(|e| e.field("process_id"))?;
-        let f_user_endpoint = if r
-            .struct_present()
-            .map_err(|e| e.field("user_endpoint"))?
-        {
+        let f_process_id = r.nullable_string(true).at_field("process_id")?;
+        let f_user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
-                    .map_err(|e| e.field("user_endpoint"))?,
+                    .at_field("user_endpoint")?,
             )
         } else {
             ::core::option::Option::None
         };
-        let f_client_tags = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("client_tags"))?
-        {
+        let f_client_tags = match r.nullable_array_len(true).at_field("client_tags")? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
@@ -400,7 +395,8 @@ impl StreamsGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("client_tags"))?,
+                                .at_index(i)
+                                .at_field("client_tags")?,
                         );
                     }
                     a
@@ -408,10 +404,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_task_offsets = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("task_offsets"))?
-        {
+        let f_task_offsets = match r.nullable_array_len(true).at_field("task_offsets")? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
@@ -425,7 +418,8 @@ impl StreamsGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("task_offsets"))?,
+                                .at_index(i)
+                                .at_field("task_offsets")?,
                         );
                     }
                     a
@@ -435,7 +429,7 @@ impl StreamsGroupHeartbeatRequest {
         };
         let f_task_end_offsets = match r
             .nullable_array_len(true)
-            .map_err(|e| e.field("task_end_offsets"))?
+            .at_field("task_end_offsets")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -450,7 +444,8 @@ impl StreamsGroupHeartbeatRequest {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("task_end_offsets"))?,
+                                .at_index(i)
+                                .at_field("task_end_offsets")?,
                         );
                     }
                     a
@@ -458,9 +453,7 @@ impl StreamsGroupHeartbeatRequest {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_shutdown_application = r
-            .bool()
-            .map_err(|e| e.field("shutdown_application"))?;
+        let f_shutdown_application = r.bool().at_field("shutdown_application")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1315,17 +1308,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("group_id"))?;
-        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(true, false).at_field("member_id")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
-            c.skip(4).map_err(|e| e.field("member_epoch"))?;
-            c.skip(4).map_err(|e| e.field("endpoint_information_epoch"))?;
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("endpoint_information_epoch")?;
         }
-        c.check_string(true, true).map_err(|e| e.field("instance_id"))?;
-        c.check_string(true, true).map_err(|e| e.field("rack_id"))?;
-        c.skip(4).map_err(|e| e.field("rebalance_timeout_ms"))?;
+        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(true, true).at_field("rack_id")?;
+        c.skip(4).at_field("rebalance_timeout_ms")?;
         if c.struct_present()? {
             <TopologyRef<
                 'a,
@@ -1333,20 +1327,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         } else {
             ::core::result::Result::Ok(())
         }
-            .map_err(|e| e.field("topology"))?;
+            .at_field("topology")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("active_tasks"))?;
+            .at_field("active_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("standby_tasks"))?;
+            .at_field("standby_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("warmup_tasks"))?;
-        c.check_string(true, true).map_err(|e| e.field("process_id"))?;
+            .at_field("warmup_tasks")?;
+        c.check_string(true, true).at_field("process_id")?;
         if c.struct_present()? {
             <EndpointRef<
                 'a,
@@ -1354,20 +1348,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         } else {
             ::core::result::Result::Ok(())
         }
-            .map_err(|e| e.field("user_endpoint"))?;
+            .at_field("user_endpoint")?;
         ::kwire_protocol::wire::view::check_array::<
             KeyValueRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("client_tags"))?;
+            .at_field("client_tags")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskOffsetRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("task_offsets"))?;
+            .at_field("task_offsets")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskOffsetRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("task_end_offsets"))?;
-        c.skip(1).map_err(|e| e.field("shutdown_application"))?;
+            .at_field("task_end_offsets")?;
+        c.skip(1).at_field("shutdown_application")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1523,23 +1517,24 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("source_topics"))?;
+                .at_field("source_topics")?;
             a.put_elements(s);
         }
         {
             let a = &self.source_topic_regex;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("source_topic_regex"))?;
+                .at_field("source_topic_regex")?;
             a.put_elements(s);
         }
         {
             let a = &self.repartition_source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("repartition_source_topics"))?;
+                .at_field("repartition_source_topics")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1563,15 +1558,14 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_source_topics = r
-            .prim_array::<i16>(true)
-            .map_err(|e| e.field("source_topics"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
         let f_source_topic_regex = r
             .prim_array::<i16>(true)
-            .map_err(|e| e.field("source_topic_regex"))?;
+            .at_field("source_topic_regex")?;
         let f_repartition_source_topics = r
             .prim_array::<i16>(true)
-            .map_err(|e| e.field("repartition_source_topics"))?;
+            .at_field("repartition_source_topics")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1809,12 +1803,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CopartitionGroupRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
-            .map_err(|e| e.field("source_topics"))?;
+            .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
-            .map_err(|e| e.field("source_topic_regex"))?;
+            .at_field("source_topic_regex")?;
         ::kwire_protocol::wire::view::check_array::<i16>(c, version, true, false)
-            .map_err(|e| e.field("repartition_source_topics"))?;
+            .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1892,61 +1887,68 @@ impl ::kwire_protocol::wire::Encode for Subtopology {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("source_topics"))?;
+                .at_field("source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("source_topics"))?;
+                    .at_index(i)
+                    .at_field("source_topics")?;
             }
         }
         {
             let a = &self.source_topic_regex;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("source_topic_regex"))?;
+                .at_field("source_topic_regex")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("source_topic_regex"))?;
+                    .at_index(i)
+                    .at_field("source_topic_regex")?;
             }
         }
         {
             let a = &self.state_changelog_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("state_changelog_topics"))?;
+                .at_field("state_changelog_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("state_changelog_topics"))?;
+                    .at_index(i)
+                    .at_field("state_changelog_topics")?;
             }
         }
         {
             let a = &self.repartition_sink_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("repartition_sink_topics"))?;
+                .at_field("repartition_sink_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
-                    .map_err(|e| e.index(i).field("repartition_sink_topics"))?;
+                    .at_index(i)
+                    .at_field("repartition_sink_topics")?;
             }
         }
         {
             let a = &self.repartition_source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("repartition_source_topics"))?;
+                .at_field("repartition_source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("repartition_source_topics"))?;
+                    .at_index(i)
+                    .at_field("repartition_source_topics")?;
             }
         }
         {
             let a = &self.copartition_groups;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("copartition_groups"))?;
+                .at_field("copartition_groups")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("copartition_groups"))?;
+                    .at_index(i)
+                    .at_field("copartition_groups")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1970,9 +1972,10 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
         let f_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("source_topics"))?;
+            let n = r.array_len(true).at_field("source_topics")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1980,15 +1983,13 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                     >(n, r.remaining()),
                 );
                 for i in 0..n {
-                    a.push(
-                        r.string(true).map_err(|e| e.index(i).field("source_topics"))?,
-                    );
+                    a.push(r.string(true).at_index(i).at_field("source_topics")?);
                 }
                 a
             }
         };
         let f_source_topic_regex = {
-            let n = r.array_len(true).map_err(|e| e.field("source_topic_regex"))?;
+            let n = r.array_len(true).at_field("source_topic_regex")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1996,17 +1997,13 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                     >(n, r.remaining()),
                 );
                 for i in 0..n {
-                    a.push(
-                        r
-                            .string(true)
-                            .map_err(|e| e.index(i).field("source_topic_regex"))?,
-                    );
+                    a.push(r.string(true).at_index(i).at_field("source_topic_regex")?);
                 }
                 a
             }
         };
         let f_state_changelog_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("state_changelog_topics"))?;
+            let n = r.array_len(true).at_field("state_changelog_topics")?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2016,14 +2013,15 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("state_changelog_topics"))?,
+                            .at_index(i)
+                            .at_field("state_changelog_topics")?,
                     );
                 }
                 a
             }
         };
         let f_repartition_sink_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("repartition_sink_topics"))?;
+            let n = r.array_len(true).at_field("repartition_sink_topics")?;
             {
                 let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2032,16 +2030,14 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 );
                 for i in 0..n {
                     a.push(
-                        r
-                            .string(true)
-                            .map_err(|e| e.index(i).field("repartition_sink_topics"))?,
+                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
                     );
                 }
                 a
             }
         };
         let f_repartition_source_topics = {
-            let n = r.array_len(true).map_err(|e| e.field("repartition_source_topics"))?;
+            let n = r.array_len(true).at_field("repartition_source_topics")?;
             {
                 let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2051,14 +2047,15 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("repartition_source_topics"))?,
+                            .at_index(i)
+                            .at_field("repartition_source_topics")?,
                     );
                 }
                 a
             }
         };
         let f_copartition_groups = {
-            let n = r.array_len(true).map_err(|e| e.field("copartition_groups"))?;
+            let n = r.array_len(true).at_field("copartition_groups")?;
             {
                 let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2071,7 +2068,8 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("copartition_groups"))?,
+                            .at_index(i)
+                            .at_field("copartition_groups")?,
                     );
                 }
                 a
@@ -2507,25 +2505,26 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("source_topics"))?;
+            .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("source_topic_regex"))?;
+            .at_field("source_topic_regex")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicInfoRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("state_changelog_topics"))?;
+            .at_field("state_changelog_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
-            .map_err(|e| e.field("repartition_sink_topics"))?;
+            .at_field("repartition_sink_topics")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicInfoRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("repartition_source_topics"))?;
+            .at_field("repartition_source_topics")?;
         ::kwire_protocol::wire::view::check_array::<
             CopartitionGroupRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("copartition_groups"))?;
+            .at_field("copartition_groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2619,15 +2618,17 @@ impl ::kwire_protocol::wire::Encode for Topology {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("subtopologies"))?;
+                .at_field("subtopologies")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("subtopologies"))?;
+                    .at_index(i)
+                    .at_field("subtopologies")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -2651,9 +2652,10 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_epoch = r.i32().map_err(|e| e.field("epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_epoch = r.i32().at_field("epoch")?;
         let f_subtopologies = {
-            let n = r.array_len(true).map_err(|e| e.field("subtopologies"))?;
+            let n = r.array_len(true).at_field("subtopologies")?;
             {
                 let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -2666,7 +2668,8 @@ impl ::kwire_protocol::wire::Decode for Topology {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("subtopologies"))?,
+                            .at_index(i)
+                            .at_field("subtopologies")?,
                     );
                 }
                 a
@@ -2849,11 +2852,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(4).map_err(|e| e.field("epoch"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(4).at_field("epoch")?;
         ::kwire_protocol::wire::view::check_array::<
             SubtopologyRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("subtopologies"))?;
+            .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2912,11 +2916,10 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.key, true)
-            .map_err(|e| e.field("key"))?;
-        ::kwire_protocol::wire::write_string(s, &self.value, true)
-            .map_err(|e| e.field("value"))?;
+        ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
+        ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -2938,8 +2941,9 @@ impl ::kwire_protocol::wire::Decode for KeyValue {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_key = r.string(true).map_err(|e| e.field("key"))?;
-        let f_value = r.string(true).map_err(|e| e.field("value"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_key = r.string(true).at_field("key")?;
+        let f_value = r.string(true).at_field("value")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3095,8 +3099,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KeyValueRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("key"))?;
-        c.check_string(true, false).map_err(|e| e.field("value"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("key")?;
+        c.check_string(true, false).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3159,18 +3164,19 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.name, true)
-            .map_err(|e| e.field("name"))?;
+        ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
         s.put_raw(&self.partitions.to_be_bytes());
         s.put_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("topic_configs"))?;
+                .at_field("topic_configs")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("topic_configs"))?;
+                    .at_index(i)
+                    .at_field("topic_configs")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3194,11 +3200,12 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_name = r.string(true).map_err(|e| e.field("name"))?;
-        let f_partitions = r.i32().map_err(|e| e.field("partitions"))?;
-        let f_replication_factor = r.i16().map_err(|e| e.field("replication_factor"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_name = r.string(true).at_field("name")?;
+        let f_partitions = r.i32().at_field("partitions")?;
+        let f_replication_factor = r.i16().at_field("replication_factor")?;
         let f_topic_configs = {
-            let n = r.array_len(true).map_err(|e| e.field("topic_configs"))?;
+            let n = r.array_len(true).at_field("topic_configs")?;
             {
                 let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -3208,7 +3215,8 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .map_err(|e| e.index(i).field("topic_configs"))?,
+                            .at_index(i)
+                            .at_field("topic_configs")?,
                     );
                 }
                 a
@@ -3451,17 +3459,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("name"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
-            c.skip(4).map_err(|e| e.field("partitions"))?;
-            c.skip(2).map_err(|e| e.field("replication_factor"))?;
+            c.skip(4).at_field("partitions")?;
+            c.skip(2).at_field("replication_factor")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             KeyValueRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("topic_configs"))?;
+            .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3526,9 +3535,9 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.host, true)
-            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
         s.put_raw(&self.port.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -3551,8 +3560,9 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_host = r.string(true).map_err(|e| e.field("host"))?;
-        let f_port = r.u16().map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_host = r.string(true).at_field("host")?;
+        let f_port = r.u16().at_field("port")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3704,8 +3714,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("host"))?;
-        c.skip(2).map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("host")?;
+        c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3764,9 +3775,10 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         s.put_raw(&self.partition.to_be_bytes());
         s.put_raw(&self.offset.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3790,9 +3802,10 @@ impl ::kwire_protocol::wire::Decode for TaskOffset {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partition = r.i32().map_err(|e| e.field("partition"))?;
-        let f_offset = r.i64().map_err(|e| e.field("offset"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
+        let f_partition = r.i32().at_field("partition")?;
+        let f_offset = r.i64().at_field("offset")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -3972,12 +3985,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskOffsetRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         if c.remaining() >= 12 {
             c.skip(12)?;
         } else {
-            c.skip(4).map_err(|e| e.field("partition"))?;
-            c.skip(8).map_err(|e| e.field("offset"))?;
+            c.skip(4).at_field("partition")?;
+            c.skip(8).at_field("offset")?;
         }
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -4036,13 +4050,14 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -4066,8 +4081,9 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -4251,9 +4267,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

@@ -87,6 +87,7 @@ impl StreamsGroupHeartbeatResponse {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         s.put_raw(&self.error_code.to_be_bytes());
@@ -97,9 +98,9 @@ impl StreamsGroupHeartbeatResponse {
                 true,
                 version,
             )
-            .map_err(|e| e.field("error_message"))?;
+            .at_field("error_message")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
-            .map_err(|e| e.field("member_id"))?;
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.heartbeat_interval_ms.to_be_bytes());
         s.put_raw(&self.acceptable_recovery_lag.to_be_bytes());
@@ -107,72 +108,77 @@ impl StreamsGroupHeartbeatResponse {
         match &self.status {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("status"))?;
+                    .at_field("status")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("status"))?;
+                        .at_index(i)
+                        .at_field("status")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("status"))?
+                    .at_field("status")?
             }
         }
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("active_tasks"))?;
+                    .at_field("active_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("active_tasks"))?;
+                        .at_index(i)
+                        .at_field("active_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("active_tasks"))?
+                    .at_field("active_tasks")?
             }
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("standby_tasks"))?;
+                    .at_field("standby_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("standby_tasks"))?;
+                        .at_index(i)
+                        .at_field("standby_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("standby_tasks"))?
+                    .at_field("standby_tasks")?
             }
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("warmup_tasks"))?;
+                    .at_field("warmup_tasks")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("warmup_tasks"))?;
+                        .at_index(i)
+                        .at_field("warmup_tasks")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("warmup_tasks"))?
+                    .at_field("warmup_tasks")?
             }
         }
         s.put_raw(&self.endpoint_information_epoch.to_be_bytes());
         match &self.partitions_by_user_endpoint {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                    .map_err(|e| e.field("partitions_by_user_endpoint"))?;
+                    .at_field("partitions_by_user_endpoint")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .map_err(|e| e.index(i).field("partitions_by_user_endpoint"))?;
+                        .at_index(i)
+                        .at_field("partitions_by_user_endpoint")?;
                 }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
-                    .map_err(|e| e.field("partitions_by_user_endpoint"))?
+                    .at_field("partitions_by_user_endpoint")?
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -194,23 +200,16 @@ impl StreamsGroupHeartbeatResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_throttle_time_ms = r.i32().map_err(|e| e.field("throttle_time_ms"))?;
-        let f_error_code = r.i16().map_err(|e| e.field("error_code"))?;
-        let f_error_message = r
-            .nullable_string(true)
-            .map_err(|e| e.field("error_message"))?;
-        let f_member_id = r.string(true).map_err(|e| e.field("member_id"))?;
-        let f_member_epoch = r.i32().map_err(|e| e.field("member_epoch"))?;
-        let f_heartbeat_interval_ms = r
-            .i32()
-            .map_err(|e| e.field("heartbeat_interval_ms"))?;
-        let f_acceptable_recovery_lag = r
-            .i32()
-            .map_err(|e| e.field("acceptable_recovery_lag"))?;
-        let f_task_offset_interval_ms = r
-            .i32()
-            .map_err(|e| e.field("task_offset_interval_ms"))?;
-        let f_status = match r.nullable_array_len(true).map_err(|e| e.field("status"))? {
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
+        let f_error_code = r.i16().at_field("error_code")?;
+        let f_error_message = r.nullable_string(true).at_field("error_message")?;
+        let f_member_id = r.string(true).at_field("member_id")?;
+        let f_member_epoch = r.i32().at_field("member_epoch")?;
+        let f_heartbeat_interval_ms = r.i32().at_field("heartbeat_interval_ms")?;
+        let f_acceptable_recovery_lag = r.i32().at_field("acceptable_recovery_lag")?;
+        let f_task_offset_interval_ms = r.i32().at_field("task_offset_interval_ms")?;
+        let f_status = match r.nullable_array_len(true).at_field("status")? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<Status> = ::std::vec::Vec::with_capacity(
@@ -224,7 +223,8 @@ impl StreamsGroupHeartbeatResponse {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("status"))?,
+                                .at_index(i)
+                                .at_field("status")?,
                         );
                     }
                     a
@@ -232,9 +232,30 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_active_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("active_tasks"))?
+        let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
+                    );
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("active_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
+            ::core::option::Option::None => ::core::option::Option::None,
+        };
+        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -249,7 +270,8 @@ impl StreamsGroupHeartbeatResponse {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("active_tasks"))?,
+                                .at_index(i)
+                                .at_field("standby_tasks")?,
                         );
                     }
                     a
@@ -257,10 +279,7 @@ impl StreamsGroupHeartbeatResponse {
             }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_standby_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("standby_tasks"))?
-        {
+        let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
                     let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
@@ -274,32 +293,8 @@ impl StreamsGroupHeartbeatResponse {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| e.index(i).field("standby_tasks"))?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_warmup_tasks = match r
-            .nullable_array_len(true)
-            .map_err(|e| e.field("warmup_tasks"))?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .map_err(|e| e.index(i).field("warmup_tasks"))?,
+                                .at_index(i)
+                                .at_field("warmup_tasks")?,
                         );
                     }
                     a
@@ -309,10 +304,10 @@ impl StreamsGroupHeartbeatResponse {
         };
         let f_endpoint_information_epoch = r
             .i32()
-            .map_err(|e| e.field("endpoint_information_epoch"))?;
+            .at_field("endpoint_information_epoch")?;
         let f_partitions_by_user_endpoint = match r
             .nullable_array_len(true)
-            .map_err(|e| e.field("partitions_by_user_endpoint"))?
+            .at_field("partitions_by_user_endpoint")?
         {
             ::core::option::Option::Some(n) => {
                 ::core::option::Option::Some({
@@ -327,9 +322,8 @@ impl StreamsGroupHeartbeatResponse {
                                     r,
                                     version,
                                 )
-                                .map_err(|e| {
-                                    e.index(i).field("partitions_by_user_endpoint")
-                                })?,
+                                .at_index(i)
+                                .at_field("partitions_by_user_endpoint")?,
                         );
                     }
                     a
@@ -1044,43 +1038,44 @@ for StreamsGroupHeartbeatResponseRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
-            c.skip(4).map_err(|e| e.field("throttle_time_ms"))?;
-            c.skip(2).map_err(|e| e.field("error_code"))?;
+            c.skip(4).at_field("throttle_time_ms")?;
+            c.skip(2).at_field("error_code")?;
         }
-        c.check_string(true, true).map_err(|e| e.field("error_message"))?;
-        c.check_string(true, false).map_err(|e| e.field("member_id"))?;
+        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(true, false).at_field("member_id")?;
         if c.remaining() >= 16 {
             c.skip(16)?;
         } else {
-            c.skip(4).map_err(|e| e.field("member_epoch"))?;
-            c.skip(4).map_err(|e| e.field("heartbeat_interval_ms"))?;
-            c.skip(4).map_err(|e| e.field("acceptable_recovery_lag"))?;
-            c.skip(4).map_err(|e| e.field("task_offset_interval_ms"))?;
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("heartbeat_interval_ms")?;
+            c.skip(4).at_field("acceptable_recovery_lag")?;
+            c.skip(4).at_field("task_offset_interval_ms")?;
         }
         ::kwire_protocol::wire::view::check_array::<
             StatusRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("status"))?;
+            .at_field("status")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("active_tasks"))?;
+            .at_field("active_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("standby_tasks"))?;
+            .at_field("standby_tasks")?;
         ::kwire_protocol::wire::view::check_array::<
             TaskIdsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("warmup_tasks"))?;
-        c.skip(4).map_err(|e| e.field("endpoint_information_epoch"))?;
+            .at_field("warmup_tasks")?;
+        c.skip(4).at_field("endpoint_information_epoch")?;
         ::kwire_protocol::wire::view::check_array::<
             EndpointToPartitionsRef<'a>,
         >(c, version, true, true)
-            .map_err(|e| e.field("partitions_by_user_endpoint"))?;
+            .at_field("partitions_by_user_endpoint")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1195,25 +1190,28 @@ impl ::kwire_protocol::wire::Encode for EndpointToPartitions {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::Encode::encode_to(&self.user_endpoint, s, version)
-            .map_err(|e| e.field("user_endpoint"))?;
+            .at_field("user_endpoint")?;
         {
             let a = &self.active_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("active_partitions"))?;
+                .at_field("active_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("active_partitions"))?;
+                    .at_index(i)
+                    .at_field("active_partitions")?;
             }
         }
         {
             let a = &self.standby_partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("standby_partitions"))?;
+                .at_field("standby_partitions")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .map_err(|e| e.index(i).field("standby_partitions"))?;
+                    .at_index(i)
+                    .at_field("standby_partitions")?;
             }
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1237,13 +1235,14 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let f_user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
-            .map_err(|e| e.field("user_endpoint"))?;
+            .at_field("user_endpoint")?;
         let f_active_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("active_partitions"))?;
+            let n = r.array_len(true).at_field("active_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1256,14 +1255,15 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("active_partitions"))?,
+                            .at_index(i)
+                            .at_field("active_partitions")?,
                     );
                 }
                 a
             }
         };
         let f_standby_partitions = {
-            let n = r.array_len(true).map_err(|e| e.field("standby_partitions"))?;
+            let n = r.array_len(true).at_field("standby_partitions")?;
             {
                 let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
                     ::kwire_protocol::wire::bounded_capacity::<
@@ -1276,7 +1276,8 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
                                 r,
                                 version,
                             )
-                            .map_err(|e| e.index(i).field("standby_partitions"))?,
+                            .at_index(i)
+                            .at_field("standby_partitions")?,
                     );
                 }
                 a
@@ -1526,16 +1527,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointToPartitionsRef<'a> 
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.field("user_endpoint"))?;
+            .at_field("user_endpoint")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("active_partitions"))?;
+            .at_field("active_partitions")?;
         ::kwire_protocol::wire::view::check_array::<
             TopicPartitionRef<'a>,
         >(c, version, true, false)
-            .map_err(|e| e.field("standby_partitions"))?;
+            .at_field("standby_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1605,10 +1607,11 @@ impl ::kwire_protocol::wire::Encode for Status {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.status_code.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.status_detail, true)
-            .map_err(|e| e.field("status_detail"))?;
+            .at_field("status_detail")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -1630,8 +1633,9 @@ impl ::kwire_protocol::wire::Decode for Status {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_status_code = r.i8().map_err(|e| e.field("status_code"))?;
-        let f_status_detail = r.string(true).map_err(|e| e.field("status_detail"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_status_code = r.i8().at_field("status_code")?;
+        let f_status_detail = r.string(true).at_field("status_detail")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -1801,8 +1805,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StatusRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.skip(1).map_err(|e| e.field("status_code"))?;
-        c.check_string(true, false).map_err(|e| e.field("status_detail"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.skip(1).at_field("status_code")?;
+        c.check_string(true, false).at_field("status_detail")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1857,13 +1862,13 @@ impl ::kwire_protocol::wire::Encode for TopicPartition {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.topic, true)
-            .map_err(|e| e.field("topic"))?;
+        ::kwire_protocol::wire::write_string(s, &self.topic, true).at_field("topic")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1887,8 +1892,9 @@ impl ::kwire_protocol::wire::Decode for TopicPartition {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_topic = r.string(true).map_err(|e| e.field("topic"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_topic = r.string(true).at_field("topic")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2063,9 +2069,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicPartitionRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("topic"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("topic")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2120,13 +2127,14 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
-            .map_err(|e| e.field("subtopology_id"))?;
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
-                .map_err(|e| e.field("partitions"))?;
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -2150,8 +2158,9 @@ impl ::kwire_protocol::wire::Decode for TaskIds {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_subtopology_id = r.string(true).map_err(|e| e.field("subtopology_id"))?;
-        let f_partitions = r.prim_array::<i32>(true).map_err(|e| e.field("partitions"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
+        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2335,9 +2344,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TaskIdsRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("subtopology_id"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("subtopology_id")?;
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, true, false)
-            .map_err(|e| e.field("partitions"))?;
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2392,9 +2402,9 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.host, true)
-            .map_err(|e| e.field("host"))?;
+        ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
         s.put_raw(&self.port.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -2417,8 +2427,9 @@ impl ::kwire_protocol::wire::Decode for Endpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let f_host = r.string(true).map_err(|e| e.field("host"))?;
-        let f_port = r.u16().map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        let f_host = r.string(true).at_field("host")?;
+        let f_port = r.u16().at_field("port")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -2570,8 +2581,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointRef<'a> {
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
-        c.check_string(true, false).map_err(|e| e.field("host"))?;
-        c.skip(2).map_err(|e| e.field("port"))?;
+        use ::kwire_protocol::wire::ErrorPath as _;
+        c.check_string(true, false).at_field("host")?;
+        c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;

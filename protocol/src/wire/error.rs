@@ -82,6 +82,50 @@ macro_rules! path_methods {
 #[cfg(feature = "json")]
 pub(crate) use path_methods;
 
+/// Adds path context to a result's error as it propagates (`r.i32().at_field("leader_id")?`).
+/// Generated code imports it (`use ::kwire_protocol::wire::ErrorPath as _;`) so that each field
+/// needs no closure of its own.
+pub trait ErrorPath: Sized {
+    /// On error, adds an outer field.
+    fn at_field(self, name: &'static str) -> Self;
+    /// On error, adds an outer array index.
+    fn at_index(self, i: usize) -> Self;
+}
+
+impl<T> ErrorPath for Result<T, DecodeError> {
+    #[inline(always)]
+    fn at_field(self, name: &'static str) -> Self {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.field(name)),
+        }
+    }
+    #[inline(always)]
+    fn at_index(self, i: usize) -> Self {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.index(i)),
+        }
+    }
+}
+
+impl<T> ErrorPath for Result<T, EncodeError> {
+    #[inline(always)]
+    fn at_field(self, name: &'static str) -> Self {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.field(name)),
+        }
+    }
+    #[inline(always)]
+    fn at_index(self, i: usize) -> Self {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.index(i)),
+        }
+    }
+}
+
 /// What went wrong while decoding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -53,7 +53,7 @@ mod types;
 pub mod view;
 
 pub use codec::*;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, PathSegment};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment};
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
 pub use sink::{Counter, Sink};

@@ -394,9 +394,7 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
                     /// # Errors
                     /// As [`RequestFrame::encode_to`].
                     pub fn to_bytes(&self) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
-                        let mut v = ::std::vec::Vec::with_capacity(self.encoded_len()?);
-                        self.encode_to(&mut v)?;
-                        ::core::result::Result::Ok(::kwire_protocol::bytes::Bytes::from(v))
+                        #w::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
                     }
                 }
 
@@ -465,9 +463,7 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
                     /// # Errors
                     /// As [`ResponseFrame::encode_to`].
                     pub fn to_bytes(&self, version: i16) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
-                        let mut v = ::std::vec::Vec::with_capacity(self.encoded_len(version)?);
-                        self.encode_to(&mut v, version)?;
-                        ::core::result::Result::Ok(::kwire_protocol::bytes::Bytes::from(v))
+                        #w::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
                     }
                 }
             )

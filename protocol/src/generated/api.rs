@@ -998,9 +998,7 @@ impl RequestFrame {
         ::kwire_protocol::bytes::Bytes,
         ::kwire_protocol::wire::EncodeError,
     > {
-        let mut v = ::std::vec::Vec::with_capacity(self.encoded_len()?);
-        self.encode_to(&mut v)?;
-        ::core::result::Result::Ok(::kwire_protocol::bytes::Bytes::from(v))
+        ::kwire_protocol::wire::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
     }
 }
 /// A response as it travels (without the 4-byte size prefix): header, then body.
@@ -1093,8 +1091,9 @@ impl ResponseFrame {
         ::kwire_protocol::bytes::Bytes,
         ::kwire_protocol::wire::EncodeError,
     > {
-        let mut v = ::std::vec::Vec::with_capacity(self.encoded_len(version)?);
-        self.encode_to(&mut v, version)?;
-        ::core::result::Result::Ok(::kwire_protocol::bytes::Bytes::from(v))
+        ::kwire_protocol::wire::encode_exact(
+            self.encoded_len(version)?,
+            |w| self.encode_to(w, version),
+        )
     }
 }

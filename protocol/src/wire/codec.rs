@@ -54,10 +54,7 @@ pub trait Encode {
 
     /// Encodes into a new buffer of exactly the right size.
     fn to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        let n = self.encoded_len(version)?;
-        let mut v = Vec::with_capacity(n);
-        self.encode(&mut v, version)?;
-        Ok(Bytes::from(v))
+        super::sink::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
     }
 }
 

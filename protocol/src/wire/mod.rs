@@ -56,5 +56,5 @@ pub use codec::*;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment};
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
-pub use sink::{Counter, Sink};
+pub use sink::{encode_exact, Counter, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, Uuid, VersionRange};

@@ -102,7 +102,7 @@ impl Sink for Counter {
 /// a buffer). Writes past the capacity are not made; they are counted, so that after a pass
 /// [`RawWriter::written`] is the exact size needed and [`RawWriter::overflowed`] says whether the
 /// region held it.
-pub(crate) struct RawWriter {
+pub struct RawWriter {
     ptr: *mut u8,
     cap: usize,
     pos: usize,
@@ -172,6 +172,30 @@ impl Sink for RawWriter {
         }
         self.put_byte(v as u8);
     }
+}
+
+/// Encodes exactly `len` bytes (as sized by a [`Counter`] pass) into a new buffer through `write`,
+/// in one pass over a [`RawWriter`].
+///
+/// # Errors
+/// What `write` returns; an internal error if `write` wrote other than `len` bytes.
+pub fn encode_exact(
+    len: usize,
+    write: impl FnOnce(&mut RawWriter) -> Result<(), super::EncodeError>,
+) -> Result<Bytes, super::EncodeError> {
+    let mut v: Vec<u8> = Vec::with_capacity(len);
+    let spare = v.spare_capacity_mut();
+    // SAFETY: `spare` is valid for writes of `spare.len()` bytes and is not touched again until
+    // the writer is done.
+    let mut w = unsafe { RawWriter::new(spare.as_mut_ptr().cast(), spare.len()) };
+    write(&mut w)?;
+    if w.overflowed() || w.written() != len {
+        return Err(super::EncodeError::new(super::EncodeErrorKind::TooLong(w.written())));
+    }
+    // SAFETY: the writer wrote every byte of `0..written` contiguously (no overflow), and
+    // `written <= capacity`.
+    unsafe { v.set_len(w.written()) };
+    Ok(Bytes::from(v))
 }
 
 /// Bytes an unsigned varint of `v` takes (1 to 5).

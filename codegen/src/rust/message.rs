@@ -88,10 +88,11 @@ impl Ctx<'_> {
     }
 }
 
-/// The Rust type of a value of spec type `ty` (not wrapped in `Option`).
-pub(crate) fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
+/// The Rust type of a fixed-size spec type (bool, ints, float64, uuid), the same in owned types
+/// and views; `None` for the others.
+pub(crate) fn fixed_type(ty: &Type) -> Option<TokenStream> {
     let w = W();
-    match ty {
+    Some(match ty {
         Type::Bool => quote!(bool),
         Type::Int8 => quote!(i8),
         Type::Int16 => quote!(i16),
@@ -100,9 +101,17 @@ pub(crate) fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
         Type::Uint32 => quote!(u32),
         Type::Int64 => quote!(i64),
         Type::Float64 => quote!(f64),
+        Type::Uuid => quote!(#w::Uuid),
+        _ => return None,
+    })
+}
+
+/// The Rust type of a value of spec type `ty` (not wrapped in `Option`).
+pub(crate) fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
+    let w = W();
+    match ty {
         Type::String => quote!(#w::KStr),
         Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes),
-        Type::Uuid => quote!(#w::Uuid),
         Type::Array(e) if e.is_fixed() => {
             let e = rust_type(cx, e);
             quote!(#w::PrimArray<#e>)
@@ -112,6 +121,7 @@ pub(crate) fn rust_type(cx: &Ctx, ty: &Type) -> TokenStream {
             quote!(::std::vec::Vec<#e>)
         }
         Type::Struct(n) => cx.struct_ty(n),
+        fixed => fixed_type(fixed).unwrap_or_default(),
     }
 }
 

@@ -5,7 +5,7 @@
 //! and records where each field starts; accessors then read in place and never fail. A field the
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
-use super::message::{default_parts, doc_lines, field_doc, Cond, Ctx, W};
+use super::message::{default_parts, doc_lines, field_doc, fixed_type, Cond, Ctx, W};
 use super::names::{field_ident, type_ident};
 use crate::ir::{DefaultValue, Field, Struct, Type};
 use proc_macro2::{Literal, TokenStream};
@@ -32,17 +32,7 @@ fn accessor_ident(f: &Field) -> proc_macro2::Ident {
 
 /// The element type of an array view.
 fn element_type(ty: &Type) -> TokenStream {
-    let w = W();
     match ty {
-        Type::Bool => quote!(bool),
-        Type::Int8 => quote!(i8),
-        Type::Int16 => quote!(i16),
-        Type::Uint16 => quote!(u16),
-        Type::Int32 => quote!(i32),
-        Type::Uint32 => quote!(u32),
-        Type::Int64 => quote!(i64),
-        Type::Float64 => quote!(f64),
-        Type::Uuid => quote!(#w::Uuid),
         Type::String => quote!(&'a str),
         Type::Bytes | Type::Records => quote!(&'a [u8]),
         Type::Struct(n) => {
@@ -50,6 +40,7 @@ fn element_type(ty: &Type) -> TokenStream {
             quote!(#v<'a>)
         }
         Type::Array(_) => quote!(()),
+        fixed => fixed_type(fixed).unwrap_or_default(),
     }
 }
 

@@ -47,18 +47,36 @@ fn topics() -> TopicsSpec {
 fn group(homogeneous: bool, members: usize) -> GroupSpec {
     let members = (0..members)
         .map(|m| {
-            let subs: BTreeSet<Uuid> =
-                (0..TOPICS).filter(|t| homogeneous || t % 4 != m % 4).map(topic_id).collect();
-            (format!("member-{m:04}"), MemberSpec { subscribed_topic_ids: subs, ..Default::default() })
+            let subs: BTreeSet<Uuid> = (0..TOPICS)
+                .filter(|t| homogeneous || t % 4 != m % 4)
+                .map(topic_id)
+                .collect();
+            (
+                format!("member-{m:04}"),
+                MemberSpec {
+                    subscribed_topic_ids: subs,
+                    ..Default::default()
+                },
+            )
         })
         .collect();
-    let subscription_type =
-        if homogeneous { SubscriptionType::Homogeneous } else { SubscriptionType::Heterogeneous };
-    GroupSpec { members, subscription_type }
+    let subscription_type = if homogeneous {
+        SubscriptionType::Homogeneous
+    } else {
+        SubscriptionType::Heterogeneous
+    };
+    GroupSpec {
+        members,
+        subscription_type,
+    }
 }
 
 /// The group after one more member joined, with everyone else's previous target from `stable`.
-fn member_joined(homogeneous: bool, assignor: &dyn ConsumerGroupAssignor, tp: &TopicsSpec) -> GroupSpec {
+fn member_joined(
+    homogeneous: bool,
+    assignor: &dyn ConsumerGroupAssignor,
+    tp: &TopicsSpec,
+) -> GroupSpec {
     let before = group(homogeneous, MEMBERS - 1);
     let stable: GroupAssignment = assignor.assign(&before, tp).expect("assign");
     let mut after = group(homogeneous, MEMBERS);
@@ -71,11 +89,17 @@ fn member_joined(homogeneous: bool, assignor: &dyn ConsumerGroupAssignor, tp: &T
 fn bench(c: &mut Criterion) {
     let tp = topics();
     let mut g = c.benchmark_group("assign-1000x10000");
-    g.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
     let assignors: [&dyn ConsumerGroupAssignor; 2] = [&UniformAssignor, &RangeAssignor];
     for assignor in assignors {
         for homogeneous in [true, false] {
-            let kind = if homogeneous { "homogeneous" } else { "heterogeneous" };
+            let kind = if homogeneous {
+                "homogeneous"
+            } else {
+                "heterogeneous"
+            };
             let first = group(homogeneous, MEMBERS);
             g.bench_with_input(
                 BenchmarkId::new(assignor.name(), format!("{kind}/first")),

@@ -33,6 +33,18 @@ const NO_COUNTERPART: &[(&str, &str)] = &[
     ("KwireConsumerGroupTargetAssignmentMetadataValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireConsumerGroupCurrentMemberAssignmentKey.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireConsumerGroupCurrentMemberAssignmentValue.json", "kwire's own consumer-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupMetadataKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupMetadataValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTopologyKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTopologyValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupMemberMetadataKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupMemberMetadataValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMemberKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMemberValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMetadataKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMetadataValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupCurrentMemberAssignmentKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireStreamsGroupCurrentMemberAssignmentValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
 ];
 
 const LICENSE_TEXT: &str = "Licensed to the Apache Software Foundation";

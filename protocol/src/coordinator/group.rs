@@ -269,11 +269,13 @@ impl ConsumerGroup {
 /// [`GroupCoordinator::groups`](super::GroupCoordinator::groups) exposes.
 pub type Groups = BTreeMap<String, ConsumerGroup>;
 
-/// Applies one record to the groups (Kafka's `replay`). Tolerates missing entries (5.7): a
-/// tombstone for something absent is a no-op.
+/// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
+/// (5.7): a tombstone for something absent is a no-op. Streams-group records are ignored here
+/// (see [`streams::apply`](super::streams::apply)).
 pub fn apply(groups: &mut Groups, record: &Record) {
     let gid = record.group_id().to_string();
     match record {
+        Record::Streams(_) => return,
         Record::GroupMetadata(_, None) => {
             groups.remove(&gid);
             return;

@@ -20,6 +20,7 @@ pub mod assignor;
 mod group;
 mod reconcile;
 mod records;
+pub mod streams;
 
 #[cfg(test)]
 mod sim;
@@ -76,6 +77,12 @@ pub mod error_codes {
     pub const UNSUPPORTED_ASSIGNOR: i16 = 112;
     /// Invalid `SubscribedTopicRegex`.
     pub const INVALID_REGULAR_EXPRESSION: i16 = 128;
+    /// A structurally invalid streams topology (KIP-1071).
+    pub const STREAMS_INVALID_TOPOLOGY: i16 = 130;
+    /// A streams join whose topology epoch does not fit the group's (D1).
+    pub const STREAMS_INVALID_TOPOLOGY_EPOCH: i16 = 131;
+    /// A streams join with a topology epoch older than the group's (D1).
+    pub const STREAMS_TOPOLOGY_FENCED: i16 = 132;
 }
 use error_codes::*;
 
@@ -304,6 +311,8 @@ pub enum TimerKind {
         /// The member epoch when the timer was scheduled.
         epoch: i32,
     },
+    /// A streams group's initial rebalance delay ended: targets are computed (2.4 step 6).
+    InitialRebalanceDelay,
 }
 
 /// The consumer-group coordinator (see the module docs).
@@ -318,6 +327,10 @@ pub struct GroupCoordinator {
     rebalance_timers: BTreeMap<(String, String), (i64, i32)>,
     regex_cache: BTreeMap<String, regex::Regex>,
     ids: Box<dyn MemberIdGenerator>,
+    streams_config: streams::StreamsGroupConfig,
+    streams_overrides: BTreeMap<String, streams::StreamsGroupOverrides>,
+    streams: streams::StreamsGroups,
+    streams_volatile: BTreeMap<String, streams::Volatile>,
 }
 
 /// The heartbeat's decisions, computed without touching state (so a failure writes nothing).
@@ -360,6 +373,10 @@ impl GroupCoordinator {
             rebalance_timers: BTreeMap::new(),
             regex_cache: BTreeMap::new(),
             ids,
+            streams_config: streams::StreamsGroupConfig::default(),
+            streams_overrides: BTreeMap::new(),
+            streams: streams::StreamsGroups::new(),
+            streams_volatile: BTreeMap::new(),
         })
     }
 
@@ -381,6 +398,10 @@ impl GroupCoordinator {
         c.topics = topics.into_iter().map(|t| (t.name.clone(), t)).collect();
         c.metadata_version = 1;
         c.groups = replay(records);
+        c.streams = streams::replay(records.iter().filter_map(|r| match r {
+            Record::Streams(s) => Some(s),
+            _ => None,
+        }));
         let mut arm = Vec::new();
         for g in c.groups.values() {
             for m in g.members.values() {
@@ -398,6 +419,28 @@ impl GroupCoordinator {
             c.session_timers
                 .insert((g.clone(), m.clone()), now_ms + i64::from(session));
             if state == MemberState::UnrevokedPartitions {
+                c.rebalance_timers
+                    .insert((g, m), (now_ms + i64::from(rto.max(0)), epoch));
+            }
+        }
+        let mut arm = Vec::new();
+        for g in c.streams.values() {
+            for m in g.members.values() {
+                let revoking = m.state == streams::StreamsMemberState::UnrevokedTasks;
+                arm.push((
+                    g.group_id.clone(),
+                    m.member_id.clone(),
+                    revoking,
+                    m.member_epoch,
+                    m.rebalance_timeout_ms,
+                ));
+            }
+        }
+        for (g, m, revoking, epoch, rto) in arm {
+            let session = c.streams_session_timeout(&g);
+            c.session_timers
+                .insert((g.clone(), m.clone()), now_ms + i64::from(session));
+            if revoking {
                 c.rebalance_timers
                     .insert((g, m), (now_ms + i64::from(rto.max(0)), epoch));
             }
@@ -479,10 +522,12 @@ impl GroupCoordinator {
     pub fn next_deadline(&self) -> Option<i64> {
         let s = self.session_timers.values().copied().min();
         let r = self.rebalance_timers.values().map(|t| t.0).min();
-        match (s, r) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let d = self
+            .streams_volatile
+            .values()
+            .filter_map(|v| v.delay_deadline)
+            .min();
+        [s, r, d].into_iter().flatten().min()
     }
 
     /// Fires every timer whose deadline is at or before `now_ms`, in deadline order, and returns
@@ -502,37 +547,58 @@ impl GroupCoordinator {
                 due.push((*d, TimerKind::Rebalance { epoch: *e }, g.clone(), m.clone()));
             }
         }
+        for (g, v) in &self.streams_volatile {
+            if let Some(d) = v.delay_deadline.filter(|d| *d <= now_ms) {
+                due.push((
+                    d,
+                    TimerKind::InitialRebalanceDelay,
+                    g.clone(),
+                    String::new(),
+                ));
+            }
+        }
         due.sort();
         let mut records = Vec::new();
         for (_, kind, g, m) in due {
             let key = (g.clone(), m.clone());
+            let streams_member = self.streams.get(&g).and_then(|gr| gr.members.get(&m));
             let fence = match kind {
                 TimerKind::Session => {
                     if self.session_timers.get(&key).is_none_or(|d| *d > now_ms) {
                         continue;
                     }
                     self.session_timers.remove(&key);
-                    self.groups
-                        .get(&g)
-                        .is_some_and(|gr| gr.members.contains_key(&m))
+                    streams_member.is_some()
+                        || self
+                            .groups
+                            .get(&g)
+                            .is_some_and(|gr| gr.members.contains_key(&m))
                 }
                 TimerKind::Rebalance { epoch } => {
-                    if self
-                        .rebalance_timers
-                        .get(&key)
-                        .is_none_or(|t| t.0 > now_ms)
-                    {
+                    if self.rebalance_timers.get(&key).is_none_or(|t| t.0 > now_ms) {
                         continue;
                     }
                     self.rebalance_timers.remove(&key);
-                    self.groups
+                    streams_member.is_some_and(|mm| {
+                        mm.member_epoch == epoch
+                            && mm.state == streams::StreamsMemberState::UnrevokedTasks
+                    }) || self
+                        .groups
                         .get(&g)
                         .and_then(|gr| gr.members.get(&m))
                         .is_some_and(|mm| mm.member_epoch == epoch)
                 }
+                TimerKind::InitialRebalanceDelay => {
+                    self.fire_streams_delay(&g, &mut records);
+                    false
+                }
             };
             if fence {
-                self.fence_member(&g, &m, &mut records);
+                if self.streams.contains_key(&g) {
+                    self.fence_streams_member(&g, &m, &mut records);
+                } else {
+                    self.fence_member(&g, &m, &mut records);
+                }
             }
         }
         records
@@ -679,6 +745,7 @@ impl GroupCoordinator {
                 self.emit(&mut records, Record::group_epoch(&gid, epoch, hash));
             }
         }
+        self.streams_metadata_changed(&mut records);
         records
     }
 
@@ -775,11 +842,7 @@ impl GroupCoordinator {
                     "RebalanceTimeoutMs must be provided in first request.",
                 );
             }
-            if req
-                .topic_partitions
-                .as_ref()
-                .is_none_or(|t| !t.is_empty())
-            {
+            if req.topic_partitions.as_ref().is_none_or(|t| !t.is_empty()) {
                 return fail(
                     INVALID_REQUEST,
                     "TopicPartitions must be empty when (re-)joining.",
@@ -836,6 +899,12 @@ impl GroupCoordinator {
     ) -> Result<ConsumerGroupHeartbeatResponse, HbError> {
         let gid = req.group_id.to_string();
         let mid = req.member_id.to_string();
+        if self.streams.contains_key(&gid) {
+            return fail(
+                GROUP_ID_NOT_FOUND,
+                format!("Group {gid} is not a consumer group."),
+            );
+        }
         let Some(g) = self.groups.get(&gid) else {
             return fail(
                 GROUP_ID_NOT_FOUND,
@@ -953,6 +1022,12 @@ impl GroupCoordinator {
         } else {
             None
         };
+        if self.streams.contains_key(&gid) {
+            return fail(
+                GROUP_ID_NOT_FOUND,
+                format!("Group {gid} is not a consumer group."),
+            );
+        }
         let fresh;
         let g = match self.groups.get(&gid) {
             Some(g) => g,
@@ -1111,9 +1186,7 @@ impl GroupCoordinator {
                 && g.regexes.contains_key(old)
                 && !g.members.values().any(|o| {
                     o.member_id != base.member_id
-                        && replaced
-                            .as_ref()
-                            .is_none_or(|r| r.member_id != o.member_id)
+                        && replaced.as_ref().is_none_or(|r| r.member_id != o.member_id)
                         && o.subscribed_topic_regex.as_ref() == Some(old)
                 })
         });
@@ -1415,10 +1488,15 @@ impl GroupCoordinator {
                     };
                 }
                 let Some(g) = self.groups.get(&**id) else {
+                    let message = if self.streams.contains_key(&**id) {
+                        format!("Group {} is not a consumer group.", &**id)
+                    } else {
+                        format!("Group {} not found.", &**id)
+                    };
                     return DescribedGroup {
                         group_id: id.clone(),
                         error_code: GROUP_ID_NOT_FOUND,
-                        error_message: Some(format!("Group {} not found.", &**id).into()),
+                        error_message: Some(message.into()),
                         authorized_operations: i32::MIN,
                         ..Default::default()
                     };

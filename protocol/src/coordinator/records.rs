@@ -61,11 +61,14 @@ pub enum Record {
         KwireConsumerGroupRegularExpressionKey,
         Option<KwireConsumerGroupRegularExpressionValue>,
     ),
+    /// A record of a streams group (KIP-1071, record types 17-22).
+    Streams(super::streams::StreamsRecord),
 }
 
 impl Record {
     /// kwire's record-type number of this record (D6): 3 group metadata, 5 member metadata,
-    /// 6 target-assignment epoch, 7 member target, 8 current member assignment, 16 regex.
+    /// 6 target-assignment epoch, 7 member target, 8 current member assignment, 16 regex;
+    /// streams-group records use 17-22 ([`StreamsRecord::record_type`](super::streams::StreamsRecord::record_type)).
     pub fn record_type(&self) -> i16 {
         match self {
             Record::GroupMetadata(..) => 3,
@@ -74,6 +77,7 @@ impl Record {
             Record::TargetAssignmentMember(..) => 7,
             Record::CurrentMemberAssignment(..) => 8,
             Record::RegularExpression(..) => 16,
+            Record::Streams(r) => r.record_type(),
         }
     }
 
@@ -86,6 +90,7 @@ impl Record {
             Record::TargetAssignmentMember(k, _) => &k.group_id,
             Record::CurrentMemberAssignment(k, _) => &k.group_id,
             Record::RegularExpression(k, _) => &k.group_id,
+            Record::Streams(r) => r.group_id(),
         }
     }
 
@@ -98,6 +103,7 @@ impl Record {
             Record::TargetAssignmentMember(_, v) => v.is_none(),
             Record::CurrentMemberAssignment(_, v) => v.is_none(),
             Record::RegularExpression(_, v) => v.is_none(),
+            Record::Streams(r) => r.is_tombstone(),
         }
     }
 

@@ -32,8 +32,7 @@ impl KwireConsumerGroupTargetAssignmentMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
-            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -42,7 +41,9 @@ impl KwireConsumerGroupTargetAssignmentMetadataKey {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_group_id = r.string(false).at_field("group_id")?;
-        ::core::result::Result::Ok(Self { group_id: f_group_id })
+        ::core::result::Result::Ok(Self {
+            group_id: f_group_id,
+        })
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireConsumerGroupTargetAssignmentMetadataKey {
@@ -64,18 +65,13 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupTargetAssignmentMetad
     const NAME: &'static str = "KwireConsumerGroupTargetAssignmentMetadataKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
-        0i16,
-        0i16,
-    );
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
-        0i16,
-        -1i16,
-    );
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
+        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
+        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample
-for KwireConsumerGroupTargetAssignmentMetadataKey {
+impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignmentMetadataKey {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, _version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -86,8 +82,7 @@ for KwireConsumerGroupTargetAssignmentMetadataKey {
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm
-for KwireConsumerGroupTargetAssignmentMetadataKey {
+impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupTargetAssignmentMetadataKey {
     fn to_json(
         &self,
         version: i16,
@@ -161,12 +156,11 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c
-                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                        offset: c.pos(),
-                        len: c.remaining(),
-                    })
-                    .in_type("KwireConsumerGroupTargetAssignmentMetadataKey"),
+                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                    offset: c.pos(),
+                    len: c.remaining(),
+                })
+                .in_type("KwireConsumerGroupTargetAssignmentMetadataKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -189,10 +183,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupTargetAssignmentMetadataKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
+            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -220,8 +211,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
-                    .unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
             }
         }
     }
@@ -236,7 +226,8 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-for KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
+    for KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a>
+{
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

@@ -5,6 +5,8 @@
 //! Each spec is a module; every message is also re-exported here, with the `api` items
 //! (`ApiKey`, `Request`, `Response`, `RequestFrame`, `ResponseFrame`).
 
+/// API keys, header versions and request/response dispatch for this spec set.
+pub mod api;
 /// `ApiVersionsRequest` (request), from `schemas/ApiVersionsRequest.json`.
 pub mod api_versions_request;
 /// `ApiVersionsResponse` (response), from `schemas/ApiVersionsResponse.json`.
@@ -45,6 +47,30 @@ pub mod kwire_consumer_group_target_assignment_member_value;
 pub mod kwire_consumer_group_target_assignment_metadata_key;
 /// `KwireConsumerGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataValue.json`.
 pub mod kwire_consumer_group_target_assignment_metadata_value;
+/// `KwireStreamsGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentKey.json`.
+pub mod kwire_streams_group_current_member_assignment_key;
+/// `KwireStreamsGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentValue.json`.
+pub mod kwire_streams_group_current_member_assignment_value;
+/// `KwireStreamsGroupMemberMetadataKey` (data), from `schemas/KwireStreamsGroupMemberMetadataKey.json`.
+pub mod kwire_streams_group_member_metadata_key;
+/// `KwireStreamsGroupMemberMetadataValue` (data), from `schemas/KwireStreamsGroupMemberMetadataValue.json`.
+pub mod kwire_streams_group_member_metadata_value;
+/// `KwireStreamsGroupMetadataKey` (data), from `schemas/KwireStreamsGroupMetadataKey.json`.
+pub mod kwire_streams_group_metadata_key;
+/// `KwireStreamsGroupMetadataValue` (data), from `schemas/KwireStreamsGroupMetadataValue.json`.
+pub mod kwire_streams_group_metadata_value;
+/// `KwireStreamsGroupTargetAssignmentMemberKey` (data), from `schemas/KwireStreamsGroupTargetAssignmentMemberKey.json`.
+pub mod kwire_streams_group_target_assignment_member_key;
+/// `KwireStreamsGroupTargetAssignmentMemberValue` (data), from `schemas/KwireStreamsGroupTargetAssignmentMemberValue.json`.
+pub mod kwire_streams_group_target_assignment_member_value;
+/// `KwireStreamsGroupTargetAssignmentMetadataKey` (data), from `schemas/KwireStreamsGroupTargetAssignmentMetadataKey.json`.
+pub mod kwire_streams_group_target_assignment_metadata_key;
+/// `KwireStreamsGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireStreamsGroupTargetAssignmentMetadataValue.json`.
+pub mod kwire_streams_group_target_assignment_metadata_value;
+/// `KwireStreamsGroupTopologyKey` (data), from `schemas/KwireStreamsGroupTopologyKey.json`.
+pub mod kwire_streams_group_topology_key;
+/// `KwireStreamsGroupTopologyValue` (data), from `schemas/KwireStreamsGroupTopologyValue.json`.
+pub mod kwire_streams_group_topology_value;
 /// `MetadataRequest` (request), from `schemas/MetadataRequest.json`.
 pub mod metadata_request;
 /// `MetadataResponse` (response), from `schemas/MetadataResponse.json`.
@@ -61,8 +87,7 @@ pub mod streams_group_describe_response;
 pub mod streams_group_heartbeat_request;
 /// `StreamsGroupHeartbeatResponse` (response), from `schemas/StreamsGroupHeartbeatResponse.json`.
 pub mod streams_group_heartbeat_response;
-/// API keys, header versions and request/response dispatch for this spec set.
-pub mod api;
+pub use api::*;
 pub use api_versions_request::ApiVersionsRequest;
 pub use api_versions_response::ApiVersionsResponse;
 pub use consumer_group_describe_request::ConsumerGroupDescribeRequest;
@@ -83,6 +108,18 @@ pub use kwire_consumer_group_target_assignment_member_key::KwireConsumerGroupTar
 pub use kwire_consumer_group_target_assignment_member_value::KwireConsumerGroupTargetAssignmentMemberValue;
 pub use kwire_consumer_group_target_assignment_metadata_key::KwireConsumerGroupTargetAssignmentMetadataKey;
 pub use kwire_consumer_group_target_assignment_metadata_value::KwireConsumerGroupTargetAssignmentMetadataValue;
+pub use kwire_streams_group_current_member_assignment_key::KwireStreamsGroupCurrentMemberAssignmentKey;
+pub use kwire_streams_group_current_member_assignment_value::KwireStreamsGroupCurrentMemberAssignmentValue;
+pub use kwire_streams_group_member_metadata_key::KwireStreamsGroupMemberMetadataKey;
+pub use kwire_streams_group_member_metadata_value::KwireStreamsGroupMemberMetadataValue;
+pub use kwire_streams_group_metadata_key::KwireStreamsGroupMetadataKey;
+pub use kwire_streams_group_metadata_value::KwireStreamsGroupMetadataValue;
+pub use kwire_streams_group_target_assignment_member_key::KwireStreamsGroupTargetAssignmentMemberKey;
+pub use kwire_streams_group_target_assignment_member_value::KwireStreamsGroupTargetAssignmentMemberValue;
+pub use kwire_streams_group_target_assignment_metadata_key::KwireStreamsGroupTargetAssignmentMetadataKey;
+pub use kwire_streams_group_target_assignment_metadata_value::KwireStreamsGroupTargetAssignmentMetadataValue;
+pub use kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
+pub use kwire_streams_group_topology_value::KwireStreamsGroupTopologyValue;
 pub use metadata_request::MetadataRequest;
 pub use metadata_response::MetadataResponse;
 pub use request_header::RequestHeader;
@@ -91,4 +128,3 @@ pub use streams_group_describe_request::StreamsGroupDescribeRequest;
 pub use streams_group_describe_response::StreamsGroupDescribeResponse;
 pub use streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 pub use streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
-pub use api::*;

@@ -291,12 +291,16 @@ pub fn check_unknown_tags(
         return Ok(());
     }
     if !flexible {
-        return Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible { version }));
+        return Err(EncodeError::new(EncodeErrorKind::TaggedFieldsNotFlexible {
+            version,
+        }));
     }
     let mut last = 0u32;
     for f in unknown {
         if f.tag < last || known.contains(&f.tag) {
-            return Err(EncodeError::new(EncodeErrorKind::InvalidUnknownTag { tag: f.tag }));
+            return Err(EncodeError::new(EncodeErrorKind::InvalidUnknownTag {
+                tag: f.tag,
+            }));
         }
         last = f.tag;
     }
@@ -337,7 +341,10 @@ pub fn write_tag_header<S: Sink>(s: &mut S, tag: u32, size: usize) -> Result<(),
 /// Records an unknown tagged field read from the wire.
 #[inline]
 pub fn push_unknown_tag(unknown: &mut Vec<RawTaggedField>, tag: u32, mut payload: Reader) {
-    unknown.push(RawTaggedField { tag, data: payload.take_rest() });
+    unknown.push(RawTaggedField {
+        tag,
+        data: payload.take_rest(),
+    });
 }
 
 /// Sorts unknown tagged fields after a tagged section was read (stable: duplicates keep order).

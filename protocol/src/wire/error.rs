@@ -210,7 +210,11 @@ impl DecodeError {
     /// An error of `kind` at byte `offset`, with an empty path.
     #[cold]
     pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
-        DecodeError(Box::new(DecodeInner { kind, offset, path: Vec::new() }))
+        DecodeError(Box::new(DecodeInner {
+            kind,
+            offset,
+            path: Vec::new(),
+        }))
     }
     /// What went wrong.
     pub fn kind(&self) -> &DecodeErrorKind {
@@ -316,7 +320,10 @@ impl EncodeError {
     /// An error of `kind` with an empty path.
     #[cold]
     pub fn new(kind: EncodeErrorKind) -> Self {
-        EncodeError(Box::new(EncodeInner { kind, path: Vec::new() }))
+        EncodeError(Box::new(EncodeInner {
+            kind,
+            path: Vec::new(),
+        }))
     }
     /// What went wrong.
     pub fn kind(&self) -> &EncodeErrorKind {

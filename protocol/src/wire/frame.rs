@@ -43,14 +43,19 @@ pub enum FrameError {
 /// error when the announced size is negative or above `max_size` bytes; the size is checked
 /// before anything is reserved.
 pub fn read_frame(buf: &mut BytesMut, max_size: usize) -> Result<Option<Bytes>, FrameError> {
-    let Some(prefix) = buf.get(..4) else { return Ok(None) };
+    let Some(prefix) = buf.get(..4) else {
+        return Ok(None);
+    };
     let size = i32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
     if size < 0 {
         return Err(FrameError::NegativeSize(size));
     }
     let size = size as usize;
     if size > max_size {
-        return Err(FrameError::TooLarge { size, max: max_size });
+        return Err(FrameError::TooLarge {
+            size,
+            max: max_size,
+        });
     }
     if buf.len() < 4 + size {
         return Ok(None);
@@ -66,7 +71,10 @@ pub fn read_frame(buf: &mut BytesMut, max_size: usize) -> Result<Option<Bytes>, 
 /// [`FrameError::TooLarge`] when `frame` is longer than `i32::MAX` bytes.
 pub fn write_frame<B: BufMut>(out: &mut B, frame: &[u8]) -> Result<(), FrameError> {
     if frame.len() > i32::MAX as usize {
-        return Err(FrameError::TooLarge { size: frame.len(), max: i32::MAX as usize });
+        return Err(FrameError::TooLarge {
+            size: frame.len(),
+            max: i32::MAX as usize,
+        });
     }
     out.put_i32(frame.len() as i32);
     out.put_slice(frame);

@@ -114,7 +114,8 @@ pub trait JsonForm: Sized {
 /// # Errors
 /// [`JsonErrorKind::Syntax`] when the text is not JSON; otherwise as [`JsonForm::from_json`].
 pub fn from_str<T: JsonForm>(text: &str, version: i16) -> Result<T, JsonError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| JsonError::new(JsonErrorKind::Syntax(e.to_string())))?;
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| JsonError::new(JsonErrorKind::Syntax(e.to_string())))?;
     T::from_json(&v, version)
 }
 
@@ -191,7 +192,10 @@ impl JsonError {
     /// An error of `kind` with an empty path.
     #[cold]
     pub fn new(kind: JsonErrorKind) -> Self {
-        JsonError(Box::new(JsonInner { kind, path: Vec::new() }))
+        JsonError(Box::new(JsonInner {
+            kind,
+            path: Vec::new(),
+        }))
     }
     /// What went wrong.
     pub fn kind(&self) -> &JsonErrorKind {
@@ -233,7 +237,10 @@ fn found(v: &Value) -> &'static str {
 
 #[cold]
 fn expected(what: &'static str, v: &Value) -> JsonError {
-    JsonError::new(JsonErrorKind::Expected { expected: what, found: found(v) })
+    JsonError::new(JsonErrorKind::Expected {
+        expected: what,
+        found: found(v),
+    })
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -263,7 +270,10 @@ pub struct VersionedSeed<T> {
 impl<T> VersionedSeed<T> {
     /// A seed reading at `version`.
     pub fn new(version: i16) -> Self {
-        VersionedSeed { version, _t: PhantomData }
+        VersionedSeed {
+            version,
+            _t: PhantomData,
+        }
     }
 }
 
@@ -277,7 +287,9 @@ impl<T> Copy for VersionedSeed<T> {}
 
 impl<T> fmt::Debug for VersionedSeed<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VersionedSeed").field("version", &self.version).finish()
+        f.debug_struct("VersionedSeed")
+            .field("version", &self.version)
+            .finish()
     }
 }
 
@@ -372,7 +384,9 @@ impl JsonForm for Uuid {
     }
     fn from_json(value: &Value, _version: i16) -> Result<Self, JsonError> {
         match value {
-            Value::String(s) => Uuid::parse(s).ok_or_else(|| JsonError::new(JsonErrorKind::InvalidUuid(s.clone()))),
+            Value::String(s) => {
+                Uuid::parse(s).ok_or_else(|| JsonError::new(JsonErrorKind::InvalidUuid(s.clone())))
+            }
             _ => Err(expected("a uuid string", value)),
         }
     }
@@ -410,8 +424,13 @@ impl<T: JsonForm> JsonForm for Vec<T> {
         Ok(Value::Array(a))
     }
     fn from_json(value: &Value, version: i16) -> Result<Self, JsonError> {
-        let a = value.as_array().ok_or_else(|| expected("an array", value))?;
-        a.iter().enumerate().map(|(i, e)| T::from_json(e, version).map_err(|e| e.index(i))).collect()
+        let a = value
+            .as_array()
+            .ok_or_else(|| expected("an array", value))?;
+        a.iter()
+            .enumerate()
+            .map(|(i, e)| T::from_json(e, version).map_err(|e| e.index(i)))
+            .collect()
     }
 }
 
@@ -451,12 +470,20 @@ impl<T: JsonForm> JsonForm for Option<T> {
 
 /// Fails with `UnsupportedVersion` unless `version` is in `valid` (JSON read side).
 #[inline]
-pub fn check_version(version: i16, valid: VersionRange, name: &'static str) -> Result<(), JsonError> {
+pub fn check_version(
+    version: i16,
+    valid: VersionRange,
+    name: &'static str,
+) -> Result<(), JsonError> {
     if valid.contains(version) {
         Ok(())
     } else {
-        Err(JsonError::new(JsonErrorKind::UnsupportedVersion { version, lowest: valid.lowest, highest: valid.highest })
-            .in_type(name))
+        Err(JsonError::new(JsonErrorKind::UnsupportedVersion {
+            version,
+            lowest: valid.lowest,
+            highest: valid.highest,
+        })
+        .in_type(name))
     }
 }
 
@@ -466,7 +493,9 @@ pub fn check_version(version: i16, valid: VersionRange, name: &'static str) -> R
 /// `Expected` for anything else.
 #[inline]
 pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
-    value.as_object().ok_or_else(|| expected("an object", value))
+    value
+        .as_object()
+        .ok_or_else(|| expected("an object", value))
 }
 
 /// Writes `value` under `key` at `version`.
@@ -474,7 +503,12 @@ pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
 /// # Errors
 /// The value's encode errors (the caller adds the field to the path).
 #[inline]
-pub fn put<T: JsonForm>(m: &mut Map<String, Value>, key: &str, value: &T, version: i16) -> Result<(), EncodeError> {
+pub fn put<T: JsonForm>(
+    m: &mut Map<String, Value>,
+    key: &str,
+    value: &T,
+    version: i16,
+) -> Result<(), EncodeError> {
     m.insert(key.to_owned(), value.to_json(version)?);
     Ok(())
 }
@@ -486,7 +520,9 @@ pub fn check_null(present: bool, version: i16) -> Result<(), EncodeError> {
     if present {
         Ok(())
     } else {
-        Err(EncodeError::new(EncodeErrorKind::NullNotAllowed { version }))
+        Err(EncodeError::new(EncodeErrorKind::NullNotAllowed {
+            version,
+        }))
     }
 }
 
@@ -495,10 +531,17 @@ pub fn check_null(present: bool, version: i16) -> Result<(), EncodeError> {
 /// # Errors
 /// `MissingField` when absent; the value's errors with `key` added to the path.
 #[inline]
-pub fn required<T: JsonForm>(o: &Map<String, Value>, key: &'static str, version: i16) -> Result<T, JsonError> {
+pub fn required<T: JsonForm>(
+    o: &Map<String, Value>,
+    key: &'static str,
+    version: i16,
+) -> Result<T, JsonError> {
     match o.get(key) {
         Some(v) => T::from_json(v, version).map_err(|e| e.field(key)),
-        None => Err(JsonError::new(JsonErrorKind::MissingField { key, version: Some(version) })),
+        None => Err(JsonError::new(JsonErrorKind::MissingField {
+            key,
+            version: Some(version),
+        })),
     }
 }
 
@@ -507,7 +550,12 @@ pub fn required<T: JsonForm>(o: &Map<String, Value>, key: &'static str, version:
 /// # Errors
 /// The value's errors with `key` added to the path.
 #[inline]
-pub fn field_or<T: JsonForm>(o: &Map<String, Value>, key: &'static str, version: i16, default: T) -> Result<T, JsonError> {
+pub fn field_or<T: JsonForm>(
+    o: &Map<String, Value>,
+    key: &'static str,
+    version: i16,
+    default: T,
+) -> Result<T, JsonError> {
     match o.get(key) {
         Some(v) => T::from_json(v, version).map_err(|e| e.field(key)),
         None => Ok(default),
@@ -553,7 +601,9 @@ pub fn header_i16(header: &Value, key: &'static str) -> Result<i16, JsonError> {
 /// The error for an API key that a frame's header names and the spec set lacks.
 #[cold]
 pub fn unknown_api_key(key: i16, header_key: &'static str) -> JsonError {
-    JsonError::new(JsonErrorKind::UnknownApiKey(key)).field(header_key).field("header")
+    JsonError::new(JsonErrorKind::UnknownApiKey(key))
+        .field(header_key)
+        .field("header")
 }
 
 /// Writes unknown tagged fields under [`UNKNOWN_TAGGED_FIELDS_KEY`], when there are any.
@@ -612,7 +662,10 @@ mod tests {
         assert_eq!(f64::NEG_INFINITY.to_json(0).unwrap(), json!("-Infinity"));
         assert!(f64::from_json(&json!(5), 0).is_err());
         assert_eq!(f64::from_json(&json!(5.0), 0).unwrap(), 5.0);
-        assert_eq!(f64::from_json(&serde_json::from_str("1e3").unwrap(), 0).unwrap(), 1000.0);
+        assert_eq!(
+            f64::from_json(&serde_json::from_str("1e3").unwrap(), 0).unwrap(),
+            1000.0
+        );
         assert!(f64::from_json(&json!("Infinity"), 0).unwrap().is_infinite());
         assert_eq!(i8::from_json(&json!(-128), 0).unwrap(), -128);
         let e = i8::from_json(&json!(128), 0).unwrap_err();
@@ -631,7 +684,10 @@ mod tests {
         let b = Bytes::from_static(&[0xfb, 0xff, 0x01]);
         assert_eq!(b.to_json(0).unwrap(), json!("+/8B"));
         assert_eq!(Bytes::from_json(&json!("+/8B"), 0).unwrap(), b);
-        assert_eq!(Bytes::from_json(&json!("AQ"), 0).unwrap(), Bytes::from_static(&[1]));
+        assert_eq!(
+            Bytes::from_json(&json!("AQ"), 0).unwrap(),
+            Bytes::from_static(&[1])
+        );
         assert!(Bytes::from_json(&json!("-_8B"), 0).is_err());
         assert_eq!(Option::<KStr>::from_json(&Value::Null, 0).unwrap(), None);
         let e = KStr::from_json(&Value::Null, 0).unwrap_err();
@@ -640,24 +696,39 @@ mod tests {
 
     #[test]
     fn array_errors_name_the_index() {
-        let e = Vec::<i16>::from_json(&json!([1, 2, 70000]), 0).unwrap_err().field("xs").in_type("T");
+        let e = Vec::<i16>::from_json(&json!([1, 2, 70000]), 0)
+            .unwrap_err()
+            .field("xs")
+            .in_type("T");
         assert_eq!(e.to_string(), "T.xs[2]: 70000 does not fit in int16");
     }
 
     #[test]
     fn unknown_tags_round_trip_sorted() {
         let tags = vec![
-            RawTaggedField { tag: 9, data: Bytes::from_static(b"\x01\x02") },
-            RawTaggedField { tag: 4, data: Bytes::new() },
+            RawTaggedField {
+                tag: 9,
+                data: Bytes::from_static(b"\x01\x02"),
+            },
+            RawTaggedField {
+                tag: 4,
+                data: Bytes::new(),
+            },
         ];
         let mut m = Map::new();
         put_unknown_tags(&mut m, &tags);
-        assert_eq!(Value::Object(m.clone()), json!({"_unknownTaggedFields": [{"tag": 9, "data": "AQI="}, {"tag": 4, "data": ""}]}));
+        assert_eq!(
+            Value::Object(m.clone()),
+            json!({"_unknownTaggedFields": [{"tag": 9, "data": "AQI="}, {"tag": 4, "data": ""}]})
+        );
         let back = unknown_tags(&m).unwrap();
         assert_eq!(back.iter().map(|f| f.tag).collect::<Vec<_>>(), [4, 9]);
         let bad = json!({"_unknownTaggedFields": [{"tag": 1}]});
         let e = unknown_tags(bad.as_object().unwrap()).unwrap_err();
-        assert_eq!(e.to_string(), "_unknownTaggedFields[0]: unable to locate field 'data'");
+        assert_eq!(
+            e.to_string(),
+            "_unknownTaggedFields[0]: unable to locate field 'data'"
+        );
         let mut empty = Map::new();
         put_unknown_tags(&mut empty, &[]);
         assert!(empty.is_empty());

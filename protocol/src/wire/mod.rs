@@ -42,9 +42,9 @@
 mod codec;
 mod error;
 pub mod frame;
-mod prim;
 #[cfg(feature = "json")]
 pub mod json;
+mod prim;
 mod reader;
 #[cfg(feature = "sample")]
 pub mod sample;
@@ -53,7 +53,9 @@ mod types;
 pub mod view;
 
 pub use codec::*;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment,
+};
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
 pub use sink::{encode_exact, Counter, RawWriter, Sink};

@@ -97,7 +97,9 @@ pub struct PrimArray<T: Prim> {
 impl<T: Prim> PrimArray<T> {
     /// An empty array (no allocation).
     pub const fn new() -> Self {
-        PrimArray { repr: Repr::Owned(Vec::new()) }
+        PrimArray {
+            repr: Repr::Owned(Vec::new()),
+        }
     }
     /// An array over encoded elements (`bytes.len()` must be a multiple of `T::SIZE`; a tail
     /// shorter than one element is ignored).
@@ -111,7 +113,12 @@ impl<T: Prim> PrimArray<T> {
         if T::KEEP_WIRE && bytes.len() <= INLINE {
             let mut data = [0u8; INLINE];
             data[..bytes.len()].copy_from_slice(bytes);
-            Some(PrimArray { repr: Repr::Inline { len: bytes.len() as u8, data } })
+            Some(PrimArray {
+                repr: Repr::Inline {
+                    len: bytes.len() as u8,
+                    data,
+                },
+            })
         } else {
             None
         }
@@ -125,17 +132,29 @@ impl<T: Prim> PrimArray<T> {
         if !T::KEEP_WIRE || len > INLINE {
             return None;
         }
-        match window.get(..INLINE).and_then(|w| <[u8; INLINE]>::try_from(w).ok()) {
-            Some(data) => Some(PrimArray { repr: Repr::Inline { len: len as u8, data } }),
+        match window
+            .get(..INLINE)
+            .and_then(|w| <[u8; INLINE]>::try_from(w).ok())
+        {
+            Some(data) => Some(PrimArray {
+                repr: Repr::Inline {
+                    len: len as u8,
+                    data,
+                },
+            }),
             None => Self::from_wire_slice(window.get(..len)?),
         }
     }
 
     fn from_shared(bytes: Bytes) -> Self {
         if T::KEEP_WIRE {
-            PrimArray { repr: Repr::Wire(bytes) }
+            PrimArray {
+                repr: Repr::Wire(bytes),
+            }
         } else {
-            PrimArray { repr: Repr::Owned(bytes.chunks_exact(T::SIZE).map(T::from_wire).collect()) }
+            PrimArray {
+                repr: Repr::Owned(bytes.chunks_exact(T::SIZE).map(T::from_wire).collect()),
+            }
         }
     }
     /// Number of elements.
@@ -157,14 +176,20 @@ impl<T: Prim> PrimArray<T> {
     pub fn get(&self, i: usize) -> Option<T> {
         match &self.repr {
             Repr::Wire(b) => b.get(i * T::SIZE..(i + 1) * T::SIZE).map(T::from_wire),
-            Repr::Inline { len, data } => data[..*len as usize].get(i * T::SIZE..(i + 1) * T::SIZE).map(T::from_wire),
+            Repr::Inline { len, data } => data[..*len as usize]
+                .get(i * T::SIZE..(i + 1) * T::SIZE)
+                .map(T::from_wire),
             Repr::Owned(v) => v.get(i).copied(),
         }
     }
     /// The elements, in order.
     #[inline]
     pub fn iter(&self) -> PrimIter<'_, T> {
-        PrimIter { a: self, front: 0, back: self.len() }
+        PrimIter {
+            a: self,
+            front: 0,
+            back: self.len(),
+        }
     }
     /// The elements as a `Vec`.
     pub fn to_vec(&self) -> Vec<T> {
@@ -258,25 +283,33 @@ impl<'a, T: Prim> IntoIterator for &'a PrimArray<T> {
 
 impl<T: Prim> FromIterator<T> for PrimArray<T> {
     fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
-        PrimArray { repr: Repr::Owned(it.into_iter().collect()) }
+        PrimArray {
+            repr: Repr::Owned(it.into_iter().collect()),
+        }
     }
 }
 
 impl<T: Prim> From<Vec<T>> for PrimArray<T> {
     fn from(v: Vec<T>) -> Self {
-        PrimArray { repr: Repr::Owned(v) }
+        PrimArray {
+            repr: Repr::Owned(v),
+        }
     }
 }
 
 impl<T: Prim> From<&[T]> for PrimArray<T> {
     fn from(v: &[T]) -> Self {
-        PrimArray { repr: Repr::Owned(v.to_vec()) }
+        PrimArray {
+            repr: Repr::Owned(v.to_vec()),
+        }
     }
 }
 
 impl<T: Prim, const N: usize> From<[T; N]> for PrimArray<T> {
     fn from(v: [T; N]) -> Self {
-        PrimArray { repr: Repr::Owned(v.to_vec()) }
+        PrimArray {
+            repr: Repr::Owned(v.to_vec()),
+        }
     }
 }
 

@@ -39,7 +39,11 @@ macro_rules! fixed {
 impl Reader {
     /// A reader over the whole of `buf`, offsets counted from its start.
     pub fn new(buf: Bytes) -> Self {
-        Reader { buf, pos: 0, base: 0 }
+        Reader {
+            buf,
+            pos: 0,
+            base: 0,
+        }
     }
     /// Absolute offset of the next byte.
     #[inline]
@@ -70,13 +74,19 @@ impl Reader {
     pub fn finish(&self) -> Result<(), DecodeError> {
         match self.remaining() {
             0 => Ok(()),
-            len => Err(self.error(DecodeErrorKind::TrailingBytes { offset: self.offset(), len })),
+            len => Err(self.error(DecodeErrorKind::TrailingBytes {
+                offset: self.offset(),
+                len,
+            })),
         }
     }
 
     #[inline]
     fn eof(&self, needed: usize) -> DecodeError {
-        self.error(DecodeErrorKind::UnexpectedEof { needed, remaining: self.remaining() })
+        self.error(DecodeErrorKind::UnexpectedEof {
+            needed,
+            remaining: self.remaining(),
+        })
     }
 
     #[inline]
@@ -199,7 +209,11 @@ impl Reader {
                 Ok(Some(n as usize - 1))
             }
         } else {
-            let n = if short { self.i16()? as i64 } else { self.i32()? as i64 };
+            let n = if short {
+                self.i16()? as i64
+            } else {
+                self.i32()? as i64
+            };
             match n {
                 -1 => Ok(None),
                 n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
@@ -211,7 +225,9 @@ impl Reader {
     /// Reads a nullable string (int16 length, or compact length+1 when `compact`).
     pub fn nullable_string(&mut self, compact: bool) -> Result<Option<KStr>, DecodeError> {
         let start = self.offset();
-        let Some(n) = self.length(compact, true)? else { return Ok(None) };
+        let Some(n) = self.length(compact, true)? else {
+            return Ok(None);
+        };
         if n > i16::MAX as usize {
             return Err(DecodeError::new(DecodeErrorKind::StringTooLong(n), start));
         }
@@ -254,7 +270,10 @@ impl Reader {
         if let Some(count) = n {
             if count > self.remaining() {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::ArrayTooLong { count, remaining: self.remaining() },
+                    DecodeErrorKind::ArrayTooLong {
+                        count,
+                        remaining: self.remaining(),
+                    },
                     start,
                 ));
             }
@@ -274,8 +293,13 @@ impl Reader {
     /// input); `None` is null. Errors as element-by-element decoding gives them: an array that
     /// runs out is reported at the first element that does not fit, with its index.
     #[inline(always)]
-    pub fn nullable_prim_array<T: Prim>(&mut self, compact: bool) -> Result<Option<PrimArray<T>>, DecodeError> {
-        let Some(n) = self.nullable_array_len(compact)? else { return Ok(None) };
+    pub fn nullable_prim_array<T: Prim>(
+        &mut self,
+        compact: bool,
+    ) -> Result<Option<PrimArray<T>>, DecodeError> {
+        let Some(n) = self.nullable_array_len(compact)? else {
+            return Ok(None);
+        };
         // `n` is at most the bytes left (checked above), so this cannot overflow.
         let need = n * T::SIZE;
         if need > self.remaining() {

@@ -112,7 +112,10 @@ impl SampleValue for KStr {
 impl SampleValue for Bytes {
     fn random(g: &mut SampleGen) -> Self {
         let n = (g.next_u64() % 6) as usize;
-        (0..n).map(|_| g.next_u64() as u8).collect::<Vec<u8>>().into()
+        (0..n)
+            .map(|_| g.next_u64() as u8)
+            .collect::<Vec<u8>>()
+            .into()
     }
     fn fallback(d: &Self) -> Self {
         let mut v = d.to_vec();
@@ -124,7 +127,11 @@ impl SampleValue for Bytes {
 impl SampleGen {
     /// A generator for `mode`, seeded.
     pub fn new(seed: u64, mode: SampleMode) -> Self {
-        SampleGen { state: seed ^ 0x9E37_79B9_7F4A_7C15, mode, depth: 0 }
+        SampleGen {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            mode,
+            depth: 0,
+        }
     }
     /// The mode.
     pub fn mode(&self) -> SampleMode {
@@ -182,7 +189,10 @@ impl SampleGen {
         (0..n)
             .map(|_| {
                 tag += 1 + (self.next_u64() % 200) as u32;
-                RawTaggedField { tag, data: Bytes::random(self) }
+                RawTaggedField {
+                    tag,
+                    data: Bytes::random(self),
+                }
             })
             .collect()
     }
@@ -207,9 +217,14 @@ pub fn check_roundtrip<T: Message + Sample>(
     let mut g = SampleGen::new(seed, mode);
     let msg = T::sample(&mut g, version);
     let bytes = msg.to_bytes(version).map_err(|e| format!("encode: {e}"))?;
-    let len = msg.encoded_len(version).map_err(|e| format!("encoded_len: {e}"))?;
+    let len = msg
+        .encoded_len(version)
+        .map_err(|e| format!("encoded_len: {e}"))?;
     if len != bytes.len() {
-        return Err(format!("encoded_len {len} but {} bytes written", bytes.len()));
+        return Err(format!(
+            "encoded_len {len} but {} bytes written",
+            bytes.len()
+        ));
     }
     let back = T::decode_bytes(bytes.clone(), version)
         .map_err(|e| format!("decode: {e}\n  bytes: {}", hex(&bytes)))?;
@@ -219,9 +234,15 @@ pub fn check_roundtrip<T: Message + Sample>(
             hex(&bytes)
         ));
     }
-    let again = back.to_bytes(version).map_err(|e| format!("re-encode: {e}"))?;
+    let again = back
+        .to_bytes(version)
+        .map_err(|e| format!("re-encode: {e}"))?;
     if again != bytes {
-        return Err(format!("re-encode differs\n  first:  {}\n  second: {}", hex(&bytes), hex(&again)));
+        return Err(format!(
+            "re-encode differs\n  first:  {}\n  second: {}",
+            hex(&bytes),
+            hex(&again)
+        ));
     }
     Ok(())
 }

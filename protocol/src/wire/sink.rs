@@ -137,7 +137,11 @@ impl Sink for RawWriter {
         }
         let mut tmp = [0u8; 16];
         for x in v {
-            let mut w = RawWriter { ptr: tmp.as_mut_ptr(), cap: 16, pos: 0 };
+            let mut w = RawWriter {
+                ptr: tmp.as_mut_ptr(),
+                cap: 16,
+                pos: 0,
+            };
             x.put(&mut w);
             // SAFETY: `pos + need <= cap` was checked above, and each element adds exactly
             // `T::SIZE` bytes, so every copy stays inside the region `new` vouches for.
@@ -190,7 +194,9 @@ pub fn encode_exact(
     let mut w = unsafe { RawWriter::new(spare.as_mut_ptr().cast(), spare.len()) };
     write(&mut w)?;
     if w.overflowed() || w.written() != len {
-        return Err(super::EncodeError::new(super::EncodeErrorKind::TooLong(w.written())));
+        return Err(super::EncodeError::new(super::EncodeErrorKind::TooLong(
+            w.written(),
+        )));
     }
     // SAFETY: the writer wrote every byte of `0..written` contiguously (no overflow), and
     // `written <= capacity`.

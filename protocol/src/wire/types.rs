@@ -212,7 +212,10 @@ impl VersionRange {
         VersionRange { lowest, highest }
     }
     /// The empty range (`none`).
-    pub const NONE: VersionRange = VersionRange { lowest: 0, highest: -1 };
+    pub const NONE: VersionRange = VersionRange {
+        lowest: 0,
+        highest: -1,
+    };
     /// Whether `v` is inside.
     pub const fn contains(&self, v: i16) -> bool {
         v >= self.lowest && v <= self.highest

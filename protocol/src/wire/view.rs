@@ -28,7 +28,12 @@ pub struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `buf`, whose first byte is at absolute offset `base`.
     pub fn new(buf: &'a [u8], base: usize) -> Self {
-        Cursor { buf, pos: 0, base, validate: true }
+        Cursor {
+            buf,
+            pos: 0,
+            base,
+            validate: true,
+        }
     }
     /// The whole slice.
     #[inline]
@@ -52,7 +57,10 @@ impl<'a> Cursor<'a> {
     }
     #[cold]
     fn eof(&self, needed: usize) -> DecodeError {
-        self.error(DecodeErrorKind::UnexpectedEof { needed, remaining: self.remaining() })
+        self.error(DecodeErrorKind::UnexpectedEof {
+            needed,
+            remaining: self.remaining(),
+        })
     }
     /// Skips `n` bytes.
     #[inline(always)]
@@ -123,9 +131,17 @@ impl<'a> Cursor<'a> {
             }
             let n = self.uvarint()?;
             // As owned decoding (and Java): 2^31 is the length 2^31 - 1, above it null.
-            Ok(if n == 0 || n > 1 << 31 { None } else { Some(n as usize - 1) })
+            Ok(if n == 0 || n > 1 << 31 {
+                None
+            } else {
+                Some(n as usize - 1)
+            })
         } else {
-            let n = if short { self.int16()? as i64 } else { self.int32()? as i64 };
+            let n = if short {
+                self.int16()? as i64
+            } else {
+                self.int32()? as i64
+            };
             match n {
                 -1 => Ok(None),
                 n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
@@ -140,11 +156,17 @@ impl<'a> Cursor<'a> {
         match self.length(compact, true)? {
             None if nullable => Ok(()),
             None => Err(DecodeError::new(DecodeErrorKind::NullNotAllowed, start)),
-            Some(n) if n > i16::MAX as usize => Err(DecodeError::new(DecodeErrorKind::StringTooLong(n), start)),
+            Some(n) if n > i16::MAX as usize => {
+                Err(DecodeError::new(DecodeErrorKind::StringTooLong(n), start))
+            }
             Some(n) => {
-                let s = self.buf.get(self.pos..self.pos + n).ok_or_else(|| self.eof(n))?;
+                let s = self
+                    .buf
+                    .get(self.pos..self.pos + n)
+                    .ok_or_else(|| self.eof(n))?;
                 if self.validate {
-                    std::str::from_utf8(s).map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start))?;
+                    std::str::from_utf8(s)
+                        .map_err(|_| DecodeError::new(DecodeErrorKind::InvalidUtf8, start))?;
                 }
                 self.pos += n;
                 Ok(())
@@ -163,13 +185,20 @@ impl<'a> Cursor<'a> {
     }
     /// Reads an array count (`None`: null), checked against the bytes left as owned decoding does.
     #[inline(always)]
-    pub fn array_len(&mut self, compact: bool, nullable: bool) -> Result<Option<usize>, DecodeError> {
+    pub fn array_len(
+        &mut self,
+        compact: bool,
+        nullable: bool,
+    ) -> Result<Option<usize>, DecodeError> {
         let start = self.base + self.pos;
         match self.length(compact, false)? {
             None if nullable => Ok(None),
             None => Err(DecodeError::new(DecodeErrorKind::NullNotAllowed, start)),
             Some(count) if count > self.remaining() => Err(DecodeError::new(
-                DecodeErrorKind::ArrayTooLong { count, remaining: self.remaining() },
+                DecodeErrorKind::ArrayTooLong {
+                    count,
+                    remaining: self.remaining(),
+                },
                 start,
             )),
             Some(n) => Ok(Some(n)),
@@ -201,7 +230,16 @@ impl<'a> Cursor<'a> {
         let base = self.base + self.pos;
         let start = self.pos;
         self.skip(size).map_err(|e| e.tag(tag))?;
-        Ok((tag, start, Cursor { buf: &self.buf[start..start + size], pos: 0, base, validate: self.validate }))
+        Ok((
+            tag,
+            start,
+            Cursor {
+                buf: &self.buf[start..start + size],
+                pos: 0,
+                base,
+                validate: self.validate,
+            },
+        ))
     }
     /// Absolute offset of the start of the slice.
     #[inline]
@@ -211,7 +249,12 @@ impl<'a> Cursor<'a> {
     /// A cursor at `from` in bytes that were validated before: it skips re-validation.
     #[inline]
     pub fn at(buf: &'a [u8], from: usize) -> Cursor<'a> {
-        Cursor { buf, pos: from.min(buf.len()), base: 0, validate: false }
+        Cursor {
+            buf,
+            pos: from.min(buf.len()),
+            base: 0,
+            validate: false,
+        }
     }
 }
 
@@ -401,11 +444,23 @@ impl<'a, E: Element<'a>> ArrayRef<'a, E> {
     pub fn at(buf: &'a [u8], off: usize, version: i16, compact: bool) -> Option<Self> {
         let mut c = Cursor::at(buf, off);
         let count = c.length(compact, false).ok()??;
-        Some(ArrayRef { buf: &buf[c.pos..], count, version, compact, _e: PhantomData })
+        Some(ArrayRef {
+            buf: &buf[c.pos..],
+            count,
+            version,
+            compact,
+            _e: PhantomData,
+        })
     }
     /// An empty array.
     pub fn empty() -> Self {
-        ArrayRef { buf: &[], count: 0, version: 0, compact: false, _e: PhantomData }
+        ArrayRef {
+            buf: &[],
+            count: 0,
+            version: 0,
+            compact: false,
+            _e: PhantomData,
+        }
     }
     /// Number of elements.
     #[inline]
@@ -420,7 +475,13 @@ impl<'a, E: Element<'a>> ArrayRef<'a, E> {
     /// The elements, in order.
     #[inline]
     pub fn iter(&self) -> ArrayIter<'a, E> {
-        ArrayIter { c: Cursor::at(self.buf, 0), left: self.count, version: self.version, compact: self.compact, _e: PhantomData }
+        ArrayIter {
+            c: Cursor::at(self.buf, 0),
+            left: self.count,
+            version: self.version,
+            compact: self.compact,
+            _e: PhantomData,
+        }
     }
 }
 
@@ -489,9 +550,18 @@ pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Op
 /// Reads the marker of a validated nullable struct at `off` and then the struct; `None` when
 /// null. `tagged`: the marker is a uvarint (tagged field) rather than an int8.
 #[inline]
-pub fn nullable_struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16, tagged: bool) -> Option<V> {
+pub fn nullable_struct_at<'a, V: View<'a>>(
+    buf: &'a [u8],
+    off: usize,
+    version: i16,
+    tagged: bool,
+) -> Option<V> {
     let mut c = Cursor::at(buf, off);
-    let present = if tagged { c.tagged_struct_present().ok()? } else { c.struct_present().ok()? };
+    let present = if tagged {
+        c.tagged_struct_present().ok()?
+    } else {
+        c.struct_present().ok()?
+    };
     if present {
         struct_at(buf, c.pos, version)
     } else {
@@ -521,7 +591,10 @@ fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<us
             }
         }
     } else if short {
-        if let Some(&[a, b]) = buf.get(pos..pos + 2).and_then(|s| <&[u8; 2]>::try_from(s).ok()) {
+        if let Some(&[a, b]) = buf
+            .get(pos..pos + 2)
+            .and_then(|s| <&[u8; 2]>::try_from(s).ok())
+        {
             let n = i16::from_be_bytes([a, b]);
             return (usize::try_from(n).ok(), pos + 2);
         }
@@ -547,7 +620,12 @@ pub fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
 
 /// The position after a validated array at `pos`.
 #[inline(always)]
-pub fn skip_array<'a, E: Element<'a>>(buf: &'a [u8], pos: usize, version: i16, compact: bool) -> usize {
+pub fn skip_array<'a, E: Element<'a>>(
+    buf: &'a [u8],
+    pos: usize,
+    version: i16,
+    compact: bool,
+) -> usize {
     match trusted_len(buf, pos, compact, false) {
         (Some(n), at) if E::FIXED > 0 => at + n * E::FIXED,
         (Some(n), mut at) => {
@@ -575,7 +653,9 @@ pub fn tag_count(buf: &[u8], pos: usize) -> (u32, usize) {
 #[inline]
 pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
     let mut c = Cursor::at(buf, pos);
-    let (Ok(tag), Ok(size)) = (c.uvarint(), c.uvarint()) else { return (u32::MAX, buf.len(), buf.len()) };
+    let (Ok(tag), Ok(size)) = (c.uvarint(), c.uvarint()) else {
+        return (u32::MAX, buf.len(), buf.len());
+    };
     (tag, c.pos, c.pos.saturating_add(size as usize))
 }
 
@@ -607,7 +687,11 @@ impl<'a> UnknownTags<'a> {
     /// struct's spec defines.
     pub fn at(buf: &'a [u8], off: u32, known: &'static [u32]) -> Self {
         if off == ABSENT {
-            return UnknownTags { c: Cursor::at(&[], 0), left: 0, known };
+            return UnknownTags {
+                c: Cursor::at(&[], 0),
+                left: 0,
+                known,
+            };
         }
         let mut c = Cursor::at(buf, off as usize);
         let left = c.uvarint().unwrap_or(0);

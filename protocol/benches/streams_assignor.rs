@@ -1,0 +1,94 @@
+//! One target assignment of the streams-group sticky task assignor (KIP-1071) for 200 members in
+//! 50 processes (4 members each) and 2,000 tasks (20 stateful subtopologies x 100 partitions),
+//! with one standby replica per task.
+//!
+//! * `first`: no previous tasks.
+//! * `member-removed`: the previous tasks are the assignor's own result for all 200 members, and
+//!   one member has left (its tasks are spread over the others).
+//! * `stable`: the previous tasks are the assignor's own result for the same group (nothing
+//!   moves; the usual case of a rebalance without membership change).
+//!
+//! Run: `cargo bench -p kwire-protocol --bench streams_assignor` (add `-- --quick` for a short
+//! run).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use kwire_protocol::coordinator::streams::assignor::{
+    AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, SubtopologySpec, TaskAssignor,
+};
+use kwire_protocol::coordinator::streams::tasks::TasksTuple;
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+const MEMBERS: usize = 200;
+const PROCESSES: usize = 50;
+const SUBTOPOLOGIES: usize = 20;
+const PARTITIONS: i32 = 100;
+
+/// The group with no previous tasks.
+fn group() -> GroupSpec {
+    let members = (0..MEMBERS)
+        .map(|m| {
+            let spec = AssignmentMemberSpec {
+                process_id: format!("process-{:03}", m % PROCESSES),
+                ..Default::default()
+            };
+            (format!("member-{m:04}"), spec)
+        })
+        .collect();
+    let subtopologies = (0..SUBTOPOLOGIES)
+        .map(|s| {
+            let spec = SubtopologySpec {
+                num_tasks: PARTITIONS,
+                stateful: true,
+            };
+            (format!("subtopology-{s:02}"), spec)
+        })
+        .collect();
+    GroupSpec {
+        members,
+        subtopologies,
+        num_standby_replicas: 1,
+    }
+}
+
+/// `spec` with every member's previous tasks taken from `result`.
+fn with_previous(spec: &GroupSpec, result: &BTreeMap<String, TasksTuple>) -> GroupSpec {
+    let mut next = spec.clone();
+    for (id, m) in &mut next.members {
+        let tasks = result.get(id).cloned().unwrap_or_default();
+        m.active_tasks = tasks.active;
+        m.standby_tasks = tasks.standby;
+        m.warmup_tasks = tasks.warmup;
+    }
+    next
+}
+
+fn bench(c: &mut Criterion) {
+    let assignor = StickyTaskAssignor;
+    let first = group();
+    let stable = assignor.assign(&first).expect("assign");
+    let mut removed = with_previous(&first, &stable);
+    removed
+        .members
+        .remove(&format!("member-{:04}", MEMBERS / 2));
+    let stable = with_previous(&first, &stable);
+
+    let mut g = c.benchmark_group("sticky-200x2000");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for (name, spec) in [
+        ("first", &first),
+        ("member-removed", &removed),
+        ("stable", &stable),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| assignor.assign(black_box(spec)).expect("assign"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,1 @@
+//! Randomised simulation of streams groups (see tests).

@@ -63,20 +63,34 @@ impl ApiKey {
     pub fn valid_versions(self) -> ::kwire_protocol::wire::VersionRange {
         match self {
             ApiKey::Metadata => ::kwire_protocol::wire::VersionRange::new(0i16, 13i16),
-            ApiKey::FindCoordinator => ::kwire_protocol::wire::VersionRange::new(0i16, 6i16),
+            ApiKey::FindCoordinator => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 6i16)
+            }
             ApiKey::ApiVersions => ::kwire_protocol::wire::VersionRange::new(0i16, 4i16),
-            ApiKey::ConsumerGroupHeartbeat => ::kwire_protocol::wire::VersionRange::new(0i16, 1i16),
-            ApiKey::ConsumerGroupDescribe => ::kwire_protocol::wire::VersionRange::new(0i16, 1i16),
-            ApiKey::StreamsGroupHeartbeat => ::kwire_protocol::wire::VersionRange::new(0i16, 0i16),
-            ApiKey::StreamsGroupDescribe => ::kwire_protocol::wire::VersionRange::new(0i16, 0i16),
+            ApiKey::ConsumerGroupHeartbeat => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 1i16)
+            }
+            ApiKey::ConsumerGroupDescribe => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 1i16)
+            }
+            ApiKey::StreamsGroupHeartbeat => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 0i16)
+            }
+            ApiKey::StreamsGroupDescribe => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 0i16)
+            }
         }
     }
     /// The request spec's `flexibleVersions`.
     pub fn flexible_versions(self) -> ::kwire_protocol::wire::VersionRange {
         match self {
             ApiKey::Metadata => ::kwire_protocol::wire::VersionRange::new(9i16, 32767i16),
-            ApiKey::FindCoordinator => ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16),
-            ApiKey::ApiVersions => ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16),
+            ApiKey::FindCoordinator => {
+                ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16)
+            }
+            ApiKey::ApiVersions => {
+                ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16)
+            }
             ApiKey::ConsumerGroupHeartbeat => {
                 ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16)
             }
@@ -95,18 +109,24 @@ impl ApiKey {
     /// versions, else 1; ControlledShutdown v0 uses 0; a spec's `headerVersions` wins.
     pub fn request_header_version(self, version: i16) -> i16 {
         match self {
-            ApiKey::Metadata => match version {
-                0..=8 => 1,
-                _ => 2,
-            },
-            ApiKey::FindCoordinator => match version {
-                0..=2 => 1,
-                _ => 2,
-            },
-            ApiKey::ApiVersions => match version {
-                0..=2 => 1,
-                _ => 2,
-            },
+            ApiKey::Metadata => {
+                match version {
+                    0..=8 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::FindCoordinator => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::ApiVersions => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
             ApiKey::ConsumerGroupHeartbeat => 2,
             ApiKey::ConsumerGroupDescribe => 2,
             ApiKey::StreamsGroupHeartbeat => 2,
@@ -118,14 +138,18 @@ impl ApiKey {
     /// spec's `headerVersions` wins.
     pub fn response_header_version(self, version: i16) -> i16 {
         match self {
-            ApiKey::Metadata => match version {
-                0..=8 => 0,
-                _ => 1,
-            },
-            ApiKey::FindCoordinator => match version {
-                0..=2 => 0,
-                _ => 1,
-            },
+            ApiKey::Metadata => {
+                match version {
+                    0..=8 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::FindCoordinator => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
             ApiKey::ApiVersions => 0,
             ApiKey::ConsumerGroupHeartbeat => 1,
             ApiKey::ConsumerGroupDescribe => 1,
@@ -150,13 +174,21 @@ pub enum Request {
     /// A `ApiVersionsRequest`.
     ApiVersions(super::api_versions_request::ApiVersionsRequest),
     /// A `ConsumerGroupHeartbeatRequest`.
-    ConsumerGroupHeartbeat(super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest),
+    ConsumerGroupHeartbeat(
+        super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
+    ),
     /// A `ConsumerGroupDescribeRequest`.
-    ConsumerGroupDescribe(super::consumer_group_describe_request::ConsumerGroupDescribeRequest),
+    ConsumerGroupDescribe(
+        super::consumer_group_describe_request::ConsumerGroupDescribeRequest,
+    ),
     /// A `StreamsGroupHeartbeatRequest`.
-    StreamsGroupHeartbeat(super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest),
+    StreamsGroupHeartbeat(
+        super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+    ),
     /// A `StreamsGroupDescribeRequest`.
-    StreamsGroupDescribe(super::streams_group_describe_request::StreamsGroupDescribeRequest),
+    StreamsGroupDescribe(
+        super::streams_group_describe_request::StreamsGroupDescribeRequest,
+    ),
 }
 impl Request {
     /// The API this body belongs to.
@@ -249,9 +281,15 @@ impl ::kwire_protocol::wire::Encode for Request {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
-            Request::Metadata(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
-            Request::FindCoordinator(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
-            Request::ApiVersions(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
+            Request::Metadata(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::FindCoordinator(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::ApiVersions(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Request::ConsumerGroupHeartbeat(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
@@ -272,7 +310,8 @@ impl ::core::convert::From<super::metadata_request::MetadataRequest> for Request
         Request::Metadata(m)
     }
 }
-impl ::core::convert::From<super::find_coordinator_request::FindCoordinatorRequest> for Request {
+impl ::core::convert::From<super::find_coordinator_request::FindCoordinatorRequest>
+for Request {
     fn from(m: super::find_coordinator_request::FindCoordinatorRequest) -> Self {
         Request::FindCoordinator(m)
     }
@@ -282,31 +321,39 @@ impl ::core::convert::From<super::api_versions_request::ApiVersionsRequest> for 
         Request::ApiVersions(m)
     }
 }
-impl ::core::convert::From<super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest>
-    for Request
-{
-    fn from(m: super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest) -> Self {
+impl ::core::convert::From<
+    super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
+> for Request {
+    fn from(
+        m: super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
+    ) -> Self {
         Request::ConsumerGroupHeartbeat(m)
     }
 }
-impl ::core::convert::From<super::consumer_group_describe_request::ConsumerGroupDescribeRequest>
-    for Request
-{
-    fn from(m: super::consumer_group_describe_request::ConsumerGroupDescribeRequest) -> Self {
+impl ::core::convert::From<
+    super::consumer_group_describe_request::ConsumerGroupDescribeRequest,
+> for Request {
+    fn from(
+        m: super::consumer_group_describe_request::ConsumerGroupDescribeRequest,
+    ) -> Self {
         Request::ConsumerGroupDescribe(m)
     }
 }
-impl ::core::convert::From<super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest>
-    for Request
-{
-    fn from(m: super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest) -> Self {
+impl ::core::convert::From<
+    super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+> for Request {
+    fn from(
+        m: super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+    ) -> Self {
         Request::StreamsGroupHeartbeat(m)
     }
 }
-impl ::core::convert::From<super::streams_group_describe_request::StreamsGroupDescribeRequest>
-    for Request
-{
-    fn from(m: super::streams_group_describe_request::StreamsGroupDescribeRequest) -> Self {
+impl ::core::convert::From<
+    super::streams_group_describe_request::StreamsGroupDescribeRequest,
+> for Request {
+    fn from(
+        m: super::streams_group_describe_request::StreamsGroupDescribeRequest,
+    ) -> Self {
         Request::StreamsGroupDescribe(m)
     }
 }
@@ -324,11 +371,17 @@ pub enum Response {
         super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
     ),
     /// A `ConsumerGroupDescribeResponse`.
-    ConsumerGroupDescribe(super::consumer_group_describe_response::ConsumerGroupDescribeResponse),
+    ConsumerGroupDescribe(
+        super::consumer_group_describe_response::ConsumerGroupDescribeResponse,
+    ),
     /// A `StreamsGroupHeartbeatResponse`.
-    StreamsGroupHeartbeat(super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse),
+    StreamsGroupHeartbeat(
+        super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
+    ),
     /// A `StreamsGroupDescribeResponse`.
-    StreamsGroupDescribe(super::streams_group_describe_response::StreamsGroupDescribeResponse),
+    StreamsGroupDescribe(
+        super::streams_group_describe_response::StreamsGroupDescribeResponse,
+    ),
 }
 impl Response {
     /// The API this body belongs to.
@@ -421,11 +474,15 @@ impl ::kwire_protocol::wire::Encode for Response {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
-            Response::Metadata(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
+            Response::Metadata(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Response::FindCoordinator(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
-            Response::ApiVersions(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
+            Response::ApiVersions(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Response::ConsumerGroupHeartbeat(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
@@ -446,41 +503,51 @@ impl ::core::convert::From<super::metadata_response::MetadataResponse> for Respo
         Response::Metadata(m)
     }
 }
-impl ::core::convert::From<super::find_coordinator_response::FindCoordinatorResponse> for Response {
+impl ::core::convert::From<super::find_coordinator_response::FindCoordinatorResponse>
+for Response {
     fn from(m: super::find_coordinator_response::FindCoordinatorResponse) -> Self {
         Response::FindCoordinator(m)
     }
 }
-impl ::core::convert::From<super::api_versions_response::ApiVersionsResponse> for Response {
+impl ::core::convert::From<super::api_versions_response::ApiVersionsResponse>
+for Response {
     fn from(m: super::api_versions_response::ApiVersionsResponse) -> Self {
         Response::ApiVersions(m)
     }
 }
-impl ::core::convert::From<super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse>
-    for Response
-{
-    fn from(m: super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse) -> Self {
+impl ::core::convert::From<
+    super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
+> for Response {
+    fn from(
+        m: super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
+    ) -> Self {
         Response::ConsumerGroupHeartbeat(m)
     }
 }
-impl ::core::convert::From<super::consumer_group_describe_response::ConsumerGroupDescribeResponse>
-    for Response
-{
-    fn from(m: super::consumer_group_describe_response::ConsumerGroupDescribeResponse) -> Self {
+impl ::core::convert::From<
+    super::consumer_group_describe_response::ConsumerGroupDescribeResponse,
+> for Response {
+    fn from(
+        m: super::consumer_group_describe_response::ConsumerGroupDescribeResponse,
+    ) -> Self {
         Response::ConsumerGroupDescribe(m)
     }
 }
-impl ::core::convert::From<super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse>
-    for Response
-{
-    fn from(m: super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse) -> Self {
+impl ::core::convert::From<
+    super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
+> for Response {
+    fn from(
+        m: super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
+    ) -> Self {
         Response::StreamsGroupHeartbeat(m)
     }
 }
-impl ::core::convert::From<super::streams_group_describe_response::StreamsGroupDescribeResponse>
-    for Response
-{
-    fn from(m: super::streams_group_describe_response::StreamsGroupDescribeResponse) -> Self {
+impl ::core::convert::From<
+    super::streams_group_describe_response::StreamsGroupDescribeResponse,
+> for Response {
+    fn from(
+        m: super::streams_group_describe_response::StreamsGroupDescribeResponse,
+    ) -> Self {
         Response::StreamsGroupDescribe(m)
     }
 }
@@ -498,11 +565,15 @@ impl Request {
         ::kwire_protocol::wire::EncodeError,
     > {
         match self {
-            Request::Metadata(m) => ::kwire_protocol::wire::json::JsonForm::to_json(m, version),
+            Request::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Request::FindCoordinator(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
-            Request::ApiVersions(m) => ::kwire_protocol::wire::json::JsonForm::to_json(m, version),
+            Request::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Request::ConsumerGroupHeartbeat(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
@@ -602,11 +673,15 @@ impl Response {
         ::kwire_protocol::wire::EncodeError,
     > {
         match self {
-            Response::Metadata(m) => ::kwire_protocol::wire::json::JsonForm::to_json(m, version),
+            Response::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Response::FindCoordinator(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
-            Response::ApiVersions(m) => ::kwire_protocol::wire::json::JsonForm::to_json(m, version),
+            Response::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Response::ConsumerGroupHeartbeat(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
@@ -708,22 +783,21 @@ impl RequestFrame {
     > {
         let key = self.body.api_key();
         if key.as_i16() != self.header.request_api_key {
-            return ::core::result::Result::Err(::kwire_protocol::wire::EncodeError::new(
-                ::kwire_protocol::wire::EncodeErrorKind::ApiKeyMismatch {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::EncodeError::new(::kwire_protocol::wire::EncodeErrorKind::ApiKeyMismatch {
                     body: key.as_i16(),
                     header: self.header.request_api_key,
-                },
-            ));
+                }),
+            );
         }
         let version = self.header.request_api_version;
         let header = ::kwire_protocol::wire::json::JsonForm::to_json(
             &self.header,
             key.request_header_version(version),
         )?;
-        ::core::result::Result::Ok(::kwire_protocol::wire::json::frame(
-            header,
-            self.body.to_json(version)?,
-        ))
+        ::core::result::Result::Ok(
+            ::kwire_protocol::wire::json::frame(header, self.body.to_json(version)?),
+        )
     }
     /// Reads a frame from its JSON form: the API key and version from the header's
     /// `requestApiKey` and `requestApiVersion`, then the header and the body.
@@ -737,7 +811,10 @@ impl RequestFrame {
         let key = ::kwire_protocol::wire::json::header_i16(h, "requestApiKey")?;
         let version = ::kwire_protocol::wire::json::header_i16(h, "requestApiVersion")?;
         let api = ApiKey::from_i16(key)
-            .ok_or_else(|| ::kwire_protocol::wire::json::unknown_api_key(key, "requestApiKey"))?;
+            .ok_or_else(|| ::kwire_protocol::wire::json::unknown_api_key(
+                key,
+                "requestApiKey",
+            ))?;
         let header = <super::request_header::RequestHeader as ::kwire_protocol::wire::json::JsonForm>::from_json(
             h,
             api.request_header_version(version),
@@ -763,10 +840,9 @@ impl ResponseFrame {
             &self.header,
             self.body.api_key().response_header_version(version),
         )?;
-        ::core::result::Result::Ok(::kwire_protocol::wire::json::frame(
-            header,
-            self.body.to_json(version)?,
-        ))
+        ::core::result::Result::Ok(
+            ::kwire_protocol::wire::json::frame(header, self.body.to_json(version)?),
+        )
     }
     /// Reads a response frame to a request of `api_key` at `version` from its JSON form.
     ///
@@ -808,7 +884,8 @@ impl RequestFrame {
                 request_api_key: body.api_key().as_i16(),
                 request_api_version: version,
                 correlation_id,
-                client_id: client_id.map(|c| ::kwire_protocol::wire::KStr::from(c.to_string())),
+                client_id: client_id
+                    .map(|c| ::kwire_protocol::wire::KStr::from(c.to_string())),
                 ..::core::default::Default::default()
             },
             body,
@@ -821,10 +898,15 @@ impl RequestFrame {
     pub fn header_version(
         &self,
     ) -> ::core::result::Result<i16, ::kwire_protocol::wire::DecodeErrorKind> {
-        let key = ApiKey::from_i16(self.header.request_api_key).ok_or(
-            ::kwire_protocol::wire::DecodeErrorKind::UnknownApiKey(self.header.request_api_key),
-        )?;
-        ::core::result::Result::Ok(key.request_header_version(self.header.request_api_version))
+        let key = ApiKey::from_i16(self.header.request_api_key)
+            .ok_or(
+                ::kwire_protocol::wire::DecodeErrorKind::UnknownApiKey(
+                    self.header.request_api_key,
+                ),
+            )?;
+        ::core::result::Result::Ok(
+            key.request_header_version(self.header.request_api_version),
+        )
     }
     /// Decodes one whole request frame: peeks the API key and version, picks the
     /// header version, reads the header and the body.
@@ -849,22 +931,24 @@ impl RequestFrame {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         let peek = r.peek_rest();
         if peek.len() < 4 {
-            return ::core::result::Result::Err(r.error(
-                ::kwire_protocol::wire::DecodeErrorKind::UnexpectedEof {
-                    needed: 4,
-                    remaining: peek.len(),
-                },
-            ));
+            return ::core::result::Result::Err(
+                r
+                    .error(::kwire_protocol::wire::DecodeErrorKind::UnexpectedEof {
+                        needed: 4,
+                        remaining: peek.len(),
+                    }),
+            );
         }
         let key = i16::from_be_bytes([peek[0], peek[1]]);
         let version = i16::from_be_bytes([peek[2], peek[3]]);
         let api = ApiKey::from_i16(key)
-            .ok_or_else(|| r.error(::kwire_protocol::wire::DecodeErrorKind::UnknownApiKey(key)))?;
-        let header =
-            <super::request_header::RequestHeader as ::kwire_protocol::wire::Decode>::decode(
-                r,
-                api.request_header_version(version),
-            )?;
+            .ok_or_else(|| {
+                r.error(::kwire_protocol::wire::DecodeErrorKind::UnknownApiKey(key))
+            })?;
+        let header = <super::request_header::RequestHeader as ::kwire_protocol::wire::Decode>::decode(
+            r,
+            api.request_header_version(version),
+        )?;
         let body = Request::decode(api, version, r)?;
         ::core::result::Result::Ok(RequestFrame { header, body })
     }
@@ -878,12 +962,12 @@ impl RequestFrame {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         let key = self.body.api_key();
         if key.as_i16() != self.header.request_api_key {
-            return ::core::result::Result::Err(::kwire_protocol::wire::EncodeError::new(
-                ::kwire_protocol::wire::EncodeErrorKind::ApiKeyMismatch {
+            return ::core::result::Result::Err(
+                ::kwire_protocol::wire::EncodeError::new(::kwire_protocol::wire::EncodeErrorKind::ApiKeyMismatch {
                     body: key.as_i16(),
                     header: self.header.request_api_key,
-                },
-            ));
+                }),
+            );
         }
         let version = self.header.request_api_version;
         ::kwire_protocol::wire::Encode::encode_to(
@@ -910,8 +994,10 @@ impl RequestFrame {
     /// As [`RequestFrame::encode_to`].
     pub fn to_bytes(
         &self,
-    ) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, ::kwire_protocol::wire::EncodeError>
-    {
+    ) -> ::core::result::Result<
+        ::kwire_protocol::bytes::Bytes,
+        ::kwire_protocol::wire::EncodeError,
+    > {
         ::kwire_protocol::wire::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
     }
 }
@@ -958,11 +1044,10 @@ impl ResponseFrame {
         api_key: ApiKey,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        let header =
-            <super::response_header::ResponseHeader as ::kwire_protocol::wire::Decode>::decode(
-                r,
-                api_key.response_header_version(version),
-            )?;
+        let header = <super::response_header::ResponseHeader as ::kwire_protocol::wire::Decode>::decode(
+            r,
+            api_key.response_header_version(version),
+        )?;
         let body = Response::decode(api_key, version, r)?;
         ::core::result::Result::Ok(ResponseFrame { header, body })
     }
@@ -1002,10 +1087,13 @@ impl ResponseFrame {
     pub fn to_bytes(
         &self,
         version: i16,
-    ) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, ::kwire_protocol::wire::EncodeError>
-    {
-        ::kwire_protocol::wire::encode_exact(self.encoded_len(version)?, |w| {
-            self.encode_to(w, version)
-        })
+    ) -> ::core::result::Result<
+        ::kwire_protocol::bytes::Bytes,
+        ::kwire_protocol::wire::EncodeError,
+    > {
+        ::kwire_protocol::wire::encode_exact(
+            self.encoded_len(version)?,
+            |w| self.encode_to(w, version),
+        )
     }
 }

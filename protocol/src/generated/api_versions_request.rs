@@ -27,8 +27,7 @@ impl ::kwire_protocol::wire::Encode for ApiVersionsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsRequest",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("ApiVersionsRequest"))
+        self.encode_body(s, version).map_err(|e| e.in_type("ApiVersionsRequest"))
     }
 }
 impl ApiVersionsRequest {
@@ -40,11 +39,19 @@ impl ApiVersionsRequest {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.client_software_name, version >= 3)
+            ::kwire_protocol::wire::write_string(
+                    s,
+                    &self.client_software_name,
+                    version >= 3,
+                )
                 .at_field("client_software_name")?;
         }
         if version >= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.client_software_version, version >= 3)
+            ::kwire_protocol::wire::write_string(
+                    s,
+                    &self.client_software_version,
+                    version >= 3,
+                )
                 .at_field("client_software_version")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -84,7 +91,11 @@ impl ApiVersionsRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -113,10 +124,14 @@ impl ::kwire_protocol::wire::Message for ApiVersionsRequest {
     const NAME: &'static str = "ApiVersionsRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(18i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 4i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        4i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        3i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ApiVersionsRequest {
@@ -157,8 +172,7 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersionsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsRequest",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("ApiVersionsRequest"))
+        self.to_json_body(version).map_err(|e| e.in_type("ApiVersionsRequest"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -184,21 +198,21 @@ impl ApiVersionsRequest {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         if version >= 3 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "clientSoftwareName",
-                &self.client_software_name,
-                version,
-            )
-            .map_err(|e| e.field("client_software_name"))?;
+                    &mut m,
+                    "clientSoftwareName",
+                    &self.client_software_name,
+                    version,
+                )
+                .map_err(|e| e.field("client_software_name"))?;
         }
         if version >= 3 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "clientSoftwareVersion",
-                &self.client_software_version,
-                version,
-            )
-            .map_err(|e| e.field("client_software_version"))?;
+                    &mut m,
+                    "clientSoftwareVersion",
+                    &self.client_software_version,
+                    version,
+                )
+                .map_err(|e| e.field("client_software_version"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -206,7 +220,10 @@ impl ApiVersionsRequest {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -226,7 +243,11 @@ impl ApiVersionsRequest {
                 )?
             },
             client_software_version: if version >= 3 {
-                ::kwire_protocol::wire::json::required(o, "clientSoftwareVersion", version)?
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "clientSoftwareVersion",
+                    version,
+                )?
             } else {
                 ::kwire_protocol::wire::json::field_or(
                     o,
@@ -261,11 +282,12 @@ impl<'a> ApiVersionsRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ApiVersionsRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ApiVersionsRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -288,7 +310,10 @@ impl<'a> ApiVersionsRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ApiVersionsRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -318,7 +343,8 @@ impl<'a> ApiVersionsRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -332,12 +358,15 @@ impl<'a> ApiVersionsRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -372,12 +401,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsRequestRef<'a> {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         if version >= 3 {
-            c.check_string(version >= 3, false)
-                .at_field("client_software_name")?;
+            c.check_string(version >= 3, false).at_field("client_software_name")?;
         }
         if version >= 3 {
-            c.check_string(version >= 3, false)
-                .at_field("client_software_version")?;
+            c.check_string(version >= 3, false).at_field("client_software_version")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

@@ -61,8 +61,7 @@ impl ::kwire_protocol::wire::Encode for ApiVersionsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("ApiVersionsResponse"))
+        self.encode_body(s, version).map_err(|e| e.in_type("ApiVersionsResponse"))
     }
 }
 impl ApiVersionsResponse {
@@ -99,11 +98,9 @@ impl ApiVersionsResponse {
             let emit_2 = (version >= 3) && !self.finalized_features.is_empty();
             let emit_3 = (version >= 3) && self.zk_migration_ready;
             s.put_uvarint(
-                (self.unknown_tagged_fields.len()
-                    + usize::from(emit_0)
-                    + usize::from(emit_1)
-                    + usize::from(emit_2)
-                    + usize::from(emit_3)) as u32,
+                (self.unknown_tagged_fields.len() + usize::from(emit_0)
+                    + usize::from(emit_1) + usize::from(emit_2) + usize::from(emit_3))
+                    as u32,
             );
             let mut i = 0usize;
             i = ::kwire_protocol::wire::write_unknown_tags_below(
@@ -218,13 +215,17 @@ impl ApiVersionsResponse {
         let f_api_keys = {
             let n = r.array_len(version >= 3).at_field("api_keys")?;
             {
-                let mut a: ::std::vec::Vec<ApiVersion> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<ApiVersion> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ApiVersion,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <ApiVersion as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <ApiVersion as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("api_keys")?,
                     );
@@ -254,14 +255,11 @@ impl ApiVersionsResponse {
                                 f_supported_features = {
                                     let n = r.array_len(true).at_field("supported_features")?;
                                     {
-                                        let mut a: ::std::vec::Vec<SupportedFeatureKey> =
-                                            ::std::vec::Vec::with_capacity(
-                                                ::kwire_protocol::wire::bounded_capacity::<
-                                                    SupportedFeatureKey,
-                                                >(
-                                                    n, r.remaining()
-                                                ),
-                                            );
+                                        let mut a: ::std::vec::Vec<SupportedFeatureKey> = ::std::vec::Vec::with_capacity(
+                                            ::kwire_protocol::wire::bounded_capacity::<
+                                                SupportedFeatureKey,
+                                            >(n, r.remaining()),
+                                        );
                                         for i in 0..n {
                                             a.push(
                                                 <SupportedFeatureKey as ::kwire_protocol::wire::Decode>::decode(
@@ -293,8 +291,9 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_finalized_features_epoch =
-                                    r.i64().at_field("finalized_features_epoch")?;
+                                f_finalized_features_epoch = r
+                                    .i64()
+                                    .at_field("finalized_features_epoch")?;
                             }
                         } else {
                             {
@@ -316,14 +315,11 @@ impl ApiVersionsResponse {
                                 f_finalized_features = {
                                     let n = r.array_len(true).at_field("finalized_features")?;
                                     {
-                                        let mut a: ::std::vec::Vec<FinalizedFeatureKey> =
-                                            ::std::vec::Vec::with_capacity(
-                                                ::kwire_protocol::wire::bounded_capacity::<
-                                                    FinalizedFeatureKey,
-                                                >(
-                                                    n, r.remaining()
-                                                ),
-                                            );
+                                        let mut a: ::std::vec::Vec<FinalizedFeatureKey> = ::std::vec::Vec::with_capacity(
+                                            ::kwire_protocol::wire::bounded_capacity::<
+                                                FinalizedFeatureKey,
+                                            >(n, r.remaining()),
+                                        );
                                         for i in 0..n {
                                             a.push(
                                                 <FinalizedFeatureKey as ::kwire_protocol::wire::Decode>::decode(
@@ -355,7 +351,9 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_zk_migration_ready = r.bool().at_field("zk_migration_ready")?;
+                                f_zk_migration_ready = r
+                                    .bool()
+                                    .at_field("zk_migration_ready")?;
                             }
                         } else {
                             {
@@ -371,7 +369,11 @@ impl ApiVersionsResponse {
                         }
                     }
                     _ => {
-                        ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p)
+                        ::kwire_protocol::wire::push_unknown_tag(
+                            &mut unknown_tagged_fields,
+                            tag,
+                            p,
+                        )
                     }
                 }
             }
@@ -407,10 +409,14 @@ impl ::kwire_protocol::wire::Message for ApiVersionsResponse {
     const NAME: &'static str = "ApiVersionsResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(18i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 4i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        4i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        3i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
@@ -421,9 +427,10 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
             api_keys: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <ApiVersion as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <ApiVersion as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             throttle_time_ms: if version >= 1 { g.value(&0i32) } else { 0i32 },
@@ -431,11 +438,10 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
                 {
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <SupportedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <SupportedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 }
             } else {
@@ -446,11 +452,10 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
                 {
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <FinalizedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <FinalizedFeatureKey as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 }
             } else {
@@ -481,8 +486,7 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersionsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("ApiVersionsResponse"))
+        self.to_json_body(version).map_err(|e| e.in_type("ApiVersionsResponse"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -493,7 +497,8 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersionsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("ApiVersionsResponse"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ApiVersionsResponse"))
     }
 }
 #[cfg(feature = "json")]
@@ -512,48 +517,48 @@ impl ApiVersionsResponse {
             .map_err(|e| e.field("api_keys"))?;
         if version >= 1 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "throttleTimeMs",
-                &self.throttle_time_ms,
-                version,
-            )
-            .map_err(|e| e.field("throttle_time_ms"))?;
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
         }
         if (version >= 3) && !self.supported_features.is_empty() {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "supportedFeatures",
-                &self.supported_features,
-                version,
-            )
-            .map_err(|e| e.field("supported_features"))?;
+                    &mut m,
+                    "supportedFeatures",
+                    &self.supported_features,
+                    version,
+                )
+                .map_err(|e| e.field("supported_features"))?;
         }
         if (version >= 3) && self.finalized_features_epoch != -1i64 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "finalizedFeaturesEpoch",
-                &self.finalized_features_epoch,
-                version,
-            )
-            .map_err(|e| e.field("finalized_features_epoch"))?;
+                    &mut m,
+                    "finalizedFeaturesEpoch",
+                    &self.finalized_features_epoch,
+                    version,
+                )
+                .map_err(|e| e.field("finalized_features_epoch"))?;
         }
         if (version >= 3) && !self.finalized_features.is_empty() {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "finalizedFeatures",
-                &self.finalized_features,
-                version,
-            )
-            .map_err(|e| e.field("finalized_features"))?;
+                    &mut m,
+                    "finalizedFeatures",
+                    &self.finalized_features,
+                    version,
+                )
+                .map_err(|e| e.field("finalized_features"))?;
         }
         if (version >= 3) && self.zk_migration_ready {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "zkMigrationReady",
-                &self.zk_migration_ready,
-                version,
-            )
-            .map_err(|e| e.field("zk_migration_ready"))?;
+                    &mut m,
+                    "zkMigrationReady",
+                    &self.zk_migration_ready,
+                    version,
+                )
+                .map_err(|e| e.field("zk_migration_ready"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -561,7 +566,10 @@ impl ApiVersionsResponse {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -575,7 +583,12 @@ impl ApiVersionsResponse {
             throttle_time_ms: if version >= 1 {
                 ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "throttleTimeMs", version, 0i32)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
             },
             supported_features: ::kwire_protocol::wire::json::field_or(
                 o,
@@ -627,11 +640,12 @@ impl<'a> ApiVersionsResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ApiVersionsResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ApiVersionsResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -654,7 +668,10 @@ impl<'a> ApiVersionsResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ApiVersionsResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -691,13 +708,22 @@ impl<'a> ApiVersionsResponseRef<'a> {
     ///
     /// Spec: `ApiKeys: []ApiVersion` (versions 0+).
     #[inline]
-    pub fn api_keys(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, ApiVersionRef<'a>> {
+    pub fn api_keys(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, ApiVersionRef<'a>> {
         let version = self.version;
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -724,10 +750,17 @@ impl<'a> ApiVersionsResponseRef<'a> {
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, SupportedFeatureKeyRef<'a>> {
         let version = self.version;
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -754,10 +787,17 @@ impl<'a> ApiVersionsResponseRef<'a> {
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, FinalizedFeatureKeyRef<'a>> {
         let version = self.version;
         match self.offs[5] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -776,7 +816,9 @@ impl<'a> ApiVersionsResponseRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[0, 1, 2, 3])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -819,13 +861,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(2).at_field("error_code")?;
-        ::kwire_protocol::wire::view::check_array::<ApiVersionRef<'a>>(
-            c,
-            version,
-            version >= 3,
-            false,
-        )
-        .at_field("api_keys")?;
+        ::kwire_protocol::wire::view::check_array::<
+            ApiVersionRef<'a>,
+        >(c, version, version >= 3, false)
+            .at_field("api_keys")?;
         if version >= 1 {
             c.skip(4).at_field("throttle_time_ms")?;
         }
@@ -922,12 +961,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 2;
-        pos = ::kwire_protocol::wire::view::skip_array::<ApiVersionRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 3,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, version >= 3);
         if version >= 1 {
             pos += 4;
         }
@@ -944,12 +980,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ApiVersionsResponseRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<ApiVersionRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 3,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, version >= 3);
         if version >= 1 {
             offs[2] = (pos - start) as u32;
             pos += 4;
@@ -1047,7 +1080,11 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1089,9 +1126,19 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersion {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "apiKey", &self.api_key, version)
             .map_err(|e| e.field("api_key"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "minVersion", &self.min_version, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "minVersion",
+                &self.min_version,
+                version,
+            )
             .map_err(|e| e.field("min_version"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "maxVersion", &self.max_version, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "maxVersion",
+                &self.max_version,
+                version,
+            )
             .map_err(|e| e.field("max_version"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1099,7 +1146,10 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersion {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1109,8 +1159,16 @@ impl ::kwire_protocol::wire::json::JsonForm for ApiVersion {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             api_key: ::kwire_protocol::wire::json::required(o, "apiKey", version)?,
-            min_version: ::kwire_protocol::wire::json::required(o, "minVersion", version)?,
-            max_version: ::kwire_protocol::wire::json::required(o, "maxVersion", version)?,
+            min_version: ::kwire_protocol::wire::json::required(
+                o,
+                "minVersion",
+                version,
+            )?,
+            max_version: ::kwire_protocol::wire::json::required(
+                o,
+                "maxVersion",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1181,7 +1239,9 @@ impl<'a> ApiVersionRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1288,7 +1348,8 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.name, version >= 3).at_field("name")?;
+            ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
+                .at_field("name")?;
         } else {
             if !self.name.is_empty() {
                 return ::core::result::Result::Err(
@@ -1358,7 +1419,11 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1411,7 +1476,12 @@ impl ::kwire_protocol::wire::json::JsonForm for SupportedFeatureKey {
             );
         }
         if version >= 3 {
-            ::kwire_protocol::wire::json::put(&mut m, "minVersion", &self.min_version, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "minVersion",
+                    &self.min_version,
+                    version,
+                )
                 .map_err(|e| e.field("min_version"))?;
         } else if self.min_version != 0i16 {
             return ::core::result::Result::Err(
@@ -1419,7 +1489,12 @@ impl ::kwire_protocol::wire::json::JsonForm for SupportedFeatureKey {
             );
         }
         if version >= 3 {
-            ::kwire_protocol::wire::json::put(&mut m, "maxVersion", &self.max_version, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "maxVersion",
+                    &self.max_version,
+                    version,
+                )
                 .map_err(|e| e.field("max_version"))?;
         } else if self.max_version != 0i16 {
             return ::core::result::Result::Err(
@@ -1432,7 +1507,10 @@ impl ::kwire_protocol::wire::json::JsonForm for SupportedFeatureKey {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1501,7 +1579,8 @@ impl<'a> SupportedFeatureKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1532,7 +1611,9 @@ impl<'a> SupportedFeatureKeyRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1656,7 +1737,8 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.name, version >= 3).at_field("name")?;
+            ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
+                .at_field("name")?;
         } else {
             if !self.name.is_empty() {
                 return ::core::result::Result::Err(
@@ -1669,7 +1751,8 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         } else {
             if self.max_version_level != 0i16 {
                 return ::core::result::Result::Err(
-                    ::kwire_protocol::wire::non_default(version).field("max_version_level"),
+                    ::kwire_protocol::wire::non_default(version)
+                        .field("max_version_level"),
                 );
             }
         }
@@ -1678,7 +1761,8 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
         } else {
             if self.min_version_level != 0i16 {
                 return ::core::result::Result::Err(
-                    ::kwire_protocol::wire::non_default(version).field("min_version_level"),
+                    ::kwire_protocol::wire::non_default(version)
+                        .field("min_version_level"),
                 );
             }
         }
@@ -1726,7 +1810,11 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1780,12 +1868,12 @@ impl ::kwire_protocol::wire::json::JsonForm for FinalizedFeatureKey {
         }
         if version >= 3 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "maxVersionLevel",
-                &self.max_version_level,
-                version,
-            )
-            .map_err(|e| e.field("max_version_level"))?;
+                    &mut m,
+                    "maxVersionLevel",
+                    &self.max_version_level,
+                    version,
+                )
+                .map_err(|e| e.field("max_version_level"))?;
         } else if self.max_version_level != 0i16 {
             return ::core::result::Result::Err(
                 ::kwire_protocol::wire::non_default(version).field("max_version_level"),
@@ -1793,12 +1881,12 @@ impl ::kwire_protocol::wire::json::JsonForm for FinalizedFeatureKey {
         }
         if version >= 3 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "minVersionLevel",
-                &self.min_version_level,
-                version,
-            )
-            .map_err(|e| e.field("min_version_level"))?;
+                    &mut m,
+                    "minVersionLevel",
+                    &self.min_version_level,
+                    version,
+                )
+                .map_err(|e| e.field("min_version_level"))?;
         } else if self.min_version_level != 0i16 {
             return ::core::result::Result::Err(
                 ::kwire_protocol::wire::non_default(version).field("min_version_level"),
@@ -1810,7 +1898,10 @@ impl ::kwire_protocol::wire::json::JsonForm for FinalizedFeatureKey {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1832,12 +1923,22 @@ impl ::kwire_protocol::wire::json::JsonForm for FinalizedFeatureKey {
             max_version_level: if version >= 3 {
                 ::kwire_protocol::wire::json::required(o, "maxVersionLevel", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "maxVersionLevel", version, 0i16)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "maxVersionLevel",
+                    version,
+                    0i16,
+                )?
             },
             min_version_level: if version >= 3 {
                 ::kwire_protocol::wire::json::required(o, "minVersionLevel", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "minVersionLevel", version, 0i16)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "minVersionLevel",
+                    version,
+                    0i16,
+                )?
             },
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
@@ -1879,7 +1980,8 @@ impl<'a> FinalizedFeatureKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1910,7 +2012,9 @@ impl<'a> FinalizedFeatureKeyRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

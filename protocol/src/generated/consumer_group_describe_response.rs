@@ -42,7 +42,8 @@ impl ConsumerGroupDescribeResponse {
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("groups")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("groups")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -73,13 +74,17 @@ impl ConsumerGroupDescribeResponse {
         let f_groups = {
             let n = r.array_len(true).at_field("groups")?;
             {
-                let mut a: ::std::vec::Vec<DescribedGroup> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         DescribedGroup,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("groups")?,
                     );
@@ -112,17 +117,22 @@ impl ::kwire_protocol::wire::Decode for ConsumerGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupDescribeResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ConsumerGroupDescribeResponse {
     const NAME: &'static str = "ConsumerGroupDescribeResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(69i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 1i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        1i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupDescribeResponse {
@@ -133,11 +143,10 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupDescribeResponse {
             groups: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -172,7 +181,8 @@ impl ::kwire_protocol::wire::json::JsonForm for ConsumerGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupDescribeResponse",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
     }
 }
 #[cfg(feature = "json")]
@@ -186,12 +196,12 @@ impl ConsumerGroupDescribeResponse {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "throttleTimeMs",
-            &self.throttle_time_ms,
-            version,
-        )
-        .map_err(|e| e.field("throttle_time_ms"))?;
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
         ::kwire_protocol::wire::check_unknown_tags(
@@ -200,7 +210,10 @@ impl ConsumerGroupDescribeResponse {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -209,7 +222,11 @@ impl ConsumerGroupDescribeResponse {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            throttle_time_ms: ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?,
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
             groups: ::kwire_protocol::wire::json::required(o, "groups", version)?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
@@ -237,11 +254,12 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ConsumerGroupDescribeResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupDescribeResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -264,7 +282,10 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -301,18 +322,29 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
     ///
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     #[inline]
-    pub fn groups(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
+    pub fn groups(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -337,14 +369,17 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeResponseRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for ConsumerGroupDescribeResponseRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(4).at_field("throttle_time_ms")?;
-        ::kwire_protocol::wire::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, true, false)
             .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -355,9 +390,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRespons
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<DescribedGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -368,9 +403,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupDescribeRespons
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<DescribedGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -460,26 +495,29 @@ impl ::kwire_protocol::wire::Encode for Member {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, true).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, true)
+            .at_field("member_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
-        ::kwire_protocol::wire::write_string(s, &self.client_id, true).at_field("client_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_host, true).at_field("client_host")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_id, true)
+            .at_field("client_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_host, true)
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
@@ -491,13 +529,13 @@ impl ::kwire_protocol::wire::Encode for Member {
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.subscribed_topic_regex.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("subscribed_topic_regex")?;
+                s,
+                self.subscribed_topic_regex.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("subscribed_topic_regex")?;
         ::kwire_protocol::wire::Encode::encode_to(&self.assignment, s, version)
             .at_field("assignment")?;
         ::kwire_protocol::wire::Encode::encode_to(&self.target_assignment, s, version)
@@ -536,27 +574,32 @@ impl ::kwire_protocol::wire::Decode for Member {
         let f_subscribed_topic_names = {
             let n = r.array_len(true).at_field("subscribed_topic_names")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("subscribed_topic_names")?,
+                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
                     );
                 }
                 a
             }
         };
-        let f_subscribed_topic_regex =
-            r.nullable_string(true).at_field("subscribed_topic_regex")?;
-        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
+        let f_subscribed_topic_regex = r
+            .nullable_string(true)
+            .at_field("subscribed_topic_regex")?;
+        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+                r,
+                version,
+            )
             .at_field("assignment")?;
-        let f_target_assignment =
-            <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
-                .at_field("target_assignment")?;
+        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+                r,
+                version,
+            )
+            .at_field("target_assignment")?;
         let f_member_type = if version >= 1 {
             r.i8().at_field("member_type")?
         } else {
@@ -594,30 +637,38 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             member_epoch: g.value(&0i32),
             client_id: g.value(&::kwire_protocol::wire::KStr::new()),
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
             subscribed_topic_names: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             subscribed_topic_regex: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
-            assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+            assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
+                g,
+                version,
+            ),
             target_assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
-                g, version,
+                g,
+                version,
             ),
             member_type: if version >= 1 { g.value(&-1i8) } else { -1i8 },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -638,41 +689,66 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
             .map_err(|e| e.field("client_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientHost", &self.client_host, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
             .map_err(|e| e.field("client_host"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "subscribedTopicNames",
-            &self.subscribed_topic_names,
-            version,
-        )
-        .map_err(|e| e.field("subscribed_topic_names"))?;
+                &mut m,
+                "subscribedTopicNames",
+                &self.subscribed_topic_names,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_names"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "subscribedTopicRegex",
-            &self.subscribed_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("subscribed_topic_regex"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "assignment", &self.assignment, version)
+                &mut m,
+                "subscribedTopicRegex",
+                &self.subscribed_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_regex"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignment",
+                &self.assignment,
+                version,
+            )
             .map_err(|e| e.field("assignment"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "targetAssignment",
-            &self.target_assignment,
-            version,
-        )
-        .map_err(|e| e.field("target_assignment"))?;
+                &mut m,
+                "targetAssignment",
+                &self.target_assignment,
+                version,
+            )
+            .map_err(|e| e.field("target_assignment"))?;
         if version >= 1 {
-            ::kwire_protocol::wire::json::put(&mut m, "memberType", &self.member_type, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "memberType",
+                    &self.member_type,
+                    version,
+                )
                 .map_err(|e| e.field("member_type"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -681,7 +757,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -691,11 +770,23 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
-            client_host: ::kwire_protocol::wire::json::required(o, "clientHost", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
             subscribed_topic_names: ::kwire_protocol::wire::json::required(
                 o,
                 "subscribedTopicNames",
@@ -706,7 +797,11 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
                 "subscribedTopicRegex",
                 version,
             )?,
-            assignment: ::kwire_protocol::wire::json::required(o, "assignment", version)?,
+            assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "assignment",
+                version,
+            )?,
             target_assignment: ::kwire_protocol::wire::json::required(
                 o,
                 "targetAssignment",
@@ -756,7 +851,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -808,7 +904,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -821,7 +918,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -829,12 +927,21 @@ impl<'a> MemberRef<'a> {
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, entity topicName).
     #[inline]
-    pub fn subscribed_topic_names(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn subscribed_topic_names(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -861,12 +968,10 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::struct_at::<AssignmentRef<'a>>(
-                    self.buf,
-                    o,
-                    self.version,
-                )
-                .unwrap_or(AssignmentRef::absent(self.version))
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
             }
         }
     }
@@ -879,12 +984,10 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::struct_at::<AssignmentRef<'a>>(
-                    self.buf,
-                    o,
-                    self.version,
-                )
-                .unwrap_or(AssignmentRef::absent(self.version))
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
             }
         }
     }
@@ -902,7 +1005,9 @@ impl<'a> MemberRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -914,10 +1019,14 @@ impl<'a> MemberRef<'a> {
             },
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             member_epoch: self.member_epoch(),
             client_id: {
                 let v = self.client_id();
@@ -930,12 +1039,16 @@ impl<'a> MemberRef<'a> {
             subscribed_topic_names: {
                 let v = self.subscribed_topic_names();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             subscribed_topic_regex: self
                 .subscribed_topic_regex()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             assignment: {
                 let v = self.assignment();
                 v.to_owned()
@@ -973,11 +1086,14 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         c.check_string(true, false).at_field("client_host")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("subscribed_topic_names")?;
-        c.check_string(true, true)
-            .at_field("subscribed_topic_regex")?;
-        <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        c.check_string(true, true).at_field("subscribed_topic_regex")?;
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .at_field("assignment")?;
-        <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .at_field("target_assignment")?;
         if version >= 1 {
             c.skip(1).at_field("member_type")?;
@@ -996,14 +1112,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         if version >= 1 {
             pos += 1;
         }
@@ -1027,17 +1145,19 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         offs[5] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[6] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[7] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[8] = (pos - start) as u32;
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         offs[9] = (pos - start) as u32;
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         if version >= 1 {
             offs[10] = (pos - start) as u32;
             pos += 1;
@@ -1123,22 +1243,25 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         let flexible: bool = true;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.error_message.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("error_message")?;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, true).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.group_state, true).at_field("group_state")?;
+                s,
+                self.error_message.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("error_message")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, true)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_state, true)
+            .at_field("group_state")?;
         s.put_raw(&self.group_epoch.to_be_bytes());
         s.put_raw(&self.assignment_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.assignor_name, true)
             .at_field("assignor_name")?;
         {
             let a = &self.members;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("members")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("members")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -1178,10 +1301,9 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         let f_members = {
             let n = r.array_len(true).at_field("members")?;
             {
-                let mut a: ::std::vec::Vec<Member> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        Member,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1223,7 +1345,9 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
             error_message: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             group_id: g.value(&::kwire_protocol::wire::KStr::new()),
             group_state: g.value(&::kwire_protocol::wire::KStr::new()),
@@ -1233,7 +1357,10 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
             members: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(g, version))
+                    .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             authorized_operations: g.value(&-2147483648i32),
@@ -1255,39 +1382,62 @@ impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
             .map_err(|e| e.field("error_message"))?;
         ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
             .map_err(|e| e.field("group_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "groupState", &self.group_state, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupState",
+                &self.group_state,
+                version,
+            )
             .map_err(|e| e.field("group_state"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "groupEpoch", &self.group_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupEpoch",
+                &self.group_epoch,
+                version,
+            )
             .map_err(|e| e.field("group_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "assignmentEpoch",
-            &self.assignment_epoch,
-            version,
-        )
-        .map_err(|e| e.field("assignment_epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "assignorName", &self.assignor_name, version)
+                &mut m,
+                "assignmentEpoch",
+                &self.assignment_epoch,
+                version,
+            )
+            .map_err(|e| e.field("assignment_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignorName",
+                &self.assignor_name,
+                version,
+            )
             .map_err(|e| e.field("assignor_name"))?;
         ::kwire_protocol::wire::json::put(&mut m, "members", &self.members, version)
             .map_err(|e| e.field("members"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "authorizedOperations",
-            &self.authorized_operations,
-            version,
-        )
-        .map_err(|e| e.field("authorized_operations"))?;
+                &mut m,
+                "authorizedOperations",
+                &self.authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("authorized_operations"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1297,16 +1447,32 @@ impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
-            error_message: ::kwire_protocol::wire::json::required(o, "errorMessage", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
             group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
-            group_state: ::kwire_protocol::wire::json::required(o, "groupState", version)?,
-            group_epoch: ::kwire_protocol::wire::json::required(o, "groupEpoch", version)?,
+            group_state: ::kwire_protocol::wire::json::required(
+                o,
+                "groupState",
+                version,
+            )?,
+            group_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "groupEpoch",
+                version,
+            )?,
             assignment_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "assignmentEpoch",
                 version,
             )?,
-            assignor_name: ::kwire_protocol::wire::json::required(o, "assignorName", version)?,
+            assignor_name: ::kwire_protocol::wire::json::required(
+                o,
+                "assignorName",
+                version,
+            )?,
             members: ::kwire_protocol::wire::json::required(o, "members", version)?,
             authorized_operations: ::kwire_protocol::wire::json::required(
                 o,
@@ -1378,7 +1544,8 @@ impl<'a> DescribedGroupRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1391,7 +1558,8 @@ impl<'a> DescribedGroupRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1430,7 +1598,8 @@ impl<'a> DescribedGroupRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1440,10 +1609,17 @@ impl<'a> DescribedGroupRef<'a> {
     #[inline]
     pub fn members(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, MemberRef<'a>> {
         match self.offs[7] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1462,7 +1638,9 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1471,7 +1649,9 @@ impl<'a> DescribedGroupRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             group_id: {
                 let v = self.group_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -1522,7 +1702,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
             c.skip(4).at_field("assignment_epoch")?;
         }
         c.check_string(true, false).at_field("assignor_name")?;
-        ::kwire_protocol::wire::view::check_array::<MemberRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, true, false)
             .at_field("members")?;
         c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
@@ -1540,7 +1722,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         pos += 4;
         pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
         pos += 4;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1564,7 +1748,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         offs[6] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[7] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
         offs[8] = (pos - start) as u32;
         pos += 4;
         let tags = (pos - start) as u32;
@@ -1607,10 +1793,12 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
-        ::kwire_protocol::wire::write_string(s, &self.topic_name, true).at_field("topic_name")?;
+        ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1684,7 +1872,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "topicName", &self.topic_name, version)
             .map_err(|e| e.field("topic_name"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1692,7 +1885,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1703,7 +1899,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
             topic_name: ::kwire_protocol::wire::json::required(o, "topicName", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1756,7 +1956,8 @@ impl<'a> TopicPartitionsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1766,16 +1967,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1904,13 +2114,17 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let f_topic_partitions = {
             let n = r.array_len(true).at_field("topic_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartitions,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("topic_partitions")?,
                     );
@@ -1939,11 +2153,10 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
             topic_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1963,19 +2176,22 @@ impl ::kwire_protocol::wire::json::JsonForm for Assignment {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "topicPartitions",
-            &self.topic_partitions,
-            version,
-        )
-        .map_err(|e| e.field("topic_partitions"))?;
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2027,16 +2243,25 @@ impl<'a> AssignmentRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2066,10 +2291,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("topic_partitions")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2078,9 +2303,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2089,9 +2314,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -32,8 +32,9 @@ pub struct ConsumerGroupHeartbeatRequest {
     /// Full list of topic names the member subscribes to; null when unchanged since the previous heartbeat.
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, nullable 0+, default null, entity topicName).
-    pub subscribed_topic_names:
-        ::core::option::Option<::std::vec::Vec<::kwire_protocol::wire::KStr>>,
+    pub subscribed_topic_names: ::core::option::Option<
+        ::std::vec::Vec<::kwire_protocol::wire::KStr>,
+    >,
     /// Regular expression (RE2/J syntax) selecting the topics to subscribe to, evaluated by the broker; null when unchanged since the previous heartbeat. v1+.
     ///
     /// Spec: `SubscribedTopicRegex: string` (versions 1+, nullable 1+, default null).
@@ -89,25 +90,27 @@ impl ConsumerGroupHeartbeatRequest {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, true).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, true).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, true)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, true)
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.subscribed_topic_names {
             ::core::option::Option::Some(a) => {
@@ -126,28 +129,29 @@ impl ConsumerGroupHeartbeatRequest {
         }
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.subscribed_topic_regex.as_ref(),
-                true,
-                version >= 1,
-                version,
-            )
-            .at_field("subscribed_topic_regex")?;
+                    s,
+                    self.subscribed_topic_regex.as_ref(),
+                    true,
+                    version >= 1,
+                    version,
+                )
+                .at_field("subscribed_topic_regex")?;
         } else {
             if self.subscribed_topic_regex.is_some() {
                 return ::core::result::Result::Err(
-                    ::kwire_protocol::wire::non_default(version).field("subscribed_topic_regex"),
+                    ::kwire_protocol::wire::non_default(version)
+                        .field("subscribed_topic_regex"),
                 );
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.server_assignor.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("server_assignor")?;
+                s,
+                self.server_assignor.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("server_assignor")?;
         match &self.topic_partitions {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_array_len(s, a.len(), true)
@@ -193,47 +197,62 @@ impl ConsumerGroupHeartbeatRequest {
             .nullable_array_len(true)
             .at_field("subscribed_topic_names")?
         {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("subscribed_topic_names")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            ::kwire_protocol::wire::KStr,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            r
+                                .string(true)
+                                .at_index(i)
+                                .at_field("subscribed_topic_names")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_subscribed_topic_regex = if version >= 1 {
             if version >= 1 {
                 r.nullable_string(true).at_field("subscribed_topic_regex")?
             } else {
-                ::core::option::Option::Some(r.string(true).at_field("subscribed_topic_regex")?)
+                ::core::option::Option::Some(
+                    r.string(true).at_field("subscribed_topic_regex")?,
+                )
             }
         } else {
             ::core::option::Option::None
         };
         let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
-        let f_topic_partitions = match r.nullable_array_len(true).at_field("topic_partitions")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartitions,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("topic_partitions")?,
+        let f_topic_partitions = match r
+            .nullable_array_len(true)
+            .at_field("topic_partitions")?
+        {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TopicPartitions,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("topic_partitions")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -269,17 +288,22 @@ impl ::kwire_protocol::wire::Decode for ConsumerGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for ConsumerGroupHeartbeatRequest {
     const NAME: &'static str = "ConsumerGroupHeartbeatRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(68i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 1i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        1i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
@@ -292,12 +316,16 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rebalance_timeout_ms: g.value(&-1i32),
             subscribed_topic_names: if g.null() {
@@ -314,7 +342,9 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                 if (version >= 1) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::None
@@ -322,7 +352,9 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
             server_assignor: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             topic_partitions: if g.null() {
                 ::core::option::Option::None
@@ -330,11 +362,10 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -370,7 +401,8 @@ impl ::kwire_protocol::wire::json::JsonForm for ConsumerGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatRequest",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
     }
 }
 #[cfg(feature = "json")]
@@ -387,55 +419,74 @@ impl ConsumerGroupHeartbeatRequest {
             .map_err(|e| e.field("group_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "rebalanceTimeoutMs",
-            &self.rebalance_timeout_ms,
-            version,
-        )
-        .map_err(|e| e.field("rebalance_timeout_ms"))?;
-        ::kwire_protocol::wire::json::put(
-            &mut m,
-            "subscribedTopicNames",
-            &self.subscribed_topic_names,
-            version,
-        )
-        .map_err(|e| e.field("subscribed_topic_names"))?;
-        if version >= 1 {
-            ::kwire_protocol::wire::json::put(
                 &mut m,
-                "subscribedTopicRegex",
-                &self.subscribed_topic_regex,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
                 version,
             )
-            .map_err(|e| e.field("subscribed_topic_regex"))?;
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subscribedTopicNames",
+                &self.subscribed_topic_names,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_names"))?;
+        if version >= 1 {
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "subscribedTopicRegex",
+                    &self.subscribed_topic_regex,
+                    version,
+                )
+                .map_err(|e| e.field("subscribed_topic_regex"))?;
         } else if self.subscribed_topic_regex.is_some() {
             return ::core::result::Result::Err(
-                ::kwire_protocol::wire::non_default(version).field("subscribed_topic_regex"),
+                ::kwire_protocol::wire::non_default(version)
+                    .field("subscribed_topic_regex"),
             );
         }
-        ::kwire_protocol::wire::json::put(&mut m, "serverAssignor", &self.server_assignor, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "serverAssignor",
+                &self.server_assignor,
+                version,
+            )
             .map_err(|e| e.field("server_assignor"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "topicPartitions",
-            &self.topic_partitions,
-            version,
-        )
-        .map_err(|e| e.field("topic_partitions"))?;
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -446,8 +497,16 @@ impl ConsumerGroupHeartbeatRequest {
         ::core::result::Result::Ok(Self {
             group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
             rebalance_timeout_ms: ::kwire_protocol::wire::json::required(
                 o,
@@ -460,7 +519,11 @@ impl ConsumerGroupHeartbeatRequest {
                 version,
             )?,
             subscribed_topic_regex: if version >= 1 {
-                ::kwire_protocol::wire::json::required(o, "subscribedTopicRegex", version)?
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "subscribedTopicRegex",
+                    version,
+                )?
             } else {
                 ::kwire_protocol::wire::json::field_or(
                     o,
@@ -469,7 +532,11 @@ impl ConsumerGroupHeartbeatRequest {
                     ::core::option::Option::None,
                 )?
             },
-            server_assignor: ::kwire_protocol::wire::json::required(o, "serverAssignor", version)?,
+            server_assignor: ::kwire_protocol::wire::json::required(
+                o,
+                "serverAssignor",
+                version,
+            )?,
             topic_partitions: ::kwire_protocol::wire::json::required(
                 o,
                 "topicPartitions",
@@ -501,11 +568,12 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ConsumerGroupHeartbeatRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupHeartbeatRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -528,7 +596,10 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -557,7 +628,8 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -570,7 +642,8 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -637,7 +710,12 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -673,18 +751,26 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn topic_partitions(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>>>
-    {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>>,
+    > {
         match self.offs[9] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -701,22 +787,35 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             member_epoch: self.member_epoch(),
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rebalance_timeout_ms: self.rebalance_timeout_ms(),
-            subscribed_topic_names: self.subscribed_topic_names().map(|v| {
-                v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
-                    .collect()
-            }),
+            subscribed_topic_names: self
+                .subscribed_topic_names()
+                .map(|v| {
+                    v
+                        .iter()
+                        .map(|x| ::kwire_protocol::wire::KStr::from(
+                            ::std::string::String::from(x),
+                        ))
+                        .collect()
+                }),
             subscribed_topic_regex: self
                 .subscribed_topic_regex()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             server_assignor: self
                 .server_assignor()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             topic_partitions: self
                 .topic_partitions()
                 .map(|v| v.iter().map(|x| x.to_owned()).collect()),
@@ -734,7 +833,8 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatRequestRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for ConsumerGroupHeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -749,11 +849,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatReques
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, true)
             .at_field("subscribed_topic_names")?;
         if version >= 1 {
-            c.check_string(true, version >= 1)
-                .at_field("subscribed_topic_regex")?;
+            c.check_string(true, version >= 1).at_field("subscribed_topic_regex")?;
         }
         c.check_string(true, true).at_field("server_assignor")?;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, true)
             .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -769,14 +870,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatReques
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         if version >= 1 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         }
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -797,7 +900,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatReques
         offs[5] = (pos - start) as u32;
         pos += 4;
         offs[6] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         if version >= 1 {
             offs[7] = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
@@ -805,9 +910,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatReques
         offs[8] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[9] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -846,7 +951,8 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -915,7 +1021,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
             .map_err(|e| e.field("topic_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -923,7 +1034,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -933,7 +1047,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -983,16 +1101,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

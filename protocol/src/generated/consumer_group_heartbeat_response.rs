@@ -62,27 +62,28 @@ impl ConsumerGroupHeartbeatResponse {
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.error_message.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("error_message")?;
+                s,
+                self.error_message.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("error_message")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.member_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("member_id")?;
+                s,
+                self.member_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.heartbeat_interval_ms.to_be_bytes());
         match &self.assignment {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version).at_field("assignment")?;
+                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                    .at_field("assignment")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -152,17 +153,22 @@ impl ::kwire_protocol::wire::Decode for ConsumerGroupHeartbeatResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ConsumerGroupHeartbeatResponse"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ConsumerGroupHeartbeatResponse {
     const NAME: &'static str = "ConsumerGroupHeartbeatResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(68i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 1i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        1i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatResponse {
@@ -174,12 +180,16 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatResponse {
             error_message: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             member_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             member_epoch: g.value(&0i32),
             heartbeat_interval_ms: g.value(&0i32),
@@ -187,7 +197,10 @@ impl ::kwire_protocol::wire::sample::Sample for ConsumerGroupHeartbeatResponse {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -237,28 +250,43 @@ impl ConsumerGroupHeartbeatResponse {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "throttleTimeMs",
-            &self.throttle_time_ms,
-            version,
-        )
-        .map_err(|e| e.field("throttle_time_ms"))?;
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
             .map_err(|e| e.field("error_message"))?;
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "heartbeatIntervalMs",
-            &self.heartbeat_interval_ms,
-            version,
-        )
-        .map_err(|e| e.field("heartbeat_interval_ms"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "assignment", &self.assignment, version)
+                &mut m,
+                "heartbeatIntervalMs",
+                &self.heartbeat_interval_ms,
+                version,
+            )
+            .map_err(|e| e.field("heartbeat_interval_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignment",
+                &self.assignment,
+                version,
+            )
             .map_err(|e| e.field("assignment"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -266,7 +294,10 @@ impl ConsumerGroupHeartbeatResponse {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -275,17 +306,33 @@ impl ConsumerGroupHeartbeatResponse {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            throttle_time_ms: ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?,
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
             error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
-            error_message: ::kwire_protocol::wire::json::required(o, "errorMessage", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             heartbeat_interval_ms: ::kwire_protocol::wire::json::required(
                 o,
                 "heartbeatIntervalMs",
                 version,
             )?,
-            assignment: ::kwire_protocol::wire::json::required(o, "assignment", version)?,
+            assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "assignment",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -312,11 +359,12 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ConsumerGroupHeartbeatResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ConsumerGroupHeartbeatResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -339,7 +387,10 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ConsumerGroupHeartbeatResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -447,24 +498,21 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<AssignmentRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        AssignmentRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<AssignmentRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        AssignmentRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -474,10 +522,14 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             member_id: self
                 .member_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             member_epoch: self.member_epoch(),
             heartbeat_interval_ms: self.heartbeat_interval_ms(),
             assignment: self.assignment().map(|v| v.to_owned()),
@@ -495,7 +547,8 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatResponseRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for ConsumerGroupHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -516,11 +569,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatRespon
             c.skip(4).at_field("heartbeat_interval_ms")?;
         }
         if c.struct_present()? {
-            <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <AssignmentRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("assignment")?;
+            .at_field("assignment")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -537,9 +592,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatRespon
         pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <AssignmentRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
@@ -565,9 +620,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for ConsumerGroupHeartbeatRespon
         offs[6] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <AssignmentRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
@@ -637,13 +692,17 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let f_topic_partitions = {
             let n = r.array_len(true).at_field("topic_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartitions,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("topic_partitions")?,
                     );
@@ -672,11 +731,10 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
             topic_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -696,19 +754,22 @@ impl ::kwire_protocol::wire::json::JsonForm for Assignment {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "topicPartitions",
-            &self.topic_partitions,
-            version,
-        )
-        .map_err(|e| e.field("topic_partitions"))?;
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -760,16 +821,25 @@ impl<'a> AssignmentRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -799,10 +869,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("topic_partitions")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -811,9 +881,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -822,9 +892,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -863,7 +933,8 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -932,7 +1003,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
             .map_err(|e| e.field("topic_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -940,7 +1016,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -950,7 +1029,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1000,16 +1083,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

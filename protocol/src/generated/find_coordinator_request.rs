@@ -31,8 +31,7 @@ impl ::kwire_protocol::wire::Encode for FindCoordinatorRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("FindCoordinatorRequest"))
+        self.encode_body(s, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
     }
 }
 impl FindCoordinatorRequest {
@@ -44,7 +43,8 @@ impl FindCoordinatorRequest {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version <= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.key, version >= 3).at_field("key")?;
+            ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
+                .at_field("key")?;
         } else {
             if !self.key.is_empty() {
                 return ::core::result::Result::Err(
@@ -75,7 +75,8 @@ impl FindCoordinatorRequest {
         } else {
             if !self.coordinator_keys.is_empty() {
                 return ::core::result::Result::Err(
-                    ::kwire_protocol::wire::non_default(version).field("coordinator_keys"),
+                    ::kwire_protocol::wire::non_default(version)
+                        .field("coordinator_keys"),
                 );
             }
         }
@@ -106,22 +107,20 @@ impl FindCoordinatorRequest {
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_key_type = if version >= 1 {
-            r.i8().at_field("key_type")?
-        } else {
-            0i8
-        };
+        let f_key_type = if version >= 1 { r.i8().at_field("key_type")? } else { 0i8 };
         let f_coordinator_keys = if version >= 4 {
             {
                 let n = r.array_len(version >= 3).at_field("coordinator_keys")?;
                 {
-                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                        ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
                             ::kwire_protocol::wire::KStr,
-                        >(n, r.remaining()));
+                        >(n, r.remaining()),
+                    );
                     for i in 0..n {
                         a.push(
-                            r.string(version >= 3)
+                            r
+                                .string(version >= 3)
                                 .at_index(i)
                                 .at_field("coordinator_keys")?,
                         );
@@ -137,7 +136,11 @@ impl FindCoordinatorRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -167,10 +170,14 @@ impl ::kwire_protocol::wire::Message for FindCoordinatorRequest {
     const NAME: &'static str = "FindCoordinatorRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(10i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 6i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        6i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        3i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorRequest {
@@ -217,8 +224,7 @@ impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("FindCoordinatorRequest"))
+        self.to_json_body(version).map_err(|e| e.in_type("FindCoordinatorRequest"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -229,7 +235,8 @@ impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("FindCoordinatorRequest"))
     }
 }
 #[cfg(feature = "json")]
@@ -260,12 +267,12 @@ impl FindCoordinatorRequest {
         }
         if version >= 4 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "coordinatorKeys",
-                &self.coordinator_keys,
-                version,
-            )
-            .map_err(|e| e.field("coordinator_keys"))?;
+                    &mut m,
+                    "coordinatorKeys",
+                    &self.coordinator_keys,
+                    version,
+                )
+                .map_err(|e| e.field("coordinator_keys"))?;
         } else if !self.coordinator_keys.is_empty() {
             return ::core::result::Result::Err(
                 ::kwire_protocol::wire::non_default(version).field("coordinator_keys"),
@@ -277,7 +284,10 @@ impl FindCoordinatorRequest {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -337,11 +347,12 @@ impl<'a> FindCoordinatorRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("FindCoordinatorRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("FindCoordinatorRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -364,7 +375,10 @@ impl<'a> FindCoordinatorRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("FindCoordinatorRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -394,7 +408,8 @@ impl<'a> FindCoordinatorRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -415,19 +430,30 @@ impl<'a> FindCoordinatorRequestRef<'a> {
     ///
     /// Spec: `CoordinatorKeys: []string` (versions 4+).
     #[inline]
-    pub fn coordinator_keys(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn coordinator_keys(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         let version = self.version;
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -441,7 +467,9 @@ impl<'a> FindCoordinatorRequestRef<'a> {
             coordinator_keys: {
                 let v = self.coordinator_keys();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             unknown_tagged_fields: {
@@ -471,7 +499,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
             c.skip(1).at_field("key_type")?;
         }
         if version >= 4 {
-            ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, version >= 3, false)
+            ::kwire_protocol::wire::view::check_array::<
+                &'a str,
+            >(c, version, version >= 3, false)
                 .at_field("coordinator_keys")?;
         }
         if version >= 3 {
@@ -491,12 +521,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
             pos += 1;
         }
         if version >= 4 {
-            pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(
-                buf,
-                pos,
-                version,
-                version >= 3,
-            );
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, version >= 3);
         }
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -518,12 +545,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorRequestRef<'a
         }
         if version >= 4 {
             offs[2] = (pos - start) as u32;
-            pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(
-                buf,
-                pos,
-                version,
-                version >= 3,
-            );
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, version >= 3);
         }
         if version >= 3 {
             tags = (pos - start) as u32;

@@ -41,7 +41,9 @@ impl ::core::default::Default for FindCoordinatorResponse {
         Self {
             throttle_time_ms: 0i32,
             error_code: 0i16,
-            error_message: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+            error_message: ::core::option::Option::Some(
+                ::kwire_protocol::wire::KStr::new(),
+            ),
             node_id: 0i32,
             host: ::kwire_protocol::wire::KStr::new(),
             port: 0i32,
@@ -61,8 +63,7 @@ impl ::kwire_protocol::wire::Encode for FindCoordinatorResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("FindCoordinatorResponse"))
+        self.encode_body(s, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
     }
 }
 impl FindCoordinatorResponse {
@@ -87,13 +88,13 @@ impl FindCoordinatorResponse {
         }
         if (1..=3).contains(&version) {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.error_message.as_ref(),
-                version >= 3,
-                (1..=3).contains(&version),
-                version,
-            )
-            .at_field("error_message")?;
+                    s,
+                    self.error_message.as_ref(),
+                    version >= 3,
+                    (1..=3).contains(&version),
+                    version,
+                )
+                .at_field("error_message")?;
         }
         if version <= 3 {
             s.put_raw(&self.node_id.to_be_bytes());
@@ -105,7 +106,8 @@ impl FindCoordinatorResponse {
             }
         }
         if version <= 3 {
-            ::kwire_protocol::wire::write_string(s, &self.host, version >= 3).at_field("host")?;
+            ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
+                .at_field("host")?;
         } else {
             if !self.host.is_empty() {
                 return ::core::result::Result::Err(
@@ -176,37 +178,35 @@ impl FindCoordinatorResponse {
             if (1..=3).contains(&version) {
                 r.nullable_string(version >= 3).at_field("error_message")?
             } else {
-                ::core::option::Option::Some(r.string(version >= 3).at_field("error_message")?)
+                ::core::option::Option::Some(
+                    r.string(version >= 3).at_field("error_message")?,
+                )
             }
         } else {
             ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
         };
-        let f_node_id = if version <= 3 {
-            r.i32().at_field("node_id")?
-        } else {
-            0i32
-        };
+        let f_node_id = if version <= 3 { r.i32().at_field("node_id")? } else { 0i32 };
         let f_host = if version <= 3 {
             r.string(version >= 3).at_field("host")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_port = if version <= 3 {
-            r.i32().at_field("port")?
-        } else {
-            0i32
-        };
+        let f_port = if version <= 3 { r.i32().at_field("port")? } else { 0i32 };
         let f_coordinators = if version >= 4 {
             {
                 let n = r.array_len(version >= 3).at_field("coordinators")?;
                 {
-                    let mut a: ::std::vec::Vec<Coordinator> =
-                        ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                    let mut a: ::std::vec::Vec<Coordinator> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
                             Coordinator,
-                        >(n, r.remaining()));
+                        >(n, r.remaining()),
+                    );
                     for i in 0..n {
                         a.push(
-                            <Coordinator as ::kwire_protocol::wire::Decode>::decode(r, version)
+                            <Coordinator as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
                                 .at_index(i)
                                 .at_field("coordinators")?,
                         );
@@ -222,7 +222,11 @@ impl FindCoordinatorResponse {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -256,10 +260,14 @@ impl ::kwire_protocol::wire::Message for FindCoordinatorResponse {
     const NAME: &'static str = "FindCoordinatorResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(10i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 6i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        6i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        3i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
@@ -272,7 +280,9 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
                 if ((1..=3).contains(&version)) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
@@ -288,11 +298,10 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
                 {
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <Coordinator as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <Coordinator as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 }
             } else {
@@ -322,8 +331,7 @@ impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("FindCoordinatorResponse"))
+        self.to_json_body(version).map_err(|e| e.in_type("FindCoordinatorResponse"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -334,7 +342,8 @@ impl ::kwire_protocol::wire::json::JsonForm for FindCoordinatorResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("FindCoordinatorResponse"))
     }
 }
 #[cfg(feature = "json")]
@@ -349,15 +358,20 @@ impl FindCoordinatorResponse {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         if version >= 1 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "throttleTimeMs",
-                &self.throttle_time_ms,
-                version,
-            )
-            .map_err(|e| e.field("throttle_time_ms"))?;
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
         }
         if version <= 3 {
-            ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
                 .map_err(|e| e.field("error_code"))?;
         } else if self.error_code != 0i16 {
             return ::core::result::Result::Err(
@@ -365,7 +379,12 @@ impl FindCoordinatorResponse {
             );
         }
         if (1..=3).contains(&version) {
-            ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorMessage",
+                    &self.error_message,
+                    version,
+                )
                 .map_err(|e| e.field("error_message"))?;
         }
         if version <= 3 {
@@ -393,7 +412,12 @@ impl FindCoordinatorResponse {
             );
         }
         if version >= 4 {
-            ::kwire_protocol::wire::json::put(&mut m, "coordinators", &self.coordinators, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "coordinators",
+                    &self.coordinators,
+                    version,
+                )
                 .map_err(|e| e.field("coordinators"))?;
         } else if !self.coordinators.is_empty() {
             return ::core::result::Result::Err(
@@ -406,7 +430,10 @@ impl FindCoordinatorResponse {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -418,7 +445,12 @@ impl FindCoordinatorResponse {
             throttle_time_ms: if version >= 1 {
                 ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "throttleTimeMs", version, 0i32)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
             },
             error_code: if version <= 3 {
                 ::kwire_protocol::wire::json::required(o, "errorCode", version)?
@@ -491,11 +523,12 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("FindCoordinatorResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("FindCoordinatorResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -518,7 +551,10 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("FindCoordinatorResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -601,7 +637,8 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -622,19 +659,30 @@ impl<'a> FindCoordinatorResponseRef<'a> {
     ///
     /// Spec: `Coordinators: []Coordinator` (versions 4+).
     #[inline]
-    pub fn coordinators(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, CoordinatorRef<'a>> {
+    pub fn coordinators(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, CoordinatorRef<'a>> {
         let version = self.version;
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 3,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -644,7 +692,9 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             node_id: self.node_id(),
             host: {
                 let v = self.host();
@@ -695,13 +745,10 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
             c.skip(4).at_field("port")?;
         }
         if version >= 4 {
-            ::kwire_protocol::wire::view::check_array::<CoordinatorRef<'a>>(
-                c,
-                version,
-                version >= 3,
-                false,
-            )
-            .at_field("coordinators")?;
+            ::kwire_protocol::wire::view::check_array::<
+                CoordinatorRef<'a>,
+            >(c, version, version >= 3, false)
+                .at_field("coordinators")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;
@@ -732,12 +779,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
             pos += 4;
         }
         if version >= 4 {
-            pos = ::kwire_protocol::wire::view::skip_array::<CoordinatorRef<'a>>(
-                buf,
-                pos,
-                version,
-                version >= 3,
-            );
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, version >= 3);
         }
         if version >= 3 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -775,12 +819,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for FindCoordinatorResponseRef<'
         }
         if version >= 4 {
             offs[6] = (pos - start) as u32;
-            pos = ::kwire_protocol::wire::view::skip_array::<CoordinatorRef<'a>>(
-                buf,
-                pos,
-                version,
-                version >= 3,
-            );
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, version >= 3);
         }
         if version >= 3 {
             tags = (pos - start) as u32;
@@ -835,7 +876,9 @@ impl ::core::default::Default for Coordinator {
             host: ::kwire_protocol::wire::KStr::new(),
             port: 0i32,
             error_code: 0i16,
-            error_message: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+            error_message: ::core::option::Option::Some(
+                ::kwire_protocol::wire::KStr::new(),
+            ),
             unknown_tagged_fields: ::std::vec::Vec::new(),
         }
     }
@@ -849,7 +892,8 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
         if version >= 4 {
-            ::kwire_protocol::wire::write_string(s, &self.key, version >= 3).at_field("key")?;
+            ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
+                .at_field("key")?;
         } else {
             if !self.key.is_empty() {
                 return ::core::result::Result::Err(
@@ -867,7 +911,8 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             }
         }
         if version >= 4 {
-            ::kwire_protocol::wire::write_string(s, &self.host, version >= 3).at_field("host")?;
+            ::kwire_protocol::wire::write_string(s, &self.host, version >= 3)
+                .at_field("host")?;
         } else {
             if !self.host.is_empty() {
                 return ::core::result::Result::Err(
@@ -895,13 +940,13 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
         }
         if version >= 4 {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.error_message.as_ref(),
-                version >= 3,
-                version >= 4,
-                version,
-            )
-            .at_field("error_message")?;
+                    s,
+                    self.error_message.as_ref(),
+                    version >= 3,
+                    version >= 4,
+                    version,
+                )
+                .at_field("error_message")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -932,21 +977,13 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_node_id = if version >= 4 {
-            r.i32().at_field("node_id")?
-        } else {
-            0i32
-        };
+        let f_node_id = if version >= 4 { r.i32().at_field("node_id")? } else { 0i32 };
         let f_host = if version >= 4 {
             r.string(version >= 3).at_field("host")?
         } else {
             ::kwire_protocol::wire::KStr::new()
         };
-        let f_port = if version >= 4 {
-            r.i32().at_field("port")?
-        } else {
-            0i32
-        };
+        let f_port = if version >= 4 { r.i32().at_field("port")? } else { 0i32 };
         let f_error_code = if version >= 4 {
             r.i16().at_field("error_code")?
         } else {
@@ -956,7 +993,9 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
             if version >= 4 {
                 r.nullable_string(version >= 3).at_field("error_message")?
             } else {
-                ::core::option::Option::Some(r.string(version >= 3).at_field("error_message")?)
+                ::core::option::Option::Some(
+                    r.string(version >= 3).at_field("error_message")?,
+                )
             }
         } else {
             ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
@@ -966,7 +1005,11 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1003,7 +1046,9 @@ impl ::kwire_protocol::wire::sample::Sample for Coordinator {
                 if (version >= 4) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
@@ -1061,7 +1106,12 @@ impl ::kwire_protocol::wire::json::JsonForm for Coordinator {
             );
         }
         if version >= 4 {
-            ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
                 .map_err(|e| e.field("error_code"))?;
         } else if self.error_code != 0i16 {
             return ::core::result::Result::Err(
@@ -1069,7 +1119,12 @@ impl ::kwire_protocol::wire::json::JsonForm for Coordinator {
             );
         }
         if version >= 4 {
-            ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorMessage",
+                    &self.error_message,
+                    version,
+                )
                 .map_err(|e| e.field("error_message"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1078,7 +1133,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Coordinator {
             version >= 3,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1172,7 +1230,8 @@ impl<'a> CoordinatorRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1199,7 +1258,8 @@ impl<'a> CoordinatorRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 3)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1244,7 +1304,9 @@ impl<'a> CoordinatorRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1263,7 +1325,9 @@ impl<'a> CoordinatorRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -1300,8 +1364,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for CoordinatorRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         if version >= 4 {
-            c.check_string(version >= 3, version >= 4)
-                .at_field("error_message")?;
+            c.check_string(version >= 3, version >= 4).at_field("error_message")?;
         }
         if version >= 3 {
             let n = c.uvarint()?;

@@ -100,13 +100,17 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         let f_assigned_partitions = {
             let n = r.array_len(true).at_field("assigned_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartitions,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("assigned_partitions")?,
                     );
@@ -115,17 +119,19 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
             }
         };
         let f_partitions_pending_revocation = {
-            let n = r
-                .array_len(true)
-                .at_field("partitions_pending_revocation")?;
+            let n = r.array_len(true).at_field("partitions_pending_revocation")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartitions,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("partitions_pending_revocation")?,
                     );
@@ -169,13 +175,18 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupCurrentMemberAssignme
     const NAME: &'static str = "KwireConsumerGroupCurrentMemberAssignmentValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupCurrentMemberAssignmentValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireConsumerGroupCurrentMemberAssignmentValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -185,21 +196,19 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupCurrentMemberA
             assigned_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             partitions_pending_revocation: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -209,7 +218,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupCurrentMemberA
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupCurrentMemberAssignmentValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireConsumerGroupCurrentMemberAssignmentValue {
     fn to_json(
         &self,
         version: i16,
@@ -248,38 +258,46 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "previousMemberEpoch",
-            &self.previous_member_epoch,
-            version,
-        )
-        .map_err(|e| e.field("previous_member_epoch"))?;
+                &mut m,
+                "previousMemberEpoch",
+                &self.previous_member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("previous_member_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "state", &self.state, version)
             .map_err(|e| e.field("state"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "assignedPartitions",
-            &self.assigned_partitions,
-            version,
-        )
-        .map_err(|e| e.field("assigned_partitions"))?;
+                &mut m,
+                "assignedPartitions",
+                &self.assigned_partitions,
+                version,
+            )
+            .map_err(|e| e.field("assigned_partitions"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "partitionsPendingRevocation",
-            &self.partitions_pending_revocation,
-            version,
-        )
-        .map_err(|e| e.field("partitions_pending_revocation"))?;
+                &mut m,
+                "partitionsPendingRevocation",
+                &self.partitions_pending_revocation,
+                version,
+            )
+            .map_err(|e| e.field("partitions_pending_revocation"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -288,7 +306,11 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             previous_member_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "previousMemberEpoch",
@@ -331,11 +353,12 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupCurrentMemberAssignmentValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupCurrentMemberAssignmentValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -358,7 +381,10 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupCurrentMemberAssignmentValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -425,10 +451,17 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -441,16 +474,25 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -482,8 +524,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a>
-{
+for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -496,14 +537,14 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
             c.skip(4).at_field("previous_member_epoch")?;
             c.skip(1).at_field("state")?;
         }
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("assigned_partitions")?;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("partitions_pending_revocation")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .at_field("assigned_partitions")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .at_field("partitions_pending_revocation")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -515,12 +556,12 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         pos += 4;
         pos += 4;
         pos += 1;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -535,13 +576,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         offs[2] = (pos - start) as u32;
         pos += 1;
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -580,7 +621,8 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -649,7 +691,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
             .map_err(|e| e.field("topic_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -657,7 +704,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -667,7 +717,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -717,16 +771,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

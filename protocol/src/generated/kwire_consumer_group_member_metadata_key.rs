@@ -36,8 +36,10 @@ impl KwireConsumerGroupMemberMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, false).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, false)
+            .at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -64,17 +66,22 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMemberMetadataKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMemberMetadataKey",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataKey"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataKey"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireConsumerGroupMemberMetadataKey {
     const NAME: &'static str = "KwireConsumerGroupMemberMetadataKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupMemberMetadataKey {
@@ -166,11 +173,12 @@ impl<'a> KwireConsumerGroupMemberMetadataKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupMemberMetadataKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupMemberMetadataKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -193,7 +201,10 @@ impl<'a> KwireConsumerGroupMemberMetadataKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -221,7 +232,8 @@ impl<'a> KwireConsumerGroupMemberMetadataKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -234,7 +246,8 @@ impl<'a> KwireConsumerGroupMemberMetadataKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -252,7 +265,8 @@ impl<'a> KwireConsumerGroupMemberMetadataKeyRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMemberMetadataKeyRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireConsumerGroupMemberMetadataKeyRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

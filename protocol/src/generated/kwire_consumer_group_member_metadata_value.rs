@@ -43,7 +43,9 @@ pub struct KwireConsumerGroupMemberMetadataValue {
 impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
     fn default() -> Self {
         Self {
-            instance_id: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+            instance_id: ::core::option::Option::Some(
+                ::kwire_protocol::wire::KStr::new(),
+            ),
             rack_id: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
             client_id: ::kwire_protocol::wire::KStr::new(),
             client_host: ::kwire_protocol::wire::KStr::new(),
@@ -52,7 +54,9 @@ impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
                 ::kwire_protocol::wire::KStr::new(),
             ),
             rebalance_timeout_ms: -1i32,
-            server_assignor: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+            server_assignor: ::core::option::Option::Some(
+                ::kwire_protocol::wire::KStr::new(),
+            ),
             unknown_tagged_fields: ::std::vec::Vec::new(),
         }
     }
@@ -81,23 +85,25 @@ impl KwireConsumerGroupMemberMetadataValue {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_id, true).at_field("client_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_host, true).at_field("client_host")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_id, true)
+            .at_field("client_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_host, true)
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
@@ -109,22 +115,22 @@ impl KwireConsumerGroupMemberMetadataValue {
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.subscribed_topic_regex.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("subscribed_topic_regex")?;
+                s,
+                self.subscribed_topic_regex.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("subscribed_topic_regex")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.server_assignor.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("server_assignor")?;
+                s,
+                self.server_assignor.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("server_assignor")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -152,22 +158,22 @@ impl KwireConsumerGroupMemberMetadataValue {
         let f_subscribed_topic_names = {
             let n = r.array_len(true).at_field("subscribed_topic_names")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("subscribed_topic_names")?,
+                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
                     );
                 }
                 a
             }
         };
-        let f_subscribed_topic_regex =
-            r.nullable_string(true).at_field("subscribed_topic_regex")?;
+        let f_subscribed_topic_regex = r
+            .nullable_string(true)
+            .at_field("subscribed_topic_regex")?;
         let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
         let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -209,10 +215,14 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupMemberMetadataValue {
     const NAME: &'static str = "KwireConsumerGroupMemberMetadataValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupMemberMetadataValue {
@@ -222,31 +232,37 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupMemberMetadata
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             client_id: g.value(&::kwire_protocol::wire::KStr::new()),
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
             subscribed_topic_names: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             subscribed_topic_regex: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rebalance_timeout_ms: g.value(&-1i32),
             server_assignor: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             unknown_tagged_fields: g.unknown_tags(0),
         };
@@ -294,36 +310,51 @@ impl KwireConsumerGroupMemberMetadataValue {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
             .map_err(|e| e.field("client_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientHost", &self.client_host, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
             .map_err(|e| e.field("client_host"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "subscribedTopicNames",
-            &self.subscribed_topic_names,
-            version,
-        )
-        .map_err(|e| e.field("subscribed_topic_names"))?;
+                &mut m,
+                "subscribedTopicNames",
+                &self.subscribed_topic_names,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_names"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "subscribedTopicRegex",
-            &self.subscribed_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("subscribed_topic_regex"))?;
+                &mut m,
+                "subscribedTopicRegex",
+                &self.subscribed_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("subscribed_topic_regex"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "rebalanceTimeoutMs",
-            &self.rebalance_timeout_ms,
-            version,
-        )
-        .map_err(|e| e.field("rebalance_timeout_ms"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "serverAssignor", &self.server_assignor, version)
+                &mut m,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
+                version,
+            )
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "serverAssignor",
+                &self.server_assignor,
+                version,
+            )
             .map_err(|e| e.field("server_assignor"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -331,7 +362,10 @@ impl KwireConsumerGroupMemberMetadataValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -340,10 +374,18 @@ impl KwireConsumerGroupMemberMetadataValue {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
             client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
-            client_host: ::kwire_protocol::wire::json::required(o, "clientHost", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
             subscribed_topic_names: ::kwire_protocol::wire::json::required(
                 o,
                 "subscribedTopicNames",
@@ -359,7 +401,11 @@ impl KwireConsumerGroupMemberMetadataValue {
                 "rebalanceTimeoutMs",
                 version,
             )?,
-            server_assignor: ::kwire_protocol::wire::json::required(o, "serverAssignor", version)?,
+            server_assignor: ::kwire_protocol::wire::json::required(
+                o,
+                "serverAssignor",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -386,11 +432,12 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupMemberMetadataValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupMemberMetadataValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -413,7 +460,10 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -468,7 +518,8 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -481,7 +532,8 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -489,12 +541,21 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+).
     #[inline]
-    pub fn subscribed_topic_names(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn subscribed_topic_names(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -539,7 +600,9 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -547,10 +610,14 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         KwireConsumerGroupMemberMetadataValue {
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             client_id: {
                 let v = self.client_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -562,16 +629,22 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             subscribed_topic_names: {
                 let v = self.subscribed_topic_names();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             subscribed_topic_regex: self
                 .subscribed_topic_regex()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rebalance_timeout_ms: self.rebalance_timeout_ms(),
             server_assignor: self
                 .server_assignor()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -586,7 +659,8 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireConsumerGroupMemberMetadataValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -598,8 +672,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMemberMeta
         c.check_string(true, false).at_field("client_host")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("subscribed_topic_names")?;
-        c.check_string(true, true)
-            .at_field("subscribed_topic_regex")?;
+        c.check_string(true, true).at_field("subscribed_topic_regex")?;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         c.check_string(true, true).at_field("server_assignor")?;
         let n = c.uvarint()?;
@@ -614,7 +687,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMemberMeta
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos += 4;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
@@ -634,7 +709,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMemberMeta
         offs[3] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[5] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[6] = (pos - start) as u32;

@@ -32,7 +32,8 @@ impl KwireConsumerGroupMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -41,9 +42,7 @@ impl KwireConsumerGroupMetadataKey {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_group_id = r.string(false).at_field("group_id")?;
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-        })
+        ::core::result::Result::Ok(Self { group_id: f_group_id })
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMetadataKey {
@@ -57,17 +56,22 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMetadataKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMetadataKey",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireConsumerGroupMetadataKey"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireConsumerGroupMetadataKey"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireConsumerGroupMetadataKey {
     const NAME: &'static str = "KwireConsumerGroupMetadataKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupMetadataKey {
@@ -106,7 +110,8 @@ impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupMetadataKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMetadataKey",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("KwireConsumerGroupMetadataKey"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("KwireConsumerGroupMetadataKey"))
     }
 }
 #[cfg(feature = "json")]
@@ -154,11 +159,12 @@ impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupMetadataKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupMetadataKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -181,7 +187,10 @@ impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMetadataKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -209,7 +218,8 @@ impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -223,7 +233,8 @@ impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMetadataKeyRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireConsumerGroupMetadataKeyRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

@@ -87,17 +87,22 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMetadataValue",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireConsumerGroupMetadataValue"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireConsumerGroupMetadataValue"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireConsumerGroupMetadataValue {
     const NAME: &'static str = "KwireConsumerGroupMetadataValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupMetadataValue {
@@ -154,7 +159,12 @@ impl KwireConsumerGroupMetadataValue {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "metadataHash", &self.metadata_hash, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "metadataHash",
+                &self.metadata_hash,
+                version,
+            )
             .map_err(|e| e.field("metadata_hash"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -162,7 +172,10 @@ impl KwireConsumerGroupMetadataValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -172,7 +185,11 @@ impl KwireConsumerGroupMetadataValue {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
-            metadata_hash: ::kwire_protocol::wire::json::required(o, "metadataHash", version)?,
+            metadata_hash: ::kwire_protocol::wire::json::required(
+                o,
+                "metadataHash",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -199,11 +216,12 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupMetadataValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupMetadataValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -226,7 +244,10 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMetadataValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -273,7 +294,9 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -295,7 +318,8 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupMetadataValueRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireConsumerGroupMetadataValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

@@ -36,7 +36,8 @@ impl KwireConsumerGroupRegularExpressionKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.regular_expression, false)
             .at_field("regular_expression")?;
         ::core::result::Result::Ok(())
@@ -73,10 +74,14 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupRegularExpressionKey 
     const NAME: &'static str = "KwireConsumerGroupRegularExpressionKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupRegularExpressionKey {
@@ -133,12 +138,12 @@ impl KwireConsumerGroupRegularExpressionKey {
         ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
             .map_err(|e| e.field("group_id"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "regularExpression",
-            &self.regular_expression,
-            version,
-        )
-        .map_err(|e| e.field("regular_expression"))?;
+                &mut m,
+                "regularExpression",
+                &self.regular_expression,
+                version,
+            )
+            .map_err(|e| e.field("regular_expression"))?;
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -177,11 +182,12 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupRegularExpressionKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupRegularExpressionKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -204,7 +210,10 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupRegularExpressionKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -232,7 +241,8 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -245,7 +255,8 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -263,15 +274,15 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireConsumerGroupRegularExpressionKeyRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireConsumerGroupRegularExpressionKeyRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.check_string(false, false).at_field("group_id")?;
-        c.check_string(false, false)
-            .at_field("regular_expression")?;
+        c.check_string(false, false).at_field("regular_expression")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {

@@ -45,7 +45,8 @@ impl KwireConsumerGroupRegularExpressionValue {
         let flexible: bool = true;
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
                     .at_index(i)
@@ -77,10 +78,11 @@ impl KwireConsumerGroupRegularExpressionValue {
         let f_topics = {
             let n = r.array_len(true).at_field("topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("topics")?);
                 }
@@ -123,21 +125,24 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupRegularExpressionValu
     const NAME: &'static str = "KwireConsumerGroupRegularExpressionValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupRegularExpressionValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireConsumerGroupRegularExpressionValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, _version: i16) -> Self {
         g.enter();
         let v = Self {
             topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             version: g.value(&0i64),
             timestamp: g.value(&0i64),
@@ -148,7 +153,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupRegularExpress
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupRegularExpressionValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireConsumerGroupRegularExpressionValue {
     fn to_json(
         &self,
         version: i16,
@@ -199,7 +205,10 @@ impl KwireConsumerGroupRegularExpressionValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -237,11 +246,12 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupRegularExpressionValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupRegularExpressionValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -264,7 +274,10 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupRegularExpressionValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -290,10 +303,17 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
     #[inline]
     pub fn topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -325,7 +345,9 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -334,7 +356,9 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
             topics: {
                 let v = self.topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             version: self.version(),
@@ -354,8 +378,7 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireConsumerGroupRegularExpressionValueRef<'a>
-{
+for KwireConsumerGroupRegularExpressionValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -377,7 +400,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         pos += 8;
         pos += 8;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -388,7 +413,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
         pos += 8;
         offs[2] = (pos - start) as u32;

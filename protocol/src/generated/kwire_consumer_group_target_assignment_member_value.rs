@@ -68,13 +68,17 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         let f_topic_partitions = {
             let n = r.array_len(true).at_field("topic_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartitions,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("topic_partitions")?,
                     );
@@ -114,24 +118,28 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupTargetAssignmentMembe
     const NAME: &'static str = "KwireConsumerGroupTargetAssignmentMemberValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignmentMemberValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireConsumerGroupTargetAssignmentMemberValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
             topic_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartitions as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -141,7 +149,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignme
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupTargetAssignmentMemberValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireConsumerGroupTargetAssignmentMemberValue {
     fn to_json(
         &self,
         version: i16,
@@ -181,19 +190,22 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "topicPartitions",
-            &self.topic_partitions,
-            version,
-        )
-        .map_err(|e| e.field("topic_partitions"))?;
+                &mut m,
+                "topicPartitions",
+                &self.topic_partitions,
+                version,
+            )
+            .map_err(|e| e.field("topic_partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -233,11 +245,12 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupTargetAssignmentMemberValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupTargetAssignmentMemberValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -260,7 +273,10 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupTargetAssignmentMemberValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -288,16 +304,25 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionsRef<'a>> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -322,17 +347,16 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireConsumerGroupTargetAssignmentMemberValueRef<'a>
-{
+for KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionsRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("topic_partitions")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, true, false)
+            .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -341,9 +365,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -352,9 +376,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -393,7 +417,8 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         s.put_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -462,7 +487,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
             .map_err(|e| e.field("topic_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -470,7 +500,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -480,7 +513,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -530,16 +567,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

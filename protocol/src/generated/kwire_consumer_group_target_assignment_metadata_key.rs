@@ -32,7 +32,8 @@ impl KwireConsumerGroupTargetAssignmentMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -41,9 +42,7 @@ impl KwireConsumerGroupTargetAssignmentMetadataKey {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_group_id = r.string(false).at_field("group_id")?;
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-        })
+        ::core::result::Result::Ok(Self { group_id: f_group_id })
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireConsumerGroupTargetAssignmentMetadataKey {
@@ -65,13 +64,18 @@ impl ::kwire_protocol::wire::Message for KwireConsumerGroupTargetAssignmentMetad
     const NAME: &'static str = "KwireConsumerGroupTargetAssignmentMetadataKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignmentMetadataKey {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireConsumerGroupTargetAssignmentMetadataKey {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, _version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -82,7 +86,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignme
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupTargetAssignmentMetadataKey {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireConsumerGroupTargetAssignmentMetadataKey {
     fn to_json(
         &self,
         version: i16,
@@ -156,11 +161,12 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupTargetAssignmentMetadataKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupTargetAssignmentMetadataKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -183,7 +189,10 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupTargetAssignmentMetadataKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -211,7 +220,8 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -226,8 +236,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a>
-{
+for KwireConsumerGroupTargetAssignmentMetadataKeyRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

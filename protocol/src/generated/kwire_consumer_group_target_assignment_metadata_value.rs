@@ -84,17 +84,23 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupTargetAssignmentMetada
             .map_err(|e| e.in_type("KwireConsumerGroupTargetAssignmentMetadataValue"))
     }
 }
-impl ::kwire_protocol::wire::Message for KwireConsumerGroupTargetAssignmentMetadataValue {
+impl ::kwire_protocol::wire::Message
+for KwireConsumerGroupTargetAssignmentMetadataValue {
     const NAME: &'static str = "KwireConsumerGroupTargetAssignmentMetadataValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignmentMetadataValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireConsumerGroupTargetAssignmentMetadataValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, _version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -106,7 +112,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireConsumerGroupTargetAssignme
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireConsumerGroupTargetAssignmentMetadataValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireConsumerGroupTargetAssignmentMetadataValue {
     fn to_json(
         &self,
         version: i16,
@@ -146,19 +153,22 @@ impl KwireConsumerGroupTargetAssignmentMetadataValue {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "assignmentEpoch",
-            &self.assignment_epoch,
-            version,
-        )
-        .map_err(|e| e.field("assignment_epoch"))?;
+                &mut m,
+                "assignmentEpoch",
+                &self.assignment_epoch,
+                version,
+            )
+            .map_err(|e| e.field("assignment_epoch"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -198,11 +208,12 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireConsumerGroupTargetAssignmentMetadataValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireConsumerGroupTargetAssignmentMetadataValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -225,7 +236,10 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireConsumerGroupTargetAssignmentMetadataValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -259,7 +273,9 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -281,8 +297,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireConsumerGroupTargetAssignmentMetadataValueRef<'a>
-{
+for KwireConsumerGroupTargetAssignmentMetadataValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

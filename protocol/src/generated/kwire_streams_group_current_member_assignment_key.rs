@@ -36,8 +36,10 @@ impl KwireStreamsGroupCurrentMemberAssignmentKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, false).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, false)
+            .at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -72,13 +74,18 @@ impl ::kwire_protocol::wire::Message for KwireStreamsGroupCurrentMemberAssignmen
     const NAME: &'static str = "KwireStreamsGroupCurrentMemberAssignmentKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupCurrentMemberAssignmentKey {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireStreamsGroupCurrentMemberAssignmentKey {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, _version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -90,7 +97,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupCurrentMemberAs
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireStreamsGroupCurrentMemberAssignmentKey {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireStreamsGroupCurrentMemberAssignmentKey {
     fn to_json(
         &self,
         version: i16,
@@ -167,11 +175,12 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupCurrentMemberAssignmentKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupCurrentMemberAssignmentKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -194,7 +203,10 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupCurrentMemberAssignmentKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -222,7 +234,8 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -235,7 +248,8 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }
@@ -254,8 +268,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a>
-{
+for KwireStreamsGroupCurrentMemberAssignmentKeyRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         _version: i16,

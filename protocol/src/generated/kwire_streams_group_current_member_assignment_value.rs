@@ -72,7 +72,8 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         s.put_raw(&self.state.to_be_bytes());
         {
             let a = &self.active_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("active_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("active_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -81,7 +82,8 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         }
         {
             let a = &self.standby_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("standby_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("standby_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -90,7 +92,8 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         }
         {
             let a = &self.warmup_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("warmup_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("warmup_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -153,10 +156,9 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         let f_active_tasks = {
             let n = r.array_len(true).at_field("active_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -170,10 +172,9 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         let f_standby_tasks = {
             let n = r.array_len(true).at_field("standby_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -187,10 +188,9 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         let f_warmup_tasks = {
             let n = r.array_len(true).at_field("warmup_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -202,14 +202,11 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
             }
         };
         let f_active_tasks_pending_revocation = {
-            let n = r
-                .array_len(true)
-                .at_field("active_tasks_pending_revocation")?;
+            let n = r.array_len(true).at_field("active_tasks_pending_revocation")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -221,14 +218,11 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
             }
         };
         let f_standby_tasks_pending_revocation = {
-            let n = r
-                .array_len(true)
-                .at_field("standby_tasks_pending_revocation")?;
+            let n = r.array_len(true).at_field("standby_tasks_pending_revocation")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -240,14 +234,11 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
             }
         };
         let f_warmup_tasks_pending_revocation = {
-            let n = r
-                .array_len(true)
-                .at_field("warmup_tasks_pending_revocation")?;
+            let n = r.array_len(true).at_field("warmup_tasks_pending_revocation")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -298,13 +289,18 @@ impl ::kwire_protocol::wire::Message for KwireStreamsGroupCurrentMemberAssignmen
     const NAME: &'static str = "KwireStreamsGroupCurrentMemberAssignmentValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupCurrentMemberAssignmentValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireStreamsGroupCurrentMemberAssignmentValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
@@ -314,49 +310,55 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupCurrentMemberAs
             active_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             standby_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             warmup_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             active_tasks_pending_revocation: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             standby_tasks_pending_revocation: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             warmup_tasks_pending_revocation: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -366,7 +368,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupCurrentMemberAs
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireStreamsGroupCurrentMemberAssignmentValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireStreamsGroupCurrentMemberAssignmentValue {
     fn to_json(
         &self,
         version: i16,
@@ -405,51 +408,74 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "previousMemberEpoch",
-            &self.previous_member_epoch,
-            version,
-        )
-        .map_err(|e| e.field("previous_member_epoch"))?;
+                &mut m,
+                "previousMemberEpoch",
+                &self.previous_member_epoch,
+                version,
+            )
+            .map_err(|e| e.field("previous_member_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "state", &self.state, version)
             .map_err(|e| e.field("state"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "activeTasks", &self.active_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
             .map_err(|e| e.field("active_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "standbyTasks", &self.standby_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
             .map_err(|e| e.field("standby_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
             .map_err(|e| e.field("warmup_tasks"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "activeTasksPendingRevocation",
-            &self.active_tasks_pending_revocation,
-            version,
-        )
-        .map_err(|e| e.field("active_tasks_pending_revocation"))?;
+                &mut m,
+                "activeTasksPendingRevocation",
+                &self.active_tasks_pending_revocation,
+                version,
+            )
+            .map_err(|e| e.field("active_tasks_pending_revocation"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "standbyTasksPendingRevocation",
-            &self.standby_tasks_pending_revocation,
-            version,
-        )
-        .map_err(|e| e.field("standby_tasks_pending_revocation"))?;
+                &mut m,
+                "standbyTasksPendingRevocation",
+                &self.standby_tasks_pending_revocation,
+                version,
+            )
+            .map_err(|e| e.field("standby_tasks_pending_revocation"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "warmupTasksPendingRevocation",
-            &self.warmup_tasks_pending_revocation,
-            version,
-        )
-        .map_err(|e| e.field("warmup_tasks_pending_revocation"))?;
+                &mut m,
+                "warmupTasksPendingRevocation",
+                &self.warmup_tasks_pending_revocation,
+                version,
+            )
+            .map_err(|e| e.field("warmup_tasks_pending_revocation"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -458,16 +484,32 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             previous_member_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "previousMemberEpoch",
                 version,
             )?,
             state: ::kwire_protocol::wire::json::required(o, "state", version)?,
-            active_tasks: ::kwire_protocol::wire::json::required(o, "activeTasks", version)?,
-            standby_tasks: ::kwire_protocol::wire::json::required(o, "standbyTasks", version)?,
-            warmup_tasks: ::kwire_protocol::wire::json::required(o, "warmupTasks", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
             active_tasks_pending_revocation: ::kwire_protocol::wire::json::required(
                 o,
                 "activeTasksPendingRevocation",
@@ -509,11 +551,12 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupCurrentMemberAssignmentValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupCurrentMemberAssignmentValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -536,7 +579,10 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupCurrentMemberAssignmentValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -599,12 +645,21 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     ///
     /// Spec: `ActiveTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn active_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn active_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -613,12 +668,21 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     ///
     /// Spec: `StandbyTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn standby_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn standby_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -627,12 +691,21 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     ///
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn warmup_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[5] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -645,10 +718,17 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -661,10 +741,17 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[7] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -677,16 +764,25 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[8] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -734,8 +830,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireStreamsGroupCurrentMemberAssignmentValueRef<'a>
-{
+for KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -748,17 +843,29 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
             c.skip(4).at_field("previous_member_epoch")?;
             c.skip(1).at_field("state")?;
         }
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("active_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("standby_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("warmup_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("active_tasks_pending_revocation")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("standby_tasks_pending_revocation")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("warmup_tasks_pending_revocation")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -771,12 +878,24 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         pos += 4;
         pos += 4;
         pos += 1;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -791,17 +910,29 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         offs[2] = (pos - start) as u32;
         pos += 1;
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[5] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[6] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[7] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[8] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -841,7 +972,8 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -908,9 +1040,19 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -918,7 +1060,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -927,8 +1072,16 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -968,7 +1121,8 @@ impl<'a> TaskIdsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -978,16 +1132,25 @@ impl<'a> TaskIdsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

@@ -47,7 +47,9 @@ pub struct KwireStreamsGroupMemberMetadataValue {
 impl ::core::default::Default for KwireStreamsGroupMemberMetadataValue {
     fn default() -> Self {
         Self {
-            instance_id: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
+            instance_id: ::core::option::Option::Some(
+                ::kwire_protocol::wire::KStr::new(),
+            ),
             rack_id: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
             client_id: ::kwire_protocol::wire::KStr::new(),
             client_host: ::kwire_protocol::wire::KStr::new(),
@@ -86,26 +88,29 @@ impl KwireStreamsGroupMemberMetadataValue {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_id, true).at_field("client_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_host, true).at_field("client_host")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_id, true)
+            .at_field("client_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_host, true)
+            .at_field("client_host")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         s.put_raw(&self.topology_epoch.to_be_bytes());
-        ::kwire_protocol::wire::write_string(s, &self.process_id, true).at_field("process_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.process_id, true)
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
@@ -118,7 +123,8 @@ impl KwireStreamsGroupMemberMetadataValue {
         }
         {
             let a = &self.client_tags;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("client_tags")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("client_tags")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -163,10 +169,11 @@ impl KwireStreamsGroupMemberMetadataValue {
         let f_client_tags = {
             let n = r.array_len(true).at_field("client_tags")?;
             {
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         KeyValue,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -209,17 +216,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMemberMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMemberMetadataValue",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireStreamsGroupMemberMetadataValue {
     const NAME: &'static str = "KwireStreamsGroupMemberMetadataValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupMemberMetadataValue {
@@ -229,12 +241,16 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupMemberMetadataV
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             client_id: g.value(&::kwire_protocol::wire::KStr::new()),
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
@@ -245,15 +261,19 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupMemberMetadataV
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             client_tags: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -302,28 +322,53 @@ impl KwireStreamsGroupMemberMetadataValue {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
             .map_err(|e| e.field("client_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientHost", &self.client_host, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
             .map_err(|e| e.field("client_host"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "rebalanceTimeoutMs",
-            &self.rebalance_timeout_ms,
-            version,
-        )
-        .map_err(|e| e.field("rebalance_timeout_ms"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "topologyEpoch", &self.topology_epoch, version)
+                &mut m,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
+                version,
+            )
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topologyEpoch",
+                &self.topology_epoch,
+                version,
+            )
             .map_err(|e| e.field("topology_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "processId", &self.process_id, version)
             .map_err(|e| e.field("process_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "userEndpoint", &self.user_endpoint, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
             .map_err(|e| e.field("user_endpoint"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientTags", &self.client_tags, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientTags",
+                &self.client_tags,
+                version,
+            )
             .map_err(|e| e.field("client_tags"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -331,7 +376,10 @@ impl KwireStreamsGroupMemberMetadataValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -340,19 +388,39 @@ impl KwireStreamsGroupMemberMetadataValue {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
             client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
-            client_host: ::kwire_protocol::wire::json::required(o, "clientHost", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
             rebalance_timeout_ms: ::kwire_protocol::wire::json::required(
                 o,
                 "rebalanceTimeoutMs",
                 version,
             )?,
-            topology_epoch: ::kwire_protocol::wire::json::required(o, "topologyEpoch", version)?,
+            topology_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "topologyEpoch",
+                version,
+            )?,
             process_id: ::kwire_protocol::wire::json::required(o, "processId", version)?,
-            user_endpoint: ::kwire_protocol::wire::json::required(o, "userEndpoint", version)?,
-            client_tags: ::kwire_protocol::wire::json::required(o, "clientTags", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            client_tags: ::kwire_protocol::wire::json::required(
+                o,
+                "clientTags",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -379,11 +447,12 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupMemberMetadataValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupMemberMetadataValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -406,7 +475,10 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -461,7 +533,8 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -474,7 +547,8 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -513,7 +587,8 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -529,18 +604,13 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
@@ -549,18 +619,29 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
     ///
     /// Spec: `ClientTags: []KeyValue` (versions 0+).
     #[inline]
-    pub fn client_tags(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+    pub fn client_tags(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
         match self.offs[8] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -568,10 +649,14 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         KwireStreamsGroupMemberMetadataValue {
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             client_id: {
                 let v = self.client_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -605,7 +690,8 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireStreamsGroupMemberMetadataValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -623,12 +709,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMemberMetad
         }
         c.check_string(true, false).at_field("process_id")?;
         if c.struct_present()? {
-            <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <EndpointRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("user_endpoint")?;
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+            .at_field("user_endpoint")?;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
             .at_field("client_tags")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -647,13 +737,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMemberMetad
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -678,14 +770,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMemberMetad
         offs[7] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
         offs[8] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -794,7 +888,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -844,7 +941,8 @@ impl<'a> EndpointRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -862,7 +960,9 @@ impl<'a> EndpointRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1024,7 +1124,10 @@ impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1074,7 +1177,8 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1087,12 +1191,15 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

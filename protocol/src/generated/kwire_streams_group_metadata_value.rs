@@ -97,10 +97,11 @@ impl KwireStreamsGroupMetadataValue {
         let f_last_assignment_configs = {
             let n = r.array_len(true).at_field("last_assignment_configs")?;
             {
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         KeyValue,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -138,17 +139,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMetadataValue",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireStreamsGroupMetadataValue"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupMetadataValue"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireStreamsGroupMetadataValue {
     const NAME: &'static str = "KwireStreamsGroupMetadataValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupMetadataValue {
@@ -161,9 +167,10 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupMetadataValue {
             last_assignment_configs: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -214,29 +221,37 @@ impl KwireStreamsGroupMetadataValue {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "metadataHash", &self.metadata_hash, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "metadataHash",
+                &self.metadata_hash,
+                version,
+            )
             .map_err(|e| e.field("metadata_hash"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "validatedTopologyEpoch",
-            &self.validated_topology_epoch,
-            version,
-        )
-        .map_err(|e| e.field("validated_topology_epoch"))?;
+                &mut m,
+                "validatedTopologyEpoch",
+                &self.validated_topology_epoch,
+                version,
+            )
+            .map_err(|e| e.field("validated_topology_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "lastAssignmentConfigs",
-            &self.last_assignment_configs,
-            version,
-        )
-        .map_err(|e| e.field("last_assignment_configs"))?;
+                &mut m,
+                "lastAssignmentConfigs",
+                &self.last_assignment_configs,
+                version,
+            )
+            .map_err(|e| e.field("last_assignment_configs"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -246,7 +261,11 @@ impl KwireStreamsGroupMetadataValue {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
-            metadata_hash: ::kwire_protocol::wire::json::required(o, "metadataHash", version)?,
+            metadata_hash: ::kwire_protocol::wire::json::required(
+                o,
+                "metadataHash",
+                version,
+            )?,
             validated_topology_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "validatedTopologyEpoch",
@@ -283,11 +302,12 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupMetadataValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupMetadataValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -310,7 +330,10 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMetadataValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -377,16 +400,25 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -413,7 +445,8 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMetadataValueRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireStreamsGroupMetadataValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -426,7 +459,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMetadataVal
             c.skip(8).at_field("metadata_hash")?;
             c.skip(4).at_field("validated_topology_epoch")?;
         }
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
             .at_field("last_assignment_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -439,7 +474,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMetadataVal
         pos += 4;
         pos += 8;
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -454,7 +491,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupMetadataVal
         offs[2] = (pos - start) as u32;
         pos += 4;
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -563,7 +602,10 @@ impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -613,7 +655,8 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -626,12 +669,15 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

@@ -45,7 +45,8 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         let flexible: bool = true;
         {
             let a = &self.active_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("active_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("active_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -54,7 +55,8 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         }
         {
             let a = &self.standby_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("standby_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("standby_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -63,7 +65,8 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         }
         {
             let a = &self.warmup_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("warmup_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("warmup_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -93,10 +96,9 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         let f_active_tasks = {
             let n = r.array_len(true).at_field("active_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -110,10 +112,9 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         let f_standby_tasks = {
             let n = r.array_len(true).at_field("standby_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -127,10 +128,9 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         let f_warmup_tasks = {
             let n = r.array_len(true).at_field("warmup_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -175,38 +175,46 @@ impl ::kwire_protocol::wire::Message for KwireStreamsGroupTargetAssignmentMember
     const NAME: &'static str = "KwireStreamsGroupTargetAssignmentMemberValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
-impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupTargetAssignmentMemberValue {
+impl ::kwire_protocol::wire::sample::Sample
+for KwireStreamsGroupTargetAssignmentMemberValue {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
             active_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             standby_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             warmup_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -216,7 +224,8 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupTargetAssignmen
     }
 }
 #[cfg(feature = "json")]
-impl ::kwire_protocol::wire::json::JsonForm for KwireStreamsGroupTargetAssignmentMemberValue {
+impl ::kwire_protocol::wire::json::JsonForm
+for KwireStreamsGroupTargetAssignmentMemberValue {
     fn to_json(
         &self,
         version: i16,
@@ -255,11 +264,26 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "activeTasks", &self.active_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
             .map_err(|e| e.field("active_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "standbyTasks", &self.standby_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
             .map_err(|e| e.field("standby_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
             .map_err(|e| e.field("warmup_tasks"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -267,7 +291,10 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -276,9 +303,21 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            active_tasks: ::kwire_protocol::wire::json::required(o, "activeTasks", version)?,
-            standby_tasks: ::kwire_protocol::wire::json::required(o, "standbyTasks", version)?,
-            warmup_tasks: ::kwire_protocol::wire::json::required(o, "warmupTasks", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -305,11 +344,12 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupTargetAssignmentMemberValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupTargetAssignmentMemberValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -332,7 +372,10 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTargetAssignmentMemberValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -356,12 +399,21 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     ///
     /// Spec: `ActiveTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn active_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn active_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -370,12 +422,21 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     ///
     /// Spec: `StandbyTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn standby_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn standby_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -384,18 +445,29 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     ///
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn warmup_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -428,18 +500,23 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     }
 }
 impl<'a> ::kwire_protocol::wire::view::View<'a>
-    for KwireStreamsGroupTargetAssignmentMemberValueRef<'a>
-{
+for KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("active_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("standby_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("warmup_tasks")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -449,9 +526,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -460,11 +543,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a>
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -504,7 +593,8 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -571,9 +661,19 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -581,7 +681,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -590,8 +693,16 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -631,7 +742,8 @@ impl<'a> TaskIdsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -641,16 +753,25 @@ impl<'a> TaskIdsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

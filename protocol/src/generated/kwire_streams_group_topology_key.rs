@@ -32,7 +32,8 @@ impl KwireStreamsGroupTopologyKey {
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, false).at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, false)
+            .at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -41,9 +42,7 @@ impl KwireStreamsGroupTopologyKey {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_group_id = r.string(false).at_field("group_id")?;
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-        })
+        ::core::result::Result::Ok(Self { group_id: f_group_id })
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTopologyKey {
@@ -57,17 +56,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTopologyKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyKey",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireStreamsGroupTopologyKey {
     const NAME: &'static str = "KwireStreamsGroupTopologyKey";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, -1i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        -1i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupTopologyKey {
@@ -94,8 +98,7 @@ impl ::kwire_protocol::wire::json::JsonForm for KwireStreamsGroupTopologyKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyKey",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
+        self.to_json_body(version).map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -106,7 +109,8 @@ impl ::kwire_protocol::wire::json::JsonForm for KwireStreamsGroupTopologyKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyKey",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))
     }
 }
 #[cfg(feature = "json")]
@@ -154,11 +158,12 @@ impl<'a> KwireStreamsGroupTopologyKeyRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupTopologyKey"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupTopologyKey"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -181,7 +186,10 @@ impl<'a> KwireStreamsGroupTopologyKeyRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTopologyKey"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -209,7 +217,8 @@ impl<'a> KwireStreamsGroupTopologyKeyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, false).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, false)
+                    .unwrap_or_default()
             }
         }
     }

@@ -42,7 +42,8 @@ impl KwireStreamsGroupTopologyValue {
         s.put_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("subtopologies")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("subtopologies")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -73,13 +74,17 @@ impl KwireStreamsGroupTopologyValue {
         let f_subtopologies = {
             let n = r.array_len(true).at_field("subtopologies")?;
             {
-                let mut a: ::std::vec::Vec<Subtopology> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         Subtopology,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("subtopologies")?,
                     );
@@ -112,17 +117,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTopologyValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyValue",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireStreamsGroupTopologyValue"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupTopologyValue"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireStreamsGroupTopologyValue {
     const NAME: &'static str = "KwireStreamsGroupTopologyValue";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Data;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupTopologyValue {
@@ -133,9 +143,10 @@ impl ::kwire_protocol::wire::sample::Sample for KwireStreamsGroupTopologyValue {
             subtopologies: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -186,7 +197,12 @@ impl KwireStreamsGroupTopologyValue {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologies", &self.subtopologies, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologies",
+                &self.subtopologies,
+                version,
+            )
             .map_err(|e| e.field("subtopologies"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -194,7 +210,10 @@ impl KwireStreamsGroupTopologyValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -204,7 +223,11 @@ impl KwireStreamsGroupTopologyValue {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
-            subtopologies: ::kwire_protocol::wire::json::required(o, "subtopologies", version)?,
+            subtopologies: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologies",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -231,11 +254,12 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("KwireStreamsGroupTopologyValue"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("KwireStreamsGroupTopologyValue"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -258,7 +282,10 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTopologyValue"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -295,18 +322,29 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
     ///
     /// Spec: `Subtopologies: []Subtopology` (versions 0+).
     #[inline]
-    pub fn subtopologies(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>> {
+    pub fn subtopologies(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -331,14 +369,17 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupTopologyValueRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for KwireStreamsGroupTopologyValueRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        ::kwire_protocol::wire::view::check_array::<SubtopologyRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, true, false)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -349,8 +390,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupTopologyVal
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -361,8 +403,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for KwireStreamsGroupTopologyVal
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -471,7 +514,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicConfig {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -521,7 +567,8 @@ impl<'a> TopicConfigRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -534,12 +581,15 @@ impl<'a> TopicConfigRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -644,7 +694,8 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
         s.put_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("topic_configs")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("topic_configs")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -679,13 +730,17 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         let f_topic_configs = {
             let n = r.array_len(true).at_field("topic_configs")?;
             {
-                let mut a: ::std::vec::Vec<TopicConfig> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicConfig> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicConfig,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicConfig as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicConfig as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("topic_configs")?,
                     );
@@ -720,9 +775,10 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
             topic_configs: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicConfig as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicConfig as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -743,16 +799,26 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
             .map_err(|e| e.field("name"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "replicationFactor",
-            &self.replication_factor,
-            version,
-        )
-        .map_err(|e| e.field("replication_factor"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
+                &mut m,
+                "replicationFactor",
+                &self.replication_factor,
+                version,
+            )
+            .map_err(|e| e.field("replication_factor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicConfigs",
+                &self.topic_configs,
+                version,
+            )
             .map_err(|e| e.field("topic_configs"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -760,7 +826,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -770,13 +839,21 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             name: ::kwire_protocol::wire::json::required(o, "name", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             replication_factor: ::kwire_protocol::wire::json::required(
                 o,
                 "replicationFactor",
                 version,
             )?,
-            topic_configs: ::kwire_protocol::wire::json::required(o, "topicConfigs", version)?,
+            topic_configs: ::kwire_protocol::wire::json::required(
+                o,
+                "topicConfigs",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -816,7 +893,8 @@ impl<'a> TopicInfoRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -850,18 +928,29 @@ impl<'a> TopicInfoRef<'a> {
     ///
     /// Spec: `TopicConfigs: []TopicConfig` (versions 0+).
     #[inline]
-    pub fn topic_configs(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicConfigRef<'a>> {
+    pub fn topic_configs(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicConfigRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -904,7 +993,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        ::kwire_protocol::wire::view::check_array::<TopicConfigRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicConfigRef<'a>,
+        >(c, version, true, false)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -917,8 +1008,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos += 4;
         pos += 2;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TopicConfigRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicConfigRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -933,8 +1025,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TopicConfigRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicConfigRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -976,7 +1069,8 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
         let flexible: bool = true;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("source_topics")?;
             a.put_elements(s);
         }
         {
@@ -1014,7 +1108,9 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
-        let f_source_topic_regex = r.prim_array::<i16>(true).at_field("source_topic_regex")?;
+        let f_source_topic_regex = r
+            .prim_array::<i16>(true)
+            .at_field("source_topic_regex")?;
         let f_repartition_source_topics = r
             .prim_array::<i16>(true)
             .at_field("repartition_source_topics")?;
@@ -1066,29 +1162,37 @@ impl ::kwire_protocol::wire::json::JsonForm for CopartitionGroup {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "sourceTopics", &self.source_topics, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
             .map_err(|e| e.field("source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "sourceTopicRegex",
-            &self.source_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("source_topic_regex"))?;
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSourceTopics",
-            &self.repartition_source_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_source_topics"))?;
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1097,7 +1201,11 @@ impl ::kwire_protocol::wire::json::JsonForm for CopartitionGroup {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            source_topics: ::kwire_protocol::wire::json::required(o, "sourceTopics", version)?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
             source_topic_regex: ::kwire_protocol::wire::json::required(
                 o,
                 "sourceTopicRegex",
@@ -1144,10 +1252,17 @@ impl<'a> CopartitionGroupRef<'a> {
     #[inline]
     pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1158,10 +1273,17 @@ impl<'a> CopartitionGroupRef<'a> {
     #[inline]
     pub fn source_topic_regex(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1170,18 +1292,29 @@ impl<'a> CopartitionGroupRef<'a> {
     ///
     /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
     #[inline]
-    pub fn repartition_source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
+    pub fn repartition_source_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1308,7 +1441,8 @@ impl ::kwire_protocol::wire::Encode for Subtopology {
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
                     .at_index(i)
@@ -1391,10 +1525,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_source_topics = {
             let n = r.array_len(true).at_field("source_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("source_topics")?);
                 }
@@ -1404,10 +1539,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_source_topic_regex = {
             let n = r.array_len(true).at_field("source_topic_regex")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("source_topic_regex")?);
                 }
@@ -1417,10 +1553,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_state_changelog_topics = {
             let n = r.array_len(true).at_field("state_changelog_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1434,15 +1571,14 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_sink_topics = {
             let n = r.array_len(true).at_field("repartition_sink_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("repartition_sink_topics")?,
+                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
                     );
                 }
                 a
@@ -1451,10 +1587,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_source_topics = {
             let n = r.array_len(true).at_field("repartition_source_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1468,13 +1605,17 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_copartition_groups = {
             let n = r.array_len(true).at_field("copartition_groups")?;
             {
-                let mut a: ::std::vec::Vec<CopartitionGroup> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         CopartitionGroup,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("copartition_groups")?,
                     );
@@ -1509,46 +1650,41 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             source_topic_regex: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             state_changelog_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             repartition_sink_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             copartition_groups: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <CopartitionGroup as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <CopartitionGroup as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1567,52 +1703,65 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "sourceTopics", &self.source_topics, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
             .map_err(|e| e.field("source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "sourceTopicRegex",
-            &self.source_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("source_topic_regex"))?;
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "stateChangelogTopics",
-            &self.state_changelog_topics,
-            version,
-        )
-        .map_err(|e| e.field("state_changelog_topics"))?;
+                &mut m,
+                "stateChangelogTopics",
+                &self.state_changelog_topics,
+                version,
+            )
+            .map_err(|e| e.field("state_changelog_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSinkTopics",
-            &self.repartition_sink_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_sink_topics"))?;
+                &mut m,
+                "repartitionSinkTopics",
+                &self.repartition_sink_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_sink_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSourceTopics",
-            &self.repartition_source_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_source_topics"))?;
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "copartitionGroups",
-            &self.copartition_groups,
-            version,
-        )
-        .map_err(|e| e.field("copartition_groups"))?;
+                &mut m,
+                "copartitionGroups",
+                &self.copartition_groups,
+                version,
+            )
+            .map_err(|e| e.field("copartition_groups"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1621,8 +1770,16 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            source_topics: ::kwire_protocol::wire::json::required(o, "sourceTopics", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
             source_topic_regex: ::kwire_protocol::wire::json::required(
                 o,
                 "sourceTopicRegex",
@@ -1687,7 +1844,8 @@ impl<'a> SubtopologyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1697,10 +1855,17 @@ impl<'a> SubtopologyRef<'a> {
     #[inline]
     pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1709,12 +1874,21 @@ impl<'a> SubtopologyRef<'a> {
     ///
     /// Spec: `SourceTopicRegex: []string` (versions 0+).
     #[inline]
-    pub fn source_topic_regex(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn source_topic_regex(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1727,10 +1901,17 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1739,12 +1920,21 @@ impl<'a> SubtopologyRef<'a> {
     ///
     /// Spec: `RepartitionSinkTopics: []string` (versions 0+).
     #[inline]
-    pub fn repartition_sink_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn repartition_sink_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1757,10 +1947,17 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[5] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1773,16 +1970,25 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, CopartitionGroupRef<'a>> {
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1795,13 +2001,17 @@ impl<'a> SubtopologyRef<'a> {
             source_topics: {
                 let v = self.source_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             source_topic_regex: {
                 let v = self.source_topic_regex();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             state_changelog_topics: {
@@ -1811,7 +2021,9 @@ impl<'a> SubtopologyRef<'a> {
             repartition_sink_topics: {
                 let v = self.repartition_sink_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             repartition_source_topics: {
@@ -1847,16 +2059,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
             .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("source_topic_regex")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("state_changelog_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("repartition_sink_topics")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("repartition_source_topics")?;
-        ::kwire_protocol::wire::view::check_array::<CopartitionGroupRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("copartition_groups")?;
+        ::kwire_protocol::wire::view::check_array::<
+            CopartitionGroupRef<'a>,
+        >(c, version, true, false)
+            .at_field("copartition_groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1866,14 +2082,24 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<CopartitionGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -1884,19 +2110,29 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[5] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         offs[6] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<CopartitionGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

@@ -46,8 +46,7 @@ impl ::kwire_protocol::wire::Encode for MetadataRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataRequest",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("MetadataRequest"))
+        self.encode_body(s, version).map_err(|e| e.in_type("MetadataRequest"))
     }
 }
 impl MetadataRequest {
@@ -69,7 +68,12 @@ impl MetadataRequest {
                 }
             }
             ::core::option::Option::None => {
-                ::kwire_protocol::wire::write_null_len(s, version >= 9, version >= 1, version)
+                ::kwire_protocol::wire::write_null_len(
+                        s,
+                        version >= 9,
+                        version >= 1,
+                        version,
+                    )
                     .at_field("topics")?
             }
         }
@@ -78,7 +82,8 @@ impl MetadataRequest {
         } else {
             if !self.allow_auto_topic_creation {
                 return ::core::result::Result::Err(
-                    ::kwire_protocol::wire::non_default(version).field("allow_auto_topic_creation"),
+                    ::kwire_protocol::wire::non_default(version)
+                        .field("allow_auto_topic_creation"),
                 );
             }
         }
@@ -126,39 +131,45 @@ impl MetadataRequest {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_topics = if version >= 1 {
             match r.nullable_array_len(version >= 9).at_field("topics")? {
-                ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<MetadataRequestTopic> =
-                        ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                            MetadataRequestTopic,
-                        >(n, r.remaining()));
-                    for i in 0..n {
-                        a.push(
-                            <MetadataRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r, version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
+                ::core::option::Option::Some(n) => {
+                    ::core::option::Option::Some({
+                        let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
+                            ::kwire_protocol::wire::bounded_capacity::<
+                                MetadataRequestTopic,
+                            >(n, r.remaining()),
                         );
-                    }
-                    a
-                }),
+                        for i in 0..n {
+                            a.push(
+                                <MetadataRequestTopic as ::kwire_protocol::wire::Decode>::decode(
+                                        r,
+                                        version,
+                                    )
+                                    .at_index(i)
+                                    .at_field("topics")?,
+                            );
+                        }
+                        a
+                    })
+                }
                 ::core::option::Option::None => ::core::option::Option::None,
             }
         } else {
             ::core::option::Option::Some({
                 let n = r.array_len(version >= 9).at_field("topics")?;
                 {
-                    let mut a: ::std::vec::Vec<MetadataRequestTopic> =
-                        ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                    let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
                             MetadataRequestTopic,
-                        >(n, r.remaining()));
+                        >(n, r.remaining()),
+                    );
                     for i in 0..n {
                         a.push(
                             <MetadataRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r, version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("topics")?,
                         );
                     }
                     a
@@ -185,7 +196,11 @@ impl MetadataRequest {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -216,10 +231,14 @@ impl ::kwire_protocol::wire::Message for MetadataRequest {
     const NAME: &'static str = "MetadataRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(3i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 13i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(9i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        13i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        9i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
@@ -245,7 +264,11 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
             } else {
                 false
             },
-            include_topic_authorized_operations: if version >= 8 { g.value(&false) } else { false },
+            include_topic_authorized_operations: if version >= 8 {
+                g.value(&false)
+            } else {
+                false
+            },
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
@@ -270,8 +293,7 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataRequest",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("MetadataRequest"))
+        self.to_json_body(version).map_err(|e| e.in_type("MetadataRequest"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -295,31 +317,35 @@ impl MetadataRequest {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::check_null(self.topics.is_some() || version >= 1, version)
+        ::kwire_protocol::wire::json::check_null(
+                self.topics.is_some() || version >= 1,
+                version,
+            )
             .map_err(|e| e.field("topics"))?;
         ::kwire_protocol::wire::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
         if version >= 4 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "allowAutoTopicCreation",
-                &self.allow_auto_topic_creation,
-                version,
-            )
-            .map_err(|e| e.field("allow_auto_topic_creation"))?;
+                    &mut m,
+                    "allowAutoTopicCreation",
+                    &self.allow_auto_topic_creation,
+                    version,
+                )
+                .map_err(|e| e.field("allow_auto_topic_creation"))?;
         } else if !self.allow_auto_topic_creation {
             return ::core::result::Result::Err(
-                ::kwire_protocol::wire::non_default(version).field("allow_auto_topic_creation"),
+                ::kwire_protocol::wire::non_default(version)
+                    .field("allow_auto_topic_creation"),
             );
         }
         if (8..=10).contains(&version) {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "includeClusterAuthorizedOperations",
-                &self.include_cluster_authorized_operations,
-                version,
-            )
-            .map_err(|e| e.field("include_cluster_authorized_operations"))?;
+                    &mut m,
+                    "includeClusterAuthorizedOperations",
+                    &self.include_cluster_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("include_cluster_authorized_operations"))?;
         } else if self.include_cluster_authorized_operations {
             return ::core::result::Result::Err(
                 ::kwire_protocol::wire::non_default(version)
@@ -328,12 +354,12 @@ impl MetadataRequest {
         }
         if version >= 8 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "includeTopicAuthorizedOperations",
-                &self.include_topic_authorized_operations,
-                version,
-            )
-            .map_err(|e| e.field("include_topic_authorized_operations"))?;
+                    &mut m,
+                    "includeTopicAuthorizedOperations",
+                    &self.include_topic_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("include_topic_authorized_operations"))?;
         } else if self.include_topic_authorized_operations {
             return ::core::result::Result::Err(
                 ::kwire_protocol::wire::non_default(version)
@@ -346,7 +372,10 @@ impl MetadataRequest {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -357,9 +386,18 @@ impl MetadataRequest {
         ::core::result::Result::Ok(Self {
             topics: ::kwire_protocol::wire::json::required(o, "topics", version)?,
             allow_auto_topic_creation: if version >= 4 {
-                ::kwire_protocol::wire::json::required(o, "allowAutoTopicCreation", version)?
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "allowAutoTopicCreation",
+                    version,
+                )?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "allowAutoTopicCreation", version, true)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "allowAutoTopicCreation",
+                    version,
+                    true,
+                )?
             },
             include_cluster_authorized_operations: if (8..=10).contains(&version) {
                 ::kwire_protocol::wire::json::required(
@@ -415,11 +453,12 @@ impl<'a> MetadataRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("MetadataRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("MetadataRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -442,7 +481,10 @@ impl<'a> MetadataRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("MetadataRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -474,11 +516,18 @@ impl<'a> MetadataRequestRef<'a> {
         let version = self.version;
         match self.offs[0] {
             ::kwire_protocol::wire::view::ABSENT => {
-                ::core::option::Option::Some(::kwire_protocol::wire::view::ArrayRef::empty())
+                ::core::option::Option::Some(
+                    ::kwire_protocol::wire::view::ArrayRef::empty(),
+                )
             }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    version >= 9,
+                )
             }
         }
     }
@@ -522,18 +571,20 @@ impl<'a> MetadataRequestRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
     pub fn to_owned(&self) -> MetadataRequest {
         MetadataRequest {
-            topics: self
-                .topics()
-                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            topics: self.topics().map(|v| v.iter().map(|x| x.to_owned()).collect()),
             allow_auto_topic_creation: self.allow_auto_topic_creation(),
-            include_cluster_authorized_operations: self.include_cluster_authorized_operations(),
-            include_topic_authorized_operations: self.include_topic_authorized_operations(),
+            include_cluster_authorized_operations: self
+                .include_cluster_authorized_operations(),
+            include_topic_authorized_operations: self
+                .include_topic_authorized_operations(),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -554,19 +605,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<MetadataRequestTopicRef<'a>>(
-            c,
-            version,
-            version >= 9,
-            version >= 1,
-        )
-        .at_field("topics")?;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataRequestTopicRef<'a>,
+        >(c, version, version >= 9, version >= 1)
+            .at_field("topics")?;
         if version >= 4 {
             c.skip(1).at_field("allow_auto_topic_creation")?;
         }
         if (8..=10).contains(&version) {
-            c.skip(1)
-                .at_field("include_cluster_authorized_operations")?;
+            c.skip(1).at_field("include_cluster_authorized_operations")?;
         }
         if version >= 8 {
             c.skip(1).at_field("include_topic_authorized_operations")?;
@@ -581,12 +628,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataRequestTopicRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataRequestTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 4 {
             pos += 1;
         }
@@ -607,12 +651,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataRequestTopicRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataRequestTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 4 {
             offs[1] = (pos - start) as u32;
             pos += 1;
@@ -675,13 +716,13 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
             s.put_raw(&self.topic_id.0);
         }
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.name.as_ref(),
-            version >= 9,
-            version >= 10,
-            version,
-        )
-        .at_field("name")?;
+                s,
+                self.name.as_ref(),
+                version >= 9,
+                version >= 10,
+                version,
+            )
+            .at_field("name")?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
@@ -721,7 +762,11 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -745,7 +790,9 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequestTopic {
             name: if (version >= 10) && g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
@@ -771,7 +818,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataRequestTopic {
             ::kwire_protocol::wire::json::put(&mut m, "topicId", &self.topic_id, version)
                 .map_err(|e| e.field("topic_id"))?;
         }
-        ::kwire_protocol::wire::json::check_null(self.name.is_some() || version >= 10, version)
+        ::kwire_protocol::wire::json::check_null(
+                self.name.is_some() || version >= 10,
+                version,
+            )
             .map_err(|e| e.field("name"))?;
         ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
             .map_err(|e| e.field("name"))?;
@@ -781,7 +831,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataRequestTopic {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -859,7 +912,9 @@ impl<'a> MetadataRequestTopicRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -868,7 +923,9 @@ impl<'a> MetadataRequestTopicRef<'a> {
             topic_id: self.topic_id(),
             name: self
                 .name()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -892,8 +949,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataRequestTopicRef<'a> 
         if version >= 10 {
             c.skip(16).at_field("topic_id")?;
         }
-        c.check_string(version >= 9, version >= 10)
-            .at_field("name")?;
+        c.check_string(version >= 9, version >= 10).at_field("name")?;
         if version >= 9 {
             let n = c.uvarint()?;
             for _ in 0..n {

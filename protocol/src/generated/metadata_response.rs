@@ -61,8 +61,7 @@ impl ::kwire_protocol::wire::Encode for MetadataResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataResponse",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("MetadataResponse"))
+        self.encode_body(s, version).map_err(|e| e.in_type("MetadataResponse"))
     }
 }
 impl MetadataResponse {
@@ -88,20 +87,21 @@ impl MetadataResponse {
         }
         if version >= 2 {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.cluster_id.as_ref(),
-                version >= 9,
-                version >= 2,
-                version,
-            )
-            .at_field("cluster_id")?;
+                    s,
+                    self.cluster_id.as_ref(),
+                    version >= 9,
+                    version >= 2,
+                    version,
+                )
+                .at_field("cluster_id")?;
         }
         if version >= 1 {
             s.put_raw(&self.controller_id.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9).at_field("topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+                .at_field("topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -151,17 +151,19 @@ impl MetadataResponse {
         let f_brokers = {
             let n = r.array_len(version >= 9).at_field("brokers")?;
             {
-                let mut a: ::std::vec::Vec<MetadataResponseBroker> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<MetadataResponseBroker> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         MetadataResponseBroker,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <MetadataResponseBroker as ::kwire_protocol::wire::Decode>::decode(
-                            r, version,
-                        )
-                        .at_index(i)
-                        .at_field("brokers")?,
+                                r,
+                                version,
+                            )
+                            .at_index(i)
+                            .at_field("brokers")?,
                     );
                 }
                 a
@@ -171,7 +173,9 @@ impl MetadataResponse {
             if version >= 2 {
                 r.nullable_string(version >= 9).at_field("cluster_id")?
             } else {
-                ::core::option::Option::Some(r.string(version >= 9).at_field("cluster_id")?)
+                ::core::option::Option::Some(
+                    r.string(version >= 9).at_field("cluster_id")?,
+                )
             }
         } else {
             ::core::option::Option::None
@@ -184,17 +188,19 @@ impl MetadataResponse {
         let f_topics = {
             let n = r.array_len(version >= 9).at_field("topics")?;
             {
-                let mut a: ::std::vec::Vec<MetadataResponseTopic> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<MetadataResponseTopic> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         MetadataResponseTopic,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <MetadataResponseTopic as ::kwire_protocol::wire::Decode>::decode(
-                            r, version,
-                        )
-                        .at_index(i)
-                        .at_field("topics")?,
+                                r,
+                                version,
+                            )
+                            .at_index(i)
+                            .at_field("topics")?,
                     );
                 }
                 a
@@ -215,7 +221,11 @@ impl MetadataResponse {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -249,10 +259,14 @@ impl ::kwire_protocol::wire::Message for MetadataResponse {
     const NAME: &'static str = "MetadataResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(3i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 13i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(9i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        13i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        9i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
@@ -263,18 +277,19 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
             brokers: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <MetadataResponseBroker as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <MetadataResponseBroker as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             cluster_id: if version >= 2 {
                 if (version >= 2) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::None
@@ -283,11 +298,10 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
             topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <MetadataResponseTopic as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <MetadataResponseTopic as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             cluster_authorized_operations: if (8..=10).contains(&version) {
@@ -320,8 +334,7 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataResponse",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("MetadataResponse"))
+        self.to_json_body(version).map_err(|e| e.in_type("MetadataResponse"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -347,40 +360,56 @@ impl MetadataResponse {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         if version >= 3 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "throttleTimeMs",
-                &self.throttle_time_ms,
-                version,
-            )
-            .map_err(|e| e.field("throttle_time_ms"))?;
+                    &mut m,
+                    "throttleTimeMs",
+                    &self.throttle_time_ms,
+                    version,
+                )
+                .map_err(|e| e.field("throttle_time_ms"))?;
         }
         ::kwire_protocol::wire::json::put(&mut m, "brokers", &self.brokers, version)
             .map_err(|e| e.field("brokers"))?;
         if version >= 2 {
-            ::kwire_protocol::wire::json::put(&mut m, "clusterId", &self.cluster_id, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clusterId",
+                    &self.cluster_id,
+                    version,
+                )
                 .map_err(|e| e.field("cluster_id"))?;
         }
         if version >= 1 {
-            ::kwire_protocol::wire::json::put(&mut m, "controllerId", &self.controller_id, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "controllerId",
+                    &self.controller_id,
+                    version,
+                )
                 .map_err(|e| e.field("controller_id"))?;
         }
         ::kwire_protocol::wire::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
         if (8..=10).contains(&version) {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "clusterAuthorizedOperations",
-                &self.cluster_authorized_operations,
-                version,
-            )
-            .map_err(|e| e.field("cluster_authorized_operations"))?;
+                    &mut m,
+                    "clusterAuthorizedOperations",
+                    &self.cluster_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("cluster_authorized_operations"))?;
         } else if self.cluster_authorized_operations != -2147483648i32 {
             return ::core::result::Result::Err(
-                ::kwire_protocol::wire::non_default(version).field("cluster_authorized_operations"),
+                ::kwire_protocol::wire::non_default(version)
+                    .field("cluster_authorized_operations"),
             );
         }
         if version >= 13 {
-            ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "errorCode",
+                    &self.error_code,
+                    version,
+                )
                 .map_err(|e| e.field("error_code"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -389,7 +418,10 @@ impl MetadataResponse {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -401,7 +433,12 @@ impl MetadataResponse {
             throttle_time_ms: if version >= 3 {
                 ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "throttleTimeMs", version, 0i32)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "throttleTimeMs",
+                    version,
+                    0i32,
+                )?
             },
             brokers: ::kwire_protocol::wire::json::required(o, "brokers", version)?,
             cluster_id: if version >= 2 {
@@ -417,11 +454,20 @@ impl MetadataResponse {
             controller_id: if version >= 1 {
                 ::kwire_protocol::wire::json::required(o, "controllerId", version)?
             } else {
-                ::kwire_protocol::wire::json::field_or(o, "controllerId", version, -1i32)?
+                ::kwire_protocol::wire::json::field_or(
+                    o,
+                    "controllerId",
+                    version,
+                    -1i32,
+                )?
             },
             topics: ::kwire_protocol::wire::json::required(o, "topics", version)?,
             cluster_authorized_operations: if (8..=10).contains(&version) {
-                ::kwire_protocol::wire::json::required(o, "clusterAuthorizedOperations", version)?
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "clusterAuthorizedOperations",
+                    version,
+                )?
             } else {
                 ::kwire_protocol::wire::json::field_or(
                     o,
@@ -461,11 +507,12 @@ impl<'a> MetadataResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("MetadataResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("MetadataResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -488,7 +535,10 @@ impl<'a> MetadataResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("MetadataResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -530,10 +580,17 @@ impl<'a> MetadataResponseRef<'a> {
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponseBrokerRef<'a>> {
         let version = self.version;
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -574,10 +631,17 @@ impl<'a> MetadataResponseRef<'a> {
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponseTopicRef<'a>> {
         let version = self.version;
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -609,7 +673,9 @@ impl<'a> MetadataResponseRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -622,7 +688,9 @@ impl<'a> MetadataResponseRef<'a> {
             },
             cluster_id: self
                 .cluster_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             controller_id: self.controller_id(),
             topics: {
                 let v = self.topics();
@@ -653,27 +721,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         if version >= 3 {
             c.skip(4).at_field("throttle_time_ms")?;
         }
-        ::kwire_protocol::wire::view::check_array::<MetadataResponseBrokerRef<'a>>(
-            c,
-            version,
-            version >= 9,
-            false,
-        )
-        .at_field("brokers")?;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("brokers")?;
         if version >= 2 {
-            c.check_string(version >= 9, version >= 2)
-                .at_field("cluster_id")?;
+            c.check_string(version >= 9, version >= 2).at_field("cluster_id")?;
         }
         if version >= 1 {
             c.skip(4).at_field("controller_id")?;
         }
-        ::kwire_protocol::wire::view::check_array::<MetadataResponseTopicRef<'a>>(
-            c,
-            version,
-            version >= 9,
-            false,
-        )
-        .at_field("topics")?;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseTopicRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("topics")?;
         if (8..=10).contains(&version) {
             c.skip(4).at_field("cluster_authorized_operations")?;
         }
@@ -693,24 +754,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
         if version >= 3 {
             pos += 4;
         }
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponseBrokerRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 2 {
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
         }
         if version >= 1 {
             pos += 4;
         }
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponseTopicRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
         if (8..=10).contains(&version) {
             pos += 4;
         }
@@ -732,12 +787,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
             pos += 4;
         }
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponseBrokerRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 2 {
             offs[2] = (pos - start) as u32;
             pos = ::kwire_protocol::wire::view::skip_len(buf, pos, version >= 9, true);
@@ -747,12 +799,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseRef<'a> {
             pos += 4;
         }
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponseTopicRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponseTopicRef<'a>,
+        >(buf, pos, version, version >= 9);
         if (8..=10).contains(&version) {
             offs[5] = (pos - start) as u32;
             pos += 4;
@@ -807,17 +856,18 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         s.put_raw(&self.node_id.to_be_bytes());
-        ::kwire_protocol::wire::write_string(s, &self.host, version >= 9).at_field("host")?;
+        ::kwire_protocol::wire::write_string(s, &self.host, version >= 9)
+            .at_field("host")?;
         s.put_raw(&self.port.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.rack.as_ref(),
-                version >= 9,
-                version >= 1,
-                version,
-            )
-            .at_field("rack")?;
+                    s,
+                    self.rack.as_ref(),
+                    version >= 9,
+                    version >= 1,
+                    version,
+                )
+                .at_field("rack")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -860,7 +910,11 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -885,7 +939,9 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseBroker {
                 if (version >= 1) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::None
@@ -926,7 +982,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseBroker {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1001,7 +1060,8 @@ impl<'a> MetadataResponseBrokerRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, version >= 9)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1033,7 +1093,9 @@ impl<'a> MetadataResponseBrokerRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1047,7 +1109,9 @@ impl<'a> MetadataResponseBrokerRef<'a> {
             port: self.port(),
             rack: self
                 .rack()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -1072,8 +1136,7 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseBrokerRef<'a
         c.check_string(version >= 9, false).at_field("host")?;
         c.skip(4).at_field("port")?;
         if version >= 1 {
-            c.check_string(version >= 9, version >= 1)
-                .at_field("rack")?;
+            c.check_string(version >= 9, version >= 1).at_field("rack")?;
         }
         if version >= 9 {
             let n = c.uvarint()?;
@@ -1245,8 +1308,7 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
             .at_field("replica_nodes")?;
         let f_isr_nodes = r.prim_array::<i32>(version >= 9).at_field("isr_nodes")?;
         let f_offline_replicas = if version >= 5 {
-            r.prim_array::<i32>(version >= 9)
-                .at_field("offline_replicas")?
+            r.prim_array::<i32>(version >= 9).at_field("offline_replicas")?
         } else {
             ::kwire_protocol::wire::PrimArray::new()
         };
@@ -1255,7 +1317,11 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1318,26 +1384,41 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponsePartition {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitionIndex", &self.partition_index, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitionIndex",
+                &self.partition_index,
+                version,
+            )
             .map_err(|e| e.field("partition_index"))?;
         ::kwire_protocol::wire::json::put(&mut m, "leaderId", &self.leader_id, version)
             .map_err(|e| e.field("leader_id"))?;
         if version >= 7 {
-            ::kwire_protocol::wire::json::put(&mut m, "leaderEpoch", &self.leader_epoch, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "leaderEpoch",
+                    &self.leader_epoch,
+                    version,
+                )
                 .map_err(|e| e.field("leader_epoch"))?;
         }
-        ::kwire_protocol::wire::json::put(&mut m, "replicaNodes", &self.replica_nodes, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "replicaNodes",
+                &self.replica_nodes,
+                version,
+            )
             .map_err(|e| e.field("replica_nodes"))?;
         ::kwire_protocol::wire::json::put(&mut m, "isrNodes", &self.isr_nodes, version)
             .map_err(|e| e.field("isr_nodes"))?;
         if version >= 5 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "offlineReplicas",
-                &self.offline_replicas,
-                version,
-            )
-            .map_err(|e| e.field("offline_replicas"))?;
+                    &mut m,
+                    "offlineReplicas",
+                    &self.offline_replicas,
+                    version,
+                )
+                .map_err(|e| e.field("offline_replicas"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1345,7 +1426,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponsePartition {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1355,14 +1439,22 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponsePartition {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
-            partition_index: ::kwire_protocol::wire::json::required(o, "partitionIndex", version)?,
+            partition_index: ::kwire_protocol::wire::json::required(
+                o,
+                "partitionIndex",
+                version,
+            )?,
             leader_id: ::kwire_protocol::wire::json::required(o, "leaderId", version)?,
             leader_epoch: if version >= 7 {
                 ::kwire_protocol::wire::json::required(o, "leaderEpoch", version)?
             } else {
                 ::kwire_protocol::wire::json::field_or(o, "leaderEpoch", version, -1i32)?
             },
-            replica_nodes: ::kwire_protocol::wire::json::required(o, "replicaNodes", version)?,
+            replica_nodes: ::kwire_protocol::wire::json::required(
+                o,
+                "replicaNodes",
+                version,
+            )?,
             isr_nodes: ::kwire_protocol::wire::json::required(o, "isrNodes", version)?,
             offline_replicas: if version >= 5 {
                 ::kwire_protocol::wire::json::required(o, "offlineReplicas", version)?
@@ -1463,10 +1555,17 @@ impl<'a> MetadataResponsePartitionRef<'a> {
     pub fn replica_nodes(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         let version = self.version;
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1478,10 +1577,17 @@ impl<'a> MetadataResponsePartitionRef<'a> {
     pub fn isr_nodes(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         let version = self.version;
         match self.offs[5] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1493,16 +1599,25 @@ impl<'a> MetadataResponsePartitionRef<'a> {
     pub fn offline_replicas(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         let version = self.version;
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1559,7 +1674,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
         ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
             .at_field("isr_nodes")?;
         if version >= 5 {
-            ::kwire_protocol::wire::view::check_array::<i32>(c, version, version >= 9, false)
+            ::kwire_protocol::wire::view::check_array::<
+                i32,
+            >(c, version, version >= 9, false)
                 .at_field("offline_replicas")?;
         }
         if version >= 9 {
@@ -1578,10 +1695,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
         if version >= 7 {
             pos += 4;
         }
-        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
-        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
         if version >= 5 {
-            pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                i32,
+            >(buf, pos, version, version >= 9);
         }
         if version >= 9 {
             pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
@@ -1604,12 +1727,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponsePartitionRef
             pos += 4;
         }
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
         offs[5] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            i32,
+        >(buf, pos, version, version >= 9);
         if version >= 5 {
             offs[6] = (pos - start) as u32;
-            pos = ::kwire_protocol::wire::view::skip_array::<i32>(buf, pos, version, version >= 9);
+            pos = ::kwire_protocol::wire::view::skip_array::<
+                i32,
+            >(buf, pos, version, version >= 9);
         }
         if version >= 9 {
             tags = (pos - start) as u32;
@@ -1679,13 +1808,13 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
         let flexible: bool = version >= 9;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.name.as_ref(),
-            version >= 9,
-            version >= 12,
-            version,
-        )
-        .at_field("name")?;
+                s,
+                self.name.as_ref(),
+                version >= 9,
+                version >= 12,
+                version,
+            )
+            .at_field("name")?;
         if version >= 10 {
             s.put_raw(&self.topic_id.0);
         }
@@ -1755,17 +1884,19 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
         let f_partitions = {
             let n = r.array_len(version >= 9).at_field("partitions")?;
             {
-                let mut a: ::std::vec::Vec<MetadataResponsePartition> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<MetadataResponsePartition> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         MetadataResponsePartition,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <MetadataResponsePartition as ::kwire_protocol::wire::Decode>::decode(
-                            r, version,
-                        )
-                        .at_index(i)
-                        .at_field("partitions")?,
+                                r,
+                                version,
+                            )
+                            .at_index(i)
+                            .at_field("partitions")?,
                     );
                 }
                 a
@@ -1781,7 +1912,11 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -1805,7 +1940,9 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseTopic {
             name: if (version >= 12) && g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             topic_id: if version >= 10 {
                 g.value(&::kwire_protocol::wire::Uuid::ZERO)
@@ -1849,7 +1986,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseTopic {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::check_null(self.name.is_some() || version >= 12, version)
+        ::kwire_protocol::wire::json::check_null(
+                self.name.is_some() || version >= 12,
+                version,
+            )
             .map_err(|e| e.field("name"))?;
         ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
             .map_err(|e| e.field("name"))?;
@@ -1858,22 +1998,33 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseTopic {
                 .map_err(|e| e.field("topic_id"))?;
         }
         if version >= 1 {
-            ::kwire_protocol::wire::json::put(&mut m, "isInternal", &self.is_internal, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "isInternal",
+                    &self.is_internal,
+                    version,
+                )
                 .map_err(|e| e.field("is_internal"))?;
         }
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         if version >= 8 {
             ::kwire_protocol::wire::json::put(
-                &mut m,
-                "topicAuthorizedOperations",
-                &self.topic_authorized_operations,
-                version,
-            )
-            .map_err(|e| e.field("topic_authorized_operations"))?;
+                    &mut m,
+                    "topicAuthorizedOperations",
+                    &self.topic_authorized_operations,
+                    version,
+                )
+                .map_err(|e| e.field("topic_authorized_operations"))?;
         } else if self.topic_authorized_operations != -2147483648i32 {
             return ::core::result::Result::Err(
-                ::kwire_protocol::wire::non_default(version).field("topic_authorized_operations"),
+                ::kwire_protocol::wire::non_default(version)
+                    .field("topic_authorized_operations"),
             );
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1882,7 +2033,10 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseTopic {
             version >= 9,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1908,9 +2062,17 @@ impl ::kwire_protocol::wire::json::JsonForm for MetadataResponseTopic {
             } else {
                 ::kwire_protocol::wire::json::field_or(o, "isInternal", version, false)?
             },
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             topic_authorized_operations: if version >= 8 {
-                ::kwire_protocol::wire::json::required(o, "topicAuthorizedOperations", version)?
+                ::kwire_protocol::wire::json::required(
+                    o,
+                    "topicAuthorizedOperations",
+                    version,
+                )?
             } else {
                 ::kwire_protocol::wire::json::field_or(
                     o,
@@ -2011,10 +2173,17 @@ impl<'a> MetadataResponseTopicRef<'a> {
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, MetadataResponsePartitionRef<'a>> {
         let version = self.version;
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        version >= 9,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2033,7 +2202,9 @@ impl<'a> MetadataResponseTopicRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2042,7 +2213,9 @@ impl<'a> MetadataResponseTopicRef<'a> {
             error_code: self.error_code(),
             name: self
                 .name()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             topic_id: self.topic_id(),
             is_internal: self.is_internal(),
             partitions: {
@@ -2071,21 +2244,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(2).at_field("error_code")?;
-        c.check_string(version >= 9, version >= 12)
-            .at_field("name")?;
+        c.check_string(version >= 9, version >= 12).at_field("name")?;
         if version >= 10 {
             c.skip(16).at_field("topic_id")?;
         }
         if version >= 1 {
             c.skip(1).at_field("is_internal")?;
         }
-        ::kwire_protocol::wire::view::check_array::<MetadataResponsePartitionRef<'a>>(
-            c,
-            version,
-            version >= 9,
-            false,
-        )
-        .at_field("partitions")?;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("partitions")?;
         if version >= 8 {
             c.skip(4).at_field("topic_authorized_operations")?;
         }
@@ -2107,12 +2276,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
         if version >= 1 {
             pos += 1;
         }
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponsePartitionRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 8 {
             pos += 4;
         }
@@ -2139,12 +2305,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MetadataResponseTopicRef<'a>
             pos += 1;
         }
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MetadataResponsePartitionRef<'a>>(
-            buf,
-            pos,
-            version,
-            version >= 9,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MetadataResponsePartitionRef<'a>,
+        >(buf, pos, version, version >= 9);
         if version >= 8 {
             offs[5] = (pos - start) as u32;
             pos += 4;

@@ -5,8 +5,6 @@
 //! Each spec is a module; every message is also re-exported here, with the `api` items
 //! (`ApiKey`, `Request`, `Response`, `RequestFrame`, `ResponseFrame`).
 
-/// API keys, header versions and request/response dispatch for this spec set.
-pub mod api;
 /// `ApiVersionsRequest` (request), from `schemas/ApiVersionsRequest.json`.
 pub mod api_versions_request;
 /// `ApiVersionsResponse` (response), from `schemas/ApiVersionsResponse.json`.
@@ -87,7 +85,8 @@ pub mod streams_group_describe_response;
 pub mod streams_group_heartbeat_request;
 /// `StreamsGroupHeartbeatResponse` (response), from `schemas/StreamsGroupHeartbeatResponse.json`.
 pub mod streams_group_heartbeat_response;
-pub use api::*;
+/// API keys, header versions and request/response dispatch for this spec set.
+pub mod api;
 pub use api_versions_request::ApiVersionsRequest;
 pub use api_versions_response::ApiVersionsResponse;
 pub use consumer_group_describe_request::ConsumerGroupDescribeRequest;
@@ -128,3 +127,4 @@ pub use streams_group_describe_request::StreamsGroupDescribeRequest;
 pub use streams_group_describe_response::StreamsGroupDescribeResponse;
 pub use streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 pub use streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+pub use api::*;

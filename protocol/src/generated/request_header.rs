@@ -46,8 +46,7 @@ impl ::kwire_protocol::wire::Encode for RequestHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "RequestHeader",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("RequestHeader"))
+        self.encode_body(s, version).map_err(|e| e.in_type("RequestHeader"))
     }
 }
 impl RequestHeader {
@@ -63,13 +62,13 @@ impl RequestHeader {
         s.put_raw(&self.correlation_id.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
-                s,
-                self.client_id.as_ref(),
-                false,
-                version >= 1,
-                version,
-            )
-            .at_field("client_id")?;
+                    s,
+                    self.client_id.as_ref(),
+                    false,
+                    version >= 1,
+                    version,
+                )
+                .at_field("client_id")?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -110,7 +109,11 @@ impl RequestHeader {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -141,10 +144,14 @@ impl ::kwire_protocol::wire::Message for RequestHeader {
     const NAME: &'static str = "RequestHeader";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Header;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 2i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(2i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        2i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        2i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for RequestHeader {
@@ -158,7 +165,9 @@ impl ::kwire_protocol::wire::sample::Sample for RequestHeader {
                 if (version >= 1) && g.null() {
                     ::core::option::Option::None
                 } else {
-                    ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                    ::core::option::Option::Some(
+                        g.value(&::kwire_protocol::wire::KStr::new()),
+                    )
                 }
             } else {
                 ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
@@ -187,8 +196,7 @@ impl ::kwire_protocol::wire::json::JsonForm for RequestHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "RequestHeader",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("RequestHeader"))
+        self.to_json_body(version).map_err(|e| e.in_type("RequestHeader"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -212,19 +220,34 @@ impl RequestHeader {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "requestApiKey", &self.request_api_key, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "requestApiKey",
+                &self.request_api_key,
+                version,
+            )
             .map_err(|e| e.field("request_api_key"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "requestApiVersion",
-            &self.request_api_version,
-            version,
-        )
-        .map_err(|e| e.field("request_api_version"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "correlationId", &self.correlation_id, version)
+                &mut m,
+                "requestApiVersion",
+                &self.request_api_version,
+                version,
+            )
+            .map_err(|e| e.field("request_api_version"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "correlationId",
+                &self.correlation_id,
+                version,
+            )
             .map_err(|e| e.field("correlation_id"))?;
         if version >= 1 {
-            ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
+            ::kwire_protocol::wire::json::put(
+                    &mut m,
+                    "clientId",
+                    &self.client_id,
+                    version,
+                )
                 .map_err(|e| e.field("client_id"))?;
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -233,7 +256,10 @@ impl RequestHeader {
             version >= 2,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -242,13 +268,21 @@ impl RequestHeader {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            request_api_key: ::kwire_protocol::wire::json::required(o, "requestApiKey", version)?,
+            request_api_key: ::kwire_protocol::wire::json::required(
+                o,
+                "requestApiKey",
+                version,
+            )?,
             request_api_version: ::kwire_protocol::wire::json::required(
                 o,
                 "requestApiVersion",
                 version,
             )?,
-            correlation_id: ::kwire_protocol::wire::json::required(o, "correlationId", version)?,
+            correlation_id: ::kwire_protocol::wire::json::required(
+                o,
+                "correlationId",
+                version,
+            )?,
             client_id: if version >= 1 {
                 ::kwire_protocol::wire::json::required(o, "clientId", version)?
             } else {
@@ -285,11 +319,12 @@ impl<'a> RequestHeaderRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("RequestHeader"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("RequestHeader"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -312,7 +347,10 @@ impl<'a> RequestHeaderRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("RequestHeader"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -385,7 +423,9 @@ impl<'a> RequestHeaderRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -396,7 +436,9 @@ impl<'a> RequestHeaderRef<'a> {
             correlation_id: self.correlation_id(),
             client_id: self
                 .client_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField> = self
                     .unknown_tagged_fields()

@@ -23,8 +23,7 @@ impl ::kwire_protocol::wire::Encode for ResponseHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ResponseHeader",
         )?;
-        self.encode_body(s, version)
-            .map_err(|e| e.in_type("ResponseHeader"))
+        self.encode_body(s, version).map_err(|e| e.in_type("ResponseHeader"))
     }
 }
 impl ResponseHeader {
@@ -63,7 +62,11 @@ impl ResponseHeader {
             let n = r.uvarint()?;
             for _ in 0..n {
                 let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+                ::kwire_protocol::wire::push_unknown_tag(
+                    &mut unknown_tagged_fields,
+                    tag,
+                    p,
+                );
             }
             ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
         }
@@ -91,10 +94,14 @@ impl ::kwire_protocol::wire::Message for ResponseHeader {
     const NAME: &'static str = "ResponseHeader";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Header;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 1i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(1i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        1i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        1i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for ResponseHeader {
@@ -126,8 +133,7 @@ impl ::kwire_protocol::wire::json::JsonForm for ResponseHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ResponseHeader",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("ResponseHeader"))
+        self.to_json_body(version).map_err(|e| e.in_type("ResponseHeader"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -151,7 +157,12 @@ impl ResponseHeader {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "correlationId", &self.correlation_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "correlationId",
+                &self.correlation_id,
+                version,
+            )
             .map_err(|e| e.field("correlation_id"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -159,7 +170,10 @@ impl ResponseHeader {
             version >= 1,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -168,7 +182,11 @@ impl ResponseHeader {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            correlation_id: ::kwire_protocol::wire::json::required(o, "correlationId", version)?,
+            correlation_id: ::kwire_protocol::wire::json::required(
+                o,
+                "correlationId",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -195,11 +213,12 @@ impl<'a> ResponseHeaderRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("ResponseHeader"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("ResponseHeader"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -222,7 +241,10 @@ impl<'a> ResponseHeaderRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("ResponseHeader"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -256,7 +278,9 @@ impl<'a> ResponseHeaderRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

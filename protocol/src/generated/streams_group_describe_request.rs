@@ -41,7 +41,8 @@ impl StreamsGroupDescribeRequest {
         let flexible: bool = true;
         {
             let a = &self.group_ids;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("group_ids")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("group_ids")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
                     .at_index(i)
@@ -72,17 +73,20 @@ impl StreamsGroupDescribeRequest {
         let f_group_ids = {
             let n = r.array_len(true).at_field("group_ids")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("group_ids")?);
                 }
                 a
             }
         };
-        let f_include_authorized_operations = r.bool().at_field("include_authorized_operations")?;
+        let f_include_authorized_operations = r
+            .bool()
+            .at_field("include_authorized_operations")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
         for _ in 0..n {
@@ -108,17 +112,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for StreamsGroupDescribeRequest {
     const NAME: &'static str = "StreamsGroupDescribeRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(89i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeRequest {
@@ -127,9 +136,7 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeRequest {
         let v = Self {
             group_ids: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             include_authorized_operations: g.value(&false),
             unknown_tagged_fields: g.unknown_tags(0),
@@ -152,8 +159,7 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupDescribeRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
+        self.to_json_body(version).map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -164,7 +170,8 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupDescribeRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
     }
 }
 #[cfg(feature = "json")]
@@ -180,19 +187,22 @@ impl StreamsGroupDescribeRequest {
         ::kwire_protocol::wire::json::put(&mut m, "groupIds", &self.group_ids, version)
             .map_err(|e| e.field("group_ids"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "includeAuthorizedOperations",
-            &self.include_authorized_operations,
-            version,
-        )
-        .map_err(|e| e.field("include_authorized_operations"))?;
+                &mut m,
+                "includeAuthorizedOperations",
+                &self.include_authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("include_authorized_operations"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -233,11 +243,12 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("StreamsGroupDescribeRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupDescribeRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -260,7 +271,10 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -286,10 +300,17 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
     #[inline]
     pub fn group_ids(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -308,7 +329,9 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -317,7 +340,9 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
             group_ids: {
                 let v = self.group_ids();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             include_authorized_operations: self.include_authorized_operations(),
@@ -352,7 +377,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeRequestR
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -362,7 +389,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeRequestR
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
         pos += 1;
         let tags = (pos - start) as u32;

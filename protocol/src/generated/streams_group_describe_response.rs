@@ -42,7 +42,8 @@ impl StreamsGroupDescribeResponse {
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("groups")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("groups")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -73,13 +74,17 @@ impl StreamsGroupDescribeResponse {
         let f_groups = {
             let n = r.array_len(true).at_field("groups")?;
             {
-                let mut a: ::std::vec::Vec<DescribedGroup> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         DescribedGroup,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("groups")?,
                     );
@@ -112,17 +117,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for StreamsGroupDescribeResponse {
     const NAME: &'static str = "StreamsGroupDescribeResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(89i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeResponse {
@@ -133,11 +143,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupDescribeResponse {
             groups: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <DescribedGroup as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -160,8 +169,7 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeResponse",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
+        self.to_json_body(version).map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -172,7 +180,8 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeResponse",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
     }
 }
 #[cfg(feature = "json")]
@@ -186,12 +195,12 @@ impl StreamsGroupDescribeResponse {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "throttleTimeMs",
-            &self.throttle_time_ms,
-            version,
-        )
-        .map_err(|e| e.field("throttle_time_ms"))?;
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
         ::kwire_protocol::wire::check_unknown_tags(
@@ -200,7 +209,10 @@ impl StreamsGroupDescribeResponse {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -209,7 +221,11 @@ impl StreamsGroupDescribeResponse {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            throttle_time_ms: ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?,
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
             groups: ::kwire_protocol::wire::json::required(o, "groups", version)?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
@@ -237,11 +253,12 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("StreamsGroupDescribeResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupDescribeResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -264,7 +281,10 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -301,18 +321,29 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
     ///
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     #[inline]
-    pub fn groups(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
+    pub fn groups(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, DescribedGroupRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -344,7 +375,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(4).at_field("throttle_time_ms")?;
-        ::kwire_protocol::wire::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, true, false)
             .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -355,9 +388,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<DescribedGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -368,9 +401,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupDescribeResponse
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<DescribedGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -422,7 +455,8 @@ impl ::kwire_protocol::wire::Encode for Subtopology {
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
                     .at_index(i)
@@ -485,10 +519,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_source_topics = {
             let n = r.array_len(true).at_field("source_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("source_topics")?);
                 }
@@ -498,15 +533,14 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_sink_topics = {
             let n = r.array_len(true).at_field("repartition_sink_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("repartition_sink_topics")?,
+                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
                     );
                 }
                 a
@@ -515,10 +549,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_state_changelog_topics = {
             let n = r.array_len(true).at_field("state_changelog_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -532,10 +567,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_source_topics = {
             let n = r.array_len(true).at_field("repartition_source_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -571,30 +607,28 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             repartition_sink_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             state_changelog_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -613,38 +647,51 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "sourceTopics", &self.source_topics, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
             .map_err(|e| e.field("source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSinkTopics",
-            &self.repartition_sink_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_sink_topics"))?;
+                &mut m,
+                "repartitionSinkTopics",
+                &self.repartition_sink_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_sink_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "stateChangelogTopics",
-            &self.state_changelog_topics,
-            version,
-        )
-        .map_err(|e| e.field("state_changelog_topics"))?;
+                &mut m,
+                "stateChangelogTopics",
+                &self.state_changelog_topics,
+                version,
+            )
+            .map_err(|e| e.field("state_changelog_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSourceTopics",
-            &self.repartition_source_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_source_topics"))?;
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -653,8 +700,16 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            source_topics: ::kwire_protocol::wire::json::required(o, "sourceTopics", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
             repartition_sink_topics: ::kwire_protocol::wire::json::required(
                 o,
                 "repartitionSinkTopics",
@@ -709,7 +764,8 @@ impl<'a> SubtopologyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -719,10 +775,17 @@ impl<'a> SubtopologyRef<'a> {
     #[inline]
     pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -731,12 +794,21 @@ impl<'a> SubtopologyRef<'a> {
     ///
     /// Spec: `RepartitionSinkTopics: []string` (versions 0+).
     #[inline]
-    pub fn repartition_sink_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn repartition_sink_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -749,10 +821,17 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -765,16 +844,25 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -787,13 +875,17 @@ impl<'a> SubtopologyRef<'a> {
             source_topics: {
                 let v = self.source_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             repartition_sink_topics: {
                 let v = self.repartition_sink_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             state_changelog_topics: {
@@ -829,9 +921,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
             .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("repartition_sink_topics")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("state_changelog_topics")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -842,10 +938,18 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -856,13 +960,21 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -937,21 +1049,28 @@ impl ::kwire_protocol::wire::Decode for Topology {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_epoch = r.i32().at_field("epoch")?;
-        let f_subtopologies = match r.nullable_array_len(true).at_field("subtopologies")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<Subtopology> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        Subtopology,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("subtopologies")?,
+        let f_subtopologies = match r.nullable_array_len(true).at_field("subtopologies")?
+        {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            Subtopology,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <Subtopology as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("subtopologies")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -980,11 +1099,10 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -1006,7 +1124,12 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologies", &self.subtopologies, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologies",
+                &self.subtopologies,
+                version,
+            )
             .map_err(|e| e.field("subtopologies"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1014,7 +1137,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1024,7 +1150,11 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
-            subtopologies: ::kwire_protocol::wire::json::required(o, "subtopologies", version)?,
+            subtopologies: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologies",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1074,18 +1204,26 @@ impl<'a> TopologyRef<'a> {
     #[inline]
     pub fn subtopologies(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>>>
-    {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>>,
+    > {
         match self.offs[1] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1116,7 +1254,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        ::kwire_protocol::wire::view::check_array::<SubtopologyRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, true, true)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1127,8 +1267,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -1139,8 +1280,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -1228,28 +1370,32 @@ impl ::kwire_protocol::wire::Encode for Member {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, true).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, true)
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_id, true).at_field("client_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.client_host, true).at_field("client_host")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_id, true)
+            .at_field("client_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.client_host, true)
+            .at_field("client_host")?;
         s.put_raw(&self.topology_epoch.to_be_bytes());
-        ::kwire_protocol::wire::write_string(s, &self.process_id, true).at_field("process_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.process_id, true)
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
@@ -1262,7 +1408,8 @@ impl ::kwire_protocol::wire::Encode for Member {
         }
         {
             let a = &self.client_tags;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("client_tags")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("client_tags")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -1271,7 +1418,8 @@ impl ::kwire_protocol::wire::Encode for Member {
         }
         {
             let a = &self.task_offsets;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("task_offsets")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("task_offsets")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -1334,10 +1482,11 @@ impl ::kwire_protocol::wire::Decode for Member {
         let f_client_tags = {
             let n = r.array_len(true).at_field("client_tags")?;
             {
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         KeyValue,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1351,13 +1500,17 @@ impl ::kwire_protocol::wire::Decode for Member {
         let f_task_offsets = {
             let n = r.array_len(true).at_field("task_offsets")?;
             {
-                let mut a: ::std::vec::Vec<TaskOffset> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TaskOffset,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("task_offsets")?,
                     );
@@ -1368,13 +1521,17 @@ impl ::kwire_protocol::wire::Decode for Member {
         let f_task_end_offsets = {
             let n = r.array_len(true).at_field("task_end_offsets")?;
             {
-                let mut a: ::std::vec::Vec<TaskOffset> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TaskOffset,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("task_end_offsets")?,
                     );
@@ -1382,11 +1539,16 @@ impl ::kwire_protocol::wire::Decode for Member {
                 a
             }
         };
-        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
+        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+                r,
+                version,
+            )
             .at_field("assignment")?;
-        let f_target_assignment =
-            <Assignment as ::kwire_protocol::wire::Decode>::decode(r, version)
-                .at_field("target_assignment")?;
+        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+                r,
+                version,
+            )
+            .at_field("target_assignment")?;
         let f_is_classic = r.bool().at_field("is_classic")?;
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
         let n = r.uvarint()?;
@@ -1425,12 +1587,16 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             client_id: g.value(&::kwire_protocol::wire::KStr::new()),
             client_host: g.value(&::kwire_protocol::wire::KStr::new()),
@@ -1440,36 +1606,46 @@ impl ::kwire_protocol::wire::sample::Sample for Member {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             client_tags: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             task_offsets: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             task_end_offsets: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
-            assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+            assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
+                g,
+                version,
+            ),
             target_assignment: <Assignment as ::kwire_protocol::wire::sample::Sample>::sample(
-                g, version,
+                g,
+                version,
             ),
             is_classic: g.value(&false),
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1490,42 +1666,82 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "clientId", &self.client_id, version)
             .map_err(|e| e.field("client_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientHost", &self.client_host, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientHost",
+                &self.client_host,
+                version,
+            )
             .map_err(|e| e.field("client_host"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "topologyEpoch", &self.topology_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topologyEpoch",
+                &self.topology_epoch,
+                version,
+            )
             .map_err(|e| e.field("topology_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "processId", &self.process_id, version)
             .map_err(|e| e.field("process_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "userEndpoint", &self.user_endpoint, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
             .map_err(|e| e.field("user_endpoint"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientTags", &self.client_tags, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientTags",
+                &self.client_tags,
+                version,
+            )
             .map_err(|e| e.field("client_tags"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "taskOffsets", &self.task_offsets, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskOffsets",
+                &self.task_offsets,
+                version,
+            )
             .map_err(|e| e.field("task_offsets"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "taskEndOffsets",
-            &self.task_end_offsets,
-            version,
-        )
-        .map_err(|e| e.field("task_end_offsets"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "assignment", &self.assignment, version)
+                &mut m,
+                "taskEndOffsets",
+                &self.task_end_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_end_offsets"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "assignment",
+                &self.assignment,
+                version,
+            )
             .map_err(|e| e.field("assignment"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "targetAssignment",
-            &self.target_assignment,
-            version,
-        )
-        .map_err(|e| e.field("target_assignment"))?;
+                &mut m,
+                "targetAssignment",
+                &self.target_assignment,
+                version,
+            )
+            .map_err(|e| e.field("target_assignment"))?;
         ::kwire_protocol::wire::json::put(&mut m, "isClassic", &self.is_classic, version)
             .map_err(|e| e.field("is_classic"))?;
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1534,7 +1750,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1544,18 +1763,54 @@ impl ::kwire_protocol::wire::json::JsonForm for Member {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
             client_id: ::kwire_protocol::wire::json::required(o, "clientId", version)?,
-            client_host: ::kwire_protocol::wire::json::required(o, "clientHost", version)?,
-            topology_epoch: ::kwire_protocol::wire::json::required(o, "topologyEpoch", version)?,
+            client_host: ::kwire_protocol::wire::json::required(
+                o,
+                "clientHost",
+                version,
+            )?,
+            topology_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "topologyEpoch",
+                version,
+            )?,
             process_id: ::kwire_protocol::wire::json::required(o, "processId", version)?,
-            user_endpoint: ::kwire_protocol::wire::json::required(o, "userEndpoint", version)?,
-            client_tags: ::kwire_protocol::wire::json::required(o, "clientTags", version)?,
-            task_offsets: ::kwire_protocol::wire::json::required(o, "taskOffsets", version)?,
-            task_end_offsets: ::kwire_protocol::wire::json::required(o, "taskEndOffsets", version)?,
-            assignment: ::kwire_protocol::wire::json::required(o, "assignment", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            client_tags: ::kwire_protocol::wire::json::required(
+                o,
+                "clientTags",
+                version,
+            )?,
+            task_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskOffsets",
+                version,
+            )?,
+            task_end_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskEndOffsets",
+                version,
+            )?,
+            assignment: ::kwire_protocol::wire::json::required(
+                o,
+                "assignment",
+                version,
+            )?,
             target_assignment: ::kwire_protocol::wire::json::required(
                 o,
                 "targetAssignment",
@@ -1601,7 +1856,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1653,7 +1909,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1666,7 +1923,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1692,7 +1950,8 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1706,18 +1965,13 @@ impl<'a> MemberRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
@@ -1726,12 +1980,21 @@ impl<'a> MemberRef<'a> {
     ///
     /// Spec: `ClientTags: []KeyValue` (versions 0+).
     #[inline]
-    pub fn client_tags(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+    pub fn client_tags(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
         match self.offs[9] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1740,12 +2003,21 @@ impl<'a> MemberRef<'a> {
     ///
     /// Spec: `TaskOffsets: []TaskOffset` (versions 0+).
     #[inline]
-    pub fn task_offsets(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>> {
+    pub fn task_offsets(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>> {
         match self.offs[10] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1758,10 +2030,17 @@ impl<'a> MemberRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>> {
         match self.offs[11] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1775,12 +2054,10 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::struct_at::<AssignmentRef<'a>>(
-                    self.buf,
-                    o,
-                    self.version,
-                )
-                .unwrap_or(AssignmentRef::absent(self.version))
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
             }
         }
     }
@@ -1793,12 +2070,10 @@ impl<'a> MemberRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => AssignmentRef::absent(self.version),
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::struct_at::<AssignmentRef<'a>>(
-                    self.buf,
-                    o,
-                    self.version,
-                )
-                .unwrap_or(AssignmentRef::absent(self.version))
+                ::kwire_protocol::wire::view::struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(AssignmentRef::absent(self.version))
             }
         }
     }
@@ -1816,7 +2091,9 @@ impl<'a> MemberRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1829,10 +2106,14 @@ impl<'a> MemberRef<'a> {
             member_epoch: self.member_epoch(),
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             client_id: {
                 let v = self.client_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -1897,20 +2178,32 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         c.skip(4).at_field("topology_epoch")?;
         c.check_string(true, false).at_field("process_id")?;
         if c.struct_present()? {
-            <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <EndpointRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("user_endpoint")?;
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+            .at_field("user_endpoint")?;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
             .at_field("client_tags")?;
-        ::kwire_protocol::wire::view::check_array::<TaskOffsetRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, false)
             .at_field("task_offsets")?;
-        ::kwire_protocol::wire::view::check_array::<TaskOffsetRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, false)
             .at_field("task_end_offsets")?;
-        <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .at_field("assignment")?;
-        <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .at_field("target_assignment")?;
         c.skip(1).at_field("is_classic")?;
         let n = c.uvarint()?;
@@ -1931,23 +2224,27 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1975,28 +2272,32 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for MemberRef<'a> {
         offs[8] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
         offs[9] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         offs[10] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
         offs[11] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
         offs[12] = (pos - start) as u32;
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         offs[13] = (pos - start) as u32;
-        pos = <AssignmentRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-            buf, pos, version,
-        );
+        pos = <AssignmentRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         offs[14] = (pos - start) as u32;
         pos += 1;
         let tags = (pos - start) as u32;
@@ -2080,21 +2381,24 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         let flexible: bool = true;
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.error_message.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("error_message")?;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, true).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.group_state, true).at_field("group_state")?;
+                s,
+                self.error_message.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("error_message")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, true)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_state, true)
+            .at_field("group_state")?;
         s.put_raw(&self.group_epoch.to_be_bytes());
         s.put_raw(&self.assignment_epoch.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version).at_field("topology")?;
+                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                    .at_field("topology")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -2102,7 +2406,8 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
         }
         {
             let a = &self.members;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("members")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("members")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -2149,10 +2454,9 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         let f_members = {
             let n = r.array_len(true).at_field("members")?;
             {
-                let mut a: ::std::vec::Vec<Member> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        Member,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -2194,7 +2498,9 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
             error_message: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             group_id: g.value(&::kwire_protocol::wire::KStr::new()),
             group_state: g.value(&::kwire_protocol::wire::KStr::new()),
@@ -2204,13 +2510,19 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Topology as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Topology as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             members: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(g, version))
+                    .map(|_| <Member as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             authorized_operations: g.value(&-2147483648i32),
@@ -2232,39 +2544,57 @@ impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
             .map_err(|e| e.field("error_message"))?;
         ::kwire_protocol::wire::json::put(&mut m, "groupId", &self.group_id, version)
             .map_err(|e| e.field("group_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "groupState", &self.group_state, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupState",
+                &self.group_state,
+                version,
+            )
             .map_err(|e| e.field("group_state"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "groupEpoch", &self.group_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "groupEpoch",
+                &self.group_epoch,
+                version,
+            )
             .map_err(|e| e.field("group_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "assignmentEpoch",
-            &self.assignment_epoch,
-            version,
-        )
-        .map_err(|e| e.field("assignment_epoch"))?;
+                &mut m,
+                "assignmentEpoch",
+                &self.assignment_epoch,
+                version,
+            )
+            .map_err(|e| e.field("assignment_epoch"))?;
         ::kwire_protocol::wire::json::put(&mut m, "topology", &self.topology, version)
             .map_err(|e| e.field("topology"))?;
         ::kwire_protocol::wire::json::put(&mut m, "members", &self.members, version)
             .map_err(|e| e.field("members"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "authorizedOperations",
-            &self.authorized_operations,
-            version,
-        )
-        .map_err(|e| e.field("authorized_operations"))?;
+                &mut m,
+                "authorizedOperations",
+                &self.authorized_operations,
+                version,
+            )
+            .map_err(|e| e.field("authorized_operations"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2274,10 +2604,22 @@ impl ::kwire_protocol::wire::json::JsonForm for DescribedGroup {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
-            error_message: ::kwire_protocol::wire::json::required(o, "errorMessage", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
             group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
-            group_state: ::kwire_protocol::wire::json::required(o, "groupState", version)?,
-            group_epoch: ::kwire_protocol::wire::json::required(o, "groupEpoch", version)?,
+            group_state: ::kwire_protocol::wire::json::required(
+                o,
+                "groupState",
+                version,
+            )?,
+            group_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "groupEpoch",
+                version,
+            )?,
             assignment_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "assignmentEpoch",
@@ -2355,7 +2697,8 @@ impl<'a> DescribedGroupRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2368,7 +2711,8 @@ impl<'a> DescribedGroupRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2408,18 +2752,13 @@ impl<'a> DescribedGroupRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<TopologyRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<TopologyRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
@@ -2430,10 +2769,17 @@ impl<'a> DescribedGroupRef<'a> {
     #[inline]
     pub fn members(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, MemberRef<'a>> {
         match self.offs[7] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2452,7 +2798,9 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2461,7 +2809,9 @@ impl<'a> DescribedGroupRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             group_id: {
                 let v = self.group_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -2509,12 +2859,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
             c.skip(4).at_field("assignment_epoch")?;
         }
         if c.struct_present()? {
-            <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <TopologyRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("topology")?;
-        ::kwire_protocol::wire::view::check_array::<MemberRef<'a>>(c, version, true, false)
+            .at_field("topology")?;
+        ::kwire_protocol::wire::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, true, false)
             .at_field("members")?;
         c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
@@ -2533,13 +2887,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = ::kwire_protocol::wire::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
         pos += 4;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -2563,14 +2919,16 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for DescribedGroupRef<'a> {
         offs[6] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
         offs[7] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, true);
         offs[8] = (pos - start) as u32;
         pos += 4;
         let tags = (pos - start) as u32;
@@ -2681,7 +3039,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2731,7 +3092,8 @@ impl<'a> EndpointRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2749,7 +3111,9 @@ impl<'a> EndpointRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2910,7 +3274,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "partition", &self.partition, version)
             .map_err(|e| e.field("partition"))?;
@@ -2922,7 +3291,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2931,7 +3303,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
             partition: ::kwire_protocol::wire::json::required(o, "partition", version)?,
             offset: ::kwire_protocol::wire::json::required(o, "offset", version)?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
@@ -2973,7 +3349,8 @@ impl<'a> TaskOffsetRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3004,7 +3381,9 @@ impl<'a> TaskOffsetRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3107,10 +3486,12 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
         s.put_raw(&self.topic_id.0);
-        ::kwire_protocol::wire::write_string(s, &self.topic_name, true).at_field("topic_name")?;
+        ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3184,7 +3565,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "topicName", &self.topic_name, version)
             .map_err(|e| e.field("topic_name"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -3192,7 +3578,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3203,7 +3592,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartitions {
         ::core::result::Result::Ok(Self {
             topic_id: ::kwire_protocol::wire::json::required(o, "topicId", version)?,
             topic_name: ::kwire_protocol::wire::json::required(o, "topicName", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -3256,7 +3649,8 @@ impl<'a> TopicPartitionsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3266,16 +3660,25 @@ impl<'a> TopicPartitionsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3379,7 +3782,8 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         let flexible: bool = true;
         {
             let a = &self.active_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("active_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("active_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -3388,7 +3792,8 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         }
         {
             let a = &self.standby_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("standby_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("standby_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -3397,7 +3802,8 @@ impl ::kwire_protocol::wire::Encode for Assignment {
         }
         {
             let a = &self.warmup_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("warmup_tasks")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("warmup_tasks")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -3429,10 +3835,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let f_active_tasks = {
             let n = r.array_len(true).at_field("active_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -3446,10 +3851,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let f_standby_tasks = {
             let n = r.array_len(true).at_field("standby_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -3463,10 +3867,9 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         let f_warmup_tasks = {
             let n = r.array_len(true).at_field("warmup_tasks")?;
             {
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
+                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -3500,25 +3903,28 @@ impl ::kwire_protocol::wire::sample::Sample for Assignment {
             active_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             standby_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             warmup_tasks: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -3537,11 +3943,26 @@ impl ::kwire_protocol::wire::json::JsonForm for Assignment {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "activeTasks", &self.active_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
             .map_err(|e| e.field("active_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "standbyTasks", &self.standby_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
             .map_err(|e| e.field("standby_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
             .map_err(|e| e.field("warmup_tasks"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -3549,7 +3970,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Assignment {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3558,9 +3982,21 @@ impl ::kwire_protocol::wire::json::JsonForm for Assignment {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            active_tasks: ::kwire_protocol::wire::json::required(o, "activeTasks", version)?,
-            standby_tasks: ::kwire_protocol::wire::json::required(o, "standbyTasks", version)?,
-            warmup_tasks: ::kwire_protocol::wire::json::required(o, "warmupTasks", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -3595,12 +4031,21 @@ impl<'a> AssignmentRef<'a> {
     ///
     /// Spec: `ActiveTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn active_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn active_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -3609,12 +4054,21 @@ impl<'a> AssignmentRef<'a> {
     ///
     /// Spec: `StandbyTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn standby_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn standby_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -3623,18 +4077,29 @@ impl<'a> AssignmentRef<'a> {
     ///
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
     #[inline]
-    pub fn warmup_tasks(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
+    pub fn warmup_tasks(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3672,11 +4137,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("active_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("standby_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
             .at_field("warmup_tasks")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -3686,9 +4157,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -3697,11 +4174,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3741,7 +4224,8 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3808,9 +4292,19 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -3818,7 +4312,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3827,8 +4324,16 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -3868,7 +4373,8 @@ impl<'a> TaskIdsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3878,16 +4384,25 @@ impl<'a> TaskIdsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -4053,7 +4568,10 @@ impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -4103,7 +4621,8 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -4116,12 +4635,15 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -4226,7 +4748,8 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
         s.put_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("topic_configs")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("topic_configs")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -4261,10 +4784,11 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         let f_topic_configs = {
             let n = r.array_len(true).at_field("topic_configs")?;
             {
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         KeyValue,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -4302,9 +4826,10 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
             topic_configs: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -4325,16 +4850,26 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
             .map_err(|e| e.field("name"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "replicationFactor",
-            &self.replication_factor,
-            version,
-        )
-        .map_err(|e| e.field("replication_factor"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
+                &mut m,
+                "replicationFactor",
+                &self.replication_factor,
+                version,
+            )
+            .map_err(|e| e.field("replication_factor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicConfigs",
+                &self.topic_configs,
+                version,
+            )
             .map_err(|e| e.field("topic_configs"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -4342,7 +4877,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -4352,13 +4890,21 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             name: ::kwire_protocol::wire::json::required(o, "name", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             replication_factor: ::kwire_protocol::wire::json::required(
                 o,
                 "replicationFactor",
                 version,
             )?,
-            topic_configs: ::kwire_protocol::wire::json::required(o, "topicConfigs", version)?,
+            topic_configs: ::kwire_protocol::wire::json::required(
+                o,
+                "topicConfigs",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -4398,7 +4944,8 @@ impl<'a> TopicInfoRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -4432,18 +4979,29 @@ impl<'a> TopicInfoRef<'a> {
     ///
     /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
     #[inline]
-    pub fn topic_configs(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+    pub fn topic_configs(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -4486,7 +5044,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -4499,7 +5059,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos += 4;
         pos += 2;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -4514,7 +5076,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (

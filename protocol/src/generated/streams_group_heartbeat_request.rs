@@ -123,31 +123,34 @@ impl StreamsGroupHeartbeatRequest {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = true;
-        ::kwire_protocol::wire::write_string(s, &self.group_id, true).at_field("group_id")?;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, true).at_field("member_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.group_id, true)
+            .at_field("group_id")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, true)
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.endpoint_information_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.instance_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("instance_id")?;
+                s,
+                self.instance_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("instance_id")?;
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.rack_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("rack_id")?;
+                s,
+                self.rack_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("rack_id")?;
         s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version).at_field("topology")?;
+                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                    .at_field("topology")?;
             }
             ::core::option::Option::None => {
                 s.put_byte(0xff);
@@ -199,13 +202,13 @@ impl StreamsGroupHeartbeatRequest {
             }
         }
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.process_id.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("process_id")?;
+                s,
+                self.process_id.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.put_byte(1);
@@ -285,7 +288,9 @@ impl StreamsGroupHeartbeatRequest {
         let f_group_id = r.string(true).at_field("group_id")?;
         let f_member_id = r.string(true).at_field("member_id")?;
         let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_endpoint_information_epoch = r.i32().at_field("endpoint_information_epoch")?;
+        let f_endpoint_information_epoch = r
+            .i32()
+            .at_field("endpoint_information_epoch")?;
         let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
         let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
         let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
@@ -298,54 +303,73 @@ impl StreamsGroupHeartbeatRequest {
             ::core::option::Option::None
         };
         let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("active_tasks")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("active_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("standby_tasks")?,
+        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
+        {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("standby_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("warmup_tasks")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("warmup_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_process_id = r.nullable_string(true).at_field("process_id")?;
@@ -358,54 +382,75 @@ impl StreamsGroupHeartbeatRequest {
             ::core::option::Option::None
         };
         let f_client_tags = match r.nullable_array_len(true).at_field("client_tags")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("client_tags")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            KeyValue,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <KeyValue as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("client_tags")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_task_offsets = match r.nullable_array_len(true).at_field("task_offsets")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskOffset> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskOffset,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("task_offsets")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskOffset,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("task_offsets")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_task_end_offsets = match r.nullable_array_len(true).at_field("task_end_offsets")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskOffset> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskOffset,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("task_end_offsets")?,
+        let f_task_end_offsets = match r
+            .nullable_array_len(true)
+            .at_field("task_end_offsets")?
+        {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskOffset,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("task_end_offsets")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_shutdown_application = r.bool().at_field("shutdown_application")?;
@@ -449,17 +494,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for StreamsGroupHeartbeatRequest {
     const NAME: &'static str = "StreamsGroupHeartbeatRequest";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Request;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(88i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
@@ -473,19 +523,26 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
             instance_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rack_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             rebalance_timeout_ms: g.value(&-1i32),
             topology: if g.null() {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Topology as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Topology as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             active_tasks: if g.null() {
@@ -494,9 +551,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -506,9 +564,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -518,22 +577,28 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
             process_id: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             user_endpoint: if g.null() {
                 ::core::option::Option::None
             } else {
                 ::core::option::Option::Some(
-                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+                    <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ),
                 )
             },
             client_tags: if g.null() {
@@ -542,9 +607,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -554,11 +620,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -568,11 +633,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatRequest {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
-                                g, version,
-                            )
-                        })
+                        .map(|_| <TaskOffset as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -597,8 +661,7 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatRequest",
         )?;
-        self.to_json_body(version)
-            .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
+        self.to_json_body(version).map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
     }
     fn from_json(
         value: &::kwire_protocol::wire::json::Value,
@@ -609,7 +672,8 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatRequest",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
     }
 }
 #[cfg(feature = "json")]
@@ -626,63 +690,106 @@ impl StreamsGroupHeartbeatRequest {
             .map_err(|e| e.field("group_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "endpointInformationEpoch",
-            &self.endpoint_information_epoch,
-            version,
-        )
-        .map_err(|e| e.field("endpoint_information_epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "instanceId", &self.instance_id, version)
+                &mut m,
+                "endpointInformationEpoch",
+                &self.endpoint_information_epoch,
+                version,
+            )
+            .map_err(|e| e.field("endpoint_information_epoch"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "instanceId",
+                &self.instance_id,
+                version,
+            )
             .map_err(|e| e.field("instance_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "rackId", &self.rack_id, version)
             .map_err(|e| e.field("rack_id"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "rebalanceTimeoutMs",
-            &self.rebalance_timeout_ms,
-            version,
-        )
-        .map_err(|e| e.field("rebalance_timeout_ms"))?;
+                &mut m,
+                "rebalanceTimeoutMs",
+                &self.rebalance_timeout_ms,
+                version,
+            )
+            .map_err(|e| e.field("rebalance_timeout_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "topology", &self.topology, version)
             .map_err(|e| e.field("topology"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "activeTasks", &self.active_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
             .map_err(|e| e.field("active_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "standbyTasks", &self.standby_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
             .map_err(|e| e.field("standby_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
             .map_err(|e| e.field("warmup_tasks"))?;
         ::kwire_protocol::wire::json::put(&mut m, "processId", &self.process_id, version)
             .map_err(|e| e.field("process_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "userEndpoint", &self.user_endpoint, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
             .map_err(|e| e.field("user_endpoint"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "clientTags", &self.client_tags, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "clientTags",
+                &self.client_tags,
+                version,
+            )
             .map_err(|e| e.field("client_tags"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "taskOffsets", &self.task_offsets, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "taskOffsets",
+                &self.task_offsets,
+                version,
+            )
             .map_err(|e| e.field("task_offsets"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "taskEndOffsets",
-            &self.task_end_offsets,
-            version,
-        )
-        .map_err(|e| e.field("task_end_offsets"))?;
+                &mut m,
+                "taskEndOffsets",
+                &self.task_end_offsets,
+                version,
+            )
+            .map_err(|e| e.field("task_end_offsets"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "shutdownApplication",
-            &self.shutdown_application,
-            version,
-        )
-        .map_err(|e| e.field("shutdown_application"))?;
+                &mut m,
+                "shutdownApplication",
+                &self.shutdown_application,
+                version,
+            )
+            .map_err(|e| e.field("shutdown_application"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -693,13 +800,21 @@ impl StreamsGroupHeartbeatRequest {
         ::core::result::Result::Ok(Self {
             group_id: ::kwire_protocol::wire::json::required(o, "groupId", version)?,
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             endpoint_information_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "endpointInformationEpoch",
                 version,
             )?,
-            instance_id: ::kwire_protocol::wire::json::required(o, "instanceId", version)?,
+            instance_id: ::kwire_protocol::wire::json::required(
+                o,
+                "instanceId",
+                version,
+            )?,
             rack_id: ::kwire_protocol::wire::json::required(o, "rackId", version)?,
             rebalance_timeout_ms: ::kwire_protocol::wire::json::required(
                 o,
@@ -707,14 +822,42 @@ impl StreamsGroupHeartbeatRequest {
                 version,
             )?,
             topology: ::kwire_protocol::wire::json::required(o, "topology", version)?,
-            active_tasks: ::kwire_protocol::wire::json::required(o, "activeTasks", version)?,
-            standby_tasks: ::kwire_protocol::wire::json::required(o, "standbyTasks", version)?,
-            warmup_tasks: ::kwire_protocol::wire::json::required(o, "warmupTasks", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
             process_id: ::kwire_protocol::wire::json::required(o, "processId", version)?,
-            user_endpoint: ::kwire_protocol::wire::json::required(o, "userEndpoint", version)?,
-            client_tags: ::kwire_protocol::wire::json::required(o, "clientTags", version)?,
-            task_offsets: ::kwire_protocol::wire::json::required(o, "taskOffsets", version)?,
-            task_end_offsets: ::kwire_protocol::wire::json::required(o, "taskEndOffsets", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
+            client_tags: ::kwire_protocol::wire::json::required(
+                o,
+                "clientTags",
+                version,
+            )?,
+            task_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskOffsets",
+                version,
+            )?,
+            task_end_offsets: ::kwire_protocol::wire::json::required(
+                o,
+                "taskEndOffsets",
+                version,
+            )?,
             shutdown_application: ::kwire_protocol::wire::json::required(
                 o,
                 "shutdownApplication",
@@ -746,11 +889,12 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("StreamsGroupHeartbeatRequest"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupHeartbeatRequest"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -773,7 +917,10 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -802,7 +949,8 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -815,7 +963,8 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -894,18 +1043,13 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<TopologyRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<TopologyRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        TopologyRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
@@ -916,12 +1060,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn active_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[8] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -931,12 +1082,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn standby_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[9] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -946,12 +1104,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn warmup_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[10] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -978,18 +1143,13 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             o => {
                 let o = o as usize;
                 if true {
-                    ::kwire_protocol::wire::view::nullable_struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                        false,
-                    )
+                    ::kwire_protocol::wire::view::nullable_struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version, false)
                 } else {
-                    ::kwire_protocol::wire::view::struct_at::<EndpointRef<'a>>(
-                        self.buf,
-                        o,
-                        self.version,
-                    )
+                    ::kwire_protocol::wire::view::struct_at::<
+                        EndpointRef<'a>,
+                    >(self.buf, o, self.version)
                 }
             }
         }
@@ -1000,12 +1160,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn client_tags(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>>,
+    > {
         match self.offs[13] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -1015,12 +1182,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn task_offsets(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>,
+    > {
         match self.offs[14] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -1030,12 +1204,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     #[inline]
     pub fn task_end_offsets(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskOffsetRef<'a>>,
+    > {
         match self.offs[15] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -1053,7 +1234,9 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1071,10 +1254,14 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             endpoint_information_epoch: self.endpoint_information_epoch(),
             instance_id: self
                 .instance_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rack_id: self
                 .rack_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             rebalance_timeout_ms: self.rebalance_timeout_ms(),
             topology: self.topology().map(|v| v.to_owned()),
             active_tasks: self
@@ -1088,7 +1275,9 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
                 .map(|v| v.iter().map(|x| x.to_owned()).collect()),
             process_id: self
                 .process_id()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             user_endpoint: self.user_endpoint().map(|v| v.to_owned()),
             client_tags: self
                 .client_tags()
@@ -1132,29 +1321,45 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         c.check_string(true, true).at_field("rack_id")?;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         if c.struct_present()? {
-            <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <TopologyRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("topology")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+            .at_field("topology")?;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("active_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("standby_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("warmup_tasks")?;
         c.check_string(true, true).at_field("process_id")?;
         if c.struct_present()? {
-            <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+            <EndpointRef<
+                'a,
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
-        .at_field("user_endpoint")?;
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, true)
+            .at_field("user_endpoint")?;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, true)
             .at_field("client_tags")?;
-        ::kwire_protocol::wire::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, true)
             .at_field("task_offsets")?;
-        ::kwire_protocol::wire::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, true, true)
             .at_field("task_end_offsets")?;
         c.skip(1).at_field("shutdown_application")?;
         let n = c.uvarint()?;
@@ -1174,29 +1379,39 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         pos += 4;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
         pos += 1;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
@@ -1222,37 +1437,47 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRequest
         offs[7] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <TopologyRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <TopologyRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
         offs[8] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[9] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[10] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[11] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[12] = (pos - start) as u32;
         pos = match ::kwire_protocol::wire::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
-                <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(
-                    buf, pos, version,
-                )
+                <EndpointRef<
+                    'a,
+                > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
         offs[13] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         offs[14] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
         offs[15] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, true);
         offs[16] = (pos - start) as u32;
         pos += 1;
         let tags = (pos - start) as u32;
@@ -1296,7 +1521,8 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
         let flexible: bool = true;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("source_topics")?;
             a.put_elements(s);
         }
         {
@@ -1334,7 +1560,9 @@ impl ::kwire_protocol::wire::Decode for CopartitionGroup {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let f_source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
-        let f_source_topic_regex = r.prim_array::<i16>(true).at_field("source_topic_regex")?;
+        let f_source_topic_regex = r
+            .prim_array::<i16>(true)
+            .at_field("source_topic_regex")?;
         let f_repartition_source_topics = r
             .prim_array::<i16>(true)
             .at_field("repartition_source_topics")?;
@@ -1386,29 +1614,37 @@ impl ::kwire_protocol::wire::json::JsonForm for CopartitionGroup {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "sourceTopics", &self.source_topics, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
             .map_err(|e| e.field("source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "sourceTopicRegex",
-            &self.source_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("source_topic_regex"))?;
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSourceTopics",
-            &self.repartition_source_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_source_topics"))?;
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1417,7 +1653,11 @@ impl ::kwire_protocol::wire::json::JsonForm for CopartitionGroup {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            source_topics: ::kwire_protocol::wire::json::required(o, "sourceTopics", version)?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
             source_topic_regex: ::kwire_protocol::wire::json::required(
                 o,
                 "sourceTopicRegex",
@@ -1464,10 +1704,17 @@ impl<'a> CopartitionGroupRef<'a> {
     #[inline]
     pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[0] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1478,10 +1725,17 @@ impl<'a> CopartitionGroupRef<'a> {
     #[inline]
     pub fn source_topic_regex(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1490,18 +1744,29 @@ impl<'a> CopartitionGroupRef<'a> {
     ///
     /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
     #[inline]
-    pub fn repartition_source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
+    pub fn repartition_source_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, i16> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1628,7 +1893,8 @@ impl ::kwire_protocol::wire::Encode for Subtopology {
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("source_topics")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::write_string(s, e, true)
                     .at_index(i)
@@ -1711,10 +1977,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_source_topics = {
             let n = r.array_len(true).at_field("source_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("source_topics")?);
                 }
@@ -1724,10 +1991,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_source_topic_regex = {
             let n = r.array_len(true).at_field("source_topic_regex")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(r.string(true).at_index(i).at_field("source_topic_regex")?);
                 }
@@ -1737,10 +2005,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_state_changelog_topics = {
             let n = r.array_len(true).at_field("state_changelog_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1754,15 +2023,14 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_sink_topics = {
             let n = r.array_len(true).at_field("repartition_sink_topics")?;
             {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        r.string(true)
-                            .at_index(i)
-                            .at_field("repartition_sink_topics")?,
+                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
                     );
                 }
                 a
@@ -1771,10 +2039,11 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_repartition_source_topics = {
             let n = r.array_len(true).at_field("repartition_source_topics")?;
             {
-                let mut a: ::std::vec::Vec<TopicInfo> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicInfo,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -1788,13 +2057,17 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         let f_copartition_groups = {
             let n = r.array_len(true).at_field("copartition_groups")?;
             {
-                let mut a: ::std::vec::Vec<CopartitionGroup> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         CopartitionGroup,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("copartition_groups")?,
                     );
@@ -1829,46 +2102,41 @@ impl ::kwire_protocol::wire::sample::Sample for Subtopology {
             subtopology_id: g.value(&::kwire_protocol::wire::KStr::new()),
             source_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             source_topic_regex: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             state_changelog_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             repartition_sink_topics: {
                 let n = g.array_len();
-                (0..n)
-                    .map(|_| g.value(&::kwire_protocol::wire::KStr::new()))
-                    .collect()
+                (0..n).map(|_| g.value(&::kwire_protocol::wire::KStr::new())).collect()
             },
             repartition_source_topics: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <TopicInfo as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             copartition_groups: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <CopartitionGroup as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <CopartitionGroup as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1887,52 +2155,65 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "sourceTopics", &self.source_topics, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "sourceTopics",
+                &self.source_topics,
+                version,
+            )
             .map_err(|e| e.field("source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "sourceTopicRegex",
-            &self.source_topic_regex,
-            version,
-        )
-        .map_err(|e| e.field("source_topic_regex"))?;
+                &mut m,
+                "sourceTopicRegex",
+                &self.source_topic_regex,
+                version,
+            )
+            .map_err(|e| e.field("source_topic_regex"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "stateChangelogTopics",
-            &self.state_changelog_topics,
-            version,
-        )
-        .map_err(|e| e.field("state_changelog_topics"))?;
+                &mut m,
+                "stateChangelogTopics",
+                &self.state_changelog_topics,
+                version,
+            )
+            .map_err(|e| e.field("state_changelog_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSinkTopics",
-            &self.repartition_sink_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_sink_topics"))?;
+                &mut m,
+                "repartitionSinkTopics",
+                &self.repartition_sink_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_sink_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "repartitionSourceTopics",
-            &self.repartition_source_topics,
-            version,
-        )
-        .map_err(|e| e.field("repartition_source_topics"))?;
+                &mut m,
+                "repartitionSourceTopics",
+                &self.repartition_source_topics,
+                version,
+            )
+            .map_err(|e| e.field("repartition_source_topics"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "copartitionGroups",
-            &self.copartition_groups,
-            version,
-        )
-        .map_err(|e| e.field("copartition_groups"))?;
+                &mut m,
+                "copartitionGroups",
+                &self.copartition_groups,
+                version,
+            )
+            .map_err(|e| e.field("copartition_groups"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1941,8 +2222,16 @@ impl ::kwire_protocol::wire::json::JsonForm for Subtopology {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            source_topics: ::kwire_protocol::wire::json::required(o, "sourceTopics", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            source_topics: ::kwire_protocol::wire::json::required(
+                o,
+                "sourceTopics",
+                version,
+            )?,
             source_topic_regex: ::kwire_protocol::wire::json::required(
                 o,
                 "sourceTopicRegex",
@@ -2007,7 +2296,8 @@ impl<'a> SubtopologyRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2017,10 +2307,17 @@ impl<'a> SubtopologyRef<'a> {
     #[inline]
     pub fn source_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2029,12 +2326,21 @@ impl<'a> SubtopologyRef<'a> {
     ///
     /// Spec: `SourceTopicRegex: []string` (versions 0+).
     #[inline]
-    pub fn source_topic_regex(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn source_topic_regex(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2047,10 +2353,17 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2059,12 +2372,21 @@ impl<'a> SubtopologyRef<'a> {
     ///
     /// Spec: `RepartitionSinkTopics: []string` (versions 0+, entity topicName).
     #[inline]
-    pub fn repartition_sink_topics(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
+    pub fn repartition_sink_topics(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, &'a str> {
         match self.offs[4] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2077,10 +2399,17 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicInfoRef<'a>> {
         match self.offs[5] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -2093,16 +2422,25 @@ impl<'a> SubtopologyRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, CopartitionGroupRef<'a>> {
         match self.offs[6] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2115,13 +2453,17 @@ impl<'a> SubtopologyRef<'a> {
             source_topics: {
                 let v = self.source_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             source_topic_regex: {
                 let v = self.source_topic_regex();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             state_changelog_topics: {
@@ -2131,7 +2473,9 @@ impl<'a> SubtopologyRef<'a> {
             repartition_sink_topics: {
                 let v = self.repartition_sink_topics();
                 v.iter()
-                    .map(|x| ::kwire_protocol::wire::KStr::from(::std::string::String::from(x)))
+                    .map(|x| ::kwire_protocol::wire::KStr::from(
+                        ::std::string::String::from(x),
+                    ))
                     .collect()
             },
             repartition_source_topics: {
@@ -2167,16 +2511,20 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
             .at_field("source_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("source_topic_regex")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("state_changelog_topics")?;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("repartition_sink_topics")?;
-        ::kwire_protocol::wire::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, true, false)
             .at_field("repartition_source_topics")?;
-        ::kwire_protocol::wire::view::check_array::<CopartitionGroupRef<'a>>(
-            c, version, true, false,
-        )
-        .at_field("copartition_groups")?;
+        ::kwire_protocol::wire::view::check_array::<
+            CopartitionGroupRef<'a>,
+        >(c, version, true, false)
+            .at_field("copartition_groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2186,14 +2534,24 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<CopartitionGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2204,19 +2562,29 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for SubtopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         offs[4] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, true);
         offs[5] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, true);
         offs[6] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<CopartitionGroupRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -2255,7 +2623,8 @@ impl ::kwire_protocol::wire::Encode for Topology {
         s.put_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("subtopologies")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("subtopologies")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -2288,13 +2657,17 @@ impl ::kwire_protocol::wire::Decode for Topology {
         let f_subtopologies = {
             let n = r.array_len(true).at_field("subtopologies")?;
             {
-                let mut a: ::std::vec::Vec<Subtopology> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         Subtopology,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("subtopologies")?,
                     );
@@ -2325,9 +2698,10 @@ impl ::kwire_protocol::wire::sample::Sample for Topology {
             subtopologies: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <Subtopology as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -2348,7 +2722,12 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologies", &self.subtopologies, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologies",
+                &self.subtopologies,
+                version,
+            )
             .map_err(|e| e.field("subtopologies"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -2356,7 +2735,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2366,7 +2748,11 @@ impl ::kwire_protocol::wire::json::JsonForm for Topology {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             epoch: ::kwire_protocol::wire::json::required(o, "epoch", version)?,
-            subtopologies: ::kwire_protocol::wire::json::required(o, "subtopologies", version)?,
+            subtopologies: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologies",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -2414,18 +2800,29 @@ impl<'a> TopologyRef<'a> {
     ///
     /// Spec: `Subtopologies: []Subtopology` (versions 0+).
     #[inline]
-    pub fn subtopologies(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>> {
+    pub fn subtopologies(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, SubtopologyRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2457,7 +2854,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        ::kwire_protocol::wire::view::check_array::<SubtopologyRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, true, false)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2468,8 +2867,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -2480,8 +2880,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos =
-            ::kwire_protocol::wire::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -2590,7 +2991,10 @@ impl ::kwire_protocol::wire::json::JsonForm for KeyValue {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2640,7 +3044,8 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2653,12 +3058,15 @@ impl<'a> KeyValueRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2763,7 +3171,8 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
         s.put_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("topic_configs")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("topic_configs")?;
             for (i, e) in a.iter().enumerate() {
                 ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                     .at_index(i)
@@ -2798,10 +3207,11 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         let f_topic_configs = {
             let n = r.array_len(true).at_field("topic_configs")?;
             {
-                let mut a: ::std::vec::Vec<KeyValue> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         KeyValue,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
                         <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
@@ -2839,9 +3249,10 @@ impl ::kwire_protocol::wire::sample::Sample for TopicInfo {
             topic_configs: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                    })
+                    .map(|_| <KeyValue as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -2862,16 +3273,26 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "name", &self.name, version)
             .map_err(|e| e.field("name"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "replicationFactor",
-            &self.replication_factor,
-            version,
-        )
-        .map_err(|e| e.field("replication_factor"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
+                &mut m,
+                "replicationFactor",
+                &self.replication_factor,
+                version,
+            )
+            .map_err(|e| e.field("replication_factor"))?;
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "topicConfigs",
+                &self.topic_configs,
+                version,
+            )
             .map_err(|e| e.field("topic_configs"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -2879,7 +3300,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2889,13 +3313,21 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicInfo {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             name: ::kwire_protocol::wire::json::required(o, "name", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             replication_factor: ::kwire_protocol::wire::json::required(
                 o,
                 "replicationFactor",
                 version,
             )?,
-            topic_configs: ::kwire_protocol::wire::json::required(o, "topicConfigs", version)?,
+            topic_configs: ::kwire_protocol::wire::json::required(
+                o,
+                "topicConfigs",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -2935,7 +3367,8 @@ impl<'a> TopicInfoRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2969,18 +3402,29 @@ impl<'a> TopicInfoRef<'a> {
     ///
     /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
     #[inline]
-    pub fn topic_configs(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
+    pub fn topic_configs(
+        &self,
+    ) -> ::kwire_protocol::wire::view::ArrayRef<'a, KeyValueRef<'a>> {
         match self.offs[3] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3023,7 +3467,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        ::kwire_protocol::wire::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -3036,7 +3482,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         pos = ::kwire_protocol::wire::view::skip_len(buf, pos, true, true);
         pos += 4;
         pos += 2;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -3051,7 +3499,9 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for TopicInfoRef<'a> {
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -3160,7 +3610,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3210,7 +3663,8 @@ impl<'a> EndpointRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3228,7 +3682,9 @@ impl<'a> EndpointRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3389,7 +3845,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
         ::kwire_protocol::wire::json::put(&mut m, "partition", &self.partition, version)
             .map_err(|e| e.field("partition"))?;
@@ -3401,7 +3862,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3410,7 +3874,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskOffset {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
             partition: ::kwire_protocol::wire::json::required(o, "partition", version)?,
             offset: ::kwire_protocol::wire::json::required(o, "offset", version)?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
@@ -3452,7 +3920,8 @@ impl<'a> TaskOffsetRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3483,7 +3952,9 @@ impl<'a> TaskOffsetRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -3585,7 +4056,8 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -3652,9 +4124,19 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -3662,7 +4144,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -3671,8 +4156,16 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -3712,7 +4205,8 @@ impl<'a> TaskIdsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -3722,16 +4216,25 @@ impl<'a> TaskIdsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

@@ -60,7 +60,9 @@ pub struct StreamsGroupHeartbeatResponse {
     /// For Interactive Queries: which partitions each instance's endpoint hosts, across the whole group. Null when unchanged since the previous heartbeat.
     ///
     /// Spec: `PartitionsByUserEndpoint: []EndpointToPartitions` (versions 0+, nullable 0+, default null).
-    pub partitions_by_user_endpoint: ::core::option::Option<::std::vec::Vec<EndpointToPartitions>>,
+    pub partitions_by_user_endpoint: ::core::option::Option<
+        ::std::vec::Vec<EndpointToPartitions>,
+    >,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
@@ -90,21 +92,23 @@ impl StreamsGroupHeartbeatResponse {
         s.put_raw(&self.throttle_time_ms.to_be_bytes());
         s.put_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
-            s,
-            self.error_message.as_ref(),
-            true,
-            true,
-            version,
-        )
-        .at_field("error_message")?;
-        ::kwire_protocol::wire::write_string(s, &self.member_id, true).at_field("member_id")?;
+                s,
+                self.error_message.as_ref(),
+                true,
+                true,
+                version,
+            )
+            .at_field("error_message")?;
+        ::kwire_protocol::wire::write_string(s, &self.member_id, true)
+            .at_field("member_id")?;
         s.put_raw(&self.member_epoch.to_be_bytes());
         s.put_raw(&self.heartbeat_interval_ms.to_be_bytes());
         s.put_raw(&self.acceptable_recovery_lag.to_be_bytes());
         s.put_raw(&self.task_offset_interval_ms.to_be_bytes());
         match &self.status {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("status")?;
+                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                    .at_field("status")?;
                 for (i, e) in a.iter().enumerate() {
                     ::kwire_protocol::wire::Encode::encode_to(e, s, version)
                         .at_index(i)
@@ -112,7 +116,8 @@ impl StreamsGroupHeartbeatResponse {
                 }
             }
             ::core::option::Option::None => {
-                ::kwire_protocol::wire::write_null_len(s, true, true, version).at_field("status")?
+                ::kwire_protocol::wire::write_null_len(s, true, true, version)
+                    .at_field("status")?
             }
         }
         match &self.active_tasks {
@@ -205,94 +210,125 @@ impl StreamsGroupHeartbeatResponse {
         let f_acceptable_recovery_lag = r.i32().at_field("acceptable_recovery_lag")?;
         let f_task_offset_interval_ms = r.i32().at_field("task_offset_interval_ms")?;
         let f_status = match r.nullable_array_len(true).at_field("status")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<Status> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        Status,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <Status as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("status")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<Status> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            Status,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <Status as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("status")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("active_tasks")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("active_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("standby_tasks")?,
+        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
+        {
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("standby_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<TaskIds> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        TaskIds,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("warmup_tasks")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            TaskIds,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("warmup_tasks")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
-        let f_endpoint_information_epoch = r.i32().at_field("endpoint_information_epoch")?;
+        let f_endpoint_information_epoch = r
+            .i32()
+            .at_field("endpoint_information_epoch")?;
         let f_partitions_by_user_endpoint = match r
             .nullable_array_len(true)
             .at_field("partitions_by_user_endpoint")?
         {
-            ::core::option::Option::Some(n) => ::core::option::Option::Some({
-                let mut a: ::std::vec::Vec<EndpointToPartitions> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
-                        EndpointToPartitions,
-                    >(n, r.remaining()));
-                for i in 0..n {
-                    a.push(
-                        <EndpointToPartitions as ::kwire_protocol::wire::Decode>::decode(
-                            r, version,
-                        )
-                        .at_index(i)
-                        .at_field("partitions_by_user_endpoint")?,
+            ::core::option::Option::Some(n) => {
+                ::core::option::Option::Some({
+                    let mut a: ::std::vec::Vec<EndpointToPartitions> = ::std::vec::Vec::with_capacity(
+                        ::kwire_protocol::wire::bounded_capacity::<
+                            EndpointToPartitions,
+                        >(n, r.remaining()),
                     );
-                }
-                a
-            }),
+                    for i in 0..n {
+                        a.push(
+                            <EndpointToPartitions as ::kwire_protocol::wire::Decode>::decode(
+                                    r,
+                                    version,
+                                )
+                                .at_index(i)
+                                .at_field("partitions_by_user_endpoint")?,
+                        );
+                    }
+                    a
+                })
+            }
             ::core::option::Option::None => ::core::option::Option::None,
         };
         let mut unknown_tagged_fields = ::std::vec::Vec::new();
@@ -332,17 +368,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
+        Self::decode_body(r, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for StreamsGroupHeartbeatResponse {
     const NAME: &'static str = "StreamsGroupHeartbeatResponse";
     const KIND: ::kwire_protocol::wire::MessageKind = ::kwire_protocol::wire::MessageKind::Response;
     const API_KEY: ::core::option::Option<i16> = ::core::option::Option::Some(88i16);
-    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 0i16);
-    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange =
-        ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16);
+    const VALID_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        0i16,
+    );
+    const FLEXIBLE_VERSIONS: ::kwire_protocol::wire::VersionRange = ::kwire_protocol::wire::VersionRange::new(
+        0i16,
+        32767i16,
+    );
 }
 #[cfg(feature = "sample")]
 impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
@@ -354,7 +395,9 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
             error_message: if g.null() {
                 ::core::option::Option::None
             } else {
-                ::core::option::Option::Some(g.value(&::kwire_protocol::wire::KStr::new()))
+                ::core::option::Option::Some(
+                    g.value(&::kwire_protocol::wire::KStr::new()),
+                )
             },
             member_id: g.value(&::kwire_protocol::wire::KStr::new()),
             member_epoch: g.value(&0i32),
@@ -367,9 +410,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <Status as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <Status as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -379,9 +423,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -391,9 +436,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -403,9 +449,10 @@ impl ::kwire_protocol::wire::sample::Sample for StreamsGroupHeartbeatResponse {
                 ::core::option::Option::Some({
                     let n = g.array_len();
                     (0..n)
-                        .map(|_| {
-                            <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(g, version)
-                        })
+                        .map(|_| <TaskIds as ::kwire_protocol::wire::sample::Sample>::sample(
+                            g,
+                            version,
+                        ))
                         .collect()
                 })
             },
@@ -455,7 +502,8 @@ impl ::kwire_protocol::wire::json::JsonForm for StreamsGroupHeartbeatResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatResponse",
         )?;
-        Self::from_json_body(value, version).map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
+        Self::from_json_body(value, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
     }
 }
 #[cfg(feature = "json")]
@@ -469,70 +517,98 @@ impl StreamsGroupHeartbeatResponse {
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "throttleTimeMs",
-            &self.throttle_time_ms,
-            version,
-        )
-        .map_err(|e| e.field("throttle_time_ms"))?;
+                &mut m,
+                "throttleTimeMs",
+                &self.throttle_time_ms,
+                version,
+            )
+            .map_err(|e| e.field("throttle_time_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "errorCode", &self.error_code, version)
             .map_err(|e| e.field("error_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "errorMessage", &self.error_message, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "errorMessage",
+                &self.error_message,
+                version,
+            )
             .map_err(|e| e.field("error_message"))?;
         ::kwire_protocol::wire::json::put(&mut m, "memberId", &self.member_id, version)
             .map_err(|e| e.field("member_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "memberEpoch", &self.member_epoch, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "memberEpoch",
+                &self.member_epoch,
+                version,
+            )
             .map_err(|e| e.field("member_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "heartbeatIntervalMs",
-            &self.heartbeat_interval_ms,
-            version,
-        )
-        .map_err(|e| e.field("heartbeat_interval_ms"))?;
+                &mut m,
+                "heartbeatIntervalMs",
+                &self.heartbeat_interval_ms,
+                version,
+            )
+            .map_err(|e| e.field("heartbeat_interval_ms"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "acceptableRecoveryLag",
-            &self.acceptable_recovery_lag,
-            version,
-        )
-        .map_err(|e| e.field("acceptable_recovery_lag"))?;
+                &mut m,
+                "acceptableRecoveryLag",
+                &self.acceptable_recovery_lag,
+                version,
+            )
+            .map_err(|e| e.field("acceptable_recovery_lag"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "taskOffsetIntervalMs",
-            &self.task_offset_interval_ms,
-            version,
-        )
-        .map_err(|e| e.field("task_offset_interval_ms"))?;
+                &mut m,
+                "taskOffsetIntervalMs",
+                &self.task_offset_interval_ms,
+                version,
+            )
+            .map_err(|e| e.field("task_offset_interval_ms"))?;
         ::kwire_protocol::wire::json::put(&mut m, "status", &self.status, version)
             .map_err(|e| e.field("status"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "activeTasks", &self.active_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "activeTasks",
+                &self.active_tasks,
+                version,
+            )
             .map_err(|e| e.field("active_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "standbyTasks", &self.standby_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "standbyTasks",
+                &self.standby_tasks,
+                version,
+            )
             .map_err(|e| e.field("standby_tasks"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "warmupTasks",
+                &self.warmup_tasks,
+                version,
+            )
             .map_err(|e| e.field("warmup_tasks"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "endpointInformationEpoch",
-            &self.endpoint_information_epoch,
-            version,
-        )
-        .map_err(|e| e.field("endpoint_information_epoch"))?;
+                &mut m,
+                "endpointInformationEpoch",
+                &self.endpoint_information_epoch,
+                version,
+            )
+            .map_err(|e| e.field("endpoint_information_epoch"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "partitionsByUserEndpoint",
-            &self.partitions_by_user_endpoint,
-            version,
-        )
-        .map_err(|e| e.field("partitions_by_user_endpoint"))?;
+                &mut m,
+                "partitionsByUserEndpoint",
+                &self.partitions_by_user_endpoint,
+                version,
+            )
+            .map_err(|e| e.field("partitions_by_user_endpoint"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json_body(
@@ -541,11 +617,23 @@ impl StreamsGroupHeartbeatResponse {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            throttle_time_ms: ::kwire_protocol::wire::json::required(o, "throttleTimeMs", version)?,
+            throttle_time_ms: ::kwire_protocol::wire::json::required(
+                o,
+                "throttleTimeMs",
+                version,
+            )?,
             error_code: ::kwire_protocol::wire::json::required(o, "errorCode", version)?,
-            error_message: ::kwire_protocol::wire::json::required(o, "errorMessage", version)?,
+            error_message: ::kwire_protocol::wire::json::required(
+                o,
+                "errorMessage",
+                version,
+            )?,
             member_id: ::kwire_protocol::wire::json::required(o, "memberId", version)?,
-            member_epoch: ::kwire_protocol::wire::json::required(o, "memberEpoch", version)?,
+            member_epoch: ::kwire_protocol::wire::json::required(
+                o,
+                "memberEpoch",
+                version,
+            )?,
             heartbeat_interval_ms: ::kwire_protocol::wire::json::required(
                 o,
                 "heartbeatIntervalMs",
@@ -562,9 +650,21 @@ impl StreamsGroupHeartbeatResponse {
                 version,
             )?,
             status: ::kwire_protocol::wire::json::required(o, "status", version)?,
-            active_tasks: ::kwire_protocol::wire::json::required(o, "activeTasks", version)?,
-            standby_tasks: ::kwire_protocol::wire::json::required(o, "standbyTasks", version)?,
-            warmup_tasks: ::kwire_protocol::wire::json::required(o, "warmupTasks", version)?,
+            active_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "activeTasks",
+                version,
+            )?,
+            standby_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "standbyTasks",
+                version,
+            )?,
+            warmup_tasks: ::kwire_protocol::wire::json::required(
+                o,
+                "warmupTasks",
+                version,
+            )?,
             endpoint_information_epoch: ::kwire_protocol::wire::json::required(
                 o,
                 "endpointInformationEpoch",
@@ -601,11 +701,12 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         let v = Self::parse_prefix(&mut c, version)?;
         if c.remaining() > 0 {
             return ::core::result::Result::Err(
-                c.error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
-                    offset: c.pos(),
-                    len: c.remaining(),
-                })
-                .in_type("StreamsGroupHeartbeatResponse"),
+                c
+                    .error(::kwire_protocol::wire::DecodeErrorKind::TrailingBytes {
+                        offset: c.pos(),
+                        len: c.remaining(),
+                    })
+                    .in_type("StreamsGroupHeartbeatResponse"),
             );
         }
         ::core::result::Result::Ok(v)
@@ -628,7 +729,10 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))?;
         ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<'a>>::locate_at(c.buf(), start, version).0,
+            <Self as ::kwire_protocol::wire::view::View<
+                'a,
+            >>::locate_at(c.buf(), start, version)
+                .0,
         )
     }
     /// A view in which every field reads as its default (a struct the version lacks).
@@ -696,7 +800,8 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -758,12 +863,19 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
     #[inline]
     pub fn status(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, StatusRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, StatusRef<'a>>,
+    > {
         match self.offs[8] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -773,12 +885,19 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
     #[inline]
     pub fn active_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[9] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -788,12 +907,19 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
     #[inline]
     pub fn standby_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[10] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -803,12 +929,19 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
     #[inline]
     pub fn warmup_tasks(
         &self,
-    ) -> ::core::option::Option<::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>> {
+    ) -> ::core::option::Option<
+        ::kwire_protocol::wire::view::ArrayRef<'a, TaskIdsRef<'a>>,
+    > {
         match self.offs[11] {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
@@ -838,12 +971,19 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    true,
+                )
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -853,7 +993,9 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             error_code: self.error_code(),
             error_message: self
                 .error_message()
-                .map(|v| ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))),
+                .map(|v| ::kwire_protocol::wire::KStr::from(
+                    ::std::string::String::from(v),
+                )),
             member_id: {
                 let v = self.member_id();
                 ::kwire_protocol::wire::KStr::from(::std::string::String::from(v))
@@ -862,9 +1004,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             heartbeat_interval_ms: self.heartbeat_interval_ms(),
             acceptable_recovery_lag: self.acceptable_recovery_lag(),
             task_offset_interval_ms: self.task_offset_interval_ms(),
-            status: self
-                .status()
-                .map(|v| v.iter().map(|x| x.to_owned()).collect()),
+            status: self.status().map(|v| v.iter().map(|x| x.to_owned()).collect()),
             active_tasks: self
                 .active_tasks()
                 .map(|v| v.iter().map(|x| x.to_owned()).collect()),
@@ -892,7 +1032,8 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         }
     }
 }
-impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
+impl<'a> ::kwire_protocol::wire::view::View<'a>
+for StreamsGroupHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
         version: i16,
@@ -914,19 +1055,27 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRespons
             c.skip(4).at_field("acceptable_recovery_lag")?;
             c.skip(4).at_field("task_offset_interval_ms")?;
         }
-        ::kwire_protocol::wire::view::check_array::<StatusRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            StatusRef<'a>,
+        >(c, version, true, true)
             .at_field("status")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("active_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("standby_tasks")?;
-        ::kwire_protocol::wire::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
             .at_field("warmup_tasks")?;
         c.skip(4).at_field("endpoint_information_epoch")?;
-        ::kwire_protocol::wire::view::check_array::<EndpointToPartitionsRef<'a>>(
-            c, version, true, true,
-        )
-        .at_field("partitions_by_user_endpoint")?;
+        ::kwire_protocol::wire::view::check_array::<
+            EndpointToPartitionsRef<'a>,
+        >(c, version, true, true)
+            .at_field("partitions_by_user_endpoint")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -943,14 +1092,22 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRespons
         pos += 4;
         pos += 4;
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<StatusRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         pos += 4;
-        pos = ::kwire_protocol::wire::view::skip_array::<EndpointToPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            EndpointToPartitionsRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -975,19 +1132,27 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for StreamsGroupHeartbeatRespons
         offs[7] = (pos - start) as u32;
         pos += 4;
         offs[8] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<StatusRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, true);
         offs[9] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[10] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[11] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, true);
         offs[12] = (pos - start) as u32;
         pos += 4;
         offs[13] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<EndpointToPartitionsRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            EndpointToPartitionsRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -1071,18 +1236,25 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
+        let f_user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
+                r,
+                version,
+            )
             .at_field("user_endpoint")?;
         let f_active_partitions = {
             let n = r.array_len(true).at_field("active_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartition> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartition,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("active_partitions")?,
                     );
@@ -1093,13 +1265,17 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         let f_standby_partitions = {
             let n = r.array_len(true).at_field("standby_partitions")?;
             {
-                let mut a: ::std::vec::Vec<TopicPartition> =
-                    ::std::vec::Vec::with_capacity(::kwire_protocol::wire::bounded_capacity::<
+                let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
+                    ::kwire_protocol::wire::bounded_capacity::<
                         TopicPartition,
-                    >(n, r.remaining()));
+                    >(n, r.remaining()),
+                );
                 for i in 0..n {
                     a.push(
-                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(r, version)
+                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(
+                                r,
+                                version,
+                            )
                             .at_index(i)
                             .at_field("standby_partitions")?,
                     );
@@ -1127,25 +1303,26 @@ impl ::kwire_protocol::wire::sample::Sample for EndpointToPartitions {
     fn sample(g: &mut ::kwire_protocol::wire::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
-            user_endpoint: <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(g, version),
+            user_endpoint: <Endpoint as ::kwire_protocol::wire::sample::Sample>::sample(
+                g,
+                version,
+            ),
             active_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             standby_partitions: {
                 let n = g.array_len();
                 (0..n)
-                    .map(|_| {
-                        <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
-                            g, version,
-                        )
-                    })
+                    .map(|_| <TopicPartition as ::kwire_protocol::wire::sample::Sample>::sample(
+                        g,
+                        version,
+                    ))
                     .collect()
             },
             unknown_tagged_fields: g.unknown_tags(0),
@@ -1164,29 +1341,37 @@ impl ::kwire_protocol::wire::json::JsonForm for EndpointToPartitions {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "userEndpoint", &self.user_endpoint, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "userEndpoint",
+                &self.user_endpoint,
+                version,
+            )
             .map_err(|e| e.field("user_endpoint"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "activePartitions",
-            &self.active_partitions,
-            version,
-        )
-        .map_err(|e| e.field("active_partitions"))?;
+                &mut m,
+                "activePartitions",
+                &self.active_partitions,
+                version,
+            )
+            .map_err(|e| e.field("active_partitions"))?;
         ::kwire_protocol::wire::json::put(
-            &mut m,
-            "standbyPartitions",
-            &self.standby_partitions,
-            version,
-        )
-        .map_err(|e| e.field("standby_partitions"))?;
+                &mut m,
+                "standbyPartitions",
+                &self.standby_partitions,
+                version,
+            )
+            .map_err(|e| e.field("standby_partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[],
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1195,7 +1380,11 @@ impl ::kwire_protocol::wire::json::JsonForm for EndpointToPartitions {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            user_endpoint: ::kwire_protocol::wire::json::required(o, "userEndpoint", version)?,
+            user_endpoint: ::kwire_protocol::wire::json::required(
+                o,
+                "userEndpoint",
+                version,
+            )?,
             active_partitions: ::kwire_protocol::wire::json::required(
                 o,
                 "activePartitions",
@@ -1245,12 +1434,10 @@ impl<'a> EndpointToPartitionsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => EndpointRef::absent(self.version),
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::struct_at::<EndpointRef<'a>>(
-                    self.buf,
-                    o,
-                    self.version,
-                )
-                .unwrap_or(EndpointRef::absent(self.version))
+                ::kwire_protocol::wire::view::struct_at::<
+                    EndpointRef<'a>,
+                >(self.buf, o, self.version)
+                    .unwrap_or(EndpointRef::absent(self.version))
             }
         }
     }
@@ -1262,10 +1449,17 @@ impl<'a> EndpointToPartitionsRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionRef<'a>> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
@@ -1278,16 +1472,25 @@ impl<'a> EndpointToPartitionsRef<'a> {
         &self,
     ) -> ::kwire_protocol::wire::view::ArrayRef<'a, TopicPartitionRef<'a>> {
         match self.offs[2] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1327,9 +1530,13 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointToPartitionsRef<'a> 
         use ::kwire_protocol::wire::ErrorPath as _;
         <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
             .at_field("user_endpoint")?;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, true, false)
             .at_field("active_partitions")?;
-        ::kwire_protocol::wire::view::check_array::<TopicPartitionRef<'a>>(c, version, true, false)
+        ::kwire_protocol::wire::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, true, false)
             .at_field("standby_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1339,14 +1546,15 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointToPartitionsRef<'a> 
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos =
-            <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionRef<'a>>(
-            buf, pos, version, true,
-        );
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = <EndpointRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         pos
     }
@@ -1355,16 +1563,17 @@ impl<'a> ::kwire_protocol::wire::view::View<'a> for EndpointToPartitionsRef<'a> 
         let mut pos = pos;
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos =
-            <EndpointRef<'a> as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
+        pos = <EndpointRef<
+            'a,
+        > as ::kwire_protocol::wire::view::View<'a>>::skip_at(buf, pos, version);
         offs[1] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
         offs[2] = (pos - start) as u32;
-        pos = ::kwire_protocol::wire::view::skip_array::<TopicPartitionRef<'a>>(
-            buf, pos, version, true,
-        );
+        pos = ::kwire_protocol::wire::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, true);
         let tags = (pos - start) as u32;
         pos = ::kwire_protocol::wire::view::skip_tags(buf, pos);
         (
@@ -1464,9 +1673,19 @@ impl ::kwire_protocol::wire::json::JsonForm for Status {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "statusCode", &self.status_code, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "statusCode",
+                &self.status_code,
+                version,
+            )
             .map_err(|e| e.field("status_code"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "statusDetail", &self.status_detail, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "statusDetail",
+                &self.status_detail,
+                version,
+            )
             .map_err(|e| e.field("status_detail"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1474,7 +1693,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Status {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1483,8 +1705,16 @@ impl ::kwire_protocol::wire::json::JsonForm for Status {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            status_code: ::kwire_protocol::wire::json::required(o, "statusCode", version)?,
-            status_detail: ::kwire_protocol::wire::json::required(o, "statusDetail", version)?,
+            status_code: ::kwire_protocol::wire::json::required(
+                o,
+                "statusCode",
+                version,
+            )?,
+            status_detail: ::kwire_protocol::wire::json::required(
+                o,
+                "statusDetail",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1537,12 +1767,15 @@ impl<'a> StatusRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1634,7 +1867,8 @@ impl ::kwire_protocol::wire::Encode for TopicPartition {
         ::kwire_protocol::wire::write_string(s, &self.topic, true).at_field("topic")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1703,7 +1937,12 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartition {
         let mut m = ::kwire_protocol::wire::json::Map::new();
         ::kwire_protocol::wire::json::put(&mut m, "topic", &self.topic, version)
             .map_err(|e| e.field("topic"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1711,7 +1950,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartition {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1721,7 +1963,11 @@ impl ::kwire_protocol::wire::json::JsonForm for TopicPartition {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
             topic: ::kwire_protocol::wire::json::required(o, "topic", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -1761,7 +2007,8 @@ impl<'a> TopicPartitionRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -1771,16 +2018,25 @@ impl<'a> TopicPartitionRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -1877,7 +2133,8 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
             .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true).at_field("partitions")?;
+            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
         ::kwire_protocol::wire::check_unknown_tags(
@@ -1944,9 +2201,19 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
         ::kwire_protocol::wire::EncodeError,
     > {
         let mut m = ::kwire_protocol::wire::json::Map::new();
-        ::kwire_protocol::wire::json::put(&mut m, "subtopologyId", &self.subtopology_id, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "subtopologyId",
+                &self.subtopology_id,
+                version,
+            )
             .map_err(|e| e.field("subtopology_id"))?;
-        ::kwire_protocol::wire::json::put(&mut m, "partitions", &self.partitions, version)
+        ::kwire_protocol::wire::json::put(
+                &mut m,
+                "partitions",
+                &self.partitions,
+                version,
+            )
             .map_err(|e| e.field("partitions"))?;
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1954,7 +2221,10 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -1963,8 +2233,16 @@ impl ::kwire_protocol::wire::json::JsonForm for TaskIds {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         let o = ::kwire_protocol::wire::json::object(value)?;
         ::core::result::Result::Ok(Self {
-            subtopology_id: ::kwire_protocol::wire::json::required(o, "subtopologyId", version)?,
-            partitions: ::kwire_protocol::wire::json::required(o, "partitions", version)?,
+            subtopology_id: ::kwire_protocol::wire::json::required(
+                o,
+                "subtopologyId",
+                version,
+            )?,
+            partitions: ::kwire_protocol::wire::json::required(
+                o,
+                "partitions",
+                version,
+            )?,
             unknown_tagged_fields: ::kwire_protocol::wire::json::unknown_tags(o)?,
         })
     }
@@ -2004,7 +2282,8 @@ impl<'a> TaskIdsRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2014,16 +2293,25 @@ impl<'a> TaskIdsRef<'a> {
     #[inline]
     pub fn partitions(&self) -> ::kwire_protocol::wire::view::ArrayRef<'a, i32> {
         match self.offs[1] {
-            ::kwire_protocol::wire::view::ABSENT => ::kwire_protocol::wire::view::ArrayRef::empty(),
+            ::kwire_protocol::wire::view::ABSENT => {
+                ::kwire_protocol::wire::view::ArrayRef::empty()
+            }
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::ArrayRef::at(self.buf, o, self.version, true)
+                ::kwire_protocol::wire::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        true,
+                    )
                     .unwrap_or_else(::kwire_protocol::wire::view::ArrayRef::empty)
             }
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
@@ -2189,7 +2477,10 @@ impl ::kwire_protocol::wire::json::JsonForm for Endpoint {
             true,
             version,
         )?;
-        ::kwire_protocol::wire::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::kwire_protocol::wire::json::put_unknown_tags(
+            &mut m,
+            &self.unknown_tagged_fields,
+        );
         ::core::result::Result::Ok(::kwire_protocol::wire::json::Value::Object(m))
     }
     fn from_json(
@@ -2239,7 +2530,8 @@ impl<'a> EndpointRef<'a> {
             ::kwire_protocol::wire::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                ::kwire_protocol::wire::view::str_at(self.buf, o, true).unwrap_or_default()
+                ::kwire_protocol::wire::view::str_at(self.buf, o, true)
+                    .unwrap_or_default()
             }
         }
     }
@@ -2257,7 +2549,9 @@ impl<'a> EndpointRef<'a> {
         }
     }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-    pub fn unknown_tagged_fields(&self) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
+    pub fn unknown_tagged_fields(
+        &self,
+    ) -> ::kwire_protocol::wire::view::UnknownTags<'a> {
         ::kwire_protocol::wire::view::UnknownTags::at(self.buf, self.tags, &[])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).

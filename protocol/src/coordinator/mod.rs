@@ -75,6 +75,8 @@ pub mod error_codes {
     pub const UNRELEASED_INSTANCE_ID: i16 = 111;
     /// Unknown `ServerAssignor`.
     pub const UNSUPPORTED_ASSIGNOR: i16 = 112;
+    /// An offset commit or fetch at a member epoch that is not the member's (KIP-848).
+    pub const STALE_MEMBER_EPOCH: i16 = 113;
     /// Invalid `SubscribedTopicRegex`.
     pub const INVALID_REGULAR_EXPRESSION: i16 = 128;
     /// A structurally invalid streams topology (KIP-1071).
@@ -492,6 +494,32 @@ impl GroupCoordinator {
             .get(group_id)
             .and_then(|g| g.heartbeat_interval_ms)
             .unwrap_or(self.config.heartbeat_interval_ms)
+    }
+
+    /// Checks the member fields of an OffsetCommit (v9+) or OffsetFetch (v9+) against the group
+    /// (KIP-848; Kafka's `validateOffsetCommit` / `validateOffsetFetch` for consumer and streams
+    /// groups). Returns the error code to answer with, or [`error_codes::NONE`]:
+    /// - no member id and a negative epoch: a commit from outside the group (admin client or
+    ///   manual assignment), accepted without checks;
+    /// - a group that does not exist: accepted (offsets of a group without members);
+    /// - an unknown member id: UNKNOWN_MEMBER_ID (25);
+    /// - an epoch other than the member's current one: STALE_MEMBER_EPOCH (113).
+    pub fn validate_offset_request(&self, group_id: &str, member_id: &str, member_epoch: i32) -> i16 {
+        if member_id.is_empty() && member_epoch < 0 {
+            return NONE;
+        }
+        let current = if let Some(g) = self.groups.get(group_id) {
+            g.members.get(member_id).map(|m| m.member_epoch)
+        } else if let Some(g) = self.streams.get(group_id) {
+            g.members.get(member_id).map(|m| m.member_epoch)
+        } else {
+            return NONE;
+        };
+        match current {
+            None => UNKNOWN_MEMBER_ID,
+            Some(e) if e != member_epoch => STALE_MEMBER_EPOCH,
+            Some(_) => NONE,
+        }
     }
 
     /// Every group's persisted and derived state; equal to [`replay`] of every record emitted.

@@ -182,41 +182,7 @@ pub struct StreamsHeartbeatOutput {
 }
 
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
-    let info = |i: &req_t::TopicInfo| TopicInfo {
-        name: i.name.to_string(),
-        partitions: i.partitions,
-        replication_factor: i.replication_factor,
-        topic_configs: i
-            .topic_configs
-            .iter()
-            .map(|c| (c.key.to_string(), c.value.to_string()))
-            .collect(),
-    };
-    let strs = |v: &[crate::wire::KStr]| v.iter().map(|s| s.to_string()).collect();
-    StreamsTopology {
-        epoch: t.epoch,
-        subtopologies: t
-            .subtopologies
-            .iter()
-            .map(|s| Subtopology {
-                subtopology_id: s.subtopology_id.to_string(),
-                source_topics: strs(&s.source_topics),
-                source_topic_regex: strs(&s.source_topic_regex),
-                state_changelog_topics: s.state_changelog_topics.iter().map(info).collect(),
-                repartition_sink_topics: strs(&s.repartition_sink_topics),
-                repartition_source_topics: s.repartition_source_topics.iter().map(info).collect(),
-                copartition_groups: s
-                    .copartition_groups
-                    .iter()
-                    .map(|c| CopartitionGroup {
-                        source_topics: c.source_topics.iter().collect(),
-                        source_topic_regex: c.source_topic_regex.iter().collect(),
-                        repartition_source_topics: c.repartition_source_topics.iter().collect(),
-                    })
-                    .collect(),
-            })
-            .collect(),
-    }
+    records::topology_from!(t)
 }
 
 fn tasks_of(list: &[req_t::TaskIds]) -> TaskSet {

@@ -335,42 +335,57 @@ fn tasks_from<'a>(
     s
 }
 
-pub(crate) fn topology_from_record(v: &KwireStreamsGroupTopologyValue) -> StreamsTopology {
-    let info = |i: &topology_value::TopicInfo| TopicInfo {
-        name: i.name.to_string(),
-        partitions: i.partitions,
-        replication_factor: i.replication_factor,
-        topic_configs: i
-            .topic_configs
+/// Converts a generated topology message (the heartbeat request's `Topology` or the topology
+/// record's value: the same fields in two generated modules) into a [`StreamsTopology`].
+macro_rules! topology_from {
+    ($t:expr) => {{
+        let t = $t;
+        let strs = |v: &[crate::wire::KStr]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        StreamsTopology {
+            epoch: t.epoch,
+            subtopologies: t
+                .subtopologies
+                .iter()
+                .map(|s| Subtopology {
+                    subtopology_id: s.subtopology_id.to_string(),
+                    source_topics: strs(&s.source_topics),
+                    source_topic_regex: strs(&s.source_topic_regex),
+                    state_changelog_topics: $crate::coordinator::streams::records::topology_from!(@infos s.state_changelog_topics),
+                    repartition_sink_topics: strs(&s.repartition_sink_topics),
+                    repartition_source_topics: $crate::coordinator::streams::records::topology_from!(@infos s.repartition_source_topics),
+                    copartition_groups: s
+                        .copartition_groups
+                        .iter()
+                        .map(|c| CopartitionGroup {
+                            source_topics: c.source_topics.iter().collect(),
+                            source_topic_regex: c.source_topic_regex.iter().collect(),
+                            repartition_source_topics: c.repartition_source_topics.iter().collect(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }};
+    (@infos $list:expr) => {
+        $list
             .iter()
-            .map(|c| (c.key.to_string(), c.value.to_string()))
-            .collect(),
-    };
-    let strs = |v: &[crate::wire::KStr]| v.iter().map(|s| s.to_string()).collect();
-    StreamsTopology {
-        epoch: v.epoch,
-        subtopologies: v
-            .subtopologies
-            .iter()
-            .map(|s| Subtopology {
-                subtopology_id: s.subtopology_id.to_string(),
-                source_topics: strs(&s.source_topics),
-                source_topic_regex: strs(&s.source_topic_regex),
-                state_changelog_topics: s.state_changelog_topics.iter().map(info).collect(),
-                repartition_sink_topics: strs(&s.repartition_sink_topics),
-                repartition_source_topics: s.repartition_source_topics.iter().map(info).collect(),
-                copartition_groups: s
-                    .copartition_groups
+            .map(|i| TopicInfo {
+                name: i.name.to_string(),
+                partitions: i.partitions,
+                replication_factor: i.replication_factor,
+                topic_configs: i
+                    .topic_configs
                     .iter()
-                    .map(|c| CopartitionGroup {
-                        source_topics: c.source_topics.iter().collect(),
-                        source_topic_regex: c.source_topic_regex.iter().collect(),
-                        repartition_source_topics: c.repartition_source_topics.iter().collect(),
-                    })
+                    .map(|c| (c.key.to_string(), c.value.to_string()))
                     .collect(),
             })
-            .collect(),
-    }
+            .collect()
+    };
+}
+pub(crate) use topology_from;
+
+pub(crate) fn topology_from_record(v: &KwireStreamsGroupTopologyValue) -> StreamsTopology {
+    topology_from!(v)
 }
 
 pub(crate) fn member_metadata_into(

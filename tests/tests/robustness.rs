@@ -36,16 +36,26 @@ use bytes::Bytes;
 use kwire_protocol::generated::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, ConsumerGroupDescribeRequest,
     ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
-    FindCoordinatorRequest, FindCoordinatorResponse, KwireConsumerGroupCurrentMemberAssignmentKey,
-    KwireConsumerGroupCurrentMemberAssignmentValue, KwireConsumerGroupMemberMetadataKey,
-    KwireConsumerGroupMemberMetadataValue, KwireConsumerGroupMetadataKey,
-    KwireConsumerGroupMetadataValue, KwireConsumerGroupRegularExpressionKey,
-    KwireConsumerGroupRegularExpressionValue, KwireConsumerGroupTargetAssignmentMemberKey,
-    KwireConsumerGroupTargetAssignmentMemberValue, KwireConsumerGroupTargetAssignmentMetadataKey,
-    KwireConsumerGroupTargetAssignmentMetadataValue, MetadataRequest, MetadataResponse, Request,
-    RequestFrame, RequestHeader, Response, ResponseFrame, ResponseHeader,
-    StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest,
-    StreamsGroupHeartbeatResponse,
+    CreateTopicsRequest, CreateTopicsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
+    FetchRequest, FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse,
+    KwireCommittedOffsetKey, KwireCommittedOffsetValue,
+    KwireConsumerGroupCurrentMemberAssignmentKey, KwireConsumerGroupCurrentMemberAssignmentValue,
+    KwireConsumerGroupMemberMetadataKey, KwireConsumerGroupMemberMetadataValue,
+    KwireConsumerGroupMetadataKey, KwireConsumerGroupMetadataValue,
+    KwireConsumerGroupRegularExpressionKey, KwireConsumerGroupRegularExpressionValue,
+    KwireConsumerGroupTargetAssignmentMemberKey, KwireConsumerGroupTargetAssignmentMemberValue,
+    KwireConsumerGroupTargetAssignmentMetadataKey, KwireConsumerGroupTargetAssignmentMetadataValue,
+    KwireStreamsGroupCurrentMemberAssignmentKey, KwireStreamsGroupCurrentMemberAssignmentValue,
+    KwireStreamsGroupMemberMetadataKey, KwireStreamsGroupMemberMetadataValue,
+    KwireStreamsGroupMetadataKey, KwireStreamsGroupMetadataValue,
+    KwireStreamsGroupTargetAssignmentMemberKey, KwireStreamsGroupTargetAssignmentMemberValue,
+    KwireStreamsGroupTargetAssignmentMetadataKey, KwireStreamsGroupTargetAssignmentMetadataValue,
+    KwireStreamsGroupTopologyKey, KwireStreamsGroupTopologyValue, KwireTopicKey, KwireTopicValue,
+    ListGroupsRequest, ListGroupsResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest,
+    MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
+    OffsetFetchResponse, ProduceRequest, ProduceResponse, Request, RequestFrame, RequestHeader,
+    Response, ResponseFrame, ResponseHeader, StreamsGroupDescribeRequest,
+    StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
 };
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::{DecodeError, DecodeErrorKind, Message, PathSegment};
@@ -248,8 +258,16 @@ fn for_each_message(v: &mut impl MessageVisitor) {
     v.visit::<ConsumerGroupDescribeResponse>();
     v.visit::<ConsumerGroupHeartbeatRequest>();
     v.visit::<ConsumerGroupHeartbeatResponse>();
+    v.visit::<CreateTopicsRequest>();
+    v.visit::<CreateTopicsResponse>();
+    v.visit::<DescribeGroupsRequest>();
+    v.visit::<DescribeGroupsResponse>();
+    v.visit::<FetchRequest>();
+    v.visit::<FetchResponse>();
     v.visit::<FindCoordinatorRequest>();
     v.visit::<FindCoordinatorResponse>();
+    v.visit::<KwireCommittedOffsetKey>();
+    v.visit::<KwireCommittedOffsetValue>();
     v.visit::<KwireConsumerGroupCurrentMemberAssignmentKey>();
     v.visit::<KwireConsumerGroupCurrentMemberAssignmentValue>();
     v.visit::<KwireConsumerGroupMemberMetadataKey>();
@@ -262,8 +280,32 @@ fn for_each_message(v: &mut impl MessageVisitor) {
     v.visit::<KwireConsumerGroupTargetAssignmentMemberValue>();
     v.visit::<KwireConsumerGroupTargetAssignmentMetadataKey>();
     v.visit::<KwireConsumerGroupTargetAssignmentMetadataValue>();
+    v.visit::<KwireStreamsGroupCurrentMemberAssignmentKey>();
+    v.visit::<KwireStreamsGroupCurrentMemberAssignmentValue>();
+    v.visit::<KwireStreamsGroupMemberMetadataKey>();
+    v.visit::<KwireStreamsGroupMemberMetadataValue>();
+    v.visit::<KwireStreamsGroupMetadataKey>();
+    v.visit::<KwireStreamsGroupMetadataValue>();
+    v.visit::<KwireStreamsGroupTargetAssignmentMemberKey>();
+    v.visit::<KwireStreamsGroupTargetAssignmentMemberValue>();
+    v.visit::<KwireStreamsGroupTargetAssignmentMetadataKey>();
+    v.visit::<KwireStreamsGroupTargetAssignmentMetadataValue>();
+    v.visit::<KwireStreamsGroupTopologyKey>();
+    v.visit::<KwireStreamsGroupTopologyValue>();
+    v.visit::<KwireTopicKey>();
+    v.visit::<KwireTopicValue>();
+    v.visit::<ListGroupsRequest>();
+    v.visit::<ListGroupsResponse>();
+    v.visit::<ListOffsetsRequest>();
+    v.visit::<ListOffsetsResponse>();
     v.visit::<MetadataRequest>();
     v.visit::<MetadataResponse>();
+    v.visit::<OffsetCommitRequest>();
+    v.visit::<OffsetCommitResponse>();
+    v.visit::<OffsetFetchRequest>();
+    v.visit::<OffsetFetchResponse>();
+    v.visit::<ProduceRequest>();
+    v.visit::<ProduceResponse>();
     v.visit::<RequestHeader>();
     v.visit::<ResponseHeader>();
     v.visit::<StreamsGroupDescribeRequest>();
@@ -281,9 +323,17 @@ trait ApiVisitor {
 
 /// Calls `v` once per API of `schemas/` with its request and response types.
 fn for_each_api(v: &mut impl ApiVisitor) {
+    v.visit::<ProduceRequest, ProduceResponse>(ApiKey::Produce);
+    v.visit::<FetchRequest, FetchResponse>(ApiKey::Fetch);
+    v.visit::<ListOffsetsRequest, ListOffsetsResponse>(ApiKey::ListOffsets);
     v.visit::<MetadataRequest, MetadataResponse>(ApiKey::Metadata);
+    v.visit::<OffsetCommitRequest, OffsetCommitResponse>(ApiKey::OffsetCommit);
+    v.visit::<OffsetFetchRequest, OffsetFetchResponse>(ApiKey::OffsetFetch);
     v.visit::<FindCoordinatorRequest, FindCoordinatorResponse>(ApiKey::FindCoordinator);
+    v.visit::<DescribeGroupsRequest, DescribeGroupsResponse>(ApiKey::DescribeGroups);
+    v.visit::<ListGroupsRequest, ListGroupsResponse>(ApiKey::ListGroups);
     v.visit::<ApiVersionsRequest, ApiVersionsResponse>(ApiKey::ApiVersions);
+    v.visit::<CreateTopicsRequest, CreateTopicsResponse>(ApiKey::CreateTopics);
     v.visit::<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse>(
         ApiKey::ConsumerGroupHeartbeat,
     );

@@ -45,6 +45,10 @@ const NO_COUNTERPART: &[(&str, &str)] = &[
     ("KwireStreamsGroupTargetAssignmentMetadataValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireStreamsGroupCurrentMemberAssignmentKey.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireStreamsGroupCurrentMemberAssignmentValue.json", "kwire's own streams-group record (coordinator-spec.md D6); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireCommittedOffsetKey.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireCommittedOffsetValue.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireTopicKey.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireTopicValue.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
 ];
 
 const LICENSE_TEXT: &str = "Licensed to the Apache Software Foundation";

@@ -107,6 +107,22 @@ fn views_read_what_owned_decoding_reads() {
         StreamsGroupHeartbeatResponse / StreamsGroupHeartbeatResponseRef,
         StreamsGroupDescribeRequest / StreamsGroupDescribeRequestRef,
         StreamsGroupDescribeResponse / StreamsGroupDescribeResponseRef,
+        ProduceRequest / ProduceRequestRef,
+        ProduceResponse / ProduceResponseRef,
+        FetchRequest / FetchRequestRef,
+        FetchResponse / FetchResponseRef,
+        ListOffsetsRequest / ListOffsetsRequestRef,
+        ListOffsetsResponse / ListOffsetsResponseRef,
+        OffsetCommitRequest / OffsetCommitRequestRef,
+        OffsetCommitResponse / OffsetCommitResponseRef,
+        OffsetFetchRequest / OffsetFetchRequestRef,
+        OffsetFetchResponse / OffsetFetchResponseRef,
+        CreateTopicsRequest / CreateTopicsRequestRef,
+        CreateTopicsResponse / CreateTopicsResponseRef,
+        DescribeGroupsRequest / DescribeGroupsRequestRef,
+        DescribeGroupsResponse / DescribeGroupsResponseRef,
+        ListGroupsRequest / ListGroupsRequestRef,
+        ListGroupsResponse / ListGroupsResponseRef,
     );
     println!("{n} samples read through views");
     assert!(n > 1000);
@@ -128,6 +144,22 @@ use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescr
 use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponseRef;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequestRef;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponseRef;
+use kwire_protocol::generated::produce_request::ProduceRequestRef;
+use kwire_protocol::generated::produce_response::ProduceResponseRef;
+use kwire_protocol::generated::fetch_request::FetchRequestRef;
+use kwire_protocol::generated::fetch_response::FetchResponseRef;
+use kwire_protocol::generated::list_offsets_request::ListOffsetsRequestRef;
+use kwire_protocol::generated::list_offsets_response::ListOffsetsResponseRef;
+use kwire_protocol::generated::offset_commit_request::OffsetCommitRequestRef;
+use kwire_protocol::generated::offset_commit_response::OffsetCommitResponseRef;
+use kwire_protocol::generated::offset_fetch_request::OffsetFetchRequestRef;
+use kwire_protocol::generated::offset_fetch_response::OffsetFetchResponseRef;
+use kwire_protocol::generated::create_topics_request::CreateTopicsRequestRef;
+use kwire_protocol::generated::create_topics_response::CreateTopicsResponseRef;
+use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequestRef;
+use kwire_protocol::generated::describe_groups_response::DescribeGroupsResponseRef;
+use kwire_protocol::generated::list_groups_request::ListGroupsRequestRef;
+use kwire_protocol::generated::list_groups_response::ListGroupsResponseRef;
 
 fn big_metadata() -> Bytes {
     let m = MetadataResponse {

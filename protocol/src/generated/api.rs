@@ -4,12 +4,28 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
+    /// Produce (key 0): versions 0-11, flexible 9+, deprecated 0-6.
+    Produce = 0,
+    /// Fetch (key 1): versions 0-17, flexible 12+, deprecated 0-3.
+    Fetch = 1,
+    /// ListOffsets (key 2): versions 0-9, flexible 6+, deprecated 0.
+    ListOffsets = 2,
     /// Metadata (key 3): versions 0-13, flexible 9+, deprecated 0-3.
     Metadata = 3,
+    /// OffsetCommit (key 8): versions 0-9, flexible 8+, deprecated 0-1.
+    OffsetCommit = 8,
+    /// OffsetFetch (key 9): versions 0-9, flexible 6+, deprecated 0.
+    OffsetFetch = 9,
     /// FindCoordinator (key 10): versions 0-6, flexible 3+, deprecated 0.
     FindCoordinator = 10,
+    /// DescribeGroups (key 15): versions 0-5, flexible 5+.
+    DescribeGroups = 15,
+    /// ListGroups (key 16): versions 0-5, flexible 3+.
+    ListGroups = 16,
     /// ApiVersions (key 18): versions 0-4, flexible 3+.
     ApiVersions = 18,
+    /// CreateTopics (key 19): versions 0-7, flexible 5+, deprecated 0-1.
+    CreateTopics = 19,
     /// ConsumerGroupHeartbeat (key 68): versions 0-1, flexible 0+.
     ConsumerGroupHeartbeat = 68,
     /// ConsumerGroupDescribe (key 69): versions 0-1, flexible 0+.
@@ -22,9 +38,17 @@ pub enum ApiKey {
 impl ApiKey {
     /// Every API, by key.
     pub const ALL: &'static [ApiKey] = &[
+        ApiKey::Produce,
+        ApiKey::Fetch,
+        ApiKey::ListOffsets,
         ApiKey::Metadata,
+        ApiKey::OffsetCommit,
+        ApiKey::OffsetFetch,
         ApiKey::FindCoordinator,
+        ApiKey::DescribeGroups,
+        ApiKey::ListGroups,
         ApiKey::ApiVersions,
+        ApiKey::CreateTopics,
         ApiKey::ConsumerGroupHeartbeat,
         ApiKey::ConsumerGroupDescribe,
         ApiKey::StreamsGroupHeartbeat,
@@ -33,9 +57,17 @@ impl ApiKey {
     /// The API with key `key`, if this spec set has it.
     pub fn from_i16(key: i16) -> ::core::option::Option<ApiKey> {
         match key {
+            0 => ::core::option::Option::Some(ApiKey::Produce),
+            1 => ::core::option::Option::Some(ApiKey::Fetch),
+            2 => ::core::option::Option::Some(ApiKey::ListOffsets),
             3 => ::core::option::Option::Some(ApiKey::Metadata),
+            8 => ::core::option::Option::Some(ApiKey::OffsetCommit),
+            9 => ::core::option::Option::Some(ApiKey::OffsetFetch),
             10 => ::core::option::Option::Some(ApiKey::FindCoordinator),
+            15 => ::core::option::Option::Some(ApiKey::DescribeGroups),
+            16 => ::core::option::Option::Some(ApiKey::ListGroups),
             18 => ::core::option::Option::Some(ApiKey::ApiVersions),
+            19 => ::core::option::Option::Some(ApiKey::CreateTopics),
             68 => ::core::option::Option::Some(ApiKey::ConsumerGroupHeartbeat),
             69 => ::core::option::Option::Some(ApiKey::ConsumerGroupDescribe),
             88 => ::core::option::Option::Some(ApiKey::StreamsGroupHeartbeat),
@@ -50,9 +82,17 @@ impl ApiKey {
     /// The API's name, e.g. `"Metadata"`.
     pub fn name(self) -> &'static str {
         match self {
+            ApiKey::Produce => "Produce",
+            ApiKey::Fetch => "Fetch",
+            ApiKey::ListOffsets => "ListOffsets",
             ApiKey::Metadata => "Metadata",
+            ApiKey::OffsetCommit => "OffsetCommit",
+            ApiKey::OffsetFetch => "OffsetFetch",
             ApiKey::FindCoordinator => "FindCoordinator",
+            ApiKey::DescribeGroups => "DescribeGroups",
+            ApiKey::ListGroups => "ListGroups",
             ApiKey::ApiVersions => "ApiVersions",
+            ApiKey::CreateTopics => "CreateTopics",
             ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeat",
             ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribe",
             ApiKey::StreamsGroupHeartbeat => "StreamsGroupHeartbeat",
@@ -62,11 +102,21 @@ impl ApiKey {
     /// The request spec's `validVersions`.
     pub fn valid_versions(self) -> ::kwire_protocol::wire::VersionRange {
         match self {
+            ApiKey::Produce => ::kwire_protocol::wire::VersionRange::new(0i16, 11i16),
+            ApiKey::Fetch => ::kwire_protocol::wire::VersionRange::new(0i16, 17i16),
+            ApiKey::ListOffsets => ::kwire_protocol::wire::VersionRange::new(0i16, 9i16),
             ApiKey::Metadata => ::kwire_protocol::wire::VersionRange::new(0i16, 13i16),
+            ApiKey::OffsetCommit => ::kwire_protocol::wire::VersionRange::new(0i16, 9i16),
+            ApiKey::OffsetFetch => ::kwire_protocol::wire::VersionRange::new(0i16, 9i16),
             ApiKey::FindCoordinator => {
                 ::kwire_protocol::wire::VersionRange::new(0i16, 6i16)
             }
+            ApiKey::DescribeGroups => {
+                ::kwire_protocol::wire::VersionRange::new(0i16, 5i16)
+            }
+            ApiKey::ListGroups => ::kwire_protocol::wire::VersionRange::new(0i16, 5i16),
             ApiKey::ApiVersions => ::kwire_protocol::wire::VersionRange::new(0i16, 4i16),
+            ApiKey::CreateTopics => ::kwire_protocol::wire::VersionRange::new(0i16, 7i16),
             ApiKey::ConsumerGroupHeartbeat => {
                 ::kwire_protocol::wire::VersionRange::new(0i16, 1i16)
             }
@@ -84,12 +134,32 @@ impl ApiKey {
     /// The request spec's `flexibleVersions`.
     pub fn flexible_versions(self) -> ::kwire_protocol::wire::VersionRange {
         match self {
+            ApiKey::Produce => ::kwire_protocol::wire::VersionRange::new(9i16, 32767i16),
+            ApiKey::Fetch => ::kwire_protocol::wire::VersionRange::new(12i16, 32767i16),
+            ApiKey::ListOffsets => {
+                ::kwire_protocol::wire::VersionRange::new(6i16, 32767i16)
+            }
             ApiKey::Metadata => ::kwire_protocol::wire::VersionRange::new(9i16, 32767i16),
+            ApiKey::OffsetCommit => {
+                ::kwire_protocol::wire::VersionRange::new(8i16, 32767i16)
+            }
+            ApiKey::OffsetFetch => {
+                ::kwire_protocol::wire::VersionRange::new(6i16, 32767i16)
+            }
             ApiKey::FindCoordinator => {
+                ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16)
+            }
+            ApiKey::DescribeGroups => {
+                ::kwire_protocol::wire::VersionRange::new(5i16, 32767i16)
+            }
+            ApiKey::ListGroups => {
                 ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16)
             }
             ApiKey::ApiVersions => {
                 ::kwire_protocol::wire::VersionRange::new(3i16, 32767i16)
+            }
+            ApiKey::CreateTopics => {
+                ::kwire_protocol::wire::VersionRange::new(5i16, 32767i16)
             }
             ApiKey::ConsumerGroupHeartbeat => {
                 ::kwire_protocol::wire::VersionRange::new(0i16, 32767i16)
@@ -109,9 +179,39 @@ impl ApiKey {
     /// versions, else 1; ControlledShutdown v0 uses 0; a spec's `headerVersions` wins.
     pub fn request_header_version(self, version: i16) -> i16 {
         match self {
+            ApiKey::Produce => {
+                match version {
+                    0..=8 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::Fetch => {
+                match version {
+                    0..=11 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::ListOffsets => {
+                match version {
+                    0..=5 => 1,
+                    _ => 2,
+                }
+            }
             ApiKey::Metadata => {
                 match version {
                     0..=8 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::OffsetCommit => {
+                match version {
+                    0..=7 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::OffsetFetch => {
+                match version {
+                    0..=5 => 1,
                     _ => 2,
                 }
             }
@@ -121,9 +221,27 @@ impl ApiKey {
                     _ => 2,
                 }
             }
+            ApiKey::DescribeGroups => {
+                match version {
+                    0..=4 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::ListGroups => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
             ApiKey::ApiVersions => {
                 match version {
                     0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::CreateTopics => {
+                match version {
+                    0..=4 => 1,
                     _ => 2,
                 }
             }
@@ -138,9 +256,39 @@ impl ApiKey {
     /// spec's `headerVersions` wins.
     pub fn response_header_version(self, version: i16) -> i16 {
         match self {
+            ApiKey::Produce => {
+                match version {
+                    0..=8 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::Fetch => {
+                match version {
+                    0..=11 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::ListOffsets => {
+                match version {
+                    0..=5 => 0,
+                    _ => 1,
+                }
+            }
             ApiKey::Metadata => {
                 match version {
                     0..=8 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::OffsetCommit => {
+                match version {
+                    0..=7 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::OffsetFetch => {
+                match version {
+                    0..=5 => 0,
                     _ => 1,
                 }
             }
@@ -150,7 +298,25 @@ impl ApiKey {
                     _ => 1,
                 }
             }
+            ApiKey::DescribeGroups => {
+                match version {
+                    0..=4 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::ListGroups => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
             ApiKey::ApiVersions => 0,
+            ApiKey::CreateTopics => {
+                match version {
+                    0..=4 => 0,
+                    _ => 1,
+                }
+            }
             ApiKey::ConsumerGroupHeartbeat => 1,
             ApiKey::ConsumerGroupDescribe => 1,
             ApiKey::StreamsGroupHeartbeat => 1,
@@ -167,12 +333,28 @@ impl ::core::convert::TryFrom<i16> for ApiKey {
 /// Any request body of this spec set, tagged by API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
+    /// A `ProduceRequest`.
+    Produce(super::produce_request::ProduceRequest),
+    /// A `FetchRequest`.
+    Fetch(super::fetch_request::FetchRequest),
+    /// A `ListOffsetsRequest`.
+    ListOffsets(super::list_offsets_request::ListOffsetsRequest),
     /// A `MetadataRequest`.
     Metadata(super::metadata_request::MetadataRequest),
+    /// A `OffsetCommitRequest`.
+    OffsetCommit(super::offset_commit_request::OffsetCommitRequest),
+    /// A `OffsetFetchRequest`.
+    OffsetFetch(super::offset_fetch_request::OffsetFetchRequest),
     /// A `FindCoordinatorRequest`.
     FindCoordinator(super::find_coordinator_request::FindCoordinatorRequest),
+    /// A `DescribeGroupsRequest`.
+    DescribeGroups(super::describe_groups_request::DescribeGroupsRequest),
+    /// A `ListGroupsRequest`.
+    ListGroups(super::list_groups_request::ListGroupsRequest),
     /// A `ApiVersionsRequest`.
     ApiVersions(super::api_versions_request::ApiVersionsRequest),
+    /// A `CreateTopicsRequest`.
+    CreateTopics(super::create_topics_request::CreateTopicsRequest),
     /// A `ConsumerGroupHeartbeatRequest`.
     ConsumerGroupHeartbeat(
         super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
@@ -194,9 +376,17 @@ impl Request {
     /// The API this body belongs to.
     pub fn api_key(&self) -> ApiKey {
         match self {
+            Request::Produce(_) => ApiKey::Produce,
+            Request::Fetch(_) => ApiKey::Fetch,
+            Request::ListOffsets(_) => ApiKey::ListOffsets,
             Request::Metadata(_) => ApiKey::Metadata,
+            Request::OffsetCommit(_) => ApiKey::OffsetCommit,
+            Request::OffsetFetch(_) => ApiKey::OffsetFetch,
             Request::FindCoordinator(_) => ApiKey::FindCoordinator,
+            Request::DescribeGroups(_) => ApiKey::DescribeGroups,
+            Request::ListGroups(_) => ApiKey::ListGroups,
             Request::ApiVersions(_) => ApiKey::ApiVersions,
+            Request::CreateTopics(_) => ApiKey::CreateTopics,
             Request::ConsumerGroupHeartbeat(_) => ApiKey::ConsumerGroupHeartbeat,
             Request::ConsumerGroupDescribe(_) => ApiKey::ConsumerGroupDescribe,
             Request::StreamsGroupHeartbeat(_) => ApiKey::StreamsGroupHeartbeat,
@@ -214,9 +404,49 @@ impl Request {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         ::core::result::Result::Ok(
             match api_key {
+                ApiKey::Produce => {
+                    Request::Produce(
+                        <super::produce_request::ProduceRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Fetch => {
+                    Request::Fetch(
+                        <super::fetch_request::FetchRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListOffsets => {
+                    Request::ListOffsets(
+                        <super::list_offsets_request::ListOffsetsRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::Metadata => {
                     Request::Metadata(
                         <super::metadata_request::MetadataRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetCommit => {
+                    Request::OffsetCommit(
+                        <super::offset_commit_request::OffsetCommitRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetFetch => {
+                    Request::OffsetFetch(
+                        <super::offset_fetch_request::OffsetFetchRequest as ::kwire_protocol::wire::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -230,9 +460,33 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::DescribeGroups => {
+                    Request::DescribeGroups(
+                        <super::describe_groups_request::DescribeGroupsRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListGroups => {
+                    Request::ListGroups(
+                        <super::list_groups_request::ListGroupsRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ApiVersions => {
                     Request::ApiVersions(
                         <super::api_versions_request::ApiVersionsRequest as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateTopics => {
+                    Request::CreateTopics(
+                        <super::create_topics_request::CreateTopicsRequest as ::kwire_protocol::wire::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -281,13 +535,35 @@ impl ::kwire_protocol::wire::Encode for Request {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
+            Request::Produce(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::Fetch(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
+            Request::ListOffsets(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Request::Metadata(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::OffsetCommit(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::OffsetFetch(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
             Request::FindCoordinator(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
+            Request::DescribeGroups(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::ListGroups(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Request::ApiVersions(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Request::CreateTopics(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
             Request::ConsumerGroupHeartbeat(m) => {
@@ -305,9 +581,35 @@ impl ::kwire_protocol::wire::Encode for Request {
         }
     }
 }
+impl ::core::convert::From<super::produce_request::ProduceRequest> for Request {
+    fn from(m: super::produce_request::ProduceRequest) -> Self {
+        Request::Produce(m)
+    }
+}
+impl ::core::convert::From<super::fetch_request::FetchRequest> for Request {
+    fn from(m: super::fetch_request::FetchRequest) -> Self {
+        Request::Fetch(m)
+    }
+}
+impl ::core::convert::From<super::list_offsets_request::ListOffsetsRequest> for Request {
+    fn from(m: super::list_offsets_request::ListOffsetsRequest) -> Self {
+        Request::ListOffsets(m)
+    }
+}
 impl ::core::convert::From<super::metadata_request::MetadataRequest> for Request {
     fn from(m: super::metadata_request::MetadataRequest) -> Self {
         Request::Metadata(m)
+    }
+}
+impl ::core::convert::From<super::offset_commit_request::OffsetCommitRequest>
+for Request {
+    fn from(m: super::offset_commit_request::OffsetCommitRequest) -> Self {
+        Request::OffsetCommit(m)
+    }
+}
+impl ::core::convert::From<super::offset_fetch_request::OffsetFetchRequest> for Request {
+    fn from(m: super::offset_fetch_request::OffsetFetchRequest) -> Self {
+        Request::OffsetFetch(m)
     }
 }
 impl ::core::convert::From<super::find_coordinator_request::FindCoordinatorRequest>
@@ -316,9 +618,26 @@ for Request {
         Request::FindCoordinator(m)
     }
 }
+impl ::core::convert::From<super::describe_groups_request::DescribeGroupsRequest>
+for Request {
+    fn from(m: super::describe_groups_request::DescribeGroupsRequest) -> Self {
+        Request::DescribeGroups(m)
+    }
+}
+impl ::core::convert::From<super::list_groups_request::ListGroupsRequest> for Request {
+    fn from(m: super::list_groups_request::ListGroupsRequest) -> Self {
+        Request::ListGroups(m)
+    }
+}
 impl ::core::convert::From<super::api_versions_request::ApiVersionsRequest> for Request {
     fn from(m: super::api_versions_request::ApiVersionsRequest) -> Self {
         Request::ApiVersions(m)
+    }
+}
+impl ::core::convert::From<super::create_topics_request::CreateTopicsRequest>
+for Request {
+    fn from(m: super::create_topics_request::CreateTopicsRequest) -> Self {
+        Request::CreateTopics(m)
     }
 }
 impl ::core::convert::From<
@@ -360,12 +679,28 @@ impl ::core::convert::From<
 /// Any response body of this spec set, tagged by API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
+    /// A `ProduceResponse`.
+    Produce(super::produce_response::ProduceResponse),
+    /// A `FetchResponse`.
+    Fetch(super::fetch_response::FetchResponse),
+    /// A `ListOffsetsResponse`.
+    ListOffsets(super::list_offsets_response::ListOffsetsResponse),
     /// A `MetadataResponse`.
     Metadata(super::metadata_response::MetadataResponse),
+    /// A `OffsetCommitResponse`.
+    OffsetCommit(super::offset_commit_response::OffsetCommitResponse),
+    /// A `OffsetFetchResponse`.
+    OffsetFetch(super::offset_fetch_response::OffsetFetchResponse),
     /// A `FindCoordinatorResponse`.
     FindCoordinator(super::find_coordinator_response::FindCoordinatorResponse),
+    /// A `DescribeGroupsResponse`.
+    DescribeGroups(super::describe_groups_response::DescribeGroupsResponse),
+    /// A `ListGroupsResponse`.
+    ListGroups(super::list_groups_response::ListGroupsResponse),
     /// A `ApiVersionsResponse`.
     ApiVersions(super::api_versions_response::ApiVersionsResponse),
+    /// A `CreateTopicsResponse`.
+    CreateTopics(super::create_topics_response::CreateTopicsResponse),
     /// A `ConsumerGroupHeartbeatResponse`.
     ConsumerGroupHeartbeat(
         super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
@@ -387,9 +722,17 @@ impl Response {
     /// The API this body belongs to.
     pub fn api_key(&self) -> ApiKey {
         match self {
+            Response::Produce(_) => ApiKey::Produce,
+            Response::Fetch(_) => ApiKey::Fetch,
+            Response::ListOffsets(_) => ApiKey::ListOffsets,
             Response::Metadata(_) => ApiKey::Metadata,
+            Response::OffsetCommit(_) => ApiKey::OffsetCommit,
+            Response::OffsetFetch(_) => ApiKey::OffsetFetch,
             Response::FindCoordinator(_) => ApiKey::FindCoordinator,
+            Response::DescribeGroups(_) => ApiKey::DescribeGroups,
+            Response::ListGroups(_) => ApiKey::ListGroups,
             Response::ApiVersions(_) => ApiKey::ApiVersions,
+            Response::CreateTopics(_) => ApiKey::CreateTopics,
             Response::ConsumerGroupHeartbeat(_) => ApiKey::ConsumerGroupHeartbeat,
             Response::ConsumerGroupDescribe(_) => ApiKey::ConsumerGroupDescribe,
             Response::StreamsGroupHeartbeat(_) => ApiKey::StreamsGroupHeartbeat,
@@ -407,9 +750,49 @@ impl Response {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
         ::core::result::Result::Ok(
             match api_key {
+                ApiKey::Produce => {
+                    Response::Produce(
+                        <super::produce_response::ProduceResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Fetch => {
+                    Response::Fetch(
+                        <super::fetch_response::FetchResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListOffsets => {
+                    Response::ListOffsets(
+                        <super::list_offsets_response::ListOffsetsResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::Metadata => {
                     Response::Metadata(
                         <super::metadata_response::MetadataResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetCommit => {
+                    Response::OffsetCommit(
+                        <super::offset_commit_response::OffsetCommitResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetFetch => {
+                    Response::OffsetFetch(
+                        <super::offset_fetch_response::OffsetFetchResponse as ::kwire_protocol::wire::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -423,9 +806,33 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::DescribeGroups => {
+                    Response::DescribeGroups(
+                        <super::describe_groups_response::DescribeGroupsResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListGroups => {
+                    Response::ListGroups(
+                        <super::list_groups_response::ListGroupsResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ApiVersions => {
                     Response::ApiVersions(
                         <super::api_versions_response::ApiVersionsResponse as ::kwire_protocol::wire::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateTopics => {
+                    Response::CreateTopics(
+                        <super::create_topics_response::CreateTopicsResponse as ::kwire_protocol::wire::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -474,13 +881,37 @@ impl ::kwire_protocol::wire::Encode for Response {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
+            Response::Produce(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::Fetch(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::ListOffsets(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Response::Metadata(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::OffsetCommit(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::OffsetFetch(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
             Response::FindCoordinator(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
+            Response::DescribeGroups(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::ListGroups(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
             Response::ApiVersions(m) => {
+                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+            }
+            Response::CreateTopics(m) => {
                 ::kwire_protocol::wire::Encode::encode_to(m, s, version)
             }
             Response::ConsumerGroupHeartbeat(m) => {
@@ -498,9 +929,37 @@ impl ::kwire_protocol::wire::Encode for Response {
         }
     }
 }
+impl ::core::convert::From<super::produce_response::ProduceResponse> for Response {
+    fn from(m: super::produce_response::ProduceResponse) -> Self {
+        Response::Produce(m)
+    }
+}
+impl ::core::convert::From<super::fetch_response::FetchResponse> for Response {
+    fn from(m: super::fetch_response::FetchResponse) -> Self {
+        Response::Fetch(m)
+    }
+}
+impl ::core::convert::From<super::list_offsets_response::ListOffsetsResponse>
+for Response {
+    fn from(m: super::list_offsets_response::ListOffsetsResponse) -> Self {
+        Response::ListOffsets(m)
+    }
+}
 impl ::core::convert::From<super::metadata_response::MetadataResponse> for Response {
     fn from(m: super::metadata_response::MetadataResponse) -> Self {
         Response::Metadata(m)
+    }
+}
+impl ::core::convert::From<super::offset_commit_response::OffsetCommitResponse>
+for Response {
+    fn from(m: super::offset_commit_response::OffsetCommitResponse) -> Self {
+        Response::OffsetCommit(m)
+    }
+}
+impl ::core::convert::From<super::offset_fetch_response::OffsetFetchResponse>
+for Response {
+    fn from(m: super::offset_fetch_response::OffsetFetchResponse) -> Self {
+        Response::OffsetFetch(m)
     }
 }
 impl ::core::convert::From<super::find_coordinator_response::FindCoordinatorResponse>
@@ -509,10 +968,28 @@ for Response {
         Response::FindCoordinator(m)
     }
 }
+impl ::core::convert::From<super::describe_groups_response::DescribeGroupsResponse>
+for Response {
+    fn from(m: super::describe_groups_response::DescribeGroupsResponse) -> Self {
+        Response::DescribeGroups(m)
+    }
+}
+impl ::core::convert::From<super::list_groups_response::ListGroupsResponse>
+for Response {
+    fn from(m: super::list_groups_response::ListGroupsResponse) -> Self {
+        Response::ListGroups(m)
+    }
+}
 impl ::core::convert::From<super::api_versions_response::ApiVersionsResponse>
 for Response {
     fn from(m: super::api_versions_response::ApiVersionsResponse) -> Self {
         Response::ApiVersions(m)
+    }
+}
+impl ::core::convert::From<super::create_topics_response::CreateTopicsResponse>
+for Response {
+    fn from(m: super::create_topics_response::CreateTopicsResponse) -> Self {
+        Response::CreateTopics(m)
     }
 }
 impl ::core::convert::From<
@@ -565,13 +1042,37 @@ impl Request {
         ::kwire_protocol::wire::EncodeError,
     > {
         match self {
+            Request::Produce(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::Fetch(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::ListOffsets(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Request::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::OffsetCommit(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::OffsetFetch(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
             Request::FindCoordinator(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
+            Request::DescribeGroups(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::ListGroups(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Request::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Request::CreateTopics(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
             Request::ConsumerGroupHeartbeat(m) => {
@@ -599,9 +1100,49 @@ impl Request {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         ::core::result::Result::Ok(
             match api_key {
+                ApiKey::Produce => {
+                    Request::Produce(
+                        <super::produce_request::ProduceRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Fetch => {
+                    Request::Fetch(
+                        <super::fetch_request::FetchRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListOffsets => {
+                    Request::ListOffsets(
+                        <super::list_offsets_request::ListOffsetsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::Metadata => {
                     Request::Metadata(
                         <super::metadata_request::MetadataRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetCommit => {
+                    Request::OffsetCommit(
+                        <super::offset_commit_request::OffsetCommitRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetFetch => {
+                    Request::OffsetFetch(
+                        <super::offset_fetch_request::OffsetFetchRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -615,9 +1156,33 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::DescribeGroups => {
+                    Request::DescribeGroups(
+                        <super::describe_groups_request::DescribeGroupsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListGroups => {
+                    Request::ListGroups(
+                        <super::list_groups_request::ListGroupsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ApiVersions => {
                     Request::ApiVersions(
                         <super::api_versions_request::ApiVersionsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateTopics => {
+                    Request::CreateTopics(
+                        <super::create_topics_request::CreateTopicsRequest as ::kwire_protocol::wire::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -673,13 +1238,37 @@ impl Response {
         ::kwire_protocol::wire::EncodeError,
     > {
         match self {
+            Response::Produce(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::Fetch(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::ListOffsets(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Response::Metadata(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::OffsetCommit(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::OffsetFetch(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
             Response::FindCoordinator(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
+            Response::DescribeGroups(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::ListGroups(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
             Response::ApiVersions(m) => {
+                ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
+            }
+            Response::CreateTopics(m) => {
                 ::kwire_protocol::wire::json::JsonForm::to_json(m, version)
             }
             Response::ConsumerGroupHeartbeat(m) => {
@@ -707,9 +1296,49 @@ impl Response {
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::json::JsonError> {
         ::core::result::Result::Ok(
             match api_key {
+                ApiKey::Produce => {
+                    Response::Produce(
+                        <super::produce_response::ProduceResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Fetch => {
+                    Response::Fetch(
+                        <super::fetch_response::FetchResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListOffsets => {
+                    Response::ListOffsets(
+                        <super::list_offsets_response::ListOffsetsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::Metadata => {
                     Response::Metadata(
                         <super::metadata_response::MetadataResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetCommit => {
+                    Response::OffsetCommit(
+                        <super::offset_commit_response::OffsetCommitResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetFetch => {
+                    Response::OffsetFetch(
+                        <super::offset_fetch_response::OffsetFetchResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -723,9 +1352,33 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::DescribeGroups => {
+                    Response::DescribeGroups(
+                        <super::describe_groups_response::DescribeGroupsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListGroups => {
+                    Response::ListGroups(
+                        <super::list_groups_response::ListGroupsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ApiVersions => {
                     Response::ApiVersions(
                         <super::api_versions_response::ApiVersionsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateTopics => {
+                    Response::CreateTopics(
+                        <super::create_topics_response::CreateTopicsResponse as ::kwire_protocol::wire::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,

@@ -17,10 +17,26 @@ pub mod consumer_group_describe_response;
 pub mod consumer_group_heartbeat_request;
 /// `ConsumerGroupHeartbeatResponse` (response), from `schemas/ConsumerGroupHeartbeatResponse.json`.
 pub mod consumer_group_heartbeat_response;
+/// `CreateTopicsRequest` (request), from `schemas/CreateTopicsRequest.json`.
+pub mod create_topics_request;
+/// `CreateTopicsResponse` (response), from `schemas/CreateTopicsResponse.json`.
+pub mod create_topics_response;
+/// `DescribeGroupsRequest` (request), from `schemas/DescribeGroupsRequest.json`.
+pub mod describe_groups_request;
+/// `DescribeGroupsResponse` (response), from `schemas/DescribeGroupsResponse.json`.
+pub mod describe_groups_response;
+/// `FetchRequest` (request), from `schemas/FetchRequest.json`.
+pub mod fetch_request;
+/// `FetchResponse` (response), from `schemas/FetchResponse.json`.
+pub mod fetch_response;
 /// `FindCoordinatorRequest` (request), from `schemas/FindCoordinatorRequest.json`.
 pub mod find_coordinator_request;
 /// `FindCoordinatorResponse` (response), from `schemas/FindCoordinatorResponse.json`.
 pub mod find_coordinator_response;
+/// `KwireCommittedOffsetKey` (data), from `schemas/KwireCommittedOffsetKey.json`.
+pub mod kwire_committed_offset_key;
+/// `KwireCommittedOffsetValue` (data), from `schemas/KwireCommittedOffsetValue.json`.
+pub mod kwire_committed_offset_value;
 /// `KwireConsumerGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentKey.json`.
 pub mod kwire_consumer_group_current_member_assignment_key;
 /// `KwireConsumerGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentValue.json`.
@@ -69,10 +85,34 @@ pub mod kwire_streams_group_target_assignment_metadata_value;
 pub mod kwire_streams_group_topology_key;
 /// `KwireStreamsGroupTopologyValue` (data), from `schemas/KwireStreamsGroupTopologyValue.json`.
 pub mod kwire_streams_group_topology_value;
+/// `KwireTopicKey` (data), from `schemas/KwireTopicKey.json`.
+pub mod kwire_topic_key;
+/// `KwireTopicValue` (data), from `schemas/KwireTopicValue.json`.
+pub mod kwire_topic_value;
+/// `ListGroupsRequest` (request), from `schemas/ListGroupsRequest.json`.
+pub mod list_groups_request;
+/// `ListGroupsResponse` (response), from `schemas/ListGroupsResponse.json`.
+pub mod list_groups_response;
+/// `ListOffsetsRequest` (request), from `schemas/ListOffsetsRequest.json`.
+pub mod list_offsets_request;
+/// `ListOffsetsResponse` (response), from `schemas/ListOffsetsResponse.json`.
+pub mod list_offsets_response;
 /// `MetadataRequest` (request), from `schemas/MetadataRequest.json`.
 pub mod metadata_request;
 /// `MetadataResponse` (response), from `schemas/MetadataResponse.json`.
 pub mod metadata_response;
+/// `OffsetCommitRequest` (request), from `schemas/OffsetCommitRequest.json`.
+pub mod offset_commit_request;
+/// `OffsetCommitResponse` (response), from `schemas/OffsetCommitResponse.json`.
+pub mod offset_commit_response;
+/// `OffsetFetchRequest` (request), from `schemas/OffsetFetchRequest.json`.
+pub mod offset_fetch_request;
+/// `OffsetFetchResponse` (response), from `schemas/OffsetFetchResponse.json`.
+pub mod offset_fetch_response;
+/// `ProduceRequest` (request), from `schemas/ProduceRequest.json`.
+pub mod produce_request;
+/// `ProduceResponse` (response), from `schemas/ProduceResponse.json`.
+pub mod produce_response;
 /// `RequestHeader` (header), from `schemas/RequestHeader.json`.
 pub mod request_header;
 /// `ResponseHeader` (header), from `schemas/ResponseHeader.json`.
@@ -93,8 +133,16 @@ pub use consumer_group_describe_request::ConsumerGroupDescribeRequest;
 pub use consumer_group_describe_response::ConsumerGroupDescribeResponse;
 pub use consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 pub use consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+pub use create_topics_request::CreateTopicsRequest;
+pub use create_topics_response::CreateTopicsResponse;
+pub use describe_groups_request::DescribeGroupsRequest;
+pub use describe_groups_response::DescribeGroupsResponse;
+pub use fetch_request::FetchRequest;
+pub use fetch_response::FetchResponse;
 pub use find_coordinator_request::FindCoordinatorRequest;
 pub use find_coordinator_response::FindCoordinatorResponse;
+pub use kwire_committed_offset_key::KwireCommittedOffsetKey;
+pub use kwire_committed_offset_value::KwireCommittedOffsetValue;
 pub use kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;
 pub use kwire_consumer_group_current_member_assignment_value::KwireConsumerGroupCurrentMemberAssignmentValue;
 pub use kwire_consumer_group_member_metadata_key::KwireConsumerGroupMemberMetadataKey;
@@ -119,8 +167,20 @@ pub use kwire_streams_group_target_assignment_metadata_key::KwireStreamsGroupTar
 pub use kwire_streams_group_target_assignment_metadata_value::KwireStreamsGroupTargetAssignmentMetadataValue;
 pub use kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
 pub use kwire_streams_group_topology_value::KwireStreamsGroupTopologyValue;
+pub use kwire_topic_key::KwireTopicKey;
+pub use kwire_topic_value::KwireTopicValue;
+pub use list_groups_request::ListGroupsRequest;
+pub use list_groups_response::ListGroupsResponse;
+pub use list_offsets_request::ListOffsetsRequest;
+pub use list_offsets_response::ListOffsetsResponse;
 pub use metadata_request::MetadataRequest;
 pub use metadata_response::MetadataResponse;
+pub use offset_commit_request::OffsetCommitRequest;
+pub use offset_commit_response::OffsetCommitResponse;
+pub use offset_fetch_request::OffsetFetchRequest;
+pub use offset_fetch_response::OffsetFetchResponse;
+pub use produce_request::ProduceRequest;
+pub use produce_response::ProduceResponse;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
 pub use streams_group_describe_request::StreamsGroupDescribeRequest;

@@ -1,0 +1,140 @@
+//! The APIs and versions the server advertises in ApiVersions and serves: exactly these, and a
+//! request for anything else closes the connection (as Kafka does).
+//!
+//! | key | API | versions | notes |
+//! |---|---|---|---|
+//! | 0 | Produce | 3-11 | ≥ 3 is what librdkafka's MsgVer2 feature needs |
+//! | 1 | Fetch | 4-16 | by name below 13, by topic id from 13; never a fetch session |
+//! | 2 | ListOffsets | 0-9 | |
+//! | 3 | Metadata | 0-13 | v12+ by topic id; v13 has the top-level ErrorCode |
+//! | 8 | OffsetCommit | 0-9 | |
+//! | 9 | OffsetFetch | 0-9 | v8+ batched groups |
+//! | 10 | FindCoordinator | 0-6 | v4+ batched keys |
+//! | 15 | DescribeGroups | 0-5 | no classic groups: Dead or Empty |
+//! | 16 | ListGroups | 0-5 | |
+//! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
+//! | 19 | CreateTopics | 0-7 | |
+//! | 68 | ConsumerGroupHeartbeat | 0-1 | |
+//! | 69 | ConsumerGroupDescribe | 0-1 | |
+//! | 88 | StreamsGroupHeartbeat | 0 | |
+//! | 89 | StreamsGroupDescribe | 0 | |
+//!
+//! Telemetry (71/72), the classic group protocol, transactions, SASL and OffsetForLeaderEpoch are
+//! not advertised.
+
+use kwire_protocol::generated::api_versions_response::{ApiVersion, ApiVersionsResponse};
+use kwire_protocol::generated::ApiKey;
+
+use crate::errors;
+
+/// (API, lowest, highest) of every API served.
+pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
+    (ApiKey::Produce, 3, 11),
+    (ApiKey::Fetch, 4, 16),
+    (ApiKey::ListOffsets, 0, 9),
+    (ApiKey::Metadata, 0, 13),
+    (ApiKey::OffsetCommit, 0, 9),
+    (ApiKey::OffsetFetch, 0, 9),
+    (ApiKey::FindCoordinator, 0, 6),
+    (ApiKey::DescribeGroups, 0, 5),
+    (ApiKey::ListGroups, 0, 5),
+    (ApiKey::ApiVersions, 0, 4),
+    (ApiKey::CreateTopics, 0, 7),
+    (ApiKey::ConsumerGroupHeartbeat, 0, 1),
+    (ApiKey::ConsumerGroupDescribe, 0, 1),
+    (ApiKey::StreamsGroupHeartbeat, 0, 0),
+    (ApiKey::StreamsGroupDescribe, 0, 0),
+];
+
+/// Highest ApiVersions version served.
+pub const API_VERSIONS_MAX: i16 = 4;
+
+/// The served version range of a raw API key, if served.
+pub fn supported(key: i16) -> Option<(ApiKey, i16, i16)> {
+    SUPPORTED
+        .iter()
+        .copied()
+        .find(|(k, _, _)| k.as_i16() == key)
+}
+
+/// Whether `key` at `version` is served.
+pub fn is_supported(key: i16, version: i16) -> bool {
+    supported(key).is_some_and(|(_, lo, hi)| (lo..=hi).contains(&version))
+}
+
+fn api_keys() -> Vec<ApiVersion> {
+    SUPPORTED
+        .iter()
+        .map(|(k, lo, hi)| ApiVersion {
+            api_key: k.as_i16(),
+            min_version: *lo,
+            max_version: *hi,
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// KIP-511's rule for ClientSoftwareName and ClientSoftwareVersion:
+/// `[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?`.
+fn valid_software_field(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && last.is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'.')
+}
+
+/// The ApiVersions answer at `version` (0-4): the table above, or INVALID_REQUEST (42) with no
+/// keys when a v3+ request's client software name or version breaks KIP-511's pattern.
+pub fn api_versions(version: i16, name: &str, software_version: &str) -> ApiVersionsResponse {
+    if version >= 3 && !(valid_software_field(name) && valid_software_field(software_version)) {
+        return ApiVersionsResponse {
+            error_code: errors::INVALID_REQUEST,
+            ..Default::default()
+        };
+    }
+    ApiVersionsResponse {
+        error_code: errors::NONE,
+        api_keys: api_keys(),
+        throttle_time_ms: 0,
+        ..Default::default()
+    }
+}
+
+/// The answer to an ApiVersions request of a version above [`API_VERSIONS_MAX`] (KIP-511):
+/// UNSUPPORTED_VERSION (35) with only the ApiVersions entry, to be encoded at version 0.
+pub fn api_versions_unsupported() -> ApiVersionsResponse {
+    ApiVersionsResponse {
+        error_code: errors::UNSUPPORTED_VERSION,
+        api_keys: vec![ApiVersion {
+            api_key: ApiKey::ApiVersions.as_i16(),
+            min_version: 0,
+            max_version: API_VERSIONS_MAX,
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_within_the_codecs() {
+        for (k, lo, hi) in SUPPORTED {
+            let v = k.valid_versions();
+            assert!(v.contains(*lo) && v.contains(*hi), "{k:?}");
+        }
+        assert!(supported(71).is_none() && supported(72).is_none());
+        assert!(is_supported(0, 3) && !is_supported(0, 2));
+        assert!(valid_software_field("confluent-kafka-python"));
+        assert!(valid_software_field("2.16.1-rdkafka-2.16.0"));
+        assert!(!valid_software_field("-x"));
+        assert!(!valid_software_field(""));
+        assert_eq!(api_versions(3, "", "1").error_code, errors::INVALID_REQUEST);
+    }
+}

@@ -1,0 +1,290 @@
+//! Produce, Fetch and ListOffsets: the partition logs.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kwire_protocol::generated::fetch_request::FetchRequest;
+use kwire_protocol::generated::fetch_response::{
+    FetchResponse, FetchableTopicResponse, PartitionData,
+};
+use kwire_protocol::generated::list_offsets_request::ListOffsetsRequest;
+use kwire_protocol::generated::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsResponse, ListOffsetsTopicResponse,
+};
+use kwire_protocol::generated::produce_request::ProduceRequest;
+use kwire_protocol::generated::produce_response::{
+    PartitionProduceResponse, ProduceResponse, TopicProduceResponse,
+};
+use kwire_protocol::wire::{PrimArray, Uuid};
+
+use super::{Ctx, FetchWait, Outcome};
+use crate::broker::Broker;
+use crate::errors::*;
+use crate::topics::Topic;
+
+/// Produce v3-11: each partition's records must be exactly one RecordBatch v2; it is appended
+/// with its base offset rewritten. Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION; a
+/// bad batch: INVALID_RECORD or CORRUPT_MESSAGE; acks other than -1, 0, 1:
+/// INVALID_REQUIRED_ACKS. Returns the response and whether anything was appended (the caller
+/// sends nothing for acks=0).
+pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceResponse, bool) {
+    let v = ctx.version;
+    let acks_ok = matches!(r.acks, -1..=1);
+    let mut appended = false;
+    let mut responses = Vec::new();
+    for t in &r.topic_data {
+        let mut partition_responses = Vec::new();
+        for p in &t.partition_data {
+            let mut resp = PartitionProduceResponse {
+                index: p.index,
+                error_code: NONE,
+                base_offset: -1,
+                log_append_time_ms: -1,
+                log_start_offset: -1,
+                ..Default::default()
+            };
+            let mut message: Option<String> = None;
+            match b
+                .topics
+                .get_mut(&t.name)
+                .and_then(|topic| topic.partition_mut(p.index))
+            {
+                _ if !acks_ok => resp.error_code = INVALID_REQUIRED_ACKS,
+                None => resp.error_code = UNKNOWN_TOPIC_OR_PARTITION,
+                Some(log) => match p.records.as_deref().unwrap_or(&[]) {
+                    [] => {
+                        resp.error_code = INVALID_RECORD;
+                        message = Some("Produce request without a record batch".into());
+                    }
+                    records => match log.append(records) {
+                        Ok(base) => {
+                            resp.base_offset = base;
+                            resp.log_start_offset = 0;
+                            appended = true;
+                        }
+                        Err(e) => {
+                            tracing::debug!(topic = %&*t.name, partition = p.index, error = e.code, reason = %e.message, "produce refused");
+                            resp.error_code = e.code;
+                            message = Some(e.message);
+                        }
+                    },
+                },
+            }
+            if v >= 8 {
+                resp.error_message = message.map(Into::into);
+            }
+            partition_responses.push(resp);
+        }
+        responses.push(TopicProduceResponse {
+            name: t.name.clone(),
+            partition_responses,
+            ..Default::default()
+        });
+    }
+    (
+        ProduceResponse {
+            responses,
+            throttle_time_ms: 0,
+            ..Default::default()
+        },
+        appended,
+    )
+}
+
+/// ListOffsets v0-9: -2 (earliest) and -4 (earliest local) are 0, -1 (latest) the high
+/// watermark, -3 the record with the largest timestamp, -5 (latest tiered) -1 (no tiered
+/// storage), and a timestamp the first record at or after it (offset and timestamp -1 when
+/// there is none, as Kafka). v0 answers with the old-style offset list.
+pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> ListOffsetsResponse {
+    let v = ctx.version;
+    let topics = r
+        .topics
+        .iter()
+        .map(|t| ListOffsetsTopicResponse {
+            name: t.name.clone(),
+            partitions: t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut resp = ListOffsetsPartitionResponse {
+                        partition_index: p.partition_index,
+                        error_code: NONE,
+                        timestamp: -1,
+                        offset: -1,
+                        leader_epoch: -1,
+                        ..Default::default()
+                    };
+                    let Some(log) = b
+                        .topics
+                        .get(&t.name)
+                        .and_then(|topic| topic.partition(p.partition_index))
+                    else {
+                        resp.error_code = UNKNOWN_TOPIC_OR_PARTITION;
+                        return resp;
+                    };
+                    let hw = log.high_watermark();
+                    if v == 0 {
+                        let mut offs: Vec<i64> = match p.timestamp {
+                            -1 if hw > 0 => vec![hw, 0],
+                            -1 => vec![0],
+                            _ => vec![0],
+                        };
+                        offs.truncate(usize::try_from(p.max_num_offsets).unwrap_or(0));
+                        resp.old_style_offsets = PrimArray::from(offs);
+                        return resp;
+                    }
+                    let (offset, ts) = match p.timestamp {
+                        -2 | -4 => (0, -1),
+                        -1 => (hw, -1),
+                        -3 => log.max_timestamp().unwrap_or((-1, -1)),
+                        -5 => (-1, -1),
+                        t if t >= 0 => log.offset_for_timestamp(t).unwrap_or((-1, -1)),
+                        _ => (-1, -1),
+                    };
+                    resp.offset = offset;
+                    resp.timestamp = ts;
+                    if v >= 4 && offset >= 0 {
+                        resp.leader_epoch = 0;
+                    }
+                    resp
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    ListOffsetsResponse {
+        throttle_time_ms: 0,
+        topics,
+        ..Default::default()
+    }
+}
+
+/// Fetch v4-16: a sessionless fetch (SessionId 0), answered at once when it has records (at
+/// least MinBytes) or errors, else held up to MaxWaitMs (capped at `max_wait_cap_ms`) until a
+/// produce brings records.
+pub fn fetch(b: &mut Broker, ctx: &Ctx<'_>, r: FetchRequest, max_wait_cap_ms: u64) -> Outcome {
+    let wait = u64::try_from(r.max_wait_ms)
+        .unwrap_or(0)
+        .min(max_wait_cap_ms);
+    let force = wait == 0;
+    match fetch_response(b, &r, ctx.version, force) {
+        Some(resp) => Outcome::Respond(resp.into()),
+        None => Outcome::Park(FetchWait {
+            request: r,
+            version: ctx.version,
+            deadline: Instant::now() + Duration::from_millis(wait),
+        }),
+    }
+}
+
+fn partition_data(index: i32, code: i16, isolation: i8, version: i16) -> PartitionData {
+    PartitionData {
+        partition_index: index,
+        error_code: code,
+        high_watermark: -1,
+        last_stable_offset: -1,
+        log_start_offset: -1,
+        aborted_transactions: (isolation == 1 && version >= 4).then(Vec::new),
+        preferred_read_replica: -1,
+        records: Some(Bytes::new()),
+        ..Default::default()
+    }
+}
+
+/// Builds the Fetch response at `version`. Returns `None` when the response should wait: no
+/// errors and fewer than MinBytes bytes of records, unless `force`.
+///
+/// Per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, or a partition out of range),
+/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [0, HW]; else
+/// whole batches from the fetch offset within PartitionMaxBytes and the response's MaxBytes
+/// (the first batch of the response always, as KIP-74). HW = LSO, log start 0.
+pub fn fetch_response(
+    b: &Broker,
+    r: &FetchRequest,
+    version: i16,
+    force: bool,
+) -> Option<FetchResponse> {
+    if r.session_id != 0 {
+        return Some(FetchResponse {
+            error_code: FETCH_SESSION_ID_NOT_FOUND,
+            session_id: 0,
+            ..Default::default()
+        });
+    }
+    let by_id = version >= 13;
+    let mut remaining = usize::try_from(r.max_bytes).unwrap_or(0);
+    let mut total = 0usize;
+    let mut errors = false;
+    let mut responses = Vec::with_capacity(r.topics.len());
+    for t in &r.topics {
+        let topic: Option<&Topic> = if by_id {
+            b.topics.by_id(&t.topic_id)
+        } else {
+            b.topics.get(&t.topic)
+        };
+        let mut partitions = Vec::with_capacity(t.partitions.len());
+        for p in &t.partitions {
+            let Some(topic) = topic else {
+                errors = true;
+                let code = if by_id {
+                    UNKNOWN_TOPIC_ID
+                } else {
+                    UNKNOWN_TOPIC_OR_PARTITION
+                };
+                partitions.push(partition_data(
+                    p.partition,
+                    code,
+                    r.isolation_level,
+                    version,
+                ));
+                continue;
+            };
+            let Some(log) = topic.partition(p.partition) else {
+                errors = true;
+                partitions.push(partition_data(
+                    p.partition,
+                    UNKNOWN_TOPIC_OR_PARTITION,
+                    r.isolation_level,
+                    version,
+                ));
+                continue;
+            };
+            let hw = log.high_watermark();
+            let mut pd = partition_data(p.partition, NONE, r.isolation_level, version);
+            pd.high_watermark = hw;
+            pd.last_stable_offset = hw;
+            pd.log_start_offset = 0;
+            if p.fetch_offset < 0 || p.fetch_offset > hw {
+                errors = true;
+                pd.error_code = OFFSET_OUT_OF_RANGE;
+            } else {
+                let limit = usize::try_from(p.partition_max_bytes)
+                    .unwrap_or(0)
+                    .min(remaining);
+                let first = total == 0;
+                let data = log.read(p.fetch_offset, limit, first);
+                total += data.len();
+                remaining = remaining.saturating_sub(data.len());
+                pd.records = Some(data);
+            }
+            partitions.push(pd);
+        }
+        responses.push(FetchableTopicResponse {
+            topic: if by_id { "".into() } else { t.topic.clone() },
+            topic_id: if by_id { t.topic_id } else { Uuid::ZERO },
+            partitions,
+            ..Default::default()
+        });
+    }
+    let min_bytes = usize::try_from(r.min_bytes).unwrap_or(0);
+    if !force && !errors && min_bytes > 0 && total < min_bytes {
+        return None;
+    }
+    Some(FetchResponse {
+        throttle_time_ms: 0,
+        error_code: NONE,
+        session_id: 0,
+        responses,
+        ..Default::default()
+    })
+}

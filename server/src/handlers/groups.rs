@@ -1,0 +1,193 @@
+//! Group APIs: the KIP-848 and KIP-1071 heartbeats and describes (handed to the coordinator),
+//! and the classic DescribeGroups / ListGroups, answered from the coordinator's groups.
+
+use std::collections::BTreeMap;
+
+use kwire_protocol::coordinator::RequestContext;
+use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
+use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponse;
+use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
+use kwire_protocol::generated::describe_groups_response::{DescribeGroupsResponse, DescribedGroup};
+use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
+use kwire_protocol::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
+use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
+use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+
+use super::Ctx;
+use crate::broker::Broker;
+use crate::errors::*;
+use crate::topics::valid_topic_name;
+
+fn context(ctx: &Ctx<'_>) -> RequestContext {
+    RequestContext::new(ctx.client_id, ctx.client_host, ctx.version)
+}
+
+/// ConsumerGroupHeartbeat v0-1: [`GroupCoordinator::consumer_group_heartbeat`], answered at once.
+///
+/// [`GroupCoordinator::consumer_group_heartbeat`]: kwire_protocol::coordinator::GroupCoordinator::consumer_group_heartbeat
+pub fn consumer_group_heartbeat(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &ConsumerGroupHeartbeatRequest,
+) -> ConsumerGroupHeartbeatResponse {
+    let out = b
+        .coordinator
+        .consumer_group_heartbeat(&context(ctx), r, ctx.now);
+    if out.response.error_code != NONE {
+        tracing::debug!(group = %&*r.group_id, member = %&*r.member_id, error = out.response.error_code, "consumer-group heartbeat refused");
+    }
+    b.queue_records(out.records);
+    out.response
+}
+
+/// ConsumerGroupDescribe v0-1.
+pub fn consumer_group_describe(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &ConsumerGroupDescribeRequest,
+) -> ConsumerGroupDescribeResponse {
+    b.coordinator.consumer_group_describe(&context(ctx), r)
+}
+
+/// StreamsGroupHeartbeat v0: [`GroupCoordinator::streams_group_heartbeat`]; the internal topics
+/// it asks for are created here (then [`GroupCoordinator::set_topics`]), so a later heartbeat
+/// finds them.
+///
+/// [`GroupCoordinator::streams_group_heartbeat`]: kwire_protocol::coordinator::GroupCoordinator::streams_group_heartbeat
+/// [`GroupCoordinator::set_topics`]: kwire_protocol::coordinator::GroupCoordinator::set_topics
+pub fn streams_group_heartbeat(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &StreamsGroupHeartbeatRequest,
+) -> StreamsGroupHeartbeatResponse {
+    let out = b
+        .coordinator
+        .streams_group_heartbeat(&context(ctx), r, ctx.now);
+    b.queue_records(out.records);
+    let mut created = false;
+    for t in &out.topics_to_create {
+        if b.topics.get(&t.name).is_some() {
+            continue;
+        }
+        if let Err(e) = valid_topic_name(&t.name) {
+            tracing::warn!(topic = %t.name, error = %e, "cannot create a streams internal topic");
+            continue;
+        }
+        if !(1..=100_000).contains(&t.num_partitions) {
+            tracing::warn!(topic = %t.name, partitions = t.num_partitions, "cannot create a streams internal topic");
+            continue;
+        }
+        let configs = t
+            .configs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        b.add_topic(&t.name, t.num_partitions, configs);
+        created = true;
+    }
+    if created {
+        b.topics_changed(ctx.now);
+    }
+    out.response
+}
+
+/// StreamsGroupDescribe v0.
+pub fn streams_group_describe(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &StreamsGroupDescribeRequest,
+) -> StreamsGroupDescribeResponse {
+    b.coordinator.streams_group_describe(&context(ctx), r)
+}
+
+/// The groups ListGroups shows: (id, protocol type, state, type).
+fn all_groups(b: &Broker) -> BTreeMap<String, (&'static str, &'static str, &'static str)> {
+    let mut out = BTreeMap::new();
+    // Groups known only from committed offsets are classic groups without members, as in
+    // Kafka (a commit creates an empty classic group).
+    for (g, offsets) in &b.offsets {
+        if !offsets.is_empty() {
+            out.insert(g.clone(), ("", "Empty", "classic"));
+        }
+    }
+    for (id, g) in b.coordinator.groups() {
+        out.insert(id.clone(), ("consumer", g.state.as_str(), "consumer"));
+    }
+    for (id, g) in b.coordinator.streams_groups() {
+        out.insert(id.clone(), ("streams", g.state.as_str(), "streams"));
+    }
+    out
+}
+
+/// DescribeGroups v0-5 (the classic API). The server has no classic groups: a consumer or
+/// streams group, or an unknown id, is described as Kafka describes a group that is not a
+/// classic group, state `Dead` with no error; a group known only from committed offsets is an
+/// `Empty` classic group. A blank id is INVALID_GROUP_ID.
+pub fn describe_groups(
+    b: &mut Broker,
+    _ctx: &Ctx<'_>,
+    r: &DescribeGroupsRequest,
+) -> DescribeGroupsResponse {
+    let groups = r
+        .groups
+        .iter()
+        .map(|id| {
+            if id.trim().is_empty() {
+                return DescribedGroup {
+                    error_code: INVALID_GROUP_ID,
+                    group_id: id.clone(),
+                    authorized_operations: i32::MIN,
+                    ..Default::default()
+                };
+            }
+            let classic_empty = b.coordinator.group(id).is_none()
+                && b.coordinator.streams_group(id).is_none()
+                && b.offsets.get(&**id).is_some_and(|o| !o.is_empty());
+            DescribedGroup {
+                error_code: NONE,
+                group_id: id.clone(),
+                group_state: if classic_empty { "Empty" } else { "Dead" }.into(),
+                protocol_type: "".into(),
+                protocol_data: "".into(),
+                members: Vec::new(),
+                authorized_operations: i32::MIN,
+                ..Default::default()
+            }
+        })
+        .collect();
+    DescribeGroupsResponse {
+        throttle_time_ms: 0,
+        groups,
+        ..Default::default()
+    }
+}
+
+/// ListGroups v0-5: every consumer group (protocol type `consumer`), streams group (`streams`)
+/// and group known only from committed offsets (classic, `Empty`), filtered by the v4+ states
+/// and v5+ types filters (case-insensitive, as Kafka).
+pub fn list_groups(b: &mut Broker, ctx: &Ctx<'_>, r: &ListGroupsRequest) -> ListGroupsResponse {
+    let states: Vec<String> = r.states_filter.iter().map(|s| s.to_lowercase()).collect();
+    let types: Vec<String> = r.types_filter.iter().map(|s| s.to_lowercase()).collect();
+    let groups = all_groups(b)
+        .into_iter()
+        .filter(|(_, (_, state, _))| states.is_empty() || states.contains(&state.to_lowercase()))
+        .filter(|(_, (_, _, ty))| types.is_empty() || types.contains(&ty.to_string()))
+        .map(|(id, (protocol, state, ty))| ListedGroup {
+            group_id: id.into(),
+            protocol_type: protocol.into(),
+            group_state: if ctx.version >= 4 { state } else { "" }.into(),
+            group_type: if ctx.version >= 5 { ty } else { "" }.into(),
+            ..Default::default()
+        })
+        .collect();
+    ListGroupsResponse {
+        throttle_time_ms: 0,
+        error_code: NONE,
+        groups,
+        ..Default::default()
+    }
+}

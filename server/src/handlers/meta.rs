@@ -1,0 +1,331 @@
+//! Metadata, FindCoordinator and CreateTopics.
+
+use std::collections::BTreeSet;
+
+use kwire_protocol::generated::create_topics_request::CreateTopicsRequest;
+use kwire_protocol::generated::create_topics_response::{
+    CreatableTopicConfigs, CreatableTopicResult, CreateTopicsResponse,
+};
+use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
+use kwire_protocol::generated::find_coordinator_response::{Coordinator, FindCoordinatorResponse};
+use kwire_protocol::generated::metadata_request::MetadataRequest;
+use kwire_protocol::generated::metadata_response::{
+    MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
+};
+use kwire_protocol::wire::{PrimArray, Uuid};
+
+use super::Ctx;
+use crate::broker::{Broker, NODE_ID};
+use crate::errors::*;
+use crate::topics::{valid_topic_name, Topic};
+
+fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
+    MetadataResponseTopic {
+        error_code: NONE,
+        name: Some(t.name.clone().into()),
+        topic_id: if version >= 10 { t.id } else { Uuid::ZERO },
+        is_internal: false,
+        partitions: (0..t.partitions.len() as i32)
+            .map(|p| MetadataResponsePartition {
+                error_code: NONE,
+                partition_index: p,
+                leader_id: NODE_ID,
+                leader_epoch: if version >= 7 { 0 } else { -1 },
+                replica_nodes: PrimArray::from(vec![NODE_ID]),
+                isr_nodes: PrimArray::from(vec![NODE_ID]),
+                offline_replicas: PrimArray::from(Vec::<i32>::new()),
+                ..Default::default()
+            })
+            .collect(),
+        topic_authorized_operations: i32::MIN,
+        ..Default::default()
+    }
+}
+
+/// Metadata v0-13: broker 1 is this server; topics by name or (v12+) by id; `Topics=null` (or
+/// an empty list at v0) means every topic. An unknown name is UNKNOWN_TOPIC_OR_PARTITION, an
+/// unknown id UNKNOWN_TOPIC_ID with a null name. Topics are never auto-created.
+pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataResponse {
+    let v = ctx.version;
+    let mut topics = Vec::new();
+    let all = match &r.topics {
+        None => true,
+        Some(list) => v == 0 && list.is_empty(),
+    };
+    if all {
+        topics.extend(b.topics.iter().map(|t| topic_entry(t, v)));
+    } else if let Some(list) = &r.topics {
+        let mut seen_names = BTreeSet::new();
+        let mut seen_ids = BTreeSet::new();
+        for rt in list {
+            if rt.topic_id != Uuid::ZERO && rt.name.is_none() {
+                if !seen_ids.insert(rt.topic_id) {
+                    continue;
+                }
+                match b.topics.by_id(&rt.topic_id) {
+                    Some(t) => topics.push(topic_entry(t, v)),
+                    None => topics.push(MetadataResponseTopic {
+                        error_code: UNKNOWN_TOPIC_ID,
+                        name: if v >= 12 { None } else { Some("".into()) },
+                        topic_id: rt.topic_id,
+                        topic_authorized_operations: i32::MIN,
+                        ..Default::default()
+                    }),
+                }
+                continue;
+            }
+            let name = rt.name.as_deref().unwrap_or("");
+            if !seen_names.insert(name.to_string()) {
+                continue;
+            }
+            match b.topics.get(name) {
+                Some(t) => topics.push(topic_entry(t, v)),
+                None => topics.push(MetadataResponseTopic {
+                    error_code: if valid_topic_name(name).is_ok() {
+                        UNKNOWN_TOPIC_OR_PARTITION
+                    } else {
+                        INVALID_TOPIC_EXCEPTION
+                    },
+                    name: Some(name.to_string().into()),
+                    topic_authorized_operations: i32::MIN,
+                    ..Default::default()
+                }),
+            }
+        }
+    }
+    MetadataResponse {
+        throttle_time_ms: 0,
+        brokers: vec![MetadataResponseBroker {
+            node_id: NODE_ID,
+            host: b.host.clone().into(),
+            port: b.port,
+            rack: None,
+            ..Default::default()
+        }],
+        cluster_id: if v >= 2 {
+            Some(b.cluster_id.clone().into())
+        } else {
+            None
+        },
+        controller_id: NODE_ID,
+        topics,
+        cluster_authorized_operations: i32::MIN,
+        error_code: NONE,
+        ..Default::default()
+    }
+}
+
+/// FindCoordinator v0-6: node 1 (this server) for every group and transaction key; v4+
+/// batched. A key type other than 0 (group) or 1 (transaction) is INVALID_REQUEST.
+pub fn find_coordinator(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &FindCoordinatorRequest,
+) -> FindCoordinatorResponse {
+    let ok_type = r.key_type == 0 || r.key_type == 1;
+    let (code, message) = if ok_type {
+        (NONE, None)
+    } else {
+        (
+            INVALID_REQUEST,
+            Some(format!("Unknown coordinator type {}", r.key_type).into()),
+        )
+    };
+    let node = if ok_type { NODE_ID } else { -1 };
+    let (host, port) = if ok_type {
+        (b.host.clone(), b.port)
+    } else {
+        (String::new(), -1)
+    };
+    if ctx.version >= 4 {
+        return FindCoordinatorResponse {
+            throttle_time_ms: 0,
+            coordinators: r
+                .coordinator_keys
+                .iter()
+                .map(|k| Coordinator {
+                    key: k.clone(),
+                    node_id: node,
+                    host: host.clone().into(),
+                    port,
+                    error_code: code,
+                    error_message: message.clone(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+    }
+    FindCoordinatorResponse {
+        throttle_time_ms: 0,
+        error_code: code,
+        error_message: if ctx.version >= 1 { message } else { None },
+        node_id: node,
+        host: host.into(),
+        port,
+        ..Default::default()
+    }
+}
+
+/// CreateTopics v0-7: creates each topic (NumPartitions -1 → 1; or as many as its manual
+/// assignment lists), TOPIC_ALREADY_EXISTS when present, Kafka's checks of names, counts and
+/// replication (one broker: factor -1 or 1), then tells the coordinator the metadata changed.
+/// `validateOnly` checks without creating.
+pub fn create_topics(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &CreateTopicsRequest,
+) -> CreateTopicsResponse {
+    let v = ctx.version;
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    let mut dup: BTreeSet<&str> = BTreeSet::new();
+    for t in &r.topics {
+        if !names.insert(&t.name) {
+            dup.insert(&t.name);
+        }
+    }
+    let mut created = false;
+    let mut results = Vec::new();
+    for t in &r.topics {
+        let fail = |code: i16, msg: String| CreatableTopicResult {
+            name: t.name.clone(),
+            error_code: code,
+            error_message: if v >= 1 { Some(msg.into()) } else { None },
+            ..Default::default()
+        };
+        if dup.contains(&*t.name) {
+            results.push(fail(
+                INVALID_REQUEST,
+                format!(
+                    "Create topics request from client contains multiple entries for the topic {}",
+                    &*t.name
+                ),
+            ));
+            continue;
+        }
+        if let Err(e) = valid_topic_name(&t.name) {
+            results.push(fail(INVALID_TOPIC_EXCEPTION, e));
+            continue;
+        }
+        if b.topics.get(&t.name).is_some() {
+            results.push(fail(
+                TOPIC_ALREADY_EXISTS,
+                format!("Topic '{}' already exists.", &*t.name),
+            ));
+            continue;
+        }
+        let partitions = if !t.assignments.is_empty() {
+            if t.num_partitions != -1 || t.replication_factor != -1 {
+                results.push(fail(
+                    INVALID_REQUEST,
+                    "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.".into(),
+                ));
+                continue;
+            }
+            let mut idx: Vec<i32> = t.assignments.iter().map(|a| a.partition_index).collect();
+            idx.sort_unstable();
+            let contiguous = idx.iter().enumerate().all(|(i, p)| *p == i as i32);
+            let only_us = t
+                .assignments
+                .iter()
+                .all(|a| a.broker_ids.iter().all(|id| id == NODE_ID) && !a.broker_ids.is_empty());
+            if !contiguous || !only_us {
+                results.push(fail(
+                    INVALID_REPLICA_ASSIGNMENT,
+                    "Replica assignments must name partitions 0..N-1 on broker 1 only.".into(),
+                ));
+                continue;
+            }
+            idx.len() as i32
+        } else {
+            let p = if t.num_partitions == -1 {
+                1
+            } else {
+                t.num_partitions
+            };
+            if !(1..=100_000).contains(&p) {
+                results.push(fail(
+                    INVALID_PARTITIONS,
+                    format!(
+                        "Number of partitions was set to an invalid non-positive value {}.",
+                        t.num_partitions
+                    ),
+                ));
+                continue;
+            }
+            if t.replication_factor == 0 || t.replication_factor < -1 {
+                results.push(fail(
+                    INVALID_REPLICATION_FACTOR,
+                    "Replication factor must be larger than 0, or -1 to use the default value."
+                        .into(),
+                ));
+                continue;
+            }
+            if t.replication_factor > 1 {
+                results.push(fail(
+                    INVALID_REPLICATION_FACTOR,
+                    format!("Unable to replicate the partition {} time(s): The target replication factor of {} cannot be reached because only 1 broker(s) are registered.", t.replication_factor, t.replication_factor),
+                ));
+                continue;
+            }
+            p
+        };
+        if let Some(c) = t.configs.iter().find(|c| c.value.is_none()) {
+            results.push(fail(
+                INVALID_CONFIG,
+                format!("Null value not supported for topic configs: {}", &*c.name),
+            ));
+            continue;
+        }
+        let configs: Vec<(String, String)> = t
+            .configs
+            .iter()
+            .map(|c| {
+                (
+                    c.name.to_string(),
+                    c.value.as_deref().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        let id = if r.validate_only {
+            Uuid::ZERO
+        } else {
+            created = true;
+            b.add_topic(&t.name, partitions, configs.clone()).id
+        };
+        results.push(CreatableTopicResult {
+            name: t.name.clone(),
+            topic_id: if v >= 7 { id } else { Uuid::ZERO },
+            error_code: NONE,
+            error_message: None,
+            num_partitions: if v >= 5 { partitions } else { -1 },
+            replication_factor: if v >= 5 { 1 } else { -1 },
+            configs: if v >= 5 {
+                Some(
+                    configs
+                        .into_iter()
+                        .map(|(k, val)| CreatableTopicConfigs {
+                            name: k.into(),
+                            value: Some(val.into()),
+                            read_only: false,
+                            config_source: 1,
+                            is_sensitive: false,
+                            ..Default::default()
+                        })
+                        .collect(),
+                )
+            } else {
+                None
+            },
+            ..Default::default()
+        });
+    }
+    if created {
+        b.topics_changed(ctx.now);
+    }
+    CreateTopicsResponse {
+        throttle_time_ms: 0,
+        topics: results,
+        ..Default::default()
+    }
+}

@@ -1,0 +1,240 @@
+//! OffsetCommit and OffsetFetch.
+
+use std::collections::BTreeMap;
+
+use kwire_protocol::generated::offset_commit_request::OffsetCommitRequest;
+use kwire_protocol::generated::offset_commit_response::{
+    OffsetCommitResponse, OffsetCommitResponsePartition, OffsetCommitResponseTopic,
+};
+use kwire_protocol::generated::offset_fetch_request::OffsetFetchRequest;
+use kwire_protocol::generated::offset_fetch_response::{
+    OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartition,
+    OffsetFetchResponsePartitions, OffsetFetchResponseTopic, OffsetFetchResponseTopics,
+};
+
+use super::Ctx;
+use crate::broker::{Broker, CommittedOffset};
+use crate::errors::*;
+
+/// OffsetCommit v0-9: stores each partition's offset. Per partition: INVALID_GROUP_ID for a
+/// blank group, UNKNOWN_TOPIC_OR_PARTITION for a topic or partition that does not exist, and
+/// from v1 on the member check of [`GroupCoordinator::validate_offset_request`] (no member id
+/// with a negative epoch is a commit from outside the group and is not checked):
+/// UNKNOWN_MEMBER_ID (25) or STALE_MEMBER_EPOCH (113).
+///
+/// [`GroupCoordinator::validate_offset_request`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_request
+pub fn offset_commit(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &OffsetCommitRequest,
+) -> OffsetCommitResponse {
+    let group = &*r.group_id;
+    let group_error = if group.trim().is_empty() {
+        INVALID_GROUP_ID
+    } else if ctx.version >= 1 {
+        b.coordinator
+            .validate_offset_request(group, &r.member_id, r.generation_id_or_member_epoch)
+    } else {
+        NONE
+    };
+    let mut topics = Vec::new();
+    for t in &r.topics {
+        let mut partitions = Vec::new();
+        for p in &t.partitions {
+            let code = if group_error != NONE {
+                group_error
+            } else if b
+                .topics
+                .get(&t.name)
+                .and_then(|topic| topic.partition(p.partition_index))
+                .is_none()
+            {
+                UNKNOWN_TOPIC_OR_PARTITION
+            } else {
+                b.store_offset(
+                    group,
+                    &t.name,
+                    p.partition_index,
+                    CommittedOffset {
+                        offset: p.committed_offset,
+                        leader_epoch: p.committed_leader_epoch,
+                        metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
+                        commit_timestamp_ms: if ctx.version == 1 && p.commit_timestamp >= 0 {
+                            p.commit_timestamp
+                        } else {
+                            ctx.now
+                        },
+                    },
+                );
+                NONE
+            };
+            partitions.push(OffsetCommitResponsePartition {
+                partition_index: p.partition_index,
+                error_code: code,
+                ..Default::default()
+            });
+        }
+        topics.push(OffsetCommitResponseTopic {
+            name: t.name.clone(),
+            partitions,
+            ..Default::default()
+        });
+    }
+    if group_error != NONE {
+        tracing::debug!(group, member = %&*r.member_id, epoch = r.generation_id_or_member_epoch, error = group_error, "offset commit refused");
+    }
+    OffsetCommitResponse {
+        throttle_time_ms: 0,
+        topics,
+        ..Default::default()
+    }
+}
+
+/// One partition's answer: (offset, metadata); -1 and null when nothing is committed. The
+/// committed leader epoch is always answered as -1 (librdkafka-front.md section 4: a leader
+/// epoch would make the client validate through OffsetForLeaderEpoch, which is not served).
+fn lookup(b: &Broker, group: &str, topic: &str, partition: i32) -> (i64, Option<String>) {
+    b.offsets
+        .get(group)
+        .and_then(|g| g.get(&(topic.to_string(), partition)))
+        .map_or((-1, None), |c| (c.offset, c.metadata.clone()))
+}
+
+/// The requested (topic, partitions) of one group, or every committed offset of the group when
+/// `topics` is `None`.
+fn wanted(
+    b: &Broker,
+    group: &str,
+    topics: Option<Vec<(String, Vec<i32>)>>,
+) -> Vec<(String, Vec<i32>)> {
+    match topics {
+        Some(t) => t,
+        None => {
+            let mut by_topic: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+            if let Some(g) = b.offsets.get(group) {
+                for (t, p) in g.keys() {
+                    by_topic.entry(t.clone()).or_default().push(*p);
+                }
+            }
+            by_topic.into_iter().collect()
+        }
+    }
+}
+
+/// OffsetFetch v0-9 (v8+ batched groups): the committed offsets, -1 with a null metadata where
+/// there is none. At v9 the member id and epoch, when given, are checked with
+/// [`GroupCoordinator::validate_offset_request`] (a null member id with epoch -1 is not checked);
+/// a failure is the group's error code. A blank group id is INVALID_GROUP_ID.
+///
+/// [`GroupCoordinator::validate_offset_request`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_request
+pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> OffsetFetchResponse {
+    let v = ctx.version;
+    if v >= 8 {
+        let groups = r
+            .groups
+            .iter()
+            .map(|g| {
+                let gid = &*g.group_id;
+                let code = if gid.trim().is_empty() {
+                    INVALID_GROUP_ID
+                } else if v >= 9 {
+                    b.coordinator.validate_offset_request(
+                        gid,
+                        g.member_id.as_deref().unwrap_or(""),
+                        g.member_epoch,
+                    )
+                } else {
+                    NONE
+                };
+                if code != NONE {
+                    return OffsetFetchResponseGroup {
+                        group_id: g.group_id.clone(),
+                        error_code: code,
+                        ..Default::default()
+                    };
+                }
+                let req = g.topics.as_ref().map(|ts| {
+                    ts.iter()
+                        .map(|t| (t.name.to_string(), t.partition_indexes.to_vec()))
+                        .collect()
+                });
+                let topics = wanted(b, gid, req)
+                    .into_iter()
+                    .map(|(t, ps)| OffsetFetchResponseTopics {
+                        partitions: ps
+                            .into_iter()
+                            .map(|p| {
+                                let (offset, metadata) = lookup(b, gid, &t, p);
+                                OffsetFetchResponsePartitions {
+                                    partition_index: p,
+                                    committed_offset: offset,
+                                    committed_leader_epoch: -1,
+                                    metadata: metadata.map(Into::into),
+                                    error_code: NONE,
+                                    ..Default::default()
+                                }
+                            })
+                            .collect(),
+                        name: t.into(),
+                        ..Default::default()
+                    })
+                    .collect();
+                OffsetFetchResponseGroup {
+                    group_id: g.group_id.clone(),
+                    topics,
+                    error_code: NONE,
+                    ..Default::default()
+                }
+            })
+            .collect();
+        return OffsetFetchResponse {
+            throttle_time_ms: 0,
+            groups,
+            ..Default::default()
+        };
+    }
+    let gid = &*r.group_id;
+    let blank = gid.trim().is_empty();
+    let req = r.topics.as_ref().map(|ts| {
+        ts.iter()
+            .map(|t| (t.name.to_string(), t.partition_indexes.to_vec()))
+            .collect()
+    });
+    // v0 and v1 have no top-level error code: a blank group fails each partition instead.
+    let (top_code, part_code) = match (blank, v >= 2) {
+        (false, _) => (NONE, NONE),
+        (true, true) => (INVALID_GROUP_ID, NONE),
+        (true, false) => (NONE, INVALID_GROUP_ID),
+    };
+    let topics = if top_code != NONE {
+        Vec::new()
+    } else {
+        wanted(b, gid, req)
+            .into_iter()
+            .map(|(t, ps)| OffsetFetchResponseTopic {
+                partitions: ps
+                    .into_iter()
+                    .map(|p| {
+                        let (offset, metadata) = lookup(b, gid, &t, p);
+                        OffsetFetchResponsePartition {
+                            partition_index: p,
+                            committed_offset: offset,
+                            committed_leader_epoch: -1,
+                            metadata: metadata.map(Into::into),
+                            error_code: part_code,
+                            ..Default::default()
+                        }
+                    })
+                    .collect(),
+                name: t.into(),
+                ..Default::default()
+            })
+            .collect()
+    };
+    OffsetFetchResponse {
+        throttle_time_ms: 0,
+        topics,
+        error_code: top_code,
+        ..Default::default()
+    }
+}

@@ -1,0 +1,45 @@
+//! # kwire-server
+//!
+//! A single-node, in-memory Kafka broker for tests, speaking the wire protocol through kwire's
+//! generated codecs and handing consumer groups (KIP-848) and streams groups (KIP-1071) to
+//! kwire's sans-IO [`GroupCoordinator`](kwire_protocol::coordinator::GroupCoordinator).
+//!
+//! Modules:
+//! - [`config`]: the configuration and the command line (`kwire-server --listen … --topic …`);
+//! - [`server`]: the listener, the accept loop and the coordinator's timer task;
+//! - [`conn`]: one connection: framing, decoding, pipelining, answers in request order;
+//! - [`apis`]: the advertised APIs and versions, and ApiVersions;
+//! - [`handlers`]: one handler per API over the [`broker::Broker`];
+//! - [`broker`]: the state (topics, committed offsets, the coordinator) behind one lock;
+//! - [`topics`]: the topic table and the partition logs of record batches;
+//! - [`durable`]: the record log of `--data DIR` and its replay;
+//! - [`client`]: a small pipelining client for tests and the load generator;
+//! - [`errors`], [`util`]: error codes, CRC-32C, clocks and ids.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use kwire_server::{config::ServerConfig, server::Server};
+//! let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
+//! config.topics.push(("t1".into(), 3));
+//! let server = Server::bind(config).await.unwrap();
+//! println!("kwire-server listening on {}", server.local_addr());
+//! server.run(async { let _ = tokio::signal::ctrl_c().await; }).await;
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod apis;
+pub mod broker;
+pub mod client;
+pub mod config;
+pub mod conn;
+pub mod durable;
+pub mod errors;
+pub mod handlers;
+pub mod server;
+pub mod topics;
+pub mod util;
+
+#[cfg(test)]
+mod tests;

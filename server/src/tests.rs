@@ -1,0 +1,1206 @@
+//! End-to-end tests over real TCP on 127.0.0.1 (ephemeral ports), driven with the crate's own
+//! client and kwire's codecs. Every await on the network is bounded by a timeout.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kwire_protocol::generated::api_versions_request::ApiVersionsRequest;
+use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
+use kwire_protocol::generated::consumer_group_heartbeat_request::{
+    self as cghb, ConsumerGroupHeartbeatRequest,
+};
+use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
+use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
+use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
+use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
+use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
+use kwire_protocol::generated::list_offsets_request::{
+    ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic,
+};
+use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
+use kwire_protocol::generated::offset_commit_request::{
+    OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
+use kwire_protocol::generated::offset_fetch_request::{
+    OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
+};
+use kwire_protocol::generated::produce_request::{
+    PartitionProduceData, ProduceRequest, TopicProduceData,
+};
+use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+use kwire_protocol::generated::{ApiKey, Request, Response, ResponseFrame};
+use kwire_protocol::wire::Uuid;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::apis::SUPPORTED;
+use crate::broker::{Broker, Shared};
+use crate::client::{encode_request, Client};
+use crate::config::ServerConfig;
+use crate::conn::encode_response;
+use crate::errors::*;
+use crate::handlers::{self, Ctx, Outcome};
+use crate::server::Server;
+use crate::topics::tests::make_batch;
+
+// ---- a global allocator that remembers the largest single allocation ----
+
+struct Counting;
+
+static LARGEST_ALLOC: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so the
+// `GlobalAlloc` contract holds exactly as it does for `System`; the only addition is an atomic
+// counter update, which neither allocates nor touches the memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST_ALLOC.fetch_max(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as received (see above).
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` through this allocator with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        LARGEST_ALLOC.fetch_max(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded as received.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LARGEST_ALLOC.fetch_max(new_size, Ordering::Relaxed);
+        // SAFETY: forwarded as received; `ptr` came from `System` with `layout`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+// ---- helpers ----
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+async fn within<T>(f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(LIMIT, f).await.expect("timed out")
+}
+
+struct Running {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            within(t).await.expect("server task");
+        }
+    }
+}
+
+fn config(topics: &[(&str, i32)]) -> ServerConfig {
+    let mut c = ServerConfig::new("127.0.0.1:0".parse().expect("addr"));
+    c.topics = topics.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+    c
+}
+
+async fn start(c: ServerConfig) -> Running {
+    let server = Server::bind(c).await.expect("bind");
+    let addr = server.local_addr();
+    let shared = server.shared();
+    let (tx, rx) = oneshot::channel();
+    let task = tokio::spawn(server.run(async {
+        let _ = rx.await;
+    }));
+    Running {
+        addr,
+        shared,
+        stop: Some(tx),
+        task: Some(task),
+    }
+}
+
+async fn connect(addr: SocketAddr) -> Client {
+    within(Client::connect(addr)).await.expect("connect")
+}
+
+async fn call(c: &mut Client, body: impl Into<Request>, version: i16) -> Response {
+    within(c.call(body, version)).await.expect("call")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kwire-server-test-{name}-{}-{}",
+        std::process::id(),
+        crate::util::random_u64()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn produce(topic: &str, partition: i32, batch: Vec<u8>, acks: i16) -> ProduceRequest {
+    ProduceRequest {
+        acks,
+        timeout_ms: 1000,
+        topic_data: vec![TopicProduceData {
+            name: topic.to_string().into(),
+            partition_data: vec![PartitionProduceData {
+                index: partition,
+                records: Some(Bytes::from(batch)),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn fetch_by_id(id: Uuid, partition: i32, offset: i64, max_wait_ms: i32) -> FetchRequest {
+    FetchRequest {
+        max_wait_ms,
+        min_bytes: 1,
+        max_bytes: 50 << 20,
+        isolation_level: 1,
+        session_id: 0,
+        session_epoch: -1,
+        topics: vec![FetchTopic {
+            topic_id: id,
+            partitions: vec![FetchPartition {
+                partition,
+                fetch_offset: offset,
+                partition_max_bytes: 1 << 20,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn topic_id(r: &Running, name: &str) -> Uuid {
+    r.shared.lock().topics.get(name).expect("topic").id
+}
+
+fn be_i64(b: &[u8], at: usize) -> i64 {
+    i64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn join(group: &str, member: &str, topics: &[&str]) -> ConsumerGroupHeartbeatRequest {
+    ConsumerGroupHeartbeatRequest {
+        group_id: group.to_string().into(),
+        member_id: member.to_string().into(),
+        member_epoch: 0,
+        rebalance_timeout_ms: 300_000,
+        subscribed_topic_names: Some(topics.iter().map(|t| t.to_string().into()).collect()),
+        topic_partitions: Some(vec![]),
+        ..Default::default()
+    }
+}
+
+// ---- tests ----
+
+#[tokio::test]
+async fn framing_and_pipelining_keep_request_order() {
+    let r = start(config(&[("t1", 1)])).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let api = ApiVersionsRequest {
+        client_software_name: "kwire-test".into(),
+        client_software_version: "1.0".into(),
+        ..Default::default()
+    };
+    // Five requests in one buffer: the parked Fetch (300 ms) sits in the middle.
+    let reqs: Vec<(Request, i16)> = vec![
+        (api.into(), 3),
+        (
+            MetadataRequest {
+                topics: Some(vec![]),
+                ..Default::default()
+            }
+            .into(),
+            12,
+        ),
+        (
+            FindCoordinatorRequest {
+                key: "g".into(),
+                ..Default::default()
+            }
+            .into(),
+            2,
+        ),
+        (fetch_by_id(id, 0, 0, 300).into(), 16),
+        (
+            MetadataRequest {
+                topics: None,
+                ..Default::default()
+            }
+            .into(),
+            12,
+        ),
+    ];
+    let mut wire = Vec::new();
+    let mut expect = Vec::new();
+    for (i, (body, v)) in reqs.into_iter().enumerate() {
+        let key = body.api_key();
+        let corr = 100 + i as i32;
+        wire.extend_from_slice(&encode_request(body, v, corr, Some("t")).expect("encode"));
+        expect.push((corr, key, v));
+    }
+    // Split inside the first frame and inside the fourth: the server reassembles.
+    let cut1 = 7;
+    let cut2 = wire.len() - 20;
+    within(c.send_raw(&wire[..cut1])).await.expect("send");
+    within(c.send_raw(&wire[cut1..cut2])).await.expect("send");
+    within(c.send_raw(&wire[cut2..])).await.expect("send");
+    let started = Instant::now();
+    for (corr, key, v) in expect {
+        let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+        let resp = ResponseFrame::decode(f, key, v).expect("decode");
+        assert_eq!(resp.header.correlation_id, corr);
+        match (key, resp.body) {
+            (ApiKey::Fetch, Response::Fetch(fr)) => {
+                let p = &fr.responses[0].partitions[0];
+                assert_eq!(p.error_code, NONE);
+                assert_eq!(p.records.as_ref().map(|r| r.len()), Some(0));
+                assert!(started.elapsed() >= Duration::from_millis(250));
+            }
+            (ApiKey::Metadata, Response::Metadata(m)) if corr == 104 => {
+                assert_eq!(m.topics.len(), 1);
+            }
+            (k, body) => assert_eq!(k, body.api_key()),
+        }
+    }
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn api_versions_v3_header_v0_and_v5_unsupported() {
+    let r = start(config(&[])).await;
+    let mut c = connect(r.addr).await;
+    let api = ApiVersionsRequest {
+        client_software_name: "kwire-test".into(),
+        client_software_version: "1.0".into(),
+        ..Default::default()
+    };
+    let bytes = encode_request(api.clone(), 3, 1, Some("rdkafka")).expect("encode");
+    within(c.send_raw(&bytes)).await.expect("send");
+    let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+    // Header v0: the correlation id, then straight into the body (error code 0), no tag byte.
+    assert_eq!(&f[..4], &1i32.to_be_bytes());
+    assert_eq!(&f[4..6], &0i16.to_be_bytes());
+    let resp = ResponseFrame::decode(f, ApiKey::ApiVersions, 3).expect("decode");
+    let Response::ApiVersions(av) = resp.body else {
+        panic!("not ApiVersions")
+    };
+    assert_eq!(av.error_code, NONE);
+    let keys: Vec<(i16, i16, i16)> = av
+        .api_keys
+        .iter()
+        .map(|k| (k.api_key, k.min_version, k.max_version))
+        .collect();
+    assert!(keys.contains(&(0, 3, 11)));
+    assert!(keys.contains(&(3, 0, 13)));
+    assert!(keys.contains(&(68, 0, 1)));
+    assert!(!keys.iter().any(|k| k.0 == 71 || k.0 == 72));
+    assert_eq!(keys.len(), SUPPORTED.len());
+
+    // v5: UNSUPPORTED_VERSION in the v0 layout with the ApiVersions entry; the connection stays.
+    let mut raw = Vec::new();
+    raw.extend_from_slice(&18i16.to_be_bytes());
+    raw.extend_from_slice(&5i16.to_be_bytes());
+    raw.extend_from_slice(&2i32.to_be_bytes());
+    raw.extend_from_slice(&7i16.to_be_bytes());
+    raw.extend_from_slice(b"rdkafka");
+    raw.extend_from_slice(&[0, 1, 1, 0]); // tags, two empty compact strings, tags
+    let mut framed = (raw.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(&raw);
+    within(c.send_raw(&framed)).await.expect("send");
+    let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+    let mut expected = 2i32.to_be_bytes().to_vec();
+    expected.extend_from_slice(&35i16.to_be_bytes());
+    expected.extend_from_slice(&1i32.to_be_bytes());
+    for v in [18i16, 0, 4] {
+        expected.extend_from_slice(&v.to_be_bytes());
+    }
+    assert_eq!(&f[..], &expected[..]);
+    let resp = ResponseFrame::decode(f, ApiKey::ApiVersions, 0).expect("decode v0");
+    let Response::ApiVersions(av) = resp.body else {
+        panic!("not ApiVersions")
+    };
+    assert_eq!(av.error_code, UNSUPPORTED_VERSION);
+    // Still open: a v0 request is answered.
+    let bytes = encode_request(ApiVersionsRequest::default(), 0, 3, None).expect("encode");
+    within(c.send_raw(&bytes)).await.expect("send");
+    let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+    let resp = ResponseFrame::decode(f, ApiKey::ApiVersions, 0).expect("decode");
+    assert_eq!(resp.header.correlation_id, 3);
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn metadata_by_name_and_by_id() {
+    let r = start(config(&[("t1", 3), ("t2", 1)])).await;
+    let id = topic_id(&r, "t1");
+    assert_ne!(id, Uuid::ZERO);
+    assert_eq!(id, crate::util::uuid_from_name("t1"));
+    let mut c = connect(r.addr).await;
+    for v in [12i16, 13] {
+        // Brokers only.
+        let Response::Metadata(m) = call(
+            &mut c,
+            MetadataRequest {
+                topics: Some(vec![]),
+                ..Default::default()
+            },
+            v,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(m.brokers.len(), 1);
+        assert_eq!(m.brokers[0].node_id, 1);
+        assert_eq!(&*m.brokers[0].host, "127.0.0.1");
+        assert_eq!(m.brokers[0].port, i32::from(r.addr.port()));
+        assert_eq!(m.controller_id, 1);
+        assert!(m.topics.is_empty());
+        // Null: every topic.
+        let Response::Metadata(m) = call(
+            &mut c,
+            MetadataRequest {
+                topics: None,
+                ..Default::default()
+            },
+            v,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(m.topics.len(), 2);
+        // By name.
+        let Response::Metadata(m) = call(
+            &mut c,
+            MetadataRequest {
+                topics: Some(vec![
+                    MetadataRequestTopic {
+                        name: Some("t1".into()),
+                        ..Default::default()
+                    },
+                    MetadataRequestTopic {
+                        name: Some("nope".into()),
+                        ..Default::default()
+                    },
+                ]),
+                ..Default::default()
+            },
+            v,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let t = &m.topics[0];
+        assert_eq!(
+            (t.error_code, t.name.as_deref(), t.topic_id),
+            (0, Some("t1"), id)
+        );
+        assert_eq!(t.partitions.len(), 3);
+        for (i, p) in t.partitions.iter().enumerate() {
+            assert_eq!(p.partition_index, i as i32);
+            assert_eq!((p.leader_id, p.leader_epoch), (1, 0));
+            assert_eq!(p.replica_nodes.to_vec(), vec![1]);
+            assert_eq!(p.isr_nodes.to_vec(), vec![1]);
+        }
+        assert_eq!(m.topics[1].error_code, UNKNOWN_TOPIC_OR_PARTITION);
+        // By id: the same id is echoed, with the name; an unknown id has a null name.
+        let unknown = Uuid::from_u128(0x1234);
+        let Response::Metadata(m) = call(
+            &mut c,
+            MetadataRequest {
+                topics: Some(vec![
+                    MetadataRequestTopic {
+                        topic_id: id,
+                        name: None,
+                        ..Default::default()
+                    },
+                    MetadataRequestTopic {
+                        topic_id: unknown,
+                        name: None,
+                        ..Default::default()
+                    },
+                ]),
+                ..Default::default()
+            },
+            v,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                m.topics[0].error_code,
+                m.topics[0].name.as_deref(),
+                m.topics[0].topic_id
+            ),
+            (0, Some("t1"), id)
+        );
+        assert_eq!(m.topics[0].partitions.len(), 3);
+        assert_eq!(
+            (
+                m.topics[1].error_code,
+                m.topics[1].name.as_deref(),
+                m.topics[1].topic_id
+            ),
+            (UNKNOWN_TOPIC_ID, None, unknown)
+        );
+    }
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn produce_then_fetch_rewrites_offsets() {
+    let r = start(config(&[("t1", 2)])).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let b1 = make_batch(&[b"a", b"b", b"c"], 1_000);
+    let b2 = make_batch(&[b"d"], 2_000);
+    for (batch, base) in [(b1.clone(), 0), (b2.clone(), 3)] {
+        let Response::Produce(p) = call(&mut c, produce("t1", 1, batch, -1), 9).await else {
+            panic!()
+        };
+        let pr = &p.responses[0].partition_responses[0];
+        assert_eq!((pr.error_code, pr.base_offset), (NONE, base));
+    }
+    // Unknown topic and a corrupt batch.
+    let Response::Produce(p) = call(&mut c, produce("nope", 0, b1.clone(), 1), 11).await else {
+        panic!()
+    };
+    assert_eq!(
+        p.responses[0].partition_responses[0].error_code,
+        UNKNOWN_TOPIC_OR_PARTITION
+    );
+    let mut bad = b1.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    let Response::Produce(p) = call(&mut c, produce("t1", 1, bad, 1), 3).await else {
+        panic!()
+    };
+    assert_eq!(
+        p.responses[0].partition_responses[0].error_code,
+        CORRUPT_MESSAGE
+    );
+
+    // By topic id (v16): both batches, base offsets 0 and 3.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 1, 0, 500), 16).await else {
+        panic!()
+    };
+    assert_eq!(f.session_id, 0);
+    assert_eq!(f.responses[0].topic_id, id);
+    let p = &f.responses[0].partitions[0];
+    assert_eq!(
+        (
+            p.error_code,
+            p.high_watermark,
+            p.last_stable_offset,
+            p.log_start_offset
+        ),
+        (0, 4, 4, 0)
+    );
+    let recs = p.records.clone().expect("records");
+    assert_eq!(recs.len(), b1.len() + b2.len());
+    assert_eq!(be_i64(&recs, 0), 0);
+    assert_eq!(be_i64(&recs, b1.len()), 3);
+    assert_eq!(
+        &recs[8..],
+        &{
+            let mut x = b1[8..].to_vec();
+            x[4..8].copy_from_slice(&0i32.to_be_bytes()); // partition leader epoch rewritten
+            x.extend_from_slice(&recs[b1.len()..]);
+            x
+        }[..]
+    );
+    // By name (v11), from offset 3: only the second batch.
+    let mut by_name = fetch_by_id(Uuid::ZERO, 1, 3, 500);
+    by_name.topics[0].topic = "t1".into();
+    let Response::Fetch(f) = call(&mut c, by_name.clone(), 11).await else {
+        panic!()
+    };
+    let recs = f.responses[0].partitions[0]
+        .records
+        .clone()
+        .expect("records");
+    assert_eq!(recs.len(), b2.len());
+    assert_eq!(be_i64(&recs, 0), 3);
+    // Past the high watermark.
+    by_name.topics[0].partitions[0].fetch_offset = 9;
+    let Response::Fetch(f) = call(&mut c, by_name, 11).await else {
+        panic!()
+    };
+    assert_eq!(f.responses[0].partitions[0].error_code, OFFSET_OUT_OF_RANGE);
+    // Unknown topic id.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(Uuid::from_u128(9), 0, 0, 500), 13).await
+    else {
+        panic!()
+    };
+    assert_eq!(f.responses[0].partitions[0].error_code, UNKNOWN_TOPIC_ID);
+    // ListOffsets: latest, earliest, by timestamp.
+    let lo = |ts: i64| ListOffsetsRequest {
+        replica_id: -1,
+        isolation_level: 1,
+        topics: vec![ListOffsetsTopic {
+            name: "t1".into(),
+            partitions: vec![ListOffsetsPartition {
+                partition_index: 1,
+                timestamp: ts,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    for (ts, offset) in [
+        (-1, 4),
+        (-2, 0),
+        (1_001, 1),
+        (1_999, 3),
+        (9_999, -1),
+        (-3, 3),
+    ] {
+        let Response::ListOffsets(l) = call(&mut c, lo(ts), 7).await else {
+            panic!()
+        };
+        let p = &l.topics[0].partitions[0];
+        assert_eq!((p.error_code, p.offset), (NONE, offset), "timestamp {ts}");
+    }
+    // acks=0 gets no answer: the next answer is the Metadata sent after it.
+    let corr = within(c.send(produce("t1", 0, b2.clone(), 0), 9))
+        .await
+        .expect("send");
+    let _ = within(c.send(
+        MetadataRequest {
+            topics: None,
+            ..Default::default()
+        },
+        12,
+    ))
+    .await
+    .expect("send");
+    let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+    let resp = ResponseFrame::decode(f, ApiKey::Metadata, 12).expect("metadata answer");
+    assert_eq!(resp.header.correlation_id, corr + 1);
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        1
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn parked_fetch_wakes_on_produce() {
+    let r = start(config(&[("t1", 1)])).await;
+    let id = topic_id(&r, "t1");
+    let mut consumer = connect(r.addr).await;
+    let mut producer = connect(r.addr).await;
+    let started = Instant::now();
+    within(consumer.send(fetch_by_id(id, 0, 0, 15_000), 16))
+        .await
+        .expect("send");
+    // Nothing to return yet: the Fetch is held.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), consumer.recv_frame())
+            .await
+            .is_err(),
+        "an empty Fetch must be held"
+    );
+    // Another connection is not blocked by it.
+    let Response::Produce(p) = call(
+        &mut producer,
+        produce("t1", 0, make_batch(&[b"hello"], 5), 1),
+        9,
+    )
+    .await
+    else {
+        panic!()
+    };
+    assert_eq!(p.responses[0].partition_responses[0].error_code, NONE);
+    let f = within(consumer.recv_frame())
+        .await
+        .expect("recv")
+        .expect("frame");
+    let resp = ResponseFrame::decode(f, ApiKey::Fetch, 16).expect("decode");
+    let Response::Fetch(f) = resp.body else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    assert_eq!(p.high_watermark, 1);
+    assert!(!p.records.as_ref().expect("records").is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "woken by the produce"
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn durable_state_survives_restart_and_a_torn_tail() {
+    let dir = temp_dir("replay");
+    let mut c1 = config(&[("t1", 2)]);
+    c1.data_dir = Some(dir.clone());
+    c1.heartbeat_interval_ms = Some(250);
+    let r = start(c1.clone()).await;
+    let mut c = connect(r.addr).await;
+    // A member joins and acknowledges its assignment.
+    let Response::ConsumerGroupHeartbeat(hb) =
+        call(&mut c, join("g", "member-1-aaaaaaaaaaaa", &["t1"]), 1).await
+    else {
+        panic!()
+    };
+    assert_eq!(hb.error_code, NONE);
+    assert_eq!(hb.heartbeat_interval_ms, 250);
+    let epoch = hb.member_epoch;
+    let assignment = hb.assignment.expect("assignment");
+    let ack = ConsumerGroupHeartbeatRequest {
+        group_id: "g".into(),
+        member_id: "member-1-aaaaaaaaaaaa".into(),
+        member_epoch: epoch,
+        rebalance_timeout_ms: -1,
+        topic_partitions: Some(
+            assignment
+                .topic_partitions
+                .iter()
+                .map(|t| cghb::TopicPartitions {
+                    topic_id: t.topic_id,
+                    partitions: t.partitions.clone(),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    let Response::ConsumerGroupHeartbeat(hb) = call(&mut c, ack, 1).await else {
+        panic!()
+    };
+    assert_eq!(hb.error_code, NONE);
+    // A commit at the member's epoch, and one at a stale epoch.
+    let commit = |e: i32, offset: i64| OffsetCommitRequest {
+        group_id: "g".into(),
+        generation_id_or_member_epoch: e,
+        member_id: "member-1-aaaaaaaaaaaa".into(),
+        topics: vec![OffsetCommitRequestTopic {
+            name: "t1".into(),
+            partitions: vec![OffsetCommitRequestPartition {
+                partition_index: 1,
+                committed_offset: offset,
+                committed_leader_epoch: 0,
+                committed_metadata: Some("meta".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let Response::OffsetCommit(oc) = call(&mut c, commit(hb.member_epoch, 42), 9).await else {
+        panic!()
+    };
+    assert_eq!(oc.topics[0].partitions[0].error_code, NONE);
+    let Response::OffsetCommit(oc) = call(&mut c, commit(hb.member_epoch + 5, 43), 9).await else {
+        panic!()
+    };
+    assert_eq!(oc.topics[0].partitions[0].error_code, 113);
+    // A topic created over the wire.
+    let Response::CreateTopics(ct) = call(
+        &mut c,
+        CreateTopicsRequest {
+            topics: vec![CreatableTopic {
+                name: "t2".into(),
+                num_partitions: -1,
+                replication_factor: -1,
+                ..Default::default()
+            }],
+            timeout_ms: 1000,
+            ..Default::default()
+        },
+        7,
+    )
+    .await
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (ct.topics[0].error_code, ct.topics[0].num_partitions),
+        (NONE, 1)
+    );
+    let t2_id = ct.topics[0].topic_id;
+    let (groups, offsets, t1_id) = {
+        let b = r.shared.lock();
+        (
+            b.coordinator.groups().clone(),
+            b.offsets.clone(),
+            b.topics.get("t1").expect("t1").id,
+        )
+    };
+    drop(c);
+    r.stop().await;
+
+    let check = |r: &Running| {
+        let b = r.shared.lock();
+        assert_eq!(b.coordinator.groups(), &groups);
+        assert_eq!(b.offsets, offsets);
+        assert_eq!(b.topics.get("t1").expect("t1").id, t1_id);
+        assert_eq!(b.topics.get("t2").expect("t2").id, t2_id);
+    };
+    let r = start(c1.clone()).await;
+    check(&r);
+    // Over the wire too: the offset, and the member.
+    let mut c = connect(r.addr).await;
+    let Response::OffsetFetch(of) = call(
+        &mut c,
+        OffsetFetchRequest {
+            groups: vec![OffsetFetchRequestGroup {
+                group_id: "g".into(),
+                member_id: None,
+                member_epoch: -1,
+                topics: Some(vec![OffsetFetchRequestTopics {
+                    name: "t1".into(),
+                    partition_indexes: vec![0, 1].into(),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }],
+            require_stable: true,
+            ..Default::default()
+        },
+        9,
+    )
+    .await
+    else {
+        panic!()
+    };
+    let parts = &of.groups[0].topics[0].partitions;
+    assert_eq!(
+        (parts[0].committed_offset, parts[1].committed_offset),
+        (-1, 42)
+    );
+    assert_eq!(parts[1].metadata.as_deref(), Some("meta"));
+    let Response::ConsumerGroupDescribe(d) = call(
+        &mut c,
+        ConsumerGroupDescribeRequest {
+            group_ids: vec!["g".into()],
+            ..Default::default()
+        },
+        1,
+    )
+    .await
+    else {
+        panic!()
+    };
+    assert_eq!(d.groups[0].members.len(), 1);
+    drop(c);
+    r.stop().await;
+
+    // A torn tail (half an entry, as a SIGKILL mid-write leaves) is ignored.
+    let path = dir.join(crate::durable::FILE_NAME);
+    let mut torn = Vec::new();
+    crate::durable::Entry::Topic(
+        kwire_protocol::generated::kwire_topic_key::KwireTopicKey { name: "t3".into() },
+        Some(Default::default()),
+    )
+    .encode_into(&mut torn)
+    .expect("encode");
+    let mut data = std::fs::read(&path).expect("read log");
+    data.extend_from_slice(&torn[..torn.len() - 3]);
+    std::fs::write(&path, &data).expect("write log");
+    let r = start(c1).await;
+    check(&r);
+    assert!(r.shared.lock().topics.get("t3").is_none());
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn oversized_size_prefix_closes_without_allocating() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    // 2 GiB - 1 announced, a few bytes sent.
+    within(c.send_raw(&[0x7f, 0xff, 0xff, 0xff, 0, 18, 0, 3]))
+        .await
+        .expect("send");
+    match within(c.recv_frame()).await {
+        Ok(None) | Err(_) => {}
+        Ok(Some(f)) => panic!("answered a 2 GiB frame: {f:?}"),
+    }
+    assert!(
+        LARGEST_ALLOC.load(Ordering::Relaxed) < 256 << 20,
+        "no allocation anywhere near the announced size"
+    );
+    // Other connections are unaffected.
+    let mut ok = connect(r.addr).await;
+    let resp = call(
+        &mut ok,
+        MetadataRequest {
+            topics: None,
+            ..Default::default()
+        },
+        12,
+    )
+    .await;
+    assert_eq!(resp.api_key(), ApiKey::Metadata);
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn hostile_inputs_close_only_their_connection() {
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.idle_timeout_ms = 300;
+    let r = start(cfg).await;
+    let hostile: Vec<Vec<u8>> = vec![
+        // Garbage body under a sane size.
+        vec![0, 0, 0, 12, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8],
+        // An API key that is not served (PushTelemetry).
+        [&[0u8, 0, 0, 10][..], &[0, 72, 0, 0, 0, 0, 0, 1, 0xff, 0xff]].concat(),
+        // A served key at a version not served (Produce v2).
+        [&[0u8, 0, 0, 10][..], &[0, 0, 0, 2, 0, 0, 0, 1, 0xff, 0xff]].concat(),
+        // Negative size.
+        vec![0xff, 0xff, 0xff, 0xfe],
+        // A frame too short for a header.
+        vec![0, 0, 0, 2, 0, 1],
+        // A truncated frame, then silence: closed by the idle timeout.
+        vec![0, 0, 1, 0, 0, 3, 0, 12],
+    ];
+    for bytes in hostile {
+        let mut c = connect(r.addr).await;
+        within(c.send_raw(&bytes)).await.expect("send");
+        match within(c.recv_frame()).await {
+            Ok(None) | Err(_) => {}
+            Ok(Some(f)) => panic!("answered hostile input {bytes:?}: {f:?}"),
+        }
+        // (A fresh connection each time: the short idle timeout would close a kept one.)
+        let mut healthy = connect(r.addr).await;
+        let resp = call(
+            &mut healthy,
+            MetadataRequest {
+                topics: None,
+                ..Default::default()
+            },
+            12,
+        )
+        .await;
+        assert_eq!(resp.api_key(), ApiKey::Metadata);
+    }
+    // Many idle connections: accepted, then closed by the idle timeout; the server still serves.
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        idle.push(connect(r.addr).await);
+    }
+    for c in &mut idle {
+        assert!(matches!(within(c.recv_frame()).await, Ok(None) | Err(_)));
+    }
+    drop(idle);
+    let mut fresh = connect(r.addr).await;
+    let resp = call(
+        &mut fresh,
+        MetadataRequest {
+            topics: None,
+            ..Default::default()
+        },
+        12,
+    )
+    .await;
+    assert_eq!(resp.api_key(), ApiKey::Metadata);
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn streams_heartbeat_creates_internal_topics() {
+    use kwire_protocol::generated::streams_group_heartbeat_request::{
+        Subtopology, TopicInfo, Topology,
+    };
+    let mut cfg = config(&[("input", 2)]);
+    cfg.streams_initial_rebalance_delay_ms = Some(0);
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let req = StreamsGroupHeartbeatRequest {
+        group_id: "app".into(),
+        member_id: "streams-member-1".into(),
+        member_epoch: 0,
+        rebalance_timeout_ms: 30_000,
+        process_id: Some("process-1".into()),
+        topology: Some(Topology {
+            epoch: 0,
+            subtopologies: vec![Subtopology {
+                subtopology_id: "0".into(),
+                source_topics: vec!["input".into()],
+                state_changelog_topics: vec![TopicInfo {
+                    name: "app-store-changelog".into(),
+                    partitions: 0,
+                    replication_factor: -1,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        active_tasks: Some(vec![]),
+        standby_tasks: Some(vec![]),
+        warmup_tasks: Some(vec![]),
+        ..Default::default()
+    };
+    let Response::StreamsGroupHeartbeat(hb) = call(&mut c, req, 0).await else {
+        panic!()
+    };
+    assert_eq!(hb.error_code, NONE, "{:?}", hb.error_message);
+    let created = r
+        .shared
+        .lock()
+        .topics
+        .get("app-store-changelog")
+        .map(|t| t.partitions.len());
+    assert_eq!(created, Some(2));
+    let Response::StreamsGroupDescribe(d) = call(
+        &mut c,
+        StreamsGroupDescribeRequest {
+            group_ids: vec!["app".into()],
+            ..Default::default()
+        },
+        0,
+    )
+    .await
+    else {
+        panic!()
+    };
+    assert_eq!(d.groups[0].error_code, NONE);
+    assert_eq!(d.groups[0].members.len(), 1);
+    let Response::ListGroups(l) = call(&mut c, ListGroupsRequest::default(), 5).await else {
+        panic!()
+    };
+    assert_eq!(&*l.groups[0].group_type, "streams");
+    r.stop().await;
+}
+
+/// Every advertised (API, version) answers a representative request with a response that
+/// encodes at that version.
+#[tokio::test]
+async fn every_advertised_version_encodes() {
+    let mut cfg = config(&[("t1", 2)]);
+    cfg.heartbeat_interval_ms = Some(1000);
+    let broker = Broker::open(&cfg).expect("open");
+    let shared = Shared::new(broker, cfg);
+    let id = shared.lock().topics.get("t1").expect("t1").id;
+    for (key, lo, hi) in SUPPORTED {
+        for v in *lo..=*hi {
+            let body: Request = match key {
+                ApiKey::Produce => produce("t1", 0, make_batch(&[b"x"], 1), -1).into(),
+                ApiKey::Fetch => {
+                    let mut f = fetch_by_id(id, 0, 0, 0);
+                    f.topics[0].topic = "t1".into();
+                    if v < 13 {
+                        f.topics[0].topic_id = Uuid::ZERO;
+                    } else {
+                        f.topics[0].topic = "".into();
+                    }
+                    if v < 4 {
+                        f.isolation_level = 0;
+                    }
+                    f.into()
+                }
+                ApiKey::ListOffsets => ListOffsetsRequest {
+                    replica_id: -1,
+                    topics: vec![ListOffsetsTopic {
+                        name: "t1".into(),
+                        partitions: vec![ListOffsetsPartition {
+                            partition_index: 0,
+                            timestamp: -1,
+                            max_num_offsets: 1,
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::Metadata => MetadataRequest {
+                    topics: Some(vec![MetadataRequestTopic {
+                        name: Some("t1".into()),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::OffsetCommit => OffsetCommitRequest {
+                    group_id: "g".into(),
+                    topics: vec![OffsetCommitRequestTopic {
+                        name: "t1".into(),
+                        partitions: vec![OffsetCommitRequestPartition {
+                            partition_index: 0,
+                            committed_offset: 1,
+                            committed_metadata: Some("".into()),
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::OffsetFetch if v >= 8 => OffsetFetchRequest {
+                    groups: vec![OffsetFetchRequestGroup {
+                        group_id: "g".into(),
+                        topics: None,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::OffsetFetch => OffsetFetchRequest {
+                    group_id: "g".into(),
+                    topics: Some(vec![OffsetFetchRequestTopic {
+                        name: "t1".into(),
+                        partition_indexes: vec![0].into(),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::FindCoordinator if v >= 4 => FindCoordinatorRequest {
+                    coordinator_keys: vec!["g".into()],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::FindCoordinator => FindCoordinatorRequest {
+                    key: "g".into(),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::DescribeGroups => DescribeGroupsRequest {
+                    groups: vec!["g".into()],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::ListGroups => ListGroupsRequest::default().into(),
+                ApiKey::ApiVersions => ApiVersionsRequest {
+                    client_software_name: "a".into(),
+                    client_software_version: "1".into(),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::CreateTopics => CreateTopicsRequest {
+                    topics: vec![CreatableTopic {
+                        name: format!("created-{v}").into(),
+                        num_partitions: 1,
+                        replication_factor: 1,
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::ConsumerGroupHeartbeat => {
+                    let member = if v == 0 { "" } else { "member-for-v1-xxxxxx" };
+                    join(&format!("cg{v}"), member, &["t1"]).into()
+                }
+                ApiKey::ConsumerGroupDescribe => ConsumerGroupDescribeRequest {
+                    group_ids: vec!["cg0".into(), "missing".into()],
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::StreamsGroupHeartbeat => StreamsGroupHeartbeatRequest {
+                    group_id: "sg".into(),
+                    member_id: "m".into(),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::StreamsGroupDescribe => StreamsGroupDescribeRequest {
+                    group_ids: vec!["sg".into()],
+                    ..Default::default()
+                }
+                .into(),
+            };
+            // The request itself must be valid at v (the client side of the check).
+            let wire = encode_request(body.clone(), v, 1, Some("c"))
+                .unwrap_or_else(|e| panic!("{key:?} v{v} request: {e}"));
+            assert!(!wire.is_empty());
+            let ctx = Ctx {
+                version: v,
+                client_id: "c",
+                client_host: "/127.0.0.1",
+                now: crate::util::now_ms(),
+            };
+            match handlers::handle(&shared, &ctx, body) {
+                Outcome::Respond(resp) => {
+                    encode_response(resp, 1, v)
+                        .unwrap_or_else(|e| panic!("{key:?} v{v} response: {e}"));
+                }
+                Outcome::Silent => panic!("{key:?} v{v}: silent"),
+                Outcome::Park(_) => panic!("{key:?} v{v}: parked"),
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn session_timeout_fences_a_silent_member_and_is_persisted() {
+    let dir = temp_dir("session");
+    let mut cfg = config(&[("t1", 2)]);
+    cfg.data_dir = Some(dir.clone());
+    cfg.heartbeat_interval_ms = Some(100);
+    cfg.session_timeout_ms = Some(500);
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    let Response::ConsumerGroupHeartbeat(hb) =
+        call(&mut c, join("gs", "member-silent-aaaaaaaa", &["t1"]), 1).await
+    else {
+        panic!()
+    };
+    assert_eq!(hb.error_code, NONE);
+    assert_eq!(hb.heartbeat_interval_ms, 100);
+    let joined = Instant::now();
+    // The member never heartbeats again: the timer task fences it after 500 ms. Checked on
+    // a bounded number of 50 ms ticks (no event to wait on from outside the server).
+    let mut tick = tokio::time::interval(Duration::from_millis(50));
+    let mut gone = false;
+    for _ in 0..200 {
+        tick.tick().await;
+        let members = r
+            .shared
+            .lock()
+            .coordinator
+            .group("gs")
+            .map_or(0, |g| g.members.len());
+        if members == 0 {
+            gone = true;
+            break;
+        }
+    }
+    assert!(gone, "member fenced by the session timeout");
+    assert!(joined.elapsed() >= Duration::from_millis(450));
+    let epoch = r
+        .shared
+        .lock()
+        .coordinator
+        .group("gs")
+        .map(|g| g.group_epoch);
+    drop(c);
+    r.stop().await;
+    // The fence was written to the log.
+    let r = start(cfg).await;
+    {
+        let b = r.shared.lock();
+        let g = b.coordinator.group("gs").expect("group kept");
+        assert!(g.members.is_empty());
+        assert_eq!(Some(g.group_epoch), epoch);
+    }
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

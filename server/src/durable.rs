@@ -19,8 +19,7 @@
 //!
 //! Record types: 3, 5, 6, 7, 8, 16 are the consumer-group records and 17-22 the streams-group
 //! records of [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
-//! [`OFFSET_RECORD_TYPE`] (1, `KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`, Kafka's
-//! number for offset commits) and [`TOPIC_RECORD_TYPE`] (100, `KwireTopicKey` /
+//! [`OFFSET_RECORD_TYPE`] (30, `KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`) and [`TOPIC_RECORD_TYPE`] (31, `KwireTopicKey` /
 //! `KwireTopicValue`).
 //!
 //! Each request's entries are written with one `write` call before the response is sent (no
@@ -53,9 +52,9 @@ pub const MAGIC: &[u8; 8] = b"KWIRELOG";
 pub const FORMAT_VERSION: u32 = 1;
 const HEADER_LEN: usize = 12;
 /// Record type of a committed offset.
-pub const OFFSET_RECORD_TYPE: i16 = 1;
+pub const OFFSET_RECORD_TYPE: i16 = 30;
 /// Record type of a topic.
-pub const TOPIC_RECORD_TYPE: i16 = 100;
+pub const TOPIC_RECORD_TYPE: i16 = 31;
 /// Longest payload accepted on replay (guards against a garbage length).
 const MAX_ENTRY: usize = 256 << 20;
 

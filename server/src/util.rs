@@ -8,34 +8,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use kwire_protocol::coordinator::MemberIdGenerator;
 use kwire_protocol::wire::Uuid;
 
-/// The CRC-32C (Castagnoli) table, reflected polynomial 0x82F63B78.
-const CRC32C_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0x82F6_3B78
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
-
-/// CRC-32C of `data`, as Kafka computes it over a record batch (from the attributes field on).
+/// CRC-32C (Castagnoli) of `data`, as Kafka computes it over a record batch (from the
+/// attributes field on); the `crc32c` crate, hardware-accelerated where the CPU allows.
 pub fn crc32c(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c = CRC32C_TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8);
-    }
-    !c
+    crc32c::crc32c(data)
 }
 
 /// Milliseconds since the Unix epoch (the coordinator's clock: wall time, so that deadlines

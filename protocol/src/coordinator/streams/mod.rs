@@ -253,10 +253,38 @@ impl GroupCoordinator {
     ///
     /// # Errors
     /// [`ConfigError`] when it breaks Kafka's bounds ([`StreamsGroupConfig::validate`]).
+    /// Session deadlines already armed move with the new timeout (deadline = last heartbeat +
+    /// timeout), so a coordinator built by [`GroupCoordinator::load`] can take its streams
+    /// configuration afterwards.
     pub fn set_streams_config(&mut self, config: StreamsGroupConfig) -> Result<(), ConfigError> {
         config.validate()?;
+        let before: BTreeMap<String, i32> = self
+            .streams
+            .keys()
+            .map(|g| (g.clone(), self.streams_session_timeout(g)))
+            .collect();
         self.streams_config = config;
+        self.shift_session_deadlines(before);
         Ok(())
+    }
+
+    /// Moves the armed session deadlines of streams members by the change of their group's
+    /// session timeout (`before`: group → timeout before the change).
+    fn shift_session_deadlines(&mut self, before: BTreeMap<String, i32>) {
+        for (gid, old) in before {
+            let delta = i64::from(self.streams_session_timeout(&gid)) - i64::from(old);
+            if delta == 0 {
+                continue;
+            }
+            let Some(g) = self.streams.get(&gid) else {
+                continue;
+            };
+            for mid in g.members.keys() {
+                if let Some(d) = self.session_timers.get_mut(&(gid.clone(), mid.clone())) {
+                    *d += delta;
+                }
+            }
+        }
     }
 
     /// The streams-group configuration.
@@ -282,7 +310,10 @@ impl GroupCoordinator {
             .initial_rebalance_delay_ms
             .unwrap_or(c.initial_rebalance_delay_ms);
         c.validate()?;
+        let before =
+            BTreeMap::from([(group_id.to_string(), self.streams_session_timeout(group_id))]);
         self.streams_overrides.insert(group_id.to_string(), o);
+        self.shift_session_deadlines(before);
         Ok(())
     }
 

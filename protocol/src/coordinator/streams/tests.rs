@@ -1164,6 +1164,13 @@ fn load_restores_the_group_from_its_records() {
     assert_eq!(out.response.member_epoch, m.member_epoch);
     assert!(out.records.is_empty(), "{:?}", kinds(&out.records));
     assert_eq!(c2.next_deadline(), Some(h.now + 45000));
+    // A configuration set after loading moves the armed session deadlines with it.
+    let cfg = StreamsGroupConfig {
+        session_timeout_ms: 50000,
+        ..Default::default()
+    };
+    c2.set_streams_config(cfg).unwrap();
+    assert_eq!(c2.next_deadline(), Some(h.now + 50000));
 }
 
 #[test]

@@ -59,6 +59,8 @@ pub mod error_codes {
     pub const UNKNOWN_SERVER_ERROR: i16 = -1;
     /// Describe with an empty group id.
     pub const INVALID_GROUP_ID: i16 = 24;
+    /// An offset commit below v9 for a group that does not exist.
+    pub const ILLEGAL_GENERATION: i16 = 22;
     /// Unknown member id or instance id.
     pub const UNKNOWN_MEMBER_ID: i16 = 25;
     /// Field validation failed.
@@ -496,29 +498,65 @@ impl GroupCoordinator {
             .unwrap_or(self.config.heartbeat_interval_ms)
     }
 
-    /// Checks the member fields of an OffsetCommit (v9+) or OffsetFetch (v9+) against the group
-    /// (KIP-848; Kafka's `validateOffsetCommit` / `validateOffsetFetch` for consumer and streams
-    /// groups). Returns the error code to answer with, or [`error_codes::NONE`]:
-    /// - no member id and a negative epoch: a commit from outside the group (admin client or
-    ///   manual assignment), accepted without checks;
-    /// - a group that does not exist: accepted (offsets of a group without members);
+    /// The member epoch of `member_id` in consumer or streams group `group_id`: `Err(true)` when
+    /// the group does not exist, `Err(false)` when the member does not, plus whether the group has
+    /// members at all.
+    fn offset_member(&self, group_id: &str, member_id: &str) -> (Result<i32, bool>, bool) {
+        if let Some(g) = self.groups.get(group_id) {
+            let e = g.members.get(member_id).map(|m| m.member_epoch).ok_or(false);
+            (e, !g.members.is_empty())
+        } else if let Some(g) = self.streams.get(group_id) {
+            let e = g.members.get(member_id).map(|m| m.member_epoch).ok_or(false);
+            (e, !g.members.is_empty())
+        } else {
+            (Err(true), false)
+        }
+    }
+
+    /// Checks the member fields of an OffsetCommit against the group (KIP-848; Kafka's
+    /// `ConsumerGroup.validateOffsetCommit`, also for streams groups). Returns the error code to
+    /// answer every partition with, or [`error_codes::NONE`]:
+    /// - a negative epoch and no member id (the admin client, or a consumer that assigns
+    ///   partitions itself): accepted while the group has no members (or does not exist),
+    ///   else UNKNOWN_MEMBER_ID (25);
+    /// - a member id or epoch for a group that does not exist: GROUP_ID_NOT_FOUND (69) (Kafka
+    ///   answers ILLEGAL_GENERATION (22) below v9; `api_version` selects);
     /// - an unknown member id: UNKNOWN_MEMBER_ID (25);
     /// - an epoch other than the member's current one: STALE_MEMBER_EPOCH (113).
-    pub fn validate_offset_request(&self, group_id: &str, member_id: &str, member_epoch: i32) -> i16 {
+    pub fn validate_offset_commit(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        member_epoch: i32,
+        api_version: i16,
+    ) -> i16 {
+        let (member, has_members) = self.offset_member(group_id, member_id);
+        if member_id.is_empty() && member_epoch < 0 {
+            return if has_members { UNKNOWN_MEMBER_ID } else { NONE };
+        }
+        match member {
+            Err(true) if api_version >= 9 => GROUP_ID_NOT_FOUND,
+            Err(true) => ILLEGAL_GENERATION,
+            Err(false) => UNKNOWN_MEMBER_ID,
+            Ok(e) if e != member_epoch => STALE_MEMBER_EPOCH,
+            Ok(_) => NONE,
+        }
+    }
+
+    /// Checks the member fields of an OffsetFetch (v9+) (Kafka's `validateOffsetFetch`): a
+    /// fetch without member id and with epoch -1 (the admin client, or a consumer asking before
+    /// it joined) is never checked; otherwise as [`GroupCoordinator::validate_offset_commit`]
+    /// at v9, except that a group that does not exist is not an error (there is nothing to
+    /// fence; its offsets read as -1).
+    pub fn validate_offset_fetch(&self, group_id: &str, member_id: &str, member_epoch: i32) -> i16 {
         if member_id.is_empty() && member_epoch < 0 {
             return NONE;
         }
-        let current = if let Some(g) = self.groups.get(group_id) {
-            g.members.get(member_id).map(|m| m.member_epoch)
-        } else if let Some(g) = self.streams.get(group_id) {
-            g.members.get(member_id).map(|m| m.member_epoch)
-        } else {
-            return NONE;
-        };
-        match current {
-            None => UNKNOWN_MEMBER_ID,
-            Some(e) if e != member_epoch => STALE_MEMBER_EPOCH,
-            Some(_) => NONE,
+        match self.offset_member(group_id, member_id).0 {
+            Err(true) => NONE,
+            Err(false) => UNKNOWN_MEMBER_ID,
+            Ok(e) if e != member_epoch => STALE_MEMBER_EPOCH,
+            Ok(_) => NONE,
         }
     }
 

@@ -1452,3 +1452,26 @@ fn odd_inputs_do_not_panic() {
     });
     assert_eq!(r.error_code, 128);
 }
+
+/// OffsetCommit / OffsetFetch member checks (KIP-848, Kafka's `validateOffsetCommit` and
+/// `validateOffsetFetch`).
+#[test]
+fn offset_commit_and_fetch_member_checks() {
+    let mut h = H::new();
+    // No group yet: an admin commit is fine; a member commit names a group that does not exist.
+    assert_eq!(h.c.validate_offset_commit("g", "", -1, 9), NONE);
+    assert_eq!(h.c.validate_offset_commit("g", "m1", 3, 9), GROUP_ID_NOT_FOUND);
+    assert_eq!(h.c.validate_offset_commit("g", "m1", 3, 8), ILLEGAL_GENERATION);
+    assert_eq!(h.c.validate_offset_fetch("g", "m1", 3), NONE);
+    let (resp, _) = h.ok(join("g", "m1", &["foo"]));
+    let e = resp.member_epoch;
+    assert_eq!(h.c.validate_offset_commit("g", "m1", e, 9), NONE);
+    assert_eq!(h.c.validate_offset_commit("g", "m1", e + 1, 9), STALE_MEMBER_EPOCH);
+    assert_eq!(h.c.validate_offset_commit("g", "m9", e, 9), UNKNOWN_MEMBER_ID);
+    // The group has a member: commits from outside the group are refused, fetches are not.
+    assert_eq!(h.c.validate_offset_commit("g", "", -1, 9), UNKNOWN_MEMBER_ID);
+    assert_eq!(h.c.validate_offset_fetch("g", "", -1), NONE);
+    assert_eq!(h.c.validate_offset_fetch("g", "m1", e - 1), STALE_MEMBER_EPOCH);
+    assert_eq!(h.c.validate_offset_fetch("g", "m9", e), UNKNOWN_MEMBER_ID);
+    assert_eq!(h.c.validate_offset_fetch("g", "m1", e), NONE);
+}

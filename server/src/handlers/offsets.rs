@@ -18,11 +18,12 @@ use crate::errors::*;
 
 /// OffsetCommit v0-9: stores each partition's offset. Per partition: INVALID_GROUP_ID for a
 /// blank group, UNKNOWN_TOPIC_OR_PARTITION for a topic or partition that does not exist, and
-/// from v1 on the member check of [`GroupCoordinator::validate_offset_request`] (no member id
-/// with a negative epoch is a commit from outside the group and is not checked):
-/// UNKNOWN_MEMBER_ID (25) or STALE_MEMBER_EPOCH (113).
+/// from v1 on the member check of [`GroupCoordinator::validate_offset_commit`] (no member id
+/// with a negative epoch is a commit from outside the group, accepted while the group has no
+/// members): UNKNOWN_MEMBER_ID (25), STALE_MEMBER_EPOCH (113), GROUP_ID_NOT_FOUND (69; 22 below
+/// v9).
 ///
-/// [`GroupCoordinator::validate_offset_request`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_request
+/// [`GroupCoordinator::validate_offset_commit`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_commit
 pub fn offset_commit(
     b: &mut Broker,
     ctx: &Ctx<'_>,
@@ -32,8 +33,12 @@ pub fn offset_commit(
     let group_error = if group.trim().is_empty() {
         INVALID_GROUP_ID
     } else if ctx.version >= 1 {
-        b.coordinator
-            .validate_offset_request(group, &r.member_id, r.generation_id_or_member_epoch)
+        b.coordinator.validate_offset_commit(
+            group,
+            &r.member_id,
+            r.generation_id_or_member_epoch,
+            ctx.version,
+        )
     } else {
         NONE
     };
@@ -123,10 +128,10 @@ fn wanted(
 
 /// OffsetFetch v0-9 (v8+ batched groups): the committed offsets, -1 with a null metadata where
 /// there is none. At v9 the member id and epoch, when given, are checked with
-/// [`GroupCoordinator::validate_offset_request`] (a null member id with epoch -1 is not checked);
+/// [`GroupCoordinator::validate_offset_fetch`] (a null member id with epoch -1 is not checked);
 /// a failure is the group's error code. A blank group id is INVALID_GROUP_ID.
 ///
-/// [`GroupCoordinator::validate_offset_request`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_request
+/// [`GroupCoordinator::validate_offset_fetch`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_fetch
 pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> OffsetFetchResponse {
     let v = ctx.version;
     if v >= 8 {
@@ -138,7 +143,7 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
                 let code = if gid.trim().is_empty() {
                     INVALID_GROUP_ID
                 } else if v >= 9 {
-                    b.coordinator.validate_offset_request(
+                    b.coordinator.validate_offset_fetch(
                         gid,
                         g.member_id.as_deref().unwrap_or(""),
                         g.member_epoch,

@@ -2,11 +2,22 @@
 //! generated code) to and from Kafka's JSON form (`kwire_protocol::wire::json`).
 //!
 //! A frame is header + body, without the 4-byte size prefix. Input bytes are given as hex on the
-//! command line (whitespace allowed anywhere), or as `@FILE` (`@-` for standard input): a file
-//! whose every byte is an ASCII hex digit or whitespace is read as hex text, anything else as the
-//! raw frame. A raw request frame always starts with a `0x00` byte (API keys are below 256), so it
-//! is never mistaken for hex; a raw response frame made only of hex-digit bytes would be, so give
-//! such a frame as hex.
+//! command line (whitespace allowed anywhere), or as `@FILE` (`@-` for standard input). The rule
+//! for a file: if every byte is printable ASCII or ASCII whitespace, the file is hex text, and a
+//! character that is not a hex digit is a usage error that names it (`bad hex in FILE: 'g' at
+//! character 1 (line 1, column 2) is not a hex digit`), as on the command line; a file with any
+//! other byte (a control byte or a non-ASCII byte) is the raw frame. A raw request frame always
+//! starts with a `0x00` byte (API keys are below 256), so it is never mistaken for hex; a raw
+//! response frame made only of printable bytes would be, so give such a frame as hex.
+//!
+//! A request's header (its first 4 bytes; in JSON, `requestApiKey` and `requestApiVersion`) must
+//! name `--api` and `--version`: that is checked first, so a mismatch (or a response given
+//! without `--response`, whose correlation id reads as some API key) is reported as such, not as
+//! whatever error reading the body as `--api` would give.
+//!
+//! JSON is read as Kafka's JSON converters read it (the contract of `kwire_protocol::wire::json`):
+//! unknown keys are ignored, and a field the version lacks is read and refused at encoding only
+//! when it holds a non-default value and is not ignorable. `kwire encode --help` says so.
 //!
 //! Exit codes: 0 done; 1 the input does not decode, does not match `--api`/`--version`, or its
 //! JSON cannot be read or encoded (the error, with its field path and, for decoding, byte offset,
@@ -18,7 +29,6 @@ use kwire_protocol::generated::{ApiKey, RequestFrame, ResponseFrame};
 use kwire_protocol::wire::json::Value;
 use std::io::Read;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// A failure and its exit code.
 pub struct Failure {
@@ -34,9 +44,9 @@ impl Failure {
         Failure { code: 1, message: message.into() }
     }
     /// Prints the message and gives the exit code.
-    pub fn report(self) -> ExitCode {
-        eprintln!("error: {}", self.message);
-        ExitCode::from(self.code)
+    pub fn report(self) -> u8 {
+        crate::out::eprint(&format!("error: {}\n", self.message));
+        self.code
     }
 }
 
@@ -72,23 +82,53 @@ fn read_arg_file(path: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::usage(format!("{path}: {e}")))
 }
 
-/// Bytes from hex text, whitespace ignored.
+/// Bytes from hex text, whitespace ignored. A bad character is named by its 0-based index among
+/// the characters of `text`.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, Failure> {
-    let digits: Vec<(usize, char)> = text.char_indices().filter(|(_, c)| !c.is_whitespace()).collect();
-    if let Some((i, c)) = digits.iter().find(|(_, c)| !c.is_ascii_hexdigit()) {
-        return Err(Failure::usage(format!("bad hex: {c:?} at character {i} is not a hex digit")));
+    parse_hex_in(text, None)
+}
+
+/// As [`parse_hex`]; for the text of `@FILE` (`file`), the message names the file and the line
+/// and column of a bad character.
+fn parse_hex_in(text: &str, file: Option<&str>) -> Result<Vec<u8>, Failure> {
+    let mut digits = Vec::new();
+    let (mut line, mut column) = (1, 1);
+    for (i, c) in text.chars().enumerate() {
+        if c.is_ascii_hexdigit() {
+            digits.push(c);
+        } else if !c.is_whitespace() {
+            return Err(Failure::usage(match file {
+                None => format!("bad hex: {c:?} at character {i} is not a hex digit"),
+                Some(f) => format!(
+                    "bad hex in {f}: {c:?} at character {i} (line {line}, column {column}) is not a hex digit \
+                     (a file of printable text is read as hex)"
+                ),
+            }));
+        }
+        if c == '\n' {
+            (line, column) = (line + 1, 1);
+        } else {
+            column += 1;
+        }
     }
     if digits.len() % 2 == 1 {
-        return Err(Failure::usage(format!("bad hex: odd number of hex digits ({})", digits.len())));
+        let place = file.map(|f| format!(" in {f}")).unwrap_or_default();
+        return Err(Failure::usage(format!("bad hex{place}: odd number of hex digits ({})", digits.len())));
     }
     Ok(digits
         .chunks(2)
         .map(|p| {
-            let hi = p[0].1.to_digit(16).unwrap_or(0);
-            let lo = p[1].1.to_digit(16).unwrap_or(0);
+            let hi = p[0].to_digit(16).unwrap_or(0);
+            let lo = p[1].to_digit(16).unwrap_or(0);
             (hi * 16 + lo) as u8
         })
         .collect())
+}
+
+/// Whether the contents of `@FILE` are hex text rather than a raw frame: every byte printable
+/// ASCII or ASCII whitespace (see the module docs).
+pub fn is_hex_text(raw: &[u8]) -> bool {
+    raw.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
 }
 
 /// The frame bytes of a `decode` argument: hex, or `@FILE` (hex text or raw bytes).
@@ -96,10 +136,9 @@ pub fn frame_bytes(arg: &str) -> Result<Vec<u8>, Failure> {
     match arg.strip_prefix('@') {
         Some(path) => {
             let raw = read_arg_file(path)?;
-            let is_hex_text = raw.iter().any(u8::is_ascii_hexdigit)
-                && raw.iter().all(|b| b.is_ascii_hexdigit() || b.is_ascii_whitespace());
-            if is_hex_text {
-                parse_hex(std::str::from_utf8(&raw).unwrap_or_default())
+            if is_hex_text(&raw) {
+                let name = if path == "-" { "standard input" } else { path };
+                parse_hex_in(std::str::from_utf8(&raw).unwrap_or_default(), Some(name))
             } else {
                 Ok(raw)
             }
@@ -121,27 +160,71 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn check_header(api: ApiKey, version: i16, key: i16, hv: i16) -> Result<(), Failure> {
-    if key != api.as_i16() || hv != version {
-        return Err(Failure::input(format!(
-            "the frame's header says API key {key} version {hv}, but --api {} --version {version} were given",
-            api.as_i16()
-        )));
+/// `API key 18 (ApiVersions)`, or `API key 99 (not in schemas/)`.
+fn describe_key(key: i16) -> String {
+    match ApiKey::from_i16(key) {
+        Some(a) => format!("API key {key} ({})", a.name()),
+        None => format!("API key {key} (not in schemas/)"),
     }
-    Ok(())
+}
+
+/// A request header (of the frame or of its JSON: `what`) must name `--api` and `--version`.
+fn check_header(what: &str, api: ApiKey, version: i16, key: i16, hv: i16) -> Result<(), Failure> {
+    if key == api.as_i16() && hv == version {
+        return Ok(());
+    }
+    // A response's header starts with its correlation id, which reads as some API key.
+    let hint = if key != api.as_i16() { " (if it is a response, add --response)" } else { "" };
+    Err(Failure::input(format!(
+        "{what} says {} version {hv}, but --api {} --version {version} was given{hint}",
+        describe_key(key),
+        api.as_i16()
+    )))
+}
+
+/// The API key and version a frame starts with, if it has 4 bytes.
+fn peek_key(bytes: &[u8]) -> Option<(i16, i16)> {
+    match bytes {
+        [a, b, c, d, ..] => Some((i16::from_be_bytes([*a, *b]), i16::from_be_bytes([*c, *d]))),
+        _ => None,
+    }
+}
+
+/// The `requestApiKey` and `requestApiVersion` of a JSON frame's header, when both are there
+/// as 16-bit integers (otherwise reading the JSON reports what is wrong).
+fn json_key(json: &Value) -> Option<(i16, i16)> {
+    let h = json.get("header")?;
+    let get = |k: &str| h.get(k)?.as_i64().and_then(|n| i16::try_from(n).ok());
+    Some((get("requestApiKey")?, get("requestApiVersion")?))
 }
 
 /// `kwire decode`: the frame as pretty JSON, `{"header": …, "body": …}`.
 pub fn decode(api: &str, version: i16, response: bool, input: &str) -> Result<String, Failure> {
     let api = api_key(api)?;
     check_version(api, version)?;
-    let bytes = Bytes::from(frame_bytes(input)?);
+    let raw = frame_bytes(input)?;
+    let peeked = peek_key(&raw);
+    let bytes = Bytes::from(raw);
     let json = if response {
-        let frame = ResponseFrame::decode(bytes, api, version).map_err(|e| Failure::input(format!("decode: {e}")))?;
+        let frame = ResponseFrame::decode(bytes, api, version).map_err(|e| {
+            // A request of --api/--version given with --response.
+            let hint = if peeked == Some((api.as_i16(), version)) {
+                format!(
+                    " (the frame starts with the request header of --api {} --version {version}: \
+                     if it is a request, drop --response)",
+                    api.as_i16()
+                )
+            } else {
+                String::new()
+            };
+            Failure::input(format!("decode: {e}{hint}"))
+        })?;
         frame.to_json(version)
     } else {
+        if let Some((key, hv)) = peeked {
+            check_header("the frame's header", api, version, key, hv)?;
+        }
         let frame = RequestFrame::decode(bytes).map_err(|e| Failure::input(format!("decode: {e}")))?;
-        check_header(api, version, frame.header.request_api_key, frame.header.request_api_version)?;
         frame.to_json()
     };
     let json = json.map_err(|e| Failure::input(format!("to JSON: {e}")))?;
@@ -154,38 +237,45 @@ pub fn encode(api: &str, version: i16, response: bool, input: &str) -> Result<Ve
     check_version(api, version)?;
     let json = json_arg(input)?;
     let bytes = if response {
+        if let Some((key, hv)) = json_key(&json) {
+            return Err(Failure::input(format!(
+                "the JSON's header is a request header (requestApiKey {key}, requestApiVersion {hv}), but --response was given"
+            )));
+        }
         let frame = ResponseFrame::from_json(&json, api, version).map_err(|e| Failure::input(format!("from JSON: {e}")))?;
         frame.to_bytes(version)
     } else {
+        if let Some((key, hv)) = json_key(&json) {
+            check_header("the JSON's header", api, version, key, hv)?;
+        }
         let frame = RequestFrame::from_json(&json).map_err(|e| Failure::input(format!("from JSON: {e}")))?;
-        check_header(api, version, frame.header.request_api_key, frame.header.request_api_version)?;
         frame.to_bytes()
     };
     Ok(bytes.map_err(|e| Failure::input(format!("encode: {e}")))?.to_vec())
 }
 
-/// Runs `kwire decode` and prints the result.
-pub fn run_decode(api: &str, version: i16, response: bool, input: &str) -> ExitCode {
+/// Runs `kwire decode` and prints the result: the exit status.
+pub fn run_decode(api: &str, version: i16, response: bool, input: &str) -> u8 {
     match decode(api, version, response, input) {
         Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
+            crate::out::print(&format!("{text}\n"));
+            0
         }
         Err(f) => f.report(),
     }
 }
 
-/// Runs `kwire encode`: hex on standard output, or the raw frame into `out`.
-pub fn run_encode(api: &str, version: i16, response: bool, input: &str, out: Option<&Path>) -> ExitCode {
+/// Runs `kwire encode`: hex on standard output, or the raw frame into `out`. The exit status.
+pub fn run_encode(api: &str, version: i16, response: bool, input: &str, out: Option<&Path>) -> u8 {
     match encode(api, version, response, input) {
         Ok(bytes) => match out {
             Some(path) => match std::fs::write(path, &bytes) {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(()) => 0,
                 Err(e) => Failure::usage(format!("{}: {e}", path.display())).report(),
             },
             None => {
-                println!("{}", hex(&bytes));
-                ExitCode::SUCCESS
+                crate::out::print(&format!("{}\n", hex(&bytes)));
+                0
             }
         },
         Err(f) => f.report(),

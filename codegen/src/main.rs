@@ -2,7 +2,8 @@
 //!
 //! * `kwire check PATH... [--format human|json]`: diagnostics for spec files and folders (a folder
 //!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
-//!   in Kafka); exit 0 without errors, 1 with errors, 2 on a usage error.
+//!   in Kafka); a file that is not UTF-8 is reported and the others still checked; exit 0 without
+//!   errors, 1 with errors, 2 on a usage error (an unreadable path, a folder without specs).
 //! * `kwire generate DIR -o FILE [--samples] [--json]`: one Rust file for the specs in `DIR`.
 //! * `kwire decode --api KEY --version V [--response] HEX|@FILE`: a frame of an API in
 //!   `schemas/` (header + body, no size prefix) as Kafka's JSON form on stdout; exit 1 when it
@@ -11,11 +12,16 @@
 //!   into the frame, as hex on stdout or raw into `--out`. See `cli_wire.rs` for the details.
 //!
 //! `decode` and `encode` need the default feature `wire` (they link the protocol crate).
+//!
+//! All output goes through [`out`]: when the reader of standard output or standard error goes
+//! away (`kwire decode … | head -1`), the rest of that stream's output is dropped and the command
+//! ends with the exit status it would have had, without a panic.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use kwire_codegen::{render, source, Builder};
+use kwire_codegen::source::NotUtf8;
+use kwire_codegen::{render, source, Builder, Checked};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[cfg(feature = "wire")]
@@ -37,6 +43,16 @@ enum Format {
 #[derive(Subcommand)]
 enum Cmd {
     /// Check spec files and folders and print diagnostics.
+    ///
+    /// A folder is walked: each folder at or under it that holds *.json files is checked as one
+    /// unit (the folder-wide rules apply within it, as in Kafka); a file named on the command line
+    /// is checked alone. A file that is not UTF-8 is reported as an error (without a code, with
+    /// the byte offset of its first invalid byte) and the other files are still checked.
+    /// Diagnostics go to standard error (--format json: a JSON array on standard output).
+    ///
+    /// Exit status: 0 no errors (warnings allowed), 1 errors, 2 a usage error: a path that cannot
+    /// be read, or a folder with no *.json file at any depth ("no spec files (*.json) under
+    /// DIR").
     Check {
         /// Spec files or folders (a folder's *.json files are checked together).
         #[arg(required = true)]
@@ -61,6 +77,14 @@ enum Cmd {
     },
     /// Decode a request or response frame (header + body, no size prefix) of an API in schemas/
     /// and print it as Kafka's JSON form.
+    ///
+    /// A request frame's header must name --api and --version (checked before the body is
+    /// read); a response frame's header has no API key, so --response and the request's --api and
+    /// --version say how to read it.
+    ///
+    /// Exit status: 0 done; 1 the frame does not decode or does not match --api/--version (field
+    /// path and byte offset on standard error); 2 a usage error (unknown API or version, bad hex,
+    /// an unreadable file).
     Decode {
         /// API key number or name (e.g. 68 or ConsumerGroupHeartbeat).
         #[arg(long)]
@@ -71,10 +95,26 @@ enum Cmd {
         /// The frame is a response to a request of that API and version.
         #[arg(long)]
         response: bool,
-        /// The frame as hex (whitespace allowed), or @FILE (hex text or raw bytes; @- for stdin).
+        /// The frame as hex (whitespace allowed), or @FILE (@- for standard input).
+        ///
+        /// A file whose bytes are all printable ASCII or whitespace is hex text, and a character
+        /// that is not a hex digit is an error ("bad hex in FILE: … at character N"); a file with
+        /// any other byte (a control byte, such as the 0x00 that starts every request, or a
+        /// non-ASCII byte) is the raw frame. A raw response frame whose bytes are all printable
+        /// would be read as hex: give such a frame as hex.
         input: String,
     },
     /// Encode a frame from its JSON form (as `kwire decode` prints it).
+    ///
+    /// A request's JSON header must name --api and --version (requestApiKey, requestApiVersion).
+    /// The JSON is read as leniently as Kafka's JSON converters read it (the JSON-form contract of
+    /// kwire_protocol::wire::json): unknown keys are ignored; a field the version lacks is read,
+    /// and refused when encoding only if it holds a non-default value and is not ignorable; a
+    /// field the version has (outside the tagged fields) must be present.
+    ///
+    /// Exit status: 0 done; 1 the JSON does not match --api/--version, does not fit the message
+    /// or cannot be encoded (with its path); 2 a usage error (unknown API or version, text that
+    /// is not JSON, an unreadable or unwritable file).
     Encode {
         /// API key number or name (e.g. 68 or ConsumerGroupHeartbeat).
         #[arg(long)]
@@ -98,12 +138,18 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
+            // An error here is a closed pipe (`kwire --help | head -1`): nothing to do.
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
-    match cli.cmd {
-        Cmd::Check { paths, format } => check(paths, format),
+    ExitCode::from(out::status(run(cli.cmd)))
+}
+
+/// Runs a command: its exit status.
+fn run(cmd: Cmd) -> u8 {
+    match cmd {
+        Cmd::Check { paths, format } => check(&paths, format),
         #[cfg(feature = "wire")]
         Cmd::Decode { api, version, response, input } => cli_wire::run_decode(&api, version, response, &input),
         #[cfg(feature = "wire")]
@@ -112,50 +158,127 @@ fn main() -> ExitCode {
         }
         #[cfg(not(feature = "wire"))]
         Cmd::Decode { .. } | Cmd::Encode { .. } => {
-            eprintln!("error: this kwire was built without the `wire` feature (decode/encode)");
-            ExitCode::from(2)
+            out::eprint("error: this kwire was built without the `wire` feature (decode/encode)\n");
+            2
         }
         Cmd::Generate { dir, out, samples, json } => {
             let files = match source::read_dir(&dir) {
                 Ok(f) => f,
                 Err(e) => {
-                    eprintln!("error: {}: {e}", dir.display());
-                    return ExitCode::from(2);
+                    out::eprint(&format!("error: {}: {e}\n", dir.display()));
+                    return 2;
                 }
             };
             match Builder::new().samples(samples).json(json).generate(files) {
                 Ok(code) => match std::fs::write(&out, code) {
-                    Ok(()) => ExitCode::SUCCESS,
+                    Ok(()) => 0,
                     Err(e) => {
-                        eprintln!("error: {}: {e}", out.display());
-                        ExitCode::from(2)
+                        out::eprint(&format!("error: {}: {e}\n", out.display()));
+                        2
                     }
                 },
                 Err(e) => {
-                    eprintln!("{e}");
-                    ExitCode::from(1)
+                    out::eprint(&format!("{e}\n"));
+                    1
                 }
             }
         }
     }
 }
 
-fn check(paths: Vec<PathBuf>, format: Format) -> ExitCode {
-    let mut units = Vec::new();
-    for p in &paths {
-        // A folder is walked: every folder under it that holds specs is one unit.
-        let result = if p.is_dir() {
-            source::spec_folders(p).and_then(|folders| {
-                folders.iter().map(|d| source::read_dir(d).map(kwire_codegen::check_files)).collect::<Result<Vec<_>, _>>()
-            })
+/// Standard output and standard error through handles whose write errors are handled.
+///
+/// A reader that has gone away (EPIPE: `kwire … | head -1`) is not an error: the rest of that
+/// stream's output is dropped, and the command goes on to end with the status it would have had.
+/// (Rust ignores SIGPIPE, so the write fails with EPIPE instead of killing the process; `print!`
+/// would panic there.) Any other error writing standard output (a full disk) is reported on
+/// standard error and makes the exit status 2.
+pub mod out {
+    use std::io::{ErrorKind, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+    static STDERR_CLOSED: AtomicBool = AtomicBool::new(false);
+    static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+    /// Writes `text` to standard output and flushes it.
+    pub fn print(text: &str) {
+        if STDOUT_CLOSED.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut o = std::io::stdout().lock();
+        if let Err(e) = o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            if e.kind() != ErrorKind::BrokenPipe {
+                STDOUT_FAILED.store(true, Ordering::Relaxed);
+                eprint(&format!("error: writing standard output: {e}\n"));
+            }
+        }
+    }
+
+    /// Writes `text` to standard error (a write error there has nowhere to be reported: the
+    /// rest of standard error is dropped).
+    pub fn eprint(text: &str) {
+        if STDERR_CLOSED.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut e = std::io::stderr().lock();
+        if e.write_all(text.as_bytes()).and_then(|()| e.flush()).is_err() {
+            STDERR_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The exit status of a command whose own status is `code`: 2 when standard output could
+    /// not be written for a reason other than a closed pipe.
+    pub fn status(code: u8) -> u8 {
+        if STDOUT_FAILED.load(Ordering::Relaxed) {
+            2
         } else {
-            source::read_file(p.clone()).map(|f| vec![kwire_codegen::check_files_alone(vec![f])])
+            code
+        }
+    }
+}
+
+/// One unit of `kwire check`: the files checked together, and those of its files that are not
+/// UTF-8 (reported, not checked).
+struct Unit {
+    checked: Checked,
+    not_utf8: Vec<NotUtf8>,
+}
+
+/// The units of one `check` argument, or the message of a usage error.
+fn check_units(p: &Path) -> Result<Vec<Unit>, String> {
+    if p.is_dir() {
+        // A folder is walked: every folder under it that holds specs is one unit.
+        let folders = source::spec_folders(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if folders.is_empty() {
+            return Err(format!("no spec files (*.json) under {}", p.display()));
+        }
+        folders
+            .iter()
+            .map(|d| {
+                let (files, not_utf8) = source::read_dir_lenient(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                Ok(Unit { checked: kwire_codegen::check_files(files), not_utf8 })
+            })
+            .collect()
+    } else {
+        let (files, not_utf8) = match source::read_file_lenient(p.to_path_buf()) {
+            Ok(Ok(f)) => (vec![f], Vec::new()),
+            Ok(Err(n)) => (Vec::new(), vec![n]),
+            Err(e) => return Err(format!("{}: {e}", p.display())),
         };
-        match result {
+        Ok(vec![Unit { checked: kwire_codegen::check_files_alone(files), not_utf8 }])
+    }
+}
+
+fn check(paths: &[PathBuf], format: Format) -> u8 {
+    let mut units = Vec::new();
+    for p in paths {
+        match check_units(p) {
             Ok(u) => units.extend(u),
-            Err(e) => {
-                eprintln!("error: {}: {e}", p.display());
-                return ExitCode::from(2);
+            Err(message) => {
+                out::eprint(&format!("error: {message}\n"));
+                return 2;
             }
         }
     }
@@ -163,30 +286,43 @@ fn check(paths: Vec<PathBuf>, format: Format) -> ExitCode {
     let mut json = Vec::new();
     let color = std::io::stderr().is_terminal();
     for u in &units {
-        errors += u.error_count();
-        warnings += u.warning_count();
-        nfiles += u.files.len();
-        match format {
-            Format::Human => eprint!("{}", render::render_all(u, color)),
-            Format::Json => {
-                if let serde_json::Value::Array(items) = render::json_all(u) {
-                    json.extend(items);
+        let c = &u.checked;
+        errors += c.error_count() + u.not_utf8.len();
+        warnings += c.warning_count();
+        nfiles += c.files.len() + u.not_utf8.len();
+        // Per file, in path order (the files of a unit are sorted, those not UTF-8 among them).
+        let mut found: Vec<(&Path, Vec<serde_json::Value>, String)> = Vec::new();
+        for (f, d) in c.files.iter().zip(&c.diagnostics).filter(|(_, d)| !d.is_empty()) {
+            let path = f.path.display().to_string();
+            match format {
+                Format::Human => found.push((&f.path, Vec::new(), render::render(&path, &f.text, d, color))),
+                Format::Json => {
+                    found.push((&f.path, d.iter().map(|d| render::to_json(&path, &f.text, d)).collect(), String::new()))
                 }
+            }
+        }
+        for n in &u.not_utf8 {
+            match format {
+                Format::Human => found.push((&n.path, Vec::new(), render::render_not_utf8(n, color))),
+                Format::Json => found.push((&n.path, vec![render::not_utf8_json(n)], String::new())),
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(b.0));
+        for (_, items, text) in found {
+            json.extend(items);
+            if !text.is_empty() {
+                out::eprint(&text);
             }
         }
     }
     match format {
-        Format::Json => println!("{}", serde_json::Value::Array(json)),
-        Format::Human => eprintln!(
-            "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}",
+        Format::Json => out::print(&format!("{}\n", serde_json::Value::Array(json))),
+        Format::Human => out::eprint(&format!(
+            "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}\n",
             if nfiles == 1 { "" } else { "s" },
             if errors == 1 { "" } else { "s" },
             if warnings == 1 { "" } else { "s" }
-        ),
+        )),
     }
-    if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    u8::from(errors > 0)
 }

@@ -2,7 +2,7 @@
 //! and JSON for tools.
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::source::Checked;
+use crate::source::{Checked, NotUtf8};
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
@@ -96,4 +96,52 @@ pub fn json_all(checked: &Checked) -> serde_json::Value {
         }
     }
     serde_json::Value::Array(items)
+}
+
+/// A file that is not UTF-8, in the style of [`render`] (no code: what is wrong is the file's
+/// encoding, not its text, which cannot be read; no source line: the file may be binary).
+pub fn render_not_utf8(n: &NotUtf8, color: bool) -> String {
+    let bytes = if color {
+        let mut w = termcolor::Ansi::new(Vec::new());
+        write_not_utf8(&mut w, n);
+        w.into_inner()
+    } else {
+        let mut w = termcolor::NoColor::new(Vec::new());
+        write_not_utf8(&mut w, n);
+        w.into_inner()
+    };
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn write_not_utf8(out: &mut impl termcolor::WriteColor, n: &NotUtf8) {
+    use termcolor::{Color, ColorSpec};
+    // Writing into a `Vec` does not fail.
+    let _ = (|| -> std::io::Result<()> {
+        out.set_color(ColorSpec::new().set_fg(Some(Color::Red)).set_bold(true).set_intense(true))?;
+        write!(out, "error")?;
+        out.set_color(ColorSpec::new().set_bold(true))?;
+        write!(out, ": file is not valid UTF-8: byte 0x{:02x} at byte offset {}", n.byte, n.offset)?;
+        out.reset()?;
+        writeln!(out)?;
+        writeln!(out, "  ┌─ {}:{}:{}", n.path.display(), n.line, n.column)?;
+        writeln!(out, "  │")?;
+        writeln!(out, "  = help: {}", n.help())?;
+        writeln!(out)
+    })();
+}
+
+/// A file that is not UTF-8 as an object of `kwire check --format json`: as [`to_json`], with
+/// `code` null (see [`render_not_utf8`]) and a one-character span at the first invalid byte.
+pub fn not_utf8_json(n: &NotUtf8) -> serde_json::Value {
+    serde_json::json!({
+        "code": null,
+        "column": n.column,
+        "end_column": n.column + 1,
+        "end_line": n.line,
+        "file": n.path.display().to_string(),
+        "help": n.help(),
+        "line": n.line,
+        "message": format!("file is not valid UTF-8: byte 0x{:02x} at byte offset {}", n.byte, n.offset),
+        "severity": "error",
+    })
 }

@@ -24,14 +24,42 @@ impl SourceFile {
 /// by name.
 ///
 /// # Errors
-/// I/O errors reading the folder or a file.
+/// I/O errors reading the folder or a file, or a file that is not UTF-8; an error about a file
+/// names it.
 pub fn read_dir(dir: &Path) -> std::io::Result<Vec<SourceFile>> {
+    spec_paths(dir)?.into_iter().map(|p| read_file(p.clone()).map_err(|e| name_file(&p, e))).collect()
+}
+
+/// As [`read_dir`], but a file that is not UTF-8 is not an error: it is returned apart, with the
+/// place of its first invalid byte, so that the other files can still be checked.
+///
+/// # Errors
+/// I/O errors reading the folder or a file (an error about a file names it).
+pub fn read_dir_lenient(dir: &Path) -> std::io::Result<(Vec<SourceFile>, Vec<NotUtf8>)> {
+    let (mut files, mut not_utf8) = (Vec::new(), Vec::new());
+    for p in spec_paths(dir)? {
+        match read_file_lenient(p.clone()).map_err(|e| name_file(&p, e))? {
+            Ok(f) => files.push(f),
+            Err(n) => not_utf8.push(n),
+        }
+    }
+    Ok((files, not_utf8))
+}
+
+/// The `*.json` files directly inside `dir`, sorted.
+fn spec_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
         .collect();
     paths.sort();
-    paths.into_iter().map(read_file).collect()
+    Ok(paths)
+}
+
+/// `e` with the name of the file it is about in front.
+fn name_file(path: &Path, e: std::io::Error) -> std::io::Error {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    std::io::Error::new(e.kind(), format!("{name}: {e}"))
 }
 
 /// Every folder at or under `dir` that directly holds `*.json` files, sorted: the units of a
@@ -63,10 +91,69 @@ pub fn spec_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// Reads one spec file.
 ///
 /// # Errors
-/// I/O errors, or text that is not UTF-8.
+/// I/O errors, or text that is not UTF-8 ([`std::io::ErrorKind::InvalidData`], the message says
+/// where the first invalid byte is, as [`NotUtf8`]'s `Display`).
 pub fn read_file(path: PathBuf) -> std::io::Result<SourceFile> {
-    let text = std::fs::read_to_string(&path)?;
-    Ok(SourceFile { path, text })
+    read_file_lenient(path)?.map_err(|n| std::io::Error::new(std::io::ErrorKind::InvalidData, n.to_string()))
+}
+
+/// Reads one spec file; `Ok(Err(_))` when its bytes are not UTF-8.
+///
+/// # Errors
+/// I/O errors.
+pub fn read_file_lenient(path: PathBuf) -> std::io::Result<Result<SourceFile, NotUtf8>> {
+    let bytes = std::fs::read(&path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceFile { path, text }),
+        Err(e) => Err(NotUtf8::new(path, e.as_bytes(), e.utf8_error().valid_up_to())),
+    })
+}
+
+/// A spec file whose bytes are not UTF-8 (kwire reads spec files as UTF-8 only; Kafka's specs are
+/// UTF-8): where its first invalid byte is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotUtf8 {
+    /// The path as given.
+    pub path: PathBuf,
+    /// Byte offset of the first byte that is not UTF-8.
+    pub offset: usize,
+    /// That byte.
+    pub byte: u8,
+    /// 1-based line and column (in characters) of that byte, as [`crate::render::line_col`].
+    pub line: usize,
+    /// See `line`.
+    pub column: usize,
+    /// The file starts with a UTF-16 byte-order mark (`FF FE` or `FE FF`).
+    pub utf16_bom: bool,
+}
+
+impl NotUtf8 {
+    /// `bytes` is the file, valid UTF-8 up to `offset`.
+    fn new(path: PathBuf, bytes: &[u8], offset: usize) -> Self {
+        let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
+        let (line, column) = crate::render::line_col(prefix, prefix.len());
+        let utf16_bom = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
+        NotUtf8 { path, offset, byte: bytes[offset], line, column, utf16_bom }
+    }
+
+    /// A fix: re-save the file as UTF-8 (it looks like UTF-16 when it starts with that BOM).
+    pub fn help(&self) -> String {
+        if self.utf16_bom {
+            "the file starts with a UTF-16 byte-order mark; spec files are read as UTF-8: save it as UTF-8".to_string()
+        } else {
+            "spec files are read as UTF-8: save it as UTF-8".to_string()
+        }
+    }
+}
+
+impl std::fmt::Display for NotUtf8 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "file is not valid UTF-8: byte 0x{:02x} at byte offset {} (line {}, column {})",
+            self.byte, self.offset, self.line, self.column
+        )
+    }
 }
 
 /// What checking a set of files found: per file, its diagnostics and (if it lowered) its spec.

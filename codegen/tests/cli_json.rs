@@ -224,9 +224,11 @@ fn bad_arguments_exit_2_and_mismatches_exit_1() {
         (vec!["encode", "--api", "18", "--version", "0", "{not json"], 2, "error: not JSON: "),
         // The frame is ApiVersions v0, the arguments say otherwise.
         (vec!["decode", "--api", "18", "--version", "1", frame], 1,
-            "error: the frame's header says API key 18 version 0, but --api 18 --version 1 were given"),
-        (vec!["decode", "--api", "3", "--version", "0", frame], 1, "error: the frame's header says API key 18 version 0"),
-        (vec!["encode", "--api", "18", "--version", "1", &json], 1, "error: the frame's header says API key 18 version 0"),
+            "error: the frame's header says API key 18 (ApiVersions) version 0, but --api 18 --version 1 was given\n"),
+        (vec!["decode", "--api", "3", "--version", "0", frame], 1,
+            "error: the frame's header says API key 18 (ApiVersions) version 0, but --api 3 --version 0 was given (if it is a response, add --response)\n"),
+        (vec!["encode", "--api", "18", "--version", "1", &json], 1,
+            "error: the JSON's header says API key 18 (ApiVersions) version 0, but --api 18 --version 1 was given\n"),
         // JSON that does not fit the message.
         (vec!["encode", "--api", "18", "--version", "0", r#"{"header": {"requestApiKey": 18, "requestApiVersion": 0}, "body": {}}"#], 1,
             "error: from JSON: RequestHeader: unable to locate field 'correlationId', which is mandatory in version 1"),

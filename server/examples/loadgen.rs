@@ -183,7 +183,8 @@ fn main() {
                 .run(async {
                     let _ = stop_rx.await;
                 })
-                .await;
+                .await
+                .expect("server");
         });
     });
     let (addr, shared) = addr_rx.recv().expect("server address");

@@ -2,21 +2,38 @@
 //! durable log they are written to. One [`Broker`] sits behind a mutex in [`Shared`]; every
 //! request handler runs under that lock without awaiting, and writes the records it produced with
 //! one append before its response is sent ([`Broker::commit`]).
+//!
+//! # When a write fails
+//!
+//! A failed append (e.g. ENOSPC) is cut off the file by [`DurableLog`]; what happens to the state
+//! depends on what was written:
+//! - committed offsets, topics and partition end offsets are written *before* they are applied
+//!   (or, for produced records, undone on failure), so the request is answered with an error
+//!   (KAFKA_STORAGE_ERROR; NOT_COORDINATOR for OffsetCommit, as Kafka's group coordinator
+//!   translates it) and nothing changes;
+//! - coordinator records are applied by the coordinator when it emits them and cannot be rolled
+//!   back. A failure to write them leaves the state in memory ahead of the file, so the durable
+//!   state is marked broken: the request is answered with NOT_COORDINATOR, nothing more is written,
+//!   and the server stops ([`Broker::fatal`], then `Server::run` returns the error and the binary
+//!   exits with status 1). A restart replays the file, which holds only whole entries.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 
 use kwire_protocol::coordinator::{GroupCoordinator, Record};
 use kwire_protocol::generated::kwire_committed_offset_key::KwireCommittedOffsetKey;
 use kwire_protocol::generated::kwire_committed_offset_value::KwireCommittedOffsetValue;
+use kwire_protocol::generated::kwire_partition_end_key::KwirePartitionEndKey;
+use kwire_protocol::generated::kwire_partition_end_value::KwirePartitionEndValue;
 use kwire_protocol::generated::kwire_topic_key::KwireTopicKey;
 use kwire_protocol::generated::kwire_topic_value::{self as topic_value, KwireTopicValue};
 use kwire_protocol::wire::Uuid;
-use tokio::sync::{watch, Notify};
+use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::config::ServerConfig;
 use crate::durable::{DurableLog, Entry, LogError};
-use crate::topics::{Topic, TopicTable};
+use crate::topics::{PartitionLog, Topic, TopicTable};
 use crate::util::{now_ms, random_uuid, uuid_from_name, RandomMemberIds};
 
 /// Node id of this broker (and of the controller).
@@ -47,6 +64,12 @@ pub enum StartError {
     /// The durable log cannot be read or written.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// The configuration is invalid.
+    #[error("invalid configuration: {0}")]
+    Invalid(String),
+    /// The durable log cannot be written at start.
+    #[error("cannot write the durable log: {0}")]
+    Storage(StorageError),
     /// The listener cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -56,6 +79,14 @@ pub enum StartError {
         source: std::io::Error,
     },
 }
+
+/// A durable write that failed (the request's change is not in the log).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StorageError(pub String);
+
+/// A topic to create: name, partition count, configs.
+pub type NewTopic = (String, i32, Vec<(String, String)>);
 
 /// The broker's mutable state (see the module docs).
 #[derive(Debug)]
@@ -75,6 +106,12 @@ pub struct Broker {
     log: Option<DurableLog>,
     pending: Vec<Entry>,
     random_topic_ids: bool,
+    /// Why nothing more may be written (the durable state is broken, or the server stopped).
+    broken: Option<String>,
+    /// Set (once) when the durable state breaks: the server stops.
+    fatal: watch::Sender<Option<String>>,
+    /// Failed commits so far.
+    write_failures: u64,
 }
 
 impl Broker {
@@ -108,6 +145,7 @@ impl Broker {
         let mut topics = TopicTable::default();
         let mut records: Vec<Record> = Vec::new();
         let mut offsets: HashMap<String, GroupOffsets> = HashMap::new();
+        let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
         for e in entries {
             match e {
                 Entry::Topic(k, Some(v)) => {
@@ -121,6 +159,17 @@ impl Broker {
                     }
                 }
                 Entry::Topic(_, None) => {}
+                Entry::PartitionEnd(k, v) => {
+                    let key = (k.topic.to_string(), k.partition);
+                    match v {
+                        Some(v) => {
+                            ends.insert(key, v.end_offset);
+                        }
+                        None => {
+                            ends.remove(&key);
+                        }
+                    }
+                }
                 Entry::Group(r) => records.push(r),
                 Entry::Offset(k, v) => {
                     let group = offsets.entry(k.group_id.to_string()).or_default();
@@ -144,6 +193,15 @@ impl Broker {
                 }
             }
         }
+        // Produced records are not kept, but offsets continue where they ended.
+        for ((topic, partition), end) in ends {
+            if let Some(log) = topics
+                .get_mut(&topic)
+                .and_then(|t| t.partition_mut(partition))
+            {
+                *log = PartitionLog::starting_at(end.max(0));
+            }
+        }
         let mut coordinator = GroupCoordinator::load(
             consumer,
             Box::new(RandomMemberIds),
@@ -162,64 +220,91 @@ impl Broker {
             log,
             pending: Vec::new(),
             random_topic_ids: config.data_dir.is_some(),
+            broken: None,
+            fatal: watch::channel(None).0,
+            write_failures: 0,
         };
-        let mut created = false;
+        let mut create: Vec<NewTopic> = Vec::new();
         for (name, parts) in &config.topics {
+            if create.iter().any(|(n, ..)| n == name) {
+                continue;
+            }
             match broker.topics.get(name) {
                 Some(t) if t.partitions.len() != *parts as usize => {
                     tracing::warn!(topic = %name, kept = t.partitions.len(), asked = parts, "topic exists with another partition count; kept as it is");
                 }
                 Some(_) => {}
                 None => {
-                    broker.add_topic(name, *parts, Vec::new());
-                    created = true;
+                    if let Some(other) = broker.topics.colliding(name) {
+                        return Err(StartError::Invalid(format!(
+                            "topic {name} collides with the existing topic {other} ('.' and '_' collide)"
+                        )));
+                    }
+                    create.push((name.clone(), *parts, Vec::new()));
                 }
             }
         }
-        if created {
-            broker.topics_changed(now);
+        if !create.is_empty() {
+            broker
+                .create_topics(create, now)
+                .map_err(StartError::Storage)?;
         }
-        broker.commit();
+        broker.commit().map_err(StartError::Storage)?;
         Ok(broker)
     }
 
-    /// Adds a topic to the table (an id derived from the name, or a random one with a data
-    /// directory) and queues its log entry. The caller checked the name; call
-    /// [`Broker::topics_changed`] after a batch of these.
-    pub fn add_topic(
+    /// Creates topics (the caller checked names, counts and that they are new): ids derived
+    /// from the names, or random ones with a data directory; their log entries are written first,
+    /// together with whatever else is pending, and only then are they added to the table and the
+    /// coordinator told ([`Broker::topics_changed`], whose records are queued for the next
+    /// commit). Returns the ids, in order.
+    ///
+    /// # Errors
+    /// The write failed: no topic was added.
+    pub fn create_topics(
         &mut self,
-        name: &str,
-        partitions: i32,
-        configs: Vec<(String, String)>,
-    ) -> &Topic {
-        let mut id = if self.random_topic_ids {
-            random_uuid()
-        } else {
-            uuid_from_name(name)
-        };
-        while self.topics.id_taken(&id) {
-            id = random_uuid();
+        topics: Vec<NewTopic>,
+        now: i64,
+    ) -> Result<Vec<Uuid>, StorageError> {
+        let mut ids: Vec<Uuid> = Vec::with_capacity(topics.len());
+        for (name, partitions, configs) in &topics {
+            let mut id = if self.random_topic_ids {
+                random_uuid()
+            } else {
+                uuid_from_name(name)
+            };
+            while self.topics.id_taken(&id) || ids.contains(&id) {
+                id = random_uuid();
+            }
+            ids.push(id);
+            self.pending.push(Entry::Topic(
+                KwireTopicKey {
+                    name: name.clone().into(),
+                },
+                Some(KwireTopicValue {
+                    topic_id: id,
+                    partitions: *partitions,
+                    configs: configs
+                        .iter()
+                        .map(|(k, v)| topic_value::KeyValue {
+                            key: k.clone().into(),
+                            value: v.clone().into(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                }),
+            ));
         }
-        self.pending.push(Entry::Topic(
-            KwireTopicKey {
-                name: name.to_string().into(),
-            },
-            Some(KwireTopicValue {
-                topic_id: id,
-                partitions,
-                configs: configs
-                    .iter()
-                    .map(|(k, v)| topic_value::KeyValue {
-                        key: k.clone().into(),
-                        value: v.clone().into(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }),
-        ));
-        tracing::info!(topic = %name, partitions, id = %id, "created topic");
-        self.topics.insert(name, id, partitions, configs)
+        self.commit()?;
+        for ((name, partitions, configs), id) in topics.into_iter().zip(&ids) {
+            tracing::info!(topic = %name, partitions, id = %id, "created topic");
+            self.topics.insert(&name, *id, partitions, configs);
+        }
+        if !ids.is_empty() {
+            self.topics_changed(now);
+        }
+        Ok(ids)
     }
 
     /// Tells the coordinator the topic metadata changed ([`GroupCoordinator::set_topics`]) and
@@ -234,26 +319,60 @@ impl Broker {
         self.pending.extend(records.into_iter().map(Entry::Group));
     }
 
-    /// Stores a committed offset and queues its log entry.
-    pub fn store_offset(&mut self, group: &str, topic: &str, partition: i32, c: CommittedOffset) {
-        self.pending.push(Entry::Offset(
-            KwireCommittedOffsetKey {
-                group_id: group.to_string().into(),
+    /// Stores committed offsets of `group` (topic, partition, offset): written first, applied
+    /// once written.
+    ///
+    /// # Errors
+    /// The write failed: nothing was stored.
+    pub fn commit_offsets(
+        &mut self,
+        group: &str,
+        commits: Vec<(String, i32, CommittedOffset)>,
+    ) -> Result<(), StorageError> {
+        if commits.is_empty() {
+            return Ok(());
+        }
+        for (topic, partition, c) in &commits {
+            self.pending.push(Entry::Offset(
+                KwireCommittedOffsetKey {
+                    group_id: group.to_string().into(),
+                    topic: topic.clone().into(),
+                    partition: *partition,
+                },
+                Some(KwireCommittedOffsetValue {
+                    offset: c.offset,
+                    leader_epoch: c.leader_epoch,
+                    metadata: c.metadata.clone().map(Into::into),
+                    commit_timestamp_ms: c.commit_timestamp_ms,
+                    ..Default::default()
+                }),
+            ));
+        }
+        self.commit()?;
+        let offsets = self.offsets.entry(group.to_string()).or_default();
+        for (topic, partition, c) in commits {
+            offsets.insert((topic, partition), c);
+        }
+        Ok(())
+    }
+
+    /// Whether a data directory is written (else nothing survives a restart and no write fails).
+    pub fn is_durable(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// Queues a partition's end offset (the next offset it assigns) for the next commit.
+    pub fn queue_partition_end(&mut self, topic: &str, partition: i32, end_offset: i64) {
+        self.pending.push(Entry::PartitionEnd(
+            KwirePartitionEndKey {
                 topic: topic.to_string().into(),
                 partition,
             },
-            Some(KwireCommittedOffsetValue {
-                offset: c.offset,
-                leader_epoch: c.leader_epoch,
-                metadata: c.metadata.clone().map(Into::into),
-                commit_timestamp_ms: c.commit_timestamp_ms,
+            Some(KwirePartitionEndValue {
+                end_offset,
                 ..Default::default()
             }),
         ));
-        self.offsets
-            .entry(group.to_string())
-            .or_default()
-            .insert((topic.to_string(), partition), c);
     }
 
     /// Whether anything waits for [`Broker::commit`].
@@ -262,17 +381,65 @@ impl Broker {
     }
 
     /// Writes the queued entries to the durable log with one write (a no-op without a data
-    /// directory). A write error is logged; the in-memory state stays as it is.
-    pub fn commit(&mut self) {
+    /// directory). When the write fails (or the durable state is already broken) nothing is
+    /// written; if the entries held coordinator records, the durable state is now broken (see
+    /// the module docs): the error is logged, nothing more is written, and [`Broker::fatal`]
+    /// fires.
+    ///
+    /// # Errors
+    /// The write failed; the caller answers with an error and undoes what it can.
+    pub fn commit(&mut self) -> Result<(), StorageError> {
         if self.pending.is_empty() {
-            return;
+            return Ok(());
         }
         let entries = std::mem::take(&mut self.pending);
-        if let Some(log) = &mut self.log {
-            if let Err(e) = log.append(&entries) {
-                tracing::error!(error = %e, entries = entries.len(), "cannot append to the durable log");
+        let result = match (&self.broken, &mut self.log) {
+            (Some(reason), _) => Err(StorageError(format!(
+                "the durable log is out of service: {reason}"
+            ))),
+            (None, None) => return Ok(()),
+            (None, Some(log)) => log
+                .append(&entries)
+                .map_err(|e| StorageError(e.to_string())),
+        };
+        if let Err(e) = &result {
+            self.write_failures += 1;
+            let group_records = entries.iter().any(|e| matches!(e, Entry::Group(_)));
+            if self.broken.is_none() && group_records {
+                let reason = format!(
+                    "coordinator records could not be written ({e}): the group state in memory is ahead of the durable log and cannot be rolled back"
+                );
+                tracing::error!(%reason, "DURABLE STATE BROKEN: the server stops");
+                self.broken = Some(reason.clone());
+                self.fatal.send_replace(Some(reason));
+            } else {
+                tracing::error!(error = %e, entries = entries.len(), "cannot append to the durable log; the request fails");
             }
         }
+        result
+    }
+
+    /// Failed commits so far.
+    pub fn write_failures(&self) -> u64 {
+        self.write_failures
+    }
+
+    /// Watches for the durable state to break (`Some(reason)`): the server must stop.
+    pub fn fatal(&self) -> watch::Receiver<Option<String>> {
+        self.fatal.subscribe()
+    }
+
+    /// Closes the durable log (releasing the data directory's lock); later writes fail.
+    pub fn close(&mut self) {
+        if self.log.take().is_some() && self.broken.is_none() {
+            self.broken = Some("the server stopped".into());
+        }
+    }
+
+    /// The durable log, for tests that inject failures.
+    #[cfg(test)]
+    pub(crate) fn log_mut(&mut self) -> Option<&mut DurableLog> {
+        self.log.as_mut()
     }
 
     /// The topic with id `id`.
@@ -292,6 +459,21 @@ pub struct Shared {
     pub produced: watch::Sender<u64>,
     /// Woken when the coordinator's timers may have changed.
     pub timers: Notify,
+    /// The server-wide budget of bytes of answers queued and not yet written
+    /// (`max_queued_bytes_total` permits; see [`crate::conn`]).
+    pub queued: Arc<Semaphore>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+/// Counters of the server's activity.
+#[derive(Debug)]
+pub struct Stats {
+    /// Requests decoded and handled.
+    pub requests: AtomicU64,
+    /// Times a connection's reader stopped reading because its answers, or all connections'
+    /// answers, held their byte budget.
+    pub read_pauses: watch::Sender<u64>,
 }
 
 impl Shared {
@@ -299,9 +481,14 @@ impl Shared {
     pub fn new(broker: Broker, config: ServerConfig) -> Self {
         Shared {
             broker: Mutex::new(broker),
-            config,
             produced: watch::channel(0).0,
             timers: Notify::new(),
+            queued: Arc::new(Semaphore::new(config.max_queued_bytes_total.max(1))),
+            stats: Stats {
+                requests: AtomicU64::new(0),
+                read_pauses: watch::channel(0).0,
+            },
+            config,
         }
     }
 

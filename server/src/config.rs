@@ -1,12 +1,16 @@
 //! The server's configuration and its command line.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use kwire_protocol::coordinator::streams::StreamsGroupConfig;
 use kwire_protocol::coordinator::{ConfigError, ConsumerGroupConfig};
 
-use crate::topics::valid_topic_name;
+use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
+
+/// The smallest `--max-frame-bytes` accepted (a frame must at least hold an ApiVersions
+/// request).
+pub const MIN_FRAME_BYTES: usize = 1024;
 
 /// Everything the server is started with.
 #[derive(Debug, Clone)]
@@ -29,6 +33,11 @@ pub struct ServerConfig {
     pub idle_timeout_ms: u64,
     /// Requests read ahead on one connection while earlier answers are pending.
     pub max_in_flight: usize,
+    /// Bytes of encoded answers queued on one connection and not yet written beyond which no
+    /// more requests are read from it (1..=4 GiB).
+    pub max_queued_bytes: usize,
+    /// The same bound over all connections together (1..=4 GiB).
+    pub max_queued_bytes_total: usize,
     /// Longest a Fetch is held (ms), whatever its MaxWaitMs.
     pub max_fetch_wait_ms: u64,
 }
@@ -46,8 +55,61 @@ impl ServerConfig {
             max_frame_bytes: 100 * 1024 * 1024,
             idle_timeout_ms: 600_000,
             max_in_flight: 128,
+            max_queued_bytes: 4 << 20,
+            max_queued_bytes_total: 256 << 20,
             max_fetch_wait_ms: 60_000,
         }
+    }
+
+    /// Checks the limits and the topics: `max_frame_bytes` at least [`MIN_FRAME_BYTES`], a
+    /// non-zero idle timeout, in-flight count and queued-bytes bounds (at most 4 GiB), legal
+    /// topic names and partition counts, no topic given twice with different partition counts,
+    /// and no two topics whose names collide ('.' versus '_', as Kafka refuses).
+    ///
+    /// # Errors
+    /// A message naming the first problem found.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_frame_bytes < MIN_FRAME_BYTES {
+            return Err(format!(
+                "--max-frame-bytes {} is below the minimum of {MIN_FRAME_BYTES}",
+                self.max_frame_bytes
+            ));
+        }
+        if self.idle_timeout_ms == 0 {
+            return Err("--idle-timeout-ms must be at least 1".into());
+        }
+        if self.max_in_flight == 0 {
+            return Err("max_in_flight must be at least 1".into());
+        }
+        for (name, v) in [
+            ("--max-queued-bytes", self.max_queued_bytes),
+            ("--max-queued-bytes-total", self.max_queued_bytes_total),
+        ] {
+            if v == 0 || u32::try_from(v).is_err() {
+                return Err(format!("{name} {v} is outside 1..={}", u32::MAX));
+            }
+        }
+        for (i, (name, parts)) in self.topics.iter().enumerate() {
+            valid_topic_name(name).map_err(|e| format!("--topic {name}: {e}"))?;
+            if !(1..=MAX_PARTITIONS).contains(parts) {
+                return Err(format!(
+                    "--topic {name}: partition count {parts} is outside 1..={MAX_PARTITIONS}"
+                ));
+            }
+            for (other, other_parts) in &self.topics[..i] {
+                if other == name && other_parts != parts {
+                    return Err(format!(
+                        "--topic {name} is given twice, with {other_parts} and {parts} partitions"
+                    ));
+                }
+                if other != name && collision_key(other) == collision_key(name) {
+                    return Err(format!(
+                        "--topic {name} collides with --topic {other} ('.' and '_' collide in topic names)"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The consumer-group configuration: Kafka's defaults, with the heartbeat interval and
@@ -93,27 +155,72 @@ impl ServerConfig {
     }
 }
 
-/// Parses a `--topic` value: `NAME:PARTITIONS`, or `NAME` for one partition.
+/// Parses a `--topic` value: `NAME:PARTITIONS`.
 ///
 /// # Errors
-/// A message when the name is not a legal topic name or the count is not a positive number.
+/// A message when the value has no `:PARTITIONS`, the name is not a legal topic name or the
+/// count is not in 1..=100000.
 pub fn parse_topic(s: &str) -> Result<(String, i32), String> {
-    let (name, parts) = match s.rsplit_once(':') {
-        Some((n, p)) => {
-            let p: i32 = p
-                .parse()
-                .map_err(|_| format!("`{p}` is not a partition count (NAME:PARTITIONS)"))?;
-            (n, p)
-        }
-        None => (s, 1),
-    };
-    valid_topic_name(name)?;
-    if !(1..=100_000).contains(&parts) {
+    let Some((name, parts)) = s.rsplit_once(':') else {
         return Err(format!(
-            "topic {name}: partition count {parts} is outside 1..=100000"
+            "`{s}` has no partition count: give NAME:PARTITIONS, e.g. {s}:1"
+        ));
+    };
+    let parts: i32 = parts
+        .parse()
+        .map_err(|_| format!("`{parts}` is not a partition count (NAME:PARTITIONS)"))?;
+    valid_topic_name(name)?;
+    if !(1..=MAX_PARTITIONS).contains(&parts) {
+        return Err(format!(
+            "topic {name}: partition count {parts} is outside 1..={MAX_PARTITIONS}"
         ));
     }
     Ok((name.to_string(), parts))
+}
+
+/// Parses a `--listen` value: `IP:PORT`, or `HOST:PORT` with a host name resolved now (the
+/// first IPv4 address it has, else its first address).
+///
+/// # Errors
+/// A message when the value is not an address or the name does not resolve.
+pub fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let addrs: Vec<SocketAddr> = s
+        .to_socket_addrs()
+        .map_err(|e| format!("`{s}` is not HOST:PORT or does not resolve: {e}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addrs.first())
+        .copied()
+        .ok_or_else(|| format!("`{s}` resolves to no address"))
+}
+
+fn parse_frame_bytes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= MIN_FRAME_BYTES => Ok(n),
+        Ok(_) => Err(format!("must be at least {MIN_FRAME_BYTES} bytes")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn parse_idle_timeout(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 ms".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn parse_queued_bytes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=u32::MAX as usize).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be in 1..={}", u32::MAX)),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The command line of `kwire-server`.
@@ -124,14 +231,16 @@ pub fn parse_topic(s: &str) -> Result<(String, i32), String> {
     about = "A single-node in-memory Kafka test broker with kwire's KIP-848 / KIP-1071 group coordinator"
 )]
 pub struct Cli {
-    /// Address to listen on; port 0 picks a free port. The bound address is printed to stdout
-    /// as `kwire-server listening on HOST:PORT`.
-    #[arg(long, default_value = "127.0.0.1:9092")]
+    /// Address to listen on, IP:PORT or HOST:PORT (a host name is resolved at start, preferring
+    /// IPv4; the address is what Metadata advertises); port 0 picks a free port. The bound address
+    /// is printed to stdout as `kwire-server listening on HOST:PORT`.
+    #[arg(long, default_value = "127.0.0.1:9092", value_parser = parse_listen)]
     pub listen: SocketAddr,
-    /// A topic to create at start, as NAME:PARTITIONS (repeatable).
+    /// A topic to create at start, as NAME:PARTITIONS (repeatable; 1 to 100000 partitions).
     #[arg(long = "topic", value_name = "NAME:PARTITIONS", value_parser = parse_topic)]
     pub topics: Vec<(String, i32)>,
-    /// Directory of the durable record log (group state, committed offsets, topics).
+    /// Directory of the durable log (group state, committed offsets, topics, partition end
+    /// offsets); locked while the server runs.
     #[arg(long = "data", value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Heartbeat interval of consumer and streams groups, in ms (Kafka's default: 5000).
@@ -143,16 +252,26 @@ pub struct Cli {
     /// Initial rebalance delay of streams groups, in ms (Kafka's default: 3000).
     #[arg(long, value_name = "N")]
     pub streams_initial_rebalance_delay_ms: Option<i32>,
-    /// Largest request frame accepted, in bytes; a larger size prefix closes the connection.
-    #[arg(long, value_name = "N", default_value_t = 104_857_600)]
+    /// Largest request frame accepted, in bytes (at least 1024); a larger size prefix closes the
+    /// connection.
+    #[arg(long, value_name = "N", default_value_t = 104_857_600, value_parser = parse_frame_bytes)]
     pub max_frame_bytes: usize,
-    /// Close a connection that sends nothing for this many ms.
-    #[arg(long, value_name = "N", default_value_t = 600_000)]
+    /// Close a connection that sends nothing for this many ms (at least 1), or whose
+    /// incomplete request frame is older than that.
+    #[arg(long, value_name = "N", default_value_t = 600_000, value_parser = parse_idle_timeout)]
     pub idle_timeout_ms: u64,
+    /// Stop reading requests from a connection while more than this many bytes of its answers
+    /// wait to be written.
+    #[arg(long, value_name = "N", default_value_t = 4 << 20, value_parser = parse_queued_bytes)]
+    pub max_queued_bytes: usize,
+    /// The same bound over all connections together.
+    #[arg(long, value_name = "N", default_value_t = 256 << 20, value_parser = parse_queued_bytes)]
+    pub max_queued_bytes_total: usize,
 }
 
 impl Cli {
-    /// The server configuration this command line gives.
+    /// The server configuration this command line gives (check it with
+    /// [`ServerConfig::validate`]).
     pub fn into_config(self) -> ServerConfig {
         let mut c = ServerConfig::new(self.listen);
         c.topics = self.topics;
@@ -162,6 +281,8 @@ impl Cli {
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
         c.max_frame_bytes = self.max_frame_bytes;
         c.idle_timeout_ms = self.idle_timeout_ms;
+        c.max_queued_bytes = self.max_queued_bytes;
+        c.max_queued_bytes_total = self.max_queued_bytes_total;
         c
     }
 }
@@ -173,8 +294,9 @@ mod tests {
     #[test]
     fn topics_and_group_configs() {
         assert_eq!(parse_topic("t1:3"), Ok(("t1".to_string(), 3)));
-        assert_eq!(parse_topic("t1"), Ok(("t1".to_string(), 1)));
+        assert!(parse_topic("t1").unwrap_err().contains("NAME:PARTITIONS"));
         assert!(parse_topic("t1:0").is_err());
+        assert!(parse_topic("t1:100001").is_err());
         assert!(parse_topic("bad name:1").is_err());
         let mut c = ServerConfig::new("127.0.0.1:0".parse().unwrap());
         c.heartbeat_interval_ms = Some(250);
@@ -186,5 +308,64 @@ mod tests {
         assert_eq!(c.streams_group_config().unwrap().heartbeat_interval_ms, 250);
         c.heartbeat_interval_ms = Some(5000);
         assert!(c.consumer_group_config().is_err());
+    }
+
+    fn cli(args: &[&str]) -> Result<ServerConfig, String> {
+        use clap::Parser;
+        let mut all = vec!["kwire-server"];
+        all.extend_from_slice(args);
+        let c = Cli::try_parse_from(all)
+            .map_err(|e| e.to_string())?
+            .into_config();
+        c.validate()?;
+        Ok(c)
+    }
+
+    #[test]
+    fn command_line_limits_and_topics() {
+        let c = cli(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--topic",
+            "a:2",
+            "--topic",
+            "a:2",
+        ])
+        .unwrap();
+        assert_eq!(c.topics.len(), 2);
+        assert!(cli(&["--topic", "a"])
+            .unwrap_err()
+            .contains("NAME:PARTITIONS"));
+        let e = cli(&["--topic", "a:1", "--topic", "a:2"]).unwrap_err();
+        assert!(e.contains("given twice"), "{e}");
+        let e = cli(&["--topic", "a.b:1", "--topic", "a_b:1"]).unwrap_err();
+        assert!(e.contains("collides"), "{e}");
+        assert!(cli(&["--max-frame-bytes", "1023"]).is_err());
+        assert_eq!(
+            cli(&["--max-frame-bytes", "1024"]).unwrap().max_frame_bytes,
+            1024
+        );
+        assert!(cli(&["--idle-timeout-ms", "0"]).is_err());
+        assert!(cli(&["--max-queued-bytes", "0"]).is_err());
+        assert_eq!(
+            cli(&["--max-queued-bytes", "65536"])
+                .unwrap()
+                .max_queued_bytes,
+            65536
+        );
+        // Host names resolve (localhost is an address of this machine).
+        let c = cli(&["--listen", "localhost:0"]).unwrap();
+        assert!(c.listen.ip().is_loopback(), "{}", c.listen);
+        assert!(cli(&["--listen", "localhost"]).is_err());
+        // The library's configuration is checked the same way.
+        let mut c = ServerConfig::new("127.0.0.1:0".parse().unwrap());
+        c.max_frame_bytes = 10;
+        assert!(c.validate().is_err());
+        c.max_frame_bytes = 4096;
+        c.idle_timeout_ms = 0;
+        assert!(c.validate().is_err());
+        c.idle_timeout_ms = 1;
+        c.topics = vec![("t".into(), 1), ("t".into(), 3)];
+        assert!(c.validate().is_err());
     }
 }

@@ -1,22 +1,31 @@
 //! One client connection: framing, decoding, pipelining and ordered answers.
 //!
-//! A connection runs two halves in one task. The reader splits complete frames off its buffer
-//! (the size prefix is checked against `--max-frame-bytes` before anything is reserved), checks
-//! the API and version against [`crate::apis`], decodes, and hands the request to
+//! A connection runs two tasks. The reader splits complete frames off its buffer (the size
+//! prefix is checked against `--max-frame-bytes` before anything is reserved), checks the API
+//! and version against [`crate::apis`], decodes, and hands the request to
 //! [`crate::handlers::handle`] at once; what comes back (an encoded response, or a Fetch to hold)
-//! goes into a bounded queue. The writer sends the queue's entries strictly in request order: a
-//! held Fetch delays the answers queued behind it on its own connection (as in Kafka), never
-//! those of other connections. Up to `max_in_flight` requests are read ahead; then the reader
-//! waits, and TCP pushes back on the client.
+//! goes into a queue. The writer, a task of its own, writes each answer as soon as it is at the
+//! head of the queue, strictly in request order: a held Fetch delays the answers queued behind it
+//! on its own connection (as in Kafka), never those of other connections. Answers that are
+//! already waiting when the writer gets to them go out in one write.
+//!
+//! What is read ahead is bounded twice: by count (`max_in_flight` queued answers) and by bytes:
+//! an encoded answer reserves its size (at most the bound) from the connection's
+//! `--max-queued-bytes` and from the server-wide `--max-queued-bytes-total` before it is queued,
+//! and gives it back once written. While a reservation waits, the reader reads nothing more, and
+//! TCP pushes back on the client. (A held Fetch reserves nothing: its answer is built by the
+//! writer and written at once, and is bounded by the request's own MaxBytes.)
 //!
 //! A size prefix above the limit, a frame that does not decode, or an API key or version that is
 //! not advertised ends the connection with one log line, after the answers already queued are
-//! sent. So do end-of-stream, a read error, `--idle-timeout-ms` without a byte received, and a
-//! client that reads no answers for that long (a stalled write). An ApiVersions request above
-//! the highest version served is answered with UNSUPPORTED_VERSION in the version-0 layout
+//! sent. So do end-of-stream, a read error, `--idle-timeout-ms` without a byte received, an
+//! incomplete frame older than `--idle-timeout-ms` (a trickle of bytes does not keep it alive),
+//! and a client that reads no answers for that long (a stalled write). An ApiVersions request
+//! above the highest version served is answered with UNSUPPORTED_VERSION in the version-0 layout
 //! (KIP-511) and the connection stays open.
 
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,7 +36,8 @@ use kwire_protocol::wire::{encode_exact, EncodeError, Sink};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::task::JoinHandle;
 
 use crate::apis;
 use crate::broker::Shared;
@@ -38,6 +48,8 @@ use crate::util::now_ms;
 const READ_CHUNK: usize = 16 * 1024;
 /// Answers gathered into one socket write.
 const WRITE_BATCH: usize = 256 * 1024;
+/// Answers at least this large are written as they are rather than copied into a batch.
+const COPY_LIMIT: usize = 64 * 1024;
 
 /// Encodes a response frame with its size prefix: header (v0, or v1 for flexible versions;
 /// always v0 for ApiVersions) and body at `version`.
@@ -57,12 +69,31 @@ pub fn encode_response(
     })
 }
 
+/// The bytes an answer reserved from its connection's and the server's budgets; given back
+/// when dropped (once the answer is written, or the connection is gone).
+#[derive(Debug)]
+struct Reserved {
+    _conn: OwnedSemaphorePermit,
+    _global: OwnedSemaphorePermit,
+}
+
 /// An entry of a connection's answer queue.
 #[derive(Debug)]
 enum Pending {
-    /// An encoded response, size prefix included.
-    Ready(Bytes),
+    /// An encoded response, size prefix included, and the bytes it reserved.
+    Ready(Bytes, Reserved),
     /// A Fetch held until it has something or its deadline passes.
+    Fetch {
+        correlation_id: i32,
+        wait: Box<FetchWait>,
+    },
+}
+
+/// An answer the reader has, before it is queued.
+enum Answer {
+    /// Encoded (size prefix included).
+    Ready(Bytes),
+    /// A Fetch to hold.
     Fetch {
         correlation_id: i32,
         wait: Box<FetchWait>,
@@ -71,7 +102,7 @@ enum Pending {
 
 /// What the reader does after a frame.
 enum Step {
-    Reply(Pending),
+    Reply(Answer),
     Nothing,
     Close(String),
 }
@@ -94,7 +125,7 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
             "ApiVersions above the highest version served: UNSUPPORTED_VERSION"
         );
         return match encode_response(apis::api_versions_unsupported().into(), correlation_id, 0) {
-            Ok(b) => Step::Reply(Pending::Ready(b)),
+            Ok(b) => Step::Reply(Answer::Ready(b)),
             Err(e) => Step::Close(format!("cannot encode the ApiVersions answer: {e}")),
         };
     }
@@ -113,6 +144,7 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
     };
     let client_id = header.client_id.as_deref().unwrap_or("");
     tracing::debug!(api_key = key, version, correlation_id, client_id, "request");
+    shared.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ctx = Ctx {
         version,
         client_id,
@@ -121,16 +153,25 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
     };
     match handlers::handle(shared, &ctx, body) {
         Outcome::Respond(body) => match encode_response(body, correlation_id, version) {
-            Ok(b) => Step::Reply(Pending::Ready(b)),
+            Ok(b) => Step::Reply(Answer::Ready(b)),
             Err(e) => Step::Close(format!(
                 "cannot encode the answer to API key {key} version {version}: {e}"
             )),
         },
         Outcome::Silent => Step::Nothing,
-        Outcome::Park(wait) => Step::Reply(Pending::Fetch {
+        Outcome::Park(wait) => Step::Reply(Answer::Fetch {
             correlation_id,
             wait: Box::new(wait),
         }),
+    }
+}
+
+/// Aborts a task when dropped (the connection's writer, when the connection is stopped).
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -141,11 +182,49 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Share
     tracing::debug!(%peer, "connection opened");
     let (rd, wr) = stream.into_split();
     let (tx, rx) = mpsc::channel(shared.config.max_in_flight.max(1));
-    tokio::join!(
-        read_loop(rd, tx, peer, &host, &shared),
-        write_loop(wr, rx, peer, &shared)
-    );
+    let mut writer = AbortOnDrop(tokio::spawn(write_loop(wr, rx, peer, shared.clone())));
+    let budget = Arc::new(Semaphore::new(shared.config.max_queued_bytes.max(1)));
+    read_loop(rd, tx, peer, &host, &shared, &budget).await;
+    // The reader dropped its sender: the writer sends what is queued, then ends.
+    let _ = (&mut writer.0).await;
     tracing::debug!(%peer, "connection closed");
+}
+
+/// Takes `len` permits (at most `max`) from `sem`, waiting while it does not have them (the
+/// first wait of a reservation counts as a pause of the reader). `None` if it is closed.
+async fn take(
+    sem: &Arc<Semaphore>,
+    len: usize,
+    max: usize,
+    paused: &mut bool,
+    shared: &Shared,
+) -> Option<OwnedSemaphorePermit> {
+    let n = u32::try_from(len.clamp(1, max.max(1))).unwrap_or(u32::MAX);
+    match sem.clone().try_acquire_many_owned(n) {
+        Ok(p) => Some(p),
+        Err(TryAcquireError::Closed) => None,
+        Err(TryAcquireError::NoPermits) => {
+            if !*paused {
+                *paused = true;
+                shared.stats.read_pauses.send_modify(|n| *n += 1);
+            }
+            sem.clone().acquire_many_owned(n).await.ok()
+        }
+    }
+}
+
+/// Reserves `len` bytes (at most each bound) from the connection's budget, then from the
+/// server's, waiting while they do not have them. `None` if a budget is closed.
+async fn reserve(len: usize, conn: &Arc<Semaphore>, shared: &Shared) -> Option<Reserved> {
+    let mut paused = false;
+    let c = shared.config.max_queued_bytes;
+    let conn_permit = take(conn, len, c, &mut paused, shared).await?;
+    let t = shared.config.max_queued_bytes_total;
+    let global_permit = take(&shared.queued, len, t, &mut paused, shared).await?;
+    Some(Reserved {
+        _conn: conn_permit,
+        _global: global_permit,
+    })
 }
 
 async fn read_loop(
@@ -154,25 +233,43 @@ async fn read_loop(
     peer: SocketAddr,
     host: &str,
     shared: &Shared,
+    budget: &Arc<Semaphore>,
 ) {
     let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let max = shared.config.max_frame_bytes;
     let mut buf = BytesMut::new();
+    // When the first bytes of the incomplete frame now in `buf` arrived.
+    let mut partial_since: Option<Instant> = None;
     loop {
+        let mut got_frame = false;
         loop {
             match read_frame(&mut buf, max) {
-                Ok(Some(frame)) => match on_frame(frame, shared, host) {
-                    Step::Reply(p) => {
-                        if tx.send(p).await.is_err() {
+                Ok(Some(frame)) => {
+                    got_frame = true;
+                    let pending = match on_frame(frame, shared, host) {
+                        Step::Reply(Answer::Ready(b)) => {
+                            let Some(r) = reserve(b.len(), budget, shared).await else {
+                                return;
+                            };
+                            Pending::Ready(b, r)
+                        }
+                        Step::Reply(Answer::Fetch {
+                            correlation_id,
+                            wait,
+                        }) => Pending::Fetch {
+                            correlation_id,
+                            wait,
+                        },
+                        Step::Nothing => continue,
+                        Step::Close(reason) => {
+                            tracing::info!(%peer, %reason, "closing connection");
                             return;
                         }
-                    }
-                    Step::Nothing => {}
-                    Step::Close(reason) => {
-                        tracing::info!(%peer, %reason, "closing connection");
+                    };
+                    if tx.send(pending).await.is_err() {
                         return;
                     }
-                },
+                }
                 Ok(None) => break,
                 Err(e) => {
                     tracing::info!(%peer, reason = %e, "closing connection");
@@ -180,11 +277,22 @@ async fn read_loop(
                 }
             }
         }
+        let now = Instant::now();
+        if buf.is_empty() {
+            partial_since = None;
+        } else if got_frame || partial_since.is_none() {
+            partial_since = Some(now);
+        }
+        let deadline = partial_since.unwrap_or(now) + idle;
         if buf.capacity() - buf.len() < READ_CHUNK / 2 {
             buf.reserve(READ_CHUNK);
         }
         tokio::select! {
-            r = tokio::time::timeout(idle, rd.read_buf(&mut buf)) => match r {
+            r = tokio::time::timeout_at(deadline.into(), rd.read_buf(&mut buf)) => match r {
+                Err(_) if partial_since.is_some() => {
+                    tracing::info!(%peer, idle_ms = shared.config.idle_timeout_ms, bytes = buf.len(), "closing connection: an incomplete request frame is older than the idle timeout");
+                    return;
+                }
                 Err(_) => {
                     tracing::info!(%peer, idle_ms = shared.config.idle_timeout_ms, "closing idle connection");
                     return;
@@ -237,13 +345,45 @@ async fn wait_fetch(correlation_id: i32, w: Box<FetchWait>, shared: &Shared) -> 
     }
 }
 
+/// Writes `batch` (answers in request order): small answers copied into one buffer, large ones
+/// written as they are.
+async fn write_batch(
+    wr: &mut OwnedWriteHalf,
+    batch: &[Bytes],
+    out: &mut BytesMut,
+) -> std::io::Result<()> {
+    if let [one] = batch {
+        return wr.write_all(one).await;
+    }
+    out.clear();
+    for b in batch {
+        if b.len() >= COPY_LIMIT {
+            if !out.is_empty() {
+                wr.write_all(out).await?;
+                out.clear();
+            }
+            wr.write_all(b).await?;
+        } else {
+            out.extend_from_slice(b);
+        }
+    }
+    if !out.is_empty() {
+        wr.write_all(out).await?;
+    }
+    Ok(())
+}
+
 async fn write_loop(
     mut wr: OwnedWriteHalf,
     mut rx: mpsc::Receiver<Pending>,
     peer: SocketAddr,
-    shared: &Shared,
+    shared: Arc<Shared>,
 ) {
+    let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let mut out = BytesMut::new();
+    let mut batch: Vec<Bytes> = Vec::new();
+    // The reservations of the answers in `batch`, given back once they are written.
+    let mut reserved: Vec<Reserved> = Vec::new();
     let mut next: Option<Pending> = None;
     loop {
         let item = match next.take() {
@@ -253,19 +393,32 @@ async fn write_loop(
                 None => break,
             },
         };
+        let mut size = 0usize;
         match item {
-            Pending::Ready(b) => out.extend_from_slice(&b),
+            Pending::Ready(b, r) => {
+                size += b.len();
+                batch.push(b);
+                reserved.push(r);
+            }
             Pending::Fetch {
                 correlation_id,
                 wait,
-            } => match wait_fetch(correlation_id, wait, shared).await {
-                Some(b) => out.extend_from_slice(&b),
+            } => match wait_fetch(correlation_id, wait, &shared).await {
+                Some(b) => {
+                    size += b.len();
+                    batch.push(b);
+                }
                 None => break,
             },
         }
-        while out.len() < WRITE_BATCH {
+        // Whatever else is already queued goes out in the same write.
+        while size < WRITE_BATCH {
             match rx.try_recv() {
-                Ok(Pending::Ready(b)) => out.extend_from_slice(&b),
+                Ok(Pending::Ready(b, r)) => {
+                    size += b.len();
+                    batch.push(b);
+                    reserved.push(r);
+                }
                 Ok(p) => {
                     next = Some(p);
                     break;
@@ -273,8 +426,7 @@ async fn write_loop(
                 Err(_) => break,
             }
         }
-        let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
-        match tokio::time::timeout(idle, wr.write_all(&out)).await {
+        match tokio::time::timeout(idle, write_batch(&mut wr, &batch, &mut out)).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 tracing::debug!(%peer, error = %e, "write error");
@@ -285,7 +437,8 @@ async fn write_loop(
                 return;
             }
         }
-        out.clear();
+        batch.clear();
+        reserved.clear();
         if out.capacity() > 4 * WRITE_BATCH {
             out = BytesMut::new();
         }

@@ -12,6 +12,10 @@ pub const OFFSET_OUT_OF_RANGE: i16 = 1;
 pub const CORRUPT_MESSAGE: i16 = 2;
 /// The topic or partition does not exist.
 pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+/// The committed offset's metadata is longer than 4096 bytes (`offset.metadata.max.bytes`).
+pub const OFFSET_METADATA_TOO_LARGE: i16 = 12;
+/// Not the coordinator: what a group API answers for a storage error (Kafka's translation).
+pub const NOT_COORDINATOR: i16 = 16;
 /// The request's acks value is not -1, 0 or 1.
 pub const INVALID_REQUIRED_ACKS: i16 = 21;
 /// A blank group id.
@@ -32,6 +36,8 @@ pub const INVALID_CONFIG: i16 = 40;
 pub const INVALID_REQUEST: i16 = 42;
 /// The API version is not supported (ApiVersions).
 pub const UNSUPPORTED_VERSION: i16 = 35;
+/// The durable log could not be written.
+pub const KAFKA_STORAGE_ERROR: i16 = 56;
 /// The fetch session id is unknown (the server never creates fetch sessions).
 pub const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
 /// A record batch is invalid (bad magic, more than one batch, control batch from a client).

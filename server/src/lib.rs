@@ -7,7 +7,8 @@
 //! Modules:
 //! - [`config`]: the configuration and the command line (`kwire-server --listen … --topic …`);
 //! - [`server`]: the listener, the accept loop and the coordinator's timer task;
-//! - [`conn`]: one connection: framing, decoding, pipelining, answers in request order;
+//! - [`conn`]: one connection: framing, decoding, pipelining within count and byte bounds,
+//!   answers in request order;
 //! - [`apis`]: the advertised APIs and versions, and ApiVersions;
 //! - [`handlers`]: one handler per API over the [`broker::Broker`];
 //! - [`broker`]: the state (topics, committed offsets, the coordinator) behind one lock;
@@ -23,7 +24,9 @@
 //! config.topics.push(("t1".into(), 3));
 //! let server = Server::bind(config).await.unwrap();
 //! println!("kwire-server listening on {}", server.local_addr());
-//! server.run(async { let _ = tokio::signal::ctrl_c().await; }).await;
+//! if let Err(e) = server.run(async { let _ = tokio::signal::ctrl_c().await; }).await {
+//!     eprintln!("kwire-server: {e}");
+//! }
 //! # }
 //! ```
 

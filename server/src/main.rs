@@ -1,12 +1,15 @@
 //! `kwire-server`: a single-node in-memory Kafka test broker (see the library docs).
 //!
 //! Prints `kwire-server listening on HOST:PORT` on stdout once bound; logs go to stderr
-//! (`RUST_LOG`, default `info`). SIGINT or SIGTERM stops it with exit code 0.
+//! (`RUST_LOG`, default `info`). SIGINT or SIGTERM stops it with exit code 0. A fatal error is
+//! printed once on stderr as `kwire-server: …`: exit code 2 for a bad command line, 1 for a
+//! failure to start (e.g. a corrupt or locked data directory) and for a server that stopped
+//! because its durable log could not be written.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use kwire_server::config::Cli;
 use kwire_server::server::Server;
 use tracing_subscriber::EnvFilter;
@@ -36,6 +39,12 @@ fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let config = cli.into_config();
+    if let Err(e) = config.validate() {
+        Cli::command()
+            .error(clap::error::ErrorKind::ValueValidation, e)
+            .exit();
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
@@ -43,7 +52,6 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    let config = cli.into_config();
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -58,7 +66,6 @@ fn main() -> ExitCode {
         let server = match Server::bind(config).await {
             Ok(s) => s,
             Err(e) => {
-                tracing::error!(error = %e, "cannot start");
                 eprintln!("kwire-server: {e}");
                 return ExitCode::from(1);
             }
@@ -75,8 +82,15 @@ fn main() -> ExitCode {
             let _ = writeln!(out, "kwire-server listening on {}", server.local_addr());
             let _ = out.flush();
         }
-        server.run(shutdown).await;
-        tracing::info!("stopped");
-        ExitCode::SUCCESS
+        match server.run(shutdown).await {
+            Ok(()) => {
+                tracing::info!("stopped");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("kwire-server: {e}");
+                ExitCode::from(1)
+            }
+        }
     })
 }

@@ -13,6 +13,15 @@ use crate::config::ServerConfig;
 use crate::conn;
 use crate::util::now_ms;
 
+/// Why [`Server::run`] stopped other than by its shutdown signal.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ServeError {
+    /// The durable state broke (coordinator records could not be written): the server stopped
+    /// rather than go on with a state the log no longer matches.
+    #[error("stopped: the durable log cannot be written: {0}")]
+    DurableStateBroken(String),
+}
+
 /// A bound server, ready to [`Server::run`].
 #[derive(Debug)]
 pub struct Server {
@@ -27,8 +36,10 @@ impl Server {
     /// 127.0.0.1).
     ///
     /// # Errors
-    /// [`StartError`]: a bad group configuration, an unreadable log, or a bind failure.
+    /// [`StartError`]: an invalid configuration ([`ServerConfig::validate`]), an unreadable,
+    /// corrupt or locked log, or a bind failure.
     pub async fn bind(config: ServerConfig) -> Result<Server, StartError> {
+        config.validate().map_err(StartError::Invalid)?;
         let mut broker = Broker::open(&config)?;
         let listener =
             TcpListener::bind(config.listen)
@@ -66,18 +77,31 @@ impl Server {
     }
 
     /// Accepts and serves connections, and fires the coordinator's timers, until `shutdown`
-    /// completes; then stops every connection and returns. Everything durable was written
-    /// when it happened, so stopping loses nothing.
-    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+    /// completes; then stops every connection, closes the durable log (releasing the data
+    /// directory) and returns. Everything durable was written when it happened, so stopping
+    /// loses nothing.
+    ///
+    /// # Errors
+    /// [`ServeError::DurableStateBroken`]: the server stopped by itself because coordinator
+    /// records could not be written (see [`crate::broker`]).
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), ServeError> {
         let Server {
             listener, shared, ..
         } = self;
+        let mut fatal = shared.lock().fatal();
         let timer = tokio::spawn(timer_loop(shared.clone()));
         let mut conns = JoinSet::new();
+        let mut result = Ok(());
         tokio::pin!(shutdown);
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
+                r = async { fatal.wait_for(Option::is_some).await.map(|r| r.clone()) } => {
+                    if let Ok(reason) = r {
+                        result = Err(ServeError::DurableStateBroken(reason.unwrap_or_default()));
+                    }
+                    break;
+                }
                 r = listener.accept() => match r {
                     Ok((stream, peer)) => {
                         conns.spawn(conn::serve(stream, peer, shared.clone()));
@@ -95,7 +119,12 @@ impl Server {
         timer.abort();
         conns.shutdown().await;
         let _ = timer.await;
-        shared.lock().commit();
+        let mut b = shared.lock();
+        if let Err(e) = b.commit() {
+            tracing::error!(error = %e, "the last durable writes failed");
+        }
+        b.close();
+        result
     }
 }
 
@@ -110,7 +139,8 @@ async fn timer_loop(shared: Arc<Shared>) {
             if !records.is_empty() {
                 tracing::debug!(records = records.len(), "coordinator timers fired");
                 b.queue_records(records);
-                b.commit();
+                // A failure breaks the durable state, and the server stops (see the broker).
+                let _ = b.commit();
             }
             b.coordinator.next_deadline()
         };

@@ -47,7 +47,7 @@ use crate::config::ServerConfig;
 use crate::conn::encode_response;
 use crate::errors::*;
 use crate::handlers::{self, Ctx, Outcome};
-use crate::server::Server;
+use crate::server::{ServeError, Server};
 use crate::topics::tests::make_batch;
 
 // ---- a global allocator that remembers the largest single allocation ----
@@ -96,7 +96,7 @@ struct Running {
     addr: SocketAddr,
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    task: Option<JoinHandle<Result<(), ServeError>>>,
 }
 
 impl Running {
@@ -105,8 +105,17 @@ impl Running {
             let _ = s.send(());
         }
         if let Some(t) = self.task.take() {
-            within(t).await.expect("server task");
+            within(t).await.expect("server task").expect("server ran");
         }
+    }
+
+    /// Waits for the server to stop by itself; its error.
+    async fn stopped_by_itself(mut self) -> ServeError {
+        let t = self.task.take().expect("running");
+        within(t)
+            .await
+            .expect("server task")
+            .expect_err("the server should stop with an error")
     }
 }
 
@@ -1203,4 +1212,497 @@ async fn session_timeout_fences_a_silent_member_and_is_persisted() {
     }
     r.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- durable writes, restarts, bounds ----
+
+fn produce_result(resp: Response) -> (i16, i64, i64) {
+    let Response::Produce(p) = resp else {
+        panic!("not a Produce answer: {resp:?}")
+    };
+    let pr = &p.responses[0].partition_responses[0];
+    (pr.error_code, pr.base_offset, pr.log_start_offset)
+}
+
+fn admin_commit(
+    group: &str,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+    metadata: &str,
+) -> OffsetCommitRequest {
+    OffsetCommitRequest {
+        group_id: group.to_string().into(),
+        generation_id_or_member_epoch: -1,
+        member_id: "".into(),
+        topics: vec![OffsetCommitRequestTopic {
+            name: topic.to_string().into(),
+            partitions: vec![OffsetCommitRequestPartition {
+                partition_index: partition,
+                committed_offset: offset,
+                committed_leader_epoch: -1,
+                committed_metadata: Some(metadata.to_string().into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+fn create_topic(name: &str, partitions: i32) -> CreateTopicsRequest {
+    CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: name.to_string().into(),
+            num_partitions: partitions,
+            replication_factor: -1,
+            ..Default::default()
+        }],
+        timeout_ms: 1000,
+        ..Default::default()
+    }
+}
+
+fn log_len(dir: &std::path::Path) -> u64 {
+    std::fs::metadata(dir.join(crate::durable::FILE_NAME))
+        .expect("log file")
+        .len()
+}
+
+#[tokio::test]
+async fn failed_durable_writes_are_not_acknowledged() {
+    let dir = temp_dir("enospc");
+    let mut cfg = config(&[("t1", 2)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    let two = || make_batch(&[b"a", b"b"], 1_000);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
+        (NONE, 0, 0)
+    );
+    let whole = log_len(&dir);
+    let faults = |writes: u32, repairs: u32| {
+        let mut b = r.shared.lock();
+        let f = &mut b.log_mut().expect("durable").faults;
+        f.writes = writes;
+        f.repairs = repairs;
+    };
+
+    // Produce: the end-offset write fails (half written, then ENOSPC): KAFKA_STORAGE_ERROR,
+    // the append is undone, and the partial entry is cut off the file.
+    faults(1, 0);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
+        (KAFKA_STORAGE_ERROR, -1, -1)
+    );
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        2
+    );
+    assert_eq!(log_len(&dir), whole);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
+        (NONE, 2, 0)
+    );
+
+    // OffsetCommit: NOT_COORDINATOR (Kafka's translation for group APIs), nothing stored.
+    faults(1, 0);
+    let Response::OffsetCommit(oc) = call(&mut c, admin_commit("g", "t1", 0, 7, ""), 9).await
+    else {
+        panic!()
+    };
+    assert_eq!(oc.topics[0].partitions[0].error_code, NOT_COORDINATOR);
+    assert!(!r.shared.lock().offsets.contains_key("g"));
+
+    // CreateTopics whose write fails and whose partial entry cannot be cut either: not
+    // created; later writes are refused (nothing appended after the partial entry) until the
+    // cut succeeds.
+    faults(1, 2);
+    let Response::CreateTopics(ct) = call(&mut c, create_topic("t2", 1), 7).await else {
+        panic!()
+    };
+    assert_eq!(ct.topics[0].error_code, KAFKA_STORAGE_ERROR);
+    assert!(r.shared.lock().topics.get("t2").is_none());
+    let damaged = log_len(&dir);
+    assert!(damaged > log_len_whole(&r));
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 1, two(), -1), 9).await).0,
+        KAFKA_STORAGE_ERROR
+    );
+    assert_eq!(
+        log_len(&dir),
+        damaged,
+        "nothing appended after a partial entry"
+    );
+    // The cut works again: writes resume after the last whole entry.
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 1, two(), -1), 9).await),
+        (NONE, 0, 0)
+    );
+    assert_eq!(log_len(&dir), log_len_whole(&r));
+
+    // A heartbeat whose coordinator records cannot be written: NOT_COORDINATOR, and the server
+    // stops (the coordinator's state cannot be rolled back).
+    faults(1, 0);
+    let Response::ConsumerGroupHeartbeat(hb) =
+        call(&mut c, join("g2", "member-enospc-aaaaaaaa", &["t1"]), 1).await
+    else {
+        panic!()
+    };
+    assert_eq!(hb.error_code, NOT_COORDINATOR);
+    let ServeError::DurableStateBroken(reason) = r.stopped_by_itself().await;
+    assert!(reason.contains("coordinator records"), "{reason}");
+    drop(c);
+
+    // The file holds whole entries only: a clean replay, without what failed.
+    let (_, replay) = crate::durable::DurableLog::open(&dir).expect("replay");
+    assert!(replay.torn.is_none(), "{:?}", replay.torn);
+    let r = start(cfg).await;
+    {
+        let b = r.shared.lock();
+        assert!(b.coordinator.group("g2").is_none());
+        assert!(b.topics.get("t2").is_none());
+        assert!(b.offsets.is_empty());
+        let t1 = b.topics.get("t1").expect("t1");
+        assert_eq!(t1.partitions[0].high_watermark(), 4);
+        assert_eq!(t1.partitions[1].high_watermark(), 2);
+    }
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn log_len_whole(r: &Running) -> u64 {
+    r.shared.lock().log_mut().expect("durable").len()
+}
+
+fn list_offset(topic: &str, partition: i32, ts: i64, version: i16) -> ListOffsetsRequest {
+    ListOffsetsRequest {
+        replica_id: -1,
+        isolation_level: if version >= 2 { 1 } else { 0 },
+        topics: vec![ListOffsetsTopic {
+            name: topic.to_string().into(),
+            partitions: vec![ListOffsetsPartition {
+                partition_index: partition,
+                timestamp: ts,
+                max_num_offsets: if version == 0 { 5 } else { 1 },
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn offsets_are_not_reused_after_a_restart() {
+    let dir = temp_dir("ends");
+    let mut cfg = config(&[("t1", 3)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg.clone()).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let three = make_batch(&[b"a", b"b", b"c"], 1_000);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, three.clone(), 1), 9).await).1,
+        0
+    );
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 1, make_batch(&[b"x"], 1), 1), 9).await).1,
+        0
+    );
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 1, make_batch(&[b"y"], 2), 1), 9).await).1,
+        1
+    );
+    drop(c);
+    r.stop().await;
+
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    // Earliest and latest are both the old end offset; an untouched partition starts at 0.
+    for (partition, end) in [(0, 3), (1, 2), (2, 0)] {
+        for ts in [-1, -2, -4] {
+            let Response::ListOffsets(l) =
+                call(&mut c, list_offset("t1", partition, ts, 7), 7).await
+            else {
+                panic!()
+            };
+            let p = &l.topics[0].partitions[0];
+            assert_eq!(
+                (p.error_code, p.offset),
+                (NONE, end),
+                "partition {partition} ts {ts}"
+            );
+        }
+        let Response::ListOffsets(l) = call(&mut c, list_offset("t1", partition, -1, 0), 0).await
+        else {
+            panic!()
+        };
+        assert_eq!(
+            l.topics[0].partitions[0].old_style_offsets.to_vec(),
+            vec![end]
+        );
+    }
+    // Below the log start: OFFSET_OUT_OF_RANGE; at it: nothing yet.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 0), 16).await else {
+        panic!()
+    };
+    assert_eq!(f.responses[0].partitions[0].error_code, OFFSET_OUT_OF_RANGE);
+    assert_eq!(f.responses[0].partitions[0].log_start_offset, 3);
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 3, 0), 16).await else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    assert_eq!(
+        (p.error_code, p.high_watermark, p.log_start_offset),
+        (NONE, 3, 3)
+    );
+    assert!(p.records.as_ref().expect("records").is_empty());
+    // New records continue the offsets.
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, three.clone(), 1), 9).await),
+        (NONE, 3, 3)
+    );
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 3, 0), 16).await else {
+        panic!()
+    };
+    let recs = f.responses[0].partitions[0]
+        .records
+        .clone()
+        .expect("records");
+    assert_eq!(be_i64(&recs, 0), 3);
+    drop(c);
+    r.stop().await;
+
+    // And again after a second restart.
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let Response::ListOffsets(l) = call(&mut c, list_offset("t1", 0, -1, 7), 7).await else {
+        panic!()
+    };
+    assert_eq!(l.topics[0].partitions[0].offset, 6);
+    drop(c);
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_data_dir_is_served_by_one_server_and_corruption_stops_the_start() {
+    use crate::broker::StartError;
+    use crate::durable::LogError;
+    let dir = temp_dir("lock");
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg.clone()).await;
+    match Server::bind(cfg.clone()).await {
+        Err(StartError::Log(e @ LogError::Locked { .. })) => {
+            let text = e.to_string();
+            assert!(text.contains(crate::durable::LOCK_FILE_NAME), "{text}");
+            assert!(text.contains("another kwire-server"), "{text}");
+        }
+        other => panic!("a second server on the same directory: {other:?}"),
+    }
+    r.stop().await;
+    // Released when the first one stops.
+    let r = start(cfg.clone()).await;
+    r.stop().await;
+
+    // A damaged entry in the middle of the log: the server refuses to start, file untouched.
+    let path = dir.join(crate::durable::FILE_NAME);
+    let mut data = std::fs::read(&path).expect("log");
+    let mut extra = Vec::new();
+    crate::durable::Entry::Topic(
+        kwire_protocol::generated::kwire_topic_key::KwireTopicKey { name: "t9".into() },
+        Some(Default::default()),
+    )
+    .encode_into(&mut extra)
+    .expect("encode");
+    data.extend_from_slice(&extra);
+    data[20] ^= 0xff; // inside the first entry's payload
+    std::fs::write(&path, &data).expect("write");
+    match Server::bind(cfg).await {
+        Err(StartError::Log(LogError::Corrupt { offset, .. })) => assert_eq!(offset, 12),
+        other => panic!("a corrupt log: {other:?}"),
+    }
+    assert_eq!(std::fs::read(&path).expect("log"), data);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A connection whose writer is held by a parked Fetch stops reading once its queued answers
+/// fill the byte budget (the connection's, or the server's), and catches up in order.
+#[tokio::test]
+async fn queued_answer_bytes_are_bounded() {
+    for (per_conn, total) in [(64 << 10, 256 << 20), (4 << 20, 64 << 10)] {
+        let mut cfg = config(&[("data", 1), ("empty", 1)]);
+        cfg.max_queued_bytes = per_conn;
+        cfg.max_queued_bytes_total = total;
+        let r = start(cfg).await;
+        let data_id = topic_id(&r, "data");
+        let empty_id = topic_id(&r, "empty");
+        let mut producer = connect(r.addr).await;
+        let value = vec![7u8; 40 << 10];
+        assert_eq!(
+            produce_result(
+                call(
+                    &mut producer,
+                    produce("data", 0, make_batch(&[&value], 1), 1),
+                    9
+                )
+                .await
+            )
+            .0,
+            NONE
+        );
+        let base = r.shared.stats.requests.load(Ordering::Relaxed);
+        let mut pauses = r.shared.stats.read_pauses.subscribe();
+        let mut c = connect(r.addr).await;
+        // A Fetch that is held (nothing to read), then ten whose ~40 KiB answers are ready.
+        within(c.send(fetch_by_id(empty_id, 0, 0, 15_000), 16))
+            .await
+            .expect("send");
+        for _ in 0..10 {
+            within(c.send(fetch_by_id(data_id, 0, 0, 0), 16))
+                .await
+                .expect("send");
+        }
+        within(pauses.wait_for(|n| *n >= 1)).await.expect("a pause");
+        // The held Fetch, one queued answer (40 KiB of the 64 KiB budget) and the one waiting
+        // for room: the other eight are not read.
+        assert_eq!(r.shared.stats.requests.load(Ordering::Relaxed) - base, 3);
+        // (A waiting reservation may already hold part of what it waits for.)
+        let queued = total - r.shared.queued.available_permits();
+        assert!((40 << 10..=64 << 10).contains(&queued), "queued {queued}");
+        // Records for the held Fetch: everything is answered, in order.
+        assert_eq!(
+            produce_result(
+                call(
+                    &mut producer,
+                    produce("empty", 0, make_batch(&[b"x"], 1), 1),
+                    9
+                )
+                .await
+            )
+            .0,
+            NONE
+        );
+        for i in 0..11 {
+            let resp = within(c.recv()).await.expect("answer");
+            let Response::Fetch(f) = resp.body else {
+                panic!()
+            };
+            let p = &f.responses[0].partitions[0];
+            assert_eq!(p.error_code, NONE);
+            let want = if i == 0 { 0..1024 } else { 40 << 10..50 << 10 };
+            assert!(want.contains(&p.records.as_ref().expect("records").len()));
+        }
+        assert_eq!(r.shared.stats.requests.load(Ordering::Relaxed) - base, 12);
+        assert_eq!(r.shared.queued.available_permits(), total);
+        drop(c);
+        r.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn offset_metadata_longer_than_4096_bytes_is_refused() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    for (len, code) in [(4096, NONE), (4097, OFFSET_METADATA_TOO_LARGE)] {
+        let Response::OffsetCommit(oc) = call(
+            &mut c,
+            admin_commit("gm", "t1", 0, len as i64, &"m".repeat(len)),
+            9,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(oc.topics[0].partitions[0].error_code, code, "{len} bytes");
+    }
+    let stored = r.shared.lock().offsets["gm"][&("t1".to_string(), 0)].offset;
+    assert_eq!(stored, 4096);
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn a_trickle_of_bytes_does_not_keep_an_incomplete_frame_alive() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.idle_timeout_ms = 400;
+    let r = start(cfg).await;
+    let stream = within(tokio::net::TcpStream::connect(r.addr))
+        .await
+        .expect("connect");
+    let (mut rd, mut wr) = stream.into_split();
+    // A frame of 1000 bytes, of which one byte comes every 50 ms (far below the idle timeout
+    // between bytes, but the frame never completes in time).
+    wr.write_all(&1000u32.to_be_bytes()).await.expect("send");
+    let started = Instant::now();
+    let trickle = async {
+        for _ in 0..200 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if wr.write_all(&[0]).await.is_err() {
+                break;
+            }
+        }
+    };
+    let mut byte = [0u8; 1];
+    tokio::select! {
+        r = rd.read(&mut byte) => assert!(matches!(r, Ok(0) | Err(_)), "closed, not answered"),
+        _ = trickle => panic!("the connection was kept open by a trickle of bytes"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn create_topics_limits_and_colliding_names() {
+    let r = start(config(&[("a_b", 1)])).await;
+    let mut c = connect(r.addr).await;
+    for (name, parts, code, text) in [
+        ("big", i32::MAX, INVALID_PARTITIONS, "limit of 100000"),
+        ("zero", 0, INVALID_PARTITIONS, "non-positive"),
+        (
+            "a.b",
+            1,
+            INVALID_TOPIC_EXCEPTION,
+            "collides with existing topic: a_b",
+        ),
+        ("ok.1", 100_000, NONE, ""),
+    ] {
+        let Response::CreateTopics(ct) = call(&mut c, create_topic(name, parts), 7).await else {
+            panic!()
+        };
+        let t = &ct.topics[0];
+        assert_eq!(t.error_code, code, "{name}: {:?}", t.error_message);
+        if code != NONE {
+            let m = t.error_message.as_deref().unwrap_or("");
+            assert!(m.contains(text), "{name}: {m}");
+        }
+    }
+    // Two colliding names in one request: the second collides with the first.
+    let mut req = create_topic("x.y", 1);
+    req.topics.push(CreatableTopic {
+        name: "x_y".into(),
+        num_partitions: 1,
+        replication_factor: -1,
+        ..Default::default()
+    });
+    let Response::CreateTopics(ct) = call(&mut c, req, 7).await else {
+        panic!()
+    };
+    assert_eq!(
+        (ct.topics[0].error_code, ct.topics[1].error_code),
+        (NONE, INVALID_TOPIC_EXCEPTION)
+    );
+    // A batch whose record count is nonsense, over the wire.
+    let mut bad = make_batch(&[b"a"], 1);
+    bad[57..61].copy_from_slice(&5i32.to_be_bytes());
+    let crc = crate::util::crc32c(&bad[21..]);
+    bad[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert_eq!(
+        produce_result(call(&mut c, produce("a_b", 0, bad, 1), 9).await).0,
+        INVALID_RECORD
+    );
+    r.stop().await;
 }

@@ -3,8 +3,10 @@
 //! A partition log is a list of RecordBatch v2 (magic 2) batches as the producer sent them, with
 //! the base offset (bytes 0..8) and partition leader epoch (bytes 12..16) rewritten by the server.
 //! Both fields lie before the CRC-32C, which covers the batch from the attributes field (byte 21)
-//! on, so rewriting them keeps the batch valid. The log starts at offset 0 (nothing is ever
-//! deleted), and the high watermark, the last stable offset and the next offset are one number.
+//! on, so rewriting them keeps the batch valid. Records are kept in memory only: a log starts
+//! empty at its log start offset (0, or after a restart with `--data` the end offset the partition
+//! had, so that offsets are never reused), nothing is ever deleted, and the high watermark, the
+//! last stable offset and the next offset are one number.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -14,6 +16,9 @@ use kwire_protocol::wire::Uuid;
 
 use crate::errors::*;
 use crate::util::crc32c;
+
+/// The most partitions a topic may have (`--topic`, CreateTopics, streams internal topics).
+pub const MAX_PARTITIONS: i32 = 100_000;
 
 /// Size of a RecordBatch v2 header (Kafka's `RECORD_BATCH_OVERHEAD`).
 pub const BATCH_HEADER_LEN: usize = 61;
@@ -35,6 +40,15 @@ pub struct StoredBatch {
 #[derive(Debug, Default, Clone)]
 pub struct PartitionLog {
     batches: Vec<StoredBatch>,
+    log_start: i64,
+    next_offset: i64,
+    bytes: usize,
+}
+
+/// Where a [`PartitionLog`] stood before an append, to undo it ([`PartitionLog::truncate_to`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogMark {
+    batches: usize,
     next_offset: i64,
     bytes: usize,
 }
@@ -67,12 +81,102 @@ fn be_i32(b: &[u8], at: usize) -> i32 {
     i32::from_be_bytes(a)
 }
 
-/// Checks that `records` is exactly one RecordBatch v2 that is whole, has magic 2, a matching
-/// CRC-32C, a non-negative lastOffsetDelta and is not a control batch (as Kafka checks a
-/// Produce v3+ request). Returns lastOffsetDelta.
+/// Reads a zigzag varint of at most `max_bytes` bytes (5 for an int, 10 for a long).
+fn read_zigzag(b: &[u8], pos: &mut usize, max_bytes: usize) -> Option<i64> {
+    let mut v: u64 = 0;
+    for i in 0..max_bytes {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some(((v >> 1) as i64) ^ -((v & 1) as i64));
+        }
+    }
+    None
+}
+
+/// Reads a varint-length-prefixed field (-1: null when `nullable`) and skips its bytes.
+fn skip_field(b: &[u8], pos: &mut usize, nullable: bool) -> Result<(), String> {
+    let len = read_zigzag(b, pos, 5).ok_or("bad varint")?;
+    if len == -1 && nullable {
+        return Ok(());
+    }
+    let len = usize::try_from(len).map_err(|_| format!("negative length {len}"))?;
+    if len > b.len() - *pos {
+        return Err(format!("length {len} past the end of the record"));
+    }
+    *pos += len;
+    Ok(())
+}
+
+/// Walks the records of an uncompressed batch body (`body`: from byte 61 on): exactly `count`
+/// records, each a varint length followed by that many bytes holding a well-formed record
+/// (attributes, timestamp and offset deltas, key, value, headers), and nothing after them.
+fn check_records(body: &[u8], count: i32) -> Result<(), String> {
+    let mut pos = 0usize;
+    for i in 0..count {
+        let len = read_zigzag(body, &mut pos, 5)
+            .ok_or_else(|| format!("record {i}: bad length varint"))?;
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|l| *l <= body.len() - pos)
+            .ok_or_else(|| {
+                format!(
+                    "record {i}: length {len} does not fit in the {} bytes left",
+                    body.len() - pos
+                )
+            })?;
+        let rec = &body[pos..pos + len];
+        pos += len;
+        let mut p = 1usize; // attributes
+        let walk = (|| -> Result<(), String> {
+            if rec.is_empty() {
+                return Err("empty record".into());
+            }
+            read_zigzag(rec, &mut p, 10).ok_or("bad timestamp delta")?;
+            read_zigzag(rec, &mut p, 5).ok_or("bad offset delta")?;
+            skip_field(rec, &mut p, true)?; // key
+            skip_field(rec, &mut p, true)?; // value
+            let headers = read_zigzag(rec, &mut p, 5).ok_or("bad header count")?;
+            if headers < 0 {
+                return Err(format!("negative header count {headers}"));
+            }
+            for _ in 0..headers {
+                skip_field(rec, &mut p, false)?; // header key
+                skip_field(rec, &mut p, true)?; // header value
+            }
+            if p != rec.len() {
+                return Err(format!(
+                    "{} bytes of the record are left unread",
+                    rec.len() - p
+                ));
+            }
+            Ok(())
+        })();
+        walk.map_err(|e| format!("record {i}: {e}"))?;
+    }
+    if pos != body.len() {
+        return Err(format!(
+            "{} bytes follow the batch's {count} records",
+            body.len() - pos
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `records` is exactly one RecordBatch v2 that is whole, has magic 2 and a matching
+/// CRC-32C (as Kafka checks a Produce v3+ request). Then, as Kafka's log validation: a known
+/// compression codec (0-4), not a control batch, a non-negative lastOffsetDelta, a record count
+/// equal to lastOffsetDelta + 1, and, for an uncompressed batch, records that walk to exactly that
+/// count and the batch's end. Transactional batches (attributes bit 4) are refused with
+/// INVALID_RECORD: the server has no transaction coordinator, so no transaction could be begun or
+/// ended (Kafka would answer a transactional write outside a transaction with an error as well).
+/// The producer id, epoch and base sequence are not checked (no idempotence). Returns
+/// lastOffsetDelta.
 ///
 /// # Errors
-/// INVALID_RECORD (87) for a malformed batch, CORRUPT_MESSAGE (2) for a CRC mismatch.
+/// CORRUPT_MESSAGE (2) for a CRC mismatch or an unknown compression codec, INVALID_RECORD (87)
+/// for everything else.
 pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     if records.len() < BATCH_HEADER_LEN {
         return Err(batch_error(
@@ -108,10 +212,23 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
         ));
     }
     let attributes = i16::from_be_bytes([records[21], records[22]]);
+    let codec = attributes & 0x07;
+    if codec > 4 {
+        return Err(batch_error(
+            CORRUPT_MESSAGE,
+            format!("unknown compression codec {codec} (attributes {attributes:#06x})"),
+        ));
+    }
     if attributes & 0x20 != 0 {
         return Err(batch_error(
             INVALID_RECORD,
             "clients may not write control batches",
+        ));
+    }
+    if attributes & 0x10 != 0 {
+        return Err(batch_error(
+            INVALID_RECORD,
+            "transactional record batches are not supported: kwire-server has no transaction coordinator",
         ));
     }
     let last_delta = be_i32(records, 23);
@@ -121,13 +238,62 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
             format!("negative lastOffsetDelta {last_delta}"),
         ));
     }
+    let count = be_i32(records, 57);
+    if count < 0 || i64::from(count) != i64::from(last_delta) + 1 {
+        return Err(batch_error(
+            INVALID_RECORD,
+            format!(
+                "record count {count} does not match lastOffsetDelta {last_delta} (count must be lastOffsetDelta + 1)"
+            ),
+        ));
+    }
+    if codec == 0 {
+        if let Err(e) = check_records(&records[BATCH_HEADER_LEN..], count) {
+            return Err(batch_error(
+                INVALID_RECORD,
+                format!("malformed record batch: {e}"),
+            ));
+        }
+    }
     Ok(last_delta)
 }
 
 impl PartitionLog {
+    /// An empty log whose first offset will be `offset` (the log start offset and high
+    /// watermark until something is appended).
+    pub fn starting_at(offset: i64) -> Self {
+        PartitionLog {
+            batches: Vec::new(),
+            log_start: offset,
+            next_offset: offset,
+            bytes: 0,
+        }
+    }
+
     /// The next offset to assign: the high watermark and last stable offset.
     pub fn high_watermark(&self) -> i64 {
         self.next_offset
+    }
+
+    /// The first offset of the log (earlier offsets are out of range).
+    pub fn log_start_offset(&self) -> i64 {
+        self.log_start
+    }
+
+    /// Where the log stands now (for [`PartitionLog::truncate_to`]).
+    pub fn mark(&self) -> LogMark {
+        LogMark {
+            batches: self.batches.len(),
+            next_offset: self.next_offset,
+            bytes: self.bytes,
+        }
+    }
+
+    /// Undoes the appends made since `mark` was taken.
+    pub fn truncate_to(&mut self, mark: LogMark) {
+        self.batches.truncate(mark.batches);
+        self.next_offset = mark.next_offset;
+        self.bytes = mark.bytes;
     }
 
     /// Bytes held by the log.
@@ -221,24 +387,6 @@ impl PartitionLog {
     }
 }
 
-fn read_varlong(b: &[u8], pos: &mut usize) -> Option<i64> {
-    let mut v: u64 = 0;
-    let mut shift = 0;
-    loop {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-        if shift > 63 {
-            return None;
-        }
-    }
-    Some(((v >> 1) as i64) ^ -((v & 1) as i64))
-}
-
 /// The (timestamp, offset) of the first record of an uncompressed batch whose timestamp
 /// satisfies `pred`; `None` for a compressed batch, a malformed one, or no match.
 fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i64, i64)> {
@@ -251,14 +399,14 @@ fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i6
     let count = be_i32(d, 57);
     let mut pos = BATCH_HEADER_LEN;
     for _ in 0..count.max(0) {
-        let len = read_varlong(d, &mut pos)?;
+        let len = read_zigzag(d, &mut pos, 5)?;
         let body_start = pos;
         if len < 0 || body_start + len as usize > d.len() {
             return None;
         }
         let mut p = body_start + 1; // record attributes
-        let ts_delta = read_varlong(d, &mut p)?;
-        let off_delta = read_varlong(d, &mut p)?;
+        let ts_delta = read_zigzag(d, &mut p, 10)?;
+        let off_delta = read_zigzag(d, &mut p, 5)?;
         let ts = base_ts.wrapping_add(ts_delta);
         if pred(ts) {
             return Some((ts, b.base_offset + off_delta));
@@ -326,6 +474,11 @@ pub fn valid_topic_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A topic name with every '.' replaced by '_': two names with the same key collide.
+pub fn collision_key(name: &str) -> String {
+    name.replace('.', "_")
+}
+
 impl TopicTable {
     /// Adds a topic (the caller checked that the name is free and the id unused).
     pub fn insert(
@@ -362,6 +515,16 @@ impl TopicTable {
     /// The topic with id `id`.
     pub fn by_id(&self, id: &Uuid) -> Option<&Topic> {
         self.by_id.get(id).and_then(|n| self.by_name.get(n))
+    }
+
+    /// An existing topic whose name differs from `name` only in '.' versus '_' (Kafka refuses
+    /// such names: its metric names cannot tell them apart).
+    pub fn colliding(&self, name: &str) -> Option<&str> {
+        let key = collision_key(name);
+        self.by_name
+            .keys()
+            .find(|n| n.as_str() != name && collision_key(n) == key)
+            .map(String::as_str)
     }
 
     /// Whether an id is taken.
@@ -490,6 +653,128 @@ pub(crate) mod tests {
         crc[last] ^= 0xff;
         assert_eq!(log.append(&crc).unwrap_err().code, CORRUPT_MESSAGE);
         assert_eq!(log.high_watermark(), 0);
+    }
+
+    /// Rewrites a batch's CRC after a test changed it.
+    fn fix_crc(b: &mut [u8]) {
+        let crc = crc32c(&b[21..]);
+        b[17..21].copy_from_slice(&crc.to_be_bytes());
+    }
+
+    #[test]
+    fn nonsense_batches_are_refused_as_kafka_does() {
+        let good = make_batch(&[b"a", b"bb", b"ccc"], 1);
+        assert_eq!(check_batch(&good), Ok(2));
+        let refused = |b: &[u8]| check_batch(b).unwrap_err();
+        // Record count: negative, zero, or not lastOffsetDelta + 1.
+        for count in [-1i32, 0, 2, 4, i32::MAX] {
+            let mut b = good.clone();
+            b[57..61].copy_from_slice(&count.to_be_bytes());
+            fix_crc(&mut b);
+            let e = refused(&b);
+            assert_eq!(e.code, INVALID_RECORD, "count {count}");
+            assert!(e.message.contains("count"), "{}", e.message);
+        }
+        // lastOffsetDelta and count agree, but the records say otherwise (3 records, count 2).
+        let mut b = good.clone();
+        b[23..27].copy_from_slice(&1i32.to_be_bytes());
+        b[57..61].copy_from_slice(&2i32.to_be_bytes());
+        fix_crc(&mut b);
+        let e = refused(&b);
+        assert_eq!(e.code, INVALID_RECORD);
+        assert!(e.message.contains("follow"), "{}", e.message);
+        // ... or fewer records than the count (a record length reaching past the end).
+        let mut b = good.clone();
+        b[23..27].copy_from_slice(&3i32.to_be_bytes());
+        b[57..61].copy_from_slice(&4i32.to_be_bytes());
+        fix_crc(&mut b);
+        assert_eq!(refused(&b).code, INVALID_RECORD);
+        // A record's varint length that does not fit in the batch.
+        let mut b = good.clone();
+        b[BATCH_HEADER_LEN] = 0x7e; // zigzag 63, far more than the record
+        fix_crc(&mut b);
+        let e = refused(&b);
+        assert_eq!(e.code, INVALID_RECORD);
+        assert!(e.message.contains("does not fit"), "{}", e.message);
+        // A negative record length.
+        let mut b = good.clone();
+        b[BATCH_HEADER_LEN] = 0x01; // zigzag -1
+        fix_crc(&mut b);
+        assert_eq!(refused(&b).code, INVALID_RECORD);
+        // A record whose inner value length runs past the record.
+        let one = make_batch(&[b"xyz"], 1);
+        let mut b = one.clone();
+        // record: len, attributes, ts delta, offset delta, key -1, value len 3 -> 60 (30).
+        assert_eq!(b[BATCH_HEADER_LEN + 5], 6);
+        b[BATCH_HEADER_LEN + 5] = 60;
+        fix_crc(&mut b);
+        assert_eq!(refused(&b).code, INVALID_RECORD);
+        // Compression codecs 5-7 are unknown: CORRUPT_MESSAGE.
+        for codec in 5..=7i16 {
+            let mut b = good.clone();
+            b[21..23].copy_from_slice(&codec.to_be_bytes());
+            fix_crc(&mut b);
+            assert_eq!(refused(&b).code, CORRUPT_MESSAGE, "codec {codec}");
+        }
+        // Codecs 1-4 are accepted without walking the (compressed) records.
+        let mut b = good.clone();
+        b[21..23].copy_from_slice(&4i16.to_be_bytes());
+        b.truncate(BATCH_HEADER_LEN + 5);
+        let len = (b.len() - 12) as i32;
+        b[8..12].copy_from_slice(&len.to_be_bytes());
+        fix_crc(&mut b);
+        assert_eq!(check_batch(&b), Ok(2));
+        // Transactional batches: INVALID_RECORD.
+        let mut b = good.clone();
+        b[21..23].copy_from_slice(&0x10i16.to_be_bytes());
+        fix_crc(&mut b);
+        let e = refused(&b);
+        assert_eq!(e.code, INVALID_RECORD);
+        assert!(e.message.contains("transactional"), "{}", e.message);
+        // Producer id, epoch and base sequence are ignored.
+        let mut b = good.clone();
+        b[43..51].copy_from_slice(&77i64.to_be_bytes());
+        b[51..53].copy_from_slice(&3i16.to_be_bytes());
+        b[53..57].copy_from_slice(&9i32.to_be_bytes());
+        fix_crc(&mut b);
+        assert_eq!(check_batch(&b), Ok(2));
+        // Records with keys and headers walk.
+        let mut b = make_batch(&[b"v"], 1);
+        // Replace the record with: attrs 0, ts 0, off 0, key "k", value "v", 1 header ("h", null).
+        let rec: &[u8] = &[0, 0, 0, 2, b'k', 2, b'v', 2, 2, b'h', 1];
+        b.truncate(BATCH_HEADER_LEN);
+        b.push((rec.len() as u8) << 1);
+        b.extend_from_slice(rec);
+        let len = (b.len() - 12) as i32;
+        b[8..12].copy_from_slice(&len.to_be_bytes());
+        fix_crc(&mut b);
+        assert_eq!(check_batch(&b), Ok(0));
+        let mut log = PartitionLog::default();
+        assert_eq!(log.append(&b), Ok(0));
+    }
+
+    #[test]
+    fn logs_starting_at_an_offset_and_undone_appends() {
+        let mut log = PartitionLog::starting_at(40);
+        assert_eq!((log.log_start_offset(), log.high_watermark()), (40, 40));
+        assert!(log.read(40, 1 << 20, true).is_empty());
+        let mark = log.mark();
+        assert_eq!(log.append(&make_batch(&[b"a", b"b"], 5)), Ok(40));
+        assert_eq!(log.high_watermark(), 42);
+        assert_eq!(be_i64(&log.read(40, 1 << 20, true), 0), 40);
+        log.truncate_to(mark);
+        assert_eq!((log.high_watermark(), log.size_bytes()), (40, 0));
+        assert!(log.batches().is_empty());
+        assert_eq!(log.append(&make_batch(&[b"c"], 5)), Ok(40));
+    }
+
+    #[test]
+    fn colliding_names() {
+        let mut t = TopicTable::default();
+        t.insert("a.b", Uuid([1; 16]), 1, Vec::new());
+        assert_eq!(t.colliding("a_b"), Some("a.b"));
+        assert_eq!(t.colliding("a.b"), None);
+        assert_eq!(t.colliding("a-b"), None);
     }
 
     #[test]

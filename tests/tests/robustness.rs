@@ -45,6 +45,7 @@ use kwire_protocol::generated::{
     KwireConsumerGroupRegularExpressionKey, KwireConsumerGroupRegularExpressionValue,
     KwireConsumerGroupTargetAssignmentMemberKey, KwireConsumerGroupTargetAssignmentMemberValue,
     KwireConsumerGroupTargetAssignmentMetadataKey, KwireConsumerGroupTargetAssignmentMetadataValue,
+    KwirePartitionEndKey, KwirePartitionEndValue,
     KwireStreamsGroupCurrentMemberAssignmentKey, KwireStreamsGroupCurrentMemberAssignmentValue,
     KwireStreamsGroupMemberMetadataKey, KwireStreamsGroupMemberMetadataValue,
     KwireStreamsGroupMetadataKey, KwireStreamsGroupMetadataValue,
@@ -280,6 +281,8 @@ fn for_each_message(v: &mut impl MessageVisitor) {
     v.visit::<KwireConsumerGroupTargetAssignmentMemberValue>();
     v.visit::<KwireConsumerGroupTargetAssignmentMetadataKey>();
     v.visit::<KwireConsumerGroupTargetAssignmentMetadataValue>();
+    v.visit::<KwirePartitionEndKey>();
+    v.visit::<KwirePartitionEndValue>();
     v.visit::<KwireStreamsGroupCurrentMemberAssignmentKey>();
     v.visit::<KwireStreamsGroupCurrentMemberAssignmentValue>();
     v.visit::<KwireStreamsGroupMemberMetadataKey>();

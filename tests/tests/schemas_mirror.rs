@@ -49,6 +49,8 @@ const NO_COUNTERPART: &[(&str, &str)] = &[
     ("KwireCommittedOffsetValue.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireTopicKey.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
     ("KwireTopicValue.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwirePartitionEndKey.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwirePartitionEndValue.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
 ];
 
 const LICENSE_TEXT: &str = "Licensed to the Apache Software Foundation";

@@ -61,6 +61,10 @@ pub mod kwire_consumer_group_target_assignment_member_value;
 pub mod kwire_consumer_group_target_assignment_metadata_key;
 /// `KwireConsumerGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataValue.json`.
 pub mod kwire_consumer_group_target_assignment_metadata_value;
+/// `KwirePartitionEndKey` (data), from `schemas/KwirePartitionEndKey.json`.
+pub mod kwire_partition_end_key;
+/// `KwirePartitionEndValue` (data), from `schemas/KwirePartitionEndValue.json`.
+pub mod kwire_partition_end_value;
 /// `KwireStreamsGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentKey.json`.
 pub mod kwire_streams_group_current_member_assignment_key;
 /// `KwireStreamsGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentValue.json`.
@@ -155,6 +159,8 @@ pub use kwire_consumer_group_target_assignment_member_key::KwireConsumerGroupTar
 pub use kwire_consumer_group_target_assignment_member_value::KwireConsumerGroupTargetAssignmentMemberValue;
 pub use kwire_consumer_group_target_assignment_metadata_key::KwireConsumerGroupTargetAssignmentMetadataKey;
 pub use kwire_consumer_group_target_assignment_metadata_value::KwireConsumerGroupTargetAssignmentMetadataValue;
+pub use kwire_partition_end_key::KwirePartitionEndKey;
+pub use kwire_partition_end_value::KwirePartitionEndValue;
 pub use kwire_streams_group_current_member_assignment_key::KwireStreamsGroupCurrentMemberAssignmentKey;
 pub use kwire_streams_group_current_member_assignment_value::KwireStreamsGroupCurrentMemberAssignmentValue;
 pub use kwire_streams_group_member_metadata_key::KwireStreamsGroupMemberMetadataKey;

@@ -1,5 +1,6 @@
 //! Produce, Fetch and ListOffsets: the partition logs.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -20,21 +21,26 @@ use kwire_protocol::wire::{PrimArray, Uuid};
 use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
 use crate::errors::*;
-use crate::topics::Topic;
+use crate::topics::{LogMark, Topic};
 
-/// Produce v3-11: each partition's records must be exactly one RecordBatch v2; it is appended
-/// with its base offset rewritten. Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION; a
-/// bad batch: INVALID_RECORD or CORRUPT_MESSAGE; acks other than -1, 0, 1:
-/// INVALID_REQUIRED_ACKS. Returns the response and whether anything was appended (the caller
-/// sends nothing for acks=0).
+/// Produce v3-11: each partition's records must be exactly one RecordBatch v2 that passes
+/// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten.
+/// Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION; a bad batch: INVALID_RECORD or
+/// CORRUPT_MESSAGE; acks other than -1, 0, 1: INVALID_REQUIRED_ACKS. With a data directory the
+/// new end offset of every partition appended to is written (one entry per partition, one write);
+/// if that write fails the appends are undone and those partitions answer KAFKA_STORAGE_ERROR.
+/// Returns the response and whether anything was appended (the caller sends nothing for acks=0).
 pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceResponse, bool) {
     let v = ctx.version;
     let acks_ok = matches!(r.acks, -1..=1);
-    let mut appended = false;
+    // Partitions appended to: (topic, partition) -> the log's mark before the first append.
+    let mut touched: BTreeMap<(String, i32), LogMark> = BTreeMap::new();
+    // Where each appended partition's answer is: (topic index, partition index).
+    let mut appended_at: Vec<(usize, usize)> = Vec::new();
     let mut responses = Vec::new();
-    for t in &r.topic_data {
+    for (ti, t) in r.topic_data.iter().enumerate() {
         let mut partition_responses = Vec::new();
-        for p in &t.partition_data {
+        for (pi, p) in t.partition_data.iter().enumerate() {
             let mut resp = PartitionProduceResponse {
                 index: p.index,
                 error_code: NONE,
@@ -56,18 +62,22 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                         resp.error_code = INVALID_RECORD;
                         message = Some("Produce request without a record batch".into());
                     }
-                    records => match log.append(records) {
-                        Ok(base) => {
-                            resp.base_offset = base;
-                            resp.log_start_offset = 0;
-                            appended = true;
+                    records => {
+                        let mark = log.mark();
+                        match log.append(records) {
+                            Ok(base) => {
+                                resp.base_offset = base;
+                                resp.log_start_offset = log.log_start_offset();
+                                touched.entry((t.name.to_string(), p.index)).or_insert(mark);
+                                appended_at.push((ti, pi));
+                            }
+                            Err(e) => {
+                                tracing::debug!(topic = %&*t.name, partition = p.index, error = e.code, reason = %e.message, "produce refused");
+                                resp.error_code = e.code;
+                                message = Some(e.message);
+                            }
                         }
-                        Err(e) => {
-                            tracing::debug!(topic = %&*t.name, partition = p.index, error = e.code, reason = %e.message, "produce refused");
-                            resp.error_code = e.code;
-                            message = Some(e.message);
-                        }
-                    },
+                    }
                 },
             }
             if v >= 8 {
@@ -81,6 +91,38 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
             ..Default::default()
         });
     }
+    let mut appended = !touched.is_empty();
+    if appended && b.is_durable() {
+        for (topic, partition) in touched.keys() {
+            let end = b
+                .topics
+                .get(topic)
+                .and_then(|t| t.partition(*partition))
+                .map_or(0, |l| l.high_watermark());
+            b.queue_partition_end(topic, *partition, end);
+        }
+        if let Err(e) = b.commit() {
+            for ((topic, partition), mark) in &touched {
+                if let Some(log) = b
+                    .topics
+                    .get_mut(topic)
+                    .and_then(|t| t.partition_mut(*partition))
+                {
+                    log.truncate_to(*mark);
+                }
+            }
+            for (ti, pi) in &appended_at {
+                let resp = &mut responses[*ti].partition_responses[*pi];
+                resp.error_code = KAFKA_STORAGE_ERROR;
+                resp.base_offset = -1;
+                resp.log_start_offset = -1;
+                if v >= 8 {
+                    resp.error_message = Some(format!("cannot write the durable log: {e}").into());
+                }
+            }
+            appended = false;
+        }
+    }
     (
         ProduceResponse {
             responses,
@@ -91,7 +133,8 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
     )
 }
 
-/// ListOffsets v0-9: -2 (earliest) and -4 (earliest local) are 0, -1 (latest) the high
+/// ListOffsets v0-9: -2 (earliest) and -4 (earliest local) are the log start offset (0, or
+/// where the partition ended before a restart with `--data`), -1 (latest) the high
 /// watermark, -3 the record with the largest timestamp, -5 (latest tiered) -1 (no tiered
 /// storage), and a timestamp the first record at or after it (offset and timestamp -1 when
 /// there is none, as Kafka). v0 answers with the old-style offset list.
@@ -123,18 +166,19 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
                         return resp;
                     };
                     let hw = log.high_watermark();
+                    let start = log.log_start_offset();
                     if v == 0 {
                         let mut offs: Vec<i64> = match p.timestamp {
-                            -1 if hw > 0 => vec![hw, 0],
-                            -1 => vec![0],
-                            _ => vec![0],
+                            -1 if hw > start => vec![hw, start],
+                            -1 => vec![hw],
+                            _ => vec![start],
                         };
                         offs.truncate(usize::try_from(p.max_num_offsets).unwrap_or(0));
                         resp.old_style_offsets = PrimArray::from(offs);
                         return resp;
                     }
                     let (offset, ts) = match p.timestamp {
-                        -2 | -4 => (0, -1),
+                        -2 | -4 => (start, -1),
                         -1 => (hw, -1),
                         -3 => log.max_timestamp().unwrap_or((-1, -1)),
                         -5 => (-1, -1),
@@ -195,9 +239,9 @@ fn partition_data(index: i32, code: i16, isolation: i8, version: i16) -> Partiti
 /// errors and fewer than MinBytes bytes of records, unless `force`.
 ///
 /// Per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, or a partition out of range),
-/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [0, HW]; else
-/// whole batches from the fetch offset within PartitionMaxBytes and the response's MaxBytes
-/// (the first batch of the response always, as KIP-74). HW = LSO, log start 0.
+/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [log start, HW];
+/// else whole batches from the fetch offset within PartitionMaxBytes and the response's MaxBytes
+/// (the first batch of the response always, as KIP-74). HW = LSO.
 pub fn fetch_response(
     b: &Broker,
     r: &FetchRequest,
@@ -253,8 +297,9 @@ pub fn fetch_response(
             let mut pd = partition_data(p.partition, NONE, r.isolation_level, version);
             pd.high_watermark = hw;
             pd.last_stable_offset = hw;
-            pd.log_start_offset = 0;
-            if p.fetch_offset < 0 || p.fetch_offset > hw {
+            let start = log.log_start_offset();
+            pd.log_start_offset = start;
+            if p.fetch_offset < start || p.fetch_offset > hw {
                 errors = true;
                 pd.error_code = OFFSET_OUT_OF_RANGE;
             } else {

@@ -18,9 +18,9 @@ use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHear
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
 
 use super::Ctx;
-use crate::broker::Broker;
+use crate::broker::{Broker, NewTopic};
 use crate::errors::*;
-use crate::topics::valid_topic_name;
+use crate::topics::{valid_topic_name, MAX_PARTITIONS};
 
 fn context(ctx: &Ctx<'_>) -> RequestContext {
     RequestContext::new(ctx.client_id, ctx.client_host, ctx.version)
@@ -68,16 +68,20 @@ pub fn streams_group_heartbeat(
         .coordinator
         .streams_group_heartbeat(&context(ctx), r, ctx.now);
     b.queue_records(out.records);
-    let mut created = false;
+    let mut create: Vec<NewTopic> = Vec::new();
     for t in &out.topics_to_create {
-        if b.topics.get(&t.name).is_some() {
+        if b.topics.get(&t.name).is_some() || create.iter().any(|(n, ..)| *n == t.name) {
             continue;
         }
         if let Err(e) = valid_topic_name(&t.name) {
             tracing::warn!(topic = %t.name, error = %e, "cannot create a streams internal topic");
             continue;
         }
-        if !(1..=100_000).contains(&t.num_partitions) {
+        if let Some(other) = b.topics.colliding(&t.name) {
+            tracing::warn!(topic = %t.name, colliding = other, "cannot create a streams internal topic: its name collides with an existing topic's");
+            continue;
+        }
+        if !(1..=MAX_PARTITIONS).contains(&t.num_partitions) {
             tracing::warn!(topic = %t.name, partitions = t.num_partitions, "cannot create a streams internal topic");
             continue;
         }
@@ -86,11 +90,12 @@ pub fn streams_group_heartbeat(
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        b.add_topic(&t.name, t.num_partitions, configs);
-        created = true;
+        create.push((t.name.clone(), t.num_partitions, configs));
     }
-    if created {
-        b.topics_changed(ctx.now);
+    if !create.is_empty() {
+        // Written together with the heartbeat's records: a failure breaks the durable state
+        // (the handler's caller answers NOT_COORDINATOR).
+        let _ = b.create_topics(create, ctx.now);
     }
     out.response
 }

@@ -1,6 +1,6 @@
 //! Metadata, FindCoordinator and CreateTopics.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use kwire_protocol::generated::create_topics_request::CreateTopicsRequest;
 use kwire_protocol::generated::create_topics_response::{
@@ -15,9 +15,9 @@ use kwire_protocol::generated::metadata_response::{
 use kwire_protocol::wire::{PrimArray, Uuid};
 
 use super::Ctx;
-use crate::broker::{Broker, NODE_ID};
+use crate::broker::{Broker, NewTopic, NODE_ID};
 use crate::errors::*;
-use crate::topics::{valid_topic_name, Topic};
+use crate::topics::{collision_key, valid_topic_name, Topic, MAX_PARTITIONS};
 
 fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
     MetadataResponseTopic {
@@ -170,7 +170,11 @@ pub fn find_coordinator(
 /// CreateTopics v0-7: creates each topic (NumPartitions -1 → 1; or as many as its manual
 /// assignment lists), TOPIC_ALREADY_EXISTS when present, Kafka's checks of names, counts and
 /// replication (one broker: factor -1 or 1), then tells the coordinator the metadata changed.
-/// `validateOnly` checks without creating.
+/// A name that differs from an existing (or earlier created) topic's only in '.' versus '_' is
+/// INVALID_TOPIC_EXCEPTION, as in Kafka; more than [`MAX_PARTITIONS`] partitions is
+/// INVALID_PARTITIONS. The new topics are written to the durable log before they exist; if that
+/// fails they answer KAFKA_STORAGE_ERROR and are not created. `validateOnly` checks without
+/// creating.
 pub fn create_topics(
     b: &mut Broker,
     ctx: &Ctx<'_>,
@@ -184,8 +188,12 @@ pub fn create_topics(
             dup.insert(&t.name);
         }
     }
-    let mut created = false;
     let mut results = Vec::new();
+    // Topics to create, and the index of each one's result.
+    let mut create: Vec<NewTopic> = Vec::new();
+    let mut create_at: Vec<usize> = Vec::new();
+    // Collision keys of the topics this request creates (or would create).
+    let mut staged: BTreeMap<String, String> = BTreeMap::new();
     for t in &r.topics {
         let fail = |code: i16, msg: String| CreatableTopicResult {
             name: t.name.clone(),
@@ -211,6 +219,18 @@ pub fn create_topics(
             results.push(fail(
                 TOPIC_ALREADY_EXISTS,
                 format!("Topic '{}' already exists.", &*t.name),
+            ));
+            continue;
+        }
+        let key = collision_key(&t.name);
+        if let Some(other) = b
+            .topics
+            .colliding(&t.name)
+            .or_else(|| staged.get(&key).map(String::as_str))
+        {
+            results.push(fail(
+                INVALID_TOPIC_EXCEPTION,
+                format!("Topic '{}' collides with existing topic: {other}", &*t.name),
             ));
             continue;
         }
@@ -243,12 +263,21 @@ pub fn create_topics(
             } else {
                 t.num_partitions
             };
-            if !(1..=100_000).contains(&p) {
+            if p < 1 {
                 results.push(fail(
                     INVALID_PARTITIONS,
                     format!(
                         "Number of partitions was set to an invalid non-positive value {}.",
                         t.num_partitions
+                    ),
+                ));
+                continue;
+            }
+            if p > MAX_PARTITIONS {
+                results.push(fail(
+                    INVALID_PARTITIONS,
+                    format!(
+                        "Number of partitions {p} is above kwire-server's limit of {MAX_PARTITIONS}."
                     ),
                 ));
                 continue;
@@ -287,15 +316,14 @@ pub fn create_topics(
                 )
             })
             .collect();
-        let id = if r.validate_only {
-            Uuid::ZERO
-        } else {
-            created = true;
-            b.add_topic(&t.name, partitions, configs.clone()).id
-        };
+        staged.insert(key, t.name.to_string());
+        if !r.validate_only {
+            create.push((t.name.to_string(), partitions, configs.clone()));
+            create_at.push(results.len());
+        }
         results.push(CreatableTopicResult {
             name: t.name.clone(),
-            topic_id: if v >= 7 { id } else { Uuid::ZERO },
+            topic_id: Uuid::ZERO,
             error_code: NONE,
             error_message: None,
             num_partitions: if v >= 5 { partitions } else { -1 },
@@ -320,8 +348,31 @@ pub fn create_topics(
             ..Default::default()
         });
     }
-    if created {
-        b.topics_changed(ctx.now);
+    if !create.is_empty() {
+        match b.create_topics(create, ctx.now) {
+            Ok(ids) => {
+                if v >= 7 {
+                    for (i, id) in create_at.into_iter().zip(ids) {
+                        results[i].topic_id = id;
+                    }
+                }
+            }
+            Err(e) => {
+                for i in create_at {
+                    let res = &mut results[i];
+                    *res = CreatableTopicResult {
+                        name: res.name.clone(),
+                        error_code: KAFKA_STORAGE_ERROR,
+                        error_message: if v >= 1 {
+                            Some(format!("cannot write the durable log: {e}").into())
+                        } else {
+                            None
+                        },
+                        ..Default::default()
+                    };
+                }
+            }
+        }
     }
     CreateTopicsResponse {
         throttle_time_ms: 0,

@@ -2,7 +2,11 @@
 //! under its lock) from a decoded request body to a response body.
 //!
 //! [`handle`] dispatches, writes the records the request produced to the durable log (one
-//! append) and wakes the timer task or parked fetches when the request calls for it.
+//! append) and wakes the timer task or parked fetches when the request calls for it. Handlers
+//! whose changes can be undone (Produce, OffsetCommit, CreateTopics) write them themselves and
+//! answer a failed write with an error; when the write of a group heartbeat's records fails,
+//! [`handle`] answers NOT_COORDINATOR (Kafka's translation of KAFKA_STORAGE_ERROR for group APIs)
+//! and the server stops (see [`crate::broker`]).
 
 mod data;
 mod groups;
@@ -11,10 +15,13 @@ mod offsets;
 
 use std::time::Instant;
 
+use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use kwire_protocol::generated::fetch_request::FetchRequest;
+use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
 use kwire_protocol::generated::{Request, Response};
 
 use crate::broker::{Broker, Shared};
+use crate::errors::NOT_COORDINATOR;
 
 pub use data::fetch_response;
 
@@ -61,6 +68,7 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
     let outcome = {
         let mut b = shared.lock();
         let b: &mut Broker = &mut b;
+        let failures = b.write_failures();
         let out = match body {
             Request::ApiVersions(r) => Outcome::Respond(
                 crate::apis::api_versions(
@@ -111,8 +119,12 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
             Request::ListOffsets(r) => Outcome::Respond(data::list_offsets(b, ctx, &r).into()),
             Request::Fetch(r) => data::fetch(b, ctx, r, shared.config.max_fetch_wait_ms),
         };
-        b.commit();
-        out
+        let committed = b.commit().is_ok() && b.write_failures() == failures;
+        if committed {
+            out
+        } else {
+            storage_failure(out)
+        }
     };
     if produced {
         shared.produced.send_modify(|n| *n = n.wrapping_add(1));
@@ -121,4 +133,30 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
         shared.timers.notify_one();
     }
     outcome
+}
+
+/// The answer to a group heartbeat whose records could not be written: NOT_COORDINATOR, as Kafka
+/// translates KAFKA_STORAGE_ERROR for group APIs (the client looks for the coordinator again).
+/// Other answers already carry their own errors.
+fn storage_failure(out: Outcome) -> Outcome {
+    const MESSAGE: &str = "The coordinator cannot write its durable log.";
+    match out {
+        Outcome::Respond(Response::ConsumerGroupHeartbeat(_)) => Outcome::Respond(
+            ConsumerGroupHeartbeatResponse {
+                error_code: NOT_COORDINATOR,
+                error_message: Some(MESSAGE.into()),
+                ..Default::default()
+            }
+            .into(),
+        ),
+        Outcome::Respond(Response::StreamsGroupHeartbeat(_)) => Outcome::Respond(
+            StreamsGroupHeartbeatResponse {
+                error_code: NOT_COORDINATOR,
+                error_message: Some(MESSAGE.into()),
+                ..Default::default()
+            }
+            .into(),
+        ),
+        other => other,
+    }
 }

@@ -16,12 +16,17 @@ use super::Ctx;
 use crate::broker::{Broker, CommittedOffset};
 use crate::errors::*;
 
+/// Kafka's `offset.metadata.max.bytes` default: longer metadata is OFFSET_METADATA_TOO_LARGE.
+pub const MAX_OFFSET_METADATA_BYTES: usize = 4096;
+
 /// OffsetCommit v0-9: stores each partition's offset. Per partition: INVALID_GROUP_ID for a
 /// blank group, UNKNOWN_TOPIC_OR_PARTITION for a topic or partition that does not exist, and
 /// from v1 on the member check of [`GroupCoordinator::validate_offset_commit`] (no member id
 /// with a negative epoch is a commit from outside the group, accepted while the group has no
 /// members): UNKNOWN_MEMBER_ID (25), STALE_MEMBER_EPOCH (113), GROUP_ID_NOT_FOUND (69; 22 below
-/// v9).
+/// v9); OFFSET_METADATA_TOO_LARGE (12) for metadata longer than 4096 bytes. The accepted offsets
+/// are written with one append before they are stored; if that fails they are not stored and
+/// answer NOT_COORDINATOR (16), as Kafka's group coordinator translates KAFKA_STORAGE_ERROR.
 ///
 /// [`GroupCoordinator::validate_offset_commit`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_commit
 pub fn offset_commit(
@@ -43,9 +48,12 @@ pub fn offset_commit(
         NONE
     };
     let mut topics = Vec::new();
-    for t in &r.topics {
+    let mut commits: Vec<(String, i32, CommittedOffset)> = Vec::new();
+    // The answers of the accepted partitions: (topic index, partition index).
+    let mut accepted: Vec<(usize, usize)> = Vec::new();
+    for (ti, t) in r.topics.iter().enumerate() {
         let mut partitions = Vec::new();
-        for p in &t.partitions {
+        for (pi, p) in t.partitions.iter().enumerate() {
             let code = if group_error != NONE {
                 group_error
             } else if b
@@ -55,10 +63,15 @@ pub fn offset_commit(
                 .is_none()
             {
                 UNKNOWN_TOPIC_OR_PARTITION
+            } else if p
+                .committed_metadata
+                .as_ref()
+                .is_some_and(|m| m.len() > MAX_OFFSET_METADATA_BYTES)
+            {
+                OFFSET_METADATA_TOO_LARGE
             } else {
-                b.store_offset(
-                    group,
-                    &t.name,
+                commits.push((
+                    t.name.to_string(),
                     p.partition_index,
                     CommittedOffset {
                         offset: p.committed_offset,
@@ -70,7 +83,8 @@ pub fn offset_commit(
                             ctx.now
                         },
                     },
-                );
+                ));
+                accepted.push((ti, pi));
                 NONE
             };
             partitions.push(OffsetCommitResponsePartition {
@@ -87,6 +101,12 @@ pub fn offset_commit(
     }
     if group_error != NONE {
         tracing::debug!(group, member = %&*r.member_id, epoch = r.generation_id_or_member_epoch, error = group_error, "offset commit refused");
+    }
+    if let Err(e) = b.commit_offsets(group, commits) {
+        tracing::warn!(group, error = %e, "offset commit not stored: the durable log cannot be written");
+        for (ti, pi) in accepted {
+            topics[ti].partitions[pi].error_code = NOT_COORDINATOR;
+        }
     }
     OffsetCommitResponse {
         throttle_time_ms: 0,

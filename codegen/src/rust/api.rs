@@ -268,8 +268,8 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
             }
 
             impl #w::Encode for #enum_name {
-                fn encode_to<S: #w::Sink>(&self, s: &mut S, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
-                    match self { #( #enum_name::#variants(m) => #w::Encode::encode_to(m, s, version), )* }
+                fn encode_raw(&self, w: &mut #w::RawWriter, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                    match self { #( #enum_name::#variants(m) => #w::Encode::encode_raw(m, w, version), )* }
                 }
             }
 
@@ -384,9 +384,9 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
                     /// # Errors
                     /// As [`RequestFrame::encode_to`].
                     pub fn encoded_len(&self) -> ::core::result::Result<usize, #w::EncodeError> {
-                        let mut c = #w::Counter(0);
+                        let mut c = #w::RawWriter::counter();
                         self.encode_to(&mut c)?;
-                        ::core::result::Result::Ok(c.0)
+                        ::core::result::Result::Ok(c.written())
                     }
 
                     /// Encodes into a new buffer of exactly the right size (no size prefix).
@@ -453,9 +453,9 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
                     /// # Errors
                     /// As [`ResponseFrame::encode_to`].
                     pub fn encoded_len(&self, version: i16) -> ::core::result::Result<usize, #w::EncodeError> {
-                        let mut c = #w::Counter(0);
+                        let mut c = #w::RawWriter::counter();
                         self.encode_to(&mut c, version)?;
-                        ::core::result::Result::Ok(c.0)
+                        ::core::result::Result::Ok(c.written())
                     }
 
                     /// Encodes at `version` into a new buffer of exactly the right size.

@@ -1,7 +1,7 @@
 //! Emits one spec file: its structs, `Default`, `Encode`, `Decode`, `Message` and, on request,
 //! `Sample` impls.
 
-use super::names::{self, field_ident, type_ident};
+use super::names::{field_ident, type_ident};
 use super::Options;
 use crate::ir::{DefaultValue, Field, MessageKind, Spec, Struct, Type, Versions};
 use proc_macro2::{Literal, TokenStream};
@@ -270,11 +270,11 @@ fn write_value(
     let nullable_t = nullable.tokens();
     let fe = quote!(.at_field(#name)?);
     match ty {
-        Type::Bool => quote!(s.put_byte(u8::from(#v));),
+        Type::Bool => quote!(s.write_byte(u8::from(#v));),
         Type::Int8 | Type::Int16 | Type::Uint16 | Type::Int32 | Type::Uint32 | Type::Int64 | Type::Float64 => {
-            quote!(s.put_raw(&#v.to_be_bytes());)
+            quote!(s.write_raw(&#v.to_be_bytes());)
         }
-        Type::Uuid => quote!(s.put_raw(&#v.0);),
+        Type::Uuid => quote!(s.write_raw(&#v.0);),
         Type::String if optional => {
             quote!(#w::write_nullable_string(s, #v.as_ref(), #compact_t, #nullable_t, version)#fe;)
         }
@@ -285,17 +285,17 @@ fn write_value(
         Type::Bytes | Type::Records => quote!(#w::write_bytes(s, &#v, #compact_t)#fe;),
         Type::Array(elem) => {
             let elem_w = match &**elem {
-                Type::Bool => quote!(s.put_byte(u8::from(*e));),
+                Type::Bool => quote!(s.write_byte(u8::from(*e));),
                 Type::Int8 | Type::Int16 | Type::Uint16 | Type::Int32 | Type::Uint32 | Type::Int64 | Type::Float64 => {
-                    quote!(s.put_raw(&e.to_be_bytes());)
+                    quote!(s.write_raw(&e.to_be_bytes());)
                 }
-                Type::Uuid => quote!(s.put_raw(&e.0);),
+                Type::Uuid => quote!(s.write_raw(&e.0);),
                 Type::String => quote!(#w::write_string(s, e, #compact_t).at_index(i).at_field(#name)?;),
                 Type::Bytes | Type::Records => {
                     quote!(#w::write_bytes(s, e, #compact_t).at_index(i).at_field(#name)?;)
                 }
                 Type::Struct(_) => {
-                    quote!(#w::Encode::encode_to(e, s, version).at_index(i).at_field(#name)?;)
+                    quote!(#w::Encode::encode_raw(e, s, version).at_index(i).at_field(#name)?;)
                 }
                 Type::Array(_) => quote!(),
             };
@@ -307,7 +307,11 @@ fn write_value(
             } else {
                 quote!(for e in a.iter() { #elem_w })
             };
-            let body = quote!(#w::write_array_len(s, a.len(), #compact_t)#fe; #lp);
+            let body = match &**elem {
+                Type::Struct(_) => quote!(#w::write_struct_array(s, a, #compact_t, version)#fe;),
+                Type::String => quote!(#w::write_string_array(s, a, #compact_t)#fe;),
+                _ => quote!(#w::write_array_len(s, a.len(), #compact_t)#fe; #lp),
+            };
             if optional {
                 quote!(match &#v {
                     ::core::option::Option::Some(a) => { #body }
@@ -319,14 +323,14 @@ fn write_value(
         }
         Type::Struct(_) => {
             if !optional {
-                return quote!(#w::Encode::encode_to(&#v, s, version)#fe;);
+                return quote!(#w::Encode::encode_raw(&#v, s, version)#fe;);
             }
             let (present, absent) = if tagged {
-                (quote!(s.put_byte(1);), quote!(s.put_byte(0);))
+                (quote!(s.write_byte(1);), quote!(s.write_byte(0);))
             } else {
                 (
-                    nullable.select(quote!(s.put_byte(1);), quote!()),
-                    nullable.select(quote!(s.put_byte(0xff);), quote!(return ::core::result::Result::Err(#w::null_not_allowed(version).field(#name));)),
+                    nullable.select(quote!(s.write_byte(1);), quote!()),
+                    nullable.select(quote!(s.write_byte(0xff);), quote!(return ::core::result::Result::Err(#w::null_not_allowed(version).field(#name));)),
                 )
             };
             let absent = if tagged {
@@ -335,7 +339,7 @@ fn write_value(
                 absent
             };
             quote!(match &#v {
-                ::core::option::Option::Some(x) => { #present #w::Encode::encode_to(x, s, version)#fe; }
+                ::core::option::Option::Some(x) => { #present #w::Encode::encode_raw(x, s, version)#fe; }
                 ::core::option::Option::None => { #absent }
             })
         }
@@ -359,15 +363,15 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
         }
     };
     match &f.ty {
-        Type::Bool => quote!(#r.bool()#fe),
-        Type::Int8 => quote!(#r.i8()#fe),
-        Type::Int16 => quote!(#r.i16()#fe),
-        Type::Uint16 => quote!(#r.u16()#fe),
-        Type::Int32 => quote!(#r.i32()#fe),
-        Type::Uint32 => quote!(#r.u32()#fe),
-        Type::Int64 => quote!(#r.i64()#fe),
-        Type::Float64 => quote!(#r.f64()#fe),
-        Type::Uuid => quote!(#r.uuid()#fe),
+        Type::Bool => quote!(#r.bool_at(#name)?),
+        Type::Int8 => quote!(#r.i8_at(#name)?),
+        Type::Int16 => quote!(#r.i16_at(#name)?),
+        Type::Uint16 => quote!(#r.u16_at(#name)?),
+        Type::Int32 => quote!(#r.i32_at(#name)?),
+        Type::Uint32 => quote!(#r.u32_at(#name)?),
+        Type::Int64 => quote!(#r.i64_at(#name)?),
+        Type::Float64 => quote!(#r.f64_at(#name)?),
+        Type::Uuid => quote!(#r.uuid_at(#name)?),
         Type::String => wrap_opt(quote!(#r.nullable_string(#compact_t)#fe), quote!(#r.string(#compact_t)#fe)),
         Type::Bytes | Type::Records => {
             wrap_opt(quote!(#r.nullable_bytes(#compact_t)#fe), quote!(#r.bytes(#compact_t)#fe))
@@ -379,6 +383,17 @@ fn read_value(cx: &Ctx, f: &Field, compact: &Cond, nullable: &Cond, tagged: bool
                 quote!(#r.prim_array::<#et>(#compact_t)#fe),
             )
         }
+        Type::Array(elem) if matches!(&**elem, Type::Struct(_)) => {
+            let et = rust_type(cx, elem);
+            wrap_opt(
+                quote!(#w::decode_nullable_struct_array::<#et>(#r, #compact_t, version)#fe),
+                quote!(#w::decode_struct_array::<#et>(#r, #compact_t, version)#fe),
+            )
+        }
+        Type::Array(elem) if matches!(&**elem, Type::String) => wrap_opt(
+            quote!(#w::decode_nullable_string_array(#r, #compact_t)#fe),
+            quote!(#w::decode_string_array(#r, #compact_t)#fe),
+        ),
         Type::Array(elem) => {
             let et = rust_type(cx, elem);
             let ie = quote!(.at_index(i).at_field(#name)?);
@@ -437,12 +452,6 @@ pub(crate) fn with_error_path(body: TokenStream) -> TokenStream {
     } else {
         body
     }
-}
-
-/// The decoder's local variable for a field: prefixed, so that a field named `version`, `r` or
-/// `n` cannot shadow the decoder's own names.
-fn local_ident(f: &Field) -> proc_macro2::Ident {
-    format_ident!("f_{}", names::snake(&f.name))
 }
 
 /// Whether the variable `name` is used in `ts`: an identifier `name` that is neither a field
@@ -539,17 +548,16 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     let types: Vec<_> = st.fields.iter().map(|f| field_type(cx, f)).collect();
     let docs: Vec<_> = st.fields.iter().map(field_doc).collect();
     let defaults: Vec<_> = st.fields.iter().map(|f| default_expr(cx, f)).collect();
-    let (utf_decl, utf_default, utf_init) = if flexible {
+    let (utf_decl, utf_default) = if flexible {
         (
             quote!(
                 /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
                 pub unknown_tagged_fields: ::std::vec::Vec<#w::RawTaggedField>,
             ),
             quote!(unknown_tagged_fields: ::std::vec::Vec::new(),),
-            quote!(unknown_tagged_fields,),
         )
     } else {
-        (quote!(), quote!(), quote!())
+        (quote!(), quote!())
     };
 
     // ---- encode ----
@@ -559,7 +567,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         let id = field_ident(&f.name);
         let name_s = id.to_string().trim_start_matches("r#").to_string();
         let present = Cond::of(f.untagged_versions(), valid);
-        let nullable = Cond::of(f.nullable, valid);
+        let nullable = Cond::of(f.nullable, f.untagged_versions().intersect(&valid));
         let compact = cx.compact(f);
         let write = write_value(cx, f, &f.ty, quote!(self.#id), f.is_optional(), &compact, &nullable, false);
         let non_default = non_default_expr(cx, f, &quote!(self.#id));
@@ -601,7 +609,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let e = cond.and(non_default_expr(cx, f, &quote!(self.#id)));
             emit_decls.push(quote!(let #flag = #e;));
             counts.push(quote!(+ usize::from(#flag)));
-            let nullable = Cond::of(f.nullable, valid);
+            let nullable = Cond::of(f.nullable, tv.intersect(&valid));
             let payload = write_value(cx, f, &f.ty, quote!(self.#id), f.is_optional(), &Cond::Always, &nullable, true);
             let tag_l = Literal::u32_unsuffixed(*tag);
             let size = match f.ty.fixed_size() {
@@ -610,9 +618,9 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     quote!(#n)
                 }
                 None => quote!({
-                    let mut c = #w::Counter(0);
+                    let mut c = #w::RawWriter::counter();
                     { let s = &mut c; #payload }
-                    c.0
+                    c.written()
                 }),
             };
             let next = Literal::u64_unsuffixed(*tag as u64);
@@ -629,14 +637,19 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         let (i_decl, i_last) = if tagged.is_empty() { (quote!(), quote!(0)) } else { (quote!(let mut i = 0usize;), quote!(i)) };
         let body = quote!(
             #(#emit_decls)*
-            s.put_uvarint((self.unknown_tagged_fields.len() #(#counts)*) as u32);
+            s.write_uvarint((self.unknown_tagged_fields.len() #(#counts)*) as u32);
             #i_decl
             #(#emit_writes)*
             #w::write_unknown_tags_below(s, &self.unknown_tagged_fields, #i_last, u64::MAX)?;
         );
-        let check = quote!(#w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known_tags),*], flexible, version)?;);
-        let wr = flex.select(body, quote!());
-        quote!(#check #wr)
+        if tagged.is_empty() {
+            let f = flex.tokens();
+            quote!(#w::write_unknown_tags(s, &self.unknown_tagged_fields, #f, version)?;)
+        } else {
+            let check = quote!(#w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known_tags),*], flexible, version)?;);
+            let wr = flex.select(body, quote!());
+            quote!(#check #wr)
+        }
     } else {
         quote!()
     };
@@ -650,22 +663,15 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     let enc_body = if uses_ident(&enc_body, "flexible") { quote!(#flex_decl #enc_body) } else { enc_body };
 
     // ---- decode ----
-    let locals: Vec<_> = st.fields.iter().map(local_ident).collect();
     let mut dec = Vec::new();
     for f in &st.fields {
         let present = Cond::of(f.untagged_versions(), valid);
-        let nullable = Cond::of(f.nullable, valid);
+        let nullable = Cond::of(f.nullable, f.untagged_versions().intersect(&valid));
         let compact = cx.compact(f);
         let read = read_value(cx, f, &compact, &nullable, false, quote!(r));
-        let def = default_expr(cx, f);
-        let value = present.select(read, def);
-        let local = local_ident(f);
-        let is_tagged = f.tag.is_some() && flexible;
-        if is_tagged {
-            dec.push(quote!(let mut #local = #value;));
-        } else {
-            dec.push(quote!(let #local = #value;));
-        }
+        let id = field_ident(&f.name);
+        // In place: `self` holds the defaults, so a field the version lacks is left as it is.
+        dec.push(present.select(quote!(self.#id = #read;), quote!()));
     }
     let tag_section_dec = if flexible {
         let mut arms = Vec::new();
@@ -674,16 +680,15 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let id = field_ident(&f.name);
             let name_s = id.to_string().trim_start_matches("r#").to_string();
             let cond = Cond::of(*tv, valid);
-            let nullable = Cond::of(f.nullable, valid);
+            let nullable = Cond::of(f.nullable, tv.intersect(&valid));
             let read = read_value(cx, f, &Cond::Always, &nullable, true, quote!(r));
             let tag_l = Literal::u32_unsuffixed(*tag);
             let bad = quote!(return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name_s)));
-            let local = local_ident(f);
-            let arm_body = cond.select(quote!({ let r = &mut p; #local = #read; }), quote!({ #bad; }));
+            let arm_body = cond.select(quote!({ let r = &mut p; self.#id = #read; }), quote!({ #bad; }));
             arms.push(quote!(#tag_l => #arm_body));
         }
         let pat = if tagged.is_empty() { quote!((tag, p)) } else { quote!((tag, mut p)) };
-        let unknown = quote!(#w::push_unknown_tag(&mut unknown_tagged_fields, tag, p));
+        let unknown = quote!(#w::push_unknown_tag(&mut self.unknown_tagged_fields, tag, p));
         let dispatch = if arms.is_empty() {
             quote!(#unknown;)
         } else {
@@ -692,27 +697,27 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                 _ => #unknown,
             })
         };
-        let sec = quote!(
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let #pat = r.tagged_field()?;
-                #dispatch
-            }
-            #w::finish_unknown_tags(&mut unknown_tagged_fields);
-        );
+        let sec = if tagged.is_empty() {
+            quote!(#w::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;)
+        } else {
+            quote!(
+                let n = r.uvarint()?;
+                for _ in 0..n {
+                    let #pat = r.tagged_field()?;
+                    #dispatch
+                }
+                #w::finish_unknown_tags(&mut self.unknown_tagged_fields);
+            )
+        };
         let flex = cx.flexible();
-        let sec = flex.select(sec, quote!());
-        quote!(
-            let mut unknown_tagged_fields = ::std::vec::Vec::new();
-            #sec
-        )
+        flex.select(sec, quote!())
     } else {
         quote!()
     };
     let dec_body = quote!(
         #(#dec)*
         #tag_section_dec
-        ::core::result::Result::Ok(Self { #(#names: #locals,)* #utf_init })
+        ::core::result::Result::Ok(())
     );
     let dec_body = if uses_ident(&dec_body, "flexible") { quote!(#flex_decl #dec_body) } else { dec_body };
 
@@ -744,16 +749,16 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         (
             quote!(
                 impl #w::Encode for #ty {
-                    fn encode_to<S: #w::Sink>(&self, s: &mut S, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                    fn encode_raw(&self, w: &mut #w::RawWriter, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
                         #w::check_encode_version(version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
-                        self.encode_body(s, version).map_err(|e| e.in_type(#ty_name))
+                        self.encode_body(w, version).map_err(|e| e.in_type(#ty_name))
                     }
                 }
                 impl #ty {
-                    fn encode_body<S: #w::Sink>(&self, #s_name: &mut S, #enc_version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                    fn encode_body(&self, #s_name: &mut #w::RawWriter, #enc_version: i16) -> ::core::result::Result<(), #w::EncodeError> {
                         #enc_body
                     }
-                    fn decode_body(#r_name: &mut #w::Reader, #dec_version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                    fn decode_body(&mut self, #r_name: &mut #w::Reader, #dec_version: i16) -> ::core::result::Result<(), #w::DecodeError> {
                         #dec_body
                     }
                 }
@@ -761,8 +766,13 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             quote!(
                 impl #w::Decode for #ty {
                     fn decode(r: &mut #w::Reader, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                        let mut m = <Self as ::core::default::Default>::default();
+                        #w::Decode::decode_into(&mut m, r, version)?;
+                        ::core::result::Result::Ok(m)
+                    }
+                    fn decode_into(&mut self, r: &mut #w::Reader, version: i16) -> ::core::result::Result<(), #w::DecodeError> {
                         #w::check_decode_version(r, version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
-                        Self::decode_body(r, version).map_err(|e| e.in_type(#ty_name))
+                        self.decode_body(r, version).map_err(|e| e.in_type(#ty_name))
                     }
                 }
             ),
@@ -780,14 +790,19 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         (
             quote!(
                 impl #w::Encode for #ty {
-                    fn encode_to<S: #w::Sink>(&self, #s_name: &mut S, #enc_version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                    fn encode_raw(&self, #s_name: &mut #w::RawWriter, #enc_version: i16) -> ::core::result::Result<(), #w::EncodeError> {
                         #enc_body
                     }
                 }
             ),
             quote!(
                 impl #w::Decode for #ty {
-                    fn decode(#r_name: &mut #w::Reader, #dec_version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                    fn decode(r: &mut #w::Reader, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                        let mut m = <Self as ::core::default::Default>::default();
+                        #w::Decode::decode_into(&mut m, r, version)?;
+                        ::core::result::Result::Ok(m)
+                    }
+                    fn decode_into(&mut self, #r_name: &mut #w::Reader, #dec_version: i16) -> ::core::result::Result<(), #w::DecodeError> {
                         #dec_body
                     }
                 }
@@ -806,6 +821,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             quote!(),
             quote!(
                 impl ::core::default::Default for #ty {
+                    #[inline]
                     fn default() -> Self {
                         Self { #( #names: #defaults, )* #utf_default }
                     }

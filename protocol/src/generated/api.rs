@@ -529,54 +529,56 @@ impl Request {
     }
 }
 impl ::kwire_protocol::wire::Encode for Request {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
             Request::Produce(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
-            Request::Fetch(m) => ::kwire_protocol::wire::Encode::encode_to(m, s, version),
+            Request::Fetch(m) => {
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
+            }
             Request::ListOffsets(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::Metadata(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::OffsetCommit(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::OffsetFetch(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::FindCoordinator(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::DescribeGroups(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::ListGroups(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::ApiVersions(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::CreateTopics(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::ConsumerGroupHeartbeat(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::ConsumerGroupDescribe(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::StreamsGroupHeartbeat(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Request::StreamsGroupDescribe(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
         }
     }
@@ -875,56 +877,56 @@ impl Response {
     }
 }
 impl ::kwire_protocol::wire::Encode for Response {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         match self {
             Response::Produce(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::Fetch(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::ListOffsets(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::Metadata(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::OffsetCommit(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::OffsetFetch(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::FindCoordinator(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::DescribeGroups(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::ListGroups(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::ApiVersions(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::CreateTopics(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::ConsumerGroupHeartbeat(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::ConsumerGroupDescribe(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::StreamsGroupHeartbeat(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
             Response::StreamsGroupDescribe(m) => {
-                ::kwire_protocol::wire::Encode::encode_to(m, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(m, w, version)
             }
         }
     }
@@ -1637,9 +1639,9 @@ impl RequestFrame {
     pub fn encoded_len(
         &self,
     ) -> ::core::result::Result<usize, ::kwire_protocol::wire::EncodeError> {
-        let mut c = ::kwire_protocol::wire::Counter(0);
+        let mut c = ::kwire_protocol::wire::RawWriter::counter();
         self.encode_to(&mut c)?;
-        ::core::result::Result::Ok(c.0)
+        ::core::result::Result::Ok(c.written())
     }
     /// Encodes into a new buffer of exactly the right size (no size prefix).
     ///
@@ -1729,9 +1731,9 @@ impl ResponseFrame {
         &self,
         version: i16,
     ) -> ::core::result::Result<usize, ::kwire_protocol::wire::EncodeError> {
-        let mut c = ::kwire_protocol::wire::Counter(0);
+        let mut c = ::kwire_protocol::wire::RawWriter::counter();
         self.encode_to(&mut c, version)?;
-        ::core::result::Result::Ok(c.0)
+        ::core::result::Result::Ok(c.written())
     }
     /// Encodes at `version` into a new buffer of exactly the right size.
     ///

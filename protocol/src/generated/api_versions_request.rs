@@ -17,9 +17,9 @@ pub struct ApiVersionsRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ApiVersionsRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,17 +27,16 @@ impl ::kwire_protocol::wire::Encode for ApiVersionsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ApiVersionsRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ApiVersionsRequest"))
     }
 }
 impl ApiVersionsRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(
                     s,
@@ -54,56 +53,37 @@ impl ApiVersionsRequest {
                 )
                 .at_field("client_software_version")?;
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_client_software_name = if version >= 3 {
-            r.string(version >= 3).at_field("client_software_name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_client_software_version = if version >= 3 {
-            r.string(version >= 3).at_field("client_software_version")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.client_software_name = r
+                .string(version >= 3)
+                .at_field("client_software_name")?;
         }
-        ::core::result::Result::Ok(Self {
-            client_software_name: f_client_software_name,
-            client_software_version: f_client_software_version,
-            unknown_tagged_fields,
-        })
+        if version >= 3 {
+            self.client_software_version = r
+                .string(version >= 3)
+                .at_field("client_software_version")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ApiVersionsRequest {
@@ -111,13 +91,22 @@ impl ::kwire_protocol::wire::Decode for ApiVersionsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ApiVersionsRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ApiVersionsRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for ApiVersionsRequest {

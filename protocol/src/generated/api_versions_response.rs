@@ -37,6 +37,7 @@ pub struct ApiVersionsResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for ApiVersionsResponse {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -51,9 +52,9 @@ impl ::core::default::Default for ApiVersionsResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for ApiVersionsResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -61,30 +62,25 @@ impl ::kwire_protocol::wire::Encode for ApiVersionsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ApiVersionsResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ApiVersionsResponse"))
     }
 }
 impl ApiVersionsResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 3;
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         {
             let a = &self.api_keys;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 3, version)
                 .at_field("api_keys")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("api_keys")?;
-            }
         }
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -97,7 +93,7 @@ impl ApiVersionsResponse {
             let emit_1 = (version >= 3) && self.finalized_features_epoch != -1i64;
             let emit_2 = (version >= 3) && !self.finalized_features.is_empty();
             let emit_3 = (version >= 3) && self.zk_migration_ready;
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)
                     + usize::from(emit_1) + usize::from(emit_2) + usize::from(emit_3))
                     as u32,
@@ -111,32 +107,27 @@ impl ApiVersionsResponse {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
                         {
                             let a = &self.supported_features;
-                            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                            ::kwire_protocol::wire::write_struct_array(
+                                    s,
+                                    a,
+                                    true,
+                                    version,
+                                )
                                 .at_field("supported_features")?;
-                            for (i, e) in a.iter().enumerate() {
-                                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .at_index(i)
-                                    .at_field("supported_features")?;
-                            }
                         }
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.supported_features;
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                    ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                         .at_field("supported_features")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("supported_features")?;
-                    }
                 }
             }
             i = ::kwire_protocol::wire::write_unknown_tags_below(
@@ -148,7 +139,7 @@ impl ApiVersionsResponse {
             if emit_1 {
                 let size = 8;
                 ::kwire_protocol::wire::write_tag_header(s, 1, size)?;
-                s.put_raw(&self.finalized_features_epoch.to_be_bytes());
+                s.write_raw(&self.finalized_features_epoch.to_be_bytes());
             }
             i = ::kwire_protocol::wire::write_unknown_tags_below(
                 s,
@@ -158,32 +149,27 @@ impl ApiVersionsResponse {
             )?;
             if emit_2 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
                         {
                             let a = &self.finalized_features;
-                            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                            ::kwire_protocol::wire::write_struct_array(
+                                    s,
+                                    a,
+                                    true,
+                                    version,
+                                )
                                 .at_field("finalized_features")?;
-                            for (i, e) in a.iter().enumerate() {
-                                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .at_index(i)
-                                    .at_field("finalized_features")?;
-                            }
                         }
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 2, size)?;
                 {
                     let a = &self.finalized_features;
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                    ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                         .at_field("finalized_features")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("finalized_features")?;
-                    }
                 }
             }
             i = ::kwire_protocol::wire::write_unknown_tags_below(
@@ -195,7 +181,7 @@ impl ApiVersionsResponse {
             if emit_3 {
                 let size = 1;
                 ::kwire_protocol::wire::write_tag_header(s, 3, size)?;
-                s.put_byte(u8::from(self.zk_migration_ready));
+                s.write_byte(u8::from(self.zk_migration_ready));
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
                 s,
@@ -207,42 +193,19 @@ impl ApiVersionsResponse {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_api_keys = {
-            let n = r.array_len(version >= 3).at_field("api_keys")?;
-            {
-                let mut a: ::std::vec::Vec<ApiVersion> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ApiVersion,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ApiVersion as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("api_keys")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let mut f_supported_features = ::std::vec::Vec::new();
-        let mut f_finalized_features_epoch = -1i64;
-        let mut f_finalized_features = ::std::vec::Vec::new();
-        let mut f_zk_migration_ready = false;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.error_code = r.i16_at("error_code")?;
+        self.api_keys = ::kwire_protocol::wire::decode_struct_array::<
+            ApiVersion,
+        >(r, version >= 3, version)
+            .at_field("api_keys")?;
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        }
         if version >= 3 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -252,27 +215,10 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_supported_features = {
-                                    let n = r.array_len(true).at_field("supported_features")?;
-                                    {
-                                        let mut a: ::std::vec::Vec<SupportedFeatureKey> = ::std::vec::Vec::with_capacity(
-                                            ::kwire_protocol::wire::bounded_capacity::<
-                                                SupportedFeatureKey,
-                                            >(n, r.remaining()),
-                                        );
-                                        for i in 0..n {
-                                            a.push(
-                                                <SupportedFeatureKey as ::kwire_protocol::wire::Decode>::decode(
-                                                        r,
-                                                        version,
-                                                    )
-                                                    .at_index(i)
-                                                    .at_field("supported_features")?,
-                                            );
-                                        }
-                                        a
-                                    }
-                                };
+                                self.supported_features = ::kwire_protocol::wire::decode_struct_array::<
+                                    SupportedFeatureKey,
+                                >(r, true, version)
+                                    .at_field("supported_features")?;
                             }
                         } else {
                             {
@@ -291,9 +237,8 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_finalized_features_epoch = r
-                                    .i64()
-                                    .at_field("finalized_features_epoch")?;
+                                self.finalized_features_epoch = r
+                                    .i64_at("finalized_features_epoch")?;
                             }
                         } else {
                             {
@@ -312,27 +257,10 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_finalized_features = {
-                                    let n = r.array_len(true).at_field("finalized_features")?;
-                                    {
-                                        let mut a: ::std::vec::Vec<FinalizedFeatureKey> = ::std::vec::Vec::with_capacity(
-                                            ::kwire_protocol::wire::bounded_capacity::<
-                                                FinalizedFeatureKey,
-                                            >(n, r.remaining()),
-                                        );
-                                        for i in 0..n {
-                                            a.push(
-                                                <FinalizedFeatureKey as ::kwire_protocol::wire::Decode>::decode(
-                                                        r,
-                                                        version,
-                                                    )
-                                                    .at_index(i)
-                                                    .at_field("finalized_features")?,
-                                            );
-                                        }
-                                        a
-                                    }
-                                };
+                                self.finalized_features = ::kwire_protocol::wire::decode_struct_array::<
+                                    FinalizedFeatureKey,
+                                >(r, true, version)
+                                    .at_field("finalized_features")?;
                             }
                         } else {
                             {
@@ -351,9 +279,7 @@ impl ApiVersionsResponse {
                         if version >= 3 {
                             {
                                 let r = &mut p;
-                                f_zk_migration_ready = r
-                                    .bool()
-                                    .at_field("zk_migration_ready")?;
+                                self.zk_migration_ready = r.bool_at("zk_migration_ready")?;
                             }
                         } else {
                             {
@@ -370,25 +296,16 @@ impl ApiVersionsResponse {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            api_keys: f_api_keys,
-            throttle_time_ms: f_throttle_time_ms,
-            supported_features: f_supported_features,
-            finalized_features_epoch: f_finalized_features_epoch,
-            finalized_features: f_finalized_features,
-            zk_migration_ready: f_zk_migration_ready,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ApiVersionsResponse {
@@ -396,13 +313,22 @@ impl ::kwire_protocol::wire::Decode for ApiVersionsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ApiVersionsResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ApiVersionsResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ApiVersionsResponse {
@@ -1039,30 +965,20 @@ pub struct ApiVersion {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ApiVersion {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 3;
-        s.put_raw(&self.api_key.to_be_bytes());
-        s.put_raw(&self.min_version.to_be_bytes());
-        s.put_raw(&self.max_version.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
+        s.write_raw(&self.api_key.to_be_bytes());
+        s.write_raw(&self.min_version.to_be_bytes());
+        s.write_raw(&self.max_version.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1071,29 +987,25 @@ impl ::kwire_protocol::wire::Decode for ApiVersion {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_api_key = r.i16().at_field("api_key")?;
-        let f_min_version = r.i16().at_field("min_version")?;
-        let f_max_version = r.i16().at_field("max_version")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.api_key = r.i16_at("api_key")?;
+        self.min_version = r.i16_at("min_version")?;
+        self.max_version = r.i16_at("max_version")?;
         if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            api_key: f_api_key,
-            min_version: f_min_version,
-            max_version: f_max_version,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1340,13 +1252,12 @@ pub struct SupportedFeatureKey {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
                 .at_field("name")?;
@@ -1358,7 +1269,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
             }
         }
         if version >= 3 {
-            s.put_raw(&self.min_version.to_be_bytes());
+            s.write_raw(&self.min_version.to_be_bytes());
         } else {
             if self.min_version != 0i16 {
                 return ::core::result::Result::Err(
@@ -1367,7 +1278,7 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
             }
         }
         if version >= 3 {
-            s.put_raw(&self.max_version.to_be_bytes());
+            s.write_raw(&self.max_version.to_be_bytes());
         } else {
             if self.max_version != 0i16 {
                 return ::core::result::Result::Err(
@@ -1375,21 +1286,12 @@ impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1398,41 +1300,32 @@ impl ::kwire_protocol::wire::Decode for SupportedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version >= 3 {
-            r.string(version >= 3).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_min_version = if version >= 3 {
-            r.i16().at_field("min_version")?
-        } else {
-            0i16
-        };
-        let f_max_version = if version >= 3 {
-            r.i16().at_field("max_version")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.name = r.string(version >= 3).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            min_version: f_min_version,
-            max_version: f_max_version,
-            unknown_tagged_fields,
-        })
+        if version >= 3 {
+            self.min_version = r.i16_at("min_version")?;
+        }
+        if version >= 3 {
+            self.max_version = r.i16_at("max_version")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1729,13 +1622,12 @@ pub struct FinalizedFeatureKey {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 3 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 3)
                 .at_field("name")?;
@@ -1747,7 +1639,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
             }
         }
         if version >= 3 {
-            s.put_raw(&self.max_version_level.to_be_bytes());
+            s.write_raw(&self.max_version_level.to_be_bytes());
         } else {
             if self.max_version_level != 0i16 {
                 return ::core::result::Result::Err(
@@ -1757,7 +1649,7 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
             }
         }
         if version >= 3 {
-            s.put_raw(&self.min_version_level.to_be_bytes());
+            s.write_raw(&self.min_version_level.to_be_bytes());
         } else {
             if self.min_version_level != 0i16 {
                 return ::core::result::Result::Err(
@@ -1766,21 +1658,12 @@ impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1789,41 +1672,32 @@ impl ::kwire_protocol::wire::Decode for FinalizedFeatureKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version >= 3 {
-            r.string(version >= 3).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_max_version_level = if version >= 3 {
-            r.i16().at_field("max_version_level")?
-        } else {
-            0i16
-        };
-        let f_min_version_level = if version >= 3 {
-            r.i16().at_field("min_version_level")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.name = r.string(version >= 3).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            max_version_level: f_max_version_level,
-            min_version_level: f_min_version_level,
-            unknown_tagged_fields,
-        })
+        if version >= 3 {
+            self.max_version_level = r.i16_at("max_version_level")?;
+        }
+        if version >= 3 {
+            self.min_version_level = r.i16_at("min_version_level")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -17,9 +17,9 @@ pub struct ConsumerGroupDescribeResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupDescribeResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,83 +27,44 @@ impl ::kwire_protocol::wire::Encode for ConsumerGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupDescribeResponse",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
     }
 }
 impl ConsumerGroupDescribeResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.throttle_time_ms.to_be_bytes());
+        s.write_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
-        let f_groups = {
-            let n = r.array_len(true).at_field("groups")?;
-            {
-                let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        DescribedGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            groups: f_groups,
-            unknown_tagged_fields,
-        })
+        self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        self.groups = ::kwire_protocol::wire::decode_struct_array::<
+            DescribedGroup,
+        >(r, true, version)
+            .at_field("groups")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ConsumerGroupDescribeResponse {
@@ -111,13 +72,22 @@ impl ::kwire_protocol::wire::Decode for ConsumerGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupDescribeResponse",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("ConsumerGroupDescribeResponse"))
     }
 }
@@ -470,6 +440,7 @@ pub struct Member {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for Member {
+    #[inline]
     fn default() -> Self {
         Self {
             member_id: ::kwire_protocol::wire::KStr::new(),
@@ -488,13 +459,12 @@ impl ::core::default::Default for Member {
     }
 }
 impl ::kwire_protocol::wire::Encode for Member {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
         ::kwire_protocol::wire::write_nullable_string(
@@ -513,20 +483,15 @@ impl ::kwire_protocol::wire::Encode for Member {
                 version,
             )
             .at_field("rack_id")?;
-        s.put_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.client_id, true)
             .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
             .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("subscribed_topic_names")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("subscribed_topic_names")?;
-            }
         }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -536,25 +501,18 @@ impl ::kwire_protocol::wire::Encode for Member {
                 version,
             )
             .at_field("subscribed_topic_regex")?;
-        ::kwire_protocol::wire::Encode::encode_to(&self.assignment, s, version)
+        ::kwire_protocol::wire::Encode::encode_raw(&self.assignment, s, version)
             .at_field("assignment")?;
-        ::kwire_protocol::wire::Encode::encode_to(&self.target_assignment, s, version)
+        ::kwire_protocol::wire::Encode::encode_raw(&self.target_assignment, s, version)
             .at_field("target_assignment")?;
         if version >= 1 {
-            s.put_raw(&self.member_type.to_be_bytes());
+            s.write_raw(&self.member_type.to_be_bytes());
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -564,68 +522,45 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_member_id = r.string(true).at_field("member_id")?;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_client_id = r.string(true).at_field("client_id")?;
-        let f_client_host = r.string(true).at_field("client_host")?;
-        let f_subscribed_topic_names = {
-            let n = r.array_len(true).at_field("subscribed_topic_names")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_subscribed_topic_regex = r
+        self.member_id = r.string(true).at_field("member_id")?;
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.client_id = r.string(true).at_field("client_id")?;
+        self.client_host = r.string(true).at_field("client_host")?;
+        self.subscribed_topic_names = ::kwire_protocol::wire::decode_string_array(
+                r,
+                true,
+            )
+            .at_field("subscribed_topic_names")?;
+        self.subscribed_topic_regex = r
             .nullable_string(true)
             .at_field("subscribed_topic_regex")?;
-        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        self.assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .at_field("assignment")?;
-        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        self.target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .at_field("target_assignment")?;
-        let f_member_type = if version >= 1 {
-            r.i8().at_field("member_type")?
-        } else {
-            -1i8
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+        if version >= 1 {
+            self.member_type = r.i8_at("member_type")?;
         }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            member_id: f_member_id,
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            member_epoch: f_member_epoch,
-            client_id: f_client_id,
-            client_host: f_client_host,
-            subscribed_topic_names: f_subscribed_topic_names,
-            subscribed_topic_regex: f_subscribed_topic_regex,
-            assignment: f_assignment,
-            target_assignment: f_target_assignment,
-            member_type: f_member_type,
-            unknown_tagged_fields,
-        })
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1218,6 +1153,7 @@ pub struct DescribedGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for DescribedGroup {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -1234,14 +1170,13 @@ impl ::core::default::Default for DescribedGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.error_message.as_ref(),
@@ -1254,33 +1189,21 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
             .at_field("group_state")?;
-        s.put_raw(&self.group_epoch.to_be_bytes());
-        s.put_raw(&self.assignment_epoch.to_be_bytes());
+        s.write_raw(&self.group_epoch.to_be_bytes());
+        s.write_raw(&self.assignment_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.assignor_name, true)
             .at_field("assignor_name")?;
         {
             let a = &self.members;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("members")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("members")?;
-            }
         }
-        s.put_raw(&self.authorized_operations.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.authorized_operations.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1290,50 +1213,30 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_error_message = r.nullable_string(true).at_field("error_message")?;
-        let f_group_id = r.string(true).at_field("group_id")?;
-        let f_group_state = r.string(true).at_field("group_state")?;
-        let f_group_epoch = r.i32().at_field("group_epoch")?;
-        let f_assignment_epoch = r.i32().at_field("assignment_epoch")?;
-        let f_assignor_name = r.string(true).at_field("assignor_name")?;
-        let f_members = {
-            let n = r.array_len(true).at_field("members")?;
-            {
-                let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("members")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_authorized_operations = r.i32().at_field("authorized_operations")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            error_message: f_error_message,
-            group_id: f_group_id,
-            group_state: f_group_state,
-            group_epoch: f_group_epoch,
-            assignment_epoch: f_assignment_epoch,
-            assignor_name: f_assignor_name,
-            members: f_members,
-            authorized_operations: f_authorized_operations,
-            unknown_tagged_fields,
-        })
+        self.error_code = r.i16_at("error_code")?;
+        self.error_message = r.nullable_string(true).at_field("error_message")?;
+        self.group_id = r.string(true).at_field("group_id")?;
+        self.group_state = r.string(true).at_field("group_state")?;
+        self.group_epoch = r.i32_at("group_epoch")?;
+        self.assignment_epoch = r.i32_at("assignment_epoch")?;
+        self.assignor_name = r.string(true).at_field("assignor_name")?;
+        self.members = ::kwire_protocol::wire::decode_struct_array::<
+            Member,
+        >(r, true, version)
+            .at_field("members")?;
+        self.authorized_operations = r.i32_at("authorized_operations")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1785,14 +1688,13 @@ pub struct TopicPartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.topic_id.0);
+        s.write_raw(&self.topic_id.0);
         ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
             .at_field("topic_name")?;
         {
@@ -1801,18 +1703,11 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1820,25 +1715,23 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
 impl ::kwire_protocol::wire::Decode for TopicPartitions {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_id = r.uuid().at_field("topic_id")?;
-        let f_topic_name = r.string(true).at_field("topic_name")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic_id: f_topic_id,
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic_id = r.uuid_at("topic_id")?;
+        self.topic_name = r.string(true).at_field("topic_name")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2072,35 +1965,22 @@ pub struct Assignment {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.topic_partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("topic_partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topic_partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2110,39 +1990,22 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_partitions = {
-            let n = r.array_len(true).at_field("topic_partitions")?;
-            {
-                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartitions,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topic_partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic_partitions: f_topic_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic_partitions = ::kwire_protocol::wire::decode_struct_array::<
+            TopicPartitions,
+        >(r, true, version)
+            .at_field("topic_partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

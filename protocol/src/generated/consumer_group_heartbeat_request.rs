@@ -51,6 +51,7 @@ pub struct ConsumerGroupHeartbeatRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for ConsumerGroupHeartbeatRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             group_id: ::kwire_protocol::wire::KStr::new(),
@@ -68,9 +69,9 @@ impl ::core::default::Default for ConsumerGroupHeartbeatRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupHeartbeatRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -78,23 +79,22 @@ impl ::kwire_protocol::wire::Encode for ConsumerGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatRequest",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
     }
 }
 impl ConsumerGroupHeartbeatRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.put_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -111,16 +111,11 @@ impl ConsumerGroupHeartbeatRequest {
                 version,
             )
             .at_field("rack_id")?;
-        s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
+        s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.subscribed_topic_names {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_string_array(s, a, true)
                     .at_field("subscribed_topic_names")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::write_string(s, e, true)
-                        .at_index(i)
-                        .at_field("subscribed_topic_names")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -132,7 +127,7 @@ impl ConsumerGroupHeartbeatRequest {
                     s,
                     self.subscribed_topic_regex.as_ref(),
                     true,
-                    version >= 1,
+                    true,
                     version,
                 )
                 .at_field("subscribed_topic_regex")?;
@@ -154,127 +149,51 @@ impl ConsumerGroupHeartbeatRequest {
             .at_field("server_assignor")?;
         match &self.topic_partitions {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("topic_partitions")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("topic_partitions")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
                     .at_field("topic_partitions")?
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = r.string(true).at_field("group_id")?;
-        let f_member_id = r.string(true).at_field("member_id")?;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
-        let f_subscribed_topic_names = match r
-            .nullable_array_len(true)
-            .at_field("subscribed_topic_names")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            ::kwire_protocol::wire::KStr,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            r
-                                .string(true)
-                                .at_index(i)
-                                .at_field("subscribed_topic_names")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_subscribed_topic_regex = if version >= 1 {
-            if version >= 1 {
-                r.nullable_string(true).at_field("subscribed_topic_regex")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(true).at_field("subscribed_topic_regex")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
-        let f_topic_partitions = match r
-            .nullable_array_len(true)
-            .at_field("topic_partitions")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TopicPartitions,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("topic_partitions")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
+        self.group_id = r.string(true).at_field("group_id")?;
+        self.member_id = r.string(true).at_field("member_id")?;
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
+        self.subscribed_topic_names = ::kwire_protocol::wire::decode_nullable_string_array(
+                r,
+                true,
+            )
+            .at_field("subscribed_topic_names")?;
+        if version >= 1 {
+            self.subscribed_topic_regex = r
+                .nullable_string(true)
+                .at_field("subscribed_topic_regex")?;
         }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            member_id: f_member_id,
-            member_epoch: f_member_epoch,
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            rebalance_timeout_ms: f_rebalance_timeout_ms,
-            subscribed_topic_names: f_subscribed_topic_names,
-            subscribed_topic_regex: f_subscribed_topic_regex,
-            server_assignor: f_server_assignor,
-            topic_partitions: f_topic_partitions,
-            unknown_tagged_fields,
-        })
+        self.server_assignor = r.nullable_string(true).at_field("server_assignor")?;
+        self.topic_partitions = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TopicPartitions,
+        >(r, true, version)
+            .at_field("topic_partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ConsumerGroupHeartbeatRequest {
@@ -282,13 +201,22 @@ impl ::kwire_protocol::wire::Decode for ConsumerGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatRequest",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("ConsumerGroupHeartbeatRequest"))
     }
 }
@@ -941,32 +869,24 @@ pub struct TopicPartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.topic_id.0);
+        s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -974,23 +894,22 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
 impl ::kwire_protocol::wire::Decode for TopicPartitions {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_id = r.uuid().at_field("topic_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic_id = r.uuid_at("topic_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -21,6 +21,7 @@ pub struct CreateTopicsRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for CreateTopicsRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             topics: ::std::vec::Vec::new(),
@@ -31,9 +32,9 @@ impl ::core::default::Default for CreateTopicsRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreateTopicsRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -41,30 +42,24 @@ impl ::kwire_protocol::wire::Encode for CreateTopicsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "CreateTopicsRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("CreateTopicsRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("CreateTopicsRequest"))
     }
 }
 impl CreateTopicsRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        s.put_raw(&self.timeout_ms.to_be_bytes());
+        s.write_raw(&self.timeout_ms.to_be_bytes());
         if version >= 1 {
-            s.put_byte(u8::from(self.validate_only));
+            s.write_byte(u8::from(self.validate_only));
         } else {
             if self.validate_only {
                 return ::core::result::Result::Err(
@@ -72,74 +67,35 @@ impl CreateTopicsRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topics = {
-            let n = r.array_len(version >= 5).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<CreatableTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CreatableTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CreatableTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_timeout_ms = r.i32().at_field("timeout_ms")?;
-        let f_validate_only = if version >= 1 {
-            r.bool().at_field("validate_only")?
-        } else {
-            false
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            CreatableTopic,
+        >(r, version >= 5, version)
+            .at_field("topics")?;
+        self.timeout_ms = r.i32_at("timeout_ms")?;
+        if version >= 1 {
+            self.validate_only = r.bool_at("validate_only")?;
         }
-        ::core::result::Result::Ok(Self {
-            topics: f_topics,
-            timeout_ms: f_timeout_ms,
-            validate_only: f_validate_only,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for CreateTopicsRequest {
@@ -147,13 +103,22 @@ impl ::kwire_protocol::wire::Decode for CreateTopicsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "CreateTopicsRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("CreateTopicsRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("CreateTopicsRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for CreateTopicsRequest {
@@ -518,35 +483,25 @@ pub struct CreatableReplicaAssignment {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for CreatableReplicaAssignment {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
-        s.put_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
         {
             let a = &self.broker_ids;
             ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
                 .at_field("broker_ids")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -555,27 +510,25 @@ impl ::kwire_protocol::wire::Decode for CreatableReplicaAssignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_broker_ids = r.prim_array::<i32>(version >= 5).at_field("broker_ids")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.partition_index = r.i32_at("partition_index")?;
+        self.broker_ids = r.prim_array::<i32>(version >= 5).at_field("broker_ids")?;
         if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            broker_ids: f_broker_ids,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -803,6 +756,7 @@ pub struct CreatableTopicConfig {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for CreatableTopicConfig {
+    #[inline]
     fn default() -> Self {
         Self {
             name: ::kwire_protocol::wire::KStr::new(),
@@ -812,13 +766,12 @@ impl ::core::default::Default for CreatableTopicConfig {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicConfig {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 5)
             .at_field("name")?;
         ::kwire_protocol::wire::write_nullable_string(
@@ -829,21 +782,12 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicConfig {
                 version,
             )
             .at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -852,27 +796,25 @@ impl ::kwire_protocol::wire::Decode for CreatableTopicConfig {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 5).at_field("name")?;
-        let f_value = r.nullable_string(version >= 5).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 5).at_field("name")?;
+        self.value = r.nullable_string(version >= 5).at_field("value")?;
         if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1099,52 +1041,32 @@ pub struct CreatableTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 5)
             .at_field("name")?;
-        s.put_raw(&self.num_partitions.to_be_bytes());
-        s.put_raw(&self.replication_factor.to_be_bytes());
+        s.write_raw(&self.num_partitions.to_be_bytes());
+        s.write_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.assignments;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("assignments")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("assignments")?;
-            }
         }
         {
             let a = &self.configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("configs")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("configs")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1153,73 +1075,34 @@ impl ::kwire_protocol::wire::Decode for CreatableTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 5).at_field("name")?;
-        let f_num_partitions = r.i32().at_field("num_partitions")?;
-        let f_replication_factor = r.i16().at_field("replication_factor")?;
-        let f_assignments = {
-            let n = r.array_len(version >= 5).at_field("assignments")?;
-            {
-                let mut a: ::std::vec::Vec<CreatableReplicaAssignment> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CreatableReplicaAssignment,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CreatableReplicaAssignment as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("assignments")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_configs = {
-            let n = r.array_len(version >= 5).at_field("configs")?;
-            {
-                let mut a: ::std::vec::Vec<CreatableTopicConfig> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CreatableTopicConfig,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CreatableTopicConfig as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("configs")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 5).at_field("name")?;
+        self.num_partitions = r.i32_at("num_partitions")?;
+        self.replication_factor = r.i16_at("replication_factor")?;
+        self.assignments = ::kwire_protocol::wire::decode_struct_array::<
+            CreatableReplicaAssignment,
+        >(r, version >= 5, version)
+            .at_field("assignments")?;
+        self.configs = ::kwire_protocol::wire::decode_struct_array::<
+            CreatableTopicConfig,
+        >(r, version >= 5, version)
+            .at_field("configs")?;
         if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            num_partitions: f_num_partitions,
-            replication_factor: f_replication_factor,
-            assignments: f_assignments,
-            configs: f_configs,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -17,9 +17,9 @@ pub struct CreateTopicsResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for CreateTopicsResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,96 +27,52 @@ impl ::kwire_protocol::wire::Encode for CreateTopicsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "CreateTopicsResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("CreateTopicsResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("CreateTopicsResponse"))
     }
 }
 impl CreateTopicsResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         if version >= 2 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 2 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 5).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<CreatableTopicResult> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CreatableTopicResult,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CreatableTopicResult as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 2 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            CreatableTopicResult,
+        >(r, version >= 5, version)
+            .at_field("topics")?;
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for CreateTopicsResponse {
@@ -124,13 +80,22 @@ impl ::kwire_protocol::wire::Decode for CreateTopicsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "CreateTopicsResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("CreateTopicsResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("CreateTopicsResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for CreateTopicsResponse {
@@ -481,6 +446,7 @@ pub struct CreatableTopicConfigs {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for CreatableTopicConfigs {
+    #[inline]
     fn default() -> Self {
         Self {
             name: ::kwire_protocol::wire::KStr::new(),
@@ -493,13 +459,12 @@ impl ::core::default::Default for CreatableTopicConfigs {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         if version >= 5 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 5)
                 .at_field("name")?;
@@ -515,7 +480,7 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
                     s,
                     self.value.as_ref(),
                     version >= 5,
-                    version >= 5,
+                    true,
                     version,
                 )
                 .at_field("value")?;
@@ -527,7 +492,7 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
             }
         }
         if version >= 5 {
-            s.put_byte(u8::from(self.read_only));
+            s.write_byte(u8::from(self.read_only));
         } else {
             if self.read_only {
                 return ::core::result::Result::Err(
@@ -536,10 +501,10 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
             }
         }
         if version >= 5 {
-            s.put_raw(&self.config_source.to_be_bytes());
+            s.write_raw(&self.config_source.to_be_bytes());
         }
         if version >= 5 {
-            s.put_byte(u8::from(self.is_sensitive));
+            s.write_byte(u8::from(self.is_sensitive));
         } else {
             if self.is_sensitive {
                 return ::core::result::Result::Err(
@@ -547,21 +512,12 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -570,57 +526,38 @@ impl ::kwire_protocol::wire::Decode for CreatableTopicConfigs {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version >= 5 {
-            r.string(version >= 5).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_value = if version >= 5 {
-            if version >= 5 {
-                r.nullable_string(version >= 5).at_field("value")?
-            } else {
-                ::core::option::Option::Some(r.string(version >= 5).at_field("value")?)
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let f_read_only = if version >= 5 {
-            r.bool().at_field("read_only")?
-        } else {
-            false
-        };
-        let f_config_source = if version >= 5 {
-            r.i8().at_field("config_source")?
-        } else {
-            -1i8
-        };
-        let f_is_sensitive = if version >= 5 {
-            r.bool().at_field("is_sensitive")?
-        } else {
-            false
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.name = r.string(version >= 5).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            value: f_value,
-            read_only: f_read_only,
-            config_source: f_config_source,
-            is_sensitive: f_is_sensitive,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            self.value = r.nullable_string(version >= 5).at_field("value")?;
+        }
+        if version >= 5 {
+            self.read_only = r.bool_at("read_only")?;
+        }
+        if version >= 5 {
+            self.config_source = r.i8_at("config_source")?;
+        }
+        if version >= 5 {
+            self.is_sensitive = r.bool_at("is_sensitive")?;
+        }
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1034,6 +971,7 @@ pub struct CreatableTopicResult {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for CreatableTopicResult {
+    #[inline]
     fn default() -> Self {
         Self {
             name: ::kwire_protocol::wire::KStr::new(),
@@ -1051,9 +989,9 @@ impl ::core::default::Default for CreatableTopicResult {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
@@ -1061,9 +999,9 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 5)
             .at_field("name")?;
         if version >= 7 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
@@ -1075,27 +1013,27 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
                 .at_field("error_message")?;
         }
         if version >= 5 {
-            s.put_raw(&self.num_partitions.to_be_bytes());
+            s.write_raw(&self.num_partitions.to_be_bytes());
         }
         if version >= 5 {
-            s.put_raw(&self.replication_factor.to_be_bytes());
+            s.write_raw(&self.replication_factor.to_be_bytes());
         }
         if version >= 5 {
             match &self.configs {
                 ::core::option::Option::Some(a) => {
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+                    ::kwire_protocol::wire::write_struct_array(
+                            s,
+                            a,
+                            version >= 5,
+                            version,
+                        )
                         .at_field("configs")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("configs")?;
-                    }
                 }
                 ::core::option::Option::None => {
                     ::kwire_protocol::wire::write_null_len(
                             s,
                             version >= 5,
-                            version >= 5,
+                            true,
                             version,
                         )
                         .at_field("configs")?
@@ -1110,7 +1048,7 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
         )?;
         if version >= 5 {
             let emit_0 = (version >= 5) && self.topic_config_error_code != 0i16;
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32,
             );
             let mut i = 0usize;
@@ -1123,7 +1061,7 @@ impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
             if emit_0 {
                 let size = 2;
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
-                s.put_raw(&self.topic_config_error_code.to_be_bytes());
+                s.write_raw(&self.topic_config_error_code.to_be_bytes());
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
                 s,
@@ -1140,82 +1078,38 @@ impl ::kwire_protocol::wire::Decode for CreatableTopicResult {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 5).at_field("name")?;
-        let f_topic_id = if version >= 7 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_error_message = if version >= 1 {
-            r.nullable_string(version >= 5).at_field("error_message")?
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let mut f_topic_config_error_code = 0i16;
-        let f_num_partitions = if version >= 5 {
-            r.i32().at_field("num_partitions")?
-        } else {
-            -1i32
-        };
-        let f_replication_factor = if version >= 5 {
-            r.i16().at_field("replication_factor")?
-        } else {
-            -1i16
-        };
-        let f_configs = if version >= 5 {
-            if version >= 5 {
-                match r.nullable_array_len(version >= 5).at_field("configs")? {
-                    ::core::option::Option::Some(n) => {
-                        ::core::option::Option::Some({
-                            let mut a: ::std::vec::Vec<CreatableTopicConfigs> = ::std::vec::Vec::with_capacity(
-                                ::kwire_protocol::wire::bounded_capacity::<
-                                    CreatableTopicConfigs,
-                                >(n, r.remaining()),
-                            );
-                            for i in 0..n {
-                                a.push(
-                                    <CreatableTopicConfigs as ::kwire_protocol::wire::Decode>::decode(
-                                            r,
-                                            version,
-                                        )
-                                        .at_index(i)
-                                        .at_field("configs")?,
-                                );
-                            }
-                            a
-                        })
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
-            } else {
-                ::core::option::Option::Some({
-                    let n = r.array_len(version >= 5).at_field("configs")?;
-                    {
-                        let mut a: ::std::vec::Vec<CreatableTopicConfigs> = ::std::vec::Vec::with_capacity(
-                            ::kwire_protocol::wire::bounded_capacity::<
-                                CreatableTopicConfigs,
-                            >(n, r.remaining()),
-                        );
-                        for i in 0..n {
-                            a.push(
-                                <CreatableTopicConfigs as ::kwire_protocol::wire::Decode>::decode(
-                                        r,
-                                        version,
-                                    )
-                                    .at_index(i)
-                                    .at_field("configs")?,
-                            );
-                        }
-                        a
-                    }
-                })
-            }
-        } else {
-            ::core::option::Option::Some(::std::vec::Vec::new())
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 5).at_field("name")?;
+        if version >= 7 {
+            self.topic_id = r.uuid_at("topic_id")?;
+        }
+        self.error_code = r.i16_at("error_code")?;
+        if version >= 1 {
+            self.error_message = r
+                .nullable_string(version >= 5)
+                .at_field("error_message")?;
+        }
+        if version >= 5 {
+            self.num_partitions = r.i32_at("num_partitions")?;
+        }
+        if version >= 5 {
+            self.replication_factor = r.i16_at("replication_factor")?;
+        }
+        if version >= 5 {
+            self.configs = ::kwire_protocol::wire::decode_nullable_struct_array::<
+                CreatableTopicConfigs,
+            >(r, version >= 5, version)
+                .at_field("configs")?;
+        }
         if version >= 5 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -1225,9 +1119,8 @@ impl ::kwire_protocol::wire::Decode for CreatableTopicResult {
                         if version >= 5 {
                             {
                                 let r = &mut p;
-                                f_topic_config_error_code = r
-                                    .i16()
-                                    .at_field("topic_config_error_code")?;
+                                self.topic_config_error_code = r
+                                    .i16_at("topic_config_error_code")?;
                             }
                         } else {
                             {
@@ -1244,26 +1137,16 @@ impl ::kwire_protocol::wire::Decode for CreatableTopicResult {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            topic_id: f_topic_id,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            topic_config_error_code: f_topic_config_error_code,
-            num_partitions: f_num_partitions,
-            replication_factor: f_replication_factor,
-            configs: f_configs,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

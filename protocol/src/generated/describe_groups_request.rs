@@ -17,9 +17,9 @@ pub struct DescribeGroupsRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for DescribeGroupsRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,29 +27,23 @@ impl ::kwire_protocol::wire::Encode for DescribeGroupsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "DescribeGroupsRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("DescribeGroupsRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("DescribeGroupsRequest"))
     }
 }
 impl DescribeGroupsRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_string_array(s, a, version >= 5)
                 .at_field("groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, version >= 5)
-                    .at_index(i)
-                    .at_field("groups")?;
-            }
         }
         if version >= 3 {
-            s.put_byte(u8::from(self.include_authorized_operations));
+            s.write_byte(u8::from(self.include_authorized_operations));
         } else {
             if self.include_authorized_operations {
                 return ::core::result::Result::Err(
@@ -58,65 +52,33 @@ impl DescribeGroupsRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_groups = {
-            let n = r.array_len(version >= 5).at_field("groups")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(version >= 5).at_index(i).at_field("groups")?);
-                }
-                a
-            }
-        };
-        let f_include_authorized_operations = if version >= 3 {
-            r.bool().at_field("include_authorized_operations")?
-        } else {
-            false
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.groups = ::kwire_protocol::wire::decode_string_array(r, version >= 5)
+            .at_field("groups")?;
+        if version >= 3 {
+            self.include_authorized_operations = r
+                .bool_at("include_authorized_operations")?;
         }
-        ::core::result::Result::Ok(Self {
-            groups: f_groups,
-            include_authorized_operations: f_include_authorized_operations,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for DescribeGroupsRequest {
@@ -124,13 +86,22 @@ impl ::kwire_protocol::wire::Decode for DescribeGroupsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "DescribeGroupsRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("DescribeGroupsRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("DescribeGroupsRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for DescribeGroupsRequest {

@@ -17,9 +17,9 @@ pub struct DescribeGroupsResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for DescribeGroupsResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,96 +27,52 @@ impl ::kwire_protocol::wire::Encode for DescribeGroupsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "DescribeGroupsResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("DescribeGroupsResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("DescribeGroupsResponse"))
     }
 }
 impl DescribeGroupsResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_groups = {
-            let n = r.array_len(version >= 5).at_field("groups")?;
-            {
-                let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        DescribedGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            groups: f_groups,
-            unknown_tagged_fields,
-        })
+        self.groups = ::kwire_protocol::wire::decode_struct_array::<
+            DescribedGroup,
+        >(r, version >= 5, version)
+            .at_field("groups")?;
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for DescribeGroupsResponse {
@@ -124,13 +80,22 @@ impl ::kwire_protocol::wire::Decode for DescribeGroupsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "DescribeGroupsResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("DescribeGroupsResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("DescribeGroupsResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for DescribeGroupsResponse {
@@ -485,13 +450,12 @@ pub struct DescribedGroupMember {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroupMember {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
         ::kwire_protocol::wire::write_string(s, &self.member_id, version >= 5)
             .at_field("member_id")?;
         if version >= 4 {
@@ -499,7 +463,7 @@ impl ::kwire_protocol::wire::Encode for DescribedGroupMember {
                     s,
                     self.group_instance_id.as_ref(),
                     version >= 5,
-                    version >= 4,
+                    true,
                     version,
                 )
                 .at_field("group_instance_id")?;
@@ -512,21 +476,12 @@ impl ::kwire_protocol::wire::Encode for DescribedGroupMember {
             .at_field("member_metadata")?;
         ::kwire_protocol::wire::write_bytes(s, &self.member_assignment, version >= 5)
             .at_field("member_assignment")?;
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -535,45 +490,33 @@ impl ::kwire_protocol::wire::Decode for DescribedGroupMember {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_member_id = r.string(version >= 5).at_field("member_id")?;
-        let f_group_instance_id = if version >= 4 {
-            if version >= 4 {
-                r.nullable_string(version >= 5).at_field("group_instance_id")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 5).at_field("group_instance_id")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_client_id = r.string(version >= 5).at_field("client_id")?;
-        let f_client_host = r.string(version >= 5).at_field("client_host")?;
-        let f_member_metadata = r.bytes(version >= 5).at_field("member_metadata")?;
-        let f_member_assignment = r.bytes(version >= 5).at_field("member_assignment")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.member_id = r.string(version >= 5).at_field("member_id")?;
+        if version >= 4 {
+            self.group_instance_id = r
+                .nullable_string(version >= 5)
+                .at_field("group_instance_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            member_id: f_member_id,
-            group_instance_id: f_group_instance_id,
-            client_id: f_client_id,
-            client_host: f_client_host,
-            member_metadata: f_member_metadata,
-            member_assignment: f_member_assignment,
-            unknown_tagged_fields,
-        })
+        self.client_id = r.string(version >= 5).at_field("client_id")?;
+        self.client_host = r.string(version >= 5).at_field("client_host")?;
+        self.member_metadata = r.bytes(version >= 5).at_field("member_metadata")?;
+        self.member_assignment = r.bytes(version >= 5).at_field("member_assignment")?;
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -969,6 +912,7 @@ pub struct DescribedGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for DescribedGroup {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -983,14 +927,13 @@ impl ::core::default::Default for DescribedGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 5;
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 5)
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, version >= 5)
@@ -1001,16 +944,11 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
             .at_field("protocol_data")?;
         {
             let a = &self.members;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 5)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)
                 .at_field("members")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("members")?;
-            }
         }
         if version >= 3 {
-            s.put_raw(&self.authorized_operations.to_be_bytes());
+            s.write_raw(&self.authorized_operations.to_be_bytes());
         } else {
             if self.authorized_operations != -2147483648i32 {
                 return ::core::result::Result::Err(
@@ -1019,21 +957,12 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 5,
             version,
         )?;
-        if version >= 5 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1042,61 +971,35 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_group_id = r.string(version >= 5).at_field("group_id")?;
-        let f_group_state = r.string(version >= 5).at_field("group_state")?;
-        let f_protocol_type = r.string(version >= 5).at_field("protocol_type")?;
-        let f_protocol_data = r.string(version >= 5).at_field("protocol_data")?;
-        let f_members = {
-            let n = r.array_len(version >= 5).at_field("members")?;
-            {
-                let mut a: ::std::vec::Vec<DescribedGroupMember> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        DescribedGroupMember,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <DescribedGroupMember as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("members")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_authorized_operations = if version >= 3 {
-            r.i32().at_field("authorized_operations")?
-        } else {
-            -2147483648i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 5 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.error_code = r.i16_at("error_code")?;
+        self.group_id = r.string(version >= 5).at_field("group_id")?;
+        self.group_state = r.string(version >= 5).at_field("group_state")?;
+        self.protocol_type = r.string(version >= 5).at_field("protocol_type")?;
+        self.protocol_data = r.string(version >= 5).at_field("protocol_data")?;
+        self.members = ::kwire_protocol::wire::decode_struct_array::<
+            DescribedGroupMember,
+        >(r, version >= 5, version)
+            .at_field("members")?;
+        if version >= 3 {
+            self.authorized_operations = r.i32_at("authorized_operations")?;
         }
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            group_id: f_group_id,
-            group_state: f_group_state,
-            protocol_type: f_protocol_type,
-            protocol_data: f_protocol_data,
-            members: f_members,
-            authorized_operations: f_authorized_operations,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

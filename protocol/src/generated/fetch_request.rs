@@ -57,6 +57,7 @@ pub struct FetchRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for FetchRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             cluster_id: ::core::option::Option::None,
@@ -76,9 +77,9 @@ impl ::core::default::Default for FetchRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for FetchRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -86,19 +87,19 @@ impl ::kwire_protocol::wire::Encode for FetchRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("FetchRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("FetchRequest"))
     }
 }
 impl FetchRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 12;
         if version <= 14 {
-            s.put_raw(&self.replica_id.to_be_bytes());
+            s.write_raw(&self.replica_id.to_be_bytes());
         } else {
             if self.replica_id != -1i32 {
                 return ::core::result::Result::Err(
@@ -114,40 +115,30 @@ impl FetchRequest {
                 ::kwire_protocol::wire::non_default(version).field("replica_state"),
             );
         }
-        s.put_raw(&self.max_wait_ms.to_be_bytes());
-        s.put_raw(&self.min_bytes.to_be_bytes());
+        s.write_raw(&self.max_wait_ms.to_be_bytes());
+        s.write_raw(&self.min_bytes.to_be_bytes());
         if version >= 3 {
-            s.put_raw(&self.max_bytes.to_be_bytes());
+            s.write_raw(&self.max_bytes.to_be_bytes());
         }
         if version >= 4 {
-            s.put_raw(&self.isolation_level.to_be_bytes());
+            s.write_raw(&self.isolation_level.to_be_bytes());
         }
         if version >= 7 {
-            s.put_raw(&self.session_id.to_be_bytes());
+            s.write_raw(&self.session_id.to_be_bytes());
         }
         if version >= 7 {
-            s.put_raw(&self.session_epoch.to_be_bytes());
+            s.write_raw(&self.session_epoch.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 12, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
         if version >= 7 {
             {
                 let a = &self.forgotten_topics_data;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 12, version)
                     .at_field("forgotten_topics_data")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("forgotten_topics_data")?;
-                }
             }
         } else {
             if !self.forgotten_topics_data.is_empty() {
@@ -172,7 +163,7 @@ impl FetchRequest {
             let emit_1 = (version >= 15)
                 && self.replica_state
                     != <ReplicaState as ::core::default::Default>::default();
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)
                     + usize::from(emit_1)) as u32,
             );
@@ -185,26 +176,26 @@ impl FetchRequest {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
                         ::kwire_protocol::wire::write_nullable_string(
                                 s,
                                 self.cluster_id.as_ref(),
                                 true,
-                                version >= 12,
+                                true,
                                 version,
                             )
                             .at_field("cluster_id")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
                 ::kwire_protocol::wire::write_nullable_string(
                         s,
                         self.cluster_id.as_ref(),
                         true,
-                        version >= 12,
+                        true,
                         version,
                     )
                     .at_field("cluster_id")?;
@@ -217,20 +208,20 @@ impl FetchRequest {
             )?;
             if emit_1 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
-                        ::kwire_protocol::wire::Encode::encode_to(
+                        ::kwire_protocol::wire::Encode::encode_raw(
                                 &self.replica_state,
                                 s,
                                 version,
                             )
                             .at_field("replica_state")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 1, size)?;
-                ::kwire_protocol::wire::Encode::encode_to(
+                ::kwire_protocol::wire::Encode::encode_raw(
                         &self.replica_state,
                         s,
                         version,
@@ -247,91 +238,41 @@ impl FetchRequest {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let mut f_cluster_id = ::core::option::Option::None;
-        let f_replica_id = if version <= 14 {
-            r.i32().at_field("replica_id")?
-        } else {
-            -1i32
-        };
-        let mut f_replica_state = <ReplicaState as ::core::default::Default>::default();
-        let f_max_wait_ms = r.i32().at_field("max_wait_ms")?;
-        let f_min_bytes = r.i32().at_field("min_bytes")?;
-        let f_max_bytes = if version >= 3 {
-            r.i32().at_field("max_bytes")?
-        } else {
-            2147483647i32
-        };
-        let f_isolation_level = if version >= 4 {
-            r.i8().at_field("isolation_level")?
-        } else {
-            0i8
-        };
-        let f_session_id = if version >= 7 {
-            r.i32().at_field("session_id")?
-        } else {
-            0i32
-        };
-        let f_session_epoch = if version >= 7 {
-            r.i32().at_field("session_epoch")?
-        } else {
-            -1i32
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 12).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<FetchTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        FetchTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <FetchTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_forgotten_topics_data = if version >= 7 {
-            {
-                let n = r.array_len(version >= 12).at_field("forgotten_topics_data")?;
-                {
-                    let mut a: ::std::vec::Vec<ForgottenTopic> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            ForgottenTopic,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <ForgottenTopic as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("forgotten_topics_data")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_rack_id = if version >= 11 {
-            r.string(version >= 12).at_field("rack_id")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        if version <= 14 {
+            self.replica_id = r.i32_at("replica_id")?;
+        }
+        self.max_wait_ms = r.i32_at("max_wait_ms")?;
+        self.min_bytes = r.i32_at("min_bytes")?;
+        if version >= 3 {
+            self.max_bytes = r.i32_at("max_bytes")?;
+        }
+        if version >= 4 {
+            self.isolation_level = r.i8_at("isolation_level")?;
+        }
+        if version >= 7 {
+            self.session_id = r.i32_at("session_id")?;
+        }
+        if version >= 7 {
+            self.session_epoch = r.i32_at("session_epoch")?;
+        }
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            FetchTopic,
+        >(r, version >= 12, version)
+            .at_field("topics")?;
+        if version >= 7 {
+            self.forgotten_topics_data = ::kwire_protocol::wire::decode_struct_array::<
+                ForgottenTopic,
+            >(r, version >= 12, version)
+                .at_field("forgotten_topics_data")?;
+        }
+        if version >= 11 {
+            self.rack_id = r.string(version >= 12).at_field("rack_id")?;
+        }
         if version >= 12 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -341,13 +282,9 @@ impl FetchRequest {
                         if version >= 12 {
                             {
                                 let r = &mut p;
-                                f_cluster_id = if version >= 12 {
-                                    r.nullable_string(true).at_field("cluster_id")?
-                                } else {
-                                    ::core::option::Option::Some(
-                                        r.string(true).at_field("cluster_id")?,
-                                    )
-                                };
+                                self.cluster_id = r
+                                    .nullable_string(true)
+                                    .at_field("cluster_id")?;
                             }
                         } else {
                             {
@@ -366,7 +303,7 @@ impl FetchRequest {
                         if version >= 15 {
                             {
                                 let r = &mut p;
-                                f_replica_state = <ReplicaState as ::kwire_protocol::wire::Decode>::decode(
+                                self.replica_state = <ReplicaState as ::kwire_protocol::wire::Decode>::decode(
                                         r,
                                         version,
                                     )
@@ -387,30 +324,16 @@ impl FetchRequest {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            cluster_id: f_cluster_id,
-            replica_id: f_replica_id,
-            replica_state: f_replica_state,
-            max_wait_ms: f_max_wait_ms,
-            min_bytes: f_min_bytes,
-            max_bytes: f_max_bytes,
-            isolation_level: f_isolation_level,
-            session_id: f_session_id,
-            session_epoch: f_session_epoch,
-            topics: f_topics,
-            forgotten_topics_data: f_forgotten_topics_data,
-            rack_id: f_rack_id,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for FetchRequest {
@@ -418,13 +341,22 @@ impl ::kwire_protocol::wire::Decode for FetchRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("FetchRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("FetchRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for FetchRequest {
@@ -1279,6 +1211,7 @@ pub struct ReplicaState {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for ReplicaState {
+    #[inline]
     fn default() -> Self {
         Self {
             replica_id: -1i32,
@@ -1288,14 +1221,13 @@ impl ::core::default::Default for ReplicaState {
     }
 }
 impl ::kwire_protocol::wire::Encode for ReplicaState {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 12;
         if version >= 15 {
-            s.put_raw(&self.replica_id.to_be_bytes());
+            s.write_raw(&self.replica_id.to_be_bytes());
         } else {
             if self.replica_id != -1i32 {
                 return ::core::result::Result::Err(
@@ -1304,7 +1236,7 @@ impl ::kwire_protocol::wire::Encode for ReplicaState {
             }
         }
         if version >= 15 {
-            s.put_raw(&self.replica_epoch.to_be_bytes());
+            s.write_raw(&self.replica_epoch.to_be_bytes());
         } else {
             if self.replica_epoch != -1i64 {
                 return ::core::result::Result::Err(
@@ -1312,21 +1244,12 @@ impl ::kwire_protocol::wire::Encode for ReplicaState {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1335,35 +1258,28 @@ impl ::kwire_protocol::wire::Decode for ReplicaState {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_replica_id = if version >= 15 {
-            r.i32().at_field("replica_id")?
-        } else {
-            -1i32
-        };
-        let f_replica_epoch = if version >= 15 {
-            r.i64().at_field("replica_epoch")?
-        } else {
-            -1i64
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 15 {
+            self.replica_id = r.i32_at("replica_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            replica_id: f_replica_id,
-            replica_epoch: f_replica_epoch,
-            unknown_tagged_fields,
-        })
+        if version >= 15 {
+            self.replica_epoch = r.i64_at("replica_epoch")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1629,6 +1545,7 @@ pub struct FetchPartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for FetchPartition {
+    #[inline]
     fn default() -> Self {
         Self {
             partition: 0i32,
@@ -1643,19 +1560,19 @@ impl ::core::default::Default for FetchPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for FetchPartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         let flexible: bool = version >= 12;
-        s.put_raw(&self.partition.to_be_bytes());
+        s.write_raw(&self.partition.to_be_bytes());
         if version >= 9 {
-            s.put_raw(&self.current_leader_epoch.to_be_bytes());
+            s.write_raw(&self.current_leader_epoch.to_be_bytes());
         }
-        s.put_raw(&self.fetch_offset.to_be_bytes());
+        s.write_raw(&self.fetch_offset.to_be_bytes());
         if version >= 12 {
-            s.put_raw(&self.last_fetched_epoch.to_be_bytes());
+            s.write_raw(&self.last_fetched_epoch.to_be_bytes());
         } else {
             if self.last_fetched_epoch != -1i32 {
                 return ::core::result::Result::Err(
@@ -1665,9 +1582,9 @@ impl ::kwire_protocol::wire::Encode for FetchPartition {
             }
         }
         if version >= 5 {
-            s.put_raw(&self.log_start_offset.to_be_bytes());
+            s.write_raw(&self.log_start_offset.to_be_bytes());
         }
-        s.put_raw(&self.partition_max_bytes.to_be_bytes());
+        s.write_raw(&self.partition_max_bytes.to_be_bytes());
         ::kwire_protocol::wire::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0],
@@ -1677,7 +1594,7 @@ impl ::kwire_protocol::wire::Encode for FetchPartition {
         if version >= 12 {
             let emit_0 = (version >= 17)
                 && self.replica_directory_id != ::kwire_protocol::wire::Uuid::ZERO;
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32,
             );
             let mut i = 0usize;
@@ -1690,7 +1607,7 @@ impl ::kwire_protocol::wire::Encode for FetchPartition {
             if emit_0 {
                 let size = 16;
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
-                s.put_raw(&self.replica_directory_id.0);
+                s.write_raw(&self.replica_directory_id.0);
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
                 s,
@@ -1707,27 +1624,27 @@ impl ::kwire_protocol::wire::Decode for FetchPartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition = r.i32().at_field("partition")?;
-        let f_current_leader_epoch = if version >= 9 {
-            r.i32().at_field("current_leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_fetch_offset = r.i64().at_field("fetch_offset")?;
-        let f_last_fetched_epoch = if version >= 12 {
-            r.i32().at_field("last_fetched_epoch")?
-        } else {
-            -1i32
-        };
-        let f_log_start_offset = if version >= 5 {
-            r.i64().at_field("log_start_offset")?
-        } else {
-            -1i64
-        };
-        let f_partition_max_bytes = r.i32().at_field("partition_max_bytes")?;
-        let mut f_replica_directory_id = ::kwire_protocol::wire::Uuid::ZERO;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.partition = r.i32_at("partition")?;
+        if version >= 9 {
+            self.current_leader_epoch = r.i32_at("current_leader_epoch")?;
+        }
+        self.fetch_offset = r.i64_at("fetch_offset")?;
+        if version >= 12 {
+            self.last_fetched_epoch = r.i32_at("last_fetched_epoch")?;
+        }
+        if version >= 5 {
+            self.log_start_offset = r.i64_at("log_start_offset")?;
+        }
+        self.partition_max_bytes = r.i32_at("partition_max_bytes")?;
         if version >= 12 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -1737,9 +1654,8 @@ impl ::kwire_protocol::wire::Decode for FetchPartition {
                         if version >= 17 {
                             {
                                 let r = &mut p;
-                                f_replica_directory_id = r
-                                    .uuid()
-                                    .at_field("replica_directory_id")?;
+                                self.replica_directory_id = r
+                                    .uuid_at("replica_directory_id")?;
                             }
                         } else {
                             {
@@ -1756,25 +1672,16 @@ impl ::kwire_protocol::wire::Decode for FetchPartition {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            partition: f_partition,
-            current_leader_epoch: f_current_leader_epoch,
-            fetch_offset: f_fetch_offset,
-            last_fetched_epoch: f_last_fetched_epoch,
-            log_start_offset: f_log_start_offset,
-            partition_max_bytes: f_partition_max_bytes,
-            replica_directory_id: f_replica_directory_id,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2217,45 +2124,30 @@ pub struct FetchTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for FetchTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 12;
         if version <= 12 {
             ::kwire_protocol::wire::write_string(s, &self.topic, version >= 12)
                 .at_field("topic")?;
         }
         if version >= 13 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 12, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2264,57 +2156,33 @@ impl ::kwire_protocol::wire::Decode for FetchTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic = if version <= 12 {
-            r.string(version >= 12).at_field("topic")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_topic_id = if version >= 13 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_partitions = {
-            let n = r.array_len(version >= 12).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<FetchPartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        FetchPartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <FetchPartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 12 {
+            self.topic = r.string(version >= 12).at_field("topic")?;
         }
-        ::core::result::Result::Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        if version >= 13 {
+            self.topic_id = r.uuid_at("topic_id")?;
+        }
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            FetchPartition,
+        >(r, version >= 12, version)
+            .at_field("partitions")?;
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2624,19 +2492,18 @@ pub struct ForgottenTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ForgottenTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 12;
         if (7..=12).contains(&version) {
             ::kwire_protocol::wire::write_string(s, &self.topic, version >= 12)
                 .at_field("topic")?;
         }
         if version >= 13 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
         if version >= 7 {
             {
@@ -2652,21 +2519,12 @@ impl ::kwire_protocol::wire::Encode for ForgottenTopic {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2675,41 +2533,32 @@ impl ::kwire_protocol::wire::Decode for ForgottenTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic = if (7..=12).contains(&version) {
-            r.string(version >= 12).at_field("topic")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_topic_id = if version >= 13 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_partitions = if version >= 7 {
-            r.prim_array::<i32>(version >= 12).at_field("partitions")?
-        } else {
-            ::kwire_protocol::wire::PrimArray::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if (7..=12).contains(&version) {
+            self.topic = r.string(version >= 12).at_field("topic")?;
         }
-        ::core::result::Result::Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        if version >= 13 {
+            self.topic_id = r.uuid_at("topic_id")?;
+        }
+        if version >= 7 {
+            self.partitions = r.prim_array::<i32>(version >= 12).at_field("partitions")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -29,9 +29,9 @@ pub struct FetchResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for FetchResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -39,25 +39,25 @@ impl ::kwire_protocol::wire::Encode for FetchResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("FetchResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("FetchResponse"))
     }
 }
 impl FetchResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 12;
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         if version >= 7 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         }
         if version >= 7 {
-            s.put_raw(&self.session_id.to_be_bytes());
+            s.write_raw(&self.session_id.to_be_bytes());
         } else {
             if self.session_id != 0i32 {
                 return ::core::result::Result::Err(
@@ -67,13 +67,8 @@ impl FetchResponse {
         }
         {
             let a = &self.responses;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 12, version)
                 .at_field("responses")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("responses")?;
-            }
         }
         if version <= 15 && !self.node_endpoints.is_empty() {
             return ::core::result::Result::Err(
@@ -88,7 +83,7 @@ impl FetchResponse {
         )?;
         if version >= 12 {
             let emit_0 = (version >= 16) && !self.node_endpoints.is_empty();
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32,
             );
             let mut i = 0usize;
@@ -100,32 +95,27 @@ impl FetchResponse {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
                         {
                             let a = &self.node_endpoints;
-                            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                            ::kwire_protocol::wire::write_struct_array(
+                                    s,
+                                    a,
+                                    true,
+                                    version,
+                                )
                                 .at_field("node_endpoints")?;
-                            for (i, e) in a.iter().enumerate() {
-                                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .at_index(i)
-                                    .at_field("node_endpoints")?;
-                            }
                         }
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.node_endpoints;
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                    ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                         .at_field("node_endpoints")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("node_endpoints")?;
-                    }
                 }
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
@@ -138,48 +128,24 @@ impl FetchResponse {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_error_code = if version >= 7 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let f_session_id = if version >= 7 {
-            r.i32().at_field("session_id")?
-        } else {
-            0i32
-        };
-        let f_responses = {
-            let n = r.array_len(version >= 12).at_field("responses")?;
-            {
-                let mut a: ::std::vec::Vec<FetchableTopicResponse> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        FetchableTopicResponse,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <FetchableTopicResponse as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("responses")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut f_node_endpoints = ::std::vec::Vec::new();
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        }
+        if version >= 7 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 7 {
+            self.session_id = r.i32_at("session_id")?;
+        }
+        self.responses = ::kwire_protocol::wire::decode_struct_array::<
+            FetchableTopicResponse,
+        >(r, version >= 12, version)
+            .at_field("responses")?;
         if version >= 12 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -189,27 +155,10 @@ impl FetchResponse {
                         if version >= 16 {
                             {
                                 let r = &mut p;
-                                f_node_endpoints = {
-                                    let n = r.array_len(true).at_field("node_endpoints")?;
-                                    {
-                                        let mut a: ::std::vec::Vec<NodeEndpoint> = ::std::vec::Vec::with_capacity(
-                                            ::kwire_protocol::wire::bounded_capacity::<
-                                                NodeEndpoint,
-                                            >(n, r.remaining()),
-                                        );
-                                        for i in 0..n {
-                                            a.push(
-                                                <NodeEndpoint as ::kwire_protocol::wire::Decode>::decode(
-                                                        r,
-                                                        version,
-                                                    )
-                                                    .at_index(i)
-                                                    .at_field("node_endpoints")?,
-                                            );
-                                        }
-                                        a
-                                    }
-                                };
+                                self.node_endpoints = ::kwire_protocol::wire::decode_struct_array::<
+                                    NodeEndpoint,
+                                >(r, true, version)
+                                    .at_field("node_endpoints")?;
                             }
                         } else {
                             {
@@ -226,23 +175,16 @@ impl FetchResponse {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            session_id: f_session_id,
-            responses: f_responses,
-            node_endpoints: f_node_endpoints,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for FetchResponse {
@@ -250,13 +192,22 @@ impl ::kwire_protocol::wire::Decode for FetchResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("FetchResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("FetchResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for FetchResponse {
@@ -767,6 +718,7 @@ pub struct EpochEndOffset {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for EpochEndOffset {
+    #[inline]
     fn default() -> Self {
         Self {
             epoch: -1i32,
@@ -776,14 +728,13 @@ impl ::core::default::Default for EpochEndOffset {
     }
 }
 impl ::kwire_protocol::wire::Encode for EpochEndOffset {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 12;
         if version >= 12 {
-            s.put_raw(&self.epoch.to_be_bytes());
+            s.write_raw(&self.epoch.to_be_bytes());
         } else {
             if self.epoch != -1i32 {
                 return ::core::result::Result::Err(
@@ -792,7 +743,7 @@ impl ::kwire_protocol::wire::Encode for EpochEndOffset {
             }
         }
         if version >= 12 {
-            s.put_raw(&self.end_offset.to_be_bytes());
+            s.write_raw(&self.end_offset.to_be_bytes());
         } else {
             if self.end_offset != -1i64 {
                 return ::core::result::Result::Err(
@@ -800,21 +751,12 @@ impl ::kwire_protocol::wire::Encode for EpochEndOffset {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -823,31 +765,28 @@ impl ::kwire_protocol::wire::Decode for EpochEndOffset {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_epoch = if version >= 12 { r.i32().at_field("epoch")? } else { -1i32 };
-        let f_end_offset = if version >= 12 {
-            r.i64().at_field("end_offset")?
-        } else {
-            -1i64
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.epoch = r.i32_at("epoch")?;
         }
-        ::core::result::Result::Ok(Self {
-            epoch: f_epoch,
-            end_offset: f_end_offset,
-            unknown_tagged_fields,
-        })
+        if version >= 12 {
+            self.end_offset = r.i64_at("end_offset")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1083,6 +1022,7 @@ pub struct LeaderIdAndEpoch {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for LeaderIdAndEpoch {
+    #[inline]
     fn default() -> Self {
         Self {
             leader_id: -1i32,
@@ -1092,14 +1032,13 @@ impl ::core::default::Default for LeaderIdAndEpoch {
     }
 }
 impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 12;
         if version >= 12 {
-            s.put_raw(&self.leader_id.to_be_bytes());
+            s.write_raw(&self.leader_id.to_be_bytes());
         } else {
             if self.leader_id != -1i32 {
                 return ::core::result::Result::Err(
@@ -1108,7 +1047,7 @@ impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
             }
         }
         if version >= 12 {
-            s.put_raw(&self.leader_epoch.to_be_bytes());
+            s.write_raw(&self.leader_epoch.to_be_bytes());
         } else {
             if self.leader_epoch != -1i32 {
                 return ::core::result::Result::Err(
@@ -1116,21 +1055,12 @@ impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1139,35 +1069,28 @@ impl ::kwire_protocol::wire::Decode for LeaderIdAndEpoch {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_leader_id = if version >= 12 {
-            r.i32().at_field("leader_id")?
-        } else {
-            -1i32
-        };
-        let f_leader_epoch = if version >= 12 {
-            r.i32().at_field("leader_epoch")?
-        } else {
-            -1i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            self.leader_id = r.i32_at("leader_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        if version >= 12 {
+            self.leader_epoch = r.i32_at("leader_epoch")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1408,6 +1331,7 @@ pub struct SnapshotId {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for SnapshotId {
+    #[inline]
     fn default() -> Self {
         Self {
             end_offset: -1i64,
@@ -1417,29 +1341,19 @@ impl ::core::default::Default for SnapshotId {
     }
 }
 impl ::kwire_protocol::wire::Encode for SnapshotId {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 12;
-        s.put_raw(&self.end_offset.to_be_bytes());
-        s.put_raw(&self.epoch.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
+        s.write_raw(&self.end_offset.to_be_bytes());
+        s.write_raw(&self.epoch.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1448,27 +1362,24 @@ impl ::kwire_protocol::wire::Decode for SnapshotId {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_end_offset = r.i64().at_field("end_offset")?;
-        let f_epoch = r.i32().at_field("epoch")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.end_offset = r.i64_at("end_offset")?;
+        self.epoch = r.i32_at("epoch")?;
         if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            end_offset: f_end_offset,
-            epoch: f_epoch,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1671,14 +1582,13 @@ pub struct AbortedTransaction {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for AbortedTransaction {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 12;
         if version >= 4 {
-            s.put_raw(&self.producer_id.to_be_bytes());
+            s.write_raw(&self.producer_id.to_be_bytes());
         } else {
             if self.producer_id != 0i64 {
                 return ::core::result::Result::Err(
@@ -1687,7 +1597,7 @@ impl ::kwire_protocol::wire::Encode for AbortedTransaction {
             }
         }
         if version >= 4 {
-            s.put_raw(&self.first_offset.to_be_bytes());
+            s.write_raw(&self.first_offset.to_be_bytes());
         } else {
             if self.first_offset != 0i64 {
                 return ::core::result::Result::Err(
@@ -1695,21 +1605,12 @@ impl ::kwire_protocol::wire::Encode for AbortedTransaction {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1718,35 +1619,28 @@ impl ::kwire_protocol::wire::Decode for AbortedTransaction {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_producer_id = if version >= 4 {
-            r.i64().at_field("producer_id")?
-        } else {
-            0i64
-        };
-        let f_first_offset = if version >= 4 {
-            r.i64().at_field("first_offset")?
-        } else {
-            0i64
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 4 {
+            self.producer_id = r.i64_at("producer_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            producer_id: f_producer_id,
-            first_offset: f_first_offset,
-            unknown_tagged_fields,
-        })
+        if version >= 4 {
+            self.first_offset = r.i64_at("first_offset")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2025,6 +1919,7 @@ pub struct PartitionData {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for PartitionData {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -2043,21 +1938,21 @@ impl ::core::default::Default for PartitionData {
     }
 }
 impl ::kwire_protocol::wire::Encode for PartitionData {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 12;
-        s.put_raw(&self.partition_index.to_be_bytes());
-        s.put_raw(&self.error_code.to_be_bytes());
-        s.put_raw(&self.high_watermark.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.high_watermark.to_be_bytes());
         if version >= 4 {
-            s.put_raw(&self.last_stable_offset.to_be_bytes());
+            s.write_raw(&self.last_stable_offset.to_be_bytes());
         }
         if version >= 5 {
-            s.put_raw(&self.log_start_offset.to_be_bytes());
+            s.write_raw(&self.log_start_offset.to_be_bytes());
         }
         if version <= 11
             && self.diverging_epoch
@@ -2085,19 +1980,19 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
         if version >= 4 {
             match &self.aborted_transactions {
                 ::core::option::Option::Some(a) => {
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+                    ::kwire_protocol::wire::write_struct_array(
+                            s,
+                            a,
+                            version >= 12,
+                            version,
+                        )
                         .at_field("aborted_transactions")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("aborted_transactions")?;
-                    }
                 }
                 ::core::option::Option::None => {
                     ::kwire_protocol::wire::write_null_len(
                             s,
                             version >= 12,
-                            version >= 4,
+                            true,
                             version,
                         )
                         .at_field("aborted_transactions")?
@@ -2105,7 +2000,7 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
             }
         }
         if version >= 11 {
-            s.put_raw(&self.preferred_read_replica.to_be_bytes());
+            s.write_raw(&self.preferred_read_replica.to_be_bytes());
         } else {
             if self.preferred_read_replica != -1i32 {
                 return ::core::result::Result::Err(
@@ -2138,7 +2033,7 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
             let emit_2 = (version >= 12)
                 && self.snapshot_id
                     != <SnapshotId as ::core::default::Default>::default();
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)
                     + usize::from(emit_1) + usize::from(emit_2)) as u32,
             );
@@ -2151,20 +2046,20 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
-                        ::kwire_protocol::wire::Encode::encode_to(
+                        ::kwire_protocol::wire::Encode::encode_raw(
                                 &self.diverging_epoch,
                                 s,
                                 version,
                             )
                             .at_field("diverging_epoch")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
-                ::kwire_protocol::wire::Encode::encode_to(
+                ::kwire_protocol::wire::Encode::encode_raw(
                         &self.diverging_epoch,
                         s,
                         version,
@@ -2179,20 +2074,20 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
             )?;
             if emit_1 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
-                        ::kwire_protocol::wire::Encode::encode_to(
+                        ::kwire_protocol::wire::Encode::encode_raw(
                                 &self.current_leader,
                                 s,
                                 version,
                             )
                             .at_field("current_leader")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 1, size)?;
-                ::kwire_protocol::wire::Encode::encode_to(
+                ::kwire_protocol::wire::Encode::encode_raw(
                         &self.current_leader,
                         s,
                         version,
@@ -2207,20 +2102,20 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
             )?;
             if emit_2 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
-                        ::kwire_protocol::wire::Encode::encode_to(
+                        ::kwire_protocol::wire::Encode::encode_raw(
                                 &self.snapshot_id,
                                 s,
                                 version,
                             )
                             .at_field("snapshot_id")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 2, size)?;
-                ::kwire_protocol::wire::Encode::encode_to(&self.snapshot_id, s, version)
+                ::kwire_protocol::wire::Encode::encode_raw(&self.snapshot_id, s, version)
                     .at_field("snapshot_id")?;
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
@@ -2238,84 +2133,35 @@ impl ::kwire_protocol::wire::Decode for PartitionData {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_high_watermark = r.i64().at_field("high_watermark")?;
-        let f_last_stable_offset = if version >= 4 {
-            r.i64().at_field("last_stable_offset")?
-        } else {
-            -1i64
-        };
-        let f_log_start_offset = if version >= 5 {
-            r.i64().at_field("log_start_offset")?
-        } else {
-            -1i64
-        };
-        let mut f_diverging_epoch = <EpochEndOffset as ::core::default::Default>::default();
-        let mut f_current_leader = <LeaderIdAndEpoch as ::core::default::Default>::default();
-        let mut f_snapshot_id = <SnapshotId as ::core::default::Default>::default();
-        let f_aborted_transactions = if version >= 4 {
-            if version >= 4 {
-                match r
-                    .nullable_array_len(version >= 12)
-                    .at_field("aborted_transactions")?
-                {
-                    ::core::option::Option::Some(n) => {
-                        ::core::option::Option::Some({
-                            let mut a: ::std::vec::Vec<AbortedTransaction> = ::std::vec::Vec::with_capacity(
-                                ::kwire_protocol::wire::bounded_capacity::<
-                                    AbortedTransaction,
-                                >(n, r.remaining()),
-                            );
-                            for i in 0..n {
-                                a.push(
-                                    <AbortedTransaction as ::kwire_protocol::wire::Decode>::decode(
-                                            r,
-                                            version,
-                                        )
-                                        .at_index(i)
-                                        .at_field("aborted_transactions")?,
-                                );
-                            }
-                            a
-                        })
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
-            } else {
-                ::core::option::Option::Some({
-                    let n = r.array_len(version >= 12).at_field("aborted_transactions")?;
-                    {
-                        let mut a: ::std::vec::Vec<AbortedTransaction> = ::std::vec::Vec::with_capacity(
-                            ::kwire_protocol::wire::bounded_capacity::<
-                                AbortedTransaction,
-                            >(n, r.remaining()),
-                        );
-                        for i in 0..n {
-                            a.push(
-                                <AbortedTransaction as ::kwire_protocol::wire::Decode>::decode(
-                                        r,
-                                        version,
-                                    )
-                                    .at_index(i)
-                                    .at_field("aborted_transactions")?,
-                            );
-                        }
-                        a
-                    }
-                })
-            }
-        } else {
-            ::core::option::Option::Some(::std::vec::Vec::new())
-        };
-        let f_preferred_read_replica = if version >= 11 {
-            r.i32().at_field("preferred_read_replica")?
-        } else {
-            -1i32
-        };
-        let f_records = r.nullable_bytes(version >= 12).at_field("records")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.partition_index = r.i32_at("partition_index")?;
+        self.error_code = r.i16_at("error_code")?;
+        self.high_watermark = r.i64_at("high_watermark")?;
+        if version >= 4 {
+            self.last_stable_offset = r.i64_at("last_stable_offset")?;
+        }
+        if version >= 5 {
+            self.log_start_offset = r.i64_at("log_start_offset")?;
+        }
+        if version >= 4 {
+            self.aborted_transactions = ::kwire_protocol::wire::decode_nullable_struct_array::<
+                AbortedTransaction,
+            >(r, version >= 12, version)
+                .at_field("aborted_transactions")?;
+        }
+        if version >= 11 {
+            self.preferred_read_replica = r.i32_at("preferred_read_replica")?;
+        }
+        self.records = r.nullable_bytes(version >= 12).at_field("records")?;
         if version >= 12 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -2325,7 +2171,7 @@ impl ::kwire_protocol::wire::Decode for PartitionData {
                         if version >= 12 {
                             {
                                 let r = &mut p;
-                                f_diverging_epoch = <EpochEndOffset as ::kwire_protocol::wire::Decode>::decode(
+                                self.diverging_epoch = <EpochEndOffset as ::kwire_protocol::wire::Decode>::decode(
                                         r,
                                         version,
                                     )
@@ -2348,7 +2194,7 @@ impl ::kwire_protocol::wire::Decode for PartitionData {
                         if version >= 12 {
                             {
                                 let r = &mut p;
-                                f_current_leader = <LeaderIdAndEpoch as ::kwire_protocol::wire::Decode>::decode(
+                                self.current_leader = <LeaderIdAndEpoch as ::kwire_protocol::wire::Decode>::decode(
                                         r,
                                         version,
                                     )
@@ -2371,7 +2217,7 @@ impl ::kwire_protocol::wire::Decode for PartitionData {
                         if version >= 12 {
                             {
                                 let r = &mut p;
-                                f_snapshot_id = <SnapshotId as ::kwire_protocol::wire::Decode>::decode(
+                                self.snapshot_id = <SnapshotId as ::kwire_protocol::wire::Decode>::decode(
                                         r,
                                         version,
                                     )
@@ -2392,29 +2238,16 @@ impl ::kwire_protocol::wire::Decode for PartitionData {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            high_watermark: f_high_watermark,
-            last_stable_offset: f_last_stable_offset,
-            log_start_offset: f_log_start_offset,
-            diverging_epoch: f_diverging_epoch,
-            current_leader: f_current_leader,
-            snapshot_id: f_snapshot_id,
-            aborted_transactions: f_aborted_transactions,
-            preferred_read_replica: f_preferred_read_replica,
-            records: f_records,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3163,45 +2996,30 @@ pub struct FetchableTopicResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for FetchableTopicResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 12;
         if version <= 12 {
             ::kwire_protocol::wire::write_string(s, &self.topic, version >= 12)
                 .at_field("topic")?;
         }
         if version >= 13 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 12)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 12, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -3210,57 +3028,33 @@ impl ::kwire_protocol::wire::Decode for FetchableTopicResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic = if version <= 12 {
-            r.string(version >= 12).at_field("topic")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_topic_id = if version >= 13 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_partitions = {
-            let n = r.array_len(version >= 12).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<PartitionData> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        PartitionData,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <PartitionData as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 12 {
+            self.topic = r.string(version >= 12).at_field("topic")?;
         }
-        ::core::result::Result::Ok(Self {
-            topic: f_topic,
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        if version >= 13 {
+            self.topic_id = r.uuid_at("topic_id")?;
+        }
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            PartitionData,
+        >(r, version >= 12, version)
+            .at_field("partitions")?;
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3574,15 +3368,14 @@ pub struct NodeEndpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 12;
         if version >= 16 {
-            s.put_raw(&self.node_id.to_be_bytes());
+            s.write_raw(&self.node_id.to_be_bytes());
         } else {
             if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
@@ -3601,7 +3394,7 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
             }
         }
         if version >= 16 {
-            s.put_raw(&self.port.to_be_bytes());
+            s.write_raw(&self.port.to_be_bytes());
         } else {
             if self.port != 0i32 {
                 return ::core::result::Result::Err(
@@ -3614,7 +3407,7 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
                     s,
                     self.rack.as_ref(),
                     version >= 12,
-                    version >= 16,
+                    true,
                     version,
                 )
                 .at_field("rack")?;
@@ -3625,21 +3418,12 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 12,
             version,
         )?;
-        if version >= 12 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -3648,43 +3432,35 @@ impl ::kwire_protocol::wire::Decode for NodeEndpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_node_id = if version >= 16 { r.i32().at_field("node_id")? } else { 0i32 };
-        let f_host = if version >= 16 {
-            r.string(version >= 12).at_field("host")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_port = if version >= 16 { r.i32().at_field("port")? } else { 0i32 };
-        let f_rack = if version >= 16 {
-            if version >= 16 {
-                r.nullable_string(version >= 12).at_field("rack")?
-            } else {
-                ::core::option::Option::Some(r.string(version >= 12).at_field("rack")?)
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 12 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 16 {
+            self.node_id = r.i32_at("node_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            rack: f_rack,
-            unknown_tagged_fields,
-        })
+        if version >= 16 {
+            self.host = r.string(version >= 12).at_field("host")?;
+        }
+        if version >= 16 {
+            self.port = r.i32_at("port")?;
+        }
+        if version >= 16 {
+            self.rack = r.nullable_string(version >= 12).at_field("rack")?;
+        }
+        if version >= 12 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

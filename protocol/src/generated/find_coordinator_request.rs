@@ -21,9 +21,9 @@ pub struct FindCoordinatorRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for FindCoordinatorRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -31,17 +31,16 @@ impl ::kwire_protocol::wire::Encode for FindCoordinatorRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
     }
 }
 impl FindCoordinatorRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version <= 3 {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
                 .at_field("key")?;
@@ -53,7 +52,7 @@ impl FindCoordinatorRequest {
             }
         }
         if version >= 1 {
-            s.put_raw(&self.key_type.to_be_bytes());
+            s.write_raw(&self.key_type.to_be_bytes());
         } else {
             if self.key_type != 0i8 {
                 return ::core::result::Result::Err(
@@ -64,13 +63,8 @@ impl FindCoordinatorRequest {
         if version >= 4 {
             {
                 let a = &self.coordinator_keys;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+                ::kwire_protocol::wire::write_string_array(s, a, version >= 3)
                     .at_field("coordinator_keys")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::write_string(s, e, version >= 3)
-                        .at_index(i)
-                        .at_field("coordinator_keys")?;
-                }
             }
         } else {
             if !self.coordinator_keys.is_empty() {
@@ -80,76 +74,40 @@ impl FindCoordinatorRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = if version <= 3 {
-            r.string(version >= 3).at_field("key")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_key_type = if version >= 1 { r.i8().at_field("key_type")? } else { 0i8 };
-        let f_coordinator_keys = if version >= 4 {
-            {
-                let n = r.array_len(version >= 3).at_field("coordinator_keys")?;
-                {
-                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            ::kwire_protocol::wire::KStr,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            r
-                                .string(version >= 3)
-                                .at_index(i)
-                                .at_field("coordinator_keys")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 3 {
+            self.key = r.string(version >= 3).at_field("key")?;
         }
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            key_type: f_key_type,
-            coordinator_keys: f_coordinator_keys,
-            unknown_tagged_fields,
-        })
+        if version >= 1 {
+            self.key_type = r.i8_at("key_type")?;
+        }
+        if version >= 4 {
+            self.coordinator_keys = ::kwire_protocol::wire::decode_string_array(
+                    r,
+                    version >= 3,
+                )
+                .at_field("coordinator_keys")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for FindCoordinatorRequest {
@@ -157,13 +115,22 @@ impl ::kwire_protocol::wire::Decode for FindCoordinatorRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for FindCoordinatorRequest {

@@ -37,6 +37,7 @@ pub struct FindCoordinatorResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for FindCoordinatorResponse {
+    #[inline]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0i32,
@@ -53,9 +54,9 @@ impl ::core::default::Default for FindCoordinatorResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for FindCoordinatorResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -63,22 +64,21 @@ impl ::kwire_protocol::wire::Encode for FindCoordinatorResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
     }
 }
 impl FindCoordinatorResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         if version <= 3 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         } else {
             if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
@@ -91,13 +91,13 @@ impl FindCoordinatorResponse {
                     s,
                     self.error_message.as_ref(),
                     version >= 3,
-                    (1..=3).contains(&version),
+                    true,
                     version,
                 )
                 .at_field("error_message")?;
         }
         if version <= 3 {
-            s.put_raw(&self.node_id.to_be_bytes());
+            s.write_raw(&self.node_id.to_be_bytes());
         } else {
             if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
@@ -116,7 +116,7 @@ impl FindCoordinatorResponse {
             }
         }
         if version <= 3 {
-            s.put_raw(&self.port.to_be_bytes());
+            s.write_raw(&self.port.to_be_bytes());
         } else {
             if self.port != 0i32 {
                 return ::core::result::Result::Err(
@@ -127,13 +127,8 @@ impl FindCoordinatorResponse {
         if version >= 4 {
             {
                 let a = &self.coordinators;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 3, version)
                     .at_field("coordinators")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("coordinators")?;
-                }
             }
         } else {
             if !self.coordinators.is_empty() {
@@ -142,104 +137,53 @@ impl FindCoordinatorResponse {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_error_code = if version <= 3 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let f_error_message = if (1..=3).contains(&version) {
-            if (1..=3).contains(&version) {
-                r.nullable_string(version >= 3).at_field("error_message")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 3).at_field("error_message")?,
-                )
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let f_node_id = if version <= 3 { r.i32().at_field("node_id")? } else { 0i32 };
-        let f_host = if version <= 3 {
-            r.string(version >= 3).at_field("host")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_port = if version <= 3 { r.i32().at_field("port")? } else { 0i32 };
-        let f_coordinators = if version >= 4 {
-            {
-                let n = r.array_len(version >= 3).at_field("coordinators")?;
-                {
-                    let mut a: ::std::vec::Vec<Coordinator> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            Coordinator,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <Coordinator as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("coordinators")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            coordinators: f_coordinators,
-            unknown_tagged_fields,
-        })
+        if version <= 3 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if (1..=3).contains(&version) {
+            self.error_message = r
+                .nullable_string(version >= 3)
+                .at_field("error_message")?;
+        }
+        if version <= 3 {
+            self.node_id = r.i32_at("node_id")?;
+        }
+        if version <= 3 {
+            self.host = r.string(version >= 3).at_field("host")?;
+        }
+        if version <= 3 {
+            self.port = r.i32_at("port")?;
+        }
+        if version >= 4 {
+            self.coordinators = ::kwire_protocol::wire::decode_struct_array::<
+                Coordinator,
+            >(r, version >= 3, version)
+                .at_field("coordinators")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for FindCoordinatorResponse {
@@ -247,13 +191,22 @@ impl ::kwire_protocol::wire::Decode for FindCoordinatorResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for FindCoordinatorResponse {
@@ -869,6 +822,7 @@ pub struct Coordinator {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for Coordinator {
+    #[inline]
     fn default() -> Self {
         Self {
             key: ::kwire_protocol::wire::KStr::new(),
@@ -884,13 +838,12 @@ impl ::core::default::Default for Coordinator {
     }
 }
 impl ::kwire_protocol::wire::Encode for Coordinator {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 4 {
             ::kwire_protocol::wire::write_string(s, &self.key, version >= 3)
                 .at_field("key")?;
@@ -902,7 +855,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             }
         }
         if version >= 4 {
-            s.put_raw(&self.node_id.to_be_bytes());
+            s.write_raw(&self.node_id.to_be_bytes());
         } else {
             if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
@@ -921,7 +874,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             }
         }
         if version >= 4 {
-            s.put_raw(&self.port.to_be_bytes());
+            s.write_raw(&self.port.to_be_bytes());
         } else {
             if self.port != 0i32 {
                 return ::core::result::Result::Err(
@@ -930,7 +883,7 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
             }
         }
         if version >= 4 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         } else {
             if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
@@ -943,26 +896,17 @@ impl ::kwire_protocol::wire::Encode for Coordinator {
                     s,
                     self.error_message.as_ref(),
                     version >= 3,
-                    version >= 4,
+                    true,
                     version,
                 )
                 .at_field("error_message")?;
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -971,57 +915,43 @@ impl ::kwire_protocol::wire::Decode for Coordinator {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = if version >= 4 {
-            r.string(version >= 3).at_field("key")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_node_id = if version >= 4 { r.i32().at_field("node_id")? } else { 0i32 };
-        let f_host = if version >= 4 {
-            r.string(version >= 3).at_field("host")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_port = if version >= 4 { r.i32().at_field("port")? } else { 0i32 };
-        let f_error_code = if version >= 4 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let f_error_message = if version >= 4 {
-            if version >= 4 {
-                r.nullable_string(version >= 3).at_field("error_message")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 3).at_field("error_message")?,
-                )
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 4 {
+            self.key = r.string(version >= 3).at_field("key")?;
         }
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            unknown_tagged_fields,
-        })
+        if version >= 4 {
+            self.node_id = r.i32_at("node_id")?;
+        }
+        if version >= 4 {
+            self.host = r.string(version >= 3).at_field("host")?;
+        }
+        if version >= 4 {
+            self.port = r.i32_at("port")?;
+        }
+        if version >= 4 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 4 {
+            self.error_message = r
+                .nullable_string(version >= 3)
+                .at_field("error_message")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -25,6 +25,7 @@ pub struct KwireCommittedOffsetValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for KwireCommittedOffsetValue {
+    #[inline]
     fn default() -> Self {
         Self {
             offset: 0i64,
@@ -36,9 +37,9 @@ impl ::core::default::Default for KwireCommittedOffsetValue {
     }
 }
 impl ::kwire_protocol::wire::Encode for KwireCommittedOffsetValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -46,19 +47,18 @@ impl ::kwire_protocol::wire::Encode for KwireCommittedOffsetValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireCommittedOffsetValue",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("KwireCommittedOffsetValue"))
+        self.encode_body(w, version).map_err(|e| e.in_type("KwireCommittedOffsetValue"))
     }
 }
 impl KwireCommittedOffsetValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.offset.to_be_bytes());
-        s.put_raw(&self.leader_epoch.to_be_bytes());
+        s.write_raw(&self.offset.to_be_bytes());
+        s.write_raw(&self.leader_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.metadata.as_ref(),
@@ -67,45 +67,27 @@ impl KwireCommittedOffsetValue {
                 version,
             )
             .at_field("metadata")?;
-        s.put_raw(&self.commit_timestamp_ms.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.commit_timestamp_ms.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_offset = r.i64().at_field("offset")?;
-        let f_leader_epoch = r.i32().at_field("leader_epoch")?;
-        let f_metadata = r.nullable_string(true).at_field("metadata")?;
-        let f_commit_timestamp_ms = r.i64().at_field("commit_timestamp_ms")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            offset: f_offset,
-            leader_epoch: f_leader_epoch,
-            metadata: f_metadata,
-            commit_timestamp_ms: f_commit_timestamp_ms,
-            unknown_tagged_fields,
-        })
+        self.offset = r.i64_at("offset")?;
+        self.leader_epoch = r.i32_at("leader_epoch")?;
+        self.metadata = r.nullable_string(true).at_field("metadata")?;
+        self.commit_timestamp_ms = r.i64_at("commit_timestamp_ms")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireCommittedOffsetValue {
@@ -113,13 +95,22 @@ impl ::kwire_protocol::wire::Decode for KwireCommittedOffsetValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireCommittedOffsetValue",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireCommittedOffsetValue"))
+        self.decode_body(r, version).map_err(|e| e.in_type("KwireCommittedOffsetValue"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireCommittedOffsetValue {

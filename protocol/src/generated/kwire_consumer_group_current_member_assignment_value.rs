@@ -29,9 +29,9 @@ pub struct KwireConsumerGroupCurrentMemberAssignmentValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KwireConsumerGroupCurrentMemberAssignmentValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -39,121 +39,57 @@ impl ::kwire_protocol::wire::Encode for KwireConsumerGroupCurrentMemberAssignmen
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupCurrentMemberAssignmentValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireConsumerGroupCurrentMemberAssignmentValue"))
     }
 }
 impl KwireConsumerGroupCurrentMemberAssignmentValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.member_epoch.to_be_bytes());
-        s.put_raw(&self.previous_member_epoch.to_be_bytes());
-        s.put_raw(&self.state.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.previous_member_epoch.to_be_bytes());
+        s.write_raw(&self.state.to_be_bytes());
         {
             let a = &self.assigned_partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("assigned_partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("assigned_partitions")?;
-            }
         }
         {
             let a = &self.partitions_pending_revocation;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("partitions_pending_revocation")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions_pending_revocation")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_previous_member_epoch = r.i32().at_field("previous_member_epoch")?;
-        let f_state = r.i8().at_field("state")?;
-        let f_assigned_partitions = {
-            let n = r.array_len(true).at_field("assigned_partitions")?;
-            {
-                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartitions,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("assigned_partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_partitions_pending_revocation = {
-            let n = r.array_len(true).at_field("partitions_pending_revocation")?;
-            {
-                let mut a: ::std::vec::Vec<TopicPartitions> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartitions,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicPartitions as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions_pending_revocation")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            member_epoch: f_member_epoch,
-            previous_member_epoch: f_previous_member_epoch,
-            state: f_state,
-            assigned_partitions: f_assigned_partitions,
-            partitions_pending_revocation: f_partitions_pending_revocation,
-            unknown_tagged_fields,
-        })
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.previous_member_epoch = r.i32_at("previous_member_epoch")?;
+        self.state = r.i8_at("state")?;
+        self.assigned_partitions = ::kwire_protocol::wire::decode_struct_array::<
+            TopicPartitions,
+        >(r, true, version)
+            .at_field("assigned_partitions")?;
+        self.partitions_pending_revocation = ::kwire_protocol::wire::decode_struct_array::<
+            TopicPartitions,
+        >(r, true, version)
+            .at_field("partitions_pending_revocation")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireConsumerGroupCurrentMemberAssignmentValue {
@@ -161,13 +97,22 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupCurrentMemberAssignmen
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupCurrentMemberAssignmentValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireConsumerGroupCurrentMemberAssignmentValue"))
     }
 }
@@ -611,32 +556,24 @@ pub struct TopicPartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.topic_id.0);
+        s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -644,23 +581,22 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
 impl ::kwire_protocol::wire::Decode for TopicPartitions {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_id = r.uuid().at_field("topic_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic_id: f_topic_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic_id = r.uuid_at("topic_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

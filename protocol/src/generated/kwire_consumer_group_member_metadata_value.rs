@@ -41,6 +41,7 @@ pub struct KwireConsumerGroupMemberMetadataValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
+    #[inline]
     fn default() -> Self {
         Self {
             instance_id: ::core::option::Option::Some(
@@ -62,9 +63,9 @@ impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
     }
 }
 impl ::kwire_protocol::wire::Encode for KwireConsumerGroupMemberMetadataValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -72,18 +73,17 @@ impl ::kwire_protocol::wire::Encode for KwireConsumerGroupMemberMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMemberMetadataValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataValue"))
     }
 }
 impl KwireConsumerGroupMemberMetadataValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -106,13 +106,8 @@ impl KwireConsumerGroupMemberMetadataValue {
             .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("subscribed_topic_names")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("subscribed_topic_names")?;
-            }
         }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -122,7 +117,7 @@ impl KwireConsumerGroupMemberMetadataValue {
                 version,
             )
             .at_field("subscribed_topic_regex")?;
-        s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
+        s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.server_assignor.as_ref(),
@@ -131,69 +126,36 @@ impl KwireConsumerGroupMemberMetadataValue {
                 version,
             )
             .at_field("server_assignor")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_client_id = r.string(true).at_field("client_id")?;
-        let f_client_host = r.string(true).at_field("client_host")?;
-        let f_subscribed_topic_names = {
-            let n = r.array_len(true).at_field("subscribed_topic_names")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r.string(true).at_index(i).at_field("subscribed_topic_names")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_subscribed_topic_regex = r
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.client_id = r.string(true).at_field("client_id")?;
+        self.client_host = r.string(true).at_field("client_host")?;
+        self.subscribed_topic_names = ::kwire_protocol::wire::decode_string_array(
+                r,
+                true,
+            )
+            .at_field("subscribed_topic_names")?;
+        self.subscribed_topic_regex = r
             .nullable_string(true)
             .at_field("subscribed_topic_regex")?;
-        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
-        let f_server_assignor = r.nullable_string(true).at_field("server_assignor")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            client_id: f_client_id,
-            client_host: f_client_host,
-            subscribed_topic_names: f_subscribed_topic_names,
-            subscribed_topic_regex: f_subscribed_topic_regex,
-            rebalance_timeout_ms: f_rebalance_timeout_ms,
-            server_assignor: f_server_assignor,
-            unknown_tagged_fields,
-        })
+        self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
+        self.server_assignor = r.nullable_string(true).at_field("server_assignor")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMemberMetadataValue {
@@ -201,13 +163,22 @@ impl ::kwire_protocol::wire::Decode for KwireConsumerGroupMemberMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupMemberMetadataValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireConsumerGroupMemberMetadataValue"))
     }
 }

@@ -15,9 +15,9 @@ pub struct KwirePartitionEndKey {
     pub partition: i32,
 }
 impl ::kwire_protocol::wire::Encode for KwirePartitionEndKey {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -25,31 +25,29 @@ impl ::kwire_protocol::wire::Encode for KwirePartitionEndKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwirePartitionEndKey",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("KwirePartitionEndKey"))
+        self.encode_body(w, version).map_err(|e| e.in_type("KwirePartitionEndKey"))
     }
 }
 impl KwirePartitionEndKey {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.topic, false).at_field("topic")?;
-        s.put_raw(&self.partition.to_be_bytes());
+        s.write_raw(&self.partition.to_be_bytes());
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic = r.string(false).at_field("topic")?;
-        let f_partition = r.i32().at_field("partition")?;
-        ::core::result::Result::Ok(Self {
-            topic: f_topic,
-            partition: f_partition,
-        })
+        self.topic = r.string(false).at_field("topic")?;
+        self.partition = r.i32_at("partition")?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwirePartitionEndKey {
@@ -57,13 +55,22 @@ impl ::kwire_protocol::wire::Decode for KwirePartitionEndKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwirePartitionEndKey",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwirePartitionEndKey"))
+        self.decode_body(r, version).map_err(|e| e.in_type("KwirePartitionEndKey"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwirePartitionEndKey {

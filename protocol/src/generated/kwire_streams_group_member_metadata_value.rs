@@ -45,6 +45,7 @@ pub struct KwireStreamsGroupMemberMetadataValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for KwireStreamsGroupMemberMetadataValue {
+    #[inline]
     fn default() -> Self {
         Self {
             instance_id: ::core::option::Option::Some(
@@ -65,9 +66,9 @@ impl ::core::default::Default for KwireStreamsGroupMemberMetadataValue {
     }
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMemberMetadataValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -75,18 +76,17 @@ impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMemberMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMemberMetadataValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))
     }
 }
 impl KwireStreamsGroupMemberMetadataValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -107,58 +107,47 @@ impl KwireStreamsGroupMemberMetadataValue {
             .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
             .at_field("client_host")?;
-        s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
-        s.put_raw(&self.topology_epoch.to_be_bytes());
+        s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
+        s.write_raw(&self.topology_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.process_id, true)
             .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
-                s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                s.write_byte(1);
+                ::kwire_protocol::wire::Encode::encode_raw(x, s, version)
                     .at_field("user_endpoint")?;
             }
             ::core::option::Option::None => {
-                s.put_byte(0xff);
+                s.write_byte(0xff);
             }
         }
         {
             let a = &self.client_tags;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("client_tags")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("client_tags")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_client_id = r.string(true).at_field("client_id")?;
-        let f_client_host = r.string(true).at_field("client_host")?;
-        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
-        let f_topology_epoch = r.i32().at_field("topology_epoch")?;
-        let f_process_id = r.string(true).at_field("process_id")?;
-        let f_user_endpoint = if r.struct_present().at_field("user_endpoint")? {
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.client_id = r.string(true).at_field("client_id")?;
+        self.client_host = r.string(true).at_field("client_host")?;
+        self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
+        self.topology_epoch = r.i32_at("topology_epoch")?;
+        self.process_id = r.string(true).at_field("process_id")?;
+        self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .at_field("user_endpoint")?,
@@ -166,43 +155,12 @@ impl KwireStreamsGroupMemberMetadataValue {
         } else {
             ::core::option::Option::None
         };
-        let f_client_tags = {
-            let n = r.array_len(true).at_field("client_tags")?;
-            {
-                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("client_tags")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            client_id: f_client_id,
-            client_host: f_client_host,
-            rebalance_timeout_ms: f_rebalance_timeout_ms,
-            topology_epoch: f_topology_epoch,
-            process_id: f_process_id,
-            user_endpoint: f_user_endpoint,
-            client_tags: f_client_tags,
-            unknown_tagged_fields,
-        })
+        self.client_tags = ::kwire_protocol::wire::decode_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("client_tags")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMemberMetadataValue {
@@ -210,13 +168,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMemberMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMemberMetadataValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))
     }
 }
@@ -808,27 +775,19 @@ pub struct Endpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
-        s.put_raw(&self.port.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.port.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -836,23 +795,22 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
 impl ::kwire_protocol::wire::Decode for Endpoint {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_host = r.string(true).at_field("host")?;
-        let f_port = r.u16().at_field("port")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        self.host = r.string(true).at_field("host")?;
+        self.port = r.u16_at("port")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1044,27 +1002,19 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
         ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1072,23 +1022,22 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
 impl ::kwire_protocol::wire::Decode for KeyValue {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = r.string(true).at_field("key")?;
-        let f_value = r.string(true).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        self.key = r.string(true).at_field("key")?;
+        self.value = r.string(true).at_field("value")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

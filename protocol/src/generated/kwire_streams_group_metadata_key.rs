@@ -11,9 +11,9 @@ pub struct KwireStreamsGroupMetadataKey {
     pub group_id: ::kwire_protocol::wire::KStr,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMetadataKey {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -21,14 +21,14 @@ impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMetadataKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMetadataKey",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMetadataKey"))
     }
 }
 impl KwireStreamsGroupMetadataKey {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
@@ -37,12 +37,13 @@ impl KwireStreamsGroupMetadataKey {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = r.string(false).at_field("group_id")?;
-        ::core::result::Result::Ok(Self { group_id: f_group_id })
+        self.group_id = r.string(false).at_field("group_id")?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMetadataKey {
@@ -50,13 +51,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMetadataKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMetadataKey",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMetadataKey"))
     }
 }

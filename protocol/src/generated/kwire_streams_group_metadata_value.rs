@@ -25,6 +25,7 @@ pub struct KwireStreamsGroupMetadataValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for KwireStreamsGroupMetadataValue {
+    #[inline]
     fn default() -> Self {
         Self {
             epoch: 0i32,
@@ -36,9 +37,9 @@ impl ::core::default::Default for KwireStreamsGroupMetadataValue {
     }
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMetadataValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -46,86 +47,48 @@ impl ::kwire_protocol::wire::Encode for KwireStreamsGroupMetadataValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMetadataValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMetadataValue"))
     }
 }
 impl KwireStreamsGroupMetadataValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.epoch.to_be_bytes());
-        s.put_raw(&self.metadata_hash.to_be_bytes());
-        s.put_raw(&self.validated_topology_epoch.to_be_bytes());
+        s.write_raw(&self.epoch.to_be_bytes());
+        s.write_raw(&self.metadata_hash.to_be_bytes());
+        s.write_raw(&self.validated_topology_epoch.to_be_bytes());
         {
             let a = &self.last_assignment_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("last_assignment_configs")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("last_assignment_configs")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_epoch = r.i32().at_field("epoch")?;
-        let f_metadata_hash = r.i64().at_field("metadata_hash")?;
-        let f_validated_topology_epoch = r.i32().at_field("validated_topology_epoch")?;
-        let f_last_assignment_configs = {
-            let n = r.array_len(true).at_field("last_assignment_configs")?;
-            {
-                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("last_assignment_configs")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            epoch: f_epoch,
-            metadata_hash: f_metadata_hash,
-            validated_topology_epoch: f_validated_topology_epoch,
-            last_assignment_configs: f_last_assignment_configs,
-            unknown_tagged_fields,
-        })
+        self.epoch = r.i32_at("epoch")?;
+        self.metadata_hash = r.i64_at("metadata_hash")?;
+        self.validated_topology_epoch = r.i32_at("validated_topology_epoch")?;
+        self.last_assignment_configs = ::kwire_protocol::wire::decode_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("last_assignment_configs")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMetadataValue {
@@ -133,13 +96,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupMetadataValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMetadataValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireStreamsGroupMetadataValue"))
     }
 }
@@ -522,27 +494,19 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
         ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -550,23 +514,22 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
 impl ::kwire_protocol::wire::Decode for KeyValue {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = r.string(true).at_field("key")?;
-        let f_value = r.string(true).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        self.key = r.string(true).at_field("key")?;
+        self.value = r.string(true).at_field("value")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -21,9 +21,9 @@ pub struct KwireStreamsGroupTargetAssignmentMemberValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTargetAssignmentMemberValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -31,129 +31,60 @@ impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTargetAssignmentMemberV
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTargetAssignmentMemberValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTargetAssignmentMemberValue"))
     }
 }
 impl KwireStreamsGroupTargetAssignmentMemberValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.active_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("active_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("active_tasks")?;
-            }
         }
         {
             let a = &self.standby_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("standby_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("standby_tasks")?;
-            }
         }
         {
             let a = &self.warmup_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("warmup_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("warmup_tasks")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_active_tasks = {
-            let n = r.array_len(true).at_field("active_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("active_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_standby_tasks = {
-            let n = r.array_len(true).at_field("standby_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("standby_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_warmup_tasks = {
-            let n = r.array_len(true).at_field("warmup_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("warmup_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            active_tasks: f_active_tasks,
-            standby_tasks: f_standby_tasks,
-            warmup_tasks: f_warmup_tasks,
-            unknown_tagged_fields,
-        })
+        self.active_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("active_tasks")?;
+        self.standby_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("standby_tasks")?;
+        self.warmup_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("warmup_tasks")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTargetAssignmentMemberValue {
@@ -161,13 +92,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTargetAssignmentMemberV
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTargetAssignmentMemberValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTargetAssignmentMemberValue"))
     }
 }
@@ -582,13 +522,12 @@ pub struct TaskIds {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
@@ -597,18 +536,11 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -616,23 +548,22 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
 impl ::kwire_protocol::wire::Decode for TaskIds {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

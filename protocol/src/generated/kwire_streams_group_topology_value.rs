@@ -17,9 +17,9 @@ pub struct KwireStreamsGroupTopologyValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTopologyValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,83 +27,44 @@ impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTopologyValue {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyValue",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTopologyValue"))
     }
 }
 impl KwireStreamsGroupTopologyValue {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.epoch.to_be_bytes());
+        s.write_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("subtopologies")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("subtopologies")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_epoch = r.i32().at_field("epoch")?;
-        let f_subtopologies = {
-            let n = r.array_len(true).at_field("subtopologies")?;
-            {
-                let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        Subtopology,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("subtopologies")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            epoch: f_epoch,
-            subtopologies: f_subtopologies,
-            unknown_tagged_fields,
-        })
+        self.epoch = r.i32_at("epoch")?;
+        self.subtopologies = ::kwire_protocol::wire::decode_struct_array::<
+            Subtopology,
+        >(r, true, version)
+            .at_field("subtopologies")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTopologyValue {
@@ -111,13 +72,22 @@ impl ::kwire_protocol::wire::Decode for KwireStreamsGroupTopologyValue {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTopologyValue",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("KwireStreamsGroupTopologyValue"))
     }
 }
@@ -434,27 +404,19 @@ pub struct TopicConfig {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicConfig {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
         ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -462,23 +424,22 @@ impl ::kwire_protocol::wire::Encode for TopicConfig {
 impl ::kwire_protocol::wire::Decode for TopicConfig {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = r.string(true).at_field("key")?;
-        let f_value = r.string(true).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        self.key = r.string(true).at_field("key")?;
+        self.value = r.string(true).at_field("value")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -682,38 +643,25 @@ pub struct TopicInfo {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.put_raw(&self.partitions.to_be_bytes());
-        s.put_raw(&self.replication_factor.to_be_bytes());
+        s.write_raw(&self.partitions.to_be_bytes());
+        s.write_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("topic_configs")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topic_configs")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -723,45 +671,25 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(true).at_field("name")?;
-        let f_partitions = r.i32().at_field("partitions")?;
-        let f_replication_factor = r.i16().at_field("replication_factor")?;
-        let f_topic_configs = {
-            let n = r.array_len(true).at_field("topic_configs")?;
-            {
-                let mut a: ::std::vec::Vec<TopicConfig> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicConfig,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicConfig as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topic_configs")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            replication_factor: f_replication_factor,
-            topic_configs: f_topic_configs,
-            unknown_tagged_fields,
-        })
+        self.name = r.string(true).at_field("name")?;
+        self.partitions = r.i32_at("partitions")?;
+        self.replication_factor = r.i16_at("replication_factor")?;
+        self.topic_configs = ::kwire_protocol::wire::decode_struct_array::<
+            TopicConfig,
+        >(r, true, version)
+            .at_field("topic_configs")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1060,13 +988,12 @@ pub struct CopartitionGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for CopartitionGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
@@ -1085,18 +1012,11 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
                 .at_field("repartition_source_topics")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1104,29 +1024,27 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
 impl ::kwire_protocol::wire::Decode for CopartitionGroup {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
-        let f_source_topic_regex = r
+        self.source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
+        self.source_topic_regex = r
             .prim_array::<i16>(true)
             .at_field("source_topic_regex")?;
-        let f_repartition_source_topics = r
+        self.repartition_source_topics = r
             .prim_array::<i16>(true)
             .at_field("repartition_source_topics")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            source_topics: f_source_topics,
-            source_topic_regex: f_source_topic_regex,
-            repartition_source_topics: f_repartition_source_topics,
-            unknown_tagged_fields,
-        })
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1430,87 +1348,49 @@ pub struct Subtopology {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("source_topics")?;
-            }
         }
         {
             let a = &self.source_topic_regex;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("source_topic_regex")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("source_topic_regex")?;
-            }
         }
         {
             let a = &self.state_changelog_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("state_changelog_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("state_changelog_topics")?;
-            }
         }
         {
             let a = &self.repartition_sink_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("repartition_sink_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("repartition_sink_topics")?;
-            }
         }
         {
             let a = &self.repartition_source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("repartition_source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("repartition_source_topics")?;
-            }
         }
         {
             let a = &self.copartition_groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("copartition_groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("copartition_groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1520,126 +1400,40 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_source_topics = {
-            let n = r.array_len(true).at_field("source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("source_topics")?);
-                }
-                a
-            }
-        };
-        let f_source_topic_regex = {
-            let n = r.array_len(true).at_field("source_topic_regex")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("source_topic_regex")?);
-                }
-                a
-            }
-        };
-        let f_state_changelog_topics = {
-            let n = r.array_len(true).at_field("state_changelog_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("state_changelog_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_repartition_sink_topics = {
-            let n = r.array_len(true).at_field("repartition_sink_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_repartition_source_topics = {
-            let n = r.array_len(true).at_field("repartition_source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("repartition_source_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_copartition_groups = {
-            let n = r.array_len(true).at_field("copartition_groups")?;
-            {
-                let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CopartitionGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("copartition_groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            source_topics: f_source_topics,
-            source_topic_regex: f_source_topic_regex,
-            state_changelog_topics: f_state_changelog_topics,
-            repartition_sink_topics: f_repartition_sink_topics,
-            repartition_source_topics: f_repartition_source_topics,
-            copartition_groups: f_copartition_groups,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.source_topics = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("source_topics")?;
+        self.source_topic_regex = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("source_topic_regex")?;
+        self.state_changelog_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("state_changelog_topics")?;
+        self.repartition_sink_topics = ::kwire_protocol::wire::decode_string_array(
+                r,
+                true,
+            )
+            .at_field("repartition_sink_topics")?;
+        self.repartition_source_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("repartition_source_topics")?;
+        self.copartition_groups = ::kwire_protocol::wire::decode_struct_array::<
+            CopartitionGroup,
+        >(r, true, version)
+            .at_field("copartition_groups")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -11,9 +11,9 @@ pub struct KwireTopicKey {
     pub name: ::kwire_protocol::wire::KStr,
 }
 impl ::kwire_protocol::wire::Encode for KwireTopicKey {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -21,13 +21,13 @@ impl ::kwire_protocol::wire::Encode for KwireTopicKey {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireTopicKey",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("KwireTopicKey"))
+        self.encode_body(w, version).map_err(|e| e.in_type("KwireTopicKey"))
     }
 }
 impl KwireTopicKey {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         _version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
@@ -35,12 +35,13 @@ impl KwireTopicKey {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(false).at_field("name")?;
-        ::core::result::Result::Ok(Self { name: f_name })
+        self.name = r.string(false).at_field("name")?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for KwireTopicKey {
@@ -48,13 +49,22 @@ impl ::kwire_protocol::wire::Decode for KwireTopicKey {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireTopicKey",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("KwireTopicKey"))
+        self.decode_body(r, version).map_err(|e| e.in_type("KwireTopicKey"))
     }
 }
 impl ::kwire_protocol::wire::Message for KwireTopicKey {

@@ -17,9 +17,9 @@ pub struct ListGroupsRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListGroupsRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,27 +27,21 @@ impl ::kwire_protocol::wire::Encode for ListGroupsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListGroupsRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ListGroupsRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ListGroupsRequest"))
     }
 }
 impl ListGroupsRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 4 {
             {
                 let a = &self.states_filter;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+                ::kwire_protocol::wire::write_string_array(s, a, version >= 3)
                     .at_field("states_filter")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::write_string(s, e, version >= 3)
-                        .at_index(i)
-                        .at_field("states_filter")?;
-                }
             }
         } else {
             if !self.states_filter.is_empty() {
@@ -59,13 +53,8 @@ impl ListGroupsRequest {
         if version >= 5 {
             {
                 let a = &self.types_filter;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+                ::kwire_protocol::wire::write_string_array(s, a, version >= 3)
                     .at_field("types_filter")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::write_string(s, e, version >= 3)
-                        .at_index(i)
-                        .at_field("types_filter")?;
-                }
             }
         } else {
             if !self.types_filter.is_empty() {
@@ -74,86 +63,41 @@ impl ListGroupsRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_states_filter = if version >= 4 {
-            {
-                let n = r.array_len(version >= 3).at_field("states_filter")?;
-                {
-                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            ::kwire_protocol::wire::KStr,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            r.string(version >= 3).at_index(i).at_field("states_filter")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_types_filter = if version >= 5 {
-            {
-                let n = r.array_len(version >= 3).at_field("types_filter")?;
-                {
-                    let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            ::kwire_protocol::wire::KStr,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            r.string(version >= 3).at_index(i).at_field("types_filter")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 4 {
+            self.states_filter = ::kwire_protocol::wire::decode_string_array(
+                    r,
+                    version >= 3,
+                )
+                .at_field("states_filter")?;
         }
-        ::core::result::Result::Ok(Self {
-            states_filter: f_states_filter,
-            types_filter: f_types_filter,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            self.types_filter = ::kwire_protocol::wire::decode_string_array(
+                    r,
+                    version >= 3,
+                )
+                .at_field("types_filter")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ListGroupsRequest {
@@ -161,13 +105,22 @@ impl ::kwire_protocol::wire::Decode for ListGroupsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListGroupsRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ListGroupsRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ListGroupsRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for ListGroupsRequest {

@@ -21,9 +21,9 @@ pub struct ListGroupsResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListGroupsResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -31,99 +31,54 @@ impl ::kwire_protocol::wire::Encode for ListGroupsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListGroupsResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ListGroupsResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ListGroupsResponse"))
     }
 }
 impl ListGroupsResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 3)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 3, version)
                 .at_field("groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_groups = {
-            let n = r.array_len(version >= 3).at_field("groups")?;
-            {
-                let mut a: ::std::vec::Vec<ListedGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ListedGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ListedGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            groups: f_groups,
-            unknown_tagged_fields,
-        })
+        self.error_code = r.i16_at("error_code")?;
+        self.groups = ::kwire_protocol::wire::decode_struct_array::<
+            ListedGroup,
+        >(r, version >= 3, version)
+            .at_field("groups")?;
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ListGroupsResponse {
@@ -131,13 +86,22 @@ impl ::kwire_protocol::wire::Decode for ListGroupsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListGroupsResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ListGroupsResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ListGroupsResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ListGroupsResponse {
@@ -505,13 +469,12 @@ pub struct ListedGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListedGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 3;
         ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 3)
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.protocol_type, version >= 3)
@@ -524,21 +487,12 @@ impl ::kwire_protocol::wire::Encode for ListedGroup {
             ::kwire_protocol::wire::write_string(s, &self.group_type, version >= 3)
                 .at_field("group_type")?;
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 3,
             version,
         )?;
-        if version >= 3 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -547,39 +501,31 @@ impl ::kwire_protocol::wire::Decode for ListedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = r.string(version >= 3).at_field("group_id")?;
-        let f_protocol_type = r.string(version >= 3).at_field("protocol_type")?;
-        let f_group_state = if version >= 4 {
-            r.string(version >= 3).at_field("group_state")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_group_type = if version >= 5 {
-            r.string(version >= 3).at_field("group_type")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 3 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.group_id = r.string(version >= 3).at_field("group_id")?;
+        self.protocol_type = r.string(version >= 3).at_field("protocol_type")?;
+        if version >= 4 {
+            self.group_state = r.string(version >= 3).at_field("group_state")?;
         }
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            protocol_type: f_protocol_type,
-            group_state: f_group_state,
-            group_type: f_group_type,
-            unknown_tagged_fields,
-        })
+        if version >= 5 {
+            self.group_type = r.string(version >= 3).at_field("group_type")?;
+        }
+        if version >= 3 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -21,9 +21,9 @@ pub struct ListOffsetsRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -31,20 +31,19 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListOffsetsRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ListOffsetsRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ListOffsetsRequest"))
     }
 }
 impl ListOffsetsRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
-        s.put_raw(&self.replica_id.to_be_bytes());
+        s.write_raw(&self.replica_id.to_be_bytes());
         if version >= 2 {
-            s.put_raw(&self.isolation_level.to_be_bytes());
+            s.write_raw(&self.isolation_level.to_be_bytes());
         } else {
             if self.isolation_level != 0i8 {
                 return ::core::result::Result::Err(
@@ -54,82 +53,38 @@ impl ListOffsetsRequest {
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_replica_id = r.i32().at_field("replica_id")?;
-        let f_isolation_level = if version >= 2 {
-            r.i8().at_field("isolation_level")?
-        } else {
-            0i8
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 6).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<ListOffsetsTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ListOffsetsTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ListOffsetsTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.replica_id = r.i32_at("replica_id")?;
+        if version >= 2 {
+            self.isolation_level = r.i8_at("isolation_level")?;
         }
-        ::core::result::Result::Ok(Self {
-            replica_id: f_replica_id,
-            isolation_level: f_isolation_level,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            ListOffsetsTopic,
+        >(r, version >= 6, version)
+            .at_field("topics")?;
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ListOffsetsRequest {
@@ -137,13 +92,22 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListOffsetsRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ListOffsetsRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ListOffsetsRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for ListOffsetsRequest {
@@ -515,6 +479,7 @@ pub struct ListOffsetsPartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for ListOffsetsPartition {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -526,19 +491,18 @@ impl ::core::default::Default for ListOffsetsPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsPartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 6;
-        s.put_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
         if version >= 4 {
-            s.put_raw(&self.current_leader_epoch.to_be_bytes());
+            s.write_raw(&self.current_leader_epoch.to_be_bytes());
         }
-        s.put_raw(&self.timestamp.to_be_bytes());
+        s.write_raw(&self.timestamp.to_be_bytes());
         if version <= 0 {
-            s.put_raw(&self.max_num_offsets.to_be_bytes());
+            s.write_raw(&self.max_num_offsets.to_be_bytes());
         } else {
             if self.max_num_offsets != 1i32 {
                 return ::core::result::Result::Err(
@@ -546,21 +510,12 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartition {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -569,39 +524,30 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsPartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_current_leader_epoch = if version >= 4 {
-            r.i32().at_field("current_leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_timestamp = r.i64().at_field("timestamp")?;
-        let f_max_num_offsets = if version <= 0 {
-            r.i32().at_field("max_num_offsets")?
-        } else {
-            1i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.partition_index = r.i32_at("partition_index")?;
+        if version >= 4 {
+            self.current_leader_epoch = r.i32_at("current_leader_epoch")?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            current_leader_epoch: f_current_leader_epoch,
-            timestamp: f_timestamp,
-            max_num_offsets: f_max_num_offsets,
-            unknown_tagged_fields,
-        })
+        self.timestamp = r.i64_at("timestamp")?;
+        if version <= 0 {
+            self.max_num_offsets = r.i32_at("max_num_offsets")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -901,40 +847,25 @@ pub struct ListOffsetsTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
             .at_field("name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -943,47 +874,28 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 6).at_field("name")?;
-        let f_partitions = {
-            let n = r.array_len(version >= 6).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<ListOffsetsPartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ListOffsetsPartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ListOffsetsPartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 6).at_field("name")?;
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            ListOffsetsPartition,
+        >(r, version >= 6, version)
+            .at_field("partitions")?;
         if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

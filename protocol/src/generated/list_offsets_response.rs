@@ -17,9 +17,9 @@ pub struct ListOffsetsResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,96 +27,52 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListOffsetsResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ListOffsetsResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ListOffsetsResponse"))
     }
 }
 impl ListOffsetsResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 2 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 2 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 6).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<ListOffsetsTopicResponse> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ListOffsetsTopicResponse,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ListOffsetsTopicResponse as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 2 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            ListOffsetsTopicResponse,
+        >(r, version >= 6, version)
+            .at_field("topics")?;
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ListOffsetsResponse {
@@ -124,13 +80,22 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListOffsetsResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ListOffsetsResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ListOffsetsResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ListOffsetsResponse {
@@ -485,6 +450,7 @@ pub struct ListOffsetsPartitionResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for ListOffsetsPartitionResponse {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -498,15 +464,14 @@ impl ::core::default::Default for ListOffsetsPartitionResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
-        s.put_raw(&self.partition_index.to_be_bytes());
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         if version <= 0 {
             {
                 let a = &self.old_style_offsets;
@@ -523,7 +488,7 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
             }
         }
         if version >= 1 {
-            s.put_raw(&self.timestamp.to_be_bytes());
+            s.write_raw(&self.timestamp.to_be_bytes());
         } else {
             if self.timestamp != -1i64 {
                 return ::core::result::Result::Err(
@@ -532,7 +497,7 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
             }
         }
         if version >= 1 {
-            s.put_raw(&self.offset.to_be_bytes());
+            s.write_raw(&self.offset.to_be_bytes());
         } else {
             if self.offset != -1i64 {
                 return ::core::result::Result::Err(
@@ -541,7 +506,7 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
             }
         }
         if version >= 4 {
-            s.put_raw(&self.leader_epoch.to_be_bytes());
+            s.write_raw(&self.leader_epoch.to_be_bytes());
         } else {
             if self.leader_epoch != -1i32 {
                 return ::core::result::Result::Err(
@@ -549,21 +514,12 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -572,47 +528,39 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsPartitionResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_old_style_offsets = if version <= 0 {
-            r.prim_array::<i64>(version >= 6).at_field("old_style_offsets")?
-        } else {
-            ::kwire_protocol::wire::PrimArray::new()
-        };
-        let f_timestamp = if version >= 1 {
-            r.i64().at_field("timestamp")?
-        } else {
-            -1i64
-        };
-        let f_offset = if version >= 1 { r.i64().at_field("offset")? } else { -1i64 };
-        let f_leader_epoch = if version >= 4 {
-            r.i32().at_field("leader_epoch")?
-        } else {
-            -1i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.partition_index = r.i32_at("partition_index")?;
+        self.error_code = r.i16_at("error_code")?;
+        if version <= 0 {
+            self.old_style_offsets = r
+                .prim_array::<i64>(version >= 6)
+                .at_field("old_style_offsets")?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            old_style_offsets: f_old_style_offsets,
-            timestamp: f_timestamp,
-            offset: f_offset,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        if version >= 1 {
+            self.timestamp = r.i64_at("timestamp")?;
+        }
+        if version >= 1 {
+            self.offset = r.i64_at("offset")?;
+        }
+        if version >= 4 {
+            self.leader_epoch = r.i32_at("leader_epoch")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1022,40 +970,25 @@ pub struct ListOffsetsTopicResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopicResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
             .at_field("name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1064,47 +997,28 @@ impl ::kwire_protocol::wire::Decode for ListOffsetsTopicResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 6).at_field("name")?;
-        let f_partitions = {
-            let n = r.array_len(version >= 6).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<ListOffsetsPartitionResponse> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ListOffsetsPartitionResponse,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <ListOffsetsPartitionResponse as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 6).at_field("name")?;
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            ListOffsetsPartitionResponse,
+        >(r, version >= 6, version)
+            .at_field("partitions")?;
         if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

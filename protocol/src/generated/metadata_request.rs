@@ -25,6 +25,7 @@ pub struct MetadataRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for MetadataRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             topics: ::core::option::Option::Some(::std::vec::Vec::new()),
@@ -36,9 +37,9 @@ impl ::core::default::Default for MetadataRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -46,26 +47,20 @@ impl ::kwire_protocol::wire::Encode for MetadataRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("MetadataRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("MetadataRequest"))
     }
 }
 impl MetadataRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         match &self.topics {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                     .at_field("topics")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("topics")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(
@@ -78,7 +73,7 @@ impl MetadataRequest {
             }
         }
         if version >= 4 {
-            s.put_byte(u8::from(self.allow_auto_topic_creation));
+            s.write_byte(u8::from(self.allow_auto_topic_creation));
         } else {
             if !self.allow_auto_topic_creation {
                 return ::core::result::Result::Err(
@@ -88,7 +83,7 @@ impl MetadataRequest {
             }
         }
         if (8..=10).contains(&version) {
-            s.put_byte(u8::from(self.include_cluster_authorized_operations));
+            s.write_byte(u8::from(self.include_cluster_authorized_operations));
         } else {
             if self.include_cluster_authorized_operations {
                 return ::core::result::Result::Err(
@@ -98,7 +93,7 @@ impl MetadataRequest {
             }
         }
         if version >= 8 {
-            s.put_byte(u8::from(self.include_topic_authorized_operations));
+            s.write_byte(u8::from(self.include_topic_authorized_operations));
         } else {
             if self.include_topic_authorized_operations {
                 return ::core::result::Result::Err(
@@ -107,110 +102,51 @@ impl MetadataRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topics = if version >= 1 {
-            match r.nullable_array_len(version >= 9).at_field("topics")? {
-                ::core::option::Option::Some(n) => {
-                    ::core::option::Option::Some({
-                        let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
-                            ::kwire_protocol::wire::bounded_capacity::<
-                                MetadataRequestTopic,
-                            >(n, r.remaining()),
-                        );
-                        for i in 0..n {
-                            a.push(
-                                <MetadataRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                        r,
-                                        version,
-                                    )
-                                    .at_index(i)
-                                    .at_field("topics")?,
-                            );
-                        }
-                        a
-                    })
-                }
-                ::core::option::Option::None => ::core::option::Option::None,
-            }
+        self.topics = if version >= 1 {
+            ::kwire_protocol::wire::decode_nullable_struct_array::<
+                MetadataRequestTopic,
+            >(r, version >= 9, version)
+                .at_field("topics")?
         } else {
-            ::core::option::Option::Some({
-                let n = r.array_len(version >= 9).at_field("topics")?;
-                {
-                    let mut a: ::std::vec::Vec<MetadataRequestTopic> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            MetadataRequestTopic,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <MetadataRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("topics")?,
-                        );
-                    }
-                    a
-                }
-            })
+            ::core::option::Option::Some(
+                ::kwire_protocol::wire::decode_struct_array::<
+                    MetadataRequestTopic,
+                >(r, version >= 9, version)
+                    .at_field("topics")?,
+            )
         };
-        let f_allow_auto_topic_creation = if version >= 4 {
-            r.bool().at_field("allow_auto_topic_creation")?
-        } else {
-            true
-        };
-        let f_include_cluster_authorized_operations = if (8..=10).contains(&version) {
-            r.bool().at_field("include_cluster_authorized_operations")?
-        } else {
-            false
-        };
-        let f_include_topic_authorized_operations = if version >= 8 {
-            r.bool().at_field("include_topic_authorized_operations")?
-        } else {
-            false
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 4 {
+            self.allow_auto_topic_creation = r.bool_at("allow_auto_topic_creation")?;
         }
-        ::core::result::Result::Ok(Self {
-            topics: f_topics,
-            allow_auto_topic_creation: f_allow_auto_topic_creation,
-            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
-            include_topic_authorized_operations: f_include_topic_authorized_operations,
-            unknown_tagged_fields,
-        })
+        if (8..=10).contains(&version) {
+            self.include_cluster_authorized_operations = r
+                .bool_at("include_cluster_authorized_operations")?;
+        }
+        if version >= 8 {
+            self.include_topic_authorized_operations = r
+                .bool_at("include_topic_authorized_operations")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for MetadataRequest {
@@ -218,13 +154,22 @@ impl ::kwire_protocol::wire::Decode for MetadataRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("MetadataRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("MetadataRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for MetadataRequest {
@@ -696,6 +641,7 @@ pub struct MetadataRequestTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for MetadataRequestTopic {
+    #[inline]
     fn default() -> Self {
         Self {
             topic_id: ::kwire_protocol::wire::Uuid::ZERO,
@@ -705,15 +651,14 @@ impl ::core::default::Default for MetadataRequestTopic {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         if version >= 10 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
@@ -723,21 +668,12 @@ impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
                 version,
             )
             .at_field("name")?;
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -746,35 +682,31 @@ impl ::kwire_protocol::wire::Decode for MetadataRequestTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_id = if version >= 10 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_name = if version >= 10 {
+        if version >= 10 {
+            self.topic_id = r.uuid_at("topic_id")?;
+        }
+        self.name = if version >= 10 {
             r.nullable_string(version >= 9).at_field("name")?
         } else {
             ::core::option::Option::Some(r.string(version >= 9).at_field("name")?)
         };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            topic_id: f_topic_id,
-            name: f_name,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -37,6 +37,7 @@ pub struct MetadataResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for MetadataResponse {
+    #[inline]
     fn default() -> Self {
         Self {
             throttle_time_ms: 0i32,
@@ -51,9 +52,9 @@ impl ::core::default::Default for MetadataResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -61,55 +62,44 @@ impl ::kwire_protocol::wire::Encode for MetadataResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("MetadataResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("MetadataResponse"))
     }
 }
 impl MetadataResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         if version >= 3 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         {
             let a = &self.brokers;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("brokers")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("brokers")?;
-            }
         }
         if version >= 2 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.cluster_id.as_ref(),
                     version >= 9,
-                    version >= 2,
+                    true,
                     version,
                 )
                 .at_field("cluster_id")?;
         }
         if version >= 1 {
-            s.put_raw(&self.controller_id.to_be_bytes());
+            s.write_raw(&self.controller_id.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
         if (8..=10).contains(&version) {
-            s.put_raw(&self.cluster_authorized_operations.to_be_bytes());
+            s.write_raw(&self.cluster_authorized_operations.to_be_bytes());
         } else {
             if self.cluster_authorized_operations != -2147483648i32 {
                 return ::core::result::Result::Err(
@@ -119,126 +109,53 @@ impl MetadataResponse {
             }
         }
         if version >= 13 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 3 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_brokers = {
-            let n = r.array_len(version >= 9).at_field("brokers")?;
-            {
-                let mut a: ::std::vec::Vec<MetadataResponseBroker> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        MetadataResponseBroker,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <MetadataResponseBroker as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("brokers")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_cluster_id = if version >= 2 {
-            if version >= 2 {
-                r.nullable_string(version >= 9).at_field("cluster_id")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 9).at_field("cluster_id")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_controller_id = if version >= 1 {
-            r.i32().at_field("controller_id")?
-        } else {
-            -1i32
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 9).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<MetadataResponseTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        MetadataResponseTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <MetadataResponseTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_cluster_authorized_operations = if (8..=10).contains(&version) {
-            r.i32().at_field("cluster_authorized_operations")?
-        } else {
-            -2147483648i32
-        };
-        let f_error_code = if version >= 13 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 3 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            brokers: f_brokers,
-            cluster_id: f_cluster_id,
-            controller_id: f_controller_id,
-            topics: f_topics,
-            cluster_authorized_operations: f_cluster_authorized_operations,
-            error_code: f_error_code,
-            unknown_tagged_fields,
-        })
+        self.brokers = ::kwire_protocol::wire::decode_struct_array::<
+            MetadataResponseBroker,
+        >(r, version >= 9, version)
+            .at_field("brokers")?;
+        if version >= 2 {
+            self.cluster_id = r.nullable_string(version >= 9).at_field("cluster_id")?;
+        }
+        if version >= 1 {
+            self.controller_id = r.i32_at("controller_id")?;
+        }
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            MetadataResponseTopic,
+        >(r, version >= 9, version)
+            .at_field("topics")?;
+        if (8..=10).contains(&version) {
+            self.cluster_authorized_operations = r
+                .i32_at("cluster_authorized_operations")?;
+        }
+        if version >= 13 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for MetadataResponse {
@@ -246,13 +163,22 @@ impl ::kwire_protocol::wire::Decode for MetadataResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("MetadataResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("MetadataResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for MetadataResponse {
@@ -848,42 +774,32 @@ pub struct MetadataResponseBroker {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
-        s.put_raw(&self.node_id.to_be_bytes());
+        s.write_raw(&self.node_id.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.host, version >= 9)
             .at_field("host")?;
-        s.put_raw(&self.port.to_be_bytes());
+        s.write_raw(&self.port.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.rack.as_ref(),
                     version >= 9,
-                    version >= 1,
+                    true,
                     version,
                 )
                 .at_field("rack")?;
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -892,39 +808,29 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseBroker {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_node_id = r.i32().at_field("node_id")?;
-        let f_host = r.string(version >= 9).at_field("host")?;
-        let f_port = r.i32().at_field("port")?;
-        let f_rack = if version >= 1 {
-            if version >= 1 {
-                r.nullable_string(version >= 9).at_field("rack")?
-            } else {
-                ::core::option::Option::Some(r.string(version >= 9).at_field("rack")?)
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.node_id = r.i32_at("node_id")?;
+        self.host = r.string(version >= 9).at_field("host")?;
+        self.port = r.i32_at("port")?;
+        if version >= 1 {
+            self.rack = r.nullable_string(version >= 9).at_field("rack")?;
         }
-        ::core::result::Result::Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            rack: f_rack,
-            unknown_tagged_fields,
-        })
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1224,6 +1130,7 @@ pub struct MetadataResponsePartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for MetadataResponsePartition {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -1238,18 +1145,17 @@ impl ::core::default::Default for MetadataResponsePartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
-        s.put_raw(&self.error_code.to_be_bytes());
-        s.put_raw(&self.partition_index.to_be_bytes());
-        s.put_raw(&self.leader_id.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.leader_id.to_be_bytes());
         if version >= 7 {
-            s.put_raw(&self.leader_epoch.to_be_bytes());
+            s.write_raw(&self.leader_epoch.to_be_bytes());
         }
         {
             let a = &self.replica_nodes;
@@ -1271,21 +1177,12 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
                 a.put_elements(s);
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1294,47 +1191,38 @@ impl ::kwire_protocol::wire::Decode for MetadataResponsePartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_leader_id = r.i32().at_field("leader_id")?;
-        let f_leader_epoch = if version >= 7 {
-            r.i32().at_field("leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_replica_nodes = r
+        self.error_code = r.i16_at("error_code")?;
+        self.partition_index = r.i32_at("partition_index")?;
+        self.leader_id = r.i32_at("leader_id")?;
+        if version >= 7 {
+            self.leader_epoch = r.i32_at("leader_epoch")?;
+        }
+        self.replica_nodes = r
             .prim_array::<i32>(version >= 9)
             .at_field("replica_nodes")?;
-        let f_isr_nodes = r.prim_array::<i32>(version >= 9).at_field("isr_nodes")?;
-        let f_offline_replicas = if version >= 5 {
-            r.prim_array::<i32>(version >= 9).at_field("offline_replicas")?
-        } else {
-            ::kwire_protocol::wire::PrimArray::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.isr_nodes = r.prim_array::<i32>(version >= 9).at_field("isr_nodes")?;
+        if version >= 5 {
+            self.offline_replicas = r
+                .prim_array::<i32>(version >= 9)
+                .at_field("offline_replicas")?;
         }
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            partition_index: f_partition_index,
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            replica_nodes: f_replica_nodes,
-            isr_nodes: f_isr_nodes,
-            offline_replicas: f_offline_replicas,
-            unknown_tagged_fields,
-        })
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1786,6 +1674,7 @@ pub struct MetadataResponseTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for MetadataResponseTopic {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -1799,14 +1688,13 @@ impl ::core::default::Default for MetadataResponseTopic {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.name.as_ref(),
@@ -1816,23 +1704,18 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
             )
             .at_field("name")?;
         if version >= 10 {
-            s.put_raw(&self.topic_id.0);
+            s.write_raw(&self.topic_id.0);
         }
         if version >= 1 {
-            s.put_byte(u8::from(self.is_internal));
+            s.write_byte(u8::from(self.is_internal));
         }
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
         if version >= 8 {
-            s.put_raw(&self.topic_authorized_operations.to_be_bytes());
+            s.write_raw(&self.topic_authorized_operations.to_be_bytes());
         } else {
             if self.topic_authorized_operations != -2147483648i32 {
                 return ::core::result::Result::Err(
@@ -1841,21 +1724,12 @@ impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1864,71 +1738,42 @@ impl ::kwire_protocol::wire::Decode for MetadataResponseTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_name = if version >= 12 {
+        self.error_code = r.i16_at("error_code")?;
+        self.name = if version >= 12 {
             r.nullable_string(version >= 9).at_field("name")?
         } else {
             ::core::option::Option::Some(r.string(version >= 9).at_field("name")?)
         };
-        let f_topic_id = if version >= 10 {
-            r.uuid().at_field("topic_id")?
-        } else {
-            ::kwire_protocol::wire::Uuid::ZERO
-        };
-        let f_is_internal = if version >= 1 {
-            r.bool().at_field("is_internal")?
-        } else {
-            false
-        };
-        let f_partitions = {
-            let n = r.array_len(version >= 9).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<MetadataResponsePartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        MetadataResponsePartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <MetadataResponsePartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_topic_authorized_operations = if version >= 8 {
-            r.i32().at_field("topic_authorized_operations")?
-        } else {
-            -2147483648i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 10 {
+            self.topic_id = r.uuid_at("topic_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            name: f_name,
-            topic_id: f_topic_id,
-            is_internal: f_is_internal,
-            partitions: f_partitions,
-            topic_authorized_operations: f_topic_authorized_operations,
-            unknown_tagged_fields,
-        })
+        if version >= 1 {
+            self.is_internal = r.bool_at("is_internal")?;
+        }
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            MetadataResponsePartition,
+        >(r, version >= 9, version)
+            .at_field("partitions")?;
+        if version >= 8 {
+            self.topic_authorized_operations = r.i32_at("topic_authorized_operations")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -33,6 +33,7 @@ pub struct OffsetCommitRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetCommitRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             group_id: ::kwire_protocol::wire::KStr::new(),
@@ -46,9 +47,9 @@ impl ::core::default::Default for OffsetCommitRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -56,21 +57,20 @@ impl ::kwire_protocol::wire::Encode for OffsetCommitRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetCommitRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("OffsetCommitRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("OffsetCommitRequest"))
     }
 }
 impl OffsetCommitRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 8;
         ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 8)
             .at_field("group_id")?;
         if version >= 1 {
-            s.put_raw(&self.generation_id_or_member_epoch.to_be_bytes());
+            s.write_raw(&self.generation_id_or_member_epoch.to_be_bytes());
         }
         if version >= 1 {
             ::kwire_protocol::wire::write_string(s, &self.member_id, version >= 8)
@@ -81,7 +81,7 @@ impl OffsetCommitRequest {
                     s,
                     self.group_instance_id.as_ref(),
                     version >= 8,
-                    version >= 7,
+                    true,
                     version,
                 )
                 .at_field("group_instance_id")?;
@@ -94,110 +94,54 @@ impl OffsetCommitRequest {
             }
         }
         if (2..=4).contains(&version) {
-            s.put_raw(&self.retention_time_ms.to_be_bytes());
+            s.write_raw(&self.retention_time_ms.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 8)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 8, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = r.string(version >= 8).at_field("group_id")?;
-        let f_generation_id_or_member_epoch = if version >= 1 {
-            r.i32().at_field("generation_id_or_member_epoch")?
-        } else {
-            -1i32
-        };
-        let f_member_id = if version >= 1 {
-            r.string(version >= 8).at_field("member_id")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_group_instance_id = if version >= 7 {
-            if version >= 7 {
-                r.nullable_string(version >= 8).at_field("group_instance_id")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 8).at_field("group_instance_id")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_retention_time_ms = if (2..=4).contains(&version) {
-            r.i64().at_field("retention_time_ms")?
-        } else {
-            -1i64
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 8).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<OffsetCommitRequestTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        OffsetCommitRequestTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <OffsetCommitRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.group_id = r.string(version >= 8).at_field("group_id")?;
+        if version >= 1 {
+            self.generation_id_or_member_epoch = r
+                .i32_at("generation_id_or_member_epoch")?;
         }
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            generation_id_or_member_epoch: f_generation_id_or_member_epoch,
-            member_id: f_member_id,
-            group_instance_id: f_group_instance_id,
-            retention_time_ms: f_retention_time_ms,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        if version >= 1 {
+            self.member_id = r.string(version >= 8).at_field("member_id")?;
+        }
+        if version >= 7 {
+            self.group_instance_id = r
+                .nullable_string(version >= 8)
+                .at_field("group_instance_id")?;
+        }
+        if (2..=4).contains(&version) {
+            self.retention_time_ms = r.i64_at("retention_time_ms")?;
+        }
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            OffsetCommitRequestTopic,
+        >(r, version >= 8, version)
+            .at_field("topics")?;
+        if version >= 8 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for OffsetCommitRequest {
@@ -205,13 +149,22 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetCommitRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("OffsetCommitRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("OffsetCommitRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for OffsetCommitRequest {
@@ -761,6 +714,7 @@ pub struct OffsetCommitRequestPartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetCommitRequestPartition {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -775,20 +729,19 @@ impl ::core::default::Default for OffsetCommitRequestPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequestPartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 8;
-        s.put_raw(&self.partition_index.to_be_bytes());
-        s.put_raw(&self.committed_offset.to_be_bytes());
+        s.write_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.committed_offset.to_be_bytes());
         if version >= 6 {
-            s.put_raw(&self.committed_leader_epoch.to_be_bytes());
+            s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }
         if version == 1 {
-            s.put_raw(&self.commit_timestamp.to_be_bytes());
+            s.write_raw(&self.commit_timestamp.to_be_bytes());
         } else {
             if self.commit_timestamp != -1i64 {
                 return ::core::result::Result::Err(
@@ -805,21 +758,12 @@ impl ::kwire_protocol::wire::Encode for OffsetCommitRequestPartition {
                 version,
             )
             .at_field("committed_metadata")?;
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -828,43 +772,34 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitRequestPartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_committed_offset = r.i64().at_field("committed_offset")?;
-        let f_committed_leader_epoch = if version >= 6 {
-            r.i32().at_field("committed_leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_commit_timestamp = if version == 1 {
-            r.i64().at_field("commit_timestamp")?
-        } else {
-            -1i64
-        };
-        let f_committed_metadata = r
+        self.partition_index = r.i32_at("partition_index")?;
+        self.committed_offset = r.i64_at("committed_offset")?;
+        if version >= 6 {
+            self.committed_leader_epoch = r.i32_at("committed_leader_epoch")?;
+        }
+        if version == 1 {
+            self.commit_timestamp = r.i64_at("commit_timestamp")?;
+        }
+        self.committed_metadata = r
             .nullable_string(version >= 8)
             .at_field("committed_metadata")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
         if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            committed_offset: f_committed_offset,
-            committed_leader_epoch: f_committed_leader_epoch,
-            commit_timestamp: f_commit_timestamp,
-            committed_metadata: f_committed_metadata,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1223,40 +1158,25 @@ pub struct OffsetCommitRequestTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequestTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 8;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 8)
             .at_field("name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 8)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 8, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1265,47 +1185,28 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitRequestTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 8).at_field("name")?;
-        let f_partitions = {
-            let n = r.array_len(version >= 8).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<OffsetCommitRequestPartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        OffsetCommitRequestPartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <OffsetCommitRequestPartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 8).at_field("name")?;
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            OffsetCommitRequestPartition,
+        >(r, version >= 8, version)
+            .at_field("partitions")?;
         if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -17,9 +17,9 @@ pub struct OffsetCommitResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,96 +27,52 @@ impl ::kwire_protocol::wire::Encode for OffsetCommitResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetCommitResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("OffsetCommitResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("OffsetCommitResponse"))
     }
 }
 impl OffsetCommitResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 8;
         if version >= 3 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         {
             let a = &self.topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 8)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 8, version)
                 .at_field("topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 3 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_topics = {
-            let n = r.array_len(version >= 8).at_field("topics")?;
-            {
-                let mut a: ::std::vec::Vec<OffsetCommitResponseTopic> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        OffsetCommitResponseTopic,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <OffsetCommitResponseTopic as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 3 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        self.topics = ::kwire_protocol::wire::decode_struct_array::<
+            OffsetCommitResponseTopic,
+        >(r, version >= 8, version)
+            .at_field("topics")?;
+        if version >= 8 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for OffsetCommitResponse {
@@ -124,13 +80,22 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetCommitResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("OffsetCommitResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("OffsetCommitResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for OffsetCommitResponse {
@@ -469,29 +434,19 @@ pub struct OffsetCommitResponsePartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponsePartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 8;
-        s.put_raw(&self.partition_index.to_be_bytes());
-        s.put_raw(&self.error_code.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
+        s.write_raw(&self.partition_index.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -500,27 +455,24 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitResponsePartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = r.i32().at_field("partition_index")?;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.partition_index = r.i32_at("partition_index")?;
+        self.error_code = r.i16_at("error_code")?;
         if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            error_code: f_error_code,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -733,40 +685,25 @@ pub struct OffsetCommitResponseTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponseTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 8;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 8)
             .at_field("name")?;
         {
             let a = &self.partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 8)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 8, version)
                 .at_field("partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 8,
             version,
         )?;
-        if version >= 8 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -775,47 +712,28 @@ impl ::kwire_protocol::wire::Decode for OffsetCommitResponseTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 8).at_field("name")?;
-        let f_partitions = {
-            let n = r.array_len(version >= 8).at_field("partitions")?;
-            {
-                let mut a: ::std::vec::Vec<OffsetCommitResponsePartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        OffsetCommitResponsePartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <OffsetCommitResponsePartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 8).at_field("name")?;
+        self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+            OffsetCommitResponsePartition,
+        >(r, version >= 8, version)
+            .at_field("partitions")?;
         if version >= 8 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -25,6 +25,7 @@ pub struct OffsetFetchRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetFetchRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             group_id: ::kwire_protocol::wire::KStr::new(),
@@ -36,9 +37,9 @@ impl ::core::default::Default for OffsetFetchRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -46,17 +47,16 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetFetchRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("OffsetFetchRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("OffsetFetchRequest"))
     }
 }
 impl OffsetFetchRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version <= 7 {
             ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 6)
                 .at_field("group_id")?;
@@ -70,19 +70,19 @@ impl OffsetFetchRequest {
         if version <= 7 {
             match &self.topics {
                 ::core::option::Option::Some(a) => {
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                    ::kwire_protocol::wire::write_struct_array(
+                            s,
+                            a,
+                            version >= 6,
+                            version,
+                        )
                         .at_field("topics")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("topics")?;
-                    }
                 }
                 ::core::option::Option::None => {
                     ::kwire_protocol::wire::write_null_len(
                             s,
                             version >= 6,
-                            (2..=7).contains(&version),
+                            version >= 2,
                             version,
                         )
                         .at_field("topics")?
@@ -98,13 +98,8 @@ impl OffsetFetchRequest {
         if version >= 8 {
             {
                 let a = &self.groups;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("groups")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("groups")?;
-                }
             }
         } else {
             if !self.groups.is_empty() {
@@ -114,7 +109,7 @@ impl OffsetFetchRequest {
             }
         }
         if version >= 7 {
-            s.put_byte(u8::from(self.require_stable));
+            s.write_byte(u8::from(self.require_stable));
         } else {
             if self.require_stable {
                 return ::core::result::Result::Err(
@@ -122,134 +117,54 @@ impl OffsetFetchRequest {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = if version <= 7 {
-            r.string(version >= 6).at_field("group_id")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_topics = if version <= 7 {
-            if (2..=7).contains(&version) {
-                match r.nullable_array_len(version >= 6).at_field("topics")? {
-                    ::core::option::Option::Some(n) => {
-                        ::core::option::Option::Some({
-                            let mut a: ::std::vec::Vec<OffsetFetchRequestTopic> = ::std::vec::Vec::with_capacity(
-                                ::kwire_protocol::wire::bounded_capacity::<
-                                    OffsetFetchRequestTopic,
-                                >(n, r.remaining()),
-                            );
-                            for i in 0..n {
-                                a.push(
-                                    <OffsetFetchRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                            r,
-                                            version,
-                                        )
-                                        .at_index(i)
-                                        .at_field("topics")?,
-                                );
-                            }
-                            a
-                        })
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
-            } else {
-                ::core::option::Option::Some({
-                    let n = r.array_len(version >= 6).at_field("topics")?;
-                    {
-                        let mut a: ::std::vec::Vec<OffsetFetchRequestTopic> = ::std::vec::Vec::with_capacity(
-                            ::kwire_protocol::wire::bounded_capacity::<
-                                OffsetFetchRequestTopic,
-                            >(n, r.remaining()),
-                        );
-                        for i in 0..n {
-                            a.push(
-                                <OffsetFetchRequestTopic as ::kwire_protocol::wire::Decode>::decode(
-                                        r,
-                                        version,
-                                    )
-                                    .at_index(i)
-                                    .at_field("topics")?,
-                            );
-                        }
-                        a
-                    }
-                })
-            }
-        } else {
-            ::core::option::Option::Some(::std::vec::Vec::new())
-        };
-        let f_groups = if version >= 8 {
-            {
-                let n = r.array_len(version >= 6).at_field("groups")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchRequestGroup> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchRequestGroup,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchRequestGroup as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("groups")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_require_stable = if version >= 7 {
-            r.bool().at_field("require_stable")?
-        } else {
-            false
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 7 {
+            self.group_id = r.string(version >= 6).at_field("group_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            topics: f_topics,
-            groups: f_groups,
-            require_stable: f_require_stable,
-            unknown_tagged_fields,
-        })
+        if version <= 7 {
+            self.topics = if version >= 2 {
+                ::kwire_protocol::wire::decode_nullable_struct_array::<
+                    OffsetFetchRequestTopic,
+                >(r, version >= 6, version)
+                    .at_field("topics")?
+            } else {
+                ::core::option::Option::Some(
+                    ::kwire_protocol::wire::decode_struct_array::<
+                        OffsetFetchRequestTopic,
+                    >(r, version >= 6, version)
+                        .at_field("topics")?,
+                )
+            };
+        }
+        if version >= 8 {
+            self.groups = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchRequestGroup,
+            >(r, version >= 6, version)
+                .at_field("groups")?;
+        }
+        if version >= 7 {
+            self.require_stable = r.bool_at("require_stable")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for OffsetFetchRequest {
@@ -257,13 +172,22 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetFetchRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("OffsetFetchRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("OffsetFetchRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for OffsetFetchRequest {
@@ -767,13 +691,12 @@ pub struct OffsetFetchRequestTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version <= 7 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
                 .at_field("name")?;
@@ -799,21 +722,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopic {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -822,35 +736,31 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchRequestTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version <= 7 {
-            r.string(version >= 6).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_partition_indexes = if version <= 7 {
-            r.prim_array::<i32>(version >= 6).at_field("partition_indexes")?
-        } else {
-            ::kwire_protocol::wire::PrimArray::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 7 {
+            self.name = r.string(version >= 6).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partition_indexes: f_partition_indexes,
-            unknown_tagged_fields,
-        })
+        if version <= 7 {
+            self.partition_indexes = r
+                .prim_array::<i32>(version >= 6)
+                .at_field("partition_indexes")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1131,13 +1041,12 @@ pub struct OffsetFetchRequestTopics {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopics {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 8 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
                 .at_field("name")?;
@@ -1163,21 +1072,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopics {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1186,35 +1086,31 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchRequestTopics {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version >= 8 {
-            r.string(version >= 6).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_partition_indexes = if version >= 8 {
-            r.prim_array::<i32>(version >= 6).at_field("partition_indexes")?
-        } else {
-            ::kwire_protocol::wire::PrimArray::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.name = r.string(version >= 6).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partition_indexes: f_partition_indexes,
-            unknown_tagged_fields,
-        })
+        if version >= 8 {
+            self.partition_indexes = r
+                .prim_array::<i32>(version >= 6)
+                .at_field("partition_indexes")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1503,6 +1399,7 @@ pub struct OffsetFetchRequestGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetFetchRequestGroup {
+    #[inline]
     fn default() -> Self {
         Self {
             group_id: ::kwire_protocol::wire::KStr::new(),
@@ -1514,13 +1411,12 @@ impl ::core::default::Default for OffsetFetchRequestGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 8 {
             ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 6)
                 .at_field("group_id")?;
@@ -1536,30 +1432,30 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchRequestGroup {
                     s,
                     self.member_id.as_ref(),
                     version >= 6,
-                    version >= 9,
+                    true,
                     version,
                 )
                 .at_field("member_id")?;
         }
         if version >= 9 {
-            s.put_raw(&self.member_epoch.to_be_bytes());
+            s.write_raw(&self.member_epoch.to_be_bytes());
         }
         if version >= 8 {
             match &self.topics {
                 ::core::option::Option::Some(a) => {
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                    ::kwire_protocol::wire::write_struct_array(
+                            s,
+                            a,
+                            version >= 6,
+                            version,
+                        )
                         .at_field("topics")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("topics")?;
-                    }
                 }
                 ::core::option::Option::None => {
                     ::kwire_protocol::wire::write_null_len(
                             s,
                             version >= 6,
-                            version >= 8,
+                            true,
                             version,
                         )
                         .at_field("topics")?
@@ -1572,21 +1468,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchRequestGroup {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1595,99 +1482,38 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchRequestGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = if version >= 8 {
-            r.string(version >= 6).at_field("group_id")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_member_id = if version >= 9 {
-            if version >= 9 {
-                r.nullable_string(version >= 6).at_field("member_id")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 6).at_field("member_id")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_member_epoch = if version >= 9 {
-            r.i32().at_field("member_epoch")?
-        } else {
-            -1i32
-        };
-        let f_topics = if version >= 8 {
-            if version >= 8 {
-                match r.nullable_array_len(version >= 6).at_field("topics")? {
-                    ::core::option::Option::Some(n) => {
-                        ::core::option::Option::Some({
-                            let mut a: ::std::vec::Vec<OffsetFetchRequestTopics> = ::std::vec::Vec::with_capacity(
-                                ::kwire_protocol::wire::bounded_capacity::<
-                                    OffsetFetchRequestTopics,
-                                >(n, r.remaining()),
-                            );
-                            for i in 0..n {
-                                a.push(
-                                    <OffsetFetchRequestTopics as ::kwire_protocol::wire::Decode>::decode(
-                                            r,
-                                            version,
-                                        )
-                                        .at_index(i)
-                                        .at_field("topics")?,
-                                );
-                            }
-                            a
-                        })
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
-            } else {
-                ::core::option::Option::Some({
-                    let n = r.array_len(version >= 6).at_field("topics")?;
-                    {
-                        let mut a: ::std::vec::Vec<OffsetFetchRequestTopics> = ::std::vec::Vec::with_capacity(
-                            ::kwire_protocol::wire::bounded_capacity::<
-                                OffsetFetchRequestTopics,
-                            >(n, r.remaining()),
-                        );
-                        for i in 0..n {
-                            a.push(
-                                <OffsetFetchRequestTopics as ::kwire_protocol::wire::Decode>::decode(
-                                        r,
-                                        version,
-                                    )
-                                    .at_index(i)
-                                    .at_field("topics")?,
-                            );
-                        }
-                        a
-                    }
-                })
-            }
-        } else {
-            ::core::option::Option::Some(::std::vec::Vec::new())
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.group_id = r.string(version >= 6).at_field("group_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            member_id: f_member_id,
-            member_epoch: f_member_epoch,
-            topics: f_topics,
-            unknown_tagged_fields,
-        })
+        if version >= 9 {
+            self.member_id = r.nullable_string(version >= 6).at_field("member_id")?;
+        }
+        if version >= 9 {
+            self.member_epoch = r.i32_at("member_epoch")?;
+        }
+        if version >= 8 {
+            self.topics = ::kwire_protocol::wire::decode_nullable_struct_array::<
+                OffsetFetchRequestTopics,
+            >(r, version >= 6, version)
+                .at_field("topics")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

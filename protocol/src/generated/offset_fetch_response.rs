@@ -25,9 +25,9 @@ pub struct OffsetFetchResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -35,30 +35,24 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetFetchResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("OffsetFetchResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("OffsetFetchResponse"))
     }
 }
 impl OffsetFetchResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 3 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         if version <= 7 {
             {
                 let a = &self.topics;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("topics")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("topics")?;
-                }
             }
         } else {
             if !self.topics.is_empty() {
@@ -68,18 +62,13 @@ impl OffsetFetchResponse {
             }
         }
         if (2..=7).contains(&version) {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         }
         if version >= 8 {
             {
                 let a = &self.groups;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("groups")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("groups")?;
-                }
             }
         } else {
             if !self.groups.is_empty() {
@@ -88,108 +77,45 @@ impl OffsetFetchResponse {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = if version >= 3 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let f_topics = if version <= 7 {
-            {
-                let n = r.array_len(version >= 6).at_field("topics")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchResponseTopic> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchResponseTopic,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchResponseTopic as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("topics")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_error_code = if (2..=7).contains(&version) {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let f_groups = if version >= 8 {
-            {
-                let n = r.array_len(version >= 6).at_field("groups")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchResponseGroup> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchResponseGroup,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchResponseGroup as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("groups")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 3 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            topics: f_topics,
-            error_code: f_error_code,
-            groups: f_groups,
-            unknown_tagged_fields,
-        })
+        if version <= 7 {
+            self.topics = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchResponseTopic,
+            >(r, version >= 6, version)
+                .at_field("topics")?;
+        }
+        if (2..=7).contains(&version) {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 8 {
+            self.groups = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchResponseGroup,
+            >(r, version >= 6, version)
+                .at_field("groups")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for OffsetFetchResponse {
@@ -197,13 +123,22 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetFetchResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("OffsetFetchResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("OffsetFetchResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for OffsetFetchResponse {
@@ -694,6 +629,7 @@ pub struct OffsetFetchResponsePartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetFetchResponsePartition {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -706,15 +642,14 @@ impl ::core::default::Default for OffsetFetchResponsePartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version <= 7 {
-            s.put_raw(&self.partition_index.to_be_bytes());
+            s.write_raw(&self.partition_index.to_be_bytes());
         } else {
             if self.partition_index != 0i32 {
                 return ::core::result::Result::Err(
@@ -723,7 +658,7 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
             }
         }
         if version <= 7 {
-            s.put_raw(&self.committed_offset.to_be_bytes());
+            s.write_raw(&self.committed_offset.to_be_bytes());
         } else {
             if self.committed_offset != 0i64 {
                 return ::core::result::Result::Err(
@@ -733,14 +668,14 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
             }
         }
         if (5..=7).contains(&version) {
-            s.put_raw(&self.committed_leader_epoch.to_be_bytes());
+            s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }
         if version <= 7 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.metadata.as_ref(),
                     version >= 6,
-                    version <= 7,
+                    true,
                     version,
                 )
                 .at_field("metadata")?;
@@ -752,7 +687,7 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
             }
         }
         if version <= 7 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         } else {
             if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
@@ -760,21 +695,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -783,59 +709,38 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponsePartition {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = if version <= 7 {
-            r.i32().at_field("partition_index")?
-        } else {
-            0i32
-        };
-        let f_committed_offset = if version <= 7 {
-            r.i64().at_field("committed_offset")?
-        } else {
-            0i64
-        };
-        let f_committed_leader_epoch = if (5..=7).contains(&version) {
-            r.i32().at_field("committed_leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_metadata = if version <= 7 {
-            if version <= 7 {
-                r.nullable_string(version >= 6).at_field("metadata")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 6).at_field("metadata")?,
-                )
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let f_error_code = if version <= 7 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 7 {
+            self.partition_index = r.i32_at("partition_index")?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            committed_offset: f_committed_offset,
-            committed_leader_epoch: f_committed_leader_epoch,
-            metadata: f_metadata,
-            error_code: f_error_code,
-            unknown_tagged_fields,
-        })
+        if version <= 7 {
+            self.committed_offset = r.i64_at("committed_offset")?;
+        }
+        if (5..=7).contains(&version) {
+            self.committed_leader_epoch = r.i32_at("committed_leader_epoch")?;
+        }
+        if version <= 7 {
+            self.metadata = r.nullable_string(version >= 6).at_field("metadata")?;
+        }
+        if version <= 7 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1244,13 +1149,12 @@ pub struct OffsetFetchResponseTopic {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopic {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version <= 7 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
                 .at_field("name")?;
@@ -1264,13 +1168,8 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopic {
         if version <= 7 {
             {
                 let a = &self.partitions;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("partitions")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("partitions")?;
-                }
             }
         } else {
             if !self.partitions.is_empty() {
@@ -1279,21 +1178,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopic {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1302,55 +1192,32 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponseTopic {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version <= 7 {
-            r.string(version >= 6).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_partitions = if version <= 7 {
-            {
-                let n = r.array_len(version >= 6).at_field("partitions")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchResponsePartition> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchResponsePartition,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchResponsePartition as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("partitions")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version <= 7 {
+            self.name = r.string(version >= 6).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        if version <= 7 {
+            self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchResponsePartition,
+            >(r, version >= 6, version)
+                .at_field("partitions")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1653,6 +1520,7 @@ pub struct OffsetFetchResponsePartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for OffsetFetchResponsePartitions {
+    #[inline]
     fn default() -> Self {
         Self {
             partition_index: 0i32,
@@ -1665,15 +1533,14 @@ impl ::core::default::Default for OffsetFetchResponsePartitions {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 8 {
-            s.put_raw(&self.partition_index.to_be_bytes());
+            s.write_raw(&self.partition_index.to_be_bytes());
         } else {
             if self.partition_index != 0i32 {
                 return ::core::result::Result::Err(
@@ -1682,7 +1549,7 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
             }
         }
         if version >= 8 {
-            s.put_raw(&self.committed_offset.to_be_bytes());
+            s.write_raw(&self.committed_offset.to_be_bytes());
         } else {
             if self.committed_offset != 0i64 {
                 return ::core::result::Result::Err(
@@ -1692,14 +1559,14 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
             }
         }
         if version >= 8 {
-            s.put_raw(&self.committed_leader_epoch.to_be_bytes());
+            s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }
         if version >= 8 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.metadata.as_ref(),
                     version >= 6,
-                    version >= 8,
+                    true,
                     version,
                 )
                 .at_field("metadata")?;
@@ -1711,7 +1578,7 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
             }
         }
         if version >= 8 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         } else {
             if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
@@ -1719,21 +1586,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1742,59 +1600,38 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponsePartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_partition_index = if version >= 8 {
-            r.i32().at_field("partition_index")?
-        } else {
-            0i32
-        };
-        let f_committed_offset = if version >= 8 {
-            r.i64().at_field("committed_offset")?
-        } else {
-            0i64
-        };
-        let f_committed_leader_epoch = if version >= 8 {
-            r.i32().at_field("committed_leader_epoch")?
-        } else {
-            -1i32
-        };
-        let f_metadata = if version >= 8 {
-            if version >= 8 {
-                r.nullable_string(version >= 6).at_field("metadata")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 6).at_field("metadata")?,
-                )
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let f_error_code = if version >= 8 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.partition_index = r.i32_at("partition_index")?;
         }
-        ::core::result::Result::Ok(Self {
-            partition_index: f_partition_index,
-            committed_offset: f_committed_offset,
-            committed_leader_epoch: f_committed_leader_epoch,
-            metadata: f_metadata,
-            error_code: f_error_code,
-            unknown_tagged_fields,
-        })
+        if version >= 8 {
+            self.committed_offset = r.i64_at("committed_offset")?;
+        }
+        if version >= 8 {
+            self.committed_leader_epoch = r.i32_at("committed_leader_epoch")?;
+        }
+        if version >= 8 {
+            self.metadata = r.nullable_string(version >= 6).at_field("metadata")?;
+        }
+        if version >= 8 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2200,13 +2037,12 @@ pub struct OffsetFetchResponseTopics {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopics {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 8 {
             ::kwire_protocol::wire::write_string(s, &self.name, version >= 6)
                 .at_field("name")?;
@@ -2220,13 +2056,8 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopics {
         if version >= 8 {
             {
                 let a = &self.partitions;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("partitions")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("partitions")?;
-                }
             }
         } else {
             if !self.partitions.is_empty() {
@@ -2235,21 +2066,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopics {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2258,55 +2080,32 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponseTopics {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = if version >= 8 {
-            r.string(version >= 6).at_field("name")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_partitions = if version >= 8 {
-            {
-                let n = r.array_len(version >= 6).at_field("partitions")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchResponsePartitions> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchResponsePartitions,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchResponsePartitions as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("partitions")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.name = r.string(version >= 6).at_field("name")?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        if version >= 8 {
+            self.partitions = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchResponsePartitions,
+            >(r, version >= 6, version)
+                .at_field("partitions")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2601,13 +2400,12 @@ pub struct OffsetFetchResponseGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 6;
         if version >= 8 {
             ::kwire_protocol::wire::write_string(s, &self.group_id, version >= 6)
                 .at_field("group_id")?;
@@ -2621,13 +2419,8 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
         if version >= 8 {
             {
                 let a = &self.topics;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 6)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 6, version)
                     .at_field("topics")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("topics")?;
-                }
             }
         } else {
             if !self.topics.is_empty() {
@@ -2637,7 +2430,7 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
             }
         }
         if version >= 8 {
-            s.put_raw(&self.error_code.to_be_bytes());
+            s.write_raw(&self.error_code.to_be_bytes());
         } else {
             if self.error_code != 0i16 {
                 return ::core::result::Result::Err(
@@ -2645,21 +2438,12 @@ impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 6,
             version,
         )?;
-        if version >= 6 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2668,61 +2452,35 @@ impl ::kwire_protocol::wire::Decode for OffsetFetchResponseGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = if version >= 8 {
-            r.string(version >= 6).at_field("group_id")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_topics = if version >= 8 {
-            {
-                let n = r.array_len(version >= 6).at_field("topics")?;
-                {
-                    let mut a: ::std::vec::Vec<OffsetFetchResponseTopics> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            OffsetFetchResponseTopics,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <OffsetFetchResponseTopics as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("topics")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_error_code = if version >= 8 {
-            r.i16().at_field("error_code")?
-        } else {
-            0i16
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 6 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.group_id = r.string(version >= 6).at_field("group_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            topics: f_topics,
-            error_code: f_error_code,
-            unknown_tagged_fields,
-        })
+        if version >= 8 {
+            self.topics = ::kwire_protocol::wire::decode_struct_array::<
+                OffsetFetchResponseTopics,
+            >(r, version >= 6, version)
+                .at_field("topics")?;
+        }
+        if version >= 8 {
+            self.error_code = r.i16_at("error_code")?;
+        }
+        if version >= 6 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

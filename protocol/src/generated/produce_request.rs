@@ -25,9 +25,9 @@ pub struct ProduceRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ProduceRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -35,23 +35,22 @@ impl ::kwire_protocol::wire::Encode for ProduceRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ProduceRequest",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ProduceRequest"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ProduceRequest"))
     }
 }
 impl ProduceRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         if version >= 3 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.transactional_id.as_ref(),
                     version >= 9,
-                    version >= 3,
+                    true,
                     version,
                 )
                 .at_field("transactional_id")?;
@@ -63,94 +62,45 @@ impl ProduceRequest {
                 );
             }
         }
-        s.put_raw(&self.acks.to_be_bytes());
-        s.put_raw(&self.timeout_ms.to_be_bytes());
+        s.write_raw(&self.acks.to_be_bytes());
+        s.write_raw(&self.timeout_ms.to_be_bytes());
         {
             let a = &self.topic_data;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("topic_data")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topic_data")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_transactional_id = if version >= 3 {
-            if version >= 3 {
-                r.nullable_string(version >= 9).at_field("transactional_id")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 9).at_field("transactional_id")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let f_acks = r.i16().at_field("acks")?;
-        let f_timeout_ms = r.i32().at_field("timeout_ms")?;
-        let f_topic_data = {
-            let n = r.array_len(version >= 9).at_field("topic_data")?;
-            {
-                let mut a: ::std::vec::Vec<TopicProduceData> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicProduceData,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicProduceData as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("topic_data")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 3 {
+            self.transactional_id = r
+                .nullable_string(version >= 9)
+                .at_field("transactional_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            transactional_id: f_transactional_id,
-            acks: f_acks,
-            timeout_ms: f_timeout_ms,
-            topic_data: f_topic_data,
-            unknown_tagged_fields,
-        })
+        self.acks = r.i16_at("acks")?;
+        self.timeout_ms = r.i32_at("timeout_ms")?;
+        self.topic_data = ::kwire_protocol::wire::decode_struct_array::<
+            TopicProduceData,
+        >(r, version >= 9, version)
+            .at_field("topic_data")?;
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ProduceRequest {
@@ -158,13 +108,22 @@ impl ::kwire_protocol::wire::Decode for ProduceRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ProduceRequest",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ProduceRequest"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ProduceRequest"))
     }
 }
 impl ::kwire_protocol::wire::Message for ProduceRequest {
@@ -569,14 +528,13 @@ pub struct PartitionProduceData {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for PartitionProduceData {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
-        s.put_raw(&self.index.to_be_bytes());
+        s.write_raw(&self.index.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_bytes(
                 s,
                 self.records.as_ref(),
@@ -585,21 +543,12 @@ impl ::kwire_protocol::wire::Encode for PartitionProduceData {
                 version,
             )
             .at_field("records")?;
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -608,27 +557,25 @@ impl ::kwire_protocol::wire::Decode for PartitionProduceData {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_index = r.i32().at_field("index")?;
-        let f_records = r.nullable_bytes(version >= 9).at_field("records")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.index = r.i32_at("index")?;
+        self.records = r.nullable_bytes(version >= 9).at_field("records")?;
         if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            index: f_index,
-            records: f_records,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -834,40 +781,25 @@ pub struct TopicProduceData {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicProduceData {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 9)
             .at_field("name")?;
         {
             let a = &self.partition_data;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("partition_data")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partition_data")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -876,47 +808,28 @@ impl ::kwire_protocol::wire::Decode for TopicProduceData {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 9).at_field("name")?;
-        let f_partition_data = {
-            let n = r.array_len(version >= 9).at_field("partition_data")?;
-            {
-                let mut a: ::std::vec::Vec<PartitionProduceData> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        PartitionProduceData,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <PartitionProduceData as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partition_data")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 9).at_field("name")?;
+        self.partition_data = ::kwire_protocol::wire::decode_struct_array::<
+            PartitionProduceData,
+        >(r, version >= 9, version)
+            .at_field("partition_data")?;
         if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partition_data: f_partition_data,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

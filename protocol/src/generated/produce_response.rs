@@ -21,9 +21,9 @@ pub struct ProduceResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ProduceResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -31,29 +31,24 @@ impl ::kwire_protocol::wire::Encode for ProduceResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ProduceResponse",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ProduceResponse"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ProduceResponse"))
     }
 }
 impl ProduceResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
         {
             let a = &self.responses;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("responses")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("responses")?;
-            }
         }
         if version >= 1 {
-            s.put_raw(&self.throttle_time_ms.to_be_bytes());
+            s.write_raw(&self.throttle_time_ms.to_be_bytes());
         }
         if version <= 9 && !self.node_endpoints.is_empty() {
             return ::core::result::Result::Err(
@@ -68,7 +63,7 @@ impl ProduceResponse {
         )?;
         if version >= 9 {
             let emit_0 = (version >= 10) && !self.node_endpoints.is_empty();
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32,
             );
             let mut i = 0usize;
@@ -80,32 +75,27 @@ impl ProduceResponse {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
                         {
                             let a = &self.node_endpoints;
-                            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                            ::kwire_protocol::wire::write_struct_array(
+                                    s,
+                                    a,
+                                    true,
+                                    version,
+                                )
                                 .at_field("node_endpoints")?;
-                            for (i, e) in a.iter().enumerate() {
-                                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                                    .at_index(i)
-                                    .at_field("node_endpoints")?;
-                            }
                         }
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.node_endpoints;
-                    ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                    ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                         .at_field("node_endpoints")?;
-                    for (i, e) in a.iter().enumerate() {
-                        ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                            .at_index(i)
-                            .at_field("node_endpoints")?;
-                    }
                 }
             }
             ::kwire_protocol::wire::write_unknown_tags_below(
@@ -118,38 +108,18 @@ impl ProduceResponse {
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_responses = {
-            let n = r.array_len(version >= 9).at_field("responses")?;
-            {
-                let mut a: ::std::vec::Vec<TopicProduceResponse> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicProduceResponse,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicProduceResponse as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("responses")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_throttle_time_ms = if version >= 1 {
-            r.i32().at_field("throttle_time_ms")?
-        } else {
-            0i32
-        };
-        let mut f_node_endpoints = ::std::vec::Vec::new();
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.responses = ::kwire_protocol::wire::decode_struct_array::<
+            TopicProduceResponse,
+        >(r, version >= 9, version)
+            .at_field("responses")?;
+        if version >= 1 {
+            self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        }
         if version >= 9 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -159,27 +129,10 @@ impl ProduceResponse {
                         if version >= 10 {
                             {
                                 let r = &mut p;
-                                f_node_endpoints = {
-                                    let n = r.array_len(true).at_field("node_endpoints")?;
-                                    {
-                                        let mut a: ::std::vec::Vec<NodeEndpoint> = ::std::vec::Vec::with_capacity(
-                                            ::kwire_protocol::wire::bounded_capacity::<
-                                                NodeEndpoint,
-                                            >(n, r.remaining()),
-                                        );
-                                        for i in 0..n {
-                                            a.push(
-                                                <NodeEndpoint as ::kwire_protocol::wire::Decode>::decode(
-                                                        r,
-                                                        version,
-                                                    )
-                                                    .at_index(i)
-                                                    .at_field("node_endpoints")?,
-                                            );
-                                        }
-                                        a
-                                    }
-                                };
+                                self.node_endpoints = ::kwire_protocol::wire::decode_struct_array::<
+                                    NodeEndpoint,
+                                >(r, true, version)
+                                    .at_field("node_endpoints")?;
                             }
                         } else {
                             {
@@ -196,21 +149,16 @@ impl ProduceResponse {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            responses: f_responses,
-            throttle_time_ms: f_throttle_time_ms,
-            node_endpoints: f_node_endpoints,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ProduceResponse {
@@ -218,13 +166,22 @@ impl ::kwire_protocol::wire::Decode for ProduceResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ProduceResponse",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ProduceResponse"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ProduceResponse"))
     }
 }
 impl ::kwire_protocol::wire::Message for ProduceResponse {
@@ -653,15 +610,14 @@ pub struct BatchIndexAndErrorMessage {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for BatchIndexAndErrorMessage {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         if version >= 8 {
-            s.put_raw(&self.batch_index.to_be_bytes());
+            s.write_raw(&self.batch_index.to_be_bytes());
         } else {
             if self.batch_index != 0i32 {
                 return ::core::result::Result::Err(
@@ -674,7 +630,7 @@ impl ::kwire_protocol::wire::Encode for BatchIndexAndErrorMessage {
                     s,
                     self.batch_index_error_message.as_ref(),
                     version >= 9,
-                    version >= 8,
+                    true,
                     version,
                 )
                 .at_field("batch_index_error_message")?;
@@ -686,21 +642,12 @@ impl ::kwire_protocol::wire::Encode for BatchIndexAndErrorMessage {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -709,41 +656,31 @@ impl ::kwire_protocol::wire::Decode for BatchIndexAndErrorMessage {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_batch_index = if version >= 8 {
-            r.i32().at_field("batch_index")?
-        } else {
-            0i32
-        };
-        let f_batch_index_error_message = if version >= 8 {
-            if version >= 8 {
-                r.nullable_string(version >= 9).at_field("batch_index_error_message")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 9).at_field("batch_index_error_message")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 8 {
+            self.batch_index = r.i32_at("batch_index")?;
         }
-        ::core::result::Result::Ok(Self {
-            batch_index: f_batch_index,
-            batch_index_error_message: f_batch_index_error_message,
-            unknown_tagged_fields,
-        })
+        if version >= 8 {
+            self.batch_index_error_message = r
+                .nullable_string(version >= 9)
+                .at_field("batch_index_error_message")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1010,6 +947,7 @@ pub struct LeaderIdAndEpoch {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for LeaderIdAndEpoch {
+    #[inline]
     fn default() -> Self {
         Self {
             leader_id: -1i32,
@@ -1019,14 +957,13 @@ impl ::core::default::Default for LeaderIdAndEpoch {
     }
 }
 impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 9;
         if version >= 10 {
-            s.put_raw(&self.leader_id.to_be_bytes());
+            s.write_raw(&self.leader_id.to_be_bytes());
         } else {
             if self.leader_id != -1i32 {
                 return ::core::result::Result::Err(
@@ -1035,7 +972,7 @@ impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
             }
         }
         if version >= 10 {
-            s.put_raw(&self.leader_epoch.to_be_bytes());
+            s.write_raw(&self.leader_epoch.to_be_bytes());
         } else {
             if self.leader_epoch != -1i32 {
                 return ::core::result::Result::Err(
@@ -1043,21 +980,12 @@ impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -1066,35 +994,28 @@ impl ::kwire_protocol::wire::Decode for LeaderIdAndEpoch {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_leader_id = if version >= 10 {
-            r.i32().at_field("leader_id")?
-        } else {
-            -1i32
-        };
-        let f_leader_epoch = if version >= 10 {
-            r.i32().at_field("leader_epoch")?
-        } else {
-            -1i32
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        if version >= 10 {
+            self.leader_id = r.i32_at("leader_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            leader_id: f_leader_id,
-            leader_epoch: f_leader_epoch,
-            unknown_tagged_fields,
-        })
+        if version >= 10 {
+            self.leader_epoch = r.i32_at("leader_epoch")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1359,6 +1280,7 @@ pub struct PartitionProduceResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for PartitionProduceResponse {
+    #[inline]
     fn default() -> Self {
         Self {
             index: 0i32,
@@ -1374,32 +1296,27 @@ impl ::core::default::Default for PartitionProduceResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
-        s.put_raw(&self.index.to_be_bytes());
-        s.put_raw(&self.error_code.to_be_bytes());
-        s.put_raw(&self.base_offset.to_be_bytes());
+        s.write_raw(&self.index.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.base_offset.to_be_bytes());
         if version >= 2 {
-            s.put_raw(&self.log_append_time_ms.to_be_bytes());
+            s.write_raw(&self.log_append_time_ms.to_be_bytes());
         }
         if version >= 5 {
-            s.put_raw(&self.log_start_offset.to_be_bytes());
+            s.write_raw(&self.log_start_offset.to_be_bytes());
         }
         if version >= 8 {
             {
                 let a = &self.record_errors;
-                ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+                ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                     .at_field("record_errors")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("record_errors")?;
-                }
             }
         }
         if version >= 8 {
@@ -1407,7 +1324,7 @@ impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
                     s,
                     self.error_message.as_ref(),
                     version >= 9,
-                    version >= 8,
+                    true,
                     version,
                 )
                 .at_field("error_message")?;
@@ -1430,7 +1347,7 @@ impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
             let emit_0 = (version >= 10)
                 && self.current_leader
                     != <LeaderIdAndEpoch as ::core::default::Default>::default();
-            s.put_uvarint(
+            s.write_uvarint(
                 (self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32,
             );
             let mut i = 0usize;
@@ -1442,20 +1359,20 @@ impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
             )?;
             if emit_0 {
                 let size = {
-                    let mut c = ::kwire_protocol::wire::Counter(0);
+                    let mut c = ::kwire_protocol::wire::RawWriter::counter();
                     {
                         let s = &mut c;
-                        ::kwire_protocol::wire::Encode::encode_to(
+                        ::kwire_protocol::wire::Encode::encode_raw(
                                 &self.current_leader,
                                 s,
                                 version,
                             )
                             .at_field("current_leader")?;
                     }
-                    c.0
+                    c.written()
                 };
                 ::kwire_protocol::wire::write_tag_header(s, 0, size)?;
-                ::kwire_protocol::wire::Encode::encode_to(
+                ::kwire_protocol::wire::Encode::encode_raw(
                         &self.current_leader,
                         s,
                         version,
@@ -1477,58 +1394,36 @@ impl ::kwire_protocol::wire::Decode for PartitionProduceResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_index = r.i32().at_field("index")?;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_base_offset = r.i64().at_field("base_offset")?;
-        let f_log_append_time_ms = if version >= 2 {
-            r.i64().at_field("log_append_time_ms")?
-        } else {
-            -1i64
-        };
-        let f_log_start_offset = if version >= 5 {
-            r.i64().at_field("log_start_offset")?
-        } else {
-            -1i64
-        };
-        let f_record_errors = if version >= 8 {
-            {
-                let n = r.array_len(version >= 9).at_field("record_errors")?;
-                {
-                    let mut a: ::std::vec::Vec<BatchIndexAndErrorMessage> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            BatchIndexAndErrorMessage,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <BatchIndexAndErrorMessage as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("record_errors")?,
-                        );
-                    }
-                    a
-                }
-            }
-        } else {
-            ::std::vec::Vec::new()
-        };
-        let f_error_message = if version >= 8 {
-            if version >= 8 {
-                r.nullable_string(version >= 9).at_field("error_message")?
-            } else {
-                ::core::option::Option::Some(
-                    r.string(version >= 9).at_field("error_message")?,
-                )
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let mut f_current_leader = <LeaderIdAndEpoch as ::core::default::Default>::default();
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.index = r.i32_at("index")?;
+        self.error_code = r.i16_at("error_code")?;
+        self.base_offset = r.i64_at("base_offset")?;
+        if version >= 2 {
+            self.log_append_time_ms = r.i64_at("log_append_time_ms")?;
+        }
+        if version >= 5 {
+            self.log_start_offset = r.i64_at("log_start_offset")?;
+        }
+        if version >= 8 {
+            self.record_errors = ::kwire_protocol::wire::decode_struct_array::<
+                BatchIndexAndErrorMessage,
+            >(r, version >= 9, version)
+                .at_field("record_errors")?;
+        }
+        if version >= 8 {
+            self.error_message = r
+                .nullable_string(version >= 9)
+                .at_field("error_message")?;
+        }
         if version >= 9 {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -1538,7 +1433,7 @@ impl ::kwire_protocol::wire::Decode for PartitionProduceResponse {
                         if version >= 10 {
                             {
                                 let r = &mut p;
-                                f_current_leader = <LeaderIdAndEpoch as ::kwire_protocol::wire::Decode>::decode(
+                                self.current_leader = <LeaderIdAndEpoch as ::kwire_protocol::wire::Decode>::decode(
                                         r,
                                         version,
                                     )
@@ -1559,26 +1454,16 @@ impl ::kwire_protocol::wire::Decode for PartitionProduceResponse {
                     }
                     _ => {
                         ::kwire_protocol::wire::push_unknown_tag(
-                            &mut unknown_tagged_fields,
+                            &mut self.unknown_tagged_fields,
                             tag,
                             p,
                         )
                     }
                 }
             }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::finish_unknown_tags(&mut self.unknown_tagged_fields);
         }
-        ::core::result::Result::Ok(Self {
-            index: f_index,
-            error_code: f_error_code,
-            base_offset: f_base_offset,
-            log_append_time_ms: f_log_append_time_ms,
-            log_start_offset: f_log_start_offset,
-            record_errors: f_record_errors,
-            error_message: f_error_message,
-            current_leader: f_current_leader,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2123,40 +2008,25 @@ pub struct TopicProduceResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicProduceResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 9)
             .at_field("name")?;
         {
             let a = &self.partition_responses;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), version >= 9)
+            ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)
                 .at_field("partition_responses")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("partition_responses")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2165,47 +2035,28 @@ impl ::kwire_protocol::wire::Decode for TopicProduceResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(version >= 9).at_field("name")?;
-        let f_partition_responses = {
-            let n = r.array_len(version >= 9).at_field("partition_responses")?;
-            {
-                let mut a: ::std::vec::Vec<PartitionProduceResponse> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        PartitionProduceResponse,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <PartitionProduceResponse as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("partition_responses")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+        self.name = r.string(version >= 9).at_field("name")?;
+        self.partition_responses = ::kwire_protocol::wire::decode_struct_array::<
+            PartitionProduceResponse,
+        >(r, version >= 9, version)
+            .at_field("partition_responses")?;
         if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partition_responses: f_partition_responses,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2455,15 +2306,14 @@ pub struct NodeEndpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 9;
         if version >= 10 {
-            s.put_raw(&self.node_id.to_be_bytes());
+            s.write_raw(&self.node_id.to_be_bytes());
         } else {
             if self.node_id != 0i32 {
                 return ::core::result::Result::Err(
@@ -2482,7 +2332,7 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
             }
         }
         if version >= 10 {
-            s.put_raw(&self.port.to_be_bytes());
+            s.write_raw(&self.port.to_be_bytes());
         } else {
             if self.port != 0i32 {
                 return ::core::result::Result::Err(
@@ -2495,7 +2345,7 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
                     s,
                     self.rack.as_ref(),
                     version >= 9,
-                    version >= 10,
+                    true,
                     version,
                 )
                 .at_field("rack")?;
@@ -2506,21 +2356,12 @@ impl ::kwire_protocol::wire::Encode for NodeEndpoint {
                 );
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 9,
             version,
         )?;
-        if version >= 9 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
 }
@@ -2529,43 +2370,35 @@ impl ::kwire_protocol::wire::Decode for NodeEndpoint {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_node_id = if version >= 10 { r.i32().at_field("node_id")? } else { 0i32 };
-        let f_host = if version >= 10 {
-            r.string(version >= 9).at_field("host")?
-        } else {
-            ::kwire_protocol::wire::KStr::new()
-        };
-        let f_port = if version >= 10 { r.i32().at_field("port")? } else { 0i32 };
-        let f_rack = if version >= 10 {
-            if version >= 10 {
-                r.nullable_string(version >= 9).at_field("rack")?
-            } else {
-                ::core::option::Option::Some(r.string(version >= 9).at_field("rack")?)
-            }
-        } else {
-            ::core::option::Option::None
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 9 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        if version >= 10 {
+            self.node_id = r.i32_at("node_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            node_id: f_node_id,
-            host: f_host,
-            port: f_port,
-            rack: f_rack,
-            unknown_tagged_fields,
-        })
+        if version >= 10 {
+            self.host = r.string(version >= 9).at_field("host")?;
+        }
+        if version >= 10 {
+            self.port = r.i32_at("port")?;
+        }
+        if version >= 10 {
+            self.rack = r.nullable_string(version >= 9).at_field("rack")?;
+        }
+        if version >= 9 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -25,6 +25,7 @@ pub struct RequestHeader {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for RequestHeader {
+    #[inline]
     fn default() -> Self {
         Self {
             request_api_key: 0i16,
@@ -36,9 +37,9 @@ impl ::core::default::Default for RequestHeader {
     }
 }
 impl ::kwire_protocol::wire::Encode for RequestHeader {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -46,84 +47,56 @@ impl ::kwire_protocol::wire::Encode for RequestHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "RequestHeader",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("RequestHeader"))
+        self.encode_body(w, version).map_err(|e| e.in_type("RequestHeader"))
     }
 }
 impl RequestHeader {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = version >= 2;
-        s.put_raw(&self.request_api_key.to_be_bytes());
-        s.put_raw(&self.request_api_version.to_be_bytes());
-        s.put_raw(&self.correlation_id.to_be_bytes());
+        s.write_raw(&self.request_api_key.to_be_bytes());
+        s.write_raw(&self.request_api_version.to_be_bytes());
+        s.write_raw(&self.correlation_id.to_be_bytes());
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,
                     self.client_id.as_ref(),
                     false,
-                    version >= 1,
+                    true,
                     version,
                 )
                 .at_field("client_id")?;
         }
-        ::kwire_protocol::wire::check_unknown_tags(
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 2,
             version,
         )?;
-        if version >= 2 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_request_api_key = r.i16().at_field("request_api_key")?;
-        let f_request_api_version = r.i16().at_field("request_api_version")?;
-        let f_correlation_id = r.i32().at_field("correlation_id")?;
-        let f_client_id = if version >= 1 {
-            if version >= 1 {
-                r.nullable_string(false).at_field("client_id")?
-            } else {
-                ::core::option::Option::Some(r.string(false).at_field("client_id")?)
-            }
-        } else {
-            ::core::option::Option::Some(::kwire_protocol::wire::KStr::new())
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        if version >= 2 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+        self.request_api_key = r.i16_at("request_api_key")?;
+        self.request_api_version = r.i16_at("request_api_version")?;
+        self.correlation_id = r.i32_at("correlation_id")?;
+        if version >= 1 {
+            self.client_id = r.nullable_string(false).at_field("client_id")?;
         }
-        ::core::result::Result::Ok(Self {
-            request_api_key: f_request_api_key,
-            request_api_version: f_request_api_version,
-            correlation_id: f_correlation_id,
-            client_id: f_client_id,
-            unknown_tagged_fields,
-        })
+        if version >= 2 {
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
+        }
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for RequestHeader {
@@ -131,13 +104,22 @@ impl ::kwire_protocol::wire::Decode for RequestHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "RequestHeader",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("RequestHeader"))
+        self.decode_body(r, version).map_err(|e| e.in_type("RequestHeader"))
     }
 }
 impl ::kwire_protocol::wire::Message for RequestHeader {

@@ -13,9 +13,9 @@ pub struct ResponseHeader {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for ResponseHeader {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -23,57 +23,37 @@ impl ::kwire_protocol::wire::Encode for ResponseHeader {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ResponseHeader",
         )?;
-        self.encode_body(s, version).map_err(|e| e.in_type("ResponseHeader"))
+        self.encode_body(w, version).map_err(|e| e.in_type("ResponseHeader"))
     }
 }
 impl ResponseHeader {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        let flexible: bool = version >= 1;
-        s.put_raw(&self.correlation_id.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
+        s.write_raw(&self.correlation_id.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
+            s,
             &self.unknown_tagged_fields,
-            &[],
-            flexible,
+            version >= 1,
             version,
         )?;
-        if version >= 1 {
-            s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-            ::kwire_protocol::wire::write_unknown_tags_below(
-                s,
-                &self.unknown_tagged_fields,
-                0,
-                u64::MAX,
-            )?;
-        }
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
-        use ::kwire_protocol::wire::ErrorPath as _;
-        let f_correlation_id = r.i32().at_field("correlation_id")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
+        self.correlation_id = r.i32_at("correlation_id")?;
         if version >= 1 {
-            let n = r.uvarint()?;
-            for _ in 0..n {
-                let (tag, p) = r.tagged_field()?;
-                ::kwire_protocol::wire::push_unknown_tag(
-                    &mut unknown_tagged_fields,
-                    tag,
-                    p,
-                );
-            }
-            ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
+            ::kwire_protocol::wire::decode_unknown_tags(
+                r,
+                &mut self.unknown_tagged_fields,
+            )?;
         }
-        ::core::result::Result::Ok(Self {
-            correlation_id: f_correlation_id,
-            unknown_tagged_fields,
-        })
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for ResponseHeader {
@@ -81,13 +61,22 @@ impl ::kwire_protocol::wire::Decode for ResponseHeader {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ResponseHeader",
         )?;
-        Self::decode_body(r, version).map_err(|e| e.in_type("ResponseHeader"))
+        self.decode_body(r, version).map_err(|e| e.in_type("ResponseHeader"))
     }
 }
 impl ::kwire_protocol::wire::Message for ResponseHeader {

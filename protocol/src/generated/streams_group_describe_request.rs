@@ -17,9 +17,9 @@ pub struct StreamsGroupDescribeRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,78 +27,42 @@ impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
     }
 }
 impl StreamsGroupDescribeRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.group_ids;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("group_ids")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("group_ids")?;
-            }
         }
-        s.put_byte(u8::from(self.include_authorized_operations));
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_byte(u8::from(self.include_authorized_operations));
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         _version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_ids = {
-            let n = r.array_len(true).at_field("group_ids")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("group_ids")?);
-                }
-                a
-            }
-        };
-        let f_include_authorized_operations = r
-            .bool()
-            .at_field("include_authorized_operations")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            group_ids: f_group_ids,
-            include_authorized_operations: f_include_authorized_operations,
-            unknown_tagged_fields,
-        })
+        self.group_ids = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("group_ids")?;
+        self.include_authorized_operations = r.bool_at("include_authorized_operations")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeRequest {
@@ -106,13 +70,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
     }
 }

@@ -17,9 +17,9 @@ pub struct StreamsGroupDescribeResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -27,83 +27,44 @@ impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeResponse",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
     }
 }
 impl StreamsGroupDescribeResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.throttle_time_ms.to_be_bytes());
+        s.write_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
-        let f_groups = {
-            let n = r.array_len(true).at_field("groups")?;
-            {
-                let mut a: ::std::vec::Vec<DescribedGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        DescribedGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <DescribedGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            groups: f_groups,
-            unknown_tagged_fields,
-        })
+        self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        self.groups = ::kwire_protocol::wire::decode_struct_array::<
+            DescribedGroup,
+        >(r, true, version)
+            .at_field("groups")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeResponse {
@@ -111,13 +72,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupDescribeResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeResponse",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("StreamsGroupDescribeResponse"))
     }
 }
@@ -444,67 +414,39 @@ pub struct Subtopology {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("source_topics")?;
-            }
         }
         {
             let a = &self.repartition_sink_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("repartition_sink_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("repartition_sink_topics")?;
-            }
         }
         {
             let a = &self.state_changelog_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("state_changelog_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("state_changelog_topics")?;
-            }
         }
         {
             let a = &self.repartition_source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("repartition_source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("repartition_source_topics")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -514,89 +456,34 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_source_topics = {
-            let n = r.array_len(true).at_field("source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("source_topics")?);
-                }
-                a
-            }
-        };
-        let f_repartition_sink_topics = {
-            let n = r.array_len(true).at_field("repartition_sink_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_state_changelog_topics = {
-            let n = r.array_len(true).at_field("state_changelog_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("state_changelog_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_repartition_source_topics = {
-            let n = r.array_len(true).at_field("repartition_source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("repartition_source_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            source_topics: f_source_topics,
-            repartition_sink_topics: f_repartition_sink_topics,
-            state_changelog_topics: f_state_changelog_topics,
-            repartition_source_topics: f_repartition_source_topics,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.source_topics = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("source_topics")?;
+        self.repartition_sink_topics = ::kwire_protocol::wire::decode_string_array(
+                r,
+                true,
+            )
+            .at_field("repartition_sink_topics")?;
+        self.state_changelog_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("state_changelog_topics")?;
+        self.repartition_source_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("repartition_source_topics")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1003,41 +890,28 @@ pub struct Topology {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Topology {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.epoch.to_be_bytes());
+        s.write_raw(&self.epoch.to_be_bytes());
         match &self.subtopologies {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("subtopologies")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("subtopologies")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
                     .at_field("subtopologies")?
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1047,44 +921,23 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_epoch = r.i32().at_field("epoch")?;
-        let f_subtopologies = match r.nullable_array_len(true).at_field("subtopologies")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            Subtopology,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <Subtopology as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("subtopologies")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            epoch: f_epoch,
-            subtopologies: f_subtopologies,
-            unknown_tagged_fields,
-        })
+        self.epoch = r.i32_at("epoch")?;
+        self.subtopologies = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            Subtopology,
+        >(r, true, version)
+            .at_field("subtopologies")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1363,16 +1216,15 @@ pub struct Member {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Member {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.put_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -1393,66 +1245,44 @@ impl ::kwire_protocol::wire::Encode for Member {
             .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
             .at_field("client_host")?;
-        s.put_raw(&self.topology_epoch.to_be_bytes());
+        s.write_raw(&self.topology_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.process_id, true)
             .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
-                s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                s.write_byte(1);
+                ::kwire_protocol::wire::Encode::encode_raw(x, s, version)
                     .at_field("user_endpoint")?;
             }
             ::core::option::Option::None => {
-                s.put_byte(0xff);
+                s.write_byte(0xff);
             }
         }
         {
             let a = &self.client_tags;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("client_tags")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("client_tags")?;
-            }
         }
         {
             let a = &self.task_offsets;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("task_offsets")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("task_offsets")?;
-            }
         }
         {
             let a = &self.task_end_offsets;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("task_end_offsets")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("task_end_offsets")?;
-            }
         }
-        ::kwire_protocol::wire::Encode::encode_to(&self.assignment, s, version)
+        ::kwire_protocol::wire::Encode::encode_raw(&self.assignment, s, version)
             .at_field("assignment")?;
-        ::kwire_protocol::wire::Encode::encode_to(&self.target_assignment, s, version)
+        ::kwire_protocol::wire::Encode::encode_raw(&self.target_assignment, s, version)
             .at_field("target_assignment")?;
-        s.put_byte(u8::from(self.is_classic));
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_byte(u8::from(self.is_classic));
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1462,16 +1292,25 @@ impl ::kwire_protocol::wire::Decode for Member {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_member_id = r.string(true).at_field("member_id")?;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_client_id = r.string(true).at_field("client_id")?;
-        let f_client_host = r.string(true).at_field("client_host")?;
-        let f_topology_epoch = r.i32().at_field("topology_epoch")?;
-        let f_process_id = r.string(true).at_field("process_id")?;
-        let f_user_endpoint = if r.struct_present().at_field("user_endpoint")? {
+        self.member_id = r.string(true).at_field("member_id")?;
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.client_id = r.string(true).at_field("client_id")?;
+        self.client_host = r.string(true).at_field("client_host")?;
+        self.topology_epoch = r.i32_at("topology_epoch")?;
+        self.process_id = r.string(true).at_field("process_id")?;
+        self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .at_field("user_endpoint")?,
@@ -1479,102 +1318,31 @@ impl ::kwire_protocol::wire::Decode for Member {
         } else {
             ::core::option::Option::None
         };
-        let f_client_tags = {
-            let n = r.array_len(true).at_field("client_tags")?;
-            {
-                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("client_tags")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_task_offsets = {
-            let n = r.array_len(true).at_field("task_offsets")?;
-            {
-                let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TaskOffset,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("task_offsets")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_task_end_offsets = {
-            let n = r.array_len(true).at_field("task_end_offsets")?;
-            {
-                let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TaskOffset,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("task_end_offsets")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        self.client_tags = ::kwire_protocol::wire::decode_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("client_tags")?;
+        self.task_offsets = ::kwire_protocol::wire::decode_struct_array::<
+            TaskOffset,
+        >(r, true, version)
+            .at_field("task_offsets")?;
+        self.task_end_offsets = ::kwire_protocol::wire::decode_struct_array::<
+            TaskOffset,
+        >(r, true, version)
+            .at_field("task_end_offsets")?;
+        self.assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .at_field("assignment")?;
-        let f_target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
+        self.target_assignment = <Assignment as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .at_field("target_assignment")?;
-        let f_is_classic = r.bool().at_field("is_classic")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            member_id: f_member_id,
-            member_epoch: f_member_epoch,
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            client_id: f_client_id,
-            client_host: f_client_host,
-            topology_epoch: f_topology_epoch,
-            process_id: f_process_id,
-            user_endpoint: f_user_endpoint,
-            client_tags: f_client_tags,
-            task_offsets: f_task_offsets,
-            task_end_offsets: f_task_end_offsets,
-            assignment: f_assignment,
-            target_assignment: f_target_assignment,
-            is_classic: f_is_classic,
-            unknown_tagged_fields,
-        })
+        self.is_classic = r.bool_at("is_classic")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2356,6 +2124,7 @@ pub struct DescribedGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for DescribedGroup {
+    #[inline]
     fn default() -> Self {
         Self {
             error_code: 0i16,
@@ -2372,14 +2141,13 @@ impl ::core::default::Default for DescribedGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.error_message.as_ref(),
@@ -2392,41 +2160,29 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
             .at_field("group_state")?;
-        s.put_raw(&self.group_epoch.to_be_bytes());
-        s.put_raw(&self.assignment_epoch.to_be_bytes());
+        s.write_raw(&self.group_epoch.to_be_bytes());
+        s.write_raw(&self.assignment_epoch.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
-                s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                s.write_byte(1);
+                ::kwire_protocol::wire::Encode::encode_raw(x, s, version)
                     .at_field("topology")?;
             }
             ::core::option::Option::None => {
-                s.put_byte(0xff);
+                s.write_byte(0xff);
             }
         }
         {
             let a = &self.members;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("members")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("members")?;
-            }
         }
-        s.put_raw(&self.authorized_operations.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.authorized_operations.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2436,14 +2192,23 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_error_message = r.nullable_string(true).at_field("error_message")?;
-        let f_group_id = r.string(true).at_field("group_id")?;
-        let f_group_state = r.string(true).at_field("group_state")?;
-        let f_group_epoch = r.i32().at_field("group_epoch")?;
-        let f_assignment_epoch = r.i32().at_field("assignment_epoch")?;
-        let f_topology = if r.struct_present().at_field("topology")? {
+        self.error_code = r.i16_at("error_code")?;
+        self.error_message = r.nullable_string(true).at_field("error_message")?;
+        self.group_id = r.string(true).at_field("group_id")?;
+        self.group_state = r.string(true).at_field("group_state")?;
+        self.group_epoch = r.i32_at("group_epoch")?;
+        self.assignment_epoch = r.i32_at("assignment_epoch")?;
+        self.topology = if r.struct_present().at_field("topology")? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .at_field("topology")?,
@@ -2451,42 +2216,13 @@ impl ::kwire_protocol::wire::Decode for DescribedGroup {
         } else {
             ::core::option::Option::None
         };
-        let f_members = {
-            let n = r.array_len(true).at_field("members")?;
-            {
-                let mut a: ::std::vec::Vec<Member> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<Member>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <Member as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("members")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_authorized_operations = r.i32().at_field("authorized_operations")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            error_code: f_error_code,
-            error_message: f_error_message,
-            group_id: f_group_id,
-            group_state: f_group_state,
-            group_epoch: f_group_epoch,
-            assignment_epoch: f_assignment_epoch,
-            topology: f_topology,
-            members: f_members,
-            authorized_operations: f_authorized_operations,
-            unknown_tagged_fields,
-        })
+        self.members = ::kwire_protocol::wire::decode_struct_array::<
+            Member,
+        >(r, true, version)
+            .at_field("members")?;
+        self.authorized_operations = r.i32_at("authorized_operations")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2959,27 +2695,19 @@ pub struct Endpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
-        s.put_raw(&self.port.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.port.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2987,23 +2715,22 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
 impl ::kwire_protocol::wire::Decode for Endpoint {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_host = r.string(true).at_field("host")?;
-        let f_port = r.u16().at_field("port")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        self.host = r.string(true).at_field("host")?;
+        self.port = r.u16_at("port")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3199,29 +2926,21 @@ pub struct TaskOffset {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
-        s.put_raw(&self.partition.to_be_bytes());
-        s.put_raw(&self.offset.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.partition.to_be_bytes());
+        s.write_raw(&self.offset.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3229,25 +2948,23 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
 impl ::kwire_protocol::wire::Decode for TaskOffset {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partition = r.i32().at_field("partition")?;
-        let f_offset = r.i64().at_field("offset")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partition: f_partition,
-            offset: f_offset,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partition = r.i32_at("partition")?;
+        self.offset = r.i64_at("offset")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3478,14 +3195,13 @@ pub struct TopicPartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.topic_id.0);
+        s.write_raw(&self.topic_id.0);
         ::kwire_protocol::wire::write_string(s, &self.topic_name, true)
             .at_field("topic_name")?;
         {
@@ -3494,18 +3210,11 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3513,25 +3222,23 @@ impl ::kwire_protocol::wire::Encode for TopicPartitions {
 impl ::kwire_protocol::wire::Decode for TopicPartitions {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic_id = r.uuid().at_field("topic_id")?;
-        let f_topic_name = r.string(true).at_field("topic_name")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic_id: f_topic_id,
-            topic_name: f_topic_name,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic_id = r.uuid_at("topic_id")?;
+        self.topic_name = r.string(true).at_field("topic_name")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3773,55 +3480,32 @@ pub struct Assignment {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.active_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("active_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("active_tasks")?;
-            }
         }
         {
             let a = &self.standby_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("standby_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("standby_tasks")?;
-            }
         }
         {
             let a = &self.warmup_tasks;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("warmup_tasks")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("warmup_tasks")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3831,68 +3515,30 @@ impl ::kwire_protocol::wire::Decode for Assignment {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_active_tasks = {
-            let n = r.array_len(true).at_field("active_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("active_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_standby_tasks = {
-            let n = r.array_len(true).at_field("standby_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("standby_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_warmup_tasks = {
-            let n = r.array_len(true).at_field("warmup_tasks")?;
-            {
-                let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<TaskIds>(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TaskIds as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("warmup_tasks")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            active_tasks: f_active_tasks,
-            standby_tasks: f_standby_tasks,
-            warmup_tasks: f_warmup_tasks,
-            unknown_tagged_fields,
-        })
+        self.active_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("active_tasks")?;
+        self.standby_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("standby_tasks")?;
+        self.warmup_tasks = ::kwire_protocol::wire::decode_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("warmup_tasks")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -4213,13 +3859,12 @@ pub struct TaskIds {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
@@ -4228,18 +3873,11 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -4247,23 +3885,22 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
 impl ::kwire_protocol::wire::Decode for TaskIds {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -4488,27 +4125,19 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
         ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -4516,23 +4145,22 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
 impl ::kwire_protocol::wire::Decode for KeyValue {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = r.string(true).at_field("key")?;
-        let f_value = r.string(true).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        self.key = r.string(true).at_field("key")?;
+        self.value = r.string(true).at_field("value")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -4736,38 +4364,25 @@ pub struct TopicInfo {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.put_raw(&self.partitions.to_be_bytes());
-        s.put_raw(&self.replication_factor.to_be_bytes());
+        s.write_raw(&self.partitions.to_be_bytes());
+        s.write_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("topic_configs")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topic_configs")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -4777,42 +4392,25 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(true).at_field("name")?;
-        let f_partitions = r.i32().at_field("partitions")?;
-        let f_replication_factor = r.i16().at_field("replication_factor")?;
-        let f_topic_configs = {
-            let n = r.array_len(true).at_field("topic_configs")?;
-            {
-                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("topic_configs")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            replication_factor: f_replication_factor,
-            topic_configs: f_topic_configs,
-            unknown_tagged_fields,
-        })
+        self.name = r.string(true).at_field("name")?;
+        self.partitions = r.i32_at("partitions")?;
+        self.replication_factor = r.i16_at("replication_factor")?;
+        self.topic_configs = ::kwire_protocol::wire::decode_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("topic_configs")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -77,6 +77,7 @@ pub struct StreamsGroupHeartbeatRequest {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::core::default::Default for StreamsGroupHeartbeatRequest {
+    #[inline]
     fn default() -> Self {
         Self {
             group_id: ::kwire_protocol::wire::KStr::new(),
@@ -101,9 +102,9 @@ impl ::core::default::Default for StreamsGroupHeartbeatRequest {
     }
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupHeartbeatRequest {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -111,24 +112,23 @@ impl ::kwire_protocol::wire::Encode for StreamsGroupHeartbeatRequest {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatRequest",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
     }
 }
 impl StreamsGroupHeartbeatRequest {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.group_id, true)
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.put_raw(&self.member_epoch.to_be_bytes());
-        s.put_raw(&self.endpoint_information_epoch.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.endpoint_information_epoch.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -145,26 +145,21 @@ impl StreamsGroupHeartbeatRequest {
                 version,
             )
             .at_field("rack_id")?;
-        s.put_raw(&self.rebalance_timeout_ms.to_be_bytes());
+        s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.topology {
             ::core::option::Option::Some(x) => {
-                s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                s.write_byte(1);
+                ::kwire_protocol::wire::Encode::encode_raw(x, s, version)
                     .at_field("topology")?;
             }
             ::core::option::Option::None => {
-                s.put_byte(0xff);
+                s.write_byte(0xff);
             }
         }
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("active_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("active_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -173,13 +168,8 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("standby_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("standby_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -188,13 +178,8 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("warmup_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("warmup_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -211,23 +196,18 @@ impl StreamsGroupHeartbeatRequest {
             .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
-                s.put_byte(1);
-                ::kwire_protocol::wire::Encode::encode_to(x, s, version)
+                s.write_byte(1);
+                ::kwire_protocol::wire::Encode::encode_raw(x, s, version)
                     .at_field("user_endpoint")?;
             }
             ::core::option::Option::None => {
-                s.put_byte(0xff);
+                s.write_byte(0xff);
             }
         }
         match &self.client_tags {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("client_tags")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("client_tags")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -236,13 +216,8 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.task_offsets {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("task_offsets")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("task_offsets")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -251,50 +226,37 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.task_end_offsets {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("task_end_offsets")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("task_end_offsets")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
                     .at_field("task_end_offsets")?
             }
         }
-        s.put_byte(u8::from(self.shutdown_application));
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_byte(u8::from(self.shutdown_application));
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_group_id = r.string(true).at_field("group_id")?;
-        let f_member_id = r.string(true).at_field("member_id")?;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_endpoint_information_epoch = r
-            .i32()
-            .at_field("endpoint_information_epoch")?;
-        let f_instance_id = r.nullable_string(true).at_field("instance_id")?;
-        let f_rack_id = r.nullable_string(true).at_field("rack_id")?;
-        let f_rebalance_timeout_ms = r.i32().at_field("rebalance_timeout_ms")?;
-        let f_topology = if r.struct_present().at_field("topology")? {
+        self.group_id = r.string(true).at_field("group_id")?;
+        self.member_id = r.string(true).at_field("member_id")?;
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.endpoint_information_epoch = r.i32_at("endpoint_information_epoch")?;
+        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
+        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
+        self.topology = if r.struct_present().at_field("topology")? {
             ::core::option::Option::Some(
                 <Topology as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .at_field("topology")?,
@@ -302,78 +264,20 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("active_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("standby_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("warmup_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_process_id = r.nullable_string(true).at_field("process_id")?;
-        let f_user_endpoint = if r.struct_present().at_field("user_endpoint")? {
+        self.active_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("active_tasks")?;
+        self.standby_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("standby_tasks")?;
+        self.warmup_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("warmup_tasks")?;
+        self.process_id = r.nullable_string(true).at_field("process_id")?;
+        self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as ::kwire_protocol::wire::Decode>::decode(r, version)
                     .at_field("user_endpoint")?,
@@ -381,106 +285,21 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        let f_client_tags = match r.nullable_array_len(true).at_field("client_tags")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            KeyValue,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <KeyValue as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("client_tags")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_task_offsets = match r.nullable_array_len(true).at_field("task_offsets")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskOffset,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("task_offsets")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_task_end_offsets = match r
-            .nullable_array_len(true)
-            .at_field("task_end_offsets")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskOffset> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskOffset,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskOffset as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("task_end_offsets")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_shutdown_application = r.bool().at_field("shutdown_application")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            group_id: f_group_id,
-            member_id: f_member_id,
-            member_epoch: f_member_epoch,
-            endpoint_information_epoch: f_endpoint_information_epoch,
-            instance_id: f_instance_id,
-            rack_id: f_rack_id,
-            rebalance_timeout_ms: f_rebalance_timeout_ms,
-            topology: f_topology,
-            active_tasks: f_active_tasks,
-            standby_tasks: f_standby_tasks,
-            warmup_tasks: f_warmup_tasks,
-            process_id: f_process_id,
-            user_endpoint: f_user_endpoint,
-            client_tags: f_client_tags,
-            task_offsets: f_task_offsets,
-            task_end_offsets: f_task_end_offsets,
-            shutdown_application: f_shutdown_application,
-            unknown_tagged_fields,
-        })
+        self.client_tags = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("client_tags")?;
+        self.task_offsets = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskOffset,
+        >(r, true, version)
+            .at_field("task_offsets")?;
+        self.task_end_offsets = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskOffset,
+        >(r, true, version)
+            .at_field("task_end_offsets")?;
+        self.shutdown_application = r.bool_at("shutdown_application")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatRequest {
@@ -488,13 +307,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatRequest {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatRequest",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatRequest"))
     }
 }
@@ -1512,13 +1340,12 @@ pub struct CopartitionGroup {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for CopartitionGroup {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         {
             let a = &self.source_topics;
             ::kwire_protocol::wire::write_array_len(s, a.len(), true)
@@ -1537,18 +1364,11 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
                 .at_field("repartition_source_topics")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1556,29 +1376,27 @@ impl ::kwire_protocol::wire::Encode for CopartitionGroup {
 impl ::kwire_protocol::wire::Decode for CopartitionGroup {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
-        let f_source_topic_regex = r
+        self.source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
+        self.source_topic_regex = r
             .prim_array::<i16>(true)
             .at_field("source_topic_regex")?;
-        let f_repartition_source_topics = r
+        self.repartition_source_topics = r
             .prim_array::<i16>(true)
             .at_field("repartition_source_topics")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            source_topics: f_source_topics,
-            source_topic_regex: f_source_topic_regex,
-            repartition_source_topics: f_repartition_source_topics,
-            unknown_tagged_fields,
-        })
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1882,87 +1700,49 @@ pub struct Subtopology {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("source_topics")?;
-            }
         }
         {
             let a = &self.source_topic_regex;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("source_topic_regex")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("source_topic_regex")?;
-            }
         }
         {
             let a = &self.state_changelog_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("state_changelog_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("state_changelog_topics")?;
-            }
         }
         {
             let a = &self.repartition_sink_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("repartition_sink_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::write_string(s, e, true)
-                    .at_index(i)
-                    .at_field("repartition_sink_topics")?;
-            }
         }
         {
             let a = &self.repartition_source_topics;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("repartition_source_topics")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("repartition_source_topics")?;
-            }
         }
         {
             let a = &self.copartition_groups;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("copartition_groups")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("copartition_groups")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1972,126 +1752,40 @@ impl ::kwire_protocol::wire::Decode for Subtopology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_source_topics = {
-            let n = r.array_len(true).at_field("source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("source_topics")?);
-                }
-                a
-            }
-        };
-        let f_source_topic_regex = {
-            let n = r.array_len(true).at_field("source_topic_regex")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(r.string(true).at_index(i).at_field("source_topic_regex")?);
-                }
-                a
-            }
-        };
-        let f_state_changelog_topics = {
-            let n = r.array_len(true).at_field("state_changelog_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("state_changelog_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_repartition_sink_topics = {
-            let n = r.array_len(true).at_field("repartition_sink_topics")?;
-            {
-                let mut a: ::std::vec::Vec<::kwire_protocol::wire::KStr> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        ::kwire_protocol::wire::KStr,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        r.string(true).at_index(i).at_field("repartition_sink_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_repartition_source_topics = {
-            let n = r.array_len(true).at_field("repartition_source_topics")?;
-            {
-                let mut a: ::std::vec::Vec<TopicInfo> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicInfo,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicInfo as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("repartition_source_topics")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_copartition_groups = {
-            let n = r.array_len(true).at_field("copartition_groups")?;
-            {
-                let mut a: ::std::vec::Vec<CopartitionGroup> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        CopartitionGroup,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <CopartitionGroup as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("copartition_groups")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            source_topics: f_source_topics,
-            source_topic_regex: f_source_topic_regex,
-            state_changelog_topics: f_state_changelog_topics,
-            repartition_sink_topics: f_repartition_sink_topics,
-            repartition_source_topics: f_repartition_source_topics,
-            copartition_groups: f_copartition_groups,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.source_topics = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("source_topics")?;
+        self.source_topic_regex = ::kwire_protocol::wire::decode_string_array(r, true)
+            .at_field("source_topic_regex")?;
+        self.state_changelog_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("state_changelog_topics")?;
+        self.repartition_sink_topics = ::kwire_protocol::wire::decode_string_array(
+                r,
+                true,
+            )
+            .at_field("repartition_sink_topics")?;
+        self.repartition_source_topics = ::kwire_protocol::wire::decode_struct_array::<
+            TopicInfo,
+        >(r, true, version)
+            .at_field("repartition_source_topics")?;
+        self.copartition_groups = ::kwire_protocol::wire::decode_struct_array::<
+            CopartitionGroup,
+        >(r, true, version)
+            .at_field("copartition_groups")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2613,36 +2307,23 @@ pub struct Topology {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Topology {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.epoch.to_be_bytes());
+        s.write_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("subtopologies")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("subtopologies")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2652,41 +2333,23 @@ impl ::kwire_protocol::wire::Decode for Topology {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_epoch = r.i32().at_field("epoch")?;
-        let f_subtopologies = {
-            let n = r.array_len(true).at_field("subtopologies")?;
-            {
-                let mut a: ::std::vec::Vec<Subtopology> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        Subtopology,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <Subtopology as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("subtopologies")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            epoch: f_epoch,
-            subtopologies: f_subtopologies,
-            unknown_tagged_fields,
-        })
+        self.epoch = r.i32_at("epoch")?;
+        self.subtopologies = ::kwire_protocol::wire::decode_struct_array::<
+            Subtopology,
+        >(r, true, version)
+            .at_field("subtopologies")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2911,27 +2574,19 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.key, true).at_field("key")?;
         ::kwire_protocol::wire::write_string(s, &self.value, true).at_field("value")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2939,23 +2594,22 @@ impl ::kwire_protocol::wire::Encode for KeyValue {
 impl ::kwire_protocol::wire::Decode for KeyValue {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_key = r.string(true).at_field("key")?;
-        let f_value = r.string(true).at_field("value")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            key: f_key,
-            value: f_value,
-            unknown_tagged_fields,
-        })
+        self.key = r.string(true).at_field("key")?;
+        self.value = r.string(true).at_field("value")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3159,38 +2813,25 @@ pub struct TopicInfo {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.put_raw(&self.partitions.to_be_bytes());
-        s.put_raw(&self.replication_factor.to_be_bytes());
+        s.write_raw(&self.partitions.to_be_bytes());
+        s.write_raw(&self.replication_factor.to_be_bytes());
         {
             let a = &self.topic_configs;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("topic_configs")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("topic_configs")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3200,42 +2841,25 @@ impl ::kwire_protocol::wire::Decode for TopicInfo {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_name = r.string(true).at_field("name")?;
-        let f_partitions = r.i32().at_field("partitions")?;
-        let f_replication_factor = r.i16().at_field("replication_factor")?;
-        let f_topic_configs = {
-            let n = r.array_len(true).at_field("topic_configs")?;
-            {
-                let mut a: ::std::vec::Vec<KeyValue> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        KeyValue,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <KeyValue as ::kwire_protocol::wire::Decode>::decode(r, version)
-                            .at_index(i)
-                            .at_field("topic_configs")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            name: f_name,
-            partitions: f_partitions,
-            replication_factor: f_replication_factor,
-            topic_configs: f_topic_configs,
-            unknown_tagged_fields,
-        })
+        self.name = r.string(true).at_field("name")?;
+        self.partitions = r.i32_at("partitions")?;
+        self.replication_factor = r.i16_at("replication_factor")?;
+        self.topic_configs = ::kwire_protocol::wire::decode_struct_array::<
+            KeyValue,
+        >(r, true, version)
+            .at_field("topic_configs")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3530,27 +3154,19 @@ pub struct Endpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
-        s.put_raw(&self.port.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.port.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3558,23 +3174,22 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
 impl ::kwire_protocol::wire::Decode for Endpoint {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_host = r.string(true).at_field("host")?;
-        let f_port = r.u16().at_field("port")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        self.host = r.string(true).at_field("host")?;
+        self.port = r.u16_at("port")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -3770,29 +3385,21 @@ pub struct TaskOffset {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
-        s.put_raw(&self.partition.to_be_bytes());
-        s.put_raw(&self.offset.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.partition.to_be_bytes());
+        s.write_raw(&self.offset.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -3800,25 +3407,23 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
 impl ::kwire_protocol::wire::Decode for TaskOffset {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partition = r.i32().at_field("partition")?;
-        let f_offset = r.i64().at_field("offset")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partition: f_partition,
-            offset: f_offset,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partition = r.i32_at("partition")?;
+        self.offset = r.i64_at("offset")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -4045,13 +3650,12 @@ pub struct TaskIds {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
@@ -4060,18 +3664,11 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -4079,23 +3676,22 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
 impl ::kwire_protocol::wire::Decode for TaskIds {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

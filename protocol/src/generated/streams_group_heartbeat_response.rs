@@ -67,9 +67,9 @@ pub struct StreamsGroupHeartbeatResponse {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupHeartbeatResponse {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        w: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         ::kwire_protocol::wire::check_encode_version(
@@ -77,20 +77,19 @@ impl ::kwire_protocol::wire::Encode for StreamsGroupHeartbeatResponse {
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatResponse",
         )?;
-        self.encode_body(s, version)
+        self.encode_body(w, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
     }
 }
 impl StreamsGroupHeartbeatResponse {
-    fn encode_body<S: ::kwire_protocol::wire::Sink>(
+    fn encode_body(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.throttle_time_ms.to_be_bytes());
-        s.put_raw(&self.error_code.to_be_bytes());
+        s.write_raw(&self.throttle_time_ms.to_be_bytes());
+        s.write_raw(&self.error_code.to_be_bytes());
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.error_message.as_ref(),
@@ -101,19 +100,14 @@ impl StreamsGroupHeartbeatResponse {
             .at_field("error_message")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.put_raw(&self.member_epoch.to_be_bytes());
-        s.put_raw(&self.heartbeat_interval_ms.to_be_bytes());
-        s.put_raw(&self.acceptable_recovery_lag.to_be_bytes());
-        s.put_raw(&self.task_offset_interval_ms.to_be_bytes());
+        s.write_raw(&self.member_epoch.to_be_bytes());
+        s.write_raw(&self.heartbeat_interval_ms.to_be_bytes());
+        s.write_raw(&self.acceptable_recovery_lag.to_be_bytes());
+        s.write_raw(&self.task_offset_interval_ms.to_be_bytes());
         match &self.status {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("status")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("status")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -122,13 +116,8 @@ impl StreamsGroupHeartbeatResponse {
         }
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("active_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("active_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -137,13 +126,8 @@ impl StreamsGroupHeartbeatResponse {
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("standby_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("standby_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
@@ -152,209 +136,70 @@ impl StreamsGroupHeartbeatResponse {
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("warmup_tasks")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("warmup_tasks")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
                     .at_field("warmup_tasks")?
             }
         }
-        s.put_raw(&self.endpoint_information_epoch.to_be_bytes());
+        s.write_raw(&self.endpoint_information_epoch.to_be_bytes());
         match &self.partitions_by_user_endpoint {
             ::core::option::Option::Some(a) => {
-                ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+                ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                     .at_field("partitions_by_user_endpoint")?;
-                for (i, e) in a.iter().enumerate() {
-                    ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                        .at_index(i)
-                        .at_field("partitions_by_user_endpoint")?;
-                }
             }
             ::core::option::Option::None => {
                 ::kwire_protocol::wire::write_null_len(s, true, true, version)
                     .at_field("partitions_by_user_endpoint")?
             }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
+        &mut self,
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
-    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_throttle_time_ms = r.i32().at_field("throttle_time_ms")?;
-        let f_error_code = r.i16().at_field("error_code")?;
-        let f_error_message = r.nullable_string(true).at_field("error_message")?;
-        let f_member_id = r.string(true).at_field("member_id")?;
-        let f_member_epoch = r.i32().at_field("member_epoch")?;
-        let f_heartbeat_interval_ms = r.i32().at_field("heartbeat_interval_ms")?;
-        let f_acceptable_recovery_lag = r.i32().at_field("acceptable_recovery_lag")?;
-        let f_task_offset_interval_ms = r.i32().at_field("task_offset_interval_ms")?;
-        let f_status = match r.nullable_array_len(true).at_field("status")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<Status> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            Status,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <Status as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("status")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_active_tasks = match r.nullable_array_len(true).at_field("active_tasks")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("active_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_standby_tasks = match r.nullable_array_len(true).at_field("standby_tasks")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("standby_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_warmup_tasks = match r.nullable_array_len(true).at_field("warmup_tasks")? {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<TaskIds> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            TaskIds,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <TaskIds as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("warmup_tasks")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let f_endpoint_information_epoch = r
-            .i32()
-            .at_field("endpoint_information_epoch")?;
-        let f_partitions_by_user_endpoint = match r
-            .nullable_array_len(true)
-            .at_field("partitions_by_user_endpoint")?
-        {
-            ::core::option::Option::Some(n) => {
-                ::core::option::Option::Some({
-                    let mut a: ::std::vec::Vec<EndpointToPartitions> = ::std::vec::Vec::with_capacity(
-                        ::kwire_protocol::wire::bounded_capacity::<
-                            EndpointToPartitions,
-                        >(n, r.remaining()),
-                    );
-                    for i in 0..n {
-                        a.push(
-                            <EndpointToPartitions as ::kwire_protocol::wire::Decode>::decode(
-                                    r,
-                                    version,
-                                )
-                                .at_index(i)
-                                .at_field("partitions_by_user_endpoint")?,
-                        );
-                    }
-                    a
-                })
-            }
-            ::core::option::Option::None => ::core::option::Option::None,
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            throttle_time_ms: f_throttle_time_ms,
-            error_code: f_error_code,
-            error_message: f_error_message,
-            member_id: f_member_id,
-            member_epoch: f_member_epoch,
-            heartbeat_interval_ms: f_heartbeat_interval_ms,
-            acceptable_recovery_lag: f_acceptable_recovery_lag,
-            task_offset_interval_ms: f_task_offset_interval_ms,
-            status: f_status,
-            active_tasks: f_active_tasks,
-            standby_tasks: f_standby_tasks,
-            warmup_tasks: f_warmup_tasks,
-            endpoint_information_epoch: f_endpoint_information_epoch,
-            partitions_by_user_endpoint: f_partitions_by_user_endpoint,
-            unknown_tagged_fields,
-        })
+        self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
+        self.error_code = r.i16_at("error_code")?;
+        self.error_message = r.nullable_string(true).at_field("error_message")?;
+        self.member_id = r.string(true).at_field("member_id")?;
+        self.member_epoch = r.i32_at("member_epoch")?;
+        self.heartbeat_interval_ms = r.i32_at("heartbeat_interval_ms")?;
+        self.acceptable_recovery_lag = r.i32_at("acceptable_recovery_lag")?;
+        self.task_offset_interval_ms = r.i32_at("task_offset_interval_ms")?;
+        self.status = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            Status,
+        >(r, true, version)
+            .at_field("status")?;
+        self.active_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("active_tasks")?;
+        self.standby_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("standby_tasks")?;
+        self.warmup_tasks = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, true, version)
+            .at_field("warmup_tasks")?;
+        self.endpoint_information_epoch = r.i32_at("endpoint_information_epoch")?;
+        self.partitions_by_user_endpoint = ::kwire_protocol::wire::decode_nullable_struct_array::<
+            EndpointToPartitions,
+        >(r, true, version)
+            .at_field("partitions_by_user_endpoint")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatResponse {
@@ -362,13 +207,22 @@ impl ::kwire_protocol::wire::Decode for StreamsGroupHeartbeatResponse {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         ::kwire_protocol::wire::check_decode_version(
             r,
             version,
             <Self as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatResponse",
         )?;
-        Self::decode_body(r, version)
+        self.decode_body(r, version)
             .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
     }
 }
@@ -1185,47 +1039,29 @@ pub struct EndpointToPartitions {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for EndpointToPartitions {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        ::kwire_protocol::wire::Encode::encode_to(&self.user_endpoint, s, version)
+        ::kwire_protocol::wire::Encode::encode_raw(&self.user_endpoint, s, version)
             .at_field("user_endpoint")?;
         {
             let a = &self.active_partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("active_partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("active_partitions")?;
-            }
         }
         {
             let a = &self.standby_partitions;
-            ::kwire_protocol::wire::write_array_len(s, a.len(), true)
+            ::kwire_protocol::wire::write_struct_array(s, a, true, version)
                 .at_field("standby_partitions")?;
-            for (i, e) in a.iter().enumerate() {
-                ::kwire_protocol::wire::Encode::encode_to(e, s, version)
-                    .at_index(i)
-                    .at_field("standby_partitions")?;
-            }
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1235,67 +1071,31 @@ impl ::kwire_protocol::wire::Decode for EndpointToPartitions {
         r: &mut ::kwire_protocol::wire::Reader,
         version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
+        self.user_endpoint = <Endpoint as ::kwire_protocol::wire::Decode>::decode(
                 r,
                 version,
             )
             .at_field("user_endpoint")?;
-        let f_active_partitions = {
-            let n = r.array_len(true).at_field("active_partitions")?;
-            {
-                let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("active_partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let f_standby_partitions = {
-            let n = r.array_len(true).at_field("standby_partitions")?;
-            {
-                let mut a: ::std::vec::Vec<TopicPartition> = ::std::vec::Vec::with_capacity(
-                    ::kwire_protocol::wire::bounded_capacity::<
-                        TopicPartition,
-                    >(n, r.remaining()),
-                );
-                for i in 0..n {
-                    a.push(
-                        <TopicPartition as ::kwire_protocol::wire::Decode>::decode(
-                                r,
-                                version,
-                            )
-                            .at_index(i)
-                            .at_field("standby_partitions")?,
-                    );
-                }
-                a
-            }
-        };
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            user_endpoint: f_user_endpoint,
-            active_partitions: f_active_partitions,
-            standby_partitions: f_standby_partitions,
-            unknown_tagged_fields,
-        })
+        self.active_partitions = ::kwire_protocol::wire::decode_struct_array::<
+            TopicPartition,
+        >(r, true, version)
+            .at_field("active_partitions")?;
+        self.standby_partitions = ::kwire_protocol::wire::decode_struct_array::<
+            TopicPartition,
+        >(r, true, version)
+            .at_field("standby_partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1602,28 +1402,20 @@ pub struct Status {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Status {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
-        s.put_raw(&self.status_code.to_be_bytes());
+        s.write_raw(&self.status_code.to_be_bytes());
         ::kwire_protocol::wire::write_string(s, &self.status_detail, true)
             .at_field("status_detail")?;
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1631,23 +1423,22 @@ impl ::kwire_protocol::wire::Encode for Status {
 impl ::kwire_protocol::wire::Decode for Status {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_status_code = r.i8().at_field("status_code")?;
-        let f_status_detail = r.string(true).at_field("status_detail")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            status_code: f_status_code,
-            status_detail: f_status_detail,
-            unknown_tagged_fields,
-        })
+        self.status_code = r.i8_at("status_code")?;
+        self.status_detail = r.string(true).at_field("status_detail")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -1857,13 +1648,12 @@ pub struct TopicPartition {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartition {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.topic, true).at_field("topic")?;
         {
             let a = &self.partitions;
@@ -1871,18 +1661,11 @@ impl ::kwire_protocol::wire::Encode for TopicPartition {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -1890,23 +1673,22 @@ impl ::kwire_protocol::wire::Encode for TopicPartition {
 impl ::kwire_protocol::wire::Decode for TopicPartition {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_topic = r.string(true).at_field("topic")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            topic: f_topic,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.topic = r.string(true).at_field("topic")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2122,13 +1904,12 @@ pub struct TaskIds {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
         {
@@ -2137,18 +1918,11 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
                 .at_field("partitions")?;
             a.put_elements(s);
         }
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2156,23 +1930,22 @@ impl ::kwire_protocol::wire::Encode for TaskIds {
 impl ::kwire_protocol::wire::Decode for TaskIds {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_subtopology_id = r.string(true).at_field("subtopology_id")?;
-        let f_partitions = r.prim_array::<i32>(true).at_field("partitions")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            subtopology_id: f_subtopology_id,
-            partitions: f_partitions,
-            unknown_tagged_fields,
-        })
+        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]
@@ -2397,27 +2170,19 @@ pub struct Endpoint {
     pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
-    fn encode_to<S: ::kwire_protocol::wire::Sink>(
+    fn encode_raw(
         &self,
-        s: &mut S,
+        s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let flexible: bool = true;
         ::kwire_protocol::wire::write_string(s, &self.host, true).at_field("host")?;
-        s.put_raw(&self.port.to_be_bytes());
-        ::kwire_protocol::wire::check_unknown_tags(
-            &self.unknown_tagged_fields,
-            &[],
-            flexible,
-            version,
-        )?;
-        s.put_uvarint((self.unknown_tagged_fields.len()) as u32);
-        ::kwire_protocol::wire::write_unknown_tags_below(
+        s.write_raw(&self.port.to_be_bytes());
+        ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
-            0,
-            u64::MAX,
+            true,
+            version,
         )?;
         ::core::result::Result::Ok(())
     }
@@ -2425,23 +2190,22 @@ impl ::kwire_protocol::wire::Encode for Endpoint {
 impl ::kwire_protocol::wire::Decode for Endpoint {
     fn decode(
         r: &mut ::kwire_protocol::wire::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        ::kwire_protocol::wire::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut ::kwire_protocol::wire::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), ::kwire_protocol::wire::DecodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        let f_host = r.string(true).at_field("host")?;
-        let f_port = r.u16().at_field("port")?;
-        let mut unknown_tagged_fields = ::std::vec::Vec::new();
-        let n = r.uvarint()?;
-        for _ in 0..n {
-            let (tag, p) = r.tagged_field()?;
-            ::kwire_protocol::wire::push_unknown_tag(&mut unknown_tagged_fields, tag, p);
-        }
-        ::kwire_protocol::wire::finish_unknown_tags(&mut unknown_tagged_fields);
-        ::core::result::Result::Ok(Self {
-            host: f_host,
-            port: f_port,
-            unknown_tagged_fields,
-        })
+        self.host = r.string(true).at_field("host")?;
+        self.port = r.u16_at("port")?;
+        ::kwire_protocol::wire::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
     }
 }
 #[cfg(feature = "sample")]

@@ -2,16 +2,18 @@
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
-use super::sink::{Counter, RawWriter, Sink};
+use super::sink::{RawWriter, Sink};
 use super::types::{KStr, MessageKind, RawTaggedField, VersionRange};
 use bytes::{BufMut, Bytes};
 
 /// Encoding at a given version. Generated for every message and struct.
 ///
-/// One method, [`Encode::encode_to`], does the work for any [`Sink`]; sizing runs it over a
-/// [`Counter`], so [`Encode::encoded_len`] is exact and checks everything encoding checks.
+/// One method, [`Encode::encode_raw`], does the work, always over a [`RawWriter`] (so each
+/// encoder is compiled once): into reserved memory to write, or over no memory to size
+/// ([`RawWriter::counter`]), so [`Encode::encoded_len`] is exact and checks everything encoding
+/// checks. The other methods are built on it.
 pub trait Encode {
-    /// Writes `self` at `version`.
+    /// Writes `self` at `version` to `w`.
     ///
     /// # Errors
     /// [`EncodeErrorKind::UnsupportedVersion`] outside `validVersions` (top-level messages);
@@ -20,21 +22,39 @@ pub trait Encode {
     /// [`EncodeErrorKind::TaggedFieldsNotFlexible`] / [`EncodeErrorKind::InvalidUnknownTag`] for
     /// unknown tagged fields that cannot be written. Nothing is guaranteed about what was written
     /// before an error.
-    fn encode_to<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError>;
+    fn encode_raw(&self, w: &mut RawWriter, version: i16) -> Result<(), EncodeError>;
+
+    /// Writes `self` at `version` to any [`Sink`]: directly into a [`RawWriter`], by size alone
+    /// into a [`Counter`](super::Counter), else encoded into a buffer of its exact size first and copied.
+    ///
+    /// # Errors
+    /// As [`Encode::encode_raw`].
+    fn encode_to<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError> {
+        if let Some(w) = s.as_raw_writer() {
+            return self.encode_raw(w, version);
+        }
+        if let Some(c) = s.as_counter() {
+            c.0 += self.encoded_len(version)?;
+            return Ok(());
+        }
+        let b = self.to_bytes(version)?;
+        s.put_shared(&b);
+        Ok(())
+    }
 
     /// Writes `self` at `version` into a buffer.
     ///
     /// Fast path: when the buffer's current chunk has room (reserve capacity first, e.g.
     /// `BytesMut::reserve(m.encoded_len(v)?)`), the message is written there in one pass with a
-    /// bounds-checked raw writer. Otherwise it is written through `BufMut` piece by piece. Either
-    /// way, on error the buffer's length is unchanged when the fast path was taken.
+    /// bounds-checked raw writer. Otherwise it is encoded into a new buffer of the size that pass
+    /// found and copied. Either way, on error the buffer's length is unchanged.
     fn encode<B: BufMut>(&self, buf: &mut B, version: i16) -> Result<(), EncodeError> {
         let chunk = buf.chunk_mut();
         // SAFETY: `chunk_mut` returns a region valid for writes of `chunk.len()` bytes, which
         // stays valid while `buf` is not touched; `buf` is only used again below, after the
         // writer is done.
         let mut w = unsafe { RawWriter::new(chunk.as_mut_ptr(), chunk.len()) };
-        self.encode_to(&mut w, version)?;
+        self.encode_raw(&mut w, version)?;
         if !w.overflowed() {
             // SAFETY: the writer wrote every byte of `0..written` (writes are contiguous, and
             // none was skipped since it did not overflow), so they are initialized, and
@@ -42,19 +62,21 @@ pub trait Encode {
             unsafe { buf.advance_mut(w.written()) };
             return Ok(());
         }
-        self.encode_to(buf, version)
+        let b = super::sink::encode_exact(w.written(), |w| self.encode_raw(w, version))?;
+        buf.put_slice(&b);
+        Ok(())
     }
 
     /// The exact number of bytes [`Encode::encode`] writes at `version`.
     fn encoded_len(&self, version: i16) -> Result<usize, EncodeError> {
-        let mut c = Counter(0);
-        self.encode_to(&mut c, version)?;
-        Ok(c.0)
+        let mut c = RawWriter::counter();
+        self.encode_raw(&mut c, version)?;
+        Ok(c.written())
     }
 
     /// Encodes into a new buffer of exactly the right size.
     fn to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
-        super::sink::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
+        super::sink::encode_exact(self.encoded_len(version)?, |w| self.encode_raw(w, version))
     }
 }
 
@@ -65,6 +87,193 @@ pub trait Decode: Sized {
     /// # Errors
     /// A [`DecodeError`] naming the field path and byte offset; see [`DecodeErrorKind`].
     fn decode(r: &mut Reader, version: i16) -> Result<Self, DecodeError>;
+
+    /// Reads one value at `version` from `r` into `self`, which must hold the type's default
+    /// (as `Default::default()` gives it): the fields that `version` lacks, and those its bytes do
+    /// not set, keep the values they have, and unknown tagged fields are appended. This is how
+    /// array elements are decoded, in place. On error `self` is partly written.
+    ///
+    /// # Errors
+    /// As [`Decode::decode`].
+    fn decode_into(&mut self, r: &mut Reader, version: i16) -> Result<(), DecodeError> {
+        *self = Self::decode(r, version)?;
+        Ok(())
+    }
+}
+
+/// Reads an array of structs (count first) at `version`, each element decoded in place.
+///
+/// # Errors
+/// As [`Reader::array_len`]; an element's error gets its index.
+pub fn decode_struct_array<T: Decode + Default>(
+    r: &mut Reader,
+    compact: bool,
+    version: i16,
+) -> Result<Vec<T>, DecodeError> {
+    let n = r.array_len(compact)?;
+    decode_struct_elements(r, n, version)
+}
+
+/// Reads a nullable array of structs (count first, `None` for null) at `version`.
+///
+/// # Errors
+/// As [`decode_struct_array`].
+pub fn decode_nullable_struct_array<T: Decode + Default>(
+    r: &mut Reader,
+    compact: bool,
+    version: i16,
+) -> Result<Option<Vec<T>>, DecodeError> {
+    match r.nullable_array_len(compact)? {
+        Some(n) => decode_struct_elements(r, n, version).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn decode_struct_elements<T: Decode + Default>(
+    r: &mut Reader,
+    n: usize,
+    version: i16,
+) -> Result<Vec<T>, DecodeError> {
+    let mut a: Vec<T> = Vec::with_capacity(super::reader::bounded_capacity::<T>(n, r.remaining()));
+    for i in 0..n {
+        // Generated `default()`s are `#[inline]`, so this builds the element in its slot.
+        a.push(T::default());
+        if let Some(e) = a.last_mut() {
+            if let Err(e) = e.decode_into(r, version) {
+                return Err(e.index(i));
+            }
+        }
+    }
+    Ok(a)
+}
+
+/// Reads an array of strings (count first).
+///
+/// # Errors
+/// As [`Reader::array_len`] and [`Reader::string`]; an element's error gets its index.
+pub fn decode_string_array(r: &mut Reader, compact: bool) -> Result<Vec<KStr>, DecodeError> {
+    let n = r.array_len(compact)?;
+    decode_string_elements(r, n, compact)
+}
+
+/// Reads a nullable array of strings (count first, `None` for null).
+///
+/// # Errors
+/// As [`decode_string_array`].
+pub fn decode_nullable_string_array(
+    r: &mut Reader,
+    compact: bool,
+) -> Result<Option<Vec<KStr>>, DecodeError> {
+    match r.nullable_array_len(compact)? {
+        Some(n) => decode_string_elements(r, n, compact).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn decode_string_elements(r: &mut Reader, n: usize, compact: bool) -> Result<Vec<KStr>, DecodeError> {
+    let mut a: Vec<KStr> = Vec::with_capacity(super::reader::bounded_capacity::<KStr>(n, r.remaining()));
+    for i in 0..n {
+        match r.string(compact) {
+            Ok(s) => a.push(s),
+            Err(e) => return Err(e.index(i)),
+        }
+    }
+    Ok(a)
+}
+
+/// Reads a tagged-field section that has no known tags: every field is kept in `unknown`.
+///
+/// # Errors
+/// As [`Reader::tagged_field`].
+pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut Vec<RawTaggedField>) -> Result<(), DecodeError> {
+    let n = r.uvarint()?;
+    if n == 0 {
+        return Ok(());
+    }
+    decode_unknown_tags_slow(r, n, unknown)
+}
+
+#[inline(never)]
+fn decode_unknown_tags_slow(
+    r: &mut Reader,
+    n: u32,
+    unknown: &mut Vec<RawTaggedField>,
+) -> Result<(), DecodeError> {
+    for _ in 0..n {
+        let (tag, p) = r.tagged_field()?;
+        push_unknown_tag(unknown, tag, p);
+    }
+    finish_unknown_tags(unknown);
+    Ok(())
+}
+
+/// Writes an array of structs at `version`: its count, then each element.
+///
+/// # Errors
+/// As [`write_array_len`]; an element's error gets its index.
+pub fn write_struct_array<T: Encode>(
+    w: &mut RawWriter,
+    a: &[T],
+    compact: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    write_array_len(w, a.len(), compact)?;
+    for i in 0..a.len() {
+        let Some(e) = a.get(i) else { break };
+        if let Err(e) = e.encode_raw(w, version) {
+            return Err(e.index(i));
+        }
+    }
+    Ok(())
+}
+
+/// Writes an array of strings: its count, then each string.
+///
+/// # Errors
+/// As [`write_array_len`] and [`write_string`]; an element's error gets its index.
+pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Result<(), EncodeError> {
+    write_array_len(w, a.len(), compact)?;
+    for (i, e) in a.iter().enumerate() {
+        if let Err(e) = write_string(w, e, compact) {
+            return Err(e.index(i));
+        }
+    }
+    Ok(())
+}
+
+/// Writes the tagged-field section of a struct that has no known tags: checks the unknown
+/// tagged fields as [`check_unknown_tags`] does, then, when `flexible`, writes their count and
+/// the fields.
+///
+/// # Errors
+/// As [`check_unknown_tags`].
+#[inline(always)]
+pub fn write_unknown_tags(
+    w: &mut RawWriter,
+    unknown: &[RawTaggedField],
+    flexible: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    if unknown.is_empty() {
+        if flexible {
+            w.write_byte(0);
+        }
+        return Ok(());
+    }
+    write_unknown_tags_slow(w, unknown, flexible, version)
+}
+
+#[inline(never)]
+fn write_unknown_tags_slow(
+    w: &mut RawWriter,
+    unknown: &[RawTaggedField],
+    flexible: bool,
+    version: i16,
+) -> Result<(), EncodeError> {
+    check_unknown_tags(unknown, &[], flexible, version)?;
+    w.write_uvarint(unknown.len() as u32);
+    write_unknown_tags_below(w, unknown, 0, u64::MAX)?;
+    Ok(())
 }
 
 /// A top-level message (one spec file): request, response, header, data or metadata record.
@@ -350,5 +559,7 @@ pub fn push_unknown_tag(unknown: &mut Vec<RawTaggedField>, tag: u32, mut payload
 /// Sorts unknown tagged fields after a tagged section was read (stable: duplicates keep order).
 #[inline]
 pub fn finish_unknown_tags(unknown: &mut [RawTaggedField]) {
-    super::reader::sort_unknown(unknown)
+    if unknown.len() > 1 {
+        super::reader::sort_unknown(unknown)
+    }
 }

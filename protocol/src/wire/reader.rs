@@ -26,12 +26,25 @@ pub fn bounded_capacity<T>(count: usize, remaining: usize) -> usize {
 }
 
 macro_rules! fixed {
-    ($(#[$m:meta])* $name:ident, $t:ty, $n:expr) => {
+    ($(#[$m:meta])* $name:ident, $at:ident, $t:ty, $n:expr) => {
         $(#[$m])*
         #[inline]
         pub fn $name(&mut self) -> Result<$t, DecodeError> {
             let b = self.take_array::<$n>()?;
             Ok(<$t>::from_be_bytes(b))
+        }
+        #[doc = concat!("As [`Reader::", stringify!($name), "`], an error naming the field `field`.")]
+        #[inline]
+        pub fn $at(&mut self, field: &'static str) -> Result<$t, DecodeError> {
+            match self.buf.get(self.pos..self.pos + $n) {
+                Some(s) => {
+                    let mut a = [0u8; $n];
+                    a.copy_from_slice(s);
+                    self.pos += $n;
+                    Ok(<$t>::from_be_bytes(a))
+                }
+                None => Err(self.eof_at($n, field)),
+            }
         }
     };
 }
@@ -81,6 +94,12 @@ impl Reader {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn eof_at(&self, needed: usize, field: &'static str) -> DecodeError {
+        self.eof(needed).field(field)
+    }
+
     #[inline]
     fn eof(&self, needed: usize) -> DecodeError {
         self.error(DecodeErrorKind::UnexpectedEof {
@@ -122,37 +141,57 @@ impl Reader {
 
     fixed!(
         /// Reads an int8.
-        i8, i8, 1
+        i8, i8_at, i8, 1
     );
     fixed!(
         /// Reads a big-endian int16.
-        i16, i16, 2
+        i16, i16_at, i16, 2
     );
     fixed!(
         /// Reads a big-endian uint16.
-        u16, u16, 2
+        u16, u16_at, u16, 2
     );
     fixed!(
         /// Reads a big-endian int32.
-        i32, i32, 4
+        i32, i32_at, i32, 4
     );
     fixed!(
         /// Reads a big-endian uint32.
-        u32, u32, 4
+        u32, u32_at, u32, 4
     );
     fixed!(
         /// Reads a big-endian int64.
-        i64, i64, 8
+        i64, i64_at, i64, 8
     );
     fixed!(
         /// Reads a big-endian IEEE-754 float64 (raw bits kept).
-        f64, f64, 8
+        f64, f64_at, f64, 8
     );
 
     /// Reads a bool: any non-zero byte is true, as in Kafka.
     #[inline]
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
         Ok(self.i8()? != 0)
+    }
+
+    /// As [`Reader::bool`], an error naming the field `field`.
+    #[inline]
+    pub fn bool_at(&mut self, field: &'static str) -> Result<bool, DecodeError> {
+        Ok(self.i8_at(field)? != 0)
+    }
+
+    /// As [`Reader::uuid`], an error naming the field `field`.
+    #[inline]
+    pub fn uuid_at(&mut self, field: &'static str) -> Result<Uuid, DecodeError> {
+        match self.buf.get(self.pos..self.pos + 16) {
+            Some(s) => {
+                let mut a = [0u8; 16];
+                a.copy_from_slice(s);
+                self.pos += 16;
+                Ok(Uuid(a))
+            }
+            None => Err(self.eof_at(16, field)),
+        }
     }
 
     /// Reads a uuid (16 bytes).

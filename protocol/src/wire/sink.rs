@@ -4,9 +4,19 @@ use super::prim::Prim;
 use bytes::{BufMut, Bytes};
 
 /// A destination for encoded bytes. Implemented by every [`BufMut`] (so `Vec<u8>` and
-/// `BytesMut` work) and by [`Counter`], which only counts: generated encoders run once over a
-/// `Counter` to size a message exactly, and once over the buffer to write it.
+/// `BytesMut` work), by [`Counter`], which only counts, and by [`RawWriter`], the one sink
+/// generated encoders are compiled for (see [`super::Encode`]).
 pub trait Sink {
+    /// This sink as a [`RawWriter`], when it is one: encoders then write into it directly.
+    #[inline]
+    fn as_raw_writer(&mut self) -> Option<&mut RawWriter> {
+        None
+    }
+    /// This sink as a [`Counter`], when it is one: encoders then only size what they would write.
+    #[inline]
+    fn as_counter(&mut self) -> Option<&mut Counter> {
+        None
+    }
     /// Writes raw bytes.
     fn put_raw(&mut self, s: &[u8]);
     /// Writes shared bytes (a counter only adds their length; a buffer copies them).
@@ -81,6 +91,10 @@ impl Counter {
 
 impl Sink for Counter {
     #[inline]
+    fn as_counter(&mut self) -> Option<&mut Counter> {
+        Some(self)
+    }
+    #[inline]
     fn put_prims<T: Prim>(&mut self, v: &[T]) {
         self.0 += v.len() * T::SIZE;
     }
@@ -101,7 +115,10 @@ impl Sink for Counter {
 /// A [`Sink`] over a raw, possibly uninitialized region of known capacity (the spare capacity of
 /// a buffer). Writes past the capacity are not made; they are counted, so that after a pass
 /// [`RawWriter::written`] is the exact size needed and [`RawWriter::overflowed`] says whether the
-/// region held it.
+/// region held it. [`RawWriter::counter`] has no region at all: it only counts.
+///
+/// Generated encoders write to a `RawWriter` only ([`super::Encode::encode_raw`]), so each is
+/// compiled once; its methods are inherent (no trait import needed).
 pub struct RawWriter {
     ptr: *mut u8,
     cap: usize,
@@ -116,17 +133,81 @@ impl RawWriter {
     pub(crate) unsafe fn new(ptr: *mut u8, cap: usize) -> Self {
         RawWriter { ptr, cap, pos: 0 }
     }
+    /// A writer over no memory at all: every write is only counted ([`RawWriter::written`]).
+    #[inline]
+    pub fn counter() -> Self {
+        RawWriter {
+            ptr: std::ptr::NonNull::<u8>::dangling().as_ptr(),
+            cap: 0,
+            pos: 0,
+        }
+    }
     /// Bytes written (or, after an overflow, needed).
-    pub(crate) fn written(&self) -> usize {
+    #[inline]
+    pub fn written(&self) -> usize {
         self.pos
     }
     /// Whether some write did not fit.
-    pub(crate) fn overflowed(&self) -> bool {
+    #[inline]
+    pub fn overflowed(&self) -> bool {
         self.pos > self.cap
+    }
+    /// Writes raw bytes (as [`Sink::put_raw`], without the trait).
+    #[inline(always)]
+    pub fn write_raw(&mut self, s: &[u8]) {
+        let end = self.pos.wrapping_add(s.len());
+        if end <= self.cap && end >= self.pos {
+            // SAFETY: `self.pos + s.len() <= self.cap` (checked just above, without overflow),
+            // and `new`'s contract makes `ptr..ptr + cap` valid for writes (for `counter`,
+            // `cap` is 0 and only empty copies, to a dangling but aligned non-null pointer, are
+            // made); `s` is a shared slice, so it cannot overlap the exclusively borrowed
+            // destination region.
+            unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.add(self.pos), s.len()) };
+        }
+        self.pos = end.max(self.pos);
+    }
+    /// Writes shared bytes (as [`Sink::put_shared`]).
+    #[inline(always)]
+    pub fn write_shared(&mut self, b: &Bytes) {
+        self.write_raw(b)
+    }
+    /// Writes one byte (as [`Sink::put_byte`]).
+    #[inline(always)]
+    pub fn write_byte(&mut self, v: u8) {
+        if self.pos < self.cap {
+            // SAFETY: `self.pos < self.cap`, inside the region `new` vouches for.
+            unsafe { self.ptr.add(self.pos).write(v) };
+        }
+        self.pos += 1;
+    }
+    /// Writes an unsigned varint (as [`Sink::put_uvarint`]).
+    #[inline(always)]
+    pub fn write_uvarint(&mut self, v: u32) {
+        if v < 0x80 {
+            self.write_byte(v as u8);
+        } else {
+            self.write_uvarint_long(v);
+        }
+    }
+    #[inline(never)]
+    fn write_uvarint_long(&mut self, mut v: u32) {
+        let mut buf = [0u8; 5];
+        let mut n = 0;
+        while v >= 0x80 {
+            buf[n] = (v as u8) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        buf[n] = v as u8;
+        self.write_raw(&buf[..=n]);
     }
 }
 
 impl Sink for RawWriter {
+    #[inline]
+    fn as_raw_writer(&mut self) -> Option<&mut RawWriter> {
+        Some(self)
+    }
     #[inline]
     fn put_prims<T: Prim>(&mut self, v: &[T]) {
         let need = v.len().saturating_mul(T::SIZE);
@@ -151,30 +232,19 @@ impl Sink for RawWriter {
     }
     #[inline(always)]
     fn put_raw(&mut self, s: &[u8]) {
-        let end = self.pos.wrapping_add(s.len());
-        if end <= self.cap && end >= self.pos {
-            // SAFETY: `self.pos + s.len() <= self.cap` (checked just above, without overflow),
-            // and `new`'s contract makes `ptr..ptr + cap` valid for writes; `s` is a shared
-            // slice, so it cannot overlap the exclusively borrowed destination region.
-            unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.add(self.pos), s.len()) };
-        }
-        self.pos = end.max(self.pos);
+        self.write_raw(s)
+    }
+    #[inline(always)]
+    fn put_shared(&mut self, b: &Bytes) {
+        self.write_raw(b)
     }
     #[inline(always)]
     fn put_byte(&mut self, v: u8) {
-        if self.pos < self.cap {
-            // SAFETY: `self.pos < self.cap`, inside the region `new` vouches for.
-            unsafe { self.ptr.add(self.pos).write(v) };
-        }
-        self.pos += 1;
+        self.write_byte(v)
     }
     #[inline(always)]
-    fn put_uvarint(&mut self, mut v: u32) {
-        while v >= 0x80 {
-            self.put_byte((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.put_byte(v as u8);
+    fn put_uvarint(&mut self, v: u32) {
+        self.write_uvarint(v)
     }
 }
 

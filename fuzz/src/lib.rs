@@ -14,19 +14,7 @@
 //! fixed point). Any panic, in the decoder or in these checks, is a finding.
 
 use kwire_protocol::bytes::Bytes;
-use kwire_protocol::generated::{
-    ApiKey, ApiVersionsRequest, ApiVersionsResponse, ConsumerGroupDescribeRequest,
-    ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
-    FindCoordinatorRequest, FindCoordinatorResponse, KwireConsumerGroupCurrentMemberAssignmentKey,
-    KwireConsumerGroupCurrentMemberAssignmentValue, KwireConsumerGroupMemberMetadataKey,
-    KwireConsumerGroupMemberMetadataValue, KwireConsumerGroupMetadataKey,
-    KwireConsumerGroupMetadataValue, KwireConsumerGroupRegularExpressionKey,
-    KwireConsumerGroupRegularExpressionValue, KwireConsumerGroupTargetAssignmentMemberKey,
-    KwireConsumerGroupTargetAssignmentMemberValue, KwireConsumerGroupTargetAssignmentMetadataKey,
-    KwireConsumerGroupTargetAssignmentMetadataValue, MetadataRequest, MetadataResponse,
-    RequestFrame, RequestHeader, ResponseFrame, ResponseHeader, StreamsGroupDescribeRequest,
-    StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
-};
+use kwire_protocol::generated::*;
 use kwire_protocol::wire::{Message, VersionRange};
 
 /// What an input asks to decode (selector byte 0, modulo 6).
@@ -66,66 +54,36 @@ pub type RecordCheck = fn(&Bytes, i16) -> bool;
 
 /// The coordinator records of `schemas/` (data messages, no API key): name, valid versions, check.
 pub const RECORDS: &[(&str, VersionRange, RecordCheck)] = &[
-    (
-        "KwireConsumerGroupCurrentMemberAssignmentKey",
-        KwireConsumerGroupCurrentMemberAssignmentKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupCurrentMemberAssignmentKey>,
-    ),
-    (
-        "KwireConsumerGroupCurrentMemberAssignmentValue",
-        KwireConsumerGroupCurrentMemberAssignmentValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupCurrentMemberAssignmentValue>,
-    ),
-    (
-        "KwireConsumerGroupMemberMetadataKey",
-        KwireConsumerGroupMemberMetadataKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupMemberMetadataKey>,
-    ),
-    (
-        "KwireConsumerGroupMemberMetadataValue",
-        KwireConsumerGroupMemberMetadataValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupMemberMetadataValue>,
-    ),
-    (
-        "KwireConsumerGroupMetadataKey",
-        KwireConsumerGroupMetadataKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupMetadataKey>,
-    ),
-    (
-        "KwireConsumerGroupMetadataValue",
-        KwireConsumerGroupMetadataValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupMetadataValue>,
-    ),
-    (
-        "KwireConsumerGroupRegularExpressionKey",
-        KwireConsumerGroupRegularExpressionKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupRegularExpressionKey>,
-    ),
-    (
-        "KwireConsumerGroupRegularExpressionValue",
-        KwireConsumerGroupRegularExpressionValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupRegularExpressionValue>,
-    ),
-    (
-        "KwireConsumerGroupTargetAssignmentMemberKey",
-        KwireConsumerGroupTargetAssignmentMemberKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupTargetAssignmentMemberKey>,
-    ),
-    (
-        "KwireConsumerGroupTargetAssignmentMemberValue",
-        KwireConsumerGroupTargetAssignmentMemberValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupTargetAssignmentMemberValue>,
-    ),
-    (
-        "KwireConsumerGroupTargetAssignmentMetadataKey",
-        KwireConsumerGroupTargetAssignmentMetadataKey::VALID_VERSIONS,
-        check::<KwireConsumerGroupTargetAssignmentMetadataKey>,
-    ),
-    (
-        "KwireConsumerGroupTargetAssignmentMetadataValue",
-        KwireConsumerGroupTargetAssignmentMetadataValue::VALID_VERSIONS,
-        check::<KwireConsumerGroupTargetAssignmentMetadataValue>,
-    ),
+    ("KwireCommittedOffsetKey", KwireCommittedOffsetKey::VALID_VERSIONS, check::<KwireCommittedOffsetKey>),
+    ("KwireCommittedOffsetValue", KwireCommittedOffsetValue::VALID_VERSIONS, check::<KwireCommittedOffsetValue>),
+    ("KwireConsumerGroupCurrentMemberAssignmentKey", KwireConsumerGroupCurrentMemberAssignmentKey::VALID_VERSIONS, check::<KwireConsumerGroupCurrentMemberAssignmentKey>),
+    ("KwireConsumerGroupCurrentMemberAssignmentValue", KwireConsumerGroupCurrentMemberAssignmentValue::VALID_VERSIONS, check::<KwireConsumerGroupCurrentMemberAssignmentValue>),
+    ("KwireConsumerGroupMemberMetadataKey", KwireConsumerGroupMemberMetadataKey::VALID_VERSIONS, check::<KwireConsumerGroupMemberMetadataKey>),
+    ("KwireConsumerGroupMemberMetadataValue", KwireConsumerGroupMemberMetadataValue::VALID_VERSIONS, check::<KwireConsumerGroupMemberMetadataValue>),
+    ("KwireConsumerGroupMetadataKey", KwireConsumerGroupMetadataKey::VALID_VERSIONS, check::<KwireConsumerGroupMetadataKey>),
+    ("KwireConsumerGroupMetadataValue", KwireConsumerGroupMetadataValue::VALID_VERSIONS, check::<KwireConsumerGroupMetadataValue>),
+    ("KwireConsumerGroupRegularExpressionKey", KwireConsumerGroupRegularExpressionKey::VALID_VERSIONS, check::<KwireConsumerGroupRegularExpressionKey>),
+    ("KwireConsumerGroupRegularExpressionValue", KwireConsumerGroupRegularExpressionValue::VALID_VERSIONS, check::<KwireConsumerGroupRegularExpressionValue>),
+    ("KwireConsumerGroupTargetAssignmentMemberKey", KwireConsumerGroupTargetAssignmentMemberKey::VALID_VERSIONS, check::<KwireConsumerGroupTargetAssignmentMemberKey>),
+    ("KwireConsumerGroupTargetAssignmentMemberValue", KwireConsumerGroupTargetAssignmentMemberValue::VALID_VERSIONS, check::<KwireConsumerGroupTargetAssignmentMemberValue>),
+    ("KwireConsumerGroupTargetAssignmentMetadataKey", KwireConsumerGroupTargetAssignmentMetadataKey::VALID_VERSIONS, check::<KwireConsumerGroupTargetAssignmentMetadataKey>),
+    ("KwireConsumerGroupTargetAssignmentMetadataValue", KwireConsumerGroupTargetAssignmentMetadataValue::VALID_VERSIONS, check::<KwireConsumerGroupTargetAssignmentMetadataValue>),
+    ("KwirePartitionEndKey", KwirePartitionEndKey::VALID_VERSIONS, check::<KwirePartitionEndKey>),
+    ("KwirePartitionEndValue", KwirePartitionEndValue::VALID_VERSIONS, check::<KwirePartitionEndValue>),
+    ("KwireStreamsGroupCurrentMemberAssignmentKey", KwireStreamsGroupCurrentMemberAssignmentKey::VALID_VERSIONS, check::<KwireStreamsGroupCurrentMemberAssignmentKey>),
+    ("KwireStreamsGroupCurrentMemberAssignmentValue", KwireStreamsGroupCurrentMemberAssignmentValue::VALID_VERSIONS, check::<KwireStreamsGroupCurrentMemberAssignmentValue>),
+    ("KwireStreamsGroupMemberMetadataKey", KwireStreamsGroupMemberMetadataKey::VALID_VERSIONS, check::<KwireStreamsGroupMemberMetadataKey>),
+    ("KwireStreamsGroupMemberMetadataValue", KwireStreamsGroupMemberMetadataValue::VALID_VERSIONS, check::<KwireStreamsGroupMemberMetadataValue>),
+    ("KwireStreamsGroupMetadataKey", KwireStreamsGroupMetadataKey::VALID_VERSIONS, check::<KwireStreamsGroupMetadataKey>),
+    ("KwireStreamsGroupMetadataValue", KwireStreamsGroupMetadataValue::VALID_VERSIONS, check::<KwireStreamsGroupMetadataValue>),
+    ("KwireStreamsGroupTargetAssignmentMemberKey", KwireStreamsGroupTargetAssignmentMemberKey::VALID_VERSIONS, check::<KwireStreamsGroupTargetAssignmentMemberKey>),
+    ("KwireStreamsGroupTargetAssignmentMemberValue", KwireStreamsGroupTargetAssignmentMemberValue::VALID_VERSIONS, check::<KwireStreamsGroupTargetAssignmentMemberValue>),
+    ("KwireStreamsGroupTargetAssignmentMetadataKey", KwireStreamsGroupTargetAssignmentMetadataKey::VALID_VERSIONS, check::<KwireStreamsGroupTargetAssignmentMetadataKey>),
+    ("KwireStreamsGroupTargetAssignmentMetadataValue", KwireStreamsGroupTargetAssignmentMetadataValue::VALID_VERSIONS, check::<KwireStreamsGroupTargetAssignmentMetadataValue>),
+    ("KwireStreamsGroupTopologyKey", KwireStreamsGroupTopologyKey::VALID_VERSIONS, check::<KwireStreamsGroupTopologyKey>),
+    ("KwireStreamsGroupTopologyValue", KwireStreamsGroupTopologyValue::VALID_VERSIONS, check::<KwireStreamsGroupTopologyValue>),
+    ("KwireTopicKey", KwireTopicKey::VALID_VERSIONS, check::<KwireTopicKey>),
+    ("KwireTopicValue", KwireTopicValue::VALID_VERSIONS, check::<KwireTopicValue>),
 ];
 
 /// A decoded selector.
@@ -242,9 +200,17 @@ fn check_view(_sel: Selector, _bytes: &[u8], _owned_ok: bool) {}
 
 fn request_body(api: ApiKey, b: &Bytes, v: i16) -> bool {
     match api {
+        ApiKey::Produce => check::<ProduceRequest>(b, v),
+        ApiKey::Fetch => check::<FetchRequest>(b, v),
+        ApiKey::ListOffsets => check::<ListOffsetsRequest>(b, v),
         ApiKey::Metadata => check::<MetadataRequest>(b, v),
+        ApiKey::OffsetCommit => check::<OffsetCommitRequest>(b, v),
+        ApiKey::OffsetFetch => check::<OffsetFetchRequest>(b, v),
         ApiKey::FindCoordinator => check::<FindCoordinatorRequest>(b, v),
+        ApiKey::DescribeGroups => check::<DescribeGroupsRequest>(b, v),
+        ApiKey::ListGroups => check::<ListGroupsRequest>(b, v),
         ApiKey::ApiVersions => check::<ApiVersionsRequest>(b, v),
+        ApiKey::CreateTopics => check::<CreateTopicsRequest>(b, v),
         ApiKey::ConsumerGroupHeartbeat => check::<ConsumerGroupHeartbeatRequest>(b, v),
         ApiKey::ConsumerGroupDescribe => check::<ConsumerGroupDescribeRequest>(b, v),
         ApiKey::StreamsGroupHeartbeat => check::<StreamsGroupHeartbeatRequest>(b, v),
@@ -254,9 +220,17 @@ fn request_body(api: ApiKey, b: &Bytes, v: i16) -> bool {
 
 fn response_body(api: ApiKey, b: &Bytes, v: i16) -> bool {
     match api {
+        ApiKey::Produce => check::<ProduceResponse>(b, v),
+        ApiKey::Fetch => check::<FetchResponse>(b, v),
+        ApiKey::ListOffsets => check::<ListOffsetsResponse>(b, v),
         ApiKey::Metadata => check::<MetadataResponse>(b, v),
+        ApiKey::OffsetCommit => check::<OffsetCommitResponse>(b, v),
+        ApiKey::OffsetFetch => check::<OffsetFetchResponse>(b, v),
         ApiKey::FindCoordinator => check::<FindCoordinatorResponse>(b, v),
+        ApiKey::DescribeGroups => check::<DescribeGroupsResponse>(b, v),
+        ApiKey::ListGroups => check::<ListGroupsResponse>(b, v),
         ApiKey::ApiVersions => check::<ApiVersionsResponse>(b, v),
+        ApiKey::CreateTopics => check::<CreateTopicsResponse>(b, v),
         ApiKey::ConsumerGroupHeartbeat => check::<ConsumerGroupHeartbeatResponse>(b, v),
         ApiKey::ConsumerGroupDescribe => check::<ConsumerGroupDescribeResponse>(b, v),
         ApiKey::StreamsGroupHeartbeat => check::<StreamsGroupHeartbeatResponse>(b, v),

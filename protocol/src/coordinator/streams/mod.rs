@@ -585,7 +585,11 @@ impl GroupCoordinator {
         }
     }
 
-    fn validate_streams(req: &StreamsGroupHeartbeatRequest) -> Result<(), HbError> {
+    /// Validates a heartbeat (2.2 with D2/D3) and returns its parsed TaskOffsets and
+    /// TaskEndOffsets (`None` = unchanged).
+    fn validate_streams(
+        req: &StreamsGroupHeartbeatRequest,
+    ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
         // D3 and 2.2 step 1: features Kafka 4.2 does not support.
         if req.instance_id.is_some() {
             return fail(INVALID_REQUEST, "Static membership is not yet supported.");
@@ -676,9 +680,10 @@ impl GroupCoordinator {
                 "Topology can only be provided when (re-)joining.",
             );
         }
-        offsets_of(&req.task_offsets)?;
-        offsets_of(&req.task_end_offsets)?;
-        Ok(())
+        Ok((
+            offsets_of(&req.task_offsets)?,
+            offsets_of(&req.task_end_offsets)?,
+        ))
     }
 
     fn streams_leave(
@@ -826,7 +831,7 @@ impl GroupCoordinator {
         records: &mut Vec<Record>,
         create: &mut Vec<CreatableTopic>,
     ) -> Result<StreamsGroupHeartbeatResponse, HbError> {
-        Self::validate_streams(req)?;
+        let (offsets, end_offsets) = Self::validate_streams(req)?;
         if req.member_epoch == -1 {
             return self.streams_leave(req, records);
         }
@@ -1039,9 +1044,7 @@ impl GroupCoordinator {
         }
         let session = self.streams_session_timeout(&gid);
         self.session_timers.insert(key, now_ms + i64::from(session));
-        // D2: task offsets (validated above).
-        let offsets = offsets_of(&req.task_offsets)?;
-        let end_offsets = offsets_of(&req.task_end_offsets)?;
+        // D2: task offsets (parsed and validated up front).
         let entry = vol.task_offsets.entry(mid.clone()).or_default();
         if let Some(o) = offsets {
             entry.0 = o;

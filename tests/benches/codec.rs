@@ -167,6 +167,13 @@ fn bench_fetch(c: &mut Criterion) {
             black_box(&ours).encode(&mut buf, 16).unwrap();
         })
     });
+    let decoded = Ours::decode_bytes(bytes.clone(), 16).unwrap();
+    g.bench_function("kwire/encode_decoded", |b| {
+        b.iter(|| {
+            buf.clear();
+            black_box(&decoded).encode(&mut buf, 16).unwrap();
+        })
+    });
     g.bench_function("kafka-protocol/encode", |b| {
         b.iter(|| {
             buf.clear();

@@ -962,7 +962,7 @@ fn absent_fields_015(out: &mut Outcome) {
     // refuses (TaggedFieldsNotFlexible); kafka-protocol silently drops them. Excluded: only
     // kwire's side is asserted, their behaviour is printed.
     let ours = k390::MetadataRequest {
-        unknown_tagged_fields: vec![RawTaggedField { tag: 5, data: Bytes::from_static(b"x") }],
+        unknown_tagged_fields: vec![RawTaggedField { tag: 5, data: Bytes::from_static(b"x") }].into(),
         ..Default::default()
     };
     let ours_r = ours.to_bytes(8).map_err(|e| e.to_string());

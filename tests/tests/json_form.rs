@@ -152,7 +152,7 @@ fn unknown_tagged_fields_round_trip_under_their_own_key() {
         unknown_tagged_fields: vec![
             RawTaggedField { tag: 10, data: Bytes::from_static(&[1, 2]) },
             RawTaggedField { tag: 300, data: Bytes::new() },
-        ],
+        ].into(),
         point: Point::default(),
         ..base()
     };

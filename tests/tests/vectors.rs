@@ -178,7 +178,7 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
         (1 << 21, "80808001"),
     ] {
         let m = ApiVersionsResponse {
-            unknown_tagged_fields: vec![RawTaggedField { tag: 4, data: Bytes::from(vec![0xab; n]) }],
+            unknown_tagged_fields: vec![RawTaggedField { tag: 4, data: Bytes::from(vec![0xab; n]) }].into(),
             ..Default::default()
         };
         let got = m.to_bytes(3).unwrap();
@@ -700,7 +700,7 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
         finalized_features_epoch: 5,
         zk_migration_ready: true,
         supported_features: vec![SupportedFeatureKey { name: s("f"), min_version: 1, max_version: 2, ..Default::default() }],
-        unknown_tagged_fields: vec![raw(4, "aa"), raw(6, "bbcc")],
+        unknown_tagged_fields: vec![raw(4, "aa"), raw(6, "bbcc")].into(),
         ..Default::default()
     };
     assert_vector(
@@ -726,7 +726,7 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
         head: 1,
         late: s("z"),
         whole: probe::tag_probe::Inner { c: 1, ..Default::default() },
-        unknown_tagged_fields: vec![raw(5, "aa"), raw(7, "bb")],
+        unknown_tagged_fields: vec![raw(5, "aa"), raw(7, "bb")].into(),
         ..Default::default()
     };
     assert_vector(
@@ -747,14 +747,14 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
 /// version that is not flexible.
 #[test]
 fn tagged_unknown_list_is_validated_on_encode() {
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(6, ""), raw(4, "")], ..Default::default() };
+    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(6, ""), raw(4, "")].into(), ..Default::default() };
     assert_eq!(encode_err(&m, 3).kind(), &EncodeErrorKind::InvalidUnknownTag { tag: 4 });
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(3, "01")], ..Default::default() };
+    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(3, "01")].into(), ..Default::default() };
     assert_eq!(encode_err(&m, 3).kind(), &EncodeErrorKind::InvalidUnknownTag { tag: 3 });
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(9, "")], ..Default::default() };
+    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(9, "")].into(), ..Default::default() };
     assert_eq!(encode_err(&m, 2).kind(), &EncodeErrorKind::TaggedFieldsNotFlexible { version: 2 });
     assert_eq!(
-        encode_err(&RequestHeader { unknown_tagged_fields: vec![raw(0, "")], ..Default::default() }, 1).kind(),
+        encode_err(&RequestHeader { unknown_tagged_fields: vec![raw(0, "")].into(), ..Default::default() }, 1).kind(),
         &EncodeErrorKind::TaggedFieldsNotFlexible { version: 1 }
     );
 }
@@ -1215,7 +1215,7 @@ fn response_header_v0_and_v1_layouts() {
     let h = ResponseHeader { correlation_id: 42, ..Default::default() };
     assert_vector(&h, 0, "0000002a");
     assert_vector(&h, 1, concat!("0000002a", "00" /* tags */));
-    let h = ResponseHeader { unknown_tagged_fields: vec![raw(0, "ff")], ..h };
+    let h = ResponseHeader { unknown_tagged_fields: vec![raw(0, "ff")].into(), ..h };
     assert_vector(&h, 1, concat!("0000002a", "01", "00", "01", "ff"));
 }
 

@@ -552,9 +552,9 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         (
             quote!(
                 /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-                pub unknown_tagged_fields: ::std::vec::Vec<#w::RawTaggedField>,
+                pub unknown_tagged_fields: #w::UnknownTaggedFields,
             ),
-            quote!(unknown_tagged_fields: ::std::vec::Vec::new(),),
+            quote!(unknown_tagged_fields: #w::UnknownTaggedFields::new(),),
         )
     } else {
         (quote!(), quote!())
@@ -887,7 +887,7 @@ fn emit_sample(cx: &Ctx, st: &Struct) -> TokenStream {
     let utf = if cx.has_flexible() {
         let n = Literal::u32_unsuffixed(st.fields.iter().filter(|f| f.tag.is_some()).count() as u32);
         let flex = cx.flexible();
-        let e = flex.select(quote!(g.unknown_tags(#n)), quote!(::std::vec::Vec::new()));
+        let e = flex.select(quote!(g.unknown_tags(#n)), quote!(#w::UnknownTaggedFields::new()));
         quote!(unknown_tagged_fields: #e,)
     } else {
         quote!()

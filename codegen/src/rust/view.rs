@@ -432,7 +432,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     .map(|(tag, data)| #w::RawTaggedField { tag, data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data) })
                     .collect();
                 #w::finish_unknown_tags(&mut u);
-                u
+                u.into()
             }),
         )
     } else {

@@ -14,7 +14,7 @@ pub struct ApiVersionsRequest {
     /// Spec: `ClientSoftwareVersion: string` (versions 3+, ignorable).
     pub client_software_version: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ApiVersionsRequest {
     fn encode_raw(
@@ -140,7 +140,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsRequest {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -378,7 +378,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

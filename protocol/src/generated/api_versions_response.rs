@@ -34,7 +34,7 @@ pub struct ApiVersionsResponse {
     /// Spec: `ZkMigrationReady: bool` (versions 3+, tag 3 in 3+, default false, ignorable).
     pub zk_migration_ready: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for ApiVersionsResponse {
     #[inline]
@@ -47,7 +47,7 @@ impl ::core::default::Default for ApiVersionsResponse {
             finalized_features_epoch: -1i64,
             finalized_features: ::std::vec::Vec::new(),
             zk_migration_ready: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -391,7 +391,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersionsResponse {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(4)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -775,7 +775,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -962,7 +962,7 @@ pub struct ApiVersion {
     /// Spec: `MaxVersion: int16` (versions 0+).
     pub max_version: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ApiVersion {
     fn encode_raw(
@@ -1019,7 +1019,7 @@ impl ::kwire_protocol::wire::sample::Sample for ApiVersion {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1171,7 +1171,7 @@ impl<'a> ApiVersionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1249,7 +1249,7 @@ pub struct SupportedFeatureKey {
     /// Spec: `MaxVersion: int16` (versions 3+).
     pub max_version: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for SupportedFeatureKey {
     fn encode_raw(
@@ -1343,7 +1343,7 @@ impl ::kwire_protocol::wire::sample::Sample for SupportedFeatureKey {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1527,7 +1527,7 @@ impl<'a> SupportedFeatureKeyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1619,7 +1619,7 @@ pub struct FinalizedFeatureKey {
     /// Spec: `MinVersionLevel: int16` (versions 3+).
     pub min_version_level: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FinalizedFeatureKey {
     fn encode_raw(
@@ -1715,7 +1715,7 @@ impl ::kwire_protocol::wire::sample::Sample for FinalizedFeatureKey {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1909,7 +1909,7 @@ impl<'a> FinalizedFeatureKeyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct ConsumerGroupDescribeRequest {
     /// Spec: `IncludeAuthorizedOperations: bool` (versions 0+).
     pub include_authorized_operations: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupDescribeRequest {
     fn encode_raw(
@@ -328,7 +328,7 @@ impl<'a> ConsumerGroupDescribeRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct ConsumerGroupDescribeResponse {
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupDescribeResponse {
     fn encode_raw(
@@ -334,7 +334,7 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -437,7 +437,7 @@ pub struct Member {
     /// Spec: `MemberType: int8` (versions 1+, default -1, ignorable).
     pub member_type: i8,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for Member {
     #[inline]
@@ -454,7 +454,7 @@ impl ::core::default::Default for Member {
             assignment: <Assignment as ::core::default::Default>::default(),
             target_assignment: <Assignment as ::core::default::Default>::default(),
             member_type: -1i8,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1002,7 +1002,7 @@ impl<'a> MemberRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1150,7 +1150,7 @@ pub struct DescribedGroup {
     /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub authorized_operations: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for DescribedGroup {
     #[inline]
@@ -1165,7 +1165,7 @@ impl ::core::default::Default for DescribedGroup {
             assignor_name: ::kwire_protocol::wire::KStr::new(),
             members: ::std::vec::Vec::new(),
             authorized_operations: -2147483648i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1583,7 +1583,7 @@ impl<'a> DescribedGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1685,7 +1685,7 @@ pub struct TopicPartitions {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_raw(
@@ -1902,7 +1902,7 @@ impl<'a> TopicPartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1962,7 +1962,7 @@ pub struct Assignment {
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_raw(
@@ -2143,7 +2143,7 @@ impl<'a> AssignmentRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -48,7 +48,7 @@ pub struct ConsumerGroupHeartbeatRequest {
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+, nullable 0+, default null).
     pub topic_partitions: ::core::option::Option<::std::vec::Vec<TopicPartitions>>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for ConsumerGroupHeartbeatRequest {
     #[inline]
@@ -64,7 +64,7 @@ impl ::core::default::Default for ConsumerGroupHeartbeatRequest {
             subscribed_topic_regex: ::core::option::Option::None,
             server_assignor: ::core::option::Option::None,
             topic_partitions: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -756,7 +756,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -866,7 +866,7 @@ pub struct TopicPartitions {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_raw(
@@ -1058,7 +1058,7 @@ impl<'a> TopicPartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -34,7 +34,7 @@ pub struct ConsumerGroupHeartbeatResponse {
     /// Spec: `Assignment: Assignment` (versions 0+, nullable 0+, default null).
     pub assignment: ::core::option::Option<Assignment>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ConsumerGroupHeartbeatResponse {
     fn encode_raw(
@@ -529,7 +529,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -634,7 +634,7 @@ pub struct Assignment {
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_raw(
@@ -815,7 +815,7 @@ impl<'a> AssignmentRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -877,7 +877,7 @@ pub struct TopicPartitions {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_raw(
@@ -1069,7 +1069,7 @@ impl<'a> TopicPartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -18,7 +18,7 @@ pub struct CreateTopicsRequest {
     /// Spec: `validateOnly: bool` (versions 1+, default false).
     pub validate_only: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for CreateTopicsRequest {
     #[inline]
@@ -27,7 +27,7 @@ impl ::core::default::Default for CreateTopicsRequest {
             topics: ::std::vec::Vec::new(),
             timeout_ms: 60000i32,
             validate_only: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -153,7 +153,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreateTopicsRequest {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -397,7 +397,7 @@ impl<'a> CreateTopicsRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -480,7 +480,7 @@ pub struct CreatableReplicaAssignment {
     /// Spec: `BrokerIds: []int32` (versions 0+, entity brokerId).
     pub broker_ids: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CreatableReplicaAssignment {
     fn encode_raw(
@@ -544,7 +544,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreatableReplicaAssignment {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -682,7 +682,7 @@ impl<'a> CreatableReplicaAssignmentRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -753,7 +753,7 @@ pub struct CreatableTopicConfig {
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     pub value: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for CreatableTopicConfig {
     #[inline]
@@ -761,7 +761,7 @@ impl ::core::default::Default for CreatableTopicConfig {
         Self {
             name: ::kwire_protocol::wire::KStr::new(),
             value: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -833,7 +833,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreatableTopicConfig {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -960,7 +960,7 @@ impl<'a> CreatableTopicConfigRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1038,7 +1038,7 @@ pub struct CreatableTopic {
     /// Spec: `Configs: []CreatableTopicConfig` (versions 0+).
     pub configs: ::std::vec::Vec<CreatableTopicConfig>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopic {
     fn encode_raw(
@@ -1134,7 +1134,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreatableTopic {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1362,7 +1362,7 @@ impl<'a> CreatableTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct CreateTopicsResponse {
     /// Spec: `Topics: []CreatableTopicResult` (versions 0+).
     pub topics: ::std::vec::Vec<CreatableTopicResult>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CreateTopicsResponse {
     fn encode_raw(
@@ -129,7 +129,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreateTopicsResponse {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -352,7 +352,7 @@ impl<'a> CreateTopicsResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -443,7 +443,7 @@ pub struct CreatableTopicConfigs {
     /// Spec: `IsSensitive: bool` (versions 5+).
     pub is_sensitive: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for CreatableTopicConfigs {
     #[inline]
@@ -454,7 +454,7 @@ impl ::core::default::Default for CreatableTopicConfigs {
             read_only: false,
             config_source: -1i8,
             is_sensitive: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -587,7 +587,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreatableTopicConfigs {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -836,7 +836,7 @@ impl<'a> CreatableTopicConfigsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -968,7 +968,7 @@ pub struct CreatableTopicResult {
     /// Spec: `Configs: []CreatableTopicConfigs` (versions 5+, nullable 5+, ignorable).
     pub configs: ::core::option::Option<::std::vec::Vec<CreatableTopicConfigs>>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for CreatableTopicResult {
     #[inline]
@@ -984,7 +984,7 @@ impl ::core::default::Default for CreatableTopicResult {
             num_partitions: -1i32,
             replication_factor: -1i16,
             configs: ::core::option::Option::Some(::std::vec::Vec::new()),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1195,7 +1195,7 @@ impl ::kwire_protocol::wire::sample::Sample for CreatableTopicResult {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(1)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1520,7 +1520,7 @@ impl<'a> CreatableTopicResultRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

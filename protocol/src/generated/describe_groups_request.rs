@@ -14,7 +14,7 @@ pub struct DescribeGroupsRequest {
     /// Spec: `IncludeAuthorizedOperations: bool` (versions 3+).
     pub include_authorized_operations: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for DescribeGroupsRequest {
     fn encode_raw(
@@ -134,7 +134,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribeGroupsRequest {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -368,7 +368,7 @@ impl<'a> DescribeGroupsRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

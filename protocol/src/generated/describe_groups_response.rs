@@ -14,7 +14,7 @@ pub struct DescribeGroupsResponse {
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for DescribeGroupsResponse {
     fn encode_raw(
@@ -129,7 +129,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribeGroupsResponse {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -352,7 +352,7 @@ impl<'a> DescribeGroupsResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -447,7 +447,7 @@ pub struct DescribedGroupMember {
     /// Spec: `MemberAssignment: bytes` (versions 0+).
     pub member_assignment: ::kwire_protocol::bytes::Bytes,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroupMember {
     fn encode_raw(
@@ -543,7 +543,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroupMember {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -801,7 +801,7 @@ impl<'a> DescribedGroupMemberRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -909,7 +909,7 @@ pub struct DescribedGroup {
     /// Spec: `AuthorizedOperations: int32` (versions 3+, default -2147483648).
     pub authorized_operations: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for DescribedGroup {
     #[inline]
@@ -922,7 +922,7 @@ impl ::core::default::Default for DescribedGroup {
             protocol_data: ::kwire_protocol::wire::KStr::new(),
             members: ::std::vec::Vec::new(),
             authorized_operations: -2147483648i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1029,7 +1029,7 @@ impl ::kwire_protocol::wire::sample::Sample for DescribedGroup {
             unknown_tagged_fields: if version >= 5 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1317,7 +1317,7 @@ impl<'a> DescribedGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

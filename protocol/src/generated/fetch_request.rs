@@ -54,7 +54,7 @@ pub struct FetchRequest {
     /// Spec: `RackId: string` (versions 11+, ignorable).
     pub rack_id: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for FetchRequest {
     #[inline]
@@ -72,7 +72,7 @@ impl ::core::default::Default for FetchRequest {
             topics: ::std::vec::Vec::new(),
             forgotten_topics_data: ::std::vec::Vec::new(),
             rack_id: ::kwire_protocol::wire::KStr::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -437,7 +437,7 @@ impl ::kwire_protocol::wire::sample::Sample for FetchRequest {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(2)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -995,7 +995,7 @@ impl<'a> FetchRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1208,7 +1208,7 @@ pub struct ReplicaState {
     /// Spec: `ReplicaEpoch: int64` (versions 15+, default -1).
     pub replica_epoch: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for ReplicaState {
     #[inline]
@@ -1216,7 +1216,7 @@ impl ::core::default::Default for ReplicaState {
         Self {
             replica_id: -1i32,
             replica_epoch: -1i64,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1292,7 +1292,7 @@ impl ::kwire_protocol::wire::sample::Sample for ReplicaState {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1444,7 +1444,7 @@ impl<'a> ReplicaStateRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1542,7 +1542,7 @@ pub struct FetchPartition {
     /// Spec: `ReplicaDirectoryId: uuid` (versions 17+, tag 0 in 17+, ignorable).
     pub replica_directory_id: ::kwire_protocol::wire::Uuid,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for FetchPartition {
     #[inline]
@@ -1555,7 +1555,7 @@ impl ::core::default::Default for FetchPartition {
             log_start_offset: -1i64,
             partition_max_bytes: 0i32,
             replica_directory_id: ::kwire_protocol::wire::Uuid::ZERO,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1703,7 +1703,7 @@ impl ::kwire_protocol::wire::sample::Sample for FetchPartition {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(1)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1989,7 +1989,7 @@ impl<'a> FetchPartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2121,7 +2121,7 @@ pub struct FetchTopic {
     /// Spec: `Partitions: []FetchPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<FetchPartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FetchTopic {
     fn encode_raw(
@@ -2212,7 +2212,7 @@ impl ::kwire_protocol::wire::sample::Sample for FetchTopic {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2396,7 +2396,7 @@ impl<'a> FetchTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2489,7 +2489,7 @@ pub struct ForgottenTopic {
     /// Spec: `Partitions: []int32` (versions 7+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ForgottenTopic {
     fn encode_raw(
@@ -2587,7 +2587,7 @@ impl ::kwire_protocol::wire::sample::Sample for ForgottenTopic {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2780,7 +2780,7 @@ impl<'a> ForgottenTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -26,7 +26,7 @@ pub struct FetchResponse {
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 16+, tag 0 in 16+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FetchResponse {
     fn encode_raw(
@@ -256,7 +256,7 @@ impl ::kwire_protocol::wire::sample::Sample for FetchResponse {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(1)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -585,7 +585,7 @@ impl<'a> FetchResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -715,7 +715,7 @@ pub struct EpochEndOffset {
     /// Spec: `EndOffset: int64` (versions 12+, default -1).
     pub end_offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for EpochEndOffset {
     #[inline]
@@ -723,7 +723,7 @@ impl ::core::default::Default for EpochEndOffset {
         Self {
             epoch: -1i32,
             end_offset: -1i64,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -799,7 +799,7 @@ impl ::kwire_protocol::wire::sample::Sample for EpochEndOffset {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -941,7 +941,7 @@ impl<'a> EpochEndOffsetRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1019,7 +1019,7 @@ pub struct LeaderIdAndEpoch {
     /// Spec: `LeaderEpoch: int32` (versions 12+, default -1).
     pub leader_epoch: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for LeaderIdAndEpoch {
     #[inline]
@@ -1027,7 +1027,7 @@ impl ::core::default::Default for LeaderIdAndEpoch {
         Self {
             leader_id: -1i32,
             leader_epoch: -1i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1103,7 +1103,7 @@ impl ::kwire_protocol::wire::sample::Sample for LeaderIdAndEpoch {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1250,7 +1250,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1328,7 +1328,7 @@ pub struct SnapshotId {
     /// Spec: `Epoch: int32` (versions 0+, default -1).
     pub epoch: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for SnapshotId {
     #[inline]
@@ -1336,7 +1336,7 @@ impl ::core::default::Default for SnapshotId {
         Self {
             end_offset: -1i64,
             epoch: -1i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1392,7 +1392,7 @@ impl ::kwire_protocol::wire::sample::Sample for SnapshotId {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1509,7 +1509,7 @@ impl<'a> SnapshotIdRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1579,7 +1579,7 @@ pub struct AbortedTransaction {
     /// Spec: `FirstOffset: int64` (versions 4+).
     pub first_offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for AbortedTransaction {
     fn encode_raw(
@@ -1653,7 +1653,7 @@ impl ::kwire_protocol::wire::sample::Sample for AbortedTransaction {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1800,7 +1800,7 @@ impl<'a> AbortedTransactionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1916,7 +1916,7 @@ pub struct PartitionData {
     /// Spec: `Records: records` (versions 0+, nullable 0+).
     pub records: ::core::option::Option<::kwire_protocol::bytes::Bytes>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for PartitionData {
     #[inline]
@@ -1933,7 +1933,7 @@ impl ::core::default::Default for PartitionData {
             aborted_transactions: ::core::option::Option::Some(::std::vec::Vec::new()),
             preferred_read_replica: -1i32,
             records: ::core::option::Option::None,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -2312,7 +2312,7 @@ impl ::kwire_protocol::wire::sample::Sample for PartitionData {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(3)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2777,7 +2777,7 @@ impl<'a> PartitionDataRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2993,7 +2993,7 @@ pub struct FetchableTopicResponse {
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FetchableTopicResponse {
     fn encode_raw(
@@ -3084,7 +3084,7 @@ impl ::kwire_protocol::wire::sample::Sample for FetchableTopicResponse {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -3268,7 +3268,7 @@ impl<'a> FetchableTopicResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3365,7 +3365,7 @@ pub struct NodeEndpoint {
     /// Spec: `Rack: string` (versions 16+, nullable 16+, default null).
     pub rack: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
     fn encode_raw(
@@ -3489,7 +3489,7 @@ impl ::kwire_protocol::wire::sample::Sample for NodeEndpoint {
             unknown_tagged_fields: if version >= 12 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -3700,7 +3700,7 @@ impl<'a> NodeEndpointRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -18,7 +18,7 @@ pub struct FindCoordinatorRequest {
     /// Spec: `CoordinatorKeys: []string` (versions 4+).
     pub coordinator_keys: ::std::vec::Vec<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FindCoordinatorRequest {
     fn encode_raw(
@@ -170,7 +170,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorRequest {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -448,7 +448,7 @@ impl<'a> FindCoordinatorRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -34,7 +34,7 @@ pub struct FindCoordinatorResponse {
     /// Spec: `Coordinators: []Coordinator` (versions 4+).
     pub coordinators: ::std::vec::Vec<Coordinator>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for FindCoordinatorResponse {
     #[inline]
@@ -49,7 +49,7 @@ impl ::core::default::Default for FindCoordinatorResponse {
             host: ::kwire_protocol::wire::KStr::new(),
             port: 0i32,
             coordinators: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -263,7 +263,7 @@ impl ::kwire_protocol::wire::sample::Sample for FindCoordinatorResponse {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -667,7 +667,7 @@ impl<'a> FindCoordinatorResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -819,7 +819,7 @@ pub struct Coordinator {
     /// Spec: `ErrorMessage: string` (versions 4+, nullable 4+, ignorable).
     pub error_message: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for Coordinator {
     #[inline]
@@ -833,7 +833,7 @@ impl ::core::default::Default for Coordinator {
             error_message: ::core::option::Option::Some(
                 ::kwire_protocol::wire::KStr::new(),
             ),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -986,7 +986,7 @@ impl ::kwire_protocol::wire::sample::Sample for Coordinator {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1267,7 +1267,7 @@ impl<'a> CoordinatorRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

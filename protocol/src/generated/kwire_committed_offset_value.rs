@@ -22,7 +22,7 @@ pub struct KwireCommittedOffsetValue {
     /// Spec: `CommitTimestampMs: int64` (versions 0+).
     pub commit_timestamp_ms: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for KwireCommittedOffsetValue {
     #[inline]
@@ -32,7 +32,7 @@ impl ::core::default::Default for KwireCommittedOffsetValue {
             leader_epoch: -1i32,
             metadata: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
             commit_timestamp_ms: 0i64,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -389,7 +389,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -26,7 +26,7 @@ pub struct KwireConsumerGroupCurrentMemberAssignmentValue {
     /// Spec: `PartitionsPendingRevocation: []TopicPartitions` (versions 0+).
     pub partitions_pending_revocation: ::std::vec::Vec<TopicPartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireConsumerGroupCurrentMemberAssignmentValue {
     fn encode_raw(
@@ -463,7 +463,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -553,7 +553,7 @@ pub struct TopicPartitions {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_raw(
@@ -745,7 +745,7 @@ impl<'a> TopicPartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

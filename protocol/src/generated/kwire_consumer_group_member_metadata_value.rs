@@ -38,7 +38,7 @@ pub struct KwireConsumerGroupMemberMetadataValue {
     /// Spec: `ServerAssignor: string` (versions 0+, nullable 0+).
     pub server_assignor: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
     #[inline]
@@ -58,7 +58,7 @@ impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
             server_assignor: ::core::option::Option::Some(
                 ::kwire_protocol::wire::KStr::new(),
             ),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -625,7 +625,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct KwireConsumerGroupMetadataValue {
     /// Spec: `MetadataHash: int64` (versions 0+).
     pub metadata_hash: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireConsumerGroupMetadataValue {
     fn encode_raw(
@@ -304,7 +304,7 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -18,7 +18,7 @@ pub struct KwireConsumerGroupRegularExpressionValue {
     /// Spec: `Timestamp: int64` (versions 0+).
     pub timestamp: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireConsumerGroupRegularExpressionValue {
     fn encode_raw(
@@ -345,7 +345,7 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -10,7 +10,7 @@ pub struct KwirePartitionEndValue {
     /// Spec: `EndOffset: int64` (versions 0+).
     pub end_offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwirePartitionEndValue {
     fn encode_raw(
@@ -268,7 +268,7 @@ impl<'a> KwirePartitionEndValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

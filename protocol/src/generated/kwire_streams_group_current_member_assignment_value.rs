@@ -42,7 +42,7 @@ pub struct KwireStreamsGroupCurrentMemberAssignmentValue {
     /// Spec: `WarmupTasksPendingRevocation: []TaskIds` (versions 0+).
     pub warmup_tasks_pending_revocation: ::std::vec::Vec<TaskIds>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupCurrentMemberAssignmentValue {
     fn encode_raw(
@@ -707,7 +707,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -841,7 +841,7 @@ pub struct TaskIds {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_raw(
@@ -1047,7 +1047,7 @@ impl<'a> TaskIdsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -42,7 +42,7 @@ pub struct KwireStreamsGroupMemberMetadataValue {
     /// Spec: `ClientTags: []KeyValue` (versions 0+).
     pub client_tags: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for KwireStreamsGroupMemberMetadataValue {
     #[inline]
@@ -61,7 +61,7 @@ impl ::core::default::Default for KwireStreamsGroupMemberMetadataValue {
                 <Endpoint as ::core::default::Default>::default(),
             ),
             client_tags: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -652,7 +652,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -772,7 +772,7 @@ pub struct Endpoint {
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_raw(
@@ -940,7 +940,7 @@ impl<'a> EndpointRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -999,7 +999,7 @@ pub struct KeyValue {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_raw(
@@ -1171,7 +1171,7 @@ impl<'a> KeyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

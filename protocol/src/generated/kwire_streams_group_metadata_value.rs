@@ -22,7 +22,7 @@ pub struct KwireStreamsGroupMetadataValue {
     /// Spec: `LastAssignmentConfigs: []KeyValue` (versions 0+).
     pub last_assignment_configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for KwireStreamsGroupMetadataValue {
     #[inline]
@@ -32,7 +32,7 @@ impl ::core::default::Default for KwireStreamsGroupMetadataValue {
             metadata_hash: 0i64,
             validated_topology_epoch: -1i32,
             last_assignment_configs: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -412,7 +412,7 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -491,7 +491,7 @@ pub struct KeyValue {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_raw(
@@ -663,7 +663,7 @@ impl<'a> KeyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -18,7 +18,7 @@ pub struct KwireStreamsGroupTargetAssignmentMemberValue {
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
     pub warmup_tasks: ::std::vec::Vec<TaskIds>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTargetAssignmentMemberValue {
     fn encode_raw(
@@ -434,7 +434,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -519,7 +519,7 @@ pub struct TaskIds {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_raw(
@@ -725,7 +725,7 @@ impl<'a> TaskIdsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

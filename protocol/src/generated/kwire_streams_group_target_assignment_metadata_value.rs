@@ -10,7 +10,7 @@ pub struct KwireStreamsGroupTargetAssignmentMetadataValue {
     /// Spec: `AssignmentEpoch: int32` (versions 0+).
     pub assignment_epoch: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTargetAssignmentMetadataValue {
     fn encode_raw(
@@ -282,7 +282,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMetadataValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct KwireStreamsGroupTopologyValue {
     /// Spec: `Subtopologies: []Subtopology` (versions 0+).
     pub subtopologies: ::std::vec::Vec<Subtopology>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireStreamsGroupTopologyValue {
     fn encode_raw(
@@ -334,7 +334,7 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -401,7 +401,7 @@ pub struct TopicConfig {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicConfig {
     fn encode_raw(
@@ -573,7 +573,7 @@ impl<'a> TopicConfigRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -640,7 +640,7 @@ pub struct TopicInfo {
     /// Spec: `TopicConfigs: []TopicConfig` (versions 0+).
     pub topic_configs: ::std::vec::Vec<TopicConfig>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
     fn encode_raw(
@@ -903,7 +903,7 @@ impl<'a> TopicInfoRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -985,7 +985,7 @@ pub struct CopartitionGroup {
     /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
     pub repartition_source_topics: ::kwire_protocol::wire::PrimArray<i16>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CopartitionGroup {
     fn encode_raw(
@@ -1259,7 +1259,7 @@ impl<'a> CopartitionGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1345,7 +1345,7 @@ pub struct Subtopology {
     /// Spec: `CopartitionGroups: []CopartitionGroup` (versions 0+).
     pub copartition_groups: ::std::vec::Vec<CopartitionGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
     fn encode_raw(
@@ -1837,7 +1837,7 @@ impl<'a> SubtopologyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

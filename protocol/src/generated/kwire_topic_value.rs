@@ -18,7 +18,7 @@ pub struct KwireTopicValue {
     /// Spec: `Configs: []KeyValue` (versions 0+).
     pub configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KwireTopicValue {
     fn encode_raw(
@@ -354,7 +354,7 @@ impl<'a> KwireTopicValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -428,7 +428,7 @@ pub struct KeyValue {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_raw(
@@ -600,7 +600,7 @@ impl<'a> KeyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

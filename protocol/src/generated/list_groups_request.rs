@@ -14,7 +14,7 @@ pub struct ListGroupsRequest {
     /// Spec: `TypesFilter: []string` (versions 5+).
     pub types_filter: ::std::vec::Vec<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListGroupsRequest {
     fn encode_raw(
@@ -164,7 +164,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListGroupsRequest {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -428,7 +428,7 @@ impl<'a> ListGroupsRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

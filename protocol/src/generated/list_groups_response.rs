@@ -18,7 +18,7 @@ pub struct ListGroupsResponse {
     /// Spec: `Groups: []ListedGroup` (versions 0+).
     pub groups: ::std::vec::Vec<ListedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListGroupsResponse {
     fn encode_raw(
@@ -136,7 +136,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListGroupsResponse {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -375,7 +375,7 @@ impl<'a> ListGroupsResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -466,7 +466,7 @@ pub struct ListedGroup {
     /// Spec: `GroupType: string` (versions 5+, ignorable).
     pub group_type: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListedGroup {
     fn encode_raw(
@@ -548,7 +548,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListedGroup {
             unknown_tagged_fields: if version >= 3 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -760,7 +760,7 @@ impl<'a> ListedGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

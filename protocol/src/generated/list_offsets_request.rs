@@ -18,7 +18,7 @@ pub struct ListOffsetsRequest {
     /// Spec: `Topics: []ListOffsetsTopic` (versions 0+).
     pub topics: ::std::vec::Vec<ListOffsetsTopic>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsRequest {
     fn encode_raw(
@@ -142,7 +142,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsRequest {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -385,7 +385,7 @@ impl<'a> ListOffsetsRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -476,7 +476,7 @@ pub struct ListOffsetsPartition {
     /// Spec: `MaxNumOffsets: int32` (versions 0, default 1).
     pub max_num_offsets: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for ListOffsetsPartition {
     #[inline]
@@ -486,7 +486,7 @@ impl ::core::default::Default for ListOffsetsPartition {
             current_leader_epoch: -1i32,
             timestamp: 0i64,
             max_num_offsets: 1i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -562,7 +562,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsPartition {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -758,7 +758,7 @@ impl<'a> ListOffsetsPartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -844,7 +844,7 @@ pub struct ListOffsetsTopic {
     /// Spec: `Partitions: []ListOffsetsPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<ListOffsetsPartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopic {
     fn encode_raw(
@@ -916,7 +916,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsTopic {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1061,7 +1061,7 @@ impl<'a> ListOffsetsTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct ListOffsetsResponse {
     /// Spec: `Topics: []ListOffsetsTopicResponse` (versions 0+).
     pub topics: ::std::vec::Vec<ListOffsetsTopicResponse>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsResponse {
     fn encode_raw(
@@ -129,7 +129,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsResponse {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -352,7 +352,7 @@ impl<'a> ListOffsetsResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -447,7 +447,7 @@ pub struct ListOffsetsPartitionResponse {
     /// Spec: `LeaderEpoch: int32` (versions 4+, default -1).
     pub leader_epoch: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for ListOffsetsPartitionResponse {
     #[inline]
@@ -459,7 +459,7 @@ impl ::core::default::Default for ListOffsetsPartitionResponse {
             timestamp: -1i64,
             offset: -1i64,
             leader_epoch: -1i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -584,7 +584,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsPartitionResponse {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -850,7 +850,7 @@ impl<'a> ListOffsetsPartitionResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -967,7 +967,7 @@ pub struct ListOffsetsTopicResponse {
     /// Spec: `Partitions: []ListOffsetsPartitionResponse` (versions 0+).
     pub partitions: ::std::vec::Vec<ListOffsetsPartitionResponse>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopicResponse {
     fn encode_raw(
@@ -1039,7 +1039,7 @@ impl ::kwire_protocol::wire::sample::Sample for ListOffsetsTopicResponse {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1187,7 +1187,7 @@ impl<'a> ListOffsetsTopicResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -22,7 +22,7 @@ pub struct MetadataRequest {
     /// Spec: `IncludeTopicAuthorizedOperations: bool` (versions 8+).
     pub include_topic_authorized_operations: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for MetadataRequest {
     #[inline]
@@ -32,7 +32,7 @@ impl ::core::default::Default for MetadataRequest {
             allow_auto_topic_creation: true,
             include_cluster_authorized_operations: false,
             include_topic_authorized_operations: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -217,7 +217,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequest {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -539,7 +539,7 @@ impl<'a> MetadataRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -638,7 +638,7 @@ pub struct MetadataRequestTopic {
     /// Spec: `Name: string` (versions 0+, nullable 10+, entity topicName).
     pub name: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for MetadataRequestTopic {
     #[inline]
@@ -646,7 +646,7 @@ impl ::core::default::Default for MetadataRequestTopic {
         Self {
             topic_id: ::kwire_protocol::wire::Uuid::ZERO,
             name: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -729,7 +729,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataRequestTopic {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -867,7 +867,7 @@ impl<'a> MetadataRequestTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

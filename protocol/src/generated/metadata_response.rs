@@ -34,7 +34,7 @@ pub struct MetadataResponse {
     /// Spec: `ErrorCode: int16` (versions 13+, default 0, ignorable).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for MetadataResponse {
     #[inline]
@@ -47,7 +47,7 @@ impl ::core::default::Default for MetadataResponse {
             topics: ::std::vec::Vec::new(),
             cluster_authorized_operations: -2147483648i32,
             error_code: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -239,7 +239,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponse {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -633,7 +633,7 @@ impl<'a> MetadataResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -771,7 +771,7 @@ pub struct MetadataResponseBroker {
     /// Spec: `Rack: string` (versions 1+, nullable 1+, default null, ignorable).
     pub rack: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
     fn encode_raw(
@@ -855,7 +855,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseBroker {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1027,7 +1027,7 @@ impl<'a> MetadataResponseBrokerRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1127,7 +1127,7 @@ pub struct MetadataResponsePartition {
     /// Spec: `OfflineReplicas: []int32` (versions 5+, ignorable, entity brokerId).
     pub offline_replicas: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for MetadataResponsePartition {
     #[inline]
@@ -1140,7 +1140,7 @@ impl ::core::default::Default for MetadataResponsePartition {
             replica_nodes: ::kwire_protocol::wire::PrimArray::new(),
             isr_nodes: ::kwire_protocol::wire::PrimArray::new(),
             offline_replicas: ::kwire_protocol::wire::PrimArray::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1253,7 +1253,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponsePartition {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1536,7 +1536,7 @@ impl<'a> MetadataResponsePartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1671,7 +1671,7 @@ pub struct MetadataResponseTopic {
     /// Spec: `TopicAuthorizedOperations: int32` (versions 8+, default -2147483648).
     pub topic_authorized_operations: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for MetadataResponseTopic {
     #[inline]
@@ -1683,7 +1683,7 @@ impl ::core::default::Default for MetadataResponseTopic {
             is_internal: false,
             partitions: ::std::vec::Vec::new(),
             topic_authorized_operations: -2147483648i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1812,7 +1812,7 @@ impl ::kwire_protocol::wire::sample::Sample for MetadataResponseTopic {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2077,7 +2077,7 @@ impl<'a> MetadataResponseTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

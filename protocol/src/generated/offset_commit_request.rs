@@ -30,7 +30,7 @@ pub struct OffsetCommitRequest {
     /// Spec: `Topics: []OffsetCommitRequestTopic` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetCommitRequestTopic>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetCommitRequest {
     #[inline]
@@ -42,7 +42,7 @@ impl ::core::default::Default for OffsetCommitRequest {
             group_instance_id: ::core::option::Option::None,
             retention_time_ms: -1i64,
             topics: ::std::vec::Vec::new(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -224,7 +224,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitRequest {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -586,7 +586,7 @@ impl<'a> OffsetCommitRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -711,7 +711,7 @@ pub struct OffsetCommitRequestPartition {
     /// Spec: `CommittedMetadata: string` (versions 0+, nullable 0+).
     pub committed_metadata: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetCommitRequestPartition {
     #[inline]
@@ -724,7 +724,7 @@ impl ::core::default::Default for OffsetCommitRequestPartition {
             committed_metadata: ::core::option::Option::Some(
                 ::kwire_protocol::wire::KStr::new(),
             ),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -821,7 +821,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitRequestPartition {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1061,7 +1061,7 @@ impl<'a> OffsetCommitRequestPartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1155,7 +1155,7 @@ pub struct OffsetCommitRequestTopic {
     /// Spec: `Partitions: []OffsetCommitRequestPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<OffsetCommitRequestPartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequestTopic {
     fn encode_raw(
@@ -1227,7 +1227,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitRequestTopic {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1375,7 +1375,7 @@ impl<'a> OffsetCommitRequestTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

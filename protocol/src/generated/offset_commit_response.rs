@@ -14,7 +14,7 @@ pub struct OffsetCommitResponse {
     /// Spec: `Topics: []OffsetCommitResponseTopic` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetCommitResponseTopic>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponse {
     fn encode_raw(
@@ -129,7 +129,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitResponse {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -352,7 +352,7 @@ impl<'a> OffsetCommitResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -431,7 +431,7 @@ pub struct OffsetCommitResponsePartition {
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponsePartition {
     fn encode_raw(
@@ -485,7 +485,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitResponsePartition {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -611,7 +611,7 @@ impl<'a> OffsetCommitResponsePartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -682,7 +682,7 @@ pub struct OffsetCommitResponseTopic {
     /// Spec: `Partitions: []OffsetCommitResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<OffsetCommitResponsePartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitResponseTopic {
     fn encode_raw(
@@ -754,7 +754,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetCommitResponseTopic {
             unknown_tagged_fields: if version >= 8 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -902,7 +902,7 @@ impl<'a> OffsetCommitResponseTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

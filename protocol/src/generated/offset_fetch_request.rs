@@ -22,7 +22,7 @@ pub struct OffsetFetchRequest {
     /// Spec: `RequireStable: bool` (versions 7+, default false).
     pub require_stable: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetFetchRequest {
     #[inline]
@@ -32,7 +32,7 @@ impl ::core::default::Default for OffsetFetchRequest {
             topics: ::core::option::Option::Some(::std::vec::Vec::new()),
             groups: ::std::vec::Vec::new(),
             require_stable: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -247,7 +247,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchRequest {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -576,7 +576,7 @@ impl<'a> OffsetFetchRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -688,7 +688,7 @@ pub struct OffsetFetchRequestTopic {
     /// Spec: `PartitionIndexes: []int32` (versions 0-7).
     pub partition_indexes: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopic {
     fn encode_raw(
@@ -784,7 +784,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchRequestTopic {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -953,7 +953,7 @@ impl<'a> OffsetFetchRequestTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1038,7 +1038,7 @@ pub struct OffsetFetchRequestTopics {
     /// Spec: `PartitionIndexes: []int32` (versions 8+).
     pub partition_indexes: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopics {
     fn encode_raw(
@@ -1134,7 +1134,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchRequestTopics {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1303,7 +1303,7 @@ impl<'a> OffsetFetchRequestTopicsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1396,7 +1396,7 @@ pub struct OffsetFetchRequestGroup {
     /// Spec: `Topics: []OffsetFetchRequestTopics` (versions 8+, nullable 8+).
     pub topics: ::core::option::Option<::std::vec::Vec<OffsetFetchRequestTopics>>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetFetchRequestGroup {
     #[inline]
@@ -1406,7 +1406,7 @@ impl ::core::default::Default for OffsetFetchRequestGroup {
             member_id: ::core::option::Option::None,
             member_epoch: -1i32,
             topics: ::core::option::Option::Some(::std::vec::Vec::new()),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1558,7 +1558,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchRequestGroup {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1790,7 +1790,7 @@ impl<'a> OffsetFetchRequestGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -22,7 +22,7 @@ pub struct OffsetFetchResponse {
     /// Spec: `Groups: []OffsetFetchResponseGroup` (versions 8+).
     pub groups: ::std::vec::Vec<OffsetFetchResponseGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponse {
     fn encode_raw(
@@ -190,7 +190,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponse {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -502,7 +502,7 @@ impl<'a> OffsetFetchResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -626,7 +626,7 @@ pub struct OffsetFetchResponsePartition {
     /// Spec: `ErrorCode: int16` (versions 0-7).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetFetchResponsePartition {
     #[inline]
@@ -637,7 +637,7 @@ impl ::core::default::Default for OffsetFetchResponsePartition {
             committed_leader_epoch: -1i32,
             metadata: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
             error_code: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -770,7 +770,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponsePartition {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1038,7 +1038,7 @@ impl<'a> OffsetFetchResponsePartitionRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1146,7 +1146,7 @@ pub struct OffsetFetchResponseTopic {
     /// Spec: `Partitions: []OffsetFetchResponsePartition` (versions 0-7).
     pub partitions: ::std::vec::Vec<OffsetFetchResponsePartition>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopic {
     fn encode_raw(
@@ -1246,7 +1246,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponseTopic {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1420,7 +1420,7 @@ impl<'a> OffsetFetchResponseTopicRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1517,7 +1517,7 @@ pub struct OffsetFetchResponsePartitions {
     /// Spec: `ErrorCode: int16` (versions 8+).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for OffsetFetchResponsePartitions {
     #[inline]
@@ -1528,7 +1528,7 @@ impl ::core::default::Default for OffsetFetchResponsePartitions {
             committed_leader_epoch: -1i32,
             metadata: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
             error_code: 0i16,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1657,7 +1657,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponsePartitions {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1925,7 +1925,7 @@ impl<'a> OffsetFetchResponsePartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2034,7 +2034,7 @@ pub struct OffsetFetchResponseTopics {
     /// Spec: `Partitions: []OffsetFetchResponsePartitions` (versions 8+).
     pub partitions: ::std::vec::Vec<OffsetFetchResponsePartitions>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopics {
     fn encode_raw(
@@ -2134,7 +2134,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponseTopics {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2308,7 +2308,7 @@ impl<'a> OffsetFetchResponseTopicsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2397,7 +2397,7 @@ pub struct OffsetFetchResponseGroup {
     /// Spec: `ErrorCode: int16` (versions 8+, default 0).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
     fn encode_raw(
@@ -2510,7 +2510,7 @@ impl ::kwire_protocol::wire::sample::Sample for OffsetFetchResponseGroup {
             unknown_tagged_fields: if version >= 6 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2708,7 +2708,7 @@ impl<'a> OffsetFetchResponseGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

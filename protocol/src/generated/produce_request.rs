@@ -22,7 +22,7 @@ pub struct ProduceRequest {
     /// Spec: `TopicData: []TopicProduceData` (versions 0+).
     pub topic_data: ::std::vec::Vec<TopicProduceData>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ProduceRequest {
     fn encode_raw(
@@ -169,7 +169,7 @@ impl ::kwire_protocol::wire::sample::Sample for ProduceRequest {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -434,7 +434,7 @@ impl<'a> ProduceRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -525,7 +525,7 @@ pub struct PartitionProduceData {
     /// Spec: `Records: records` (versions 0+, nullable 0+).
     pub records: ::core::option::Option<::kwire_protocol::bytes::Bytes>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for PartitionProduceData {
     fn encode_raw(
@@ -594,7 +594,7 @@ impl ::kwire_protocol::wire::sample::Sample for PartitionProduceData {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -712,7 +712,7 @@ impl<'a> PartitionProduceDataRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -778,7 +778,7 @@ pub struct TopicProduceData {
     /// Spec: `PartitionData: []PartitionProduceData` (versions 0+).
     pub partition_data: ::std::vec::Vec<PartitionProduceData>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicProduceData {
     fn encode_raw(
@@ -850,7 +850,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicProduceData {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -995,7 +995,7 @@ impl<'a> TopicProduceDataRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

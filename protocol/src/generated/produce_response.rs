@@ -18,7 +18,7 @@ pub struct ProduceResponse {
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 10+, tag 0 in 10+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ProduceResponse {
     fn encode_raw(
@@ -228,7 +228,7 @@ impl ::kwire_protocol::wire::sample::Sample for ProduceResponse {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(1)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -497,7 +497,7 @@ impl<'a> ProduceResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -607,7 +607,7 @@ pub struct BatchIndexAndErrorMessage {
     /// Spec: `BatchIndexErrorMessage: string` (versions 8+, nullable 8+, default null).
     pub batch_index_error_message: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for BatchIndexAndErrorMessage {
     fn encode_raw(
@@ -703,7 +703,7 @@ impl ::kwire_protocol::wire::sample::Sample for BatchIndexAndErrorMessage {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -865,7 +865,7 @@ impl<'a> BatchIndexAndErrorMessageRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -944,7 +944,7 @@ pub struct LeaderIdAndEpoch {
     /// Spec: `LeaderEpoch: int32` (versions 10+, default -1).
     pub leader_epoch: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for LeaderIdAndEpoch {
     #[inline]
@@ -952,7 +952,7 @@ impl ::core::default::Default for LeaderIdAndEpoch {
         Self {
             leader_id: -1i32,
             leader_epoch: -1i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1028,7 +1028,7 @@ impl ::kwire_protocol::wire::sample::Sample for LeaderIdAndEpoch {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1175,7 +1175,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1277,7 +1277,7 @@ pub struct PartitionProduceResponse {
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 10+, tag 0 in 10+).
     pub current_leader: LeaderIdAndEpoch,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for PartitionProduceResponse {
     #[inline]
@@ -1291,7 +1291,7 @@ impl ::core::default::Default for PartitionProduceResponse {
             record_errors: ::std::vec::Vec::new(),
             error_message: ::core::option::Option::None,
             current_leader: <LeaderIdAndEpoch as ::core::default::Default>::default(),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1511,7 +1511,7 @@ impl ::kwire_protocol::wire::sample::Sample for PartitionProduceResponse {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(1)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -1851,7 +1851,7 @@ impl<'a> PartitionProduceResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2005,7 +2005,7 @@ pub struct TopicProduceResponse {
     /// Spec: `PartitionResponses: []PartitionProduceResponse` (versions 0+).
     pub partition_responses: ::std::vec::Vec<PartitionProduceResponse>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicProduceResponse {
     fn encode_raw(
@@ -2077,7 +2077,7 @@ impl ::kwire_protocol::wire::sample::Sample for TopicProduceResponse {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2222,7 +2222,7 @@ impl<'a> TopicProduceResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2303,7 +2303,7 @@ pub struct NodeEndpoint {
     /// Spec: `Rack: string` (versions 10+, nullable 10+, default null).
     pub rack: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
     fn encode_raw(
@@ -2427,7 +2427,7 @@ impl ::kwire_protocol::wire::sample::Sample for NodeEndpoint {
             unknown_tagged_fields: if version >= 9 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -2638,7 +2638,7 @@ impl<'a> NodeEndpointRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

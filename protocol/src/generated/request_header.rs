@@ -22,7 +22,7 @@ pub struct RequestHeader {
     /// Spec: `ClientId: string` (versions 1+, nullable 1+, ignorable).
     pub client_id: ::core::option::Option<::kwire_protocol::wire::KStr>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for RequestHeader {
     #[inline]
@@ -32,7 +32,7 @@ impl ::core::default::Default for RequestHeader {
             request_api_version: 0i16,
             correlation_id: 0i32,
             client_id: ::core::option::Option::Some(::kwire_protocol::wire::KStr::new()),
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -157,7 +157,7 @@ impl ::kwire_protocol::wire::sample::Sample for RequestHeader {
             unknown_tagged_fields: if version >= 2 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -430,7 +430,7 @@ impl<'a> RequestHeaderRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -10,7 +10,7 @@ pub struct ResponseHeader {
     /// Spec: `CorrelationId: int32` (versions 0+).
     pub correlation_id: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ResponseHeader {
     fn encode_raw(
@@ -101,7 +101,7 @@ impl ::kwire_protocol::wire::sample::Sample for ResponseHeader {
             unknown_tagged_fields: if version >= 1 {
                 g.unknown_tags(0)
             } else {
-                ::std::vec::Vec::new()
+                ::kwire_protocol::wire::UnknownTaggedFields::new()
             },
         };
         g.leave();
@@ -285,7 +285,7 @@ impl<'a> ResponseHeaderRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -14,7 +14,7 @@ pub struct StreamsGroupDescribeResponse {
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribedGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for StreamsGroupDescribeResponse {
     fn encode_raw(
@@ -333,7 +333,7 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -411,7 +411,7 @@ pub struct Subtopology {
     /// Spec: `RepartitionSourceTopics: []TopicInfo` (versions 0+).
     pub repartition_source_topics: ::std::vec::Vec<TopicInfo>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
     fn encode_raw(
@@ -792,7 +792,7 @@ impl<'a> SubtopologyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -887,7 +887,7 @@ pub struct Topology {
     /// Spec: `Subtopologies: []Subtopology` (versions 0+, nullable 0+, default null).
     pub subtopologies: ::core::option::Option<::std::vec::Vec<Subtopology>>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Topology {
     fn encode_raw(
@@ -1095,7 +1095,7 @@ impl<'a> TopologyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1213,7 +1213,7 @@ pub struct Member {
     /// Spec: `IsClassic: bool` (versions 0+).
     pub is_classic: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Member {
     fn encode_raw(
@@ -1926,7 +1926,7 @@ impl<'a> MemberRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2121,7 +2121,7 @@ pub struct DescribedGroup {
     /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub authorized_operations: i32,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for DescribedGroup {
     #[inline]
@@ -2136,7 +2136,7 @@ impl ::core::default::Default for DescribedGroup {
             topology: ::core::option::Option::None,
             members: ::std::vec::Vec::new(),
             authorized_operations: -2147483648i32,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -2573,7 +2573,7 @@ impl<'a> DescribedGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2692,7 +2692,7 @@ pub struct Endpoint {
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_raw(
@@ -2860,7 +2860,7 @@ impl<'a> EndpointRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2923,7 +2923,7 @@ pub struct TaskOffset {
     /// Spec: `Offset: int64` (versions 0+).
     pub offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
     fn encode_raw(
@@ -3121,7 +3121,7 @@ impl<'a> TaskOffsetRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3192,7 +3192,7 @@ pub struct TopicPartitions {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
     fn encode_raw(
@@ -3409,7 +3409,7 @@ impl<'a> TopicPartitionsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3477,7 +3477,7 @@ pub struct Assignment {
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+).
     pub warmup_tasks: ::std::vec::Vec<TaskIds>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
     fn encode_raw(
@@ -3772,7 +3772,7 @@ impl<'a> AssignmentRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3856,7 +3856,7 @@ pub struct TaskIds {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_raw(
@@ -4062,7 +4062,7 @@ impl<'a> TaskIdsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -4122,7 +4122,7 @@ pub struct KeyValue {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_raw(
@@ -4294,7 +4294,7 @@ impl<'a> KeyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -4361,7 +4361,7 @@ pub struct TopicInfo {
     /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
     pub topic_configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
     fn encode_raw(
@@ -4624,7 +4624,7 @@ impl<'a> TopicInfoRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -74,7 +74,7 @@ pub struct StreamsGroupHeartbeatRequest {
     /// Spec: `ShutdownApplication: bool` (versions 0+, default false).
     pub shutdown_application: bool,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::core::default::Default for StreamsGroupHeartbeatRequest {
     #[inline]
@@ -97,7 +97,7 @@ impl ::core::default::Default for StreamsGroupHeartbeatRequest {
             task_offsets: ::core::option::Option::None,
             task_end_offsets: ::core::option::Option::None,
             shutdown_application: false,
-            unknown_tagged_fields: ::std::vec::Vec::new(),
+            unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields::new(),
         }
     }
 }
@@ -1126,7 +1126,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1337,7 +1337,7 @@ pub struct CopartitionGroup {
     /// Spec: `RepartitionSourceTopics: []int16` (versions 0+).
     pub repartition_source_topics: ::kwire_protocol::wire::PrimArray<i16>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CopartitionGroup {
     fn encode_raw(
@@ -1611,7 +1611,7 @@ impl<'a> CopartitionGroupRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -1697,7 +1697,7 @@ pub struct Subtopology {
     /// Spec: `CopartitionGroups: []CopartitionGroup` (versions 0+).
     pub copartition_groups: ::std::vec::Vec<CopartitionGroup>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
     fn encode_raw(
@@ -2189,7 +2189,7 @@ impl<'a> SubtopologyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2304,7 +2304,7 @@ pub struct Topology {
     /// Spec: `Subtopologies: []Subtopology` (versions 0+).
     pub subtopologies: ::std::vec::Vec<Subtopology>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Topology {
     fn encode_raw(
@@ -2505,7 +2505,7 @@ impl<'a> TopologyRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2571,7 +2571,7 @@ pub struct KeyValue {
     /// Spec: `Value: string` (versions 0+).
     pub value: ::kwire_protocol::wire::KStr,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
     fn encode_raw(
@@ -2743,7 +2743,7 @@ impl<'a> KeyValueRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -2810,7 +2810,7 @@ pub struct TopicInfo {
     /// Spec: `TopicConfigs: []KeyValue` (versions 0+).
     pub topic_configs: ::std::vec::Vec<KeyValue>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
     fn encode_raw(
@@ -3073,7 +3073,7 @@ impl<'a> TopicInfoRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3151,7 +3151,7 @@ pub struct Endpoint {
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
     fn encode_raw(
@@ -3319,7 +3319,7 @@ impl<'a> EndpointRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3382,7 +3382,7 @@ pub struct TaskOffset {
     /// Spec: `Offset: int64` (versions 0+).
     pub offset: i64,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
     fn encode_raw(
@@ -3580,7 +3580,7 @@ impl<'a> TaskOffsetRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }
@@ -3647,7 +3647,7 @@ pub struct TaskIds {
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: ::kwire_protocol::wire::PrimArray<i32>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
-    pub unknown_tagged_fields: ::std::vec::Vec<::kwire_protocol::wire::RawTaggedField>,
+    pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
     fn encode_raw(
@@ -3853,7 +3853,7 @@ impl<'a> TaskIdsRef<'a> {
                     })
                     .collect();
                 ::kwire_protocol::wire::finish_unknown_tags(&mut u);
-                u
+                u.into()
             },
         }
     }

@@ -3,7 +3,7 @@
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
 use super::sink::{RawWriter, Sink};
-use super::types::{KStr, MessageKind, RawTaggedField, VersionRange};
+use super::types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, VersionRange};
 use bytes::{BufMut, Bytes};
 
 /// Encoding at a given version. Generated for every message and struct.
@@ -136,12 +136,17 @@ fn decode_struct_elements<T: Decode + Default>(
 ) -> Result<Vec<T>, DecodeError> {
     let mut a: Vec<T> = Vec::with_capacity(super::reader::bounded_capacity::<T>(n, r.remaining()));
     for i in 0..n {
-        // Generated `default()`s are `#[inline]`, so this builds the element in its slot.
-        a.push(T::default());
-        if let Some(e) = a.last_mut() {
-            if let Err(e) = e.decode_into(r, version) {
-                return Err(e.index(i));
-            }
+        a.reserve(1);
+        let len = a.len();
+        // The element is built in its slot (`push` built it on the stack and copied it in).
+        let Some(slot) = a.spare_capacity_mut().first_mut() else {
+            unreachable!("reserved above")
+        };
+        let res = slot.write(T::default()).decode_into(r, version);
+        // SAFETY: slot `len` is within capacity and was initialized just above.
+        unsafe { a.set_len(len + 1) };
+        if let Err(e) = res {
+            return Err(e.index(i));
         }
     }
     Ok(a)
@@ -185,7 +190,7 @@ fn decode_string_elements(r: &mut Reader, n: usize, compact: bool) -> Result<Vec
 ///
 /// # Errors
 /// As [`Reader::tagged_field`].
-pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut Vec<RawTaggedField>) -> Result<(), DecodeError> {
+pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut UnknownTaggedFields) -> Result<(), DecodeError> {
     let n = r.uvarint()?;
     if n == 0 {
         return Ok(());
@@ -197,7 +202,7 @@ pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut Vec<RawTaggedField>) ->
 fn decode_unknown_tags_slow(
     r: &mut Reader,
     n: u32,
-    unknown: &mut Vec<RawTaggedField>,
+    unknown: &mut UnknownTaggedFields,
 ) -> Result<(), DecodeError> {
     for _ in 0..n {
         let (tag, p) = r.tagged_field()?;
@@ -549,7 +554,7 @@ pub fn write_tag_header<S: Sink>(s: &mut S, tag: u32, size: usize) -> Result<(),
 
 /// Records an unknown tagged field read from the wire.
 #[inline]
-pub fn push_unknown_tag(unknown: &mut Vec<RawTaggedField>, tag: u32, mut payload: Reader) {
+pub fn push_unknown_tag(unknown: &mut UnknownTaggedFields, tag: u32, mut payload: Reader) {
     unknown.push(RawTaggedField {
         tag,
         data: payload.take_rest(),

@@ -77,7 +77,7 @@
 
 use super::error::{write_path, EncodeError, EncodeErrorKind, PathSegment};
 use super::prim::{Prim, PrimArray};
-use super::types::{KStr, RawTaggedField, Uuid, VersionRange};
+use super::types::{KStr, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
@@ -628,9 +628,9 @@ pub fn put_unknown_tags(m: &mut Map<String, Value>, unknown: &[RawTaggedField]) 
 ///
 /// # Errors
 /// A malformed list, with its path.
-pub fn unknown_tags(o: &Map<String, Value>) -> Result<Vec<RawTaggedField>, JsonError> {
+pub fn unknown_tags(o: &Map<String, Value>) -> Result<UnknownTaggedFields, JsonError> {
     let Some(v) = o.get(UNKNOWN_TAGGED_FIELDS_KEY) else {
-        return Ok(Vec::new());
+        return Ok(UnknownTaggedFields::new());
     };
     let read = || -> Result<Vec<RawTaggedField>, JsonError> {
         let a = v.as_array().ok_or_else(|| expected("an array", v))?;
@@ -646,7 +646,7 @@ pub fn unknown_tags(o: &Map<String, Value>) -> Result<Vec<RawTaggedField>, JsonE
     };
     let mut out = read().map_err(|e| e.field(UNKNOWN_TAGGED_FIELDS_KEY))?;
     super::reader::sort_unknown(&mut out);
-    Ok(out)
+    Ok(out.into())
 }
 
 #[cfg(test)]

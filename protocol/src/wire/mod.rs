@@ -59,4 +59,4 @@ pub use error::{
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
 pub use sink::{encode_exact, Counter, RawWriter, Sink};
-pub use types::{KStr, MessageKind, RawTaggedField, Uuid, VersionRange};
+pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

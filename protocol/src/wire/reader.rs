@@ -209,6 +209,13 @@ impl Reader {
                 self.pos += 1;
                 return Ok(b as u32);
             }
+            // Two bytes (128 to 16383: lengths of records and of most byte fields).
+            if let Some(&c) = self.buf.get(self.pos + 1) {
+                if c < 0x80 {
+                    self.pos += 2;
+                    return Ok((b & 0x7f) as u32 | (c as u32) << 7);
+                }
+            }
         }
         self.uvarint_slow()
     }

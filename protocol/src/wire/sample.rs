@@ -7,7 +7,7 @@
 
 use super::codec::Message;
 
-use super::types::{KStr, RawTaggedField, Uuid};
+use super::types::{KStr, RawTaggedField, UnknownTaggedFields, Uuid};
 use bytes::Bytes;
 
 /// What kind of sample to make.
@@ -179,7 +179,7 @@ impl SampleGen {
         self.depth -= 1;
     }
     /// Unknown tagged fields for a flexible struct whose known tags are below `first_free`.
-    pub fn unknown_tags(&mut self, first_free: u32) -> Vec<RawTaggedField> {
+    pub fn unknown_tags(&mut self, first_free: u32) -> UnknownTaggedFields {
         let n = match self.mode {
             SampleMode::Full => 1 + (self.next_u64() % 2) as usize,
             SampleMode::Nulls => 0,

@@ -197,6 +197,112 @@ pub struct RawTaggedField {
     pub data: Bytes,
 }
 
+/// The unknown tagged fields of a decoded struct (tags its spec does not name at the version
+/// read), sorted by tag, kept so that encoding writes them back.
+///
+/// One pointer wide (8 bytes; a `Vec` takes 24), and an empty set, the usual case, owns no
+/// allocation and drops without a call: every generated struct of a flexible version carries
+/// one, so this keeps decoded arrays of structs small. Reads as a slice (`Deref`); build one
+/// with [`UnknownTaggedFields::push`], `From<Vec<RawTaggedField>>` or `collect()`.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct UnknownTaggedFields(Option<Box<Vec<RawTaggedField>>>);
+
+impl Drop for UnknownTaggedFields {
+    /// Inline test for the empty case; freeing is out of line. (Without this, dropping a struct
+    /// called out-of-line drop glue for each of its empty sets.)
+    #[inline]
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            drop_fields(self.0.take());
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn drop_fields(v: Option<Box<Vec<RawTaggedField>>>) {
+    drop(v)
+}
+
+impl UnknownTaggedFields {
+    /// No fields (no allocation).
+    pub const fn new() -> Self {
+        UnknownTaggedFields(None)
+    }
+    /// Appends a field (the caller keeps tag order; decoding sorts after reading a section).
+    pub fn push(&mut self, f: RawTaggedField) {
+        self.0.get_or_insert_with(Default::default).push(f)
+    }
+    /// The fields, in order.
+    #[inline]
+    pub fn as_slice(&self) -> &[RawTaggedField] {
+        match &self.0 {
+            Some(v) => v,
+            None => &[],
+        }
+    }
+    /// The fields, in order, mutably (their number cannot change through this).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [RawTaggedField] {
+        match &mut self.0 {
+            Some(v) => v,
+            None => &mut [],
+        }
+    }
+    /// The fields as a vector.
+    pub fn into_vec(mut self) -> Vec<RawTaggedField> {
+        self.0.take().map(|b| *b).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for UnknownTaggedFields {
+    type Target = [RawTaggedField];
+    #[inline]
+    fn deref(&self) -> &[RawTaggedField] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for UnknownTaggedFields {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [RawTaggedField] {
+        self.as_mut_slice()
+    }
+}
+
+impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
+    fn from(v: Vec<RawTaggedField>) -> Self {
+        // Empty is always `None`, so equal sets compare and hash equal.
+        UnknownTaggedFields(if v.is_empty() { None } else { Some(Box::new(v)) })
+    }
+}
+
+impl PartialEq<Vec<RawTaggedField>> for UnknownTaggedFields {
+    fn eq(&self, other: &Vec<RawTaggedField>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl FromIterator<RawTaggedField> for UnknownTaggedFields {
+    fn from_iter<I: IntoIterator<Item = RawTaggedField>>(it: I) -> Self {
+        Vec::from_iter(it).into()
+    }
+}
+
+impl<'a> IntoIterator for &'a UnknownTaggedFields {
+    type Item = &'a RawTaggedField;
+    type IntoIter = std::slice::Iter<'a, RawTaggedField>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl fmt::Debug for UnknownTaggedFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
 /// An inclusive range of versions, `lowest..=highest` (Kafka's `N`, `N+`, `N-M`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VersionRange {

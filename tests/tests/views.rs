@@ -69,6 +69,13 @@ macro_rules! check_views {
                     assert_eq!(view.to_owned(), owned, "{} v{version}", stringify!($t));
                     assert_eq!(view.encoded(), &bytes[..]);
                     assert_eq!(view.parsed_version(), version);
+                    // Chunked encoding (every shared field spliced, or only long ones) gives
+                    // the same bytes.
+                    for min in [1, 16] {
+                        let c = owned.to_chunks(version, min).unwrap();
+                        assert_eq!(c.len(), bytes.len());
+                        assert_eq!(c.to_bytes(), bytes, "{} v{version} chunks from {min}", stringify!($t));
+                    }
                     checked += 1;
                     // Every truncation fails the same way in both decoders.
                     for cut in 0..bytes.len() {
@@ -232,6 +239,49 @@ fn absent_fields_read_as_defaults() {
 /// Decoding a FetchResponse (Kafka 3.9.0's own spec, compiled by tests/build.rs) copies none of
 /// the record bytes: owned decoding hands out slices of the input buffer, and so does the view.
 #[cfg(kwire_kafka390)]
+#[test]
+fn fetch_encodes_into_chunks_sharing_the_records() {
+    use kwire_protocol::bytes::Buf;
+    use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchableTopicResponse, PartitionData};
+    let records: Vec<Bytes> = (0..3u8).map(|p| Bytes::from(vec![p; 4096])).collect();
+    let m = FetchResponse {
+        responses: vec![FetchableTopicResponse {
+            topic_id: kwire_protocol::wire::Uuid::from_u128(9),
+            partitions: (0..3)
+                .map(|p| PartitionData { partition_index: p as i32, records: Some(records[p].clone()), ..Default::default() })
+                .collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let flat = m.to_bytes(16).unwrap();
+    let mut c = m.to_chunks(16, 1024).unwrap();
+    assert_eq!(c.len(), flat.len());
+    // Header part, then per partition: the records, then what follows them (the next
+    // partition's fields, or the tagged-field counts at the end).
+    assert_eq!(c.part_count(), 7);
+    let parts: Vec<&Bytes> = c.parts().collect();
+    for (p, r) in records.iter().enumerate() {
+        assert_eq!(parts[1 + 2 * p].as_ptr(), r.as_ptr(), "partition {p}'s records are shared");
+    }
+    assert_eq!(c.to_bytes(), flat);
+    // As a `Buf`: vectored slices, then reading across chunk boundaries.
+    let mut io = [std::io::IoSlice::new(&[]); 16];
+    assert_eq!(c.chunks_vectored(&mut io), 7);
+    assert_eq!(io[..7].iter().map(|s| s.len()).sum::<usize>(), flat.len());
+    let head = parts[0].len();
+    c.advance(head - 2);
+    let mut out = vec![0u8; 10];
+    c.copy_to_slice(&mut out);
+    assert_eq!(out, flat[head - 2..head + 8]);
+    assert_eq!(c.remaining(), flat.len() - head - 8);
+    let rest = c.copy_to_bytes(c.remaining());
+    assert_eq!(rest, flat.slice(head + 8..));
+    assert!(c.is_empty());
+    // Below the threshold everything is copied into one chunk.
+    assert_eq!(m.to_chunks(16, 4097).unwrap().part_count(), 1);
+}
+
 #[test]
 fn fetch_records_are_never_copied() {
     use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData};

@@ -199,79 +199,120 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
 
     let tagged: Vec<(usize, &Field)> = st.fields.iter().enumerate().filter(|(_, f)| f.tag.is_some()).collect();
 
-    // ---- check_at: validate, as owned decoding does, without recording anything ----
+    // ---- check_at: validate, as owned decoding does ----
     // A run of fixed-size fields present in every version is checked with one bounds check;
     // only when it fails are they checked one by one, so that the error names the field.
-    let mut checks = Vec::new();
-    let mut run: Vec<TokenStream> = Vec::new();
-    let mut run_size = 0usize;
-    let flush = |run: &mut Vec<TokenStream>, run_size: &mut usize, checks: &mut Vec<TokenStream>| {
-        if run.len() > 1 {
-            let n = Literal::usize_unsuffixed(*run_size);
-            checks.push(quote!(if c.remaining() >= #n { c.skip(#n)?; } else { #(#run)* }));
-        } else {
-            checks.append(run);
-        }
-        run.clear();
-        *run_size = 0;
-    };
-    for f in &st.fields {
-        let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
-        let present = Cond::of(f.untagged_versions(), valid);
-        let check = check_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid), false);
-        let step = present.select(quote!(#check.at_field(#name)?;), quote!());
-        match (f.ty.fixed_size(), &present) {
-            (Some(size), Cond::Always) => {
-                run.push(step);
-                run_size += size;
+    // With `record`, offsets are recorded on the way (as `locate_at` does): the top level's
+    // `check_locate`, so that parsing a message is one pass.
+    let check = |record: bool| -> TokenStream {
+        let mut checks = Vec::new();
+        let mut run: Vec<TokenStream> = Vec::new();
+        let mut run_recs: Vec<TokenStream> = Vec::new();
+        let mut run_size = 0usize;
+        let flush = |run: &mut Vec<TokenStream>, run_recs: &mut Vec<TokenStream>, run_size: &mut usize, checks: &mut Vec<TokenStream>| {
+            checks.append(run_recs);
+            if run.len() > 1 {
+                let n = Literal::usize_unsuffixed(*run_size);
+                checks.push(quote!(if c.remaining() >= #n { c.skip(#n)?; } else { #(#run)* }));
+            } else {
+                checks.append(run);
             }
-            _ => {
-                flush(&mut run, &mut run_size, &mut checks);
-                checks.push(step);
-            }
-        }
-    }
-    flush(&mut run, &mut run_size, &mut checks);
-    let check_tags = if cx.has_flexible() {
-        let arms: Vec<TokenStream> = tagged
-            .iter()
-            .map(|(_, f)| {
-                let (tag, tv) = f.tag.expect("filtered on tag");
-                let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
-                let tag_l = Literal::u32_unsuffixed(tag);
-                let check = check_value(f, quote!(true), &Cond::of(f.nullable, valid), true);
-                let ok = quote!({
-                    let c = &mut p;
-                    #check.at_field(#name)?;
-                });
-                let bad = quote!({
-                    return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
-                });
-                let body = Cond::of(tv, valid).select(ok, bad);
-                quote!(if tag == #tag_l { #body })
-            })
-            .collect();
-        let sec = if arms.is_empty() {
-            quote!(
-                let n = c.uvarint()?;
-                for _ in 0..n {
-                    c.tagged_field()?;
-                }
-            )
-        } else {
-            quote!(
-                let n = c.uvarint()?;
-                for _ in 0..n {
-                    let (tag, _, mut p) = c.tagged_field()?;
-                    #(#arms)*
-                }
-            )
+            run.clear();
+            *run_size = 0;
         };
-        flexible.select(sec, quote!())
-    } else {
-        quote!()
+        for (k, f) in st.fields.iter().enumerate() {
+            let k = Literal::usize_unsuffixed(k);
+            let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
+            let present = Cond::of(f.untagged_versions(), valid);
+            let check = check_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid), false);
+            let step = present.select(quote!(#check.at_field(#name)?;), quote!());
+            match (f.ty.fixed_size(), &present) {
+                (Some(size), Cond::Always) => {
+                    if record {
+                        let at = Literal::usize_unsuffixed(run_size);
+                        run_recs.push(quote!(offs[#k] = (c.pos() - start + #at) as u32;));
+                    }
+                    run.push(step);
+                    run_size += size;
+                }
+                _ => {
+                    flush(&mut run, &mut run_recs, &mut run_size, &mut checks);
+                    let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
+                    checks.push(present.select(quote!(#rec #check.at_field(#name)?;), quote!()));
+                }
+            }
+        }
+        flush(&mut run, &mut run_recs, &mut run_size, &mut checks);
+        let check_tags = if cx.has_flexible() {
+            let arms: Vec<TokenStream> = tagged
+                .iter()
+                .map(|(k, f)| {
+                    let (tag, tv) = f.tag.expect("filtered on tag");
+                    let k = Literal::usize_unsuffixed(*k);
+                    let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
+                    let tag_l = Literal::u32_unsuffixed(tag);
+                    let check = check_value(f, quote!(true), &Cond::of(f.nullable, valid), true);
+                    let rec = if record { quote!(offs[#k] = (at - start) as u32;) } else { quote!() };
+                    let ok = quote!({
+                        #rec
+                        let c = &mut p;
+                        #check.at_field(#name)?;
+                    });
+                    let bad = quote!({
+                        return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
+                    });
+                    let body = Cond::of(tv, valid).select(ok, bad);
+                    quote!(if tag == #tag_l { #body })
+                })
+                .collect();
+            let at = if record { quote!(at) } else { quote!(_) };
+            let sec = if arms.is_empty() {
+                quote!(
+                    let n = c.uvarint()?;
+                    for _ in 0..n {
+                        c.tagged_field()?;
+                    }
+                )
+            } else {
+                quote!(
+                    let n = c.uvarint()?;
+                    for _ in 0..n {
+                        let (tag, #at, mut p) = c.tagged_field()?;
+                        #(#arms)*
+                    }
+                )
+            };
+            let set = match (record, &flexible) {
+                (false, _) => quote!(),
+                (true, Cond::Always) => quote!(let tags = (c.pos() - start) as u32;),
+                (true, _) => quote!(tags = (c.pos() - start) as u32;),
+            };
+            flexible.select(quote!(#set #sec), quote!())
+        } else {
+            quote!()
+        };
+        if !record {
+            return super::message::with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
+        }
+        let offs_decl = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
+        let offs_init = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
+        let tags_decl = match (cx.has_flexible(), &flexible) {
+            (false, _) => quote!(),
+            (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
+            (true, Cond::Always) => quote!(),
+            (true, _) => quote!(let mut tags = #w::view::ABSENT;),
+        };
+        let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+        super::message::with_error_path(quote!(
+            let start = c.pos();
+            #offs_decl
+            #tags_decl
+            #(#checks)*
+            #check_tags
+            ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
+        ))
     };
-    let check_body = super::message::with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
+    let check_body = check(false);
     let check_version = super::message::param(&check_body, "version");
     let check_c = super::message::param(&check_body, "c");
 
@@ -442,6 +483,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         "A borrowed view of [`{owned_name}`]: validated once by `parse`, then read in place without allocating."
     ));
     let top_api = if top {
+        let check_locate_body = check(true);
         quote!(
             /// Validates `bytes` as one whole message at `version` and returns its view.
             ///
@@ -463,9 +505,13 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             /// As [`Self::parse`], without the trailing-bytes check.
             pub fn parse_prefix(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
                 #w::check_view_version(c, version, <#owned as #w::Message>::VALID_VERSIONS, #owned_name)?;
-                let start = c.pos();
-                <Self as #w::view::View<'a>>::check_at(c, version).map_err(|e| e.in_type(#owned_name))?;
-                ::core::result::Result::Ok(<Self as #w::view::View<'a>>::locate_at(c.buf(), start, version).0)
+                Self::check_locate(c, version).map_err(|e| e.in_type(#owned_name))
+            }
+
+            /// Validates one value at the cursor, as `View::check_at` does, and records where its
+            /// fields are on the way (one pass).
+            fn check_locate(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                #check_locate_body
             }
         )
     } else {

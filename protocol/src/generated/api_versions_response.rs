@@ -590,15 +590,128 @@ impl<'a> ApiVersionsResponseRef<'a> {
             <ApiVersionsResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ApiVersionsResponse",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("ApiVersionsResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("ApiVersionsResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (c.pos() - start + 0) as u32;
+        c.skip(2).at_field("error_code")?;
+        offs[1] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            ApiVersionRef<'a>,
+        >(c, version, version >= 3, false)
+            .at_field("api_keys")?;
+        if version >= 1 {
+            offs[2] = (c.pos() - start) as u32;
+            c.skip(4).at_field("throttle_time_ms")?;
+        }
+        if version >= 3 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                let (tag, at, mut p) = c.tagged_field()?;
+                if tag == 0 {
+                    if version >= 3 {
+                        {
+                            offs[3] = (at - start) as u32;
+                            let c = &mut p;
+                            ::kwire_protocol::wire::view::check_array::<
+                                SupportedFeatureKeyRef<'a>,
+                            >(c, version, true, false)
+                                .at_field("supported_features")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("supported_features"),
+                            );
+                        }
+                    }
+                }
+                if tag == 1 {
+                    if version >= 3 {
+                        {
+                            offs[4] = (at - start) as u32;
+                            let c = &mut p;
+                            c.skip(8).at_field("finalized_features_epoch")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("finalized_features_epoch"),
+                            );
+                        }
+                    }
+                }
+                if tag == 2 {
+                    if version >= 3 {
+                        {
+                            offs[5] = (at - start) as u32;
+                            let c = &mut p;
+                            ::kwire_protocol::wire::view::check_array::<
+                                FinalizedFeatureKeyRef<'a>,
+                            >(c, version, true, false)
+                                .at_field("finalized_features")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("finalized_features"),
+                            );
+                        }
+                    }
+                }
+                if tag == 3 {
+                    if version >= 3 {
+                        {
+                            offs[6] = (at - start) as u32;
+                            let c = &mut p;
+                            c.skip(1).at_field("zk_migration_ready")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("zk_migration_ready"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        ::core::result::Result::Ok(ApiVersionsResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

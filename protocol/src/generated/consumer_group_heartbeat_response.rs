@@ -370,15 +370,58 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             <ConsumerGroupHeartbeatResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ConsumerGroupHeartbeatResponse",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("ConsumerGroupHeartbeatResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("ConsumerGroupHeartbeatResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        offs[0] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start + 4) as u32;
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(4).at_field("throttle_time_ms")?;
+            c.skip(2).at_field("error_code")?;
+        }
+        offs[2] = (c.pos() - start) as u32;
+        c.check_string(true, true).at_field("error_message")?;
+        offs[3] = (c.pos() - start) as u32;
+        c.check_string(true, true).at_field("member_id")?;
+        offs[4] = (c.pos() - start + 0) as u32;
+        offs[5] = (c.pos() - start + 4) as u32;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("heartbeat_interval_ms")?;
+        }
+        offs[6] = (c.pos() - start) as u32;
+        if c.struct_present()? {
+            <AssignmentRef<
                 'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .at_field("assignment")?;
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(ConsumerGroupHeartbeatResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

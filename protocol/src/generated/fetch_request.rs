@@ -738,15 +738,120 @@ impl<'a> FetchRequestRef<'a> {
             <FetchRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchRequest",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("FetchRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("FetchRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 12];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version <= 14 {
+            offs[1] = (c.pos() - start) as u32;
+            c.skip(4).at_field("replica_id")?;
+        }
+        offs[3] = (c.pos() - start + 0) as u32;
+        offs[4] = (c.pos() - start + 4) as u32;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).at_field("max_wait_ms")?;
+            c.skip(4).at_field("min_bytes")?;
+        }
+        if version >= 3 {
+            offs[5] = (c.pos() - start) as u32;
+            c.skip(4).at_field("max_bytes")?;
+        }
+        if version >= 4 {
+            offs[6] = (c.pos() - start) as u32;
+            c.skip(1).at_field("isolation_level")?;
+        }
+        if version >= 7 {
+            offs[7] = (c.pos() - start) as u32;
+            c.skip(4).at_field("session_id")?;
+        }
+        if version >= 7 {
+            offs[8] = (c.pos() - start) as u32;
+            c.skip(4).at_field("session_epoch")?;
+        }
+        offs[9] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            FetchTopicRef<'a>,
+        >(c, version, version >= 12, false)
+            .at_field("topics")?;
+        if version >= 7 {
+            offs[10] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                ForgottenTopicRef<'a>,
+            >(c, version, version >= 12, false)
+                .at_field("forgotten_topics_data")?;
+        }
+        if version >= 11 {
+            offs[11] = (c.pos() - start) as u32;
+            c.check_string(version >= 12, false).at_field("rack_id")?;
+        }
+        if version >= 12 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                let (tag, at, mut p) = c.tagged_field()?;
+                if tag == 0 {
+                    if version >= 12 {
+                        {
+                            offs[0] = (at - start) as u32;
+                            let c = &mut p;
+                            c.check_string(true, version >= 12).at_field("cluster_id")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("cluster_id"),
+                            );
+                        }
+                    }
+                }
+                if tag == 1 {
+                    if version >= 15 {
+                        {
+                            offs[2] = (at - start) as u32;
+                            let c = &mut p;
+                            <ReplicaStateRef<
+                                'a,
+                            > as ::kwire_protocol::wire::view::View<
+                                'a,
+                            >>::check_at(c, version)
+                                .at_field("replica_state")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("replica_state"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        ::core::result::Result::Ok(FetchRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -442,15 +442,71 @@ impl<'a> FetchResponseRef<'a> {
             <FetchResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FetchResponse",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("FetchResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("FetchResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 5];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 1 {
+            offs[0] = (c.pos() - start) as u32;
+            c.skip(4).at_field("throttle_time_ms")?;
+        }
+        if version >= 7 {
+            offs[1] = (c.pos() - start) as u32;
+            c.skip(2).at_field("error_code")?;
+        }
+        if version >= 7 {
+            offs[2] = (c.pos() - start) as u32;
+            c.skip(4).at_field("session_id")?;
+        }
+        offs[3] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            FetchableTopicResponseRef<'a>,
+        >(c, version, version >= 12, false)
+            .at_field("responses")?;
+        if version >= 12 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                let (tag, at, mut p) = c.tagged_field()?;
+                if tag == 0 {
+                    if version >= 16 {
+                        {
+                            offs[4] = (at - start) as u32;
+                            let c = &mut p;
+                            ::kwire_protocol::wire::view::check_array::<
+                                NodeEndpointRef<'a>,
+                            >(c, version, true, false)
+                                .at_field("node_endpoints")?;
+                        }
+                    } else {
+                        {
+                            return ::core::result::Result::Err(
+                                p
+                                    .error(::kwire_protocol::wire::DecodeErrorKind::TagNotValidForVersion {
+                                        tag,
+                                        version,
+                                    })
+                                    .field("node_endpoints"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        ::core::result::Result::Ok(FetchResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -338,15 +338,46 @@ impl<'a> FindCoordinatorRequestRef<'a> {
             <FindCoordinatorRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorRequest",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("FindCoordinatorRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("FindCoordinatorRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version <= 3 {
+            offs[0] = (c.pos() - start) as u32;
+            c.check_string(version >= 3, false).at_field("key")?;
+        }
+        if version >= 1 {
+            offs[1] = (c.pos() - start) as u32;
+            c.skip(1).at_field("key_type")?;
+        }
+        if version >= 4 {
+            offs[2] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                &'a str,
+            >(c, version, version >= 3, false)
+                .at_field("coordinator_keys")?;
+        }
+        if version >= 3 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(FindCoordinatorRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

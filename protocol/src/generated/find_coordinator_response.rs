@@ -500,15 +500,63 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             <FindCoordinatorResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "FindCoordinatorResponse",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("FindCoordinatorResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("FindCoordinatorResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 1 {
+            offs[0] = (c.pos() - start) as u32;
+            c.skip(4).at_field("throttle_time_ms")?;
+        }
+        if version <= 3 {
+            offs[1] = (c.pos() - start) as u32;
+            c.skip(2).at_field("error_code")?;
+        }
+        if (1..=3).contains(&version) {
+            offs[2] = (c.pos() - start) as u32;
+            c.check_string(version >= 3, (1..=3).contains(&version))
+                .at_field("error_message")?;
+        }
+        if version <= 3 {
+            offs[3] = (c.pos() - start) as u32;
+            c.skip(4).at_field("node_id")?;
+        }
+        if version <= 3 {
+            offs[4] = (c.pos() - start) as u32;
+            c.check_string(version >= 3, false).at_field("host")?;
+        }
+        if version <= 3 {
+            offs[5] = (c.pos() - start) as u32;
+            c.skip(4).at_field("port")?;
+        }
+        if version >= 4 {
+            offs[6] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                CoordinatorRef<'a>,
+            >(c, version, version >= 3, false)
+                .at_field("coordinators")?;
+        }
+        if version >= 3 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(FindCoordinatorResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

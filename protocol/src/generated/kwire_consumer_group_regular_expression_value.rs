@@ -243,15 +243,40 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
             <KwireConsumerGroupRegularExpressionValue as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireConsumerGroupRegularExpressionValue",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("KwireConsumerGroupRegularExpressionValue"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("KwireConsumerGroupRegularExpressionValue"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
+        offs[0] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .at_field("topics")?;
+        offs[1] = (c.pos() - start + 0) as u32;
+        offs[2] = (c.pos() - start + 8) as u32;
+        if c.remaining() >= 16 {
+            c.skip(16)?;
+        } else {
+            c.skip(8).at_field("version")?;
+            c.skip(8).at_field("timestamp")?;
+        }
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(KwireConsumerGroupRegularExpressionValueRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

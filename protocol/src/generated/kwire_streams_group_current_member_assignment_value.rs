@@ -458,15 +458,69 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             <KwireStreamsGroupCurrentMemberAssignmentValue as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupCurrentMemberAssignmentValue",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupCurrentMemberAssignmentValue"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("KwireStreamsGroupCurrentMemberAssignmentValue"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
+        offs[0] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start + 4) as u32;
+        offs[2] = (c.pos() - start + 8) as u32;
+        if c.remaining() >= 9 {
+            c.skip(9)?;
+        } else {
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("previous_member_epoch")?;
+            c.skip(1).at_field("state")?;
+        }
+        offs[3] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("active_tasks")?;
+        offs[4] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("standby_tasks")?;
+        offs[5] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("warmup_tasks")?;
+        offs[6] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("active_tasks_pending_revocation")?;
+        offs[7] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("standby_tasks_pending_revocation")?;
+        offs[8] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, false)
+            .at_field("warmup_tasks_pending_revocation")?;
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(KwireStreamsGroupCurrentMemberAssignmentValueRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

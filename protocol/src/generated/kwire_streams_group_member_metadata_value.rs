@@ -438,15 +438,61 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             <KwireStreamsGroupMemberMetadataValue as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupMemberMetadataValue",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("KwireStreamsGroupMemberMetadataValue"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 9];
+        offs[0] = (c.pos() - start) as u32;
+        c.check_string(true, true).at_field("instance_id")?;
+        offs[1] = (c.pos() - start) as u32;
+        c.check_string(true, true).at_field("rack_id")?;
+        offs[2] = (c.pos() - start) as u32;
+        c.check_string(true, false).at_field("client_id")?;
+        offs[3] = (c.pos() - start) as u32;
+        c.check_string(true, false).at_field("client_host")?;
+        offs[4] = (c.pos() - start + 0) as u32;
+        offs[5] = (c.pos() - start + 4) as u32;
+        if c.remaining() >= 8 {
+            c.skip(8)?;
+        } else {
+            c.skip(4).at_field("rebalance_timeout_ms")?;
+            c.skip(4).at_field("topology_epoch")?;
+        }
+        offs[6] = (c.pos() - start) as u32;
+        c.check_string(true, false).at_field("process_id")?;
+        offs[7] = (c.pos() - start) as u32;
+        if c.struct_present()? {
+            <EndpointRef<
                 'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+            > as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
+        } else {
+            ::core::result::Result::Ok(())
+        }
+            .at_field("user_endpoint")?;
+        offs[8] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, true, false)
+            .at_field("client_tags")?;
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(KwireStreamsGroupMemberMetadataValueRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -195,15 +195,25 @@ impl<'a> KwireStreamsGroupTargetAssignmentMetadataKeyRef<'a> {
             <KwireStreamsGroupTargetAssignmentMetadataKey as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "KwireStreamsGroupTargetAssignmentMetadataKey",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("KwireStreamsGroupTargetAssignmentMetadataKey"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("KwireStreamsGroupTargetAssignmentMetadataKey"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
+        offs[0] = (c.pos() - start) as u32;
+        c.check_string(false, false).at_field("group_id")?;
+        ::core::result::Result::Ok(KwireStreamsGroupTargetAssignmentMetadataKeyRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

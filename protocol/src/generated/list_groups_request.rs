@@ -323,15 +323,45 @@ impl<'a> ListGroupsRequestRef<'a> {
             <ListGroupsRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ListGroupsRequest",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("ListGroupsRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("ListGroupsRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 4 {
+            offs[0] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                &'a str,
+            >(c, version, version >= 3, false)
+                .at_field("states_filter")?;
+        }
+        if version >= 5 {
+            offs[1] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                &'a str,
+            >(c, version, version >= 3, false)
+                .at_field("types_filter")?;
+        }
+        if version >= 3 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(ListGroupsRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

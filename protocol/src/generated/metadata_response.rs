@@ -457,15 +457,61 @@ impl<'a> MetadataResponseRef<'a> {
             <MetadataResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "MetadataResponse",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("MetadataResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("MetadataResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (c.pos() - start) as u32;
+            c.skip(4).at_field("throttle_time_ms")?;
+        }
+        offs[1] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseBrokerRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("brokers")?;
+        if version >= 2 {
+            offs[2] = (c.pos() - start) as u32;
+            c.check_string(version >= 9, version >= 2).at_field("cluster_id")?;
+        }
+        if version >= 1 {
+            offs[3] = (c.pos() - start) as u32;
+            c.skip(4).at_field("controller_id")?;
+        }
+        offs[4] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            MetadataResponseTopicRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("topics")?;
+        if (8..=10).contains(&version) {
+            offs[5] = (c.pos() - start) as u32;
+            c.skip(4).at_field("cluster_authorized_operations")?;
+        }
+        if version >= 13 {
+            offs[6] = (c.pos() - start) as u32;
+            c.skip(2).at_field("error_code")?;
+        }
+        if version >= 9 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(MetadataResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -428,15 +428,54 @@ impl<'a> OffsetCommitRequestRef<'a> {
             <OffsetCommitRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetCommitRequest",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("OffsetCommitRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("OffsetCommitRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 6];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        offs[0] = (c.pos() - start) as u32;
+        c.check_string(version >= 8, false).at_field("group_id")?;
+        if version >= 1 {
+            offs[1] = (c.pos() - start) as u32;
+            c.skip(4).at_field("generation_id_or_member_epoch")?;
+        }
+        if version >= 1 {
+            offs[2] = (c.pos() - start) as u32;
+            c.check_string(version >= 8, false).at_field("member_id")?;
+        }
+        if version >= 7 {
+            offs[3] = (c.pos() - start) as u32;
+            c.check_string(version >= 8, version >= 7).at_field("group_instance_id")?;
+        }
+        if (2..=4).contains(&version) {
+            offs[4] = (c.pos() - start) as u32;
+            c.skip(8).at_field("retention_time_ms")?;
+        }
+        offs[5] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            OffsetCommitRequestTopicRef<'a>,
+        >(c, version, version >= 8, false)
+            .at_field("topics")?;
+        if version >= 8 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(OffsetCommitRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

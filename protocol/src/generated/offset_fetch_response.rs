@@ -373,15 +373,53 @@ impl<'a> OffsetFetchResponseRef<'a> {
             <OffsetFetchResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "OffsetFetchResponse",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("OffsetFetchResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("OffsetFetchResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (c.pos() - start) as u32;
+            c.skip(4).at_field("throttle_time_ms")?;
+        }
+        if version <= 7 {
+            offs[1] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                OffsetFetchResponseTopicRef<'a>,
+            >(c, version, version >= 6, false)
+                .at_field("topics")?;
+        }
+        if (2..=7).contains(&version) {
+            offs[2] = (c.pos() - start) as u32;
+            c.skip(2).at_field("error_code")?;
+        }
+        if version >= 8 {
+            offs[3] = (c.pos() - start) as u32;
+            ::kwire_protocol::wire::view::check_array::<
+                OffsetFetchResponseGroupRef<'a>,
+            >(c, version, version >= 6, false)
+                .at_field("groups")?;
+        }
+        if version >= 6 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(OffsetFetchResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

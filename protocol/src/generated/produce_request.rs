@@ -314,15 +314,48 @@ impl<'a> ProduceRequestRef<'a> {
             <ProduceRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "ProduceRequest",
         )?;
+        Self::check_locate(c, version).map_err(|e| e.in_type("ProduceRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("ProduceRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
+        let mut tags = ::kwire_protocol::wire::view::ABSENT;
+        if version >= 3 {
+            offs[0] = (c.pos() - start) as u32;
+            c.check_string(version >= 9, version >= 3).at_field("transactional_id")?;
+        }
+        offs[1] = (c.pos() - start + 0) as u32;
+        offs[2] = (c.pos() - start + 2) as u32;
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(2).at_field("acks")?;
+            c.skip(4).at_field("timeout_ms")?;
+        }
+        offs[3] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TopicProduceDataRef<'a>,
+        >(c, version, version >= 9, false)
+            .at_field("topic_data")?;
+        if version >= 9 {
+            tags = (c.pos() - start) as u32;
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        }
+        ::core::result::Result::Ok(ProduceRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -240,15 +240,34 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
             <StreamsGroupDescribeRequest as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupDescribeRequest",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("StreamsGroupDescribeRequest"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
+        offs[0] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
+            .at_field("group_ids")?;
+        offs[1] = (c.pos() - start + 0) as u32;
+        c.skip(1).at_field("include_authorized_operations")?;
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(StreamsGroupDescribeRequestRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

@@ -579,15 +579,80 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             <StreamsGroupHeartbeatResponse as ::kwire_protocol::wire::Message>::VALID_VERSIONS,
             "StreamsGroupHeartbeatResponse",
         )?;
+        Self::check_locate(c, version)
+            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))
+    }
+    /// Validates one value at the cursor, as `View::check_at` does, and records where its
+    /// fields are on the way (one pass).
+    fn check_locate(
+        c: &mut ::kwire_protocol::wire::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<Self, ::kwire_protocol::wire::DecodeError> {
+        use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
-        <Self as ::kwire_protocol::wire::view::View<'a>>::check_at(c, version)
-            .map_err(|e| e.in_type("StreamsGroupHeartbeatResponse"))?;
-        ::core::result::Result::Ok(
-            <Self as ::kwire_protocol::wire::view::View<
-                'a,
-            >>::locate_at(c.buf(), start, version)
-                .0,
-        )
+        let mut offs = [::kwire_protocol::wire::view::ABSENT; 14];
+        offs[0] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start + 4) as u32;
+        if c.remaining() >= 6 {
+            c.skip(6)?;
+        } else {
+            c.skip(4).at_field("throttle_time_ms")?;
+            c.skip(2).at_field("error_code")?;
+        }
+        offs[2] = (c.pos() - start) as u32;
+        c.check_string(true, true).at_field("error_message")?;
+        offs[3] = (c.pos() - start) as u32;
+        c.check_string(true, false).at_field("member_id")?;
+        offs[4] = (c.pos() - start + 0) as u32;
+        offs[5] = (c.pos() - start + 4) as u32;
+        offs[6] = (c.pos() - start + 8) as u32;
+        offs[7] = (c.pos() - start + 12) as u32;
+        if c.remaining() >= 16 {
+            c.skip(16)?;
+        } else {
+            c.skip(4).at_field("member_epoch")?;
+            c.skip(4).at_field("heartbeat_interval_ms")?;
+            c.skip(4).at_field("acceptable_recovery_lag")?;
+            c.skip(4).at_field("task_offset_interval_ms")?;
+        }
+        offs[8] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            StatusRef<'a>,
+        >(c, version, true, true)
+            .at_field("status")?;
+        offs[9] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .at_field("active_tasks")?;
+        offs[10] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .at_field("standby_tasks")?;
+        offs[11] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, true, true)
+            .at_field("warmup_tasks")?;
+        offs[12] = (c.pos() - start + 0) as u32;
+        c.skip(4).at_field("endpoint_information_epoch")?;
+        offs[13] = (c.pos() - start) as u32;
+        ::kwire_protocol::wire::view::check_array::<
+            EndpointToPartitionsRef<'a>,
+        >(c, version, true, true)
+            .at_field("partitions_by_user_endpoint")?;
+        let tags = (c.pos() - start) as u32;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(StreamsGroupHeartbeatResponseRef {
+            buf: c.buf().get(start..c.pos()).unwrap_or_default(),
+            version,
+            offs,
+            tags,
+        })
     }
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {

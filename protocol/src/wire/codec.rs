@@ -78,6 +78,17 @@ pub trait Encode {
     fn to_bytes(&self, version: i16) -> Result<Bytes, EncodeError> {
         super::sink::encode_exact(self.encoded_len(version)?, |w| self.encode_raw(w, version))
     }
+
+    /// Encodes into [`Chunks`](super::Chunks): bytes and records fields of at least
+    /// `splice_min` bytes are shared with the message, not copied (for vectored socket writes;
+    /// see [`encode_chunks`](super::encode_chunks)). The chunks in order are the bytes
+    /// [`Encode::to_bytes`] gives.
+    ///
+    /// # Errors
+    /// As [`Encode::encode_raw`].
+    fn to_chunks(&self, version: i16, splice_min: usize) -> Result<super::Chunks, EncodeError> {
+        super::sink::encode_chunks(splice_min, |w| self.encode_raw(w, version))
+    }
 }
 
 /// Decoding at a given version. Generated for every message and struct.
@@ -523,8 +534,21 @@ pub fn check_unknown_tags(
 
 /// Writes the unknown tagged fields from `unknown[i..]` whose tag is below `below`; returns the
 /// index of the first one not written. Used to merge them with known tags in ascending order.
-#[inline]
+#[inline(always)]
 pub fn write_unknown_tags_below<S: Sink>(
+    s: &mut S,
+    unknown: &[RawTaggedField],
+    i: usize,
+    below: u64,
+) -> Result<usize, EncodeError> {
+    if i >= unknown.len() {
+        return Ok(i);
+    }
+    write_unknown_tags_below_slow(s, unknown, i, below)
+}
+
+#[inline(never)]
+fn write_unknown_tags_below_slow<S: Sink>(
     s: &mut S,
     unknown: &[RawTaggedField],
     mut i: usize,

@@ -58,5 +58,5 @@ pub use error::{
 };
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
-pub use sink::{encode_exact, Counter, RawWriter, Sink};
+pub use sink::{encode_chunks, encode_exact, Chunks, Counter, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

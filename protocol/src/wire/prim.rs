@@ -224,7 +224,7 @@ impl<T: Prim> PrimArray<T> {
     pub fn put_elements<S: Sink>(&self, s: &mut S) {
         match &self.repr {
             Repr::Wire(b) => s.put_shared(b),
-            Repr::Inline { len, data } => s.put_raw(&data[..*len as usize]),
+            Repr::Inline { len, data } => s.put_window(data, *len as usize),
             Repr::Owned(v) => s.put_prims(v),
         }
     }

@@ -27,6 +27,14 @@ pub trait Sink {
     fn put_byte(&mut self, v: u8) {
         self.put_raw(&[v])
     }
+    /// Writes the first `len` bytes of `data` (`len <= N`).
+    #[inline]
+    fn put_window<const N: usize>(&mut self, data: &[u8; N], len: usize)
+    where
+        Self: Sized,
+    {
+        self.put_raw(&data[..len.min(N)])
+    }
     /// Writes fixed-size values, big-endian, one after another.
     #[inline]
     fn put_prims<T: Prim>(&mut self, v: &[T])
@@ -123,6 +131,14 @@ pub struct RawWriter {
     ptr: *mut u8,
     cap: usize,
     pos: usize,
+    /// Shared bytes at least this long are not copied but spliced in ([`encode_chunks`]);
+    /// `usize::MAX` (the default) copies everything.
+    splice_min: usize,
+    /// Where splices are recorded as (position in the written bytes, bytes); null while only
+    /// counting.
+    splices: *mut Vec<(usize, Bytes)>,
+    /// Splices made (or, while counting, that would be made).
+    spliced: usize,
 }
 
 impl RawWriter {
@@ -131,7 +147,14 @@ impl RawWriter {
     /// # Safety
     /// `ptr` must be valid for writes of `cap` bytes for as long as the writer is used.
     pub(crate) unsafe fn new(ptr: *mut u8, cap: usize) -> Self {
-        RawWriter { ptr, cap, pos: 0 }
+        RawWriter {
+            ptr,
+            cap,
+            pos: 0,
+            splice_min: usize::MAX,
+            splices: std::ptr::null_mut(),
+            spliced: 0,
+        }
     }
     /// A writer over no memory at all: every write is only counted ([`RawWriter::written`]).
     #[inline]
@@ -140,6 +163,9 @@ impl RawWriter {
             ptr: std::ptr::NonNull::<u8>::dangling().as_ptr(),
             cap: 0,
             pos: 0,
+            splice_min: usize::MAX,
+            splices: std::ptr::null_mut(),
+            spliced: 0,
         }
     }
     /// Bytes written (or, after an overflow, needed).
@@ -166,10 +192,40 @@ impl RawWriter {
         }
         self.pos = end.max(self.pos);
     }
-    /// Writes shared bytes (as [`Sink::put_shared`]).
+    /// Writes the first `len` bytes of `data` (`len <= N`). When the region has room for all
+    /// `N`, copies all of them (a fixed-size copy, much cheaper than one of variable length;
+    /// the bytes past `len` are overwritten by what follows or lie past the end written).
+    #[inline(always)]
+    pub fn write_window<const N: usize>(&mut self, data: &[u8; N], len: usize) {
+        let len = len.min(N);
+        match self.pos.checked_add(N) {
+            Some(end) if end <= self.cap => {
+                // SAFETY: `pos + N <= cap` (checked just above, without overflow), inside the
+                // region `new` vouches for; `data` is a shared array, not part of that region.
+                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(self.pos), N) };
+                self.pos += len;
+            }
+            _ => self.write_raw(&data[..len]),
+        }
+    }
+    /// Writes shared bytes (as [`Sink::put_shared`]); under [`encode_chunks`], long ones are
+    /// spliced in (shared, not copied) and take no room here.
     #[inline(always)]
     pub fn write_shared(&mut self, b: &Bytes) {
-        self.write_raw(b)
+        if b.len() >= self.splice_min {
+            self.splice(b);
+        } else {
+            self.write_raw(b)
+        }
+    }
+    #[inline(never)]
+    fn splice(&mut self, b: &Bytes) {
+        // SAFETY: `splices` is null or, set by `encode_chunks` only, points to a vector that
+        // outlives this writer and that nothing else touches while it is used.
+        if let Some(v) = unsafe { self.splices.as_mut() } {
+            v.push((self.pos, b.clone()));
+        }
+        self.spliced += 1;
     }
     /// Writes one byte (as [`Sink::put_byte`]).
     #[inline(always)]
@@ -185,6 +241,9 @@ impl RawWriter {
     pub fn write_uvarint(&mut self, v: u32) {
         if v < 0x80 {
             self.write_byte(v as u8);
+        } else if v < 0x4000 {
+            // Two bytes (lengths of records and of most byte fields).
+            self.write_raw(&[(v as u8) | 0x80, (v >> 7) as u8]);
         } else {
             self.write_uvarint_long(v);
         }
@@ -218,11 +277,8 @@ impl Sink for RawWriter {
         }
         let mut tmp = [0u8; 16];
         for x in v {
-            let mut w = RawWriter {
-                ptr: tmp.as_mut_ptr(),
-                cap: 16,
-                pos: 0,
-            };
+            // SAFETY: `tmp` is valid for writes of its 16 bytes while `w` lives.
+            let mut w = unsafe { RawWriter::new(tmp.as_mut_ptr(), 16) };
             x.put(&mut w);
             // SAFETY: `pos + need <= cap` was checked above, and each element adds exactly
             // `T::SIZE` bytes, so every copy stays inside the region `new` vouches for.
@@ -236,11 +292,15 @@ impl Sink for RawWriter {
     }
     #[inline(always)]
     fn put_shared(&mut self, b: &Bytes) {
-        self.write_raw(b)
+        self.write_shared(b)
     }
     #[inline(always)]
     fn put_byte(&mut self, v: u8) {
         self.write_byte(v)
+    }
+    #[inline(always)]
+    fn put_window<const N: usize>(&mut self, data: &[u8; N], len: usize) {
+        self.write_window(data, len)
     }
     #[inline(always)]
     fn put_uvarint(&mut self, v: u32) {
@@ -272,6 +332,124 @@ pub fn encode_exact(
     // `written <= capacity`.
     unsafe { v.set_len(w.written()) };
     Ok(Bytes::from(v))
+}
+
+/// Encodes through `write` (run twice: once to size, once to write) into [`Chunks`]: shared
+/// bytes of at least `splice_min` bytes (records, large byte fields) are not copied but kept
+/// as chunks of their own, sharing the buffers they came from; everything else is written into
+/// one new buffer, whose pieces between those chunks are the other chunks. The chunks in order
+/// are exactly the bytes a contiguous encoding gives.
+///
+/// This is for writing to a socket with vectored writes: a FetchResponse of 1 MiB of records
+/// is then encoded without copying them (as Kafka's brokers send log segments).
+///
+/// # Errors
+/// What `write` returns; an internal error if the two runs disagree.
+pub fn encode_chunks(
+    splice_min: usize,
+    mut write: impl FnMut(&mut RawWriter) -> Result<(), super::EncodeError>,
+) -> Result<Chunks, super::EncodeError> {
+    let splice_min = splice_min.max(1);
+    let mut c = RawWriter::counter();
+    c.splice_min = splice_min;
+    write(&mut c)?;
+    let inline = c.written();
+    let mut splices: Vec<(usize, Bytes)> = Vec::with_capacity(c.spliced);
+    let buf = encode_exact(inline, |w| {
+        w.splice_min = splice_min;
+        w.splices = &mut splices;
+        let r = write(w);
+        w.splices = std::ptr::null_mut();
+        r
+    })?;
+    let mut parts = std::collections::VecDeque::with_capacity(2 * splices.len() + 1);
+    let mut at = 0;
+    let mut len = buf.len();
+    for (pos, b) in splices {
+        if pos > at {
+            parts.push_back(buf.slice(at..pos));
+            at = pos;
+        }
+        len += b.len();
+        parts.push_back(b);
+    }
+    if at < buf.len() {
+        parts.push_back(buf.slice(at..));
+    }
+    Ok(Chunks { parts, len })
+}
+
+/// An encoded message as a sequence of shared buffers (see [`encode_chunks`]). A [`Buf`]:
+/// write it with vectored writes (`chunks_vectored`), or flatten it with [`Chunks::to_bytes`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chunks {
+    parts: std::collections::VecDeque<Bytes>,
+    len: usize,
+}
+
+impl Chunks {
+    /// Total bytes left.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Whether no byte is left.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The chunks left, in order (none empty).
+    pub fn parts(&self) -> impl Iterator<Item = &Bytes> {
+        self.parts.iter()
+    }
+    /// Number of chunks left.
+    pub fn part_count(&self) -> usize {
+        self.parts.len()
+    }
+    /// All bytes left in one buffer (copied, unless there is a single chunk).
+    pub fn to_bytes(&self) -> Bytes {
+        match self.parts.len() {
+            0 => Bytes::new(),
+            1 => self.parts[0].clone(),
+            _ => {
+                let mut v = Vec::with_capacity(self.len);
+                for p in &self.parts {
+                    v.extend_from_slice(p);
+                }
+                v.into()
+            }
+        }
+    }
+}
+
+impl bytes::Buf for Chunks {
+    fn remaining(&self) -> usize {
+        self.len
+    }
+    fn chunk(&self) -> &[u8] {
+        self.parts.front().map_or(&[], |b| &b[..])
+    }
+    /// # Panics
+    /// When `cnt` is more than [`Chunks::len`], as `Bytes` does.
+    fn advance(&mut self, mut cnt: usize) {
+        assert!(cnt <= self.len, "advance past the end: {cnt} > {}", self.len);
+        self.len -= cnt;
+        while cnt > 0 {
+            let Some(front) = self.parts.front_mut() else { break };
+            if cnt < front.len() {
+                front.advance(cnt);
+                break;
+            }
+            cnt -= front.len();
+            self.parts.pop_front();
+        }
+    }
+    fn chunks_vectored<'a>(&'a self, dst: &mut [std::io::IoSlice<'a>]) -> usize {
+        let mut n = 0;
+        for (d, p) in dst.iter_mut().zip(&self.parts) {
+            *d = std::io::IoSlice::new(p);
+            n += 1;
+        }
+        n
+    }
 }
 
 /// Bytes an unsigned varint of `v` takes (1 to 5).

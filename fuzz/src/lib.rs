@@ -256,6 +256,11 @@ fn check<T: Message>(b: &Bytes, v: i16) -> bool {
         Some(e1.len()),
         "{n} v{v}: encoded_len is not exact"
     );
+    // Chunked encoding (every shared field spliced) gives the same bytes.
+    let chunks = m
+        .to_chunks(v, 1)
+        .unwrap_or_else(|e| panic!("{n} v{v}: encodes but not into chunks: {e}"));
+    assert_eq!(hex(&chunks.to_bytes()), hex(&e1), "{n} v{v}: chunks differ from to_bytes");
     if e1 != b {
         let m2 = T::decode_bytes(e1.clone(), v)
             .unwrap_or_else(|e| panic!("{n} v{v}: re-encoding {} does not decode: {e}", hex(&e1)));

@@ -7,7 +7,9 @@
 //! goes into a queue. The writer, a task of its own, writes each answer as soon as it is at the
 //! head of the queue, strictly in request order: a held Fetch delays the answers queued behind it
 //! on its own connection (as in Kafka), never those of other connections. Answers that are
-//! already waiting when the writer gets to them go out in one write.
+//! already waiting when the writer gets to them go out in one write. Answers are encoded into
+//! chunks ([`kwire_protocol::wire::Chunks`]): record sets of at least [`SPLICE_MIN`] bytes stay
+//! shared with the partition log and go out with vectored writes, never copied.
 //!
 //! What is read ahead is bounded twice: by count (`max_in_flight` queued answers) and by bytes:
 //! an encoded answer reserves its size (at most the bound) from the connection's
@@ -32,7 +34,7 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use kwire_protocol::generated::{RequestFrame, Response, ResponseFrame};
 use kwire_protocol::wire::frame::read_frame;
-use kwire_protocol::wire::{encode_exact, EncodeError, Sink};
+use kwire_protocol::wire::{encode_chunks, Chunks, EncodeError, Sink};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
@@ -50,9 +52,13 @@ const READ_CHUNK: usize = 16 * 1024;
 const WRITE_BATCH: usize = 256 * 1024;
 /// Answers at least this large are written as they are rather than copied into a batch.
 const COPY_LIMIT: usize = 64 * 1024;
+/// Records (and bytes fields) at least this large are not copied into an answer but written
+/// from the buffers that hold them (vectored writes); smaller ones are cheaper to copy.
+pub const SPLICE_MIN: usize = 4 * 1024;
 
 /// Encodes a response frame with its size prefix: header (v0, or v1 for flexible versions;
-/// always v0 for ApiVersions) and body at `version`.
+/// always v0 for ApiVersions) and body at `version`, as chunks: records of at least
+/// [`SPLICE_MIN`] bytes are shared, not copied.
 ///
 /// # Errors
 /// An encode error of the header or body (e.g. a field the version cannot carry).
@@ -60,10 +66,10 @@ pub fn encode_response(
     body: Response,
     correlation_id: i32,
     version: i16,
-) -> Result<Bytes, EncodeError> {
+) -> Result<Chunks, EncodeError> {
     let frame = ResponseFrame::new(body, correlation_id);
     let len = frame.encoded_len(version)?;
-    encode_exact(4 + len, |w| {
+    encode_chunks(SPLICE_MIN, |w| {
         w.put_raw(&(len as u32).to_be_bytes());
         frame.encode_to(w, version)
     })
@@ -81,7 +87,7 @@ struct Reserved {
 #[derive(Debug)]
 enum Pending {
     /// An encoded response, size prefix included, and the bytes it reserved.
-    Ready(Bytes, Reserved),
+    Ready(Chunks, Reserved),
     /// A Fetch held until it has something or its deadline passes.
     Fetch {
         correlation_id: i32,
@@ -92,7 +98,7 @@ enum Pending {
 /// An answer the reader has, before it is queued.
 enum Answer {
     /// Encoded (size prefix included).
-    Ready(Bytes),
+    Ready(Chunks),
     /// A Fetch to hold.
     Fetch {
         correlation_id: i32,
@@ -316,7 +322,7 @@ async fn read_loop(
 
 /// Answers a held Fetch: re-evaluated after every produce until it has records or its deadline
 /// passes. `None` when the answer cannot be encoded.
-async fn wait_fetch(correlation_id: i32, w: Box<FetchWait>, shared: &Shared) -> Option<Bytes> {
+async fn wait_fetch(correlation_id: i32, w: Box<FetchWait>, shared: &Shared) -> Option<Chunks> {
     let mut produced = shared.produced.subscribe();
     loop {
         let force = Instant::now() >= w.deadline;
@@ -346,25 +352,24 @@ async fn wait_fetch(correlation_id: i32, w: Box<FetchWait>, shared: &Shared) -> 
 }
 
 /// Writes `batch` (answers in request order): small answers copied into one buffer, large ones
-/// written as they are.
+/// and those with shared record chunks written as they are (vectored).
 async fn write_batch(
     wr: &mut OwnedWriteHalf,
-    batch: &[Bytes],
+    batch: &mut [Chunks],
     out: &mut BytesMut,
 ) -> std::io::Result<()> {
-    if let [one] = batch {
-        return wr.write_all(one).await;
-    }
     out.clear();
-    for b in batch {
-        if b.len() >= COPY_LIMIT {
+    for b in batch.iter_mut() {
+        if b.len() >= COPY_LIMIT || b.part_count() > 1 {
             if !out.is_empty() {
                 wr.write_all(out).await?;
                 out.clear();
             }
-            wr.write_all(b).await?;
+            wr.write_all_buf(b).await?;
         } else {
-            out.extend_from_slice(b);
+            for p in b.parts() {
+                out.extend_from_slice(p);
+            }
         }
     }
     if !out.is_empty() {
@@ -381,7 +386,7 @@ async fn write_loop(
 ) {
     let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let mut out = BytesMut::new();
-    let mut batch: Vec<Bytes> = Vec::new();
+    let mut batch: Vec<Chunks> = Vec::new();
     // The reservations of the answers in `batch`, given back once they are written.
     let mut reserved: Vec<Reserved> = Vec::new();
     let mut next: Option<Pending> = None;
@@ -426,7 +431,7 @@ async fn write_loop(
                 Err(_) => break,
             }
         }
-        match tokio::time::timeout(idle, write_batch(&mut wr, &batch, &mut out)).await {
+        match tokio::time::timeout(idle, write_batch(&mut wr, &mut batch, &mut out)).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 tracing::debug!(%peer, error = %e, "write error");

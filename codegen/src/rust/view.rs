@@ -229,8 +229,13 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             match (f.ty.fixed_size(), &present) {
                 (Some(size), Cond::Always) => {
                     if record {
-                        let at = Literal::usize_unsuffixed(run_size);
-                        run_recs.push(quote!(offs[#k] = (c.pos() - start + #at) as u32;));
+                        let at = if run_size == 0 {
+                            quote!()
+                        } else {
+                            let n = Literal::usize_unsuffixed(run_size);
+                            quote!(+ #n)
+                        };
+                        run_recs.push(quote!(offs[#k] = (c.pos() - start #at) as u32;));
                     }
                     run.push(step);
                     run_size += size;

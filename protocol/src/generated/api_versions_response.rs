@@ -602,7 +602,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(2).at_field("error_code")?;
         offs[1] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<

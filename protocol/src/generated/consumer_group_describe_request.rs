@@ -255,7 +255,7 @@ impl<'a> ConsumerGroupDescribeRequestRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("group_ids")?;
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         c.skip(1).at_field("include_authorized_operations")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;

@@ -536,13 +536,13 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         c.check_string(true, false).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
         c.check_string(true, false).at_field("member_id")?;
-        offs[2] = (c.pos() - start + 0) as u32;
+        offs[2] = (c.pos() - start) as u32;
         c.skip(4).at_field("member_epoch")?;
         offs[3] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("instance_id")?;
         offs[4] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("rack_id")?;
-        offs[5] = (c.pos() - start + 0) as u32;
+        offs[5] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[6] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, true)

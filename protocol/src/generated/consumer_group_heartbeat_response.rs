@@ -382,7 +382,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 7];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 6 {
             c.skip(6)?;
@@ -394,7 +394,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         c.check_string(true, true).at_field("error_message")?;
         offs[3] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("member_id")?;
-        offs[4] = (c.pos() - start + 0) as u32;
+        offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
             c.skip(8)?;

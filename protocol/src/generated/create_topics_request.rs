@@ -313,7 +313,7 @@ impl<'a> CreateTopicsRequestRef<'a> {
             CreatableTopicRef<'a>,
         >(c, version, version >= 5, false)
             .at_field("topics")?;
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         c.skip(4).at_field("timeout_ms")?;
         if version >= 1 {
             offs[2] = (c.pos() - start) as u32;

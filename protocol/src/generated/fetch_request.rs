@@ -754,7 +754,7 @@ impl<'a> FetchRequestRef<'a> {
             offs[1] = (c.pos() - start) as u32;
             c.skip(4).at_field("replica_id")?;
         }
-        offs[3] = (c.pos() - start + 0) as u32;
+        offs[3] = (c.pos() - start) as u32;
         offs[4] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
             c.skip(8)?;

@@ -225,7 +225,7 @@ impl<'a> KwireCommittedOffsetKeyRef<'a> {
         c.check_string(false, false).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
         c.check_string(false, false).at_field("topic")?;
-        offs[2] = (c.pos() - start + 0) as u32;
+        offs[2] = (c.pos() - start) as u32;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(KwireCommittedOffsetKeyRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),

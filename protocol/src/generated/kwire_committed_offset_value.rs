@@ -296,7 +296,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 8) as u32;
         if c.remaining() >= 12 {
             c.skip(12)?;
@@ -306,7 +306,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
         }
         offs[2] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("metadata")?;
-        offs[3] = (c.pos() - start + 0) as u32;
+        offs[3] = (c.pos() - start) as u32;
         c.skip(8).at_field("commit_timestamp_ms")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;

@@ -452,7 +452,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             .at_field("subscribed_topic_names")?;
         offs[5] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("subscribed_topic_regex")?;
-        offs[6] = (c.pos() - start + 0) as u32;
+        offs[6] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[7] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("server_assignor")?;

@@ -243,7 +243,7 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 12 {
             c.skip(12)?;

@@ -258,7 +258,7 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<&'a str>(c, version, true, false)
             .at_field("topics")?;
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         offs[2] = (c.pos() - start + 8) as u32;
         if c.remaining() >= 16 {
             c.skip(16)?;

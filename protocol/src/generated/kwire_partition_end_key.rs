@@ -212,7 +212,7 @@ impl<'a> KwirePartitionEndKeyRef<'a> {
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
         offs[0] = (c.pos() - start) as u32;
         c.check_string(false, false).at_field("topic")?;
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(KwirePartitionEndKeyRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),

@@ -220,7 +220,7 @@ impl<'a> KwirePartitionEndValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(8).at_field("end_offset")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;

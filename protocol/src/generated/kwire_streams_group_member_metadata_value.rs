@@ -458,7 +458,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         c.check_string(true, false).at_field("client_id")?;
         offs[3] = (c.pos() - start) as u32;
         c.check_string(true, false).at_field("client_host")?;
-        offs[4] = (c.pos() - start + 0) as u32;
+        offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
             c.skip(8)?;

@@ -310,7 +310,7 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 4) as u32;
         offs[2] = (c.pos() - start + 12) as u32;
         if c.remaining() >= 16 {

@@ -235,7 +235,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMetadataValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("assignment_epoch")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;

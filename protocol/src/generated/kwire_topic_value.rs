@@ -265,7 +265,7 @@ impl<'a> KwireTopicValueRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 16) as u32;
         if c.remaining() >= 20 {
             c.skip(20)?;

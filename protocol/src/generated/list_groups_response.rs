@@ -290,7 +290,7 @@ impl<'a> ListGroupsResponseRef<'a> {
             offs[0] = (c.pos() - start) as u32;
             c.skip(4).at_field("throttle_time_ms")?;
         }
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         c.skip(2).at_field("error_code")?;
         offs[2] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<

@@ -296,7 +296,7 @@ impl<'a> ListOffsetsRequestRef<'a> {
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 3];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("replica_id")?;
         if version >= 2 {
             offs[1] = (c.pos() - start) as u32;

@@ -330,7 +330,7 @@ impl<'a> ProduceRequestRef<'a> {
             offs[0] = (c.pos() - start) as u32;
             c.check_string(version >= 9, version >= 3).at_field("transactional_id")?;
         }
-        offs[1] = (c.pos() - start + 0) as u32;
+        offs[1] = (c.pos() - start) as u32;
         offs[2] = (c.pos() - start + 2) as u32;
         if c.remaining() >= 6 {
             c.skip(6)?;

@@ -337,7 +337,7 @@ impl<'a> RequestHeaderRef<'a> {
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 4];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 2) as u32;
         offs[2] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {

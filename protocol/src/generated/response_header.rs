@@ -238,7 +238,7 @@ impl<'a> ResponseHeaderRef<'a> {
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 1];
         let mut tags = ::kwire_protocol::wire::view::ABSENT;
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("correlation_id")?;
         if version >= 1 {
             tags = (c.pos() - start) as u32;

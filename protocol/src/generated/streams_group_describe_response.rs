@@ -259,7 +259,7 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 2];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("throttle_time_ms")?;
         offs[1] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<

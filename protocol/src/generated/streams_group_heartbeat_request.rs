@@ -757,7 +757,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         c.check_string(true, false).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
         c.check_string(true, false).at_field("member_id")?;
-        offs[2] = (c.pos() - start + 0) as u32;
+        offs[2] = (c.pos() - start) as u32;
         offs[3] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
             c.skip(8)?;
@@ -769,7 +769,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         c.check_string(true, true).at_field("instance_id")?;
         offs[5] = (c.pos() - start) as u32;
         c.check_string(true, true).at_field("rack_id")?;
-        offs[6] = (c.pos() - start + 0) as u32;
+        offs[6] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[7] = (c.pos() - start) as u32;
         if c.struct_present()? {
@@ -821,7 +821,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             TaskOffsetRef<'a>,
         >(c, version, true, true)
             .at_field("task_end_offsets")?;
-        offs[16] = (c.pos() - start + 0) as u32;
+        offs[16] = (c.pos() - start) as u32;
         c.skip(1).at_field("shutdown_application")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;

@@ -591,7 +591,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let start = c.pos();
         let mut offs = [::kwire_protocol::wire::view::ABSENT; 14];
-        offs[0] = (c.pos() - start + 0) as u32;
+        offs[0] = (c.pos() - start) as u32;
         offs[1] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 6 {
             c.skip(6)?;
@@ -603,7 +603,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         c.check_string(true, true).at_field("error_message")?;
         offs[3] = (c.pos() - start) as u32;
         c.check_string(true, false).at_field("member_id")?;
-        offs[4] = (c.pos() - start + 0) as u32;
+        offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         offs[6] = (c.pos() - start + 8) as u32;
         offs[7] = (c.pos() - start + 12) as u32;
@@ -635,7 +635,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             TaskIdsRef<'a>,
         >(c, version, true, true)
             .at_field("warmup_tasks")?;
-        offs[12] = (c.pos() - start + 0) as u32;
+        offs[12] = (c.pos() - start) as u32;
         c.skip(4).at_field("endpoint_information_epoch")?;
         offs[13] = (c.pos() - start) as u32;
         ::kwire_protocol::wire::view::check_array::<

@@ -226,6 +226,18 @@ pub fn check_roundtrip<T: Message + Sample>(
             bytes.len()
         ));
     }
+    // Chunked encoding, every shared field spliced, gives the same bytes.
+    let chunked = msg
+        .to_chunks(version, 1)
+        .map_err(|e| format!("to_chunks: {e}"))?
+        .to_bytes();
+    if chunked != bytes {
+        return Err(format!(
+            "to_chunks differs from to_bytes\n  chunks: {}\n  bytes:  {}",
+            hex(&chunked),
+            hex(&bytes)
+        ));
+    }
     let back = T::decode_bytes(bytes.clone(), version)
         .map_err(|e| format!("decode: {e}\n  bytes: {}", hex(&bytes)))?;
     if back != msg {

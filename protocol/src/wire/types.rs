@@ -205,6 +205,8 @@ pub struct RawTaggedField {
 /// one, so this keeps decoded arrays of structs small. Reads as a slice (`Deref`); build one
 /// with [`UnknownTaggedFields::push`], `From<Vec<RawTaggedField>>` or `collect()`.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
+// The box is the point: one pointer in every struct instead of a three-word `Vec`.
+#[allow(clippy::box_collection)]
 pub struct UnknownTaggedFields(Option<Box<Vec<RawTaggedField>>>);
 
 impl Drop for UnknownTaggedFields {
@@ -220,6 +222,7 @@ impl Drop for UnknownTaggedFields {
 
 #[cold]
 #[inline(never)]
+#[allow(clippy::box_collection)]
 fn drop_fields(v: Option<Box<Vec<RawTaggedField>>>) {
     drop(v)
 }

@@ -116,30 +116,36 @@ pub trait Decode: Sized {
 ///
 /// # Errors
 /// As [`Reader::array_len`]; an element's error gets its index.
+#[inline(always)]
 pub fn decode_struct_array<T: Decode + Default>(
     r: &mut Reader,
     compact: bool,
     version: i16,
 ) -> Result<Vec<T>, DecodeError> {
-    let n = r.array_len(compact)?;
-    decode_struct_elements(r, n, version)
+    match r.array_len(compact)? {
+        0 => Ok(Vec::new()),
+        n => decode_struct_elements(r, n, version),
+    }
 }
 
 /// Reads a nullable array of structs (count first, `None` for null) at `version`.
 ///
 /// # Errors
 /// As [`decode_struct_array`].
+#[inline(always)]
 pub fn decode_nullable_struct_array<T: Decode + Default>(
     r: &mut Reader,
     compact: bool,
     version: i16,
 ) -> Result<Option<Vec<T>>, DecodeError> {
     match r.nullable_array_len(compact)? {
+        Some(0) => Ok(Some(Vec::new())),
         Some(n) => decode_struct_elements(r, n, version).map(Some),
         None => Ok(None),
     }
 }
 
+#[inline(never)]
 fn decode_struct_elements<T: Decode + Default>(
     r: &mut Reader,
     n: usize,

@@ -341,7 +341,8 @@ pub fn encode_exact(
 /// are exactly the bytes a contiguous encoding gives.
 ///
 /// This is for writing to a socket with vectored writes: a FetchResponse of 1 MiB of records
-/// is then encoded without copying them (as Kafka's brokers send log segments).
+/// is then encoded without copying them (as Kafka's brokers send log segments). A `splice_min`
+/// of 0 is taken as 1 (empty fields are always copied).
 ///
 /// # Errors
 /// What `write` returns; an internal error if the two runs disagree.
@@ -379,9 +380,10 @@ pub fn encode_chunks(
     Ok(Chunks { parts, len })
 }
 
-/// An encoded message as a sequence of shared buffers (see [`encode_chunks`]). A [`Buf`]:
+/// An encoded message as a sequence of shared buffers (see [`encode_chunks`]). A [`bytes::Buf`]:
 /// write it with vectored writes (`chunks_vectored`), or flatten it with [`Chunks::to_bytes`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// (No `PartialEq`: equal bytes may be split differently; compare [`Chunks::to_bytes`].)
+#[derive(Debug, Clone, Default)]
 pub struct Chunks {
     parts: std::collections::VecDeque<Bytes>,
     len: usize,

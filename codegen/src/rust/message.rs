@@ -563,10 +563,51 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     // ---- encode ----
     let valid = spec.valid;
     let mut enc = Vec::new();
+    // A run of fixed-size fields present in every version is gathered into one array and
+    // written with one bounds check and one fixed-size copy.
+    let mut run: Vec<(TokenStream, usize)> = Vec::new();
+    let flush = |run: &mut Vec<(TokenStream, usize)>, enc: &mut Vec<TokenStream>| {
+        if run.len() > 1 {
+            let total: usize = run.iter().map(|(_, n)| n).sum();
+            let mut at = 0usize;
+            let puts: Vec<TokenStream> = run
+                .iter()
+                .map(|(bytes, n)| {
+                    let (a, b) = (Literal::usize_unsuffixed(at), Literal::usize_unsuffixed(at + n));
+                    at += n;
+                    quote!(b[#a..#b].copy_from_slice(&#bytes);)
+                })
+                .collect();
+            let total = Literal::usize_unsuffixed(total);
+            enc.push(quote!({
+                let mut b = [0u8; #total];
+                #(#puts)*
+                s.write_raw(&b);
+            }));
+        } else if let Some((bytes, _)) = run.first() {
+            enc.push(quote!(s.write_raw(&#bytes);));
+        }
+        run.clear();
+    };
     for f in &st.fields {
         let id = field_ident(&f.name);
         let name_s = id.to_string().trim_start_matches("r#").to_string();
         let present = Cond::of(f.untagged_versions(), valid);
+        if matches!(present, Cond::Always) {
+            let bytes = match f.ty {
+                Type::Bool => Some(quote!([u8::from(self.#id)])),
+                Type::Int8 | Type::Int16 | Type::Uint16 | Type::Int32 | Type::Uint32 | Type::Int64 | Type::Float64 => {
+                    Some(quote!(self.#id.to_be_bytes()))
+                }
+                Type::Uuid => Some(quote!(self.#id.0)),
+                _ => None,
+            };
+            if let (Some(bytes), Some(n)) = (bytes, f.ty.fixed_size()) {
+                run.push((bytes, n));
+                continue;
+            }
+        }
+        flush(&mut run, &mut enc);
         let nullable = Cond::of(f.nullable, f.untagged_versions().intersect(&valid));
         let compact = cx.compact(f);
         let write = write_value(cx, f, &f.ty, quote!(self.#id), f.is_optional(), &compact, &nullable, false);
@@ -591,6 +632,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         };
         enc.push(present.select(write, absent));
     }
+    flush(&mut run, &mut enc);
     let tagged: Vec<&Field> = {
         let mut t: Vec<&Field> = st.fields.iter().filter(|f| f.tag.is_some()).collect();
         t.sort_by_key(|f| f.tag.as_ref().map(|x| x.0));

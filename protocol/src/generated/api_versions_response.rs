@@ -1083,9 +1083,13 @@ impl ::kwire_protocol::wire::Encode for ApiVersion {
         s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        s.write_raw(&self.api_key.to_be_bytes());
-        s.write_raw(&self.min_version.to_be_bytes());
-        s.write_raw(&self.max_version.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..2].copy_from_slice(&self.api_key.to_be_bytes());
+            b[2..4].copy_from_slice(&self.min_version.to_be_bytes());
+            b[4..6].copy_from_slice(&self.max_version.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

@@ -1210,8 +1210,12 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
             .at_field("group_state")?;
-        s.write_raw(&self.group_epoch.to_be_bytes());
-        s.write_raw(&self.assignment_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.group_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.assignment_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_string(s, &self.assignor_name, true)
             .at_field("assignor_name")?;
         {

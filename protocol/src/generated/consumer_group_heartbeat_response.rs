@@ -58,8 +58,12 @@ impl ConsumerGroupHeartbeatResponse {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.throttle_time_ms.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.error_message.as_ref(),
@@ -76,8 +80,12 @@ impl ConsumerGroupHeartbeatResponse {
                 version,
             )
             .at_field("member_id")?;
-        s.write_raw(&self.member_epoch.to_be_bytes());
-        s.write_raw(&self.heartbeat_interval_ms.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.heartbeat_interval_ms.to_be_bytes());
+            s.write_raw(&b);
+        }
         match &self.assignment {
             ::core::option::Option::Some(x) => {
                 s.write_byte(1);

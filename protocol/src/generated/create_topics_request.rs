@@ -1076,8 +1076,12 @@ impl ::kwire_protocol::wire::Encode for CreatableTopic {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.name, version >= 5)
             .at_field("name")?;
-        s.write_raw(&self.num_partitions.to_be_bytes());
-        s.write_raw(&self.replication_factor.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.num_partitions.to_be_bytes());
+            b[4..6].copy_from_slice(&self.replication_factor.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.assignments;
             ::kwire_protocol::wire::write_struct_array(s, a, version >= 5, version)

@@ -115,8 +115,12 @@ impl FetchRequest {
                 ::kwire_protocol::wire::non_default(version).field("replica_state"),
             );
         }
-        s.write_raw(&self.max_wait_ms.to_be_bytes());
-        s.write_raw(&self.min_bytes.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.max_wait_ms.to_be_bytes());
+            b[4..8].copy_from_slice(&self.min_bytes.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 3 {
             s.write_raw(&self.max_bytes.to_be_bytes());
         }

@@ -1402,8 +1402,12 @@ impl ::kwire_protocol::wire::Encode for SnapshotId {
         s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        s.write_raw(&self.end_offset.to_be_bytes());
-        s.write_raw(&self.epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..8].copy_from_slice(&self.end_offset.to_be_bytes());
+            b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
@@ -2001,9 +2005,13 @@ impl ::kwire_protocol::wire::Encode for PartitionData {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 12;
-        s.write_raw(&self.partition_index.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
-        s.write_raw(&self.high_watermark.to_be_bytes());
+        {
+            let mut b = [0u8; 14];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            b[6..14].copy_from_slice(&self.high_watermark.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 4 {
             s.write_raw(&self.last_stable_offset.to_be_bytes());
         }

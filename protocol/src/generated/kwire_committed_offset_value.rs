@@ -57,8 +57,12 @@ impl KwireCommittedOffsetValue {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.offset.to_be_bytes());
-        s.write_raw(&self.leader_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..8].copy_from_slice(&self.offset.to_be_bytes());
+            b[8..12].copy_from_slice(&self.leader_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.metadata.as_ref(),

@@ -37,8 +37,12 @@ impl KwireConsumerGroupMetadataValue {
         s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        s.write_raw(&self.epoch.to_be_bytes());
-        s.write_raw(&self.metadata_hash.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.epoch.to_be_bytes());
+            b[4..12].copy_from_slice(&self.metadata_hash.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

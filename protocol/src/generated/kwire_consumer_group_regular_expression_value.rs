@@ -46,8 +46,12 @@ impl KwireConsumerGroupRegularExpressionValue {
             let a = &self.topics;
             ::kwire_protocol::wire::write_string_array(s, a, true).at_field("topics")?;
         }
-        s.write_raw(&self.version.to_be_bytes());
-        s.write_raw(&self.timestamp.to_be_bytes());
+        {
+            let mut b = [0u8; 16];
+            b[0..8].copy_from_slice(&self.version.to_be_bytes());
+            b[8..16].copy_from_slice(&self.timestamp.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

@@ -66,9 +66,13 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.member_epoch.to_be_bytes());
-        s.write_raw(&self.previous_member_epoch.to_be_bytes());
-        s.write_raw(&self.state.to_be_bytes());
+        {
+            let mut b = [0u8; 9];
+            b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.previous_member_epoch.to_be_bytes());
+            b[8..9].copy_from_slice(&self.state.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.active_tasks;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)

@@ -107,8 +107,12 @@ impl KwireStreamsGroupMemberMetadataValue {
             .at_field("client_id")?;
         ::kwire_protocol::wire::write_string(s, &self.client_host, true)
             .at_field("client_host")?;
-        s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
-        s.write_raw(&self.topology_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.rebalance_timeout_ms.to_be_bytes());
+            b[4..8].copy_from_slice(&self.topology_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_string(s, &self.process_id, true)
             .at_field("process_id")?;
         match &self.user_endpoint {

@@ -58,9 +58,13 @@ impl KwireStreamsGroupMetadataValue {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.epoch.to_be_bytes());
-        s.write_raw(&self.metadata_hash.to_be_bytes());
-        s.write_raw(&self.validated_topology_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 16];
+            b[0..4].copy_from_slice(&self.epoch.to_be_bytes());
+            b[4..12].copy_from_slice(&self.metadata_hash.to_be_bytes());
+            b[12..16].copy_from_slice(&self.validated_topology_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.last_assignment_configs;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)

@@ -671,8 +671,12 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.write_raw(&self.partitions.to_be_bytes());
-        s.write_raw(&self.replication_factor.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
+            b[4..6].copy_from_slice(&self.replication_factor.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.topic_configs;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)

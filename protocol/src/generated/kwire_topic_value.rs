@@ -41,8 +41,12 @@ impl KwireTopicValue {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.topic_id.0);
-        s.write_raw(&self.partitions.to_be_bytes());
+        {
+            let mut b = [0u8; 20];
+            b[0..16].copy_from_slice(&self.topic_id.0);
+            b[16..20].copy_from_slice(&self.partitions.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.configs;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)

@@ -495,8 +495,12 @@ impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.partition_index.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version <= 0 {
             {
                 let a = &self.old_style_offsets;

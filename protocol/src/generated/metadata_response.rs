@@ -1197,9 +1197,13 @@ impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.error_code.to_be_bytes());
-        s.write_raw(&self.partition_index.to_be_bytes());
-        s.write_raw(&self.leader_id.to_be_bytes());
+        {
+            let mut b = [0u8; 10];
+            b[0..2].copy_from_slice(&self.error_code.to_be_bytes());
+            b[2..6].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[6..10].copy_from_slice(&self.leader_id.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 7 {
             s.write_raw(&self.leader_epoch.to_be_bytes());
         }

@@ -774,8 +774,12 @@ impl ::kwire_protocol::wire::Encode for OffsetCommitRequestPartition {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.partition_index.to_be_bytes());
-        s.write_raw(&self.committed_offset.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..12].copy_from_slice(&self.committed_offset.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 6 {
             s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }

@@ -464,8 +464,12 @@ impl ::kwire_protocol::wire::Encode for OffsetCommitResponsePartition {
         s: &mut ::kwire_protocol::wire::RawWriter,
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
-        s.write_raw(&self.partition_index.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partition_index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

@@ -62,8 +62,12 @@ impl ProduceRequest {
                 );
             }
         }
-        s.write_raw(&self.acks.to_be_bytes());
-        s.write_raw(&self.timeout_ms.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..2].copy_from_slice(&self.acks.to_be_bytes());
+            b[2..6].copy_from_slice(&self.timeout_ms.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.topic_data;
             ::kwire_protocol::wire::write_struct_array(s, a, version >= 9, version)

@@ -1351,9 +1351,13 @@ impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         let flexible: bool = version >= 9;
-        s.write_raw(&self.index.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
-        s.write_raw(&self.base_offset.to_be_bytes());
+        {
+            let mut b = [0u8; 14];
+            b[0..4].copy_from_slice(&self.index.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            b[6..14].copy_from_slice(&self.base_offset.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 2 {
             s.write_raw(&self.log_append_time_ms.to_be_bytes());
         }

@@ -57,9 +57,13 @@ impl RequestHeader {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.request_api_key.to_be_bytes());
-        s.write_raw(&self.request_api_version.to_be_bytes());
-        s.write_raw(&self.correlation_id.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..2].copy_from_slice(&self.request_api_key.to_be_bytes());
+            b[2..4].copy_from_slice(&self.request_api_version.to_be_bytes());
+            b[4..8].copy_from_slice(&self.correlation_id.to_be_bytes());
+            s.write_raw(&b);
+        }
         if version >= 1 {
             ::kwire_protocol::wire::write_nullable_string(
                     s,

@@ -43,7 +43,7 @@ impl StreamsGroupDescribeRequest {
             ::kwire_protocol::wire::write_string_array(s, a, true)
                 .at_field("group_ids")?;
         }
-        s.write_byte(u8::from(self.include_authorized_operations));
+        s.write_raw(&[u8::from(self.include_authorized_operations)]);
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

@@ -1298,7 +1298,7 @@ impl ::kwire_protocol::wire::Encode for Member {
             .at_field("assignment")?;
         ::kwire_protocol::wire::Encode::encode_raw(&self.target_assignment, s, version)
             .at_field("target_assignment")?;
-        s.write_byte(u8::from(self.is_classic));
+        s.write_raw(&[u8::from(self.is_classic)]);
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
@@ -2181,8 +2181,12 @@ impl ::kwire_protocol::wire::Encode for DescribedGroup {
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.group_state, true)
             .at_field("group_state")?;
-        s.write_raw(&self.group_epoch.to_be_bytes());
-        s.write_raw(&self.assignment_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.group_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.assignment_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         match &self.topology {
             ::core::option::Option::Some(x) => {
                 s.write_byte(1);
@@ -2955,8 +2959,12 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
-        s.write_raw(&self.partition.to_be_bytes());
-        s.write_raw(&self.offset.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.partition.to_be_bytes());
+            b[4..12].copy_from_slice(&self.offset.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
@@ -4392,8 +4400,12 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.write_raw(&self.partitions.to_be_bytes());
-        s.write_raw(&self.replication_factor.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
+            b[4..6].copy_from_slice(&self.replication_factor.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.topic_configs;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)

@@ -127,8 +127,12 @@ impl StreamsGroupHeartbeatRequest {
             .at_field("group_id")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.write_raw(&self.member_epoch.to_be_bytes());
-        s.write_raw(&self.endpoint_information_epoch.to_be_bytes());
+        {
+            let mut b = [0u8; 8];
+            b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.endpoint_information_epoch.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.instance_id.as_ref(),
@@ -234,7 +238,7 @@ impl StreamsGroupHeartbeatRequest {
                     .at_field("task_end_offsets")?
             }
         }
-        s.write_byte(u8::from(self.shutdown_application));
+        s.write_raw(&[u8::from(self.shutdown_application)]);
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,
@@ -2904,8 +2908,12 @@ impl ::kwire_protocol::wire::Encode for TopicInfo {
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.name, true).at_field("name")?;
-        s.write_raw(&self.partitions.to_be_bytes());
-        s.write_raw(&self.replication_factor.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
+            b[4..6].copy_from_slice(&self.replication_factor.to_be_bytes());
+            s.write_raw(&b);
+        }
         {
             let a = &self.topic_configs;
             ::kwire_protocol::wire::write_struct_array(s, a, true, version)
@@ -3477,8 +3485,12 @@ impl ::kwire_protocol::wire::Encode for TaskOffset {
         use ::kwire_protocol::wire::ErrorPath as _;
         ::kwire_protocol::wire::write_string(s, &self.subtopology_id, true)
             .at_field("subtopology_id")?;
-        s.write_raw(&self.partition.to_be_bytes());
-        s.write_raw(&self.offset.to_be_bytes());
+        {
+            let mut b = [0u8; 12];
+            b[0..4].copy_from_slice(&self.partition.to_be_bytes());
+            b[4..12].copy_from_slice(&self.offset.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_unknown_tags(
             s,
             &self.unknown_tagged_fields,

@@ -88,8 +88,12 @@ impl StreamsGroupHeartbeatResponse {
         version: i16,
     ) -> ::core::result::Result<(), ::kwire_protocol::wire::EncodeError> {
         use ::kwire_protocol::wire::ErrorPath as _;
-        s.write_raw(&self.throttle_time_ms.to_be_bytes());
-        s.write_raw(&self.error_code.to_be_bytes());
+        {
+            let mut b = [0u8; 6];
+            b[0..4].copy_from_slice(&self.throttle_time_ms.to_be_bytes());
+            b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
+            s.write_raw(&b);
+        }
         ::kwire_protocol::wire::write_nullable_string(
                 s,
                 self.error_message.as_ref(),
@@ -100,10 +104,14 @@ impl StreamsGroupHeartbeatResponse {
             .at_field("error_message")?;
         ::kwire_protocol::wire::write_string(s, &self.member_id, true)
             .at_field("member_id")?;
-        s.write_raw(&self.member_epoch.to_be_bytes());
-        s.write_raw(&self.heartbeat_interval_ms.to_be_bytes());
-        s.write_raw(&self.acceptable_recovery_lag.to_be_bytes());
-        s.write_raw(&self.task_offset_interval_ms.to_be_bytes());
+        {
+            let mut b = [0u8; 16];
+            b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
+            b[4..8].copy_from_slice(&self.heartbeat_interval_ms.to_be_bytes());
+            b[8..12].copy_from_slice(&self.acceptable_recovery_lag.to_be_bytes());
+            b[12..16].copy_from_slice(&self.task_offset_interval_ms.to_be_bytes());
+            s.write_raw(&b);
+        }
         match &self.status {
             ::core::option::Option::Some(a) => {
                 ::kwire_protocol::wire::write_struct_array(s, a, true, version)

@@ -832,6 +832,7 @@ fn emit_struct(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         (
             quote!(
                 impl #w::Encode for #ty {
+                    #[inline]
                     fn encode_raw(&self, #s_name: &mut #w::RawWriter, #enc_version: i16) -> ::core::result::Result<(), #w::EncodeError> {
                         #enc_body
                     }

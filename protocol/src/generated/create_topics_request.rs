@@ -510,6 +510,7 @@ pub struct CreatableReplicaAssignment {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CreatableReplicaAssignment {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -793,6 +794,7 @@ impl ::core::default::Default for CreatableTopicConfig {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicConfig {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1068,6 +1070,7 @@ pub struct CreatableTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

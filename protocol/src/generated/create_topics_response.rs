@@ -484,6 +484,7 @@ impl ::core::default::Default for CreatableTopicConfigs {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicConfigs {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1014,6 +1015,7 @@ impl ::core::default::Default for CreatableTopicResult {
     }
 }
 impl ::kwire_protocol::wire::Encode for CreatableTopicResult {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

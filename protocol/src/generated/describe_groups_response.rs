@@ -475,6 +475,7 @@ pub struct DescribedGroupMember {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroupMember {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -952,6 +953,7 @@ impl ::core::default::Default for DescribedGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroup {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -1330,6 +1330,7 @@ impl ::core::default::Default for ReplicaState {
     }
 }
 impl ::kwire_protocol::wire::Encode for ReplicaState {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1669,6 +1670,7 @@ impl ::core::default::Default for FetchPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for FetchPartition {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2233,6 +2235,7 @@ pub struct FetchTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FetchTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2601,6 +2604,7 @@ pub struct ForgottenTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ForgottenTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

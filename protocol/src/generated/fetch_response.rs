@@ -784,6 +784,7 @@ impl ::core::default::Default for EpochEndOffset {
     }
 }
 impl ::kwire_protocol::wire::Encode for EpochEndOffset {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1088,6 +1089,7 @@ impl ::core::default::Default for LeaderIdAndEpoch {
     }
 }
 impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1397,6 +1399,7 @@ impl ::core::default::Default for SnapshotId {
     }
 }
 impl ::kwire_protocol::wire::Encode for SnapshotId {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1642,6 +1645,7 @@ pub struct AbortedTransaction {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for AbortedTransaction {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1998,6 +2002,7 @@ impl ::core::default::Default for PartitionData {
     }
 }
 impl ::kwire_protocol::wire::Encode for PartitionData {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -3060,6 +3065,7 @@ pub struct FetchableTopicResponse {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for FetchableTopicResponse {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -3432,6 +3438,7 @@ pub struct NodeEndpoint {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

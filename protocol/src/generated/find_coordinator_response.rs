@@ -886,6 +886,7 @@ impl ::core::default::Default for Coordinator {
     }
 }
 impl ::kwire_protocol::wire::Encode for Coordinator {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -527,6 +527,7 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -518,6 +518,7 @@ impl ::core::default::Default for ListOffsetsPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsPartition {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -874,6 +875,7 @@ pub struct ListOffsetsTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -489,6 +489,7 @@ impl ::core::default::Default for ListOffsetsPartitionResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsPartitionResponse {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -999,6 +1000,7 @@ pub struct ListOffsetsTopicResponse {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for ListOffsetsTopicResponse {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

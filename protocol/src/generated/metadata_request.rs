@@ -684,6 +684,7 @@ impl ::core::default::Default for MetadataRequestTopic {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataRequestTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

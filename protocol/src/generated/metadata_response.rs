@@ -820,6 +820,7 @@ pub struct MetadataResponseBroker {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseBroker {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1191,6 +1192,7 @@ impl ::core::default::Default for MetadataResponsePartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponsePartition {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1738,6 +1740,7 @@ impl ::core::default::Default for MetadataResponseTopic {
     }
 }
 impl ::kwire_protocol::wire::Encode for MetadataResponseTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -768,6 +768,7 @@ impl ::core::default::Default for OffsetCommitRequestPartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequestPartition {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1201,6 +1202,7 @@ pub struct OffsetCommitRequestTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetCommitRequestTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

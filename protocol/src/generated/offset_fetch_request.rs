@@ -729,6 +729,7 @@ pub struct OffsetFetchRequestTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1079,6 +1080,7 @@ pub struct OffsetFetchRequestTopics {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestTopics {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1449,6 +1451,7 @@ impl ::core::default::Default for OffsetFetchRequestGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchRequestGroup {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -680,6 +680,7 @@ impl ::core::default::Default for OffsetFetchResponsePartition {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartition {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1187,6 +1188,7 @@ pub struct OffsetFetchResponseTopic {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopic {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1571,6 +1573,7 @@ impl ::core::default::Default for OffsetFetchResponsePartitions {
     }
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponsePartitions {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2075,6 +2078,7 @@ pub struct OffsetFetchResponseTopics {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseTopics {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2438,6 +2442,7 @@ pub struct OffsetFetchResponseGroup {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for OffsetFetchResponseGroup {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

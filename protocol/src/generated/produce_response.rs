@@ -658,6 +658,7 @@ pub struct BatchIndexAndErrorMessage {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for BatchIndexAndErrorMessage {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1005,6 +1006,7 @@ impl ::core::default::Default for LeaderIdAndEpoch {
     }
 }
 impl ::kwire_protocol::wire::Encode for LeaderIdAndEpoch {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1344,6 +1346,7 @@ impl ::core::default::Default for PartitionProduceResponse {
     }
 }
 impl ::kwire_protocol::wire::Encode for PartitionProduceResponse {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2060,6 +2063,7 @@ pub struct TopicProduceResponse {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicProduceResponse {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2358,6 +2362,7 @@ pub struct NodeEndpoint {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for NodeEndpoint {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

@@ -435,6 +435,7 @@ pub struct Subtopology {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Subtopology {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -911,6 +912,7 @@ pub struct Topology {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Topology {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -1237,6 +1239,7 @@ pub struct Member {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Member {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2162,6 +2165,7 @@ impl ::core::default::Default for DescribedGroup {
     }
 }
 impl ::kwire_protocol::wire::Encode for DescribedGroup {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2720,6 +2724,7 @@ pub struct Endpoint {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Endpoint {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -2951,6 +2956,7 @@ pub struct TaskOffset {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskOffset {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -3224,6 +3230,7 @@ pub struct TopicPartitions {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicPartitions {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -3509,6 +3516,7 @@ pub struct Assignment {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for Assignment {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -3888,6 +3896,7 @@ pub struct TaskIds {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TaskIds {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -4154,6 +4163,7 @@ pub struct KeyValue {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for KeyValue {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,
@@ -4393,6 +4403,7 @@ pub struct TopicInfo {
     pub unknown_tagged_fields: ::kwire_protocol::wire::UnknownTaggedFields,
 }
 impl ::kwire_protocol::wire::Encode for TopicInfo {
+    #[inline]
     fn encode_raw(
         &self,
         s: &mut ::kwire_protocol::wire::RawWriter,

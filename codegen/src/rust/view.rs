@@ -204,6 +204,21 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     // only when it fails are they checked one by one, so that the error names the field.
     // With `record`, offsets are recorded on the way (as `locate_at` does): the top level's
     // `check_locate`, so that parsing a message is one pass.
+    // What `check_locate` and `locate_at` record: field offsets, and where the tag section is.
+    let record_decls = || {
+        let offs_decl = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
+        let offs_init = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
+        let tags_decl = match (cx.has_flexible(), &flexible) {
+            (false, _) => quote!(),
+            (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
+            (true, Cond::Always) => quote!(),
+            (true, _) => quote!(let mut tags = #w::view::ABSENT;),
+        };
+        let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+        (offs_decl, offs_init, tags_decl, tags_init)
+    };
+    // Sets the tag section's offset: declared there when every version is flexible.
+    let tags_set = if matches!(flexible, Cond::Always) { quote!(let tags =) } else { quote!(tags =) };
     let check = |record: bool| -> TokenStream {
         let mut checks = Vec::new();
         let mut run: Vec<TokenStream> = Vec::new();
@@ -287,11 +302,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     }
                 )
             };
-            let set = match (record, &flexible) {
-                (false, _) => quote!(),
-                (true, Cond::Always) => quote!(let tags = (c.pos() - start) as u32;),
-                (true, _) => quote!(tags = (c.pos() - start) as u32;),
-            };
+            let set = if record { quote!(#tags_set (c.pos() - start) as u32;) } else { quote!() };
             flexible.select(quote!(#set #sec), quote!())
         } else {
             quote!()
@@ -299,15 +310,7 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
         if !record {
             return super::message::with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
         }
-        let offs_decl = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
-        let offs_init = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
-        let tags_decl = match (cx.has_flexible(), &flexible) {
-            (false, _) => quote!(),
-            (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
-            (true, Cond::Always) => quote!(),
-            (true, _) => quote!(let mut tags = #w::view::ABSENT;),
-        };
-        let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+        let (offs_decl, offs_init, tags_decl, tags_init) = record_decls();
         super::message::with_error_path(quote!(
             let start = c.pos();
             #offs_decl
@@ -353,7 +356,6 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     quote!(if #cond { offs[#k] = (at - start) as u32; })
                 })
                 .collect();
-            let set = if matches!(flexible, Cond::Always) { quote!(let tags =) } else { quote!(tags =) };
             let lp = if arms.is_empty() {
                 quote!(pos = #w::view::skip_tags(buf, pos);)
             } else {
@@ -368,22 +370,10 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
                     pos = p;
                 )
             };
-            flexible.select(quote!(#set (pos - start) as u32; #lp), quote!())
+            flexible.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
         };
-        let (offs_decl, offs_init, tags_decl, tags_init) = if record {
-            let od = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
-            let oi = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
-            let td = match (cx.has_flexible(), &flexible) {
-                (false, _) => quote!(),
-                (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
-                (true, Cond::Always) => quote!(),
-                (true, _) => quote!(let mut tags = #w::view::ABSENT;),
-            };
-            let ti = if cx.has_flexible() { quote!(tags,) } else { quote!() };
-            (od, oi, td, ti)
-        } else {
-            (quote!(), quote!(), quote!(), quote!())
-        };
+        let (offs_decl, offs_init, tags_decl, tags_init) =
+            if record { record_decls() } else { (quote!(), quote!(), quote!(), quote!()) };
         let start = if record { quote!(let start = pos;) } else { quote!() };
         let end = if record {
             quote!((#view { buf: buf.get(start..pos).unwrap_or_default(), version, #offs_init #tags_init }, pos))

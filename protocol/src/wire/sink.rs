@@ -146,6 +146,7 @@ impl RawWriter {
     ///
     /// # Safety
     /// `ptr` must be valid for writes of `cap` bytes for as long as the writer is used.
+    #[inline]
     pub(crate) unsafe fn new(ptr: *mut u8, cap: usize) -> Self {
         RawWriter {
             ptr,
@@ -159,14 +160,9 @@ impl RawWriter {
     /// A writer over no memory at all: every write is only counted ([`RawWriter::written`]).
     #[inline]
     pub fn counter() -> Self {
-        RawWriter {
-            ptr: std::ptr::NonNull::<u8>::dangling().as_ptr(),
-            cap: 0,
-            pos: 0,
-            splice_min: usize::MAX,
-            splices: std::ptr::null_mut(),
-            spliced: 0,
-        }
+        // SAFETY: with a capacity of 0 nothing is ever written through the (dangling, aligned,
+        // non-null) pointer.
+        unsafe { RawWriter::new(std::ptr::NonNull::<u8>::dangling().as_ptr(), 0) }
     }
     /// Bytes written (or, after an overflow, needed).
     #[inline]

@@ -43,6 +43,9 @@ pub mod wire;
 
 pub mod generated;
 
+/// Kafka's error codes as a typed enum ([`error::ErrorCode`]): names, retriable flags, descriptions.
+pub mod error;
+
 #[cfg(feature = "coordinator")]
 pub mod coordinator;
 

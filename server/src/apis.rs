@@ -25,7 +25,7 @@
 use kwire_protocol::generated::api_versions_response::{ApiVersion, ApiVersionsResponse};
 use kwire_protocol::generated::ApiKey;
 
-use crate::errors;
+use kwire_protocol::error::ErrorCode;
 
 /// (API, lowest, highest) of every API served.
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
@@ -92,12 +92,12 @@ fn valid_software_field(s: &str) -> bool {
 pub fn api_versions(version: i16, name: &str, software_version: &str) -> ApiVersionsResponse {
     if version >= 3 && !(valid_software_field(name) && valid_software_field(software_version)) {
         return ApiVersionsResponse {
-            error_code: errors::INVALID_REQUEST,
+            error_code: ErrorCode::InvalidRequest.code(),
             ..Default::default()
         };
     }
     ApiVersionsResponse {
-        error_code: errors::NONE,
+        error_code: ErrorCode::None.code(),
         api_keys: api_keys(),
         throttle_time_ms: 0,
         ..Default::default()
@@ -108,7 +108,7 @@ pub fn api_versions(version: i16, name: &str, software_version: &str) -> ApiVers
 /// UNSUPPORTED_VERSION (35) with only the ApiVersions entry, to be encoded at version 0.
 pub fn api_versions_unsupported() -> ApiVersionsResponse {
     ApiVersionsResponse {
-        error_code: errors::UNSUPPORTED_VERSION,
+        error_code: ErrorCode::UnsupportedVersion.code(),
         api_keys: vec![ApiVersion {
             api_key: ApiKey::ApiVersions.as_i16(),
             min_version: 0,
@@ -135,6 +135,9 @@ mod tests {
         assert!(valid_software_field("2.16.1-rdkafka-2.16.0"));
         assert!(!valid_software_field("-x"));
         assert!(!valid_software_field(""));
-        assert_eq!(api_versions(3, "", "1").error_code, errors::INVALID_REQUEST);
+        assert_eq!(
+            api_versions(3, "", "1").error_code,
+            ErrorCode::InvalidRequest.code()
+        );
     }
 }

@@ -15,7 +15,10 @@
 //! - [`topics`]: the topic table and the partition logs of record batches;
 //! - [`durable`]: the record log of `--data DIR` and its replay;
 //! - [`client`]: a small pipelining client for tests and the load generator;
-//! - [`errors`], [`util`]: error codes, CRC-32C, clocks and ids.
+//! - [`util`]: CRC-32C, clocks and ids.
+//!
+//! Error codes are [`kwire_protocol::error::ErrorCode`]s; handlers put `ErrorCode::X.code()` in
+//! the responses' `error_code` fields.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -38,7 +41,6 @@ pub mod client;
 pub mod config;
 pub mod conn;
 pub mod durable;
-pub mod errors;
 pub mod handlers;
 pub mod server;
 pub mod topics;

@@ -45,10 +45,10 @@ use crate::broker::{Broker, Shared};
 use crate::client::{encode_request, Client};
 use crate::config::ServerConfig;
 use crate::conn::encode_response;
-use crate::errors::*;
 use crate::handlers::{self, Ctx, Outcome};
 use crate::server::{ServeError, Server};
 use crate::topics::tests::make_batch;
+use kwire_protocol::error::ErrorCode;
 
 // ---- a global allocator that remembers the largest single allocation ----
 
@@ -281,7 +281,7 @@ async fn framing_and_pipelining_keep_request_order() {
         match (key, resp.body) {
             (ApiKey::Fetch, Response::Fetch(fr)) => {
                 let p = &fr.responses[0].partitions[0];
-                assert_eq!(p.error_code, NONE);
+                assert_eq!(p.error_code, ErrorCode::None.code());
                 assert_eq!(p.records.as_ref().map(|r| r.len()), Some(0));
                 assert!(started.elapsed() >= Duration::from_millis(250));
             }
@@ -313,7 +313,7 @@ async fn api_versions_v3_header_v0_and_v5_unsupported() {
     let Response::ApiVersions(av) = resp.body else {
         panic!("not ApiVersions")
     };
-    assert_eq!(av.error_code, NONE);
+    assert_eq!(av.error_code, ErrorCode::None.code());
     let keys: Vec<(i16, i16, i16)> = av
         .api_keys
         .iter()
@@ -348,7 +348,7 @@ async fn api_versions_v3_header_v0_and_v5_unsupported() {
     let Response::ApiVersions(av) = resp.body else {
         panic!("not ApiVersions")
     };
-    assert_eq!(av.error_code, UNSUPPORTED_VERSION);
+    assert_eq!(av.error_code, ErrorCode::UnsupportedVersion.code());
     // Still open: a v0 request is answered.
     let bytes = encode_request(ApiVersionsRequest::default(), 0, 3, None).expect("encode");
     within(c.send_raw(&bytes)).await.expect("send");
@@ -433,7 +433,10 @@ async fn metadata_by_name_and_by_id() {
             assert_eq!(p.replica_nodes.to_vec(), vec![1]);
             assert_eq!(p.isr_nodes.to_vec(), vec![1]);
         }
-        assert_eq!(m.topics[1].error_code, UNKNOWN_TOPIC_OR_PARTITION);
+        assert_eq!(
+            m.topics[1].error_code,
+            ErrorCode::UnknownTopicOrPartition.code()
+        );
         // By id: the same id is echoed, with the name; an unknown id has a null name.
         let unknown = Uuid::from_u128(0x1234);
         let Response::Metadata(m) = call(
@@ -474,7 +477,7 @@ async fn metadata_by_name_and_by_id() {
                 m.topics[1].name.as_deref(),
                 m.topics[1].topic_id
             ),
-            (UNKNOWN_TOPIC_ID, None, unknown)
+            (ErrorCode::UnknownTopicId.code(), None, unknown)
         );
     }
     r.stop().await;
@@ -492,7 +495,10 @@ async fn produce_then_fetch_rewrites_offsets() {
             panic!()
         };
         let pr = &p.responses[0].partition_responses[0];
-        assert_eq!((pr.error_code, pr.base_offset), (NONE, base));
+        assert_eq!(
+            (pr.error_code, pr.base_offset),
+            (ErrorCode::None.code(), base)
+        );
     }
     // Unknown topic and a corrupt batch.
     let Response::Produce(p) = call(&mut c, produce("nope", 0, b1.clone(), 1), 11).await else {
@@ -500,7 +506,7 @@ async fn produce_then_fetch_rewrites_offsets() {
     };
     assert_eq!(
         p.responses[0].partition_responses[0].error_code,
-        UNKNOWN_TOPIC_OR_PARTITION
+        ErrorCode::UnknownTopicOrPartition.code()
     );
     let mut bad = b1.clone();
     let n = bad.len();
@@ -510,7 +516,7 @@ async fn produce_then_fetch_rewrites_offsets() {
     };
     assert_eq!(
         p.responses[0].partition_responses[0].error_code,
-        CORRUPT_MESSAGE
+        ErrorCode::CorruptMessage.code()
     );
 
     // By topic id (v16): both batches, base offsets 0 and 3.
@@ -559,13 +565,19 @@ async fn produce_then_fetch_rewrites_offsets() {
     let Response::Fetch(f) = call(&mut c, by_name, 11).await else {
         panic!()
     };
-    assert_eq!(f.responses[0].partitions[0].error_code, OFFSET_OUT_OF_RANGE);
+    assert_eq!(
+        f.responses[0].partitions[0].error_code,
+        ErrorCode::OffsetOutOfRange.code()
+    );
     // Unknown topic id.
     let Response::Fetch(f) = call(&mut c, fetch_by_id(Uuid::from_u128(9), 0, 0, 500), 13).await
     else {
         panic!()
     };
-    assert_eq!(f.responses[0].partitions[0].error_code, UNKNOWN_TOPIC_ID);
+    assert_eq!(
+        f.responses[0].partitions[0].error_code,
+        ErrorCode::UnknownTopicId.code()
+    );
     // ListOffsets: latest, earliest, by timestamp.
     let lo = |ts: i64| ListOffsetsRequest {
         replica_id: -1,
@@ -593,7 +605,11 @@ async fn produce_then_fetch_rewrites_offsets() {
             panic!()
         };
         let p = &l.topics[0].partitions[0];
-        assert_eq!((p.error_code, p.offset), (NONE, offset), "timestamp {ts}");
+        assert_eq!(
+            (p.error_code, p.offset),
+            (ErrorCode::None.code(), offset),
+            "timestamp {ts}"
+        );
     }
     // acks=0 gets no answer: the next answer is the Metadata sent after it.
     let corr = within(c.send(produce("t1", 0, b2.clone(), 0), 9))
@@ -625,18 +641,26 @@ async fn large_record_sets_go_out_uncopied_and_intact() {
     let r = start(config(&[("big", 1)])).await;
     let id = topic_id(&r, "big");
     let mut c = connect(r.addr).await;
-    let value: Vec<u8> = (0..3 * crate::conn::SPLICE_MIN as u32).map(|i| (i % 251) as u8).collect();
+    let value: Vec<u8> = (0..3 * crate::conn::SPLICE_MIN as u32)
+        .map(|i| (i % 251) as u8)
+        .collect();
     let batch = make_batch(&[&value[..], b"tail"], 5_000);
     assert!(batch.len() > crate::conn::SPLICE_MIN);
     let Response::Produce(p) = call(&mut c, produce("big", 0, batch.clone(), -1), 9).await else {
         panic!()
     };
-    assert_eq!(p.responses[0].partition_responses[0].error_code, NONE);
+    assert_eq!(
+        p.responses[0].partition_responses[0].error_code,
+        ErrorCode::None.code()
+    );
     for _ in 0..2 {
         let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 500), 16).await else {
             panic!()
         };
-        let recs = f.responses[0].partitions[0].records.clone().expect("records");
+        let recs = f.responses[0].partitions[0]
+            .records
+            .clone()
+            .expect("records");
         assert_eq!(recs.len(), batch.len());
         assert_eq!(be_i64(&recs, 0), 0);
         assert_eq!(&recs[16..], &batch[16..]);
@@ -670,7 +694,10 @@ async fn parked_fetch_wakes_on_produce() {
     else {
         panic!()
     };
-    assert_eq!(p.responses[0].partition_responses[0].error_code, NONE);
+    assert_eq!(
+        p.responses[0].partition_responses[0].error_code,
+        ErrorCode::None.code()
+    );
     let f = within(consumer.recv_frame())
         .await
         .expect("recv")
@@ -703,7 +730,7 @@ async fn durable_state_survives_restart_and_a_torn_tail() {
     else {
         panic!()
     };
-    assert_eq!(hb.error_code, NONE);
+    assert_eq!(hb.error_code, ErrorCode::None.code());
     assert_eq!(hb.heartbeat_interval_ms, 250);
     let epoch = hb.member_epoch;
     let assignment = hb.assignment.expect("assignment");
@@ -728,7 +755,7 @@ async fn durable_state_survives_restart_and_a_torn_tail() {
     let Response::ConsumerGroupHeartbeat(hb) = call(&mut c, ack, 1).await else {
         panic!()
     };
-    assert_eq!(hb.error_code, NONE);
+    assert_eq!(hb.error_code, ErrorCode::None.code());
     // A commit at the member's epoch, and one at a stale epoch.
     let commit = |e: i32, offset: i64| OffsetCommitRequest {
         group_id: "g".into(),
@@ -750,7 +777,10 @@ async fn durable_state_survives_restart_and_a_torn_tail() {
     let Response::OffsetCommit(oc) = call(&mut c, commit(hb.member_epoch, 42), 9).await else {
         panic!()
     };
-    assert_eq!(oc.topics[0].partitions[0].error_code, NONE);
+    assert_eq!(
+        oc.topics[0].partitions[0].error_code,
+        ErrorCode::None.code()
+    );
     let Response::OffsetCommit(oc) = call(&mut c, commit(hb.member_epoch + 5, 43), 9).await else {
         panic!()
     };
@@ -776,7 +806,7 @@ async fn durable_state_survives_restart_and_a_torn_tail() {
     };
     assert_eq!(
         (ct.topics[0].error_code, ct.topics[0].num_partitions),
-        (NONE, 1)
+        (ErrorCode::None.code(), 1)
     );
     let t2_id = ct.topics[0].topic_id;
     let (groups, offsets, t1_id) = {
@@ -996,7 +1026,12 @@ async fn streams_heartbeat_creates_internal_topics() {
     let Response::StreamsGroupHeartbeat(hb) = call(&mut c, req, 0).await else {
         panic!()
     };
-    assert_eq!(hb.error_code, NONE, "{:?}", hb.error_message);
+    assert_eq!(
+        hb.error_code,
+        ErrorCode::None.code(),
+        "{:?}",
+        hb.error_message
+    );
     let created = r
         .shared
         .lock()
@@ -1016,7 +1051,7 @@ async fn streams_heartbeat_creates_internal_topics() {
     else {
         panic!()
     };
-    assert_eq!(d.groups[0].error_code, NONE);
+    assert_eq!(d.groups[0].error_code, ErrorCode::None.code());
     assert_eq!(d.groups[0].members.len(), 1);
     let Response::ListGroups(l) = call(&mut c, ListGroupsRequest::default(), 5).await else {
         panic!()
@@ -1197,7 +1232,7 @@ async fn session_timeout_fences_a_silent_member_and_is_persisted() {
     else {
         panic!()
     };
-    assert_eq!(hb.error_code, NONE);
+    assert_eq!(hb.error_code, ErrorCode::None.code());
     assert_eq!(hb.heartbeat_interval_ms, 100);
     let joined = Instant::now();
     // The member never heartbeats again: the timer task fences it after 500 ms. Checked on
@@ -1304,7 +1339,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     let two = || make_batch(&[b"a", b"b"], 1_000);
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
-        (NONE, 0, 0)
+        (ErrorCode::None.code(), 0, 0)
     );
     let whole = log_len(&dir);
     let faults = |writes: u32, repairs: u32| {
@@ -1319,7 +1354,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     faults(1, 0);
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
-        (KAFKA_STORAGE_ERROR, -1, -1)
+        (ErrorCode::KafkaStorageError.code(), -1, -1)
     );
     assert_eq!(
         r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
@@ -1328,7 +1363,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     assert_eq!(log_len(&dir), whole);
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 0, two(), -1), 9).await),
-        (NONE, 2, 0)
+        (ErrorCode::None.code(), 2, 0)
     );
 
     // OffsetCommit: NOT_COORDINATOR (Kafka's translation for group APIs), nothing stored.
@@ -1337,7 +1372,10 @@ async fn failed_durable_writes_are_not_acknowledged() {
     else {
         panic!()
     };
-    assert_eq!(oc.topics[0].partitions[0].error_code, NOT_COORDINATOR);
+    assert_eq!(
+        oc.topics[0].partitions[0].error_code,
+        ErrorCode::NotCoordinator.code()
+    );
     assert!(!r.shared.lock().offsets.contains_key("g"));
 
     // CreateTopics whose write fails and whose partial entry cannot be cut either: not
@@ -1347,13 +1385,13 @@ async fn failed_durable_writes_are_not_acknowledged() {
     let Response::CreateTopics(ct) = call(&mut c, create_topic("t2", 1), 7).await else {
         panic!()
     };
-    assert_eq!(ct.topics[0].error_code, KAFKA_STORAGE_ERROR);
+    assert_eq!(ct.topics[0].error_code, ErrorCode::KafkaStorageError.code());
     assert!(r.shared.lock().topics.get("t2").is_none());
     let damaged = log_len(&dir);
     assert!(damaged > log_len_whole(&r));
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 1, two(), -1), 9).await).0,
-        KAFKA_STORAGE_ERROR
+        ErrorCode::KafkaStorageError.code()
     );
     assert_eq!(
         log_len(&dir),
@@ -1363,7 +1401,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     // The cut works again: writes resume after the last whole entry.
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 1, two(), -1), 9).await),
-        (NONE, 0, 0)
+        (ErrorCode::None.code(), 0, 0)
     );
     assert_eq!(log_len(&dir), log_len_whole(&r));
 
@@ -1375,7 +1413,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     else {
         panic!()
     };
-    assert_eq!(hb.error_code, NOT_COORDINATOR);
+    assert_eq!(hb.error_code, ErrorCode::NotCoordinator.code());
     let ServeError::DurableStateBroken(reason) = r.stopped_by_itself().await;
     assert!(reason.contains("coordinator records"), "{reason}");
     drop(c);
@@ -1456,7 +1494,7 @@ async fn offsets_are_not_reused_after_a_restart() {
             let p = &l.topics[0].partitions[0];
             assert_eq!(
                 (p.error_code, p.offset),
-                (NONE, end),
+                (ErrorCode::None.code(), end),
                 "partition {partition} ts {ts}"
             );
         }
@@ -1473,7 +1511,10 @@ async fn offsets_are_not_reused_after_a_restart() {
     let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 0), 16).await else {
         panic!()
     };
-    assert_eq!(f.responses[0].partitions[0].error_code, OFFSET_OUT_OF_RANGE);
+    assert_eq!(
+        f.responses[0].partitions[0].error_code,
+        ErrorCode::OffsetOutOfRange.code()
+    );
     assert_eq!(f.responses[0].partitions[0].log_start_offset, 3);
     let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 3, 0), 16).await else {
         panic!()
@@ -1481,13 +1522,13 @@ async fn offsets_are_not_reused_after_a_restart() {
     let p = &f.responses[0].partitions[0];
     assert_eq!(
         (p.error_code, p.high_watermark, p.log_start_offset),
-        (NONE, 3, 3)
+        (ErrorCode::None.code(), 3, 3)
     );
     assert!(p.records.as_ref().expect("records").is_empty());
     // New records continue the offsets.
     assert_eq!(
         produce_result(call(&mut c, produce("t1", 0, three.clone(), 1), 9).await),
-        (NONE, 3, 3)
+        (ErrorCode::None.code(), 3, 3)
     );
     let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 3, 0), 16).await else {
         panic!()
@@ -1577,7 +1618,7 @@ async fn queued_answer_bytes_are_bounded() {
                 .await
             )
             .0,
-            NONE
+            ErrorCode::None.code()
         );
         let base = r.shared.stats.requests.load(Ordering::Relaxed);
         let mut pauses = r.shared.stats.read_pauses.subscribe();
@@ -1609,7 +1650,7 @@ async fn queued_answer_bytes_are_bounded() {
                 .await
             )
             .0,
-            NONE
+            ErrorCode::None.code()
         );
         for i in 0..11 {
             let resp = within(c.recv()).await.expect("answer");
@@ -1617,7 +1658,7 @@ async fn queued_answer_bytes_are_bounded() {
                 panic!()
             };
             let p = &f.responses[0].partitions[0];
-            assert_eq!(p.error_code, NONE);
+            assert_eq!(p.error_code, ErrorCode::None.code());
             let want = if i == 0 { 0..1024 } else { 40 << 10..50 << 10 };
             assert!(want.contains(&p.records.as_ref().expect("records").len()));
         }
@@ -1632,7 +1673,10 @@ async fn queued_answer_bytes_are_bounded() {
 async fn offset_metadata_longer_than_4096_bytes_is_refused() {
     let r = start(config(&[("t1", 1)])).await;
     let mut c = connect(r.addr).await;
-    for (len, code) in [(4096, NONE), (4097, OFFSET_METADATA_TOO_LARGE)] {
+    for (len, code) in [
+        (4096, ErrorCode::None.code()),
+        (4097, ErrorCode::OffsetMetadataTooLarge.code()),
+    ] {
         let Response::OffsetCommit(oc) = call(
             &mut c,
             admin_commit("gm", "t1", 0, len as i64, &"m".repeat(len)),
@@ -1685,22 +1729,32 @@ async fn create_topics_limits_and_colliding_names() {
     let r = start(config(&[("a_b", 1)])).await;
     let mut c = connect(r.addr).await;
     for (name, parts, code, text) in [
-        ("big", i32::MAX, INVALID_PARTITIONS, "limit of 100000"),
-        ("zero", 0, INVALID_PARTITIONS, "non-positive"),
+        (
+            "big",
+            i32::MAX,
+            ErrorCode::InvalidPartitions.code(),
+            "limit of 100000",
+        ),
+        (
+            "zero",
+            0,
+            ErrorCode::InvalidPartitions.code(),
+            "non-positive",
+        ),
         (
             "a.b",
             1,
-            INVALID_TOPIC_EXCEPTION,
+            ErrorCode::InvalidTopicException.code(),
             "collides with existing topic: a_b",
         ),
-        ("ok.1", 100_000, NONE, ""),
+        ("ok.1", 100_000, ErrorCode::None.code(), ""),
     ] {
         let Response::CreateTopics(ct) = call(&mut c, create_topic(name, parts), 7).await else {
             panic!()
         };
         let t = &ct.topics[0];
         assert_eq!(t.error_code, code, "{name}: {:?}", t.error_message);
-        if code != NONE {
+        if code != ErrorCode::None.code() {
             let m = t.error_message.as_deref().unwrap_or("");
             assert!(m.contains(text), "{name}: {m}");
         }
@@ -1718,7 +1772,10 @@ async fn create_topics_limits_and_colliding_names() {
     };
     assert_eq!(
         (ct.topics[0].error_code, ct.topics[1].error_code),
-        (NONE, INVALID_TOPIC_EXCEPTION)
+        (
+            ErrorCode::None.code(),
+            ErrorCode::InvalidTopicException.code()
+        )
     );
     // A batch whose record count is nonsense, over the wire.
     let mut bad = make_batch(&[b"a"], 1);
@@ -1727,7 +1784,7 @@ async fn create_topics_limits_and_colliding_names() {
     bad[17..21].copy_from_slice(&crc.to_be_bytes());
     assert_eq!(
         produce_result(call(&mut c, produce("a_b", 0, bad, 1), 9).await).0,
-        INVALID_RECORD
+        ErrorCode::InvalidRecord.code()
     );
     r.stop().await;
 }

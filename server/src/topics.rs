@@ -14,8 +14,8 @@ use bytes::{Bytes, BytesMut};
 use kwire_protocol::coordinator::TopicMetadata;
 use kwire_protocol::wire::Uuid;
 
-use crate::errors::*;
 use crate::util::crc32c;
+use kwire_protocol::error::ErrorCode;
 
 /// The most partitions a topic may have (`--topic`, CreateTopics, streams internal topics).
 pub const MAX_PARTITIONS: i32 = 100_000;
@@ -57,12 +57,12 @@ pub struct LogMark {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchError {
     /// The Kafka error code.
-    pub code: i16,
+    pub code: ErrorCode,
     /// A human-readable reason.
     pub message: String,
 }
 
-fn batch_error(code: i16, message: impl Into<String>) -> BatchError {
+fn batch_error(code: ErrorCode, message: impl Into<String>) -> BatchError {
     BatchError {
         code,
         message: message.into(),
@@ -180,7 +180,7 @@ fn check_records(body: &[u8], count: i32) -> Result<(), String> {
 pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     if records.len() < BATCH_HEADER_LEN {
         return Err(batch_error(
-            INVALID_RECORD,
+            ErrorCode::InvalidRecord,
             format!(
                 "record batch of {} bytes is shorter than its {BATCH_HEADER_LEN}-byte header",
                 records.len()
@@ -189,8 +189,7 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     }
     let batch_len = be_i32(records, 8);
     if batch_len < 0 || batch_len as usize + 12 != records.len() {
-        return Err(batch_error(
-            INVALID_RECORD,
+        return Err(batch_error(ErrorCode::InvalidRecord,
             format!(
                 "Produce requests v3+ must hold exactly one whole record batch (batch length {batch_len}, {} bytes given)",
                 records.len()
@@ -200,14 +199,14 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     let magic = records[16] as i8;
     if magic != 2 {
         return Err(batch_error(
-            INVALID_RECORD,
+            ErrorCode::InvalidRecord,
             format!("record batch magic {magic}: only magic 2 is accepted"),
         ));
     }
     let crc = u32::from_be_bytes([records[17], records[18], records[19], records[20]]);
     if crc32c(&records[21..]) != crc {
         return Err(batch_error(
-            CORRUPT_MESSAGE,
+            ErrorCode::CorruptMessage,
             "record batch CRC-32C does not match",
         ));
     }
@@ -215,33 +214,31 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     let codec = attributes & 0x07;
     if codec > 4 {
         return Err(batch_error(
-            CORRUPT_MESSAGE,
+            ErrorCode::CorruptMessage,
             format!("unknown compression codec {codec} (attributes {attributes:#06x})"),
         ));
     }
     if attributes & 0x20 != 0 {
         return Err(batch_error(
-            INVALID_RECORD,
+            ErrorCode::InvalidRecord,
             "clients may not write control batches",
         ));
     }
     if attributes & 0x10 != 0 {
-        return Err(batch_error(
-            INVALID_RECORD,
+        return Err(batch_error(ErrorCode::InvalidRecord,
             "transactional record batches are not supported: kwire-server has no transaction coordinator",
         ));
     }
     let last_delta = be_i32(records, 23);
     if last_delta < 0 {
         return Err(batch_error(
-            INVALID_RECORD,
+            ErrorCode::InvalidRecord,
             format!("negative lastOffsetDelta {last_delta}"),
         ));
     }
     let count = be_i32(records, 57);
     if count < 0 || i64::from(count) != i64::from(last_delta) + 1 {
-        return Err(batch_error(
-            INVALID_RECORD,
+        return Err(batch_error(ErrorCode::InvalidRecord,
             format!(
                 "record count {count} does not match lastOffsetDelta {last_delta} (count must be lastOffsetDelta + 1)"
             ),
@@ -250,7 +247,7 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
     if codec == 0 {
         if let Err(e) = check_records(&records[BATCH_HEADER_LEN..], count) {
             return Err(batch_error(
-                INVALID_RECORD,
+                ErrorCode::InvalidRecord,
                 format!("malformed record batch: {e}"),
             ));
         }
@@ -641,17 +638,26 @@ pub(crate) mod tests {
     fn bad_batches_are_refused() {
         let good = make_batch(&[b"x"], 1);
         let mut log = PartitionLog::default();
-        assert_eq!(log.append(&good[..30]).unwrap_err().code, INVALID_RECORD);
+        assert_eq!(
+            log.append(&good[..30]).unwrap_err().code,
+            ErrorCode::InvalidRecord
+        );
         let mut two = good.clone();
         two.extend_from_slice(&good);
-        assert_eq!(log.append(&two).unwrap_err().code, INVALID_RECORD);
+        assert_eq!(log.append(&two).unwrap_err().code, ErrorCode::InvalidRecord);
         let mut magic = good.clone();
         magic[16] = 1;
-        assert_eq!(log.append(&magic).unwrap_err().code, INVALID_RECORD);
+        assert_eq!(
+            log.append(&magic).unwrap_err().code,
+            ErrorCode::InvalidRecord
+        );
         let mut crc = good.clone();
         let last = crc.len() - 1;
         crc[last] ^= 0xff;
-        assert_eq!(log.append(&crc).unwrap_err().code, CORRUPT_MESSAGE);
+        assert_eq!(
+            log.append(&crc).unwrap_err().code,
+            ErrorCode::CorruptMessage
+        );
         assert_eq!(log.high_watermark(), 0);
     }
 
@@ -672,7 +678,7 @@ pub(crate) mod tests {
             b[57..61].copy_from_slice(&count.to_be_bytes());
             fix_crc(&mut b);
             let e = refused(&b);
-            assert_eq!(e.code, INVALID_RECORD, "count {count}");
+            assert_eq!(e.code, ErrorCode::InvalidRecord, "count {count}");
             assert!(e.message.contains("count"), "{}", e.message);
         }
         // lastOffsetDelta and count agree, but the records say otherwise (3 records, count 2).
@@ -681,26 +687,26 @@ pub(crate) mod tests {
         b[57..61].copy_from_slice(&2i32.to_be_bytes());
         fix_crc(&mut b);
         let e = refused(&b);
-        assert_eq!(e.code, INVALID_RECORD);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
         assert!(e.message.contains("follow"), "{}", e.message);
         // ... or fewer records than the count (a record length reaching past the end).
         let mut b = good.clone();
         b[23..27].copy_from_slice(&3i32.to_be_bytes());
         b[57..61].copy_from_slice(&4i32.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(refused(&b).code, INVALID_RECORD);
+        assert_eq!(refused(&b).code, ErrorCode::InvalidRecord);
         // A record's varint length that does not fit in the batch.
         let mut b = good.clone();
         b[BATCH_HEADER_LEN] = 0x7e; // zigzag 63, far more than the record
         fix_crc(&mut b);
         let e = refused(&b);
-        assert_eq!(e.code, INVALID_RECORD);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
         assert!(e.message.contains("does not fit"), "{}", e.message);
         // A negative record length.
         let mut b = good.clone();
         b[BATCH_HEADER_LEN] = 0x01; // zigzag -1
         fix_crc(&mut b);
-        assert_eq!(refused(&b).code, INVALID_RECORD);
+        assert_eq!(refused(&b).code, ErrorCode::InvalidRecord);
         // A record whose inner value length runs past the record.
         let one = make_batch(&[b"xyz"], 1);
         let mut b = one.clone();
@@ -708,13 +714,13 @@ pub(crate) mod tests {
         assert_eq!(b[BATCH_HEADER_LEN + 5], 6);
         b[BATCH_HEADER_LEN + 5] = 60;
         fix_crc(&mut b);
-        assert_eq!(refused(&b).code, INVALID_RECORD);
+        assert_eq!(refused(&b).code, ErrorCode::InvalidRecord);
         // Compression codecs 5-7 are unknown: CORRUPT_MESSAGE.
         for codec in 5..=7i16 {
             let mut b = good.clone();
             b[21..23].copy_from_slice(&codec.to_be_bytes());
             fix_crc(&mut b);
-            assert_eq!(refused(&b).code, CORRUPT_MESSAGE, "codec {codec}");
+            assert_eq!(refused(&b).code, ErrorCode::CorruptMessage, "codec {codec}");
         }
         // Codecs 1-4 are accepted without walking the (compressed) records.
         let mut b = good.clone();
@@ -729,7 +735,7 @@ pub(crate) mod tests {
         b[21..23].copy_from_slice(&0x10i16.to_be_bytes());
         fix_crc(&mut b);
         let e = refused(&b);
-        assert_eq!(e.code, INVALID_RECORD);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
         assert!(e.message.contains("transactional"), "{}", e.message);
         // Producer id, epoch and base sequence are ignored.
         let mut b = good.clone();

@@ -20,8 +20,8 @@ use kwire_protocol::wire::{PrimArray, Uuid};
 
 use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
-use crate::errors::*;
 use crate::topics::{LogMark, Topic};
+use kwire_protocol::error::ErrorCode;
 
 /// Produce v3-11: each partition's records must be exactly one RecordBatch v2 that passes
 /// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten.
@@ -43,7 +43,7 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
         for (pi, p) in t.partition_data.iter().enumerate() {
             let mut resp = PartitionProduceResponse {
                 index: p.index,
-                error_code: NONE,
+                error_code: ErrorCode::None.code(),
                 base_offset: -1,
                 log_append_time_ms: -1,
                 log_start_offset: -1,
@@ -55,11 +55,11 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                 .get_mut(&t.name)
                 .and_then(|topic| topic.partition_mut(p.index))
             {
-                _ if !acks_ok => resp.error_code = INVALID_REQUIRED_ACKS,
-                None => resp.error_code = UNKNOWN_TOPIC_OR_PARTITION,
+                _ if !acks_ok => resp.error_code = ErrorCode::InvalidRequiredAcks.code(),
+                None => resp.error_code = ErrorCode::UnknownTopicOrPartition.code(),
                 Some(log) => match p.records.as_deref().unwrap_or(&[]) {
                     [] => {
-                        resp.error_code = INVALID_RECORD;
+                        resp.error_code = ErrorCode::InvalidRecord.code();
                         message = Some("Produce request without a record batch".into());
                     }
                     records => {
@@ -72,8 +72,8 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                                 appended_at.push((ti, pi));
                             }
                             Err(e) => {
-                                tracing::debug!(topic = %&*t.name, partition = p.index, error = e.code, reason = %e.message, "produce refused");
-                                resp.error_code = e.code;
+                                tracing::debug!(topic = %&*t.name, partition = p.index, error = %e.code, reason = %e.message, "produce refused");
+                                resp.error_code = e.code.code();
                                 message = Some(e.message);
                             }
                         }
@@ -113,7 +113,7 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
             }
             for (ti, pi) in &appended_at {
                 let resp = &mut responses[*ti].partition_responses[*pi];
-                resp.error_code = KAFKA_STORAGE_ERROR;
+                resp.error_code = ErrorCode::KafkaStorageError.code();
                 resp.base_offset = -1;
                 resp.log_start_offset = -1;
                 if v >= 8 {
@@ -151,7 +151,7 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
                 .map(|p| {
                     let mut resp = ListOffsetsPartitionResponse {
                         partition_index: p.partition_index,
-                        error_code: NONE,
+                        error_code: ErrorCode::None.code(),
                         timestamp: -1,
                         offset: -1,
                         leader_epoch: -1,
@@ -162,7 +162,7 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
                         .get(&t.name)
                         .and_then(|topic| topic.partition(p.partition_index))
                     else {
-                        resp.error_code = UNKNOWN_TOPIC_OR_PARTITION;
+                        resp.error_code = ErrorCode::UnknownTopicOrPartition.code();
                         return resp;
                     };
                     let hw = log.high_watermark();
@@ -250,7 +250,7 @@ pub fn fetch_response(
 ) -> Option<FetchResponse> {
     if r.session_id != 0 {
         return Some(FetchResponse {
-            error_code: FETCH_SESSION_ID_NOT_FOUND,
+            error_code: ErrorCode::FetchSessionIdNotFound.code(),
             session_id: 0,
             ..Default::default()
         });
@@ -271,9 +271,9 @@ pub fn fetch_response(
             let Some(topic) = topic else {
                 errors = true;
                 let code = if by_id {
-                    UNKNOWN_TOPIC_ID
+                    ErrorCode::UnknownTopicId.code()
                 } else {
-                    UNKNOWN_TOPIC_OR_PARTITION
+                    ErrorCode::UnknownTopicOrPartition.code()
                 };
                 partitions.push(partition_data(
                     p.partition,
@@ -287,21 +287,26 @@ pub fn fetch_response(
                 errors = true;
                 partitions.push(partition_data(
                     p.partition,
-                    UNKNOWN_TOPIC_OR_PARTITION,
+                    ErrorCode::UnknownTopicOrPartition.code(),
                     r.isolation_level,
                     version,
                 ));
                 continue;
             };
             let hw = log.high_watermark();
-            let mut pd = partition_data(p.partition, NONE, r.isolation_level, version);
+            let mut pd = partition_data(
+                p.partition,
+                ErrorCode::None.code(),
+                r.isolation_level,
+                version,
+            );
             pd.high_watermark = hw;
             pd.last_stable_offset = hw;
             let start = log.log_start_offset();
             pd.log_start_offset = start;
             if p.fetch_offset < start || p.fetch_offset > hw {
                 errors = true;
-                pd.error_code = OFFSET_OUT_OF_RANGE;
+                pd.error_code = ErrorCode::OffsetOutOfRange.code();
             } else {
                 let limit = usize::try_from(p.partition_max_bytes)
                     .unwrap_or(0)
@@ -327,7 +332,7 @@ pub fn fetch_response(
     }
     Some(FetchResponse {
         throttle_time_ms: 0,
-        error_code: NONE,
+        error_code: ErrorCode::None.code(),
         session_id: 0,
         responses,
         ..Default::default()

@@ -19,8 +19,8 @@ use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHea
 
 use super::Ctx;
 use crate::broker::{Broker, NewTopic};
-use crate::errors::*;
 use crate::topics::{valid_topic_name, MAX_PARTITIONS};
+use kwire_protocol::error::ErrorCode;
 
 fn context(ctx: &Ctx<'_>) -> RequestContext {
     RequestContext::new(ctx.client_id, ctx.client_host, ctx.version)
@@ -37,7 +37,7 @@ pub fn consumer_group_heartbeat(
     let out = b
         .coordinator
         .consumer_group_heartbeat(&context(ctx), r, ctx.now);
-    if out.response.error_code != NONE {
+    if out.response.error_code != ErrorCode::None.code() {
         tracing::debug!(group = %&*r.group_id, member = %&*r.member_id, error = out.response.error_code, "consumer-group heartbeat refused");
     }
     b.queue_records(out.records);
@@ -143,7 +143,7 @@ pub fn describe_groups(
         .map(|id| {
             if id.trim().is_empty() {
                 return DescribedGroup {
-                    error_code: INVALID_GROUP_ID,
+                    error_code: ErrorCode::InvalidGroupId.code(),
                     group_id: id.clone(),
                     authorized_operations: i32::MIN,
                     ..Default::default()
@@ -153,7 +153,7 @@ pub fn describe_groups(
                 && b.coordinator.streams_group(id).is_none()
                 && b.offsets.get(&**id).is_some_and(|o| !o.is_empty());
             DescribedGroup {
-                error_code: NONE,
+                error_code: ErrorCode::None.code(),
                 group_id: id.clone(),
                 group_state: if classic_empty { "Empty" } else { "Dead" }.into(),
                 protocol_type: "".into(),
@@ -191,7 +191,7 @@ pub fn list_groups(b: &mut Broker, ctx: &Ctx<'_>, r: &ListGroupsRequest) -> List
         .collect();
     ListGroupsResponse {
         throttle_time_ms: 0,
-        error_code: NONE,
+        error_code: ErrorCode::None.code(),
         groups,
         ..Default::default()
     }

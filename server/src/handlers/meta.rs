@@ -16,18 +16,18 @@ use kwire_protocol::wire::{PrimArray, Uuid};
 
 use super::Ctx;
 use crate::broker::{Broker, NewTopic, NODE_ID};
-use crate::errors::*;
 use crate::topics::{collision_key, valid_topic_name, Topic, MAX_PARTITIONS};
+use kwire_protocol::error::ErrorCode;
 
 fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
     MetadataResponseTopic {
-        error_code: NONE,
+        error_code: ErrorCode::None.code(),
         name: Some(t.name.clone().into()),
         topic_id: if version >= 10 { t.id } else { Uuid::ZERO },
         is_internal: false,
         partitions: (0..t.partitions.len() as i32)
             .map(|p| MetadataResponsePartition {
-                error_code: NONE,
+                error_code: ErrorCode::None.code(),
                 partition_index: p,
                 leader_id: NODE_ID,
                 leader_epoch: if version >= 7 { 0 } else { -1 },
@@ -65,7 +65,7 @@ pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataR
                 match b.topics.by_id(&rt.topic_id) {
                     Some(t) => topics.push(topic_entry(t, v)),
                     None => topics.push(MetadataResponseTopic {
-                        error_code: UNKNOWN_TOPIC_ID,
+                        error_code: ErrorCode::UnknownTopicId.code(),
                         name: if v >= 12 { None } else { Some("".into()) },
                         topic_id: rt.topic_id,
                         topic_authorized_operations: i32::MIN,
@@ -82,9 +82,9 @@ pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataR
                 Some(t) => topics.push(topic_entry(t, v)),
                 None => topics.push(MetadataResponseTopic {
                     error_code: if valid_topic_name(name).is_ok() {
-                        UNKNOWN_TOPIC_OR_PARTITION
+                        ErrorCode::UnknownTopicOrPartition.code()
                     } else {
-                        INVALID_TOPIC_EXCEPTION
+                        ErrorCode::InvalidTopicException.code()
                     },
                     name: Some(name.to_string().into()),
                     topic_authorized_operations: i32::MIN,
@@ -110,7 +110,7 @@ pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataR
         controller_id: NODE_ID,
         topics,
         cluster_authorized_operations: i32::MIN,
-        error_code: NONE,
+        error_code: ErrorCode::None.code(),
         ..Default::default()
     }
 }
@@ -124,10 +124,10 @@ pub fn find_coordinator(
 ) -> FindCoordinatorResponse {
     let ok_type = r.key_type == 0 || r.key_type == 1;
     let (code, message) = if ok_type {
-        (NONE, None)
+        (ErrorCode::None.code(), None)
     } else {
         (
-            INVALID_REQUEST,
+            ErrorCode::InvalidRequest.code(),
             Some(format!("Unknown coordinator type {}", r.key_type).into()),
         )
     };
@@ -203,7 +203,7 @@ pub fn create_topics(
         };
         if dup.contains(&*t.name) {
             results.push(fail(
-                INVALID_REQUEST,
+                ErrorCode::InvalidRequest.code(),
                 format!(
                     "Create topics request from client contains multiple entries for the topic {}",
                     &*t.name
@@ -212,12 +212,12 @@ pub fn create_topics(
             continue;
         }
         if let Err(e) = valid_topic_name(&t.name) {
-            results.push(fail(INVALID_TOPIC_EXCEPTION, e));
+            results.push(fail(ErrorCode::InvalidTopicException.code(), e));
             continue;
         }
         if b.topics.get(&t.name).is_some() {
             results.push(fail(
-                TOPIC_ALREADY_EXISTS,
+                ErrorCode::TopicAlreadyExists.code(),
                 format!("Topic '{}' already exists.", &*t.name),
             ));
             continue;
@@ -229,7 +229,7 @@ pub fn create_topics(
             .or_else(|| staged.get(&key).map(String::as_str))
         {
             results.push(fail(
-                INVALID_TOPIC_EXCEPTION,
+                ErrorCode::InvalidTopicException.code(),
                 format!("Topic '{}' collides with existing topic: {other}", &*t.name),
             ));
             continue;
@@ -237,7 +237,7 @@ pub fn create_topics(
         let partitions = if !t.assignments.is_empty() {
             if t.num_partitions != -1 || t.replication_factor != -1 {
                 results.push(fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.".into(),
                 ));
                 continue;
@@ -251,7 +251,7 @@ pub fn create_topics(
                 .all(|a| a.broker_ids.iter().all(|id| id == NODE_ID) && !a.broker_ids.is_empty());
             if !contiguous || !only_us {
                 results.push(fail(
-                    INVALID_REPLICA_ASSIGNMENT,
+                    ErrorCode::InvalidReplicaAssignment.code(),
                     "Replica assignments must name partitions 0..N-1 on broker 1 only.".into(),
                 ));
                 continue;
@@ -265,7 +265,7 @@ pub fn create_topics(
             };
             if p < 1 {
                 results.push(fail(
-                    INVALID_PARTITIONS,
+                    ErrorCode::InvalidPartitions.code(),
                     format!(
                         "Number of partitions was set to an invalid non-positive value {}.",
                         t.num_partitions
@@ -275,7 +275,7 @@ pub fn create_topics(
             }
             if p > MAX_PARTITIONS {
                 results.push(fail(
-                    INVALID_PARTITIONS,
+                    ErrorCode::InvalidPartitions.code(),
                     format!(
                         "Number of partitions {p} is above kwire-server's limit of {MAX_PARTITIONS}."
                     ),
@@ -284,7 +284,7 @@ pub fn create_topics(
             }
             if t.replication_factor == 0 || t.replication_factor < -1 {
                 results.push(fail(
-                    INVALID_REPLICATION_FACTOR,
+                    ErrorCode::InvalidReplicationFactor.code(),
                     "Replication factor must be larger than 0, or -1 to use the default value."
                         .into(),
                 ));
@@ -292,7 +292,7 @@ pub fn create_topics(
             }
             if t.replication_factor > 1 {
                 results.push(fail(
-                    INVALID_REPLICATION_FACTOR,
+                    ErrorCode::InvalidReplicationFactor.code(),
                     format!("Unable to replicate the partition {} time(s): The target replication factor of {} cannot be reached because only 1 broker(s) are registered.", t.replication_factor, t.replication_factor),
                 ));
                 continue;
@@ -301,7 +301,7 @@ pub fn create_topics(
         };
         if let Some(c) = t.configs.iter().find(|c| c.value.is_none()) {
             results.push(fail(
-                INVALID_CONFIG,
+                ErrorCode::InvalidConfig.code(),
                 format!("Null value not supported for topic configs: {}", &*c.name),
             ));
             continue;
@@ -324,7 +324,7 @@ pub fn create_topics(
         results.push(CreatableTopicResult {
             name: t.name.clone(),
             topic_id: Uuid::ZERO,
-            error_code: NONE,
+            error_code: ErrorCode::None.code(),
             error_message: None,
             num_partitions: if v >= 5 { partitions } else { -1 },
             replication_factor: if v >= 5 { 1 } else { -1 },
@@ -362,7 +362,7 @@ pub fn create_topics(
                     let res = &mut results[i];
                     *res = CreatableTopicResult {
                         name: res.name.clone(),
-                        error_code: KAFKA_STORAGE_ERROR,
+                        error_code: ErrorCode::KafkaStorageError.code(),
                         error_message: if v >= 1 {
                             Some(format!("cannot write the durable log: {e}").into())
                         } else {

@@ -21,7 +21,7 @@ use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHea
 use kwire_protocol::generated::{Request, Response};
 
 use crate::broker::{Broker, Shared};
-use crate::errors::NOT_COORDINATOR;
+use kwire_protocol::error::ErrorCode;
 
 pub use data::fetch_response;
 
@@ -143,7 +143,7 @@ fn storage_failure(out: Outcome) -> Outcome {
     match out {
         Outcome::Respond(Response::ConsumerGroupHeartbeat(_)) => Outcome::Respond(
             ConsumerGroupHeartbeatResponse {
-                error_code: NOT_COORDINATOR,
+                error_code: ErrorCode::NotCoordinator.code(),
                 error_message: Some(MESSAGE.into()),
                 ..Default::default()
             }
@@ -151,7 +151,7 @@ fn storage_failure(out: Outcome) -> Outcome {
         ),
         Outcome::Respond(Response::StreamsGroupHeartbeat(_)) => Outcome::Respond(
             StreamsGroupHeartbeatResponse {
-                error_code: NOT_COORDINATOR,
+                error_code: ErrorCode::NotCoordinator.code(),
                 error_message: Some(MESSAGE.into()),
                 ..Default::default()
             }

@@ -14,7 +14,7 @@ use kwire_protocol::generated::offset_fetch_response::{
 
 use super::Ctx;
 use crate::broker::{Broker, CommittedOffset};
-use crate::errors::*;
+use kwire_protocol::error::ErrorCode;
 
 /// Kafka's `offset.metadata.max.bytes` default: longer metadata is OFFSET_METADATA_TOO_LARGE.
 pub const MAX_OFFSET_METADATA_BYTES: usize = 4096;
@@ -36,7 +36,7 @@ pub fn offset_commit(
 ) -> OffsetCommitResponse {
     let group = &*r.group_id;
     let group_error = if group.trim().is_empty() {
-        INVALID_GROUP_ID
+        ErrorCode::InvalidGroupId.code()
     } else if ctx.version >= 1 {
         b.coordinator.validate_offset_commit(
             group,
@@ -45,7 +45,7 @@ pub fn offset_commit(
             ctx.version,
         )
     } else {
-        NONE
+        ErrorCode::None.code()
     };
     let mut topics = Vec::new();
     let mut commits: Vec<(String, i32, CommittedOffset)> = Vec::new();
@@ -54,7 +54,7 @@ pub fn offset_commit(
     for (ti, t) in r.topics.iter().enumerate() {
         let mut partitions = Vec::new();
         for (pi, p) in t.partitions.iter().enumerate() {
-            let code = if group_error != NONE {
+            let code = if group_error != ErrorCode::None.code() {
                 group_error
             } else if b
                 .topics
@@ -62,13 +62,13 @@ pub fn offset_commit(
                 .and_then(|topic| topic.partition(p.partition_index))
                 .is_none()
             {
-                UNKNOWN_TOPIC_OR_PARTITION
+                ErrorCode::UnknownTopicOrPartition.code()
             } else if p
                 .committed_metadata
                 .as_ref()
                 .is_some_and(|m| m.len() > MAX_OFFSET_METADATA_BYTES)
             {
-                OFFSET_METADATA_TOO_LARGE
+                ErrorCode::OffsetMetadataTooLarge.code()
             } else {
                 commits.push((
                     t.name.to_string(),
@@ -85,7 +85,7 @@ pub fn offset_commit(
                     },
                 ));
                 accepted.push((ti, pi));
-                NONE
+                ErrorCode::None.code()
             };
             partitions.push(OffsetCommitResponsePartition {
                 partition_index: p.partition_index,
@@ -99,13 +99,13 @@ pub fn offset_commit(
             ..Default::default()
         });
     }
-    if group_error != NONE {
+    if group_error != ErrorCode::None.code() {
         tracing::debug!(group, member = %&*r.member_id, epoch = r.generation_id_or_member_epoch, error = group_error, "offset commit refused");
     }
     if let Err(e) = b.commit_offsets(group, commits) {
         tracing::warn!(group, error = %e, "offset commit not stored: the durable log cannot be written");
         for (ti, pi) in accepted {
-            topics[ti].partitions[pi].error_code = NOT_COORDINATOR;
+            topics[ti].partitions[pi].error_code = ErrorCode::NotCoordinator.code();
         }
     }
     OffsetCommitResponse {
@@ -161,7 +161,7 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
             .map(|g| {
                 let gid = &*g.group_id;
                 let code = if gid.trim().is_empty() {
-                    INVALID_GROUP_ID
+                    ErrorCode::InvalidGroupId.code()
                 } else if v >= 9 {
                     b.coordinator.validate_offset_fetch(
                         gid,
@@ -169,9 +169,9 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
                         g.member_epoch,
                     )
                 } else {
-                    NONE
+                    ErrorCode::None.code()
                 };
-                if code != NONE {
+                if code != ErrorCode::None.code() {
                     return OffsetFetchResponseGroup {
                         group_id: g.group_id.clone(),
                         error_code: code,
@@ -195,7 +195,7 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
                                     committed_offset: offset,
                                     committed_leader_epoch: -1,
                                     metadata: metadata.map(Into::into),
-                                    error_code: NONE,
+                                    error_code: ErrorCode::None.code(),
                                     ..Default::default()
                                 }
                             })
@@ -207,7 +207,7 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
                 OffsetFetchResponseGroup {
                     group_id: g.group_id.clone(),
                     topics,
-                    error_code: NONE,
+                    error_code: ErrorCode::None.code(),
                     ..Default::default()
                 }
             })
@@ -227,11 +227,11 @@ pub fn offset_fetch(b: &mut Broker, ctx: &Ctx<'_>, r: &OffsetFetchRequest) -> Of
     });
     // v0 and v1 have no top-level error code: a blank group fails each partition instead.
     let (top_code, part_code) = match (blank, v >= 2) {
-        (false, _) => (NONE, NONE),
-        (true, true) => (INVALID_GROUP_ID, NONE),
-        (true, false) => (NONE, INVALID_GROUP_ID),
+        (false, _) => (ErrorCode::None.code(), ErrorCode::None.code()),
+        (true, true) => (ErrorCode::InvalidGroupId.code(), ErrorCode::None.code()),
+        (true, false) => (ErrorCode::None.code(), ErrorCode::InvalidGroupId.code()),
     };
-    let topics = if top_code != NONE {
+    let topics = if top_code != ErrorCode::None.code() {
         Vec::new()
     } else {
         wanted(b, gid, req)

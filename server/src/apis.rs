@@ -46,6 +46,129 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::StreamsGroupDescribe, 0, 0),
 ];
 
+/// The name of every API key of Kafka 4.4, by key (Kafka's `ApiKeys`: 0 `Produce` to 94
+/// `UnregisterController`), so that a refused request is logged by name even when kwire has no
+/// codec for it.
+pub const KAFKA_API_NAMES: [&str; 95] = [
+    "Produce",
+    "Fetch",
+    "ListOffsets",
+    "Metadata",
+    "LeaderAndIsr",
+    "StopReplica",
+    "UpdateMetadata",
+    "ControlledShutdown",
+    "OffsetCommit",
+    "OffsetFetch",
+    "FindCoordinator",
+    "JoinGroup",
+    "Heartbeat",
+    "LeaveGroup",
+    "SyncGroup",
+    "DescribeGroups",
+    "ListGroups",
+    "SaslHandshake",
+    "ApiVersions",
+    "CreateTopics",
+    "DeleteTopics",
+    "DeleteRecords",
+    "InitProducerId",
+    "OffsetForLeaderEpoch",
+    "AddPartitionsToTxn",
+    "AddOffsetsToTxn",
+    "EndTxn",
+    "WriteTxnMarkers",
+    "TxnOffsetCommit",
+    "DescribeAcls",
+    "CreateAcls",
+    "DeleteAcls",
+    "DescribeConfigs",
+    "AlterConfigs",
+    "AlterReplicaLogDirs",
+    "DescribeLogDirs",
+    "SaslAuthenticate",
+    "CreatePartitions",
+    "CreateDelegationToken",
+    "RenewDelegationToken",
+    "ExpireDelegationToken",
+    "DescribeDelegationToken",
+    "DeleteGroups",
+    "ElectLeaders",
+    "IncrementalAlterConfigs",
+    "AlterPartitionReassignments",
+    "ListPartitionReassignments",
+    "OffsetDelete",
+    "DescribeClientQuotas",
+    "AlterClientQuotas",
+    "DescribeUserScramCredentials",
+    "AlterUserScramCredentials",
+    "Vote",
+    "BeginQuorumEpoch",
+    "EndQuorumEpoch",
+    "DescribeQuorum",
+    "AlterPartition",
+    "UpdateFeatures",
+    "Envelope",
+    "FetchSnapshot",
+    "DescribeCluster",
+    "DescribeProducers",
+    "BrokerRegistration",
+    "BrokerHeartbeat",
+    "UnregisterBroker",
+    "DescribeTransactions",
+    "ListTransactions",
+    "AllocateProducerIds",
+    "ConsumerGroupHeartbeat",
+    "ConsumerGroupDescribe",
+    "ControllerRegistration",
+    "GetTelemetrySubscriptions",
+    "PushTelemetry",
+    "AssignReplicasToDirs",
+    "ListConfigResources",
+    "DescribeTopicPartitions",
+    "ShareGroupHeartbeat",
+    "ShareGroupDescribe",
+    "ShareFetch",
+    "ShareAcknowledge",
+    "AddRaftVoter",
+    "RemoveRaftVoter",
+    "UpdateRaftVoter",
+    "InitializeShareGroupState",
+    "ReadShareGroupState",
+    "WriteShareGroupState",
+    "DeleteShareGroupState",
+    "ReadShareGroupStateSummary",
+    "StreamsGroupHeartbeat",
+    "StreamsGroupDescribe",
+    "DescribeShareGroupOffsets",
+    "AlterShareGroupOffsets",
+    "DeleteShareGroupOffsets",
+    "StreamsGroupTopologyDescriptionUpdate",
+    "UnregisterController",
+];
+
+/// The name of a raw API key: Kafka 4.4's name, or `API key N` for a key Kafka does not define.
+pub fn api_label(key: i16) -> String {
+    usize::try_from(key)
+        .ok()
+        .and_then(|k| KAFKA_API_NAMES.get(k))
+        .map_or_else(|| format!("API key {key}"), |n| (*n).to_string())
+}
+
+/// Why a request of API `key` is refused, for a key or version [`is_supported`] rejects:
+/// `version not supported (Fetch 4-16)`, `API not served by kwire-server`, or `unknown API key`.
+pub fn unsupported_reason(key: i16) -> String {
+    match supported(key) {
+        Some((api, lo, hi)) => {
+            format!("version not supported ({} {lo}-{hi})", api.name())
+        }
+        None if usize::try_from(key).is_ok_and(|k| k < KAFKA_API_NAMES.len()) => {
+            "API not served by kwire-server".to_string()
+        }
+        None => "unknown API key".to_string(),
+    }
+}
+
 /// Highest ApiVersions version served.
 pub const API_VERSIONS_MAX: i16 = 4;
 
@@ -135,6 +258,15 @@ mod tests {
         assert!(valid_software_field("2.16.1-rdkafka-2.16.0"));
         assert!(!valid_software_field("-x"));
         assert!(!valid_software_field(""));
+        for (k, _, _) in SUPPORTED {
+            assert_eq!(api_label(k.as_i16()), k.name());
+        }
+        assert_eq!(api_label(71), "GetTelemetrySubscriptions");
+        assert_eq!(api_label(-1), "API key -1");
+        assert_eq!(api_label(95), "API key 95");
+        assert_eq!(unsupported_reason(1), "version not supported (Fetch 4-16)");
+        assert_eq!(unsupported_reason(71), "API not served by kwire-server");
+        assert_eq!(unsupported_reason(1000), "unknown API key");
         assert_eq!(
             api_versions(3, "", "1").error_code,
             ErrorCode::InvalidRequest.code()

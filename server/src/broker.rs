@@ -33,6 +33,7 @@ use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::config::ServerConfig;
 use crate::durable::{DurableLog, Entry, LogError};
+use crate::events::{self, Cause, GroupLog, TopicOrigin};
 use crate::topics::{PartitionLog, Topic, TopicTable};
 use crate::util::{now_ms, random_uuid, uuid_from_name, RandomMemberIds};
 
@@ -112,6 +113,8 @@ pub struct Broker {
     fatal: watch::Sender<Option<String>>,
     /// Failed commits so far.
     write_failures: u64,
+    /// The group changes already logged (see [`crate::events`]).
+    group_log: GroupLog,
 }
 
 impl Broker {
@@ -210,6 +213,8 @@ impl Broker {
             now,
         )?;
         coordinator.set_streams_config(streams)?;
+        let mut group_log = GroupLog::default();
+        group_log.seed(&records);
         let mut broker = Broker {
             topics,
             coordinator,
@@ -223,6 +228,7 @@ impl Broker {
             broken: None,
             fatal: watch::channel(None).0,
             write_failures: 0,
+            group_log,
         };
         let mut create: Vec<NewTopic> = Vec::new();
         for (name, parts) in &config.topics {
@@ -246,7 +252,7 @@ impl Broker {
         }
         if !create.is_empty() {
             broker
-                .create_topics(create, now)
+                .create_topics(create, now, TopicOrigin::Config)
                 .map_err(StartError::Storage)?;
         }
         broker.commit().map_err(StartError::Storage)?;
@@ -257,7 +263,8 @@ impl Broker {
     /// from the names, or random ones with a data directory; their log entries are written first,
     /// together with whatever else is pending, and only then are they added to the table and the
     /// coordinator told ([`Broker::topics_changed`], whose records are queued for the next
-    /// commit). Returns the ids, in order.
+    /// commit). Each creation is logged at INFO with who asked (`origin`). Returns the ids, in
+    /// order.
     ///
     /// # Errors
     /// The write failed: no topic was added.
@@ -265,6 +272,7 @@ impl Broker {
         &mut self,
         topics: Vec<NewTopic>,
         now: i64,
+        origin: TopicOrigin<'_>,
     ) -> Result<Vec<Uuid>, StorageError> {
         let mut ids: Vec<Uuid> = Vec::with_capacity(topics.len());
         for (name, partitions, configs) in &topics {
@@ -298,7 +306,7 @@ impl Broker {
         }
         self.commit()?;
         for ((name, partitions, configs), id) in topics.into_iter().zip(&ids) {
-            tracing::info!(topic = %name, partitions, id = %id, "created topic");
+            events::topic_created(&name, partitions, id, origin);
             self.topics.insert(&name, *id, partitions, configs);
         }
         if !ids.is_empty() {
@@ -311,11 +319,16 @@ impl Broker {
     /// queues the records that follows.
     pub fn topics_changed(&mut self, now: i64) {
         let records = self.coordinator.set_topics(self.topics.metadata(), now);
-        self.queue_records(records);
+        self.queue_records(records, Cause::TopicsChanged);
     }
 
-    /// Queues coordinator records for the next [`Broker::commit`].
-    pub fn queue_records(&mut self, records: Vec<Record>) {
+    /// Queues coordinator records for the next [`Broker::commit`], and logs at INFO the group
+    /// changes they describe (`cause`: what made the coordinator write them; see
+    /// [`crate::events`]).
+    pub fn queue_records(&mut self, records: Vec<Record>, cause: Cause<'_>) {
+        for line in self.group_log.observe(&records, cause) {
+            tracing::info!("{line}");
+        }
         self.pending.extend(records.into_iter().map(Entry::Group));
     }
 

@@ -80,6 +80,14 @@ impl Client {
         })
     }
 
+    /// The client's own address (what the server sees as its peer).
+    ///
+    /// # Errors
+    /// The socket error.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.stream.local_addr()
+    }
+
     /// Sends a request without waiting; returns its correlation id.
     ///
     /// # Errors

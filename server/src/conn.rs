@@ -19,12 +19,18 @@
 //! writer and written at once, and is bounded by the request's own MaxBytes.)
 //!
 //! A size prefix above the limit, a frame that does not decode, or an API key or version that is
-//! not advertised ends the connection with one log line, after the answers already queued are
-//! sent. So do end-of-stream, a read error, `--idle-timeout-ms` without a byte received, an
-//! incomplete frame older than `--idle-timeout-ms` (a trickle of bytes does not keep it alive),
-//! and a client that reads no answers for that long (a stalled write). An ApiVersions request
-//! above the highest version served is answered with UNSUPPORTED_VERSION in the version-0 layout
-//! (KIP-511) and the connection stays open.
+//! not advertised ends the connection, after the answers already queued are sent. So do
+//! end-of-stream, a read error, `--idle-timeout-ms` without a byte received, an incomplete frame
+//! older than `--idle-timeout-ms` (a trickle of bytes does not keep it alive), and a client that
+//! reads no answers for that long (a stalled write). An ApiVersions request above the highest
+//! version served is answered with UNSUPPORTED_VERSION in the version-0 layout (KIP-511) and the
+//! connection stays open. A refused request is logged at INFO by API name (`refused Fetch v3
+//! from 127.0.0.1:5555 (client rdkafka): version not supported (Fetch 4-16)`; see
+//! [`crate::events::refused`]).
+//!
+//! Each connection logs at INFO when it opens, once its client id is known (with the client
+//! software of an ApiVersions v3+ request), and when it closes: the client id, the requests it
+//! sent and why it closed. Per-request lines are DEBUG.
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -32,7 +38,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use kwire_protocol::generated::{RequestFrame, Response, ResponseFrame};
+use kwire_protocol::generated::{ApiKey, Request, RequestFrame, Response, ResponseFrame};
 use kwire_protocol::wire::frame::read_frame;
 use kwire_protocol::wire::{encode_chunks, Chunks, EncodeError, Sink};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -43,6 +49,7 @@ use tokio::task::JoinHandle;
 
 use crate::apis;
 use crate::broker::Shared;
+use crate::events;
 use crate::handlers::{self, Ctx, FetchWait, Outcome};
 use crate::util::now_ms;
 
@@ -113,8 +120,34 @@ enum Step {
     Close(String),
 }
 
+/// What a connection knows about its client; shown in its log lines.
+struct Peer {
+    /// The client's address.
+    addr: SocketAddr,
+    /// The client's address as Kafka shows it (`/127.0.0.1`).
+    host: String,
+    /// The client id of the first request that carried one.
+    client_id: Option<String>,
+    /// Requests decoded so far.
+    requests: u64,
+}
+
+/// The client id of a raw request frame (header v1 and v2 both carry it as a nullable string
+/// right after the correlation id), for logging a request refused before it is decoded.
+fn peek_client_id(frame: &[u8]) -> Option<String> {
+    let len = usize::try_from(i16::from_be_bytes([*frame.get(8)?, *frame.get(9)?])).ok()?;
+    let raw = frame.get(10..10 + len)?;
+    Some(String::from_utf8_lossy(raw).into_owned())
+}
+
+/// Logs at INFO that the request `key`/`version` of `frame` was refused, and why.
+fn refuse(peer: &Peer, frame: &[u8], key: i16, version: i16, reason: impl std::fmt::Display) {
+    let client = peer.client_id.clone().or_else(|| peek_client_id(frame));
+    events::refused(key, version, peer.addr, client.as_deref(), reason);
+}
+
 /// Handles one request frame (size prefix removed).
-fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
+fn on_frame(frame: Bytes, shared: &Shared, peer: &mut Peer) -> Step {
     if frame.len() < 8 {
         return Step::Close(format!(
             "a {}-byte frame cannot hold a request header",
@@ -124,11 +157,16 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
     let key = i16::from_be_bytes([frame[0], frame[1]]);
     let version = i16::from_be_bytes([frame[2], frame[3]]);
     let correlation_id = i32::from_be_bytes([frame[4], frame[5], frame[6], frame[7]]);
-    if key == 18 && version > apis::API_VERSIONS_MAX {
-        tracing::debug!(
+    if key == ApiKey::ApiVersions.as_i16() && version > apis::API_VERSIONS_MAX {
+        refuse(
+            peer,
+            &frame,
+            key,
             version,
-            correlation_id,
-            "ApiVersions above the highest version served: UNSUPPORTED_VERSION"
+            format_args!(
+                "{}; answered UNSUPPORTED_VERSION so that the client retries at a lower version",
+                apis::unsupported_reason(key)
+            ),
         );
         return match encode_response(apis::api_versions_unsupported().into(), correlation_id, 0) {
             Ok(b) => Step::Reply(Answer::Ready(b)),
@@ -136,33 +174,72 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
         };
     }
     if !apis::is_supported(key, version) {
+        refuse(peer, &frame, key, version, apis::unsupported_reason(key));
         return Step::Close(format!(
-            "API key {key} version {version} is not served (correlation id {correlation_id})"
+            "it sent {} v{version}, which is not served",
+            apis::api_label(key)
         ));
     }
-    let RequestFrame { header, body } = match RequestFrame::decode(frame) {
+    let RequestFrame { header, body } = match RequestFrame::decode(frame.clone()) {
         Ok(r) => r,
         Err(e) => {
+            refuse(
+                peer,
+                &frame,
+                key,
+                version,
+                format_args!("the request does not decode: {e}"),
+            );
             return Step::Close(format!(
-                "undecodable request (API key {key} version {version}, correlation id {correlation_id}): {e}"
-            ))
+                "it sent an undecodable {} v{version} request",
+                apis::api_label(key)
+            ));
         }
     };
     let client_id = header.client_id.as_deref().unwrap_or("");
-    tracing::debug!(api_key = key, version, correlation_id, client_id, "request");
+    if peer.client_id.is_none() && header.client_id.is_some() {
+        match &body {
+            Request::ApiVersions(r) if version >= 3 => tracing::info!(
+                "connection from {} is client {client_id} ({} {})",
+                peer.addr,
+                &*r.client_software_name,
+                &*r.client_software_version
+            ),
+            _ => tracing::info!("connection from {} is client {client_id}", peer.addr),
+        }
+        peer.client_id = Some(client_id.to_string());
+    }
+    peer.requests += 1;
+    tracing::debug!(
+        api = apis::api_label(key),
+        api_key = key,
+        version,
+        correlation_id,
+        client_id,
+        "request"
+    );
     shared.stats.requests.fetch_add(1, Ordering::Relaxed);
     let ctx = Ctx {
         version,
         client_id,
-        client_host: host,
+        client_host: &peer.host,
+        peer: peer.addr,
         now: now_ms(),
     };
     match handlers::handle(shared, &ctx, body) {
         Outcome::Respond(body) => match encode_response(body, correlation_id, version) {
             Ok(b) => Step::Reply(Answer::Ready(b)),
-            Err(e) => Step::Close(format!(
-                "cannot encode the answer to API key {key} version {version}: {e}"
-            )),
+            Err(e) => {
+                tracing::warn!(
+                    "cannot encode the answer to {} v{version} for {}: {e}",
+                    apis::api_label(key),
+                    peer.addr
+                );
+                Step::Close(format!(
+                    "the answer to {} v{version} could not be encoded",
+                    apis::api_label(key)
+                ))
+            }
         },
         Outcome::Silent => Step::Nothing,
         Outcome::Park(wait) => Step::Reply(Answer::Fetch {
@@ -173,27 +250,44 @@ fn on_frame(frame: Bytes, shared: &Shared, host: &str) -> Step {
 }
 
 /// Aborts a task when dropped (the connection's writer, when the connection is stopped).
-struct AbortOnDrop(JoinHandle<()>);
+struct AbortOnDrop<T>(JoinHandle<T>);
 
-impl Drop for AbortOnDrop {
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
     }
 }
 
-/// Serves one accepted connection until it ends.
+/// Serves one accepted connection until it ends; logs at INFO when it opens and when it closes
+/// (with the client id and why).
 pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
-    let host = format!("/{}", peer.ip());
-    tracing::debug!(%peer, "connection opened");
+    let mut who = Peer {
+        addr: peer,
+        host: format!("/{}", peer.ip()),
+        client_id: None,
+        requests: 0,
+    };
+    tracing::info!("connection opened from {peer}");
     let (rd, wr) = stream.into_split();
     let (tx, rx) = mpsc::channel(shared.config.max_in_flight.max(1));
-    let mut writer = AbortOnDrop(tokio::spawn(write_loop(wr, rx, peer, shared.clone())));
+    let mut writer = AbortOnDrop(tokio::spawn(write_loop(wr, rx, shared.clone())));
     let budget = Arc::new(Semaphore::new(shared.config.max_queued_bytes.max(1)));
-    read_loop(rd, tx, peer, &host, &shared, &budget).await;
+    let read_end = read_loop(rd, tx, &mut who, &shared, &budget).await;
     // The reader dropped its sender: the writer sends what is queued, then ends.
-    let _ = (&mut writer.0).await;
-    tracing::debug!(%peer, "connection closed");
+    let write_end = (&mut writer.0).await.ok().flatten();
+    let reason = match (read_end, write_end) {
+        (Some(r), _) | (None, Some(r)) => r,
+        (None, None) => "the writer stopped".to_string(),
+    };
+    let client = match &who.client_id {
+        Some(c) => format!(" (client {c})"),
+        None => String::new(),
+    };
+    tracing::info!(
+        "connection from {peer}{client} closed after {} requests: {reason}",
+        who.requests
+    );
 }
 
 /// Takes `len` permits (at most `max`) from `sem`, waiting while it does not have them (the
@@ -233,14 +327,15 @@ async fn reserve(len: usize, conn: &Arc<Semaphore>, shared: &Shared) -> Option<R
     })
 }
 
+/// Reads, handles and queues requests until the connection ends; why it ended, or `None` when
+/// the writer stopped first (the writer says why).
 async fn read_loop(
     mut rd: OwnedReadHalf,
     tx: mpsc::Sender<Pending>,
-    peer: SocketAddr,
-    host: &str,
+    peer: &mut Peer,
     shared: &Shared,
     budget: &Arc<Semaphore>,
-) {
+) -> Option<String> {
     let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let max = shared.config.max_frame_bytes;
     let mut buf = BytesMut::new();
@@ -252,10 +347,10 @@ async fn read_loop(
             match read_frame(&mut buf, max) {
                 Ok(Some(frame)) => {
                     got_frame = true;
-                    let pending = match on_frame(frame, shared, host) {
+                    let pending = match on_frame(frame, shared, peer) {
                         Step::Reply(Answer::Ready(b)) => {
                             let Some(r) = reserve(b.len(), budget, shared).await else {
-                                return;
+                                return Some("the server is stopping".into());
                             };
                             Pending::Ready(b, r)
                         }
@@ -267,20 +362,14 @@ async fn read_loop(
                             wait,
                         },
                         Step::Nothing => continue,
-                        Step::Close(reason) => {
-                            tracing::info!(%peer, %reason, "closing connection");
-                            return;
-                        }
+                        Step::Close(reason) => return Some(reason),
                     };
                     if tx.send(pending).await.is_err() {
-                        return;
+                        return None;
                     }
                 }
                 Ok(None) => break,
-                Err(e) => {
-                    tracing::info!(%peer, reason = %e, "closing connection");
-                    return;
-                }
+                Err(e) => return Some(e.to_string()),
             }
         }
         let now = Instant::now();
@@ -296,26 +385,29 @@ async fn read_loop(
         tokio::select! {
             r = tokio::time::timeout_at(deadline.into(), rd.read_buf(&mut buf)) => match r {
                 Err(_) if partial_since.is_some() => {
-                    tracing::info!(%peer, idle_ms = shared.config.idle_timeout_ms, bytes = buf.len(), "closing connection: an incomplete request frame is older than the idle timeout");
-                    return;
+                    return Some(format!(
+                        "an incomplete request frame ({} bytes) is older than the idle timeout ({} ms)",
+                        buf.len(),
+                        shared.config.idle_timeout_ms
+                    ));
                 }
                 Err(_) => {
-                    tracing::info!(%peer, idle_ms = shared.config.idle_timeout_ms, "closing idle connection");
-                    return;
+                    return Some(format!(
+                        "idle for {} ms",
+                        shared.config.idle_timeout_ms
+                    ));
                 }
+                Ok(Ok(0)) if buf.is_empty() => return Some("the client closed it".into()),
                 Ok(Ok(0)) => {
-                    if !buf.is_empty() {
-                        tracing::debug!(%peer, bytes = buf.len(), "end of stream inside a frame");
-                    }
-                    return;
+                    return Some(format!(
+                        "the client closed it inside a request frame ({} bytes read)",
+                        buf.len()
+                    ));
                 }
                 Ok(Ok(_)) => {}
-                Ok(Err(e)) => {
-                    tracing::debug!(%peer, error = %e, "read error");
-                    return;
-                }
+                Ok(Err(e)) => return Some(format!("read error: {e}")),
             },
-            _ = tx.closed() => return,
+            _ = tx.closed() => return None,
         }
     }
 }
@@ -378,18 +470,20 @@ async fn write_batch(
     Ok(())
 }
 
+/// Writes the answers in request order until the reader is done and the queue is empty
+/// (`None`), or a write fails or stalls (why).
 async fn write_loop(
     mut wr: OwnedWriteHalf,
     mut rx: mpsc::Receiver<Pending>,
-    peer: SocketAddr,
     shared: Arc<Shared>,
-) {
+) -> Option<String> {
     let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let mut out = BytesMut::new();
     let mut batch: Vec<Chunks> = Vec::new();
     // The reservations of the answers in `batch`, given back once they are written.
     let mut reserved: Vec<Reserved> = Vec::new();
     let mut next: Option<Pending> = None;
+    let mut end = None;
     loop {
         let item = match next.take() {
             Some(p) => p,
@@ -413,7 +507,10 @@ async fn write_loop(
                     size += b.len();
                     batch.push(b);
                 }
-                None => break,
+                None => {
+                    end = Some("a Fetch answer could not be encoded".to_string());
+                    break;
+                }
             },
         }
         // Whatever else is already queued goes out in the same write.
@@ -433,13 +530,12 @@ async fn write_loop(
         }
         match tokio::time::timeout(idle, write_batch(&mut wr, &mut batch, &mut out)).await {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                tracing::debug!(%peer, error = %e, "write error");
-                return;
-            }
+            Ok(Err(e)) => return Some(format!("write error: {e}")),
             Err(_) => {
-                tracing::info!(%peer, idle_ms = shared.config.idle_timeout_ms, "closing connection: the client reads no answers");
-                return;
+                return Some(format!(
+                    "the client read no answers for {} ms",
+                    shared.config.idle_timeout_ms
+                ))
             }
         }
         batch.clear();
@@ -449,4 +545,5 @@ async fn write_loop(
         }
     }
     let _ = wr.shutdown().await;
+    end
 }

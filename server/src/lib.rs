@@ -14,6 +14,8 @@
 //! - [`broker`]: the state (topics, committed offsets, the coordinator) behind one lock;
 //! - [`topics`]: the topic table and the partition logs of record batches;
 //! - [`durable`]: the record log of `--data DIR` and its replay;
+//! - [`events`]: the INFO log a person running the server reads: refused requests, created
+//!   topics, and group joins, leaves and assignments derived from the coordinator's records;
 //! - [`client`]: a small pipelining client for tests and the load generator;
 //! - [`util`]: CRC-32C, clocks and ids.
 //!
@@ -41,6 +43,7 @@ pub mod client;
 pub mod config;
 pub mod conn;
 pub mod durable;
+pub mod events;
 pub mod handlers;
 pub mod server;
 pub mod topics;

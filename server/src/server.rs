@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use crate::broker::{Broker, Shared, StartError};
 use crate::config::ServerConfig;
 use crate::conn;
+use crate::events::Cause;
 use crate::util::now_ms;
 
 /// Why [`Server::run`] stopped other than by its shutdown signal.
@@ -138,7 +139,7 @@ async fn timer_loop(shared: Arc<Shared>) {
             let records = b.coordinator.fire_timers(now);
             if !records.is_empty() {
                 tracing::debug!(records = records.len(), "coordinator timers fired");
-                b.queue_records(records);
+                b.queue_records(records, Cause::Timers);
                 // A failure breaks the durable state, and the server stops (see the broker).
                 let _ = b.commit();
             }

@@ -1204,6 +1204,7 @@ async fn every_advertised_version_encodes() {
                 version: v,
                 client_id: "c",
                 client_host: "/127.0.0.1",
+                peer: "127.0.0.1:1".parse().expect("addr"),
                 now: crate::util::now_ms(),
             };
             match handlers::handle(&shared, &ctx, body) {

@@ -16,6 +16,7 @@ use kwire_protocol::generated::produce_request::ProduceRequest;
 use kwire_protocol::generated::produce_response::{
     PartitionProduceResponse, ProduceResponse, TopicProduceResponse,
 };
+use kwire_protocol::generated::ApiKey;
 use kwire_protocol::wire::{PrimArray, Uuid};
 
 use super::{Ctx, FetchWait, Outcome};
@@ -72,7 +73,13 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                                 appended_at.push((ti, pi));
                             }
                             Err(e) => {
-                                tracing::debug!(topic = %&*t.name, partition = p.index, error = %e.code, reason = %e.message, "produce refused");
+                                ctx.refused(
+                                    ApiKey::Produce,
+                                    format_args!(
+                                        "a record batch for {}-{}: {}: {}",
+                                        &*t.name, p.index, e.code, e.message
+                                    ),
+                                );
                                 resp.error_code = e.code.code();
                                 message = Some(e.message);
                             }

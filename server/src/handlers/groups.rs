@@ -16,9 +16,11 @@ use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescr
 use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+use kwire_protocol::generated::ApiKey;
 
 use super::Ctx;
 use crate::broker::{Broker, NewTopic};
+use crate::events::{Cause, GroupKind, Refusal, TopicOrigin};
 use crate::topics::{valid_topic_name, MAX_PARTITIONS};
 use kwire_protocol::error::ErrorCode;
 
@@ -37,11 +39,49 @@ pub fn consumer_group_heartbeat(
     let out = b
         .coordinator
         .consumer_group_heartbeat(&context(ctx), r, ctx.now);
-    if out.response.error_code != ErrorCode::None.code() {
-        tracing::debug!(group = %&*r.group_id, member = %&*r.member_id, error = out.response.error_code, "consumer-group heartbeat refused");
-    }
-    b.queue_records(out.records);
+    let resp = &out.response;
+    heartbeat_refused(
+        ctx,
+        ApiKey::ConsumerGroupHeartbeat,
+        GroupKind::Consumer,
+        (&r.group_id, &r.member_id, r.member_epoch),
+        Refusal {
+            code: resp.error_code,
+            message: resp.error_message.as_deref(),
+        },
+    );
+    b.queue_records(
+        out.records,
+        Cause::Heartbeat {
+            member_id: &r.member_id,
+            member_epoch: r.member_epoch,
+        },
+    );
     out.response
+}
+
+/// Logs at INFO a heartbeat answered with an error: a fenced member (FENCED_MEMBER_EPOCH,
+/// UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID: it must rejoin) or a refused request. `(group, member,
+/// member epoch)` are the request's.
+fn heartbeat_refused(
+    ctx: &Ctx<'_>,
+    api: ApiKey,
+    kind: GroupKind,
+    (group, member, epoch): (&str, &str, i32),
+    refusal: Refusal<'_>,
+) {
+    match ErrorCode::from_code(refusal.code) {
+        Some(ErrorCode::None) => {}
+        Some(
+            ErrorCode::FencedMemberEpoch | ErrorCode::UnknownMemberId | ErrorCode::FencedInstanceId,
+        ) => tracing::info!(
+            "member {member} of {kind} {group} fenced: its heartbeat at member epoch {epoch} was answered {refusal}"
+        ),
+        _ => ctx.refused(
+            api,
+            format_args!("{kind} {group}, member {member:?} at member epoch {epoch}: {refusal}"),
+        ),
+    }
 }
 
 /// ConsumerGroupDescribe v0-1.
@@ -67,7 +107,24 @@ pub fn streams_group_heartbeat(
     let out = b
         .coordinator
         .streams_group_heartbeat(&context(ctx), r, ctx.now);
-    b.queue_records(out.records);
+    let resp = &out.response;
+    heartbeat_refused(
+        ctx,
+        ApiKey::StreamsGroupHeartbeat,
+        GroupKind::Streams,
+        (&r.group_id, &r.member_id, r.member_epoch),
+        Refusal {
+            code: resp.error_code,
+            message: resp.error_message.as_deref(),
+        },
+    );
+    b.queue_records(
+        out.records,
+        Cause::Heartbeat {
+            member_id: &r.member_id,
+            member_epoch: r.member_epoch,
+        },
+    );
     let mut create: Vec<NewTopic> = Vec::new();
     for t in &out.topics_to_create {
         if b.topics.get(&t.name).is_some() || create.iter().any(|(n, ..)| *n == t.name) {
@@ -95,7 +152,10 @@ pub fn streams_group_heartbeat(
     if !create.is_empty() {
         // Written together with the heartbeat's records: a failure breaks the durable state
         // (the handler's caller answers NOT_COORDINATOR).
-        let _ = b.create_topics(create, ctx.now);
+        let origin = TopicOrigin::StreamsGroup {
+            group_id: &r.group_id,
+        };
+        let _ = b.create_topics(create, ctx.now, origin);
     }
     out.response
 }

@@ -12,10 +12,12 @@ use kwire_protocol::generated::metadata_request::MetadataRequest;
 use kwire_protocol::generated::metadata_response::{
     MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
+use kwire_protocol::generated::ApiKey;
 use kwire_protocol::wire::{PrimArray, Uuid};
 
 use super::Ctx;
 use crate::broker::{Broker, NewTopic, NODE_ID};
+use crate::events::TopicOrigin;
 use crate::topics::{collision_key, valid_topic_name, Topic, MAX_PARTITIONS};
 use kwire_protocol::error::ErrorCode;
 
@@ -126,10 +128,12 @@ pub fn find_coordinator(
     let (code, message) = if ok_type {
         (ErrorCode::None.code(), None)
     } else {
-        (
-            ErrorCode::InvalidRequest.code(),
-            Some(format!("Unknown coordinator type {}", r.key_type).into()),
-        )
+        let message = format!("Unknown coordinator type {}", r.key_type);
+        ctx.refused(
+            ApiKey::FindCoordinator,
+            format_args!("{}: {message}", ErrorCode::InvalidRequest),
+        );
+        (ErrorCode::InvalidRequest.code(), Some(message.into()))
     };
     let node = if ok_type { NODE_ID } else { -1 };
     let (host, port) = if ok_type {
@@ -195,15 +199,21 @@ pub fn create_topics(
     // Collision keys of the topics this request creates (or would create).
     let mut staged: BTreeMap<String, String> = BTreeMap::new();
     for t in &r.topics {
-        let fail = |code: i16, msg: String| CreatableTopicResult {
-            name: t.name.clone(),
-            error_code: code,
-            error_message: if v >= 1 { Some(msg.into()) } else { None },
-            ..Default::default()
+        let fail = |code: ErrorCode, msg: String| {
+            ctx.refused(
+                ApiKey::CreateTopics,
+                format_args!("topic {}: {code}: {msg}", &*t.name),
+            );
+            CreatableTopicResult {
+                name: t.name.clone(),
+                error_code: code.code(),
+                error_message: if v >= 1 { Some(msg.into()) } else { None },
+                ..Default::default()
+            }
         };
         if dup.contains(&*t.name) {
             results.push(fail(
-                ErrorCode::InvalidRequest.code(),
+                ErrorCode::InvalidRequest,
                 format!(
                     "Create topics request from client contains multiple entries for the topic {}",
                     &*t.name
@@ -212,12 +222,12 @@ pub fn create_topics(
             continue;
         }
         if let Err(e) = valid_topic_name(&t.name) {
-            results.push(fail(ErrorCode::InvalidTopicException.code(), e));
+            results.push(fail(ErrorCode::InvalidTopicException, e));
             continue;
         }
         if b.topics.get(&t.name).is_some() {
             results.push(fail(
-                ErrorCode::TopicAlreadyExists.code(),
+                ErrorCode::TopicAlreadyExists,
                 format!("Topic '{}' already exists.", &*t.name),
             ));
             continue;
@@ -229,7 +239,7 @@ pub fn create_topics(
             .or_else(|| staged.get(&key).map(String::as_str))
         {
             results.push(fail(
-                ErrorCode::InvalidTopicException.code(),
+                ErrorCode::InvalidTopicException,
                 format!("Topic '{}' collides with existing topic: {other}", &*t.name),
             ));
             continue;
@@ -237,7 +247,7 @@ pub fn create_topics(
         let partitions = if !t.assignments.is_empty() {
             if t.num_partitions != -1 || t.replication_factor != -1 {
                 results.push(fail(
-                    ErrorCode::InvalidRequest.code(),
+                    ErrorCode::InvalidRequest,
                     "Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.".into(),
                 ));
                 continue;
@@ -251,7 +261,7 @@ pub fn create_topics(
                 .all(|a| a.broker_ids.iter().all(|id| id == NODE_ID) && !a.broker_ids.is_empty());
             if !contiguous || !only_us {
                 results.push(fail(
-                    ErrorCode::InvalidReplicaAssignment.code(),
+                    ErrorCode::InvalidReplicaAssignment,
                     "Replica assignments must name partitions 0..N-1 on broker 1 only.".into(),
                 ));
                 continue;
@@ -265,7 +275,7 @@ pub fn create_topics(
             };
             if p < 1 {
                 results.push(fail(
-                    ErrorCode::InvalidPartitions.code(),
+                    ErrorCode::InvalidPartitions,
                     format!(
                         "Number of partitions was set to an invalid non-positive value {}.",
                         t.num_partitions
@@ -275,7 +285,7 @@ pub fn create_topics(
             }
             if p > MAX_PARTITIONS {
                 results.push(fail(
-                    ErrorCode::InvalidPartitions.code(),
+                    ErrorCode::InvalidPartitions,
                     format!(
                         "Number of partitions {p} is above kwire-server's limit of {MAX_PARTITIONS}."
                     ),
@@ -284,7 +294,7 @@ pub fn create_topics(
             }
             if t.replication_factor == 0 || t.replication_factor < -1 {
                 results.push(fail(
-                    ErrorCode::InvalidReplicationFactor.code(),
+                    ErrorCode::InvalidReplicationFactor,
                     "Replication factor must be larger than 0, or -1 to use the default value."
                         .into(),
                 ));
@@ -292,7 +302,7 @@ pub fn create_topics(
             }
             if t.replication_factor > 1 {
                 results.push(fail(
-                    ErrorCode::InvalidReplicationFactor.code(),
+                    ErrorCode::InvalidReplicationFactor,
                     format!("Unable to replicate the partition {} time(s): The target replication factor of {} cannot be reached because only 1 broker(s) are registered.", t.replication_factor, t.replication_factor),
                 ));
                 continue;
@@ -301,7 +311,7 @@ pub fn create_topics(
         };
         if let Some(c) = t.configs.iter().find(|c| c.value.is_none()) {
             results.push(fail(
-                ErrorCode::InvalidConfig.code(),
+                ErrorCode::InvalidConfig,
                 format!("Null value not supported for topic configs: {}", &*c.name),
             ));
             continue;
@@ -349,7 +359,11 @@ pub fn create_topics(
         });
     }
     if !create.is_empty() {
-        match b.create_topics(create, ctx.now) {
+        let origin = TopicOrigin::CreateTopics {
+            client_id: ctx.client_id,
+            peer: ctx.peer,
+        };
+        match b.create_topics(create, ctx.now, origin) {
             Ok(ids) => {
                 if v >= 7 {
                     for (i, id) in create_at.into_iter().zip(ids) {

@@ -13,14 +13,17 @@ mod groups;
 mod meta;
 mod offsets;
 
+use std::fmt;
+use std::net::SocketAddr;
 use std::time::Instant;
 
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use kwire_protocol::generated::fetch_request::FetchRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
-use kwire_protocol::generated::{Request, Response};
+use kwire_protocol::generated::{ApiKey, Request, Response};
 
 use crate::broker::{Broker, Shared};
+use crate::events::{self, Refusal};
 use kwire_protocol::error::ErrorCode;
 
 pub use data::fetch_response;
@@ -34,6 +37,8 @@ pub struct Ctx<'a> {
     pub client_id: &'a str,
     /// The client's address as Kafka shows it (`/127.0.0.1`).
     pub client_host: &'a str,
+    /// The client's address and port (for the log).
+    pub peer: SocketAddr,
     /// Wall-clock time in ms.
     pub now: i64,
 }
@@ -47,6 +52,14 @@ pub struct FetchWait {
     pub version: i16,
     /// When to answer whatever there is.
     pub deadline: Instant,
+}
+
+impl Ctx<'_> {
+    /// Logs at INFO that this request, of `api`, was refused and why ([`events::refused`]).
+    pub fn refused(&self, api: ApiKey, reason: impl fmt::Display) {
+        let client = (!self.client_id.is_empty()).then_some(self.client_id);
+        events::refused(api.as_i16(), self.version, self.peer, client, reason);
+    }
 }
 
 /// What to do with a request.
@@ -70,14 +83,28 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
         let b: &mut Broker = &mut b;
         let failures = b.write_failures();
         let out = match body {
-            Request::ApiVersions(r) => Outcome::Respond(
-                crate::apis::api_versions(
+            Request::ApiVersions(r) => {
+                let resp = crate::apis::api_versions(
                     ctx.version,
                     &r.client_software_name,
                     &r.client_software_version,
-                )
-                .into(),
-            ),
+                );
+                if resp.error_code != ErrorCode::None.code() {
+                    ctx.refused(
+                        ApiKey::ApiVersions,
+                        format_args!(
+                            "client software name {:?} or version {:?} breaks KIP-511's pattern: {}",
+                            &*r.client_software_name,
+                            &*r.client_software_version,
+                            Refusal {
+                                code: resp.error_code,
+                                message: None
+                            }
+                        ),
+                    );
+                }
+                Outcome::Respond(resp.into())
+            }
             Request::Metadata(r) => Outcome::Respond(meta::metadata(b, ctx, &r).into()),
             Request::FindCoordinator(r) => {
                 Outcome::Respond(meta::find_coordinator(b, ctx, &r).into())

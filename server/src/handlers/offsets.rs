@@ -11,9 +11,11 @@ use kwire_protocol::generated::offset_fetch_response::{
     OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartition,
     OffsetFetchResponsePartitions, OffsetFetchResponseTopic, OffsetFetchResponseTopics,
 };
+use kwire_protocol::generated::ApiKey;
 
 use super::Ctx;
 use crate::broker::{Broker, CommittedOffset};
+use crate::events::Refusal;
 use kwire_protocol::error::ErrorCode;
 
 /// Kafka's `offset.metadata.max.bytes` default: longer metadata is OFFSET_METADATA_TOO_LARGE.
@@ -100,7 +102,40 @@ pub fn offset_commit(
         });
     }
     if group_error != ErrorCode::None.code() {
-        tracing::debug!(group, member = %&*r.member_id, epoch = r.generation_id_or_member_epoch, error = group_error, "offset commit refused");
+        ctx.refused(
+            ApiKey::OffsetCommit,
+            format_args!(
+                "group {group}, member {:?} at epoch {}: {}",
+                &*r.member_id,
+                r.generation_id_or_member_epoch,
+                Refusal {
+                    code: group_error,
+                    message: None
+                }
+            ),
+        );
+    } else {
+        let refused: Vec<String> = topics
+            .iter()
+            .flat_map(|t| {
+                t.partitions
+                    .iter()
+                    .filter(|p| p.error_code != ErrorCode::None.code())
+                    .map(move |p| {
+                        let code = Refusal {
+                            code: p.error_code,
+                            message: None,
+                        };
+                        format!("{}-{} {code}", &*t.name, p.partition_index)
+                    })
+            })
+            .collect();
+        if !refused.is_empty() {
+            ctx.refused(
+                ApiKey::OffsetCommit,
+                format_args!("group {group}: {}", refused.join(", ")),
+            );
+        }
     }
     if let Err(e) = b.commit_offsets(group, commits) {
         tracing::warn!(group, error = %e, "offset commit not stored: the durable log cannot be written");

@@ -1,0 +1,659 @@
+//! What kwire-server logs at INFO for a person running it: requests it refuses and why, the
+//! topics it creates and for whom, and the changes of consumer and streams groups (members
+//! joining, leaving, expiring; group epochs; target and current assignments).
+//!
+//! Group changes are read off the records the coordinator returns (the same records written to
+//! the durable log), not from inside the coordinator: [`GroupLog`] keeps the member ids of every
+//! group, so a member-metadata record for an id it has not seen is a join and a tombstone is a
+//! departure, and what caused the records ([`Cause`]) tells a leave from an expiry. Connection
+//! lines are logged by [`crate::conn`].
+//!
+//! Lines are sentences with names, not numbers: API names (Kafka's `ApiKeys` names), error names
+//! (Kafka's `Errors` names, through [`ErrorCode`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::SocketAddr;
+
+use kwire_protocol::coordinator::streams::StreamsRecord;
+use kwire_protocol::coordinator::Record;
+use kwire_protocol::error::ErrorCode;
+
+use crate::apis;
+
+/// Logs at INFO that a request was refused: `refused Fetch v3 from 127.0.0.1:5555 (client
+/// rdkafka): version not supported (Fetch 4-16)`. `api_key` is the raw key (named through
+/// [`apis::api_label`]); `client` is the header's client id, when known.
+pub fn refused(
+    api_key: i16,
+    version: i16,
+    peer: SocketAddr,
+    client: Option<&str>,
+    reason: impl fmt::Display,
+) {
+    let api = apis::api_label(api_key);
+    match client {
+        Some(c) => tracing::info!("refused {api} v{version} from {peer} (client {c}): {reason}"),
+        None => tracing::info!("refused {api} v{version} from {peer}: {reason}"),
+    }
+}
+
+/// An error code with its name and, if any, the response's message: `FENCED_MEMBER_EPOCH (110):
+/// The consumer group member has a member epoch that is fenced.`
+pub struct Refusal<'a> {
+    /// The code answered.
+    pub code: i16,
+    /// The response's error message.
+    pub message: Option<&'a str>,
+}
+
+impl fmt::Display for Refusal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match ErrorCode::from_code(self.code) {
+            Some(e) => write!(f, "{e}")?,
+            None => write!(f, "error code {}", self.code)?,
+        }
+        match self.message {
+            Some(m) if !m.is_empty() => write!(f, ": {m}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Who asked for a topic to be created.
+#[derive(Debug, Clone, Copy)]
+pub enum TopicOrigin<'a> {
+    /// `--topic` on the command line (or the configuration).
+    Config,
+    /// A CreateTopics request.
+    CreateTopics {
+        /// The client id of the request.
+        client_id: &'a str,
+        /// The client's address.
+        peer: SocketAddr,
+    },
+    /// The internal topics a streams group's topology needs (KIP-1071).
+    StreamsGroup {
+        /// The group.
+        group_id: &'a str,
+    },
+}
+
+impl fmt::Display for TopicOrigin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopicOrigin::Config => write!(f, "from the configuration (--topic)"),
+            TopicOrigin::CreateTopics { client_id, peer } => {
+                write!(f, "for CreateTopics from {peer} (client {client_id})")
+            }
+            TopicOrigin::StreamsGroup { group_id } => {
+                write!(f, "as an internal topic of streams group {group_id}")
+            }
+        }
+    }
+}
+
+/// Logs at INFO that a topic was created.
+pub fn topic_created(name: &str, partitions: i32, id: impl fmt::Display, origin: TopicOrigin<'_>) {
+    let partitions = count(partitions, "partition");
+    tracing::info!("created topic {name} ({partitions}, id {id}) {origin}");
+}
+
+/// `n` and a noun, in the plural unless `n` is 1: `1 partition`, `3 partitions` (`subtopology`
+/// becomes `subtopologies`).
+fn count<N: fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    match noun.strip_suffix('y') {
+        _ if n == N::from(1) => format!("1 {noun}"),
+        Some(stem) => format!("{n} {stem}ies"),
+        None => format!("{n} {noun}s"),
+    }
+}
+
+/// The two group types the coordinator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GroupKind {
+    /// A consumer group (KIP-848).
+    Consumer,
+    /// A streams group (KIP-1071).
+    Streams,
+}
+
+impl fmt::Display for GroupKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GroupKind::Consumer => "consumer group",
+            GroupKind::Streams => "streams group",
+        })
+    }
+}
+
+/// What made the coordinator return records.
+#[derive(Debug, Clone, Copy)]
+pub enum Cause<'a> {
+    /// A heartbeat of a consumer or streams group.
+    Heartbeat {
+        /// The member id the request carried ("" for a v0 consumer join).
+        member_id: &'a str,
+        /// The member epoch the request carried (0 join, -1 leave, -2 static leave).
+        member_epoch: i32,
+    },
+    /// The coordinator's timers (session, rebalance, initial-rebalance delay).
+    Timers,
+    /// The topic metadata changed.
+    TopicsChanged,
+}
+
+/// One record, reduced to what the log says about it.
+enum Change<'r> {
+    /// The group's epoch (`None`: the group's metadata was deleted).
+    GroupEpoch(Option<i32>),
+    /// A member's metadata was written: `details` describes it.
+    Member { member: &'r str, details: String },
+    /// A member's metadata tombstone: the member is gone.
+    MemberGone { member: &'r str },
+    /// The group's target assignment epoch.
+    TargetEpoch(i32),
+    /// A member's target assignment was written.
+    TargetMember,
+    /// A member's current assignment.
+    Current {
+        member: &'r str,
+        epoch: i32,
+        previous: i32,
+        assigned: String,
+    },
+    /// A streams group's topology (epoch, subtopology count).
+    Topology { epoch: i32, subtopologies: usize },
+}
+
+/// The group type, group id and change a record stands for; `None` for what the log does not
+/// show (assignment tombstones, regular-expression resolutions, topology tombstones).
+fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
+    use GroupKind::{Consumer, Streams};
+    let partitions = |tps: &[kwire_protocol::generated::kwire_consumer_group_current_member_assignment_value::TopicPartitions]| -> usize {
+        tps.iter().map(|t| t.partitions.len()).sum()
+    };
+    let tasks = |ts: &[kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::TaskIds]| -> usize {
+        ts.iter().map(|t| t.partitions.len()).sum()
+    };
+    Some(match record {
+        Record::GroupMetadata(k, v) => (
+            Consumer,
+            &k.group_id,
+            Change::GroupEpoch(v.as_ref().map(|v| v.epoch)),
+        ),
+        Record::MemberMetadata(k, Some(v)) => {
+            let mut details = format!("client {} at {}", &*v.client_id, &*v.client_host);
+            if let Some(i) = v.instance_id.as_deref().filter(|i| !i.is_empty()) {
+                details += &format!(", instance id {i}");
+            }
+            let topics: Vec<&str> = v.subscribed_topic_names.iter().map(|t| &**t).collect();
+            details += &format!("; subscribed to [{}]", topics.join(", "));
+            if let Some(re) = v
+                .subscribed_topic_regex
+                .as_deref()
+                .filter(|r| !r.is_empty())
+            {
+                details += &format!(" and /{re}/");
+            }
+            (
+                Consumer,
+                &k.group_id,
+                Change::Member {
+                    member: &k.member_id,
+                    details,
+                },
+            )
+        }
+        Record::MemberMetadata(k, None) => (
+            Consumer,
+            &k.group_id,
+            Change::MemberGone {
+                member: &k.member_id,
+            },
+        ),
+        Record::TargetAssignmentMetadata(k, Some(v)) => (
+            Consumer,
+            &k.group_id,
+            Change::TargetEpoch(v.assignment_epoch),
+        ),
+        Record::TargetAssignmentMember(k, Some(_)) => (Consumer, &k.group_id, Change::TargetMember),
+        Record::CurrentMemberAssignment(k, Some(v)) => (
+            Consumer,
+            &k.group_id,
+            Change::Current {
+                member: &k.member_id,
+                epoch: v.member_epoch,
+                previous: v.previous_member_epoch,
+                assigned: format!(
+                    "{} assigned, {} pending revocation",
+                    count(partitions(&v.assigned_partitions), "partition"),
+                    partitions(&v.partitions_pending_revocation)
+                ),
+            },
+        ),
+        Record::Streams(s) => match s {
+            StreamsRecord::GroupMetadata(k, v) => (
+                Streams,
+                &k.group_id,
+                Change::GroupEpoch(v.as_ref().map(|v| v.epoch)),
+            ),
+            StreamsRecord::Topology(k, Some(v)) => (
+                Streams,
+                &k.group_id,
+                Change::Topology {
+                    epoch: v.epoch,
+                    subtopologies: v.subtopologies.len(),
+                },
+            ),
+            StreamsRecord::MemberMetadata(k, Some(v)) => {
+                let mut details = format!(
+                    "client {} at {}, process {}",
+                    &*v.client_id, &*v.client_host, &*v.process_id
+                );
+                if let Some(i) = v.instance_id.as_deref().filter(|i| !i.is_empty()) {
+                    details += &format!(", instance id {i}");
+                }
+                details += &format!("; topology epoch {}", v.topology_epoch);
+                (
+                    Streams,
+                    &k.group_id,
+                    Change::Member {
+                        member: &k.member_id,
+                        details,
+                    },
+                )
+            }
+            StreamsRecord::MemberMetadata(k, None) => (
+                Streams,
+                &k.group_id,
+                Change::MemberGone {
+                    member: &k.member_id,
+                },
+            ),
+            StreamsRecord::TargetAssignmentMetadata(k, Some(v)) => (
+                Streams,
+                &k.group_id,
+                Change::TargetEpoch(v.assignment_epoch),
+            ),
+            StreamsRecord::TargetAssignmentMember(k, Some(_)) => {
+                (Streams, &k.group_id, Change::TargetMember)
+            }
+            StreamsRecord::CurrentMemberAssignment(k, Some(v)) => (
+                Streams,
+                &k.group_id,
+                Change::Current {
+                    member: &k.member_id,
+                    epoch: v.member_epoch,
+                    previous: v.previous_member_epoch,
+                    assigned: format!(
+                        "tasks assigned: {} active, {} standby, {} warm-up; {} pending revocation",
+                        tasks(&v.active_tasks),
+                        tasks(&v.standby_tasks),
+                        tasks(&v.warmup_tasks),
+                        tasks(&v.active_tasks_pending_revocation)
+                            + tasks(&v.standby_tasks_pending_revocation)
+                            + tasks(&v.warmup_tasks_pending_revocation)
+                    ),
+                },
+            ),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// The group state the log needs: every group's member ids and group epoch, kept from the
+/// coordinator's records (see the module docs).
+#[derive(Debug, Default)]
+pub struct GroupLog {
+    groups: BTreeMap<(GroupKind, String), GroupSeen>,
+}
+
+#[derive(Debug, Default)]
+struct GroupSeen {
+    epoch: i32,
+    members: BTreeSet<String>,
+}
+
+impl GroupLog {
+    /// Takes in records without logging (the durable log replayed at start).
+    pub fn seed(&mut self, records: &[Record]) {
+        for r in records {
+            if let Some((kind, group, change)) = classify(r) {
+                self.apply(kind, group, &change);
+            }
+        }
+    }
+
+    /// Applies one change; returns whether a member joined (`Some(true)`) or left
+    /// (`Some(false)`).
+    fn apply(&mut self, kind: GroupKind, group: &str, change: &Change<'_>) -> Option<bool> {
+        let key = (kind, group.to_string());
+        match change {
+            Change::GroupEpoch(None) => {
+                self.groups.remove(&key);
+                None
+            }
+            Change::GroupEpoch(Some(e)) => {
+                self.groups.entry(key).or_default().epoch = *e;
+                None
+            }
+            Change::Member { member, .. } => Some(
+                self.groups
+                    .entry(key)
+                    .or_default()
+                    .members
+                    .insert(member.to_string()),
+            )
+            .filter(|joined| *joined),
+            Change::MemberGone { member } => self
+                .groups
+                .get_mut(&key)
+                .map(|g| g.members.remove(*member))
+                .filter(|left| *left)
+                .map(|_| false),
+            _ => None,
+        }
+    }
+
+    /// Takes in the records of one step of the coordinator and returns the log lines that say
+    /// what they change, in record order (the caller logs them at INFO).
+    pub fn observe(&mut self, records: &[Record], cause: Cause<'_>) -> Vec<String> {
+        let mut lines = Vec::new();
+        let changes: Vec<(GroupKind, &str, Change<'_>)> =
+            records.iter().filter_map(classify).collect();
+        // Per group: its epoch before the step, the epoch it ends the step at (the join and
+        // leave lines show it), and how many members' targets changed.
+        let mut before: BTreeMap<(GroupKind, &str), Option<i32>> = BTreeMap::new();
+        let mut after: BTreeMap<(GroupKind, &str), Option<i32>> = BTreeMap::new();
+        let mut targets: BTreeMap<(GroupKind, &str), usize> = BTreeMap::new();
+        for (kind, group, change) in &changes {
+            let seen = self
+                .groups
+                .get(&(*kind, group.to_string()))
+                .map(|g| g.epoch);
+            before.entry((*kind, group)).or_insert(seen);
+            match change {
+                Change::GroupEpoch(e) => {
+                    after.insert((*kind, group), *e);
+                }
+                Change::TargetMember => *targets.entry((*kind, group)).or_default() += 1,
+                _ => {}
+            }
+        }
+        // Groups whose epoch a join or leave line showed.
+        let mut shown: BTreeSet<(GroupKind, &str)> = BTreeSet::new();
+        for (kind, group, change) in &changes {
+            let at = (*kind, *group);
+            let epoch = match after.get(&at).copied().unwrap_or(before[&at]) {
+                Some(e) => e.to_string(),
+                None => "unknown".to_string(),
+            };
+            match (change, self.apply(*kind, group, change)) {
+                (Change::Member { member, details }, Some(true)) => {
+                    shown.insert(at);
+                    lines.push(format!(
+                        "member {member} joined {kind} {group} (group epoch {epoch}; {details})"
+                    ));
+                }
+                (Change::Member { member, details }, _) => {
+                    lines.push(format!(
+                        "member {member} of {kind} {group} updated its metadata ({details})"
+                    ));
+                }
+                (Change::MemberGone { member }, Some(false)) => {
+                    shown.insert(at);
+                    let how = departure(cause, member);
+                    lines.push(format!(
+                        "member {member} of {kind} {group} {how} (group epoch {epoch})"
+                    ));
+                }
+                (
+                    Change::Current {
+                        member, epoch: -2, ..
+                    },
+                    _,
+                ) => {
+                    lines.push(format!("member {member} of {kind} {group} left temporarily (a static member keeps its assignment until its session times out)"));
+                }
+                (
+                    Change::Current {
+                        member,
+                        epoch: member_epoch,
+                        previous,
+                        assigned,
+                    },
+                    _,
+                ) => {
+                    lines.push(format!("member {member} of {kind} {group}: member epoch {member_epoch} (was {previous}), {assigned}"));
+                }
+                (Change::TargetEpoch(e), _) => {
+                    let n = targets.get(&at).copied().unwrap_or(0);
+                    let n = count(n, "member");
+                    lines.push(format!("{kind} {group}: new target assignment at assignment epoch {e} (the target of {n} changed)"));
+                }
+                (
+                    Change::Topology {
+                        epoch,
+                        subtopologies,
+                    },
+                    _,
+                ) => {
+                    lines.push(format!(
+                        "{kind} {group}: topology epoch {epoch} ({})",
+                        count(*subtopologies, "subtopology")
+                    ));
+                }
+                (Change::GroupEpoch(None), _) => {
+                    shown.insert(at);
+                    lines.push(format!("{kind} {group} deleted"));
+                }
+                _ => {}
+            }
+        }
+        for (at, e) in after {
+            if let Some(e) = e {
+                if !shown.contains(&at) && before[&at] != Some(e) {
+                    let (kind, group) = at;
+                    lines.push(format!("{kind} {group}: group epoch {e}"));
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// How a member left, given what caused the records that removed it.
+fn departure(cause: Cause<'_>, member: &str) -> String {
+    match cause {
+        Cause::Heartbeat {
+            member_id,
+            member_epoch,
+            ..
+        } if member_id == member && member_epoch < 0 => "left with a leave heartbeat".into(),
+        Cause::Heartbeat { member_id, .. } if !member_id.is_empty() => {
+            format!("was replaced by member {member_id}, which took over its static instance id")
+        }
+        Cause::Heartbeat { .. } => {
+            "was replaced by a new member, which took over its static instance id".into()
+        }
+        Cause::Timers => {
+            "expired: its session or rebalance timeout passed, and the coordinator fenced it".into()
+        }
+        Cause::TopicsChanged => "was removed".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kwire_protocol::generated::kwire_consumer_group_member_metadata_key::KwireConsumerGroupMemberMetadataKey as ConsumerMemberKey;
+    use kwire_protocol::generated::kwire_consumer_group_member_metadata_value::KwireConsumerGroupMemberMetadataValue as ConsumerMemberValue;
+    use kwire_protocol::generated::kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey as ConsumerGroupKey;
+    use kwire_protocol::generated::kwire_consumer_group_metadata_value::KwireConsumerGroupMetadataValue as ConsumerGroupValue;
+    use kwire_protocol::generated::kwire_streams_group_current_member_assignment_key::KwireStreamsGroupCurrentMemberAssignmentKey as StreamsCurrentKey;
+    use kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::{
+        KwireStreamsGroupCurrentMemberAssignmentValue as StreamsCurrentValue, TaskIds,
+    };
+    use kwire_protocol::generated::kwire_streams_group_member_metadata_key::KwireStreamsGroupMemberMetadataKey as StreamsMemberKey;
+    use kwire_protocol::generated::kwire_streams_group_member_metadata_value::KwireStreamsGroupMemberMetadataValue as StreamsMemberValue;
+    use kwire_protocol::generated::kwire_streams_group_metadata_key::KwireStreamsGroupMetadataKey as StreamsGroupKey;
+    use kwire_protocol::generated::kwire_streams_group_metadata_value::KwireStreamsGroupMetadataValue as StreamsGroupValue;
+
+    fn consumer_epoch(group: &str, epoch: i32) -> Record {
+        Record::GroupMetadata(
+            ConsumerGroupKey {
+                group_id: group.to_string().into(),
+            },
+            Some(ConsumerGroupValue {
+                epoch,
+                ..Default::default()
+            }),
+        )
+    }
+
+    fn consumer_member(group: &str, member: &str, present: bool) -> Record {
+        Record::MemberMetadata(
+            ConsumerMemberKey {
+                group_id: group.to_string().into(),
+                member_id: member.to_string().into(),
+            },
+            present.then(|| ConsumerMemberValue {
+                client_id: "app".into(),
+                client_host: "/10.0.0.1".into(),
+                subscribed_topic_names: vec!["a".into(), "b".into()],
+                ..Default::default()
+            }),
+        )
+    }
+
+    #[test]
+    fn joins_expiries_and_replacements_of_consumer_groups() {
+        let mut log = GroupLog::default();
+        // Replayed records are taken in without a line.
+        log.seed(&[consumer_epoch("g", 3), consumer_member("g", "m1", true)]);
+        let join = Cause::Heartbeat {
+            member_id: "m2",
+            member_epoch: 0,
+        };
+        assert_eq!(
+            log.observe(
+                &[consumer_member("g", "m2", true), consumer_epoch("g", 4)],
+                join
+            ),
+            ["member m2 joined consumer group g (group epoch 4; client app at /10.0.0.1; subscribed to [a, b])"]
+        );
+        // The same member's metadata again is an update, not a join; an unchanged epoch adds
+        // no line.
+        assert_eq!(
+            log.observe(&[consumer_member("g", "m2", true)], join),
+            ["member m2 of consumer group g updated its metadata (client app at /10.0.0.1; subscribed to [a, b])"]
+        );
+        assert_eq!(
+            log.observe(
+                &[consumer_member("g", "m1", false), consumer_epoch("g", 5)],
+                Cause::Timers
+            ),
+            ["member m1 of consumer group g expired: its session or rebalance timeout passed, and the coordinator fenced it (group epoch 5)"]
+        );
+        assert_eq!(
+            log.observe(
+                &[
+                    consumer_member("g", "m2", false),
+                    consumer_member("g", "m3", true),
+                    consumer_epoch("g", 6)
+                ],
+                Cause::Heartbeat {
+                    member_id: "m3",
+                    member_epoch: 0
+                }
+            ),
+            [
+                "member m2 of consumer group g was replaced by member m3, which took over its static instance id (group epoch 6)",
+                "member m3 joined consumer group g (group epoch 6; client app at /10.0.0.1; subscribed to [a, b])",
+            ]
+        );
+        // A tombstone of a member never seen says nothing; an epoch bump alone says so.
+        assert_eq!(
+            log.observe(
+                &[consumer_member("g", "ghost", false), consumer_epoch("g", 7)],
+                Cause::TopicsChanged
+            ),
+            ["consumer group g: group epoch 7"]
+        );
+    }
+
+    #[test]
+    fn streams_group_join_and_assignment() {
+        let mut log = GroupLog::default();
+        let records = [
+            Record::Streams(StreamsRecord::MemberMetadata(
+                StreamsMemberKey {
+                    group_id: "s".into(),
+                    member_id: "w1".into(),
+                },
+                Some(StreamsMemberValue {
+                    client_id: "app-1".into(),
+                    client_host: "/10.0.0.2".into(),
+                    process_id: "p1".into(),
+                    topology_epoch: 2,
+                    ..Default::default()
+                }),
+            )),
+            Record::Streams(StreamsRecord::GroupMetadata(
+                StreamsGroupKey {
+                    group_id: "s".into(),
+                },
+                Some(StreamsGroupValue {
+                    epoch: 1,
+                    ..Default::default()
+                }),
+            )),
+            Record::Streams(StreamsRecord::CurrentMemberAssignment(
+                StreamsCurrentKey {
+                    group_id: "s".into(),
+                    member_id: "w1".into(),
+                },
+                Some(StreamsCurrentValue {
+                    member_epoch: 1,
+                    previous_member_epoch: 0,
+                    active_tasks: vec![TaskIds {
+                        subtopology_id: "0".into(),
+                        partitions: vec![0, 1, 2].into(),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+            )),
+        ];
+        let cause = Cause::Heartbeat {
+            member_id: "w1",
+            member_epoch: 0,
+        };
+        assert_eq!(
+            log.observe(&records, cause),
+            [
+                "member w1 joined streams group s (group epoch 1; client app-1 at /10.0.0.2, process p1; topology epoch 2)",
+                "member w1 of streams group s: member epoch 1 (was 0), tasks assigned: 3 active, 0 standby, 0 warm-up; 0 pending revocation",
+            ]
+        );
+        assert_eq!(count(1, "subtopology"), "1 subtopology");
+        assert_eq!(count(2usize, "subtopology"), "2 subtopologies");
+        assert_eq!(count(0, "partition"), "0 partitions");
+    }
+
+    #[test]
+    fn refusals_name_the_error() {
+        let r = Refusal {
+            code: 110,
+            message: Some("stale"),
+        };
+        assert_eq!(r.to_string(), "FENCED_MEMBER_EPOCH (110): stale");
+        let r = Refusal {
+            code: 999,
+            message: None,
+        };
+        assert_eq!(r.to_string(), "error code 999");
+    }
+}

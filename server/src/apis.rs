@@ -22,10 +22,9 @@
 //! Telemetry (71/72), the classic group protocol, transactions, SASL and OffsetForLeaderEpoch are
 //! not advertised.
 
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::api_versions_response::{ApiVersion, ApiVersionsResponse};
 use kwire_protocol::generated::ApiKey;
-
-use kwire_protocol::error::ErrorCode;
 
 /// (API, lowest, highest) of every API served.
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[

@@ -284,10 +284,8 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Share
         Some(c) => format!(" (client {c})"),
         None => String::new(),
     };
-    tracing::info!(
-        "connection from {peer}{client} closed after {} requests: {reason}",
-        who.requests
-    );
+    let requests = events::count(who.requests, "request");
+    tracing::info!("connection from {peer}{client} closed after {requests}: {reason}");
 }
 
 /// Takes `len` permits (at most `max`) from `sem`, waiting while it does not have them (the

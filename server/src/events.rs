@@ -101,7 +101,7 @@ pub fn topic_created(name: &str, partitions: i32, id: impl fmt::Display, origin:
 
 /// `n` and a noun, in the plural unless `n` is 1: `1 partition`, `3 partitions` (`subtopology`
 /// becomes `subtopologies`).
-fn count<N: fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+pub(crate) fn count<N: fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
     match noun.strip_suffix('y') {
         _ if n == N::from(1) => format!("1 {noun}"),
         Some(stem) => format!("{n} {stem}ies"),

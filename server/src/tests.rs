@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::api_versions_request::ApiVersionsRequest;
 use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::consumer_group_heartbeat_request::{
@@ -48,7 +49,6 @@ use crate::conn::encode_response;
 use crate::handlers::{self, Ctx, Outcome};
 use crate::server::{ServeError, Server};
 use crate::topics::tests::make_batch;
-use kwire_protocol::error::ErrorCode;
 
 // ---- a global allocator that remembers the largest single allocation ----
 

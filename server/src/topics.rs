@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use bytes::{Bytes, BytesMut};
 use kwire_protocol::coordinator::TopicMetadata;
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::wire::Uuid;
 
 use crate::util::crc32c;
-use kwire_protocol::error::ErrorCode;
 
 /// The most partitions a topic may have (`--topic`, CreateTopics, streams internal topics).
 pub const MAX_PARTITIONS: i32 = 100_000;

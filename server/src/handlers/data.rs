@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::fetch_request::FetchRequest;
 use kwire_protocol::generated::fetch_response::{
     FetchResponse, FetchableTopicResponse, PartitionData,
@@ -22,7 +23,6 @@ use kwire_protocol::wire::{PrimArray, Uuid};
 use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
 use crate::topics::{LogMark, Topic};
-use kwire_protocol::error::ErrorCode;
 
 /// Produce v3-11: each partition's records must be exactly one RecordBatch v2 that passes
 /// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten.

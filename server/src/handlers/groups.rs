@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use kwire_protocol::coordinator::RequestContext;
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponse;
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
@@ -22,7 +23,6 @@ use super::Ctx;
 use crate::broker::{Broker, NewTopic};
 use crate::events::{Cause, GroupKind, Refusal, TopicOrigin};
 use crate::topics::{valid_topic_name, MAX_PARTITIONS};
-use kwire_protocol::error::ErrorCode;
 
 fn context(ctx: &Ctx<'_>) -> RequestContext {
     RequestContext::new(ctx.client_id, ctx.client_host, ctx.version)

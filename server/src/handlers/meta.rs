@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::create_topics_request::CreateTopicsRequest;
 use kwire_protocol::generated::create_topics_response::{
     CreatableTopicConfigs, CreatableTopicResult, CreateTopicsResponse,
@@ -19,7 +20,6 @@ use super::Ctx;
 use crate::broker::{Broker, NewTopic, NODE_ID};
 use crate::events::TopicOrigin;
 use crate::topics::{collision_key, valid_topic_name, Topic, MAX_PARTITIONS};
-use kwire_protocol::error::ErrorCode;
 
 fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
     MetadataResponseTopic {

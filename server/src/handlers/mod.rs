@@ -17,6 +17,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use kwire_protocol::generated::fetch_request::FetchRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
@@ -24,7 +25,6 @@ use kwire_protocol::generated::{ApiKey, Request, Response};
 
 use crate::broker::{Broker, Shared};
 use crate::events::{self, Refusal};
-use kwire_protocol::error::ErrorCode;
 
 pub use data::fetch_response;
 

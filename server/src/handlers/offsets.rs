@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::offset_commit_request::OffsetCommitRequest;
 use kwire_protocol::generated::offset_commit_response::{
     OffsetCommitResponse, OffsetCommitResponsePartition, OffsetCommitResponseTopic,
@@ -16,7 +17,6 @@ use kwire_protocol::generated::ApiKey;
 use super::Ctx;
 use crate::broker::{Broker, CommittedOffset};
 use crate::events::Refusal;
-use kwire_protocol::error::ErrorCode;
 
 /// Kafka's `offset.metadata.max.bytes` default: longer metadata is OFFSET_METADATA_TOO_LARGE.
 pub const MAX_OFFSET_METADATA_BYTES: usize = 4096;
@@ -151,8 +151,9 @@ pub fn offset_commit(
 }
 
 /// One partition's answer: (offset, metadata); -1 and null when nothing is committed. The
-/// committed leader epoch is always answered as -1 (librdkafka-front.md section 4: a leader
-/// epoch would make the client validate through OffsetForLeaderEpoch, which is not served).
+/// committed leader epoch is always answered as -1: given a leader epoch, a KIP-320 client
+/// (librdkafka, Kafka's `KafkaConsumer`) validates its position with OffsetForLeaderEpoch, which
+/// kwire-server does not serve (see [`crate::apis`]).
 fn lookup(b: &Broker, group: &str, topic: &str, partition: i32) -> (i64, Option<String>) {
     b.offsets
         .get(group)

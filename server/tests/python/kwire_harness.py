@@ -229,7 +229,9 @@ class KwireServer:
 
 def consumer_config(bootstrap: str, group: str, name: str, **extra) -> dict:
     # group.protocol=consumer; session.timeout.ms, heartbeat.interval.ms, partition.assignment.strategy
-    # and group.protocol.type must stay out of the config (librdkafka-front.md section 3).
+    # and group.protocol.type must stay out of the config: with group.protocol=consumer (KIP-848)
+    # these are the broker's business, and librdkafka refuses to create the consumer with
+    # _INVALID_ARG if any of them is set.
     conf = {
         "bootstrap.servers": bootstrap,
         "group.id": group,

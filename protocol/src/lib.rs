@@ -43,7 +43,6 @@ pub mod wire;
 
 pub mod generated;
 
-/// Kafka's error codes as a typed enum ([`error::ErrorCode`]): names, retriable flags, descriptions.
 pub mod error;
 
 #[cfg(feature = "coordinator")]

@@ -18,6 +18,8 @@ use std::net::SocketAddr;
 use kwire_protocol::coordinator::streams::StreamsRecord;
 use kwire_protocol::coordinator::Record;
 use kwire_protocol::error::ErrorCode;
+use kwire_protocol::generated::kwire_consumer_group_current_member_assignment_value::TopicPartitions;
+use kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::TaskIds;
 
 use crate::apis;
 
@@ -38,8 +40,8 @@ pub fn refused(
     }
 }
 
-/// An error code with its name and, if any, the response's message: `FENCED_MEMBER_EPOCH (110):
-/// The consumer group member has a member epoch that is fenced.`
+/// An error code answered, shown by name with the response's message, if any:
+/// `FENCED_MEMBER_EPOCH (110): <message>`, or `error code N` for a code [`ErrorCode`] lacks.
 pub struct Refusal<'a> {
     /// The code answered.
     pub code: i16,
@@ -170,12 +172,9 @@ enum Change<'r> {
 /// show (assignment tombstones, regular-expression resolutions, topology tombstones).
 fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
     use GroupKind::{Consumer, Streams};
-    let partitions = |tps: &[kwire_protocol::generated::kwire_consumer_group_current_member_assignment_value::TopicPartitions]| -> usize {
-        tps.iter().map(|t| t.partitions.len()).sum()
-    };
-    let tasks = |ts: &[kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::TaskIds]| -> usize {
-        ts.iter().map(|t| t.partitions.len()).sum()
-    };
+    let partitions =
+        |tps: &[TopicPartitions]| -> usize { tps.iter().map(|t| t.partitions.len()).sum() };
+    let tasks = |ts: &[TaskIds]| -> usize { ts.iter().map(|t| t.partitions.len()).sum() };
     Some(match record {
         Record::GroupMetadata(k, v) => (
             Consumer,
@@ -316,6 +315,17 @@ struct GroupSeen {
     members: BTreeSet<String>,
 }
 
+/// What a change did to the members a group has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Membership {
+    /// A member id not seen before.
+    Joined,
+    /// A member seen before is gone.
+    Left,
+    /// Nothing (or a change that is not about membership).
+    Unchanged,
+}
+
 impl GroupLog {
     /// Takes in records without logging (the durable log replayed at start).
     pub fn seed(&mut self, records: &[Record]) {
@@ -326,35 +336,30 @@ impl GroupLog {
         }
     }
 
-    /// Applies one change; returns whether a member joined (`Some(true)`) or left
-    /// (`Some(false)`).
-    fn apply(&mut self, kind: GroupKind, group: &str, change: &Change<'_>) -> Option<bool> {
+    /// Applies one change; says what it did to the group's members.
+    fn apply(&mut self, kind: GroupKind, group: &str, change: &Change<'_>) -> Membership {
         let key = (kind, group.to_string());
         match change {
             Change::GroupEpoch(None) => {
                 self.groups.remove(&key);
-                None
             }
-            Change::GroupEpoch(Some(e)) => {
-                self.groups.entry(key).or_default().epoch = *e;
-                None
+            Change::GroupEpoch(Some(e)) => self.groups.entry(key).or_default().epoch = *e,
+            Change::Member { member, .. } => {
+                let g = self.groups.entry(key).or_default();
+                if g.members.insert(member.to_string()) {
+                    return Membership::Joined;
+                }
             }
-            Change::Member { member, .. } => Some(
-                self.groups
-                    .entry(key)
-                    .or_default()
-                    .members
-                    .insert(member.to_string()),
-            )
-            .filter(|joined| *joined),
-            Change::MemberGone { member } => self
-                .groups
-                .get_mut(&key)
-                .map(|g| g.members.remove(*member))
-                .filter(|left| *left)
-                .map(|_| false),
-            _ => None,
+            Change::MemberGone { member } => {
+                if let Some(g) = self.groups.get_mut(&key) {
+                    if g.members.remove(*member) {
+                        return Membership::Left;
+                    }
+                }
+            }
+            _ => {}
         }
+        Membership::Unchanged
     }
 
     /// Takes in the records of one step of the coordinator and returns the log lines that say
@@ -391,7 +396,7 @@ impl GroupLog {
                 None => "unknown".to_string(),
             };
             match (change, self.apply(*kind, group, change)) {
-                (Change::Member { member, details }, Some(true)) => {
+                (Change::Member { member, details }, Membership::Joined) => {
                     shown.insert(at);
                     lines.push(format!(
                         "member {member} joined {kind} {group} (group epoch {epoch}; {details})"
@@ -402,7 +407,7 @@ impl GroupLog {
                         "member {member} of {kind} {group} updated its metadata ({details})"
                     ));
                 }
-                (Change::MemberGone { member }, Some(false)) => {
+                (Change::MemberGone { member }, Membership::Left) => {
                     shown.insert(at);
                     let how = departure(cause, member);
                     lines.push(format!(

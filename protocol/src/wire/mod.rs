@@ -46,6 +46,7 @@ pub mod frame;
 pub mod json;
 mod prim;
 mod reader;
+mod scan;
 #[cfg(feature = "sample")]
 pub mod sample;
 mod sink;

@@ -2,8 +2,9 @@
 //!
 //! * [`Reader`] decodes from a [`bytes::Bytes`], tracking the byte offset for errors; strings,
 //!   bytes and records come out as zero-copy slices of the input.
-//! * [`Sink`] is where encoders write: any [`bytes::BufMut`], or a [`Counter`] that only adds up
-//!   lengths, which is how `encoded_len` is exact by construction (one code path does both).
+//! * [`Sink`] is where encoders write: any [`bytes::BufMut`], or a [`RawWriter`], which writes
+//!   into reserved memory or, made by [`RawWriter::counter`], only adds up lengths; that is how
+//!   `encoded_len` is exact by construction (one code path does both).
 //! * [`Encode`], [`Decode`] and [`Message`] are the traits generated types implement.
 //! * [`DecodeError`] and [`EncodeError`] name the field path and, for decoding, the byte offset:
 //!   `MetadataResponse.topics[3].partitions[0].leader_epoch at byte 812: needed 4 bytes, 2 left`.
@@ -59,5 +60,5 @@ pub use error::{
 };
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
-pub use sink::{encode_chunks, encode_exact, Chunks, Counter, RawWriter, Sink};
+pub use sink::{encode_chunks, encode_exact, Chunks, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

@@ -588,12 +588,18 @@ pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
 }
 
 /// The position after a validated tagged section at `pos`.
-#[inline]
+#[inline(always)]
 pub fn skip_tags(buf: &[u8], pos: usize) -> usize {
-    // The common case: an empty section, one zero byte.
+    // The common case, inline: an empty section, one zero byte.
     if buf.get(pos) == Some(&0) {
         return pos + 1;
     }
+    skip_tagged_fields(buf, pos)
+}
+
+/// [`skip_tags`] of a section that is not empty (out of line: it is rare).
+#[inline(never)]
+fn skip_tagged_fields(buf: &[u8], pos: usize) -> usize {
     let (mut n, mut p) = tag_count(buf, pos);
     while n > 0 && p < buf.len() {
         n -= 1;

@@ -13,7 +13,9 @@
 //!
 //! # Leniency (decode) and strictness, written down
 //!
-//! kwire decodes what Kafka's Java reader decodes, except where Rust must be strict:
+//! kwire decodes what Kafka's Java reader decodes, except where Rust must be strict. The rows on
+//! varints and lengths are applied in one place (the private `wire/scan.rs`), which owned
+//! decoding ([`Reader`]), view validation ([`view::Cursor`]) and the views' trusted skips share:
 //!
 //! | input | Kafka (Java) | kwire |
 //! |---|---|---|

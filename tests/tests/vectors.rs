@@ -29,8 +29,8 @@ use kwire_protocol::generated::streams_group_heartbeat_response as sghs;
 use kwire_protocol::generated::{ApiKey, Request, RequestFrame, ResponseFrame};
 use kwire_protocol::wire::frame::write_frame;
 use kwire_protocol::wire::{
-    self, Counter, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind,
-    KStr, Message, RawTaggedField, Reader, Sink, Uuid,
+    self, Decode, DecodeError, DecodeErrorKind, Encode, EncodeError, EncodeErrorKind, KStr,
+    Message, RawTaggedField, RawWriter, Reader, Sink, Uuid,
 };
 use kwire_tests::{hex, unhex};
 
@@ -114,7 +114,7 @@ const AVR3_EMPTY_PREFIX: &str = concat!(
 // ================================================================================================
 
 /// uvarint = unsigned LEB128 of a u32, 7 bits per byte, low group first, minimal on write, at most
-/// 5 bytes. Checked at every length boundary through the runtime (Sink / Reader / Counter), then
+/// 5 bytes. Checked at every length boundary through the runtime (Sink / Reader / counting RawWriter), then
 /// through generated code: compact string lengths, compact array counts and tagged-field sizes.
 #[test]
 fn uvarint_minimal_encoding_at_every_length_boundary() {
@@ -134,9 +134,9 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
         let mut out: Vec<u8> = Vec::new();
         out.put_uvarint(v);
         assert_eq!(hex(&out), want, "put_uvarint({v})");
-        let mut c = Counter(0);
+        let mut c = RawWriter::counter();
         c.put_uvarint(v);
-        assert_eq!(c.0, want.len() / 2, "Counter size of {v}");
+        assert_eq!(c.written(), want.len() / 2, "counted size of {v}");
         let mut r = Reader::new(b(want));
         assert_eq!(r.uvarint().unwrap(), v, "uvarint read of {want}");
         r.finish().unwrap();

@@ -24,18 +24,15 @@ pub trait Encode {
     /// before an error.
     fn encode_raw(&self, w: &mut RawWriter, version: i16) -> Result<(), EncodeError>;
 
-    /// Writes `self` at `version` to any [`Sink`]: directly into a [`RawWriter`], by size alone
-    /// into a [`Counter`](super::Counter), else encoded into a buffer of its exact size first and copied.
+    /// Writes `self` at `version` to any [`Sink`]: directly into a [`RawWriter`] (a counting one,
+    /// [`RawWriter::counter`], included), else encoded into a buffer of its exact size first and
+    /// copied.
     ///
     /// # Errors
     /// As [`Encode::encode_raw`].
     fn encode_to<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError> {
         if let Some(w) = s.as_raw_writer() {
             return self.encode_raw(w, version);
-        }
-        if let Some(c) = s.as_counter() {
-            c.0 += self.encoded_len(version)?;
-            return Ok(());
         }
         let b = self.to_bytes(version)?;
         s.put_shared(&b);

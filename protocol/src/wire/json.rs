@@ -1,5 +1,6 @@
 //! Kafka's JSON form of messages (feature `json`), as Kafka's generated `…JsonConverter` classes
-//! write and read it (kafka-spec-reference.md section 6), plus serde adapters.
+//! write and read it (for example `org.apache.kafka.common.message.MetadataResponseDataJsonConverter`,
+//! made by the `generator` module's `JsonConverterGenerator`), plus serde adapters.
 //!
 //! Generated messages and structs implement [`JsonForm`]: [`JsonForm::to_json`] at a version
 //! gives a [`serde_json::Value`], [`JsonForm::from_json`] reads one back. With serde, wrap a

@@ -2,8 +2,9 @@
 //!
 //! * [`Reader`] decodes from a [`bytes::Bytes`], tracking the byte offset for errors; strings,
 //!   bytes and records come out as zero-copy slices of the input.
-//! * [`Sink`] is where encoders write: any [`bytes::BufMut`], or a [`Counter`] that only adds up
-//!   lengths, which is how `encoded_len` is exact by construction (one code path does both).
+//! * [`Sink`] is where encoders write: any [`bytes::BufMut`], or a [`RawWriter`], which writes
+//!   into reserved memory or, made by [`RawWriter::counter`], only adds up lengths; that is how
+//!   `encoded_len` is exact by construction (one code path does both).
 //! * [`Encode`], [`Decode`] and [`Message`] are the traits generated types implement.
 //! * [`DecodeError`] and [`EncodeError`] name the field path and, for decoding, the byte offset:
 //!   `MetadataResponse.topics[3].partitions[0].leader_epoch at byte 812: needed 4 bytes, 2 left`.
@@ -12,7 +13,9 @@
 //!
 //! # Leniency (decode) and strictness, written down
 //!
-//! kwire decodes what Kafka's Java reader decodes, except where Rust must be strict:
+//! kwire decodes what Kafka's Java reader decodes, except where Rust must be strict. The rows on
+//! varints and lengths are applied in one place (the private `wire/scan.rs`), which owned
+//! decoding ([`Reader`]), view validation ([`view::Cursor`]) and the views' trusted skips share:
 //!
 //! | input | Kafka (Java) | kwire |
 //! |---|---|---|
@@ -46,6 +49,7 @@ pub mod frame;
 pub mod json;
 mod prim;
 mod reader;
+mod scan;
 #[cfg(feature = "sample")]
 pub mod sample;
 mod sink;
@@ -58,5 +62,5 @@ pub use error::{
 };
 pub use prim::{Prim, PrimArray, PrimIter};
 pub use reader::{bounded_capacity, Reader};
-pub use sink::{encode_chunks, encode_exact, Chunks, Counter, RawWriter, Sink};
+pub use sink::{encode_chunks, encode_exact, Chunks, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

@@ -2,6 +2,7 @@
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::prim::{Prim, PrimArray};
+use super::scan::{self, ScanError};
 use super::types::{KStr, RawTaggedField, Uuid};
 use bytes::Bytes;
 
@@ -204,67 +205,32 @@ impl Reader {
     /// bits of the 5th byte dropped; a 5th byte with its high bit set is an error.
     #[inline(always)]
     pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
-        if let Some(&b) = self.buf.get(self.pos) {
-            if b < 0x80 {
-                self.pos += 1;
-                return Ok(b as u32);
+        match scan::uvarint(&self.buf, self.pos) {
+            Ok((v, next)) => {
+                self.pos = next;
+                Ok(v)
             }
-            // Two bytes (128 to 16383: lengths of records and of most byte fields).
-            if let Some(&c) = self.buf.get(self.pos + 1) {
-                if c < 0x80 {
-                    self.pos += 2;
-                    return Ok((b & 0x7f) as u32 | (c as u32) << 7);
-                }
-            }
+            Err(e) => Err(self.scan_error(e)),
         }
-        self.uvarint_slow()
     }
 
+    /// The decode error for a scan that failed at the current position.
+    #[cold]
     #[inline(never)]
-    fn uvarint_slow(&mut self) -> Result<u32, DecodeError> {
-        let start = self.pos;
-        let mut v: u32 = 0;
-        for i in 0..5 {
-            let Some(&b) = self.buf.get(self.pos) else {
-                self.pos = start;
-                return Err(self.eof(i + 1));
-            };
-            self.pos += 1;
-            v |= ((b & 0x7f) as u32) << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        self.pos = start;
-        Err(self.error(DecodeErrorKind::VarintTooLong))
+    fn scan_error(&self, e: ScanError) -> DecodeError {
+        e.at(self.offset(), self.remaining())
     }
 
     /// Reads a length prefix: int16 (`short`), int32, or a compact uvarint length+1. `None` means
-    /// null (-1, or compact 0, or a compact value above 2^31 as Java reads it; 2^31 itself is the
-    /// length 2^31 - 1).
+    /// null (see [`scan::length`] for Java's rules).
     #[inline(always)]
     fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
-        let start = self.offset();
-        if compact {
-            // As Java: the varint is an int; 0 and values ≥ 2^31 + 1 (negative after `- 1`) are
-            // null, while 2^31 wraps to the length 2^31 - 1, which no input can hold.
-            let n = self.uvarint()?;
-            if n == 0 || n > 1 << 31 {
-                Ok(None)
-            } else {
-                Ok(Some(n as usize - 1))
+        match scan::length(&self.buf, self.pos, compact, short) {
+            Ok((n, next)) => {
+                self.pos = next;
+                Ok(n.get())
             }
-        } else {
-            let n = if short {
-                self.i16()? as i64
-            } else {
-                self.i32()? as i64
-            };
-            match n {
-                -1 => Ok(None),
-                n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
-                n => Ok(Some(n as usize)),
-            }
+            Err(e) => Err(self.scan_error(e)),
         }
     }
 
@@ -378,8 +344,7 @@ impl Reader {
     /// Reads the marker of a tagged nullable struct: uvarint 0 (or ≥ 2^31) means null.
     #[inline]
     pub fn tagged_struct_present(&mut self) -> Result<bool, DecodeError> {
-        let n = self.uvarint()?;
-        Ok(n != 0 && n <= i32::MAX as u32)
+        Ok(scan::tagged_present(self.uvarint()?))
     }
 
     /// Reads the header of one tagged field: its tag and a reader over its payload.

@@ -4,22 +4,18 @@ use super::prim::Prim;
 use bytes::{BufMut, Bytes};
 
 /// A destination for encoded bytes. Implemented by every [`BufMut`] (so `Vec<u8>` and
-/// `BytesMut` work), by [`Counter`], which only counts, and by [`RawWriter`], the one sink
-/// generated encoders are compiled for (see [`super::Encode`]).
+/// `BytesMut` work) and by [`RawWriter`], the one sink generated encoders are compiled for (see
+/// [`super::Encode`]); [`RawWriter::counter`] is the sink that only counts.
 pub trait Sink {
     /// This sink as a [`RawWriter`], when it is one: encoders then write into it directly.
     #[inline]
     fn as_raw_writer(&mut self) -> Option<&mut RawWriter> {
         None
     }
-    /// This sink as a [`Counter`], when it is one: encoders then only size what they would write.
-    #[inline]
-    fn as_counter(&mut self) -> Option<&mut Counter> {
-        None
-    }
     /// Writes raw bytes.
     fn put_raw(&mut self, s: &[u8]);
-    /// Writes shared bytes (a counter only adds their length; a buffer copies them).
+    /// Writes shared bytes (a buffer copies them; a [`RawWriter`] may splice them in, see
+    /// [`encode_chunks`]).
     fn put_shared(&mut self, b: &Bytes) {
         self.put_raw(b)
     }
@@ -46,16 +42,9 @@ pub trait Sink {
         }
     }
     /// Writes an unsigned varint (LEB128, minimal form, at most 5 bytes).
-    fn put_uvarint(&mut self, mut v: u32) {
-        let mut buf = [0u8; 5];
-        let mut n = 0;
-        while v >= 0x80 {
-            buf[n] = (v as u8) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        buf[n] = v as u8;
-        self.put_raw(&buf[..=n]);
+    fn put_uvarint(&mut self, v: u32) {
+        let (buf, n) = uvarint_bytes(v);
+        self.put_raw(&buf[..n]);
     }
 }
 
@@ -67,56 +56,6 @@ impl<B: BufMut> Sink for B {
     #[inline]
     fn put_byte(&mut self, v: u8) {
         self.put_u8(v)
-    }
-}
-
-/// A [`Sink`] that counts bytes instead of writing them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counter(pub usize);
-
-impl Counter {
-    /// Counts raw bytes (inherent, so generated code needs no trait import).
-    #[inline]
-    pub fn put_raw(&mut self, s: &[u8]) {
-        self.0 += s.len();
-    }
-    /// Counts shared bytes.
-    #[inline]
-    pub fn put_shared(&mut self, b: &Bytes) {
-        self.0 += b.len();
-    }
-    /// Counts one byte.
-    #[inline]
-    pub fn put_byte(&mut self, _: u8) {
-        self.0 += 1;
-    }
-    /// Counts an unsigned varint.
-    #[inline]
-    pub fn put_uvarint(&mut self, v: u32) {
-        self.0 += uvarint_len(v);
-    }
-}
-
-impl Sink for Counter {
-    #[inline]
-    fn as_counter(&mut self) -> Option<&mut Counter> {
-        Some(self)
-    }
-    #[inline]
-    fn put_prims<T: Prim>(&mut self, v: &[T]) {
-        self.0 += v.len() * T::SIZE;
-    }
-    #[inline]
-    fn put_raw(&mut self, s: &[u8]) {
-        self.0 += s.len();
-    }
-    #[inline]
-    fn put_byte(&mut self, _: u8) {
-        self.0 += 1;
-    }
-    #[inline]
-    fn put_uvarint(&mut self, v: u32) {
-        self.0 += uvarint_len(v);
     }
 }
 
@@ -245,16 +184,9 @@ impl RawWriter {
         }
     }
     #[inline(never)]
-    fn write_uvarint_long(&mut self, mut v: u32) {
-        let mut buf = [0u8; 5];
-        let mut n = 0;
-        while v >= 0x80 {
-            buf[n] = (v as u8) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        buf[n] = v as u8;
-        self.write_raw(&buf[..=n]);
+    fn write_uvarint_long(&mut self, v: u32) {
+        let (buf, n) = uvarint_bytes(v);
+        self.write_raw(&buf[..n]);
     }
 }
 
@@ -304,7 +236,7 @@ impl Sink for RawWriter {
     }
 }
 
-/// Encodes exactly `len` bytes (as sized by a [`Counter`] pass) into a new buffer through `write`,
+/// Encodes exactly `len` bytes (as sized by a [`RawWriter::counter`] pass) into a new buffer through `write`,
 /// in one pass over a [`RawWriter`].
 ///
 /// # Errors
@@ -450,14 +382,16 @@ impl bytes::Buf for Chunks {
     }
 }
 
-/// Bytes an unsigned varint of `v` takes (1 to 5).
+/// The minimal unsigned varint (LEB128) of `v`: its bytes, and how many of them are used (1 to 5).
 #[inline]
-pub const fn uvarint_len(v: u32) -> usize {
-    match v {
-        0..=0x7f => 1,
-        0x80..=0x3fff => 2,
-        0x4000..=0x1f_ffff => 3,
-        0x20_0000..=0xfff_ffff => 4,
-        _ => 5,
+fn uvarint_bytes(mut v: u32) -> ([u8; 5], usize) {
+    let mut buf = [0u8; 5];
+    let mut n = 0;
+    while v >= 0x80 {
+        buf[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
     }
+    buf[n] = v as u8;
+    (buf, n + 1)
 }

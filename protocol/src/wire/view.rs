@@ -11,6 +11,7 @@
 //! that look at a few fields of a large message.
 
 use super::error::{DecodeError, DecodeErrorKind};
+use super::scan::{self, ScanError};
 use super::types::Uuid;
 use std::marker::PhantomData;
 
@@ -74,79 +75,29 @@ impl<'a> Cursor<'a> {
     /// Reads an unsigned varint as [`super::Reader::uvarint`] does.
     #[inline(always)]
     pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
-        if let Some(&b) = self.buf.get(self.pos) {
-            if b < 0x80 {
-                self.pos += 1;
-                return Ok(b as u32);
+        match scan::uvarint(self.buf, self.pos) {
+            Ok((v, next)) => {
+                self.pos = next;
+                Ok(v)
             }
+            Err(e) => Err(self.scan_error(e)),
         }
-        self.uvarint_slow()
     }
-
+    /// The decode error for a scan that failed at the current position.
+    #[cold]
     #[inline(never)]
-    fn uvarint_slow(&mut self) -> Result<u32, DecodeError> {
-        let mut v: u32 = 0;
-        for i in 0..5 {
-            let Some(&b) = self.buf.get(self.pos + i) else {
-                return Err(self.eof(i + 1));
-            };
-            v |= ((b & 0x7f) as u32) << (7 * i);
-            if b & 0x80 == 0 {
-                self.pos += i + 1;
-                return Ok(v);
-            }
-        }
-        Err(self.error(DecodeErrorKind::VarintTooLong))
+    fn scan_error(&self, e: ScanError) -> DecodeError {
+        e.at(self.base + self.pos, self.remaining())
     }
-    #[inline(always)]
-    fn int16(&mut self) -> Result<i16, DecodeError> {
-        match self.buf.get(self.pos..self.pos + 2) {
-            Some(b) => {
-                self.pos += 2;
-                Ok(i16::from_be_bytes([b[0], b[1]]))
-            }
-            None => Err(self.eof(2)),
-        }
-    }
-    #[inline(always)]
-    fn int32(&mut self) -> Result<i32, DecodeError> {
-        match self.buf.get(self.pos..self.pos + 4) {
-            Some(b) => {
-                self.pos += 4;
-                Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            }
-            None => Err(self.eof(4)),
-        }
-    }
-    /// Reads a length prefix; `None` is null. Same rules as owned decoding.
+    /// Reads a length prefix; `None` is null. Same rules as owned decoding ([`scan::length`]).
     #[inline(always)]
     fn length(&mut self, compact: bool, short: bool) -> Result<Option<usize>, DecodeError> {
-        let start = self.base + self.pos;
-        if compact {
-            if let Some(&b) = self.buf.get(self.pos) {
-                if b < 0x80 {
-                    self.pos += 1;
-                    return Ok(if b == 0 { None } else { Some(b as usize - 1) });
-                }
+        match scan::length(self.buf, self.pos, compact, short) {
+            Ok((n, next)) => {
+                self.pos = next;
+                Ok(n.get())
             }
-            let n = self.uvarint()?;
-            // As owned decoding (and Java): 2^31 is the length 2^31 - 1, above it null.
-            Ok(if n == 0 || n > 1 << 31 {
-                None
-            } else {
-                Some(n as usize - 1)
-            })
-        } else {
-            let n = if short {
-                self.int16()? as i64
-            } else {
-                self.int32()? as i64
-            };
-            match n {
-                -1 => Ok(None),
-                n if n < 0 => Err(DecodeError::new(DecodeErrorKind::InvalidLength(n), start)),
-                n => Ok(Some(n as usize)),
-            }
+            Err(e) => Err(self.scan_error(e)),
         }
     }
     /// Validates a string (length, limit, UTF-8); `nullable` says whether null is allowed.
@@ -218,8 +169,7 @@ impl<'a> Cursor<'a> {
     /// Reads the uvarint marker of a tagged nullable struct: `true` when present.
     #[inline]
     pub fn tagged_struct_present(&mut self) -> Result<bool, DecodeError> {
-        let n = self.uvarint()?;
-        Ok(n != 0 && n <= i32::MAX as u32)
+        Ok(scan::tagged_present(self.uvarint()?))
     }
     /// Reads a tagged field's header and returns its tag, the position of its payload in this
     /// cursor's slice, and a cursor over the payload alone.
@@ -580,31 +530,11 @@ pub fn struct_marker(buf: &[u8], pos: usize) -> Option<usize> {
 }
 
 /// Reads a validated length prefix at `pos`: the length (`None` for null) and where the data
-/// starts. Out-of-bounds (impossible after validation) reads as null at the end.
+/// starts. A prefix that does not scan (impossible after validation) reads as null at the end.
 #[inline(always)]
 fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<usize>, usize) {
-    // Fast paths: a one-byte compact length, a plain int16 or int32 length.
-    if compact {
-        if let Some(&b) = buf.get(pos) {
-            if b < 0x80 {
-                return (if b == 0 { None } else { Some(b as usize - 1) }, pos + 1);
-            }
-        }
-    } else if short {
-        if let Some(&[a, b]) = buf
-            .get(pos..pos + 2)
-            .and_then(|s| <&[u8; 2]>::try_from(s).ok())
-        {
-            let n = i16::from_be_bytes([a, b]);
-            return (usize::try_from(n).ok(), pos + 2);
-        }
-    } else if let Some(s) = buf.get(pos..pos + 4) {
-        let n = i32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-        return (usize::try_from(n).ok(), pos + 4);
-    }
-    let mut c = Cursor::at(buf, pos);
-    match c.length(compact, short) {
-        Ok(n) => (n, c.pos),
+    match scan::length(buf, pos, compact, short) {
+        Ok((n, next)) => (n.get(), next),
         Err(_) => (None, buf.len()),
     }
 }
@@ -641,31 +571,35 @@ pub fn skip_array<'a, E: Element<'a>>(
 /// The count of a validated tagged section at `pos` and where its first field starts.
 #[inline]
 pub fn tag_count(buf: &[u8], pos: usize) -> (u32, usize) {
-    let mut c = Cursor::at(buf, pos);
-    match c.uvarint() {
-        Ok(n) => (n, c.pos),
-        Err(_) => (0, buf.len()),
-    }
+    scan::uvarint(buf, pos).unwrap_or((0, buf.len()))
 }
 
 /// The tag of the validated tagged field at `pos`, where its payload starts, and where the next
 /// field starts.
 #[inline]
 pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
-    let mut c = Cursor::at(buf, pos);
-    let (Ok(tag), Ok(size)) = (c.uvarint(), c.uvarint()) else {
+    let Ok((tag, p)) = scan::uvarint(buf, pos) else {
         return (u32::MAX, buf.len(), buf.len());
     };
-    (tag, c.pos, c.pos.saturating_add(size as usize))
+    let Ok((size, p)) = scan::uvarint(buf, p) else {
+        return (u32::MAX, buf.len(), buf.len());
+    };
+    (tag, p, p.saturating_add(size as usize))
 }
 
 /// The position after a validated tagged section at `pos`.
-#[inline]
+#[inline(always)]
 pub fn skip_tags(buf: &[u8], pos: usize) -> usize {
-    // The common case: an empty section, one zero byte.
+    // The common case, inline: an empty section, one zero byte.
     if buf.get(pos) == Some(&0) {
         return pos + 1;
     }
+    skip_tagged_fields(buf, pos)
+}
+
+/// [`skip_tags`] of a section that is not empty (out of line: it is rare).
+#[inline(never)]
+fn skip_tagged_fields(buf: &[u8], pos: usize) -> usize {
     let (mut n, mut p) = tag_count(buf, pos);
     while n > 0 && p < buf.len() {
         n -= 1;

@@ -28,8 +28,8 @@ fn scratch(name: &str) -> PathBuf {
 fn specs(dir: &Path) -> &'static str {
     let specs = dir.join("specs");
     std::fs::create_dir_all(&specs).unwrap();
-    let foo = "{\n  \"type\": \"data\",\n  \"name\": \"Foo\",\n  \"validVersions\": \"0\",\n  \"flexibleVersions\": \"0+\",\n  \"fields\": [\n    { \"name\": \"Bar\", \"type\": \"int32\", \"versions\": \"0+\", \"about\": \"A number.\" }\n  ]\n}\n";
-    std::fs::write(specs.join("Foo.json"), foo).unwrap();
+    let spec = "{\n  \"type\": \"data\",\n  \"name\": \"Foo\",\n  \"validVersions\": \"0\",\n  \"flexibleVersions\": \"0+\",\n  \"fields\": [\n    { \"name\": \"Bar\", \"type\": \"int32\", \"versions\": \"0+\", \"about\": \"A number.\" }\n  ]\n}\n";
+    std::fs::write(specs.join("Foo.json"), spec).unwrap();
     "specs"
 }
 

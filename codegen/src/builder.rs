@@ -21,7 +21,11 @@ use crate::source::{self, check_files};
 use std::path::{Path, PathBuf};
 
 /// What can stop a build.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same text as `Display`, so that `.unwrap()` in a build script shows the
+/// rendered diagnostics as they are (rustc-style, one line each, with the caret lines) rather
+/// than as one escaped string.
+#[derive(thiserror::Error)]
 pub enum Error {
     /// Reading specs or writing output failed.
     #[error("{0}")]
@@ -32,6 +36,12 @@ pub enum Error {
     /// No output folder: neither `out_dir` nor `OUT_DIR` is set.
     #[error("no output folder: call Builder::out_dir or run from a build script (OUT_DIR)")]
     NoOutDir,
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 /// Configures and runs one compilation of a spec folder into one Rust source file.

@@ -1,7 +1,11 @@
 //! `kwire decode` and `kwire encode`: frames of the APIs in `schemas/` (the protocol crate's
 //! generated code) to and from Kafka's JSON form (`kwire_protocol::wire::json`).
 //!
-//! A frame is header + body, without the 4-byte size prefix. Input bytes are given as hex on the
+//! A frame is header + body, without the 4-byte size prefix (with `--size-prefixed`, `decode`
+//! reads and checks the prefix and `encode` writes it). A frame pasted with its prefix but without
+//! the flag fails to decode, and the error says so (`hint: the input starts with a 4-byte size
+//! prefix …`) when the first 4 bytes, as a big-endian int32, equal the number of bytes after them.
+//! Input bytes are given as hex on the
 //! command line (whitespace allowed anywhere), or as `@FILE` (`@-` for standard input). The rule
 //! for a file: if every byte is printable ASCII or ASCII whitespace, the file is hex text, and a
 //! character that is not a hex digit is a usage error that names it (`bad hex in FILE: 'g' at
@@ -24,7 +28,7 @@
 //! on standard error); 2 a usage error (an API key or version that `schemas/` lacks, bad hex,
 //! text that is not JSON, an unreadable file).
 
-use kwire_protocol::bytes::Bytes;
+use kwire_protocol::bytes::{Bytes, BytesMut};
 use kwire_protocol::generated::{ApiKey, RequestFrame, ResponseFrame};
 use kwire_protocol::wire::json::Value;
 use std::io::Read;
@@ -198,11 +202,60 @@ fn json_key(json: &Value) -> Option<(i16, i16)> {
     Some((get("requestApiKey")?, get("requestApiVersion")?))
 }
 
-/// `kwire decode`: the frame as pretty JSON, `{"header": …, "body": …}`.
-pub fn decode(api: &str, version: i16, response: bool, input: &str) -> Result<String, Failure> {
+/// Whether `raw` looks like a frame with its size prefix: its first 4 bytes, as a big-endian
+/// int32, equal the number of bytes after them. Gives that number.
+pub fn size_prefix_of(raw: &[u8]) -> Option<usize> {
+    let (prefix, rest) = raw.split_first_chunk::<4>()?;
+    let n = i32::from_be_bytes(*prefix);
+    (usize::try_from(n).ok() == Some(rest.len())).then_some(rest.len())
+}
+
+/// The frame inside `raw`, a size prefix followed by exactly that many bytes
+/// (`kwire_protocol::wire::frame::read_frame`).
+fn strip_size_prefix(raw: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    let total = raw.len();
+    let mut buf = BytesMut::from(&raw[..]);
+    match kwire_protocol::wire::frame::read_frame(&mut buf, i32::MAX as usize) {
+        Ok(Some(frame)) if buf.is_empty() => Ok(frame.to_vec()),
+        Ok(Some(frame)) => Err(Failure::input(format!(
+            "the size prefix says {} bytes, but {} follow it (--size-prefixed: one frame, nothing after it)",
+            frame.len(),
+            total - 4
+        ))),
+        Ok(None) if total < 4 => Err(Failure::input(format!("--size-prefixed: {total} bytes, too short for the 4-byte size prefix"))),
+        Ok(None) => Err(Failure::input(format!(
+            "the size prefix says {} bytes, but only {} follow it",
+            i32::from_be_bytes([raw[0], raw[1], raw[2], raw[3]]),
+            total - 4
+        ))),
+        Err(e) => Err(Failure::input(format!("the size prefix: {e}"))),
+    }
+}
+
+/// `kwire decode`: the frame as pretty JSON, `{"header": …, "body": …}`. With `size_prefixed`,
+/// the input is the frame behind its 4-byte size prefix; without it, an input that fails to
+/// decode and looks size-prefixed ([`size_prefix_of`]) gets a hint saying so.
+pub fn decode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> Result<String, Failure> {
     let api = api_key(api)?;
     check_version(api, version)?;
     let raw = frame_bytes(input)?;
+    if size_prefixed {
+        return decode_frame(api, version, response, strip_size_prefix(raw)?);
+    }
+    let prefix = size_prefix_of(&raw);
+    decode_frame(api, version, response, raw).map_err(|mut f| {
+        if let (1, Some(n)) = (f.code, prefix) {
+            f.message.push_str(&format!(
+                "\nhint: the input starts with a 4-byte size prefix ({n}, the number of bytes after it); \
+                 drop it, or pass --size-prefixed"
+            ));
+        }
+        f
+    })
+}
+
+/// Decodes a frame without size prefix (see [`decode`]).
+fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Result<String, Failure> {
     let peeked = peek_key(&raw);
     let bytes = Bytes::from(raw);
     let json = if response {
@@ -231,8 +284,20 @@ pub fn decode(api: &str, version: i16, response: bool, input: &str) -> Result<St
     serde_json::to_string_pretty(&json).map_err(|e| Failure::input(format!("to JSON: {e}")))
 }
 
-/// `kwire encode`: the frame bytes of a frame's JSON form.
-pub fn encode(api: &str, version: i16, response: bool, input: &str) -> Result<Vec<u8>, Failure> {
+/// `kwire encode`: the frame bytes of a frame's JSON form (with `size_prefixed`, behind their
+/// 4-byte size prefix).
+pub fn encode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> Result<Vec<u8>, Failure> {
+    let frame = encode_frame(api, version, response, input)?;
+    if !size_prefixed {
+        return Ok(frame);
+    }
+    let mut out = Vec::with_capacity(frame.len() + 4);
+    kwire_protocol::wire::frame::write_frame(&mut out, &frame).map_err(|e| Failure::input(format!("encode: {e}")))?;
+    Ok(out)
+}
+
+/// Encodes a frame without size prefix (see [`encode`]).
+fn encode_frame(api: &str, version: i16, response: bool, input: &str) -> Result<Vec<u8>, Failure> {
     let api = api_key(api)?;
     check_version(api, version)?;
     let json = json_arg(input)?;
@@ -255,8 +320,8 @@ pub fn encode(api: &str, version: i16, response: bool, input: &str) -> Result<Ve
 }
 
 /// Runs `kwire decode` and prints the result: the exit status.
-pub fn run_decode(api: &str, version: i16, response: bool, input: &str) -> u8 {
-    match decode(api, version, response, input) {
+pub fn run_decode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> u8 {
+    match decode(api, version, response, size_prefixed, input) {
         Ok(text) => {
             crate::out::print(&format!("{text}\n"));
             0
@@ -266,8 +331,8 @@ pub fn run_decode(api: &str, version: i16, response: bool, input: &str) -> u8 {
 }
 
 /// Runs `kwire encode`: hex on standard output, or the raw frame into `out`. The exit status.
-pub fn run_encode(api: &str, version: i16, response: bool, input: &str, out: Option<&Path>) -> u8 {
-    match encode(api, version, response, input) {
+pub fn run_encode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str, out: Option<&Path>) -> u8 {
+    match encode(api, version, response, size_prefixed, input) {
         Ok(bytes) => match out {
             Some(path) => match std::fs::write(path, &bytes) {
                 Ok(()) => 0,

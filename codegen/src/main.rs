@@ -4,12 +4,16 @@
 //!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
 //!   in Kafka); a file that is not UTF-8 is reported and the others still checked; exit 0 without
 //!   errors, 1 with errors, 2 on a usage error (an unreadable path, a folder without specs).
-//! * `kwire generate DIR -o FILE [--samples] [--json]`: one Rust file for the specs in `DIR`.
-//! * `kwire decode --api KEY --version V [--response] HEX|@FILE`: a frame of an API in
-//!   `schemas/` (header + body, no size prefix) as Kafka's JSON form on stdout; exit 1 when it
-//!   does not decode (field path and byte offset on stderr), 2 on a usage error.
-//! * `kwire encode --api KEY --version V [--response] [--out FILE] JSON|@FILE`: that JSON back
-//!   into the frame, as hex on stdout or raw into `--out`. See `cli_wire.rs` for the details.
+//! * `kwire generate DIR (-o FILE | --out-dir DIR [--file-name NAME]) [--samples] [--json]
+//!   [--views]`: one Rust file for the specs in `DIR`, with the options of
+//!   [`kwire_codegen::Builder`]; exit 1 when the specs have errors (diagnostics on stderr).
+//! * `kwire decode --api KEY --version V [--response] [--size-prefixed] HEX|@FILE`: a frame of an
+//!   API in `schemas/` (header + body; its 4-byte size prefix only with `--size-prefixed`) as
+//!   Kafka's JSON form on stdout; exit 1 when it does not decode (field path and byte offset on
+//!   stderr, and a hint when the input looks size-prefixed), 2 on a usage error.
+//! * `kwire encode --api KEY --version V [--response] [--size-prefixed] [--out FILE] JSON|@FILE`:
+//!   that JSON back into the frame, as hex on stdout or raw into `--out`. See `cli_wire.rs` for
+//!   the details.
 //!
 //! `decode` and `encode` need the default feature `wire` (they link the protocol crate).
 //!
@@ -61,26 +65,48 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
     },
-    /// Generate Rust code for a folder of specs.
+    /// Generate one Rust source file for a folder of specs, as kwire_codegen::Builder does in a
+    /// build script (the same options).
+    ///
+    /// The *.json files directly in DIR are one unit (the folder-wide rules apply, as in Kafka).
+    /// The output needs the runtime crate kwire-protocol (with its `sample` feature for --samples
+    /// and its `json` feature for --json); include it with `include!`. The file is written only
+    /// when its text changes.
+    ///
+    /// Exit status: 0 written; 1 the specs have errors (diagnostics on standard error, nothing
+    /// written); 2 a usage error (DIR unreadable, the output not writable).
+    #[command(group(clap::ArgGroup::new("output").required(true).args(["out", "out_dir"])))]
     Generate {
-        /// The folder.
+        /// The folder of specs.
         dir: PathBuf,
-        /// Output file.
+        /// Output file (its folder is created if missing).
         #[arg(short, long)]
-        out: PathBuf,
-        /// Also emit Sample impls.
+        out: Option<PathBuf>,
+        /// Output folder (Builder::out_dir); the file in it is named by --file-name.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Output file name in --out-dir (Builder::file_name).
+        #[arg(long, default_value = "kwire.rs", conflicts_with = "out")]
+        file_name: String,
+        /// Also emit `Sample` impls (Builder::samples; needs kwire-protocol's `sample` feature).
         #[arg(long)]
         samples: bool,
-        /// Also emit Kafka's JSON form (needs kwire-protocol's `json` feature).
+        /// Also emit Kafka's JSON form (Builder::json; needs kwire-protocol's `json` feature).
         #[arg(long)]
         json: bool,
+        /// Also emit borrowed views, `…Ref<'a>` (Builder::views): allocation-free readers over
+        /// encoded bytes.
+        #[arg(long)]
+        views: bool,
     },
     /// Decode a request or response frame (header + body, no size prefix) of an API in schemas/
     /// and print it as Kafka's JSON form.
     ///
     /// A request frame's header must name --api and --version (checked before the body is
     /// read); a response frame's header has no API key, so --response and the request's --api and
-    /// --version say how to read it.
+    /// --version say how to read it. A frame as it travels on the wire, behind its 4-byte size
+    /// prefix, needs --size-prefixed (or the prefix dropped); without it, an input whose first 4
+    /// bytes give the length of the rest is named in a hint when it does not decode.
     ///
     /// Exit status: 0 done; 1 the frame does not decode or does not match --api/--version (field
     /// path and byte offset on standard error); 2 a usage error (unknown API or version, bad hex,
@@ -95,6 +121,10 @@ enum Cmd {
         /// The frame is a response to a request of that API and version.
         #[arg(long)]
         response: bool,
+        /// The input starts with the frame's 4-byte size prefix (a big-endian int32 giving the
+        /// number of bytes after it), which must match.
+        #[arg(long)]
+        size_prefixed: bool,
         /// The frame as hex (whitespace allowed), or @FILE (@- for standard input).
         ///
         /// A file whose bytes are all printable ASCII or whitespace is hex text, and a character
@@ -125,6 +155,9 @@ enum Cmd {
         /// The JSON is a response to a request of that API and version.
         #[arg(long)]
         response: bool,
+        /// Put the frame's 4-byte size prefix in front, as on the wire.
+        #[arg(long)]
+        size_prefixed: bool,
         /// Write the raw frame to FILE instead of printing hex.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -151,37 +184,56 @@ fn run(cmd: Cmd) -> u8 {
     match cmd {
         Cmd::Check { paths, format } => check(&paths, format),
         #[cfg(feature = "wire")]
-        Cmd::Decode { api, version, response, input } => cli_wire::run_decode(&api, version, response, &input),
+        Cmd::Decode { api, version, response, size_prefixed, input } => {
+            cli_wire::run_decode(&api, version, response, size_prefixed, &input)
+        }
         #[cfg(feature = "wire")]
-        Cmd::Encode { api, version, response, out, input } => {
-            cli_wire::run_encode(&api, version, response, &input, out.as_deref())
+        Cmd::Encode { api, version, response, size_prefixed, out, input } => {
+            cli_wire::run_encode(&api, version, response, size_prefixed, &input, out.as_deref())
         }
         #[cfg(not(feature = "wire"))]
         Cmd::Decode { .. } | Cmd::Encode { .. } => {
             out::eprint("error: this kwire was built without the `wire` feature (decode/encode)\n");
             2
         }
-        Cmd::Generate { dir, out, samples, json } => {
-            let files = match source::read_dir(&dir) {
-                Ok(f) => f,
-                Err(e) => {
-                    out::eprint(&format!("error: {}: {e}\n", dir.display()));
-                    return 2;
-                }
-            };
-            match Builder::new().samples(samples).json(json).generate(files) {
-                Ok(code) => match std::fs::write(&out, code) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        out::eprint(&format!("error: {}: {e}\n", out.display()));
-                        2
+        Cmd::Generate { dir, out, out_dir, file_name, samples, json, views } => {
+            // -o FILE is --out-dir (its folder) with --file-name (its name).
+            let (folder, name) = match (out, out_dir) {
+                (Some(file), _) => match file.file_name() {
+                    Some(n) => (file.parent().map(Path::to_path_buf).unwrap_or_default(), n.to_string_lossy().into_owned()),
+                    None => {
+                        out::eprint(&format!("error: {}: not a file name\n", file.display()));
+                        return 2;
                     }
                 },
-                Err(e) => {
-                    out::eprint(&format!("{e}\n"));
-                    1
-                }
-            }
+                (None, Some(d)) => (d, file_name),
+                (None, None) => unreachable!("clap requires -o or --out-dir"),
+            };
+            let path = folder.join(&name);
+            generate(&dir, &path, Builder::new().out_dir(folder).file_name(name).samples(samples).json(json).views(views))
+        }
+    }
+}
+
+/// `kwire generate`: compiles `dir` with `builder` and writes the file (at `path`); the exit
+/// status.
+fn generate(dir: &Path, path: &Path, builder: Builder) -> u8 {
+    let files = match source::read_dir(dir) {
+        Ok(f) => f,
+        Err(e) => {
+            out::eprint(&format!("error: {}: {e}\n", dir.display()));
+            return 2;
+        }
+    };
+    match builder.compile_files(files) {
+        Ok(_) => 0,
+        Err(e @ kwire_codegen::Error::Specs(_)) => {
+            out::eprint(&format!("{e}\n"));
+            1
+        }
+        Err(e) => {
+            out::eprint(&format!("error: {}: {e}\n", path.display()));
+            2
         }
     }
 }

@@ -194,6 +194,8 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
     let mut diagnostics = Vec::new();
     let mut specs = Vec::new();
     let mut spec_file = Vec::new();
+    // Per file with errors: its kind and API key, when lowering read them.
+    let mut failed = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let parsed = crate::syntax::parse(&f.text);
         let mut diags = parsed.diagnostics;
@@ -209,13 +211,24 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
                     specs.push(spec);
                     spec_file.push(i);
                 }
+            } else {
+                let kind_and_key = lowered.spec.as_ref().and_then(|s| Some((s.kind, s.api_key.assigned()?)));
+                failed.push((i, kind_and_key));
             }
+        } else {
+            failed.push((i, None));
         }
         diagnostics.push(diags);
     }
     if folder_rules {
         let refs: Vec<&Spec> = specs.iter().collect();
-        for fd in crate::validate::validate_folder(&refs) {
+        let names: Vec<String> = failed.iter().map(|(i, _)| files[*i].file_name()).collect();
+        let failed: Vec<crate::validate::FailedFile<'_>> = failed
+            .iter()
+            .zip(&names)
+            .map(|((_, kind_and_key), file_name)| crate::validate::FailedFile { file_name, kind_and_key: *kind_and_key })
+            .collect();
+        for fd in crate::validate::validate_folder(&refs, &failed) {
             diagnostics[spec_file[fd.spec]].push(fd.diagnostic);
         }
     }

@@ -220,8 +220,21 @@ fn usage(spec: &Spec, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The folder-wide rules over the specs of one folder (Kafka's unit).
-pub fn validate_folder(specs: &[&Spec]) -> Vec<FolderDiagnostic> {
+/// A file of the folder that has errors, so it has no spec and the folder rules do not check it.
+/// It still exists: for the request/response pairing (K4002) it counts as present, so an error
+/// in one spec of a pair does not also report its partner as missing.
+#[derive(Debug, Clone, Copy)]
+pub struct FailedFile<'a> {
+    /// Its file name (`FooRequest.json`).
+    pub file_name: &'a str,
+    /// Its kind and assigned API key, when lowering got that far despite the errors.
+    pub kind_and_key: Option<(MessageKind, i16)>,
+}
+
+/// The folder-wide rules over the specs of one folder (Kafka's unit). `failed` are the folder's
+/// other files, those with errors: a request or response whose partner is among them (by its
+/// file name, `FooResponse.json` for `FooRequest`, or by kind and API key) gets no K4002.
+pub fn validate_folder(specs: &[&Spec], failed: &[FailedFile<'_>]) -> Vec<FolderDiagnostic> {
     let mut out = Vec::new();
     let mut push = |spec: usize, d: Diagnostic| out.push(FolderDiagnostic { spec, diagnostic: d });
     let key_span = |s: &Spec| s.spans.or("apiKey", s.spans.or("name", s.span));
@@ -264,11 +277,14 @@ pub fn validate_folder(specs: &[&Spec]) -> Vec<FolderDiagnostic> {
             _ => continue,
         };
         let mut partners = same(other_kind);
+        let partner_file = format!("{}{}.json", s.name.trim_end_matches(suffix), if other_kind == MessageKind::Request { "Request" } else { "Response" });
+        let partner_failed = failed.iter().any(|f| f.file_name == partner_file || f.kind_and_key == Some((other_kind, key)));
         match partners.next() {
+            None if partner_failed => {}
             None => push(
                 i,
                 Diagnostic::error("K4002", key_span(s), format!("{} `{}` (API key {key}) has no {} with the same key in this folder", s.kind.as_str(), s.name, other_kind.as_str()))
-                    .with_help(format!("add `{}{}.json`", s.name.trim_end_matches(suffix), if other_kind == MessageKind::Request { "Request" } else { "Response" })),
+                    .with_help(format!("add `{partner_file}`")),
             ),
             Some((_, p)) if s.kind == MessageKind::Request => {
                 let stem = s.name.trim_end_matches("Request");

@@ -1,4 +1,4 @@
-//! Any bytes, to any decoder of kwire: a 3-byte selector picks what to decode (see
+//! Any bytes, to any decoder of kwire: a 4-byte selector picks what to decode (see
 //! `kwire_fuzz`), the rest is the input. Decoders must not panic; whatever decodes must re-encode
 //! canonically and decode back to the same value.
 //!

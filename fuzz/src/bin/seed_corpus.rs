@@ -1,32 +1,32 @@
-//! Writes the seed corpus of `decode_any`: every frame of the golden captures
-//! (`<shared>/golden/librdkafka-2.16.0/*.log`, the `hex=` field), split also into header and body
-//! where the API is in `schemas/`, and frames, bodies and headers written by kwire's own encoder
-//! from samples at every valid version. Each file is a selector (see `kwire_fuzz`) + bytes.
+//! Writes the seed corpus of `decode_any`: for every message of the generated code
+//! (`kwire_fuzz::MESSAGES`), samples encoded by kwire's own encoder at every valid version; for
+//! every API (`ApiKey::ALL`), request and response frames built from those samples; and, when
+//! librdkafka's golden captures are at hand, every captured frame, split also into header and
+//! body where the API is in `schemas/`. Each file is a selector (see `kwire_fuzz`) + bytes.
 //!
-//! `cargo run --bin seed_corpus [SHARED_DIR [OUT_DIR]]`; SHARED_DIR defaults to `$KWIRE_SHARED`,
-//! else `../../shared` from this crate; OUT_DIR to `corpus/decode_any` in this crate.
+//! `cargo run --bin seed_corpus [SHARED_DIR [OUT_DIR]]`. The golden captures are the `*.log`
+//! files of `SHARED_DIR/golden/librdkafka-2.16.0` (one frame per line, with `key=`, `vN` and
+//! `hex=` fields); SHARED_DIR defaults to `$KWIRE_SHARED`, else the `shared` folder beside the
+//! repository. Without them the seeds come from samples only. OUT_DIR defaults to
+//! `corpus/decode_any` in this crate.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kwire_fuzz::{selector, Mode};
+use kwire_fuzz::{api_index, body_index, message_index, selector, Mode, MESSAGES};
 use kwire_protocol::bytes::Bytes;
 use kwire_protocol::generated::{
-    ApiKey, ApiVersionsRequest, ApiVersionsResponse, ConsumerGroupDescribeRequest,
-    ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
-    FindCoordinatorRequest, FindCoordinatorResponse, KwireConsumerGroupCurrentMemberAssignmentKey,
-    KwireConsumerGroupCurrentMemberAssignmentValue, KwireConsumerGroupMemberMetadataKey,
-    KwireConsumerGroupMemberMetadataValue, KwireConsumerGroupMetadataKey,
-    KwireConsumerGroupMetadataValue, KwireConsumerGroupRegularExpressionKey,
-    KwireConsumerGroupRegularExpressionValue, KwireConsumerGroupTargetAssignmentMemberKey,
-    KwireConsumerGroupTargetAssignmentMemberValue, KwireConsumerGroupTargetAssignmentMetadataKey,
-    KwireConsumerGroupTargetAssignmentMetadataValue, MetadataRequest, MetadataResponse, Request,
-    RequestFrame, RequestHeader, Response, ResponseFrame, ResponseHeader,
-    StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest,
-    StreamsGroupHeartbeatResponse,
+    ApiKey, Request, RequestFrame, RequestHeader, Response, ResponseFrame, ResponseHeader,
 };
-use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
-use kwire_protocol::wire::{Encode, Message};
+use kwire_protocol::wire::sample::SampleMode;
+use kwire_protocol::wire::{Message, MessageKind, Reader};
+
+/// The sample modes and seeds every message is sampled with.
+const SAMPLES: [(SampleMode, u64); 3] = [
+    (SampleMode::Full, 1),
+    (SampleMode::Nulls, 2),
+    (SampleMode::Random, 3),
+];
 
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -37,87 +37,43 @@ fn unhex(s: &str) -> Vec<u8> {
 struct Corpus(BTreeSet<Vec<u8>>);
 
 impl Corpus {
-    fn add(&mut self, mode: Mode, api: ApiKey, version: i16, bytes: &[u8]) {
-        let mut v = selector(mode, api, version).to_vec();
+    fn add(&mut self, mode: Mode, index: usize, version: i16, bytes: &[u8]) {
+        let mut v = selector(mode, index, version).to_vec();
         v.extend_from_slice(bytes);
         self.0.insert(v);
     }
 
-    /// Frames, bodies and headers our encoder writes for `api`, from samples.
-    fn samples<Q, P>(&mut self, api: ApiKey)
-    where
-        Q: Message + Sample + Into<Request>,
-        P: Message + Sample + Into<Response>,
-    {
-        let r = api.valid_versions();
-        for v in r.lowest..=r.highest {
-            for (mode, seed) in [
-                (SampleMode::Full, 1),
-                (SampleMode::Nulls, 2),
-                (SampleMode::Random, 3),
-            ] {
-                let q = Q::sample(&mut SampleGen::new(seed, mode), v);
-                self.add(
-                    Mode::RequestBody,
-                    api,
-                    v,
-                    &q.to_bytes(v).expect("sample encodes"),
-                );
-                let f = RequestFrame::new(q, v, 1, Some("kwire-fuzz"));
-                self.add(
-                    Mode::RequestFrame,
-                    api,
-                    v,
-                    &f.to_bytes().expect("frame encodes"),
-                );
-                let p = P::sample(&mut SampleGen::new(seed, mode), v);
-                self.add(
-                    Mode::ResponseBody,
-                    api,
-                    v,
-                    &p.to_bytes(v).expect("sample encodes"),
-                );
-                let f = ResponseFrame::new(p, 1);
-                self.add(
-                    Mode::ResponseFrame,
-                    api,
-                    v,
-                    &f.to_bytes(v).expect("frame encodes"),
-                );
-            }
-            let h = api.request_header_version(v);
-            let q = RequestHeader::sample(&mut SampleGen::new(7, SampleMode::Full), h);
-            self.add(
-                Mode::RequestHeader,
-                api,
-                h,
-                &q.to_bytes(h).expect("header encodes"),
-            );
-            let h = api.response_header_version(v);
-            let p = ResponseHeader::sample(&mut SampleGen::new(7, SampleMode::Full), h);
-            self.add(
-                Mode::ResponseHeader,
-                api,
-                h,
-                &p.to_bytes(h).expect("header encodes"),
-            );
-        }
-    }
-
-    /// Every coordinator record at every valid version, from samples (decoded through `RECORDS`'
-    /// types by name: the seed only needs their bytes, so each is made by its own sampler).
-    fn records(&mut self) {
-        for (i, (name, range, _)) in kwire_fuzz::RECORDS.iter().enumerate() {
-            for v in range.lowest..=range.highest {
-                for (mode, seed) in [
-                    (SampleMode::Full, 1),
-                    (SampleMode::Nulls, 2),
-                    (SampleMode::Random, 3),
-                ] {
-                    let bytes = record_sample(name, mode, seed, v);
-                    let mut input = kwire_fuzz::record_selector(i, v).to_vec();
-                    input.extend_from_slice(&bytes);
-                    self.0.insert(input);
+    /// Every message at every valid version, from samples; for a request or response of an API
+    /// in `ApiKey::ALL`, its frame too.
+    fn samples(&mut self) {
+        for (i, m) in MESSAGES.iter().enumerate() {
+            let api = m.api_key.and_then(ApiKey::from_i16);
+            for v in m.versions.lowest..=m.versions.highest {
+                for (mode, seed) in SAMPLES {
+                    let body = (m.sample)(mode, seed, v);
+                    self.add(Mode::Message, i, v, &body);
+                    let Some(api) = api.filter(|a| a.valid_versions().contains(v)) else {
+                        continue;
+                    };
+                    let frame = match m.kind {
+                        MessageKind::Request => {
+                            let q = decode_whole(&body, |r| Request::decode(api, v, r));
+                            RequestFrame::new(q, v, 1, Some("kwire-fuzz"))
+                                .to_bytes()
+                                .expect("frame encodes")
+                        }
+                        MessageKind::Response => {
+                            let p = decode_whole(&body, |r| Response::decode(api, v, r));
+                            ResponseFrame::new(p, 1).to_bytes(v).expect("frame encodes")
+                        }
+                        _ => continue,
+                    };
+                    let mode = if m.kind == MessageKind::Request {
+                        Mode::RequestFrame
+                    } else {
+                        Mode::ResponseFrame
+                    };
+                    self.add(mode, api_index(api), v, &frame);
                 }
             }
         }
@@ -126,83 +82,51 @@ impl Corpus {
     /// One golden line: the whole frame, and where the API is ours its header and body apart.
     fn golden(&mut self, request: bool, key: i16, version: i16, frame: &[u8]) {
         let known = ApiKey::from_i16(key).filter(|a| a.valid_versions().contains(version));
-        let api = known.unwrap_or(ApiKey::ALL[0]);
         let mode = if request {
             Mode::RequestFrame
         } else {
             Mode::ResponseFrame
         };
-        self.add(mode, api, version, frame);
+        self.add(mode, known.map_or(0, api_index), version, frame);
         let Some(api) = known else { return };
         let mut rest = Bytes::copy_from_slice(frame);
-        if request {
+        let (h, header_ok, header, body) = if request {
             let h = api.request_header_version(version);
-            if RequestHeader::decode_prefix(&mut rest, h).is_ok() {
-                self.add(
-                    Mode::RequestHeader,
-                    api,
-                    h,
-                    &frame[..frame.len() - rest.len()],
-                );
-                self.add(Mode::RequestBody, api, version, &rest);
-            }
+            (
+                h,
+                RequestHeader::decode_prefix(&mut rest, h).is_ok(),
+                RequestHeader::NAME,
+                MessageKind::Request,
+            )
         } else {
             let h = api.response_header_version(version);
-            if ResponseHeader::decode_prefix(&mut rest, h).is_ok() {
-                self.add(
-                    Mode::ResponseHeader,
-                    api,
-                    h,
-                    &frame[..frame.len() - rest.len()],
-                );
-                self.add(Mode::ResponseBody, api, version, &rest);
-            }
+            (
+                h,
+                ResponseHeader::decode_prefix(&mut rest, h).is_ok(),
+                ResponseHeader::NAME,
+                MessageKind::Response,
+            )
+        };
+        if !header_ok {
+            return;
+        }
+        let header = message_index(header).expect("the headers are generated messages");
+        self.add(Mode::Message, header, h, &frame[..frame.len() - rest.len()]);
+        if let Some(i) = body_index(body, key) {
+            self.add(Mode::Message, i, version, &rest);
         }
     }
 }
 
-/// A sample of the record named `name`, encoded at `v`.
-fn record_sample(name: &str, mode: SampleMode, seed: u64, v: i16) -> Bytes {
-    fn s<T: Message + Sample>(mode: SampleMode, seed: u64, v: i16) -> Bytes {
-        T::sample(&mut SampleGen::new(seed, mode), v)
-            .to_bytes(v)
-            .expect("sample encodes")
-    }
-    match name {
-        "KwireConsumerGroupCurrentMemberAssignmentKey" => {
-            s::<KwireConsumerGroupCurrentMemberAssignmentKey>(mode, seed, v)
-        }
-        "KwireConsumerGroupCurrentMemberAssignmentValue" => {
-            s::<KwireConsumerGroupCurrentMemberAssignmentValue>(mode, seed, v)
-        }
-        "KwireConsumerGroupMemberMetadataKey" => {
-            s::<KwireConsumerGroupMemberMetadataKey>(mode, seed, v)
-        }
-        "KwireConsumerGroupMemberMetadataValue" => {
-            s::<KwireConsumerGroupMemberMetadataValue>(mode, seed, v)
-        }
-        "KwireConsumerGroupMetadataKey" => s::<KwireConsumerGroupMetadataKey>(mode, seed, v),
-        "KwireConsumerGroupMetadataValue" => s::<KwireConsumerGroupMetadataValue>(mode, seed, v),
-        "KwireConsumerGroupRegularExpressionKey" => {
-            s::<KwireConsumerGroupRegularExpressionKey>(mode, seed, v)
-        }
-        "KwireConsumerGroupRegularExpressionValue" => {
-            s::<KwireConsumerGroupRegularExpressionValue>(mode, seed, v)
-        }
-        "KwireConsumerGroupTargetAssignmentMemberKey" => {
-            s::<KwireConsumerGroupTargetAssignmentMemberKey>(mode, seed, v)
-        }
-        "KwireConsumerGroupTargetAssignmentMemberValue" => {
-            s::<KwireConsumerGroupTargetAssignmentMemberValue>(mode, seed, v)
-        }
-        "KwireConsumerGroupTargetAssignmentMetadataKey" => {
-            s::<KwireConsumerGroupTargetAssignmentMetadataKey>(mode, seed, v)
-        }
-        "KwireConsumerGroupTargetAssignmentMetadataValue" => {
-            s::<KwireConsumerGroupTargetAssignmentMetadataValue>(mode, seed, v)
-        }
-        other => panic!("no sampler for record {other}: add it here"),
-    }
+/// The body a sample encoded to, decoded back through the generated dispatch.
+fn decode_whole<T, E: std::fmt::Display>(
+    body: &Bytes,
+    decode: impl FnOnce(&mut Reader) -> Result<T, E>,
+) -> T {
+    let mut r = Reader::new(body.clone());
+    let value = decode(&mut r).unwrap_or_else(|e| panic!("a sample decodes: {e}"));
+    r.finish().expect("a sample decodes whole");
+    value
 }
 
 fn main() {
@@ -219,23 +143,15 @@ fn main() {
         .unwrap_or_else(|| here.join("corpus").join("decode_any"));
 
     let mut c = Corpus(BTreeSet::new());
-    c.samples::<MetadataRequest, MetadataResponse>(ApiKey::Metadata);
-    c.samples::<FindCoordinatorRequest, FindCoordinatorResponse>(ApiKey::FindCoordinator);
-    c.samples::<ApiVersionsRequest, ApiVersionsResponse>(ApiKey::ApiVersions);
-    c.samples::<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse>(
-        ApiKey::ConsumerGroupHeartbeat,
-    );
-    c.samples::<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse>(
-        ApiKey::ConsumerGroupDescribe,
-    );
-    c.samples::<StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse>(
-        ApiKey::StreamsGroupHeartbeat,
-    );
-    c.samples::<StreamsGroupDescribeRequest, StreamsGroupDescribeResponse>(
-        ApiKey::StreamsGroupDescribe,
-    );
-    c.records();
+    c.samples();
     let from_samples = c.0.len();
+    // The target reads back what was written: every sample seed decodes (and keeps the contract).
+    for input in &c.0 {
+        assert!(
+            kwire_fuzz::decode_any(input),
+            "a sample seed does not decode: {input:02x?}"
+        );
+    }
 
     let golden = shared.join("golden").join("librdkafka-2.16.0");
     let mut lines = 0;
@@ -282,8 +198,10 @@ fn main() {
         std::fs::write(out.join(format!("seed-{h:016x}")), input).expect("write seed");
     }
     println!(
-        "{} seeds in {}: {from_samples} from kwire's encoder, the rest from {lines} golden frames",
+        "{} seeds in {}: {from_samples} from kwire's encoder over {} messages and {} APIs, the rest from {lines} golden frames",
         c.0.len(),
-        out.display()
+        out.display(),
+        MESSAGES.len(),
+        ApiKey::ALL.len()
     );
 }

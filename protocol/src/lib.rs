@@ -30,7 +30,7 @@
 //!   root), the [`generated::ApiKey`] enum with each API's versions and header versions, the
 //!   [`generated::Request`] and [`generated::Response`] enums, and the frames
 //!   [`generated::RequestFrame`] and [`generated::ResponseFrame`] (header + body).
-//! * `error`: Kafka's error codes as one typed enum, with each code's name and whether it is
+//! * [`error`]: Kafka's error codes as one typed enum, with each code's name and whether it is
 //!   retriable.
 //! * [`coordinator`] (feature `coordinator`): the group coordinator, sans-IO and deterministic. It
 //!   answers `ConsumerGroupHeartbeat`/`ConsumerGroupDescribe` for consumer groups (KIP-848) and

@@ -34,15 +34,15 @@ use proptest::prelude::*;
 use super::tasks::{TaskRole, TaskSet, TasksTuple};
 use super::{
     apply, replay, status_codes, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides,
-    StreamsGroupState, StreamsGroups, StreamsHeartbeatOutput, StreamsMemberState, StreamsRecord,
-    TaskOwners, NUM_STANDBY_REPLICAS,
+    StreamsGroupState, StreamsGroups, StreamsMemberState, StreamsRecord, TaskOwners,
+    NUM_STANDBY_REPLICAS,
 };
 use crate::coordinator::error_codes::{
     STREAMS_INVALID_TOPOLOGY_EPOCH, STREAMS_TOPOLOGY_FENCED, UNKNOWN_MEMBER_ID,
 };
 use crate::coordinator::{
     ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
-    TopicMetadata,
+    StreamsHeartbeatOutput, TopicMetadata,
 };
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response as ds;

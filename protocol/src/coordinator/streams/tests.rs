@@ -5,12 +5,20 @@
 
 use std::collections::BTreeMap;
 
+use super::assignor::GroupSpec;
+use super::tasks::{TaskSet, TasksTuple};
 use super::*;
 use crate::coordinator::{
-    ConsumerGroupConfig, GroupCoordinator, SequentialMemberIds, TopicMetadata,
+    ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
+    StreamsHeartbeatOutput, TopicMetadata,
 };
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use crate::generated::streams_group_describe_response as describe;
 use crate::generated::streams_group_heartbeat_request as rq;
+use crate::generated::streams_group_heartbeat_response::{
+    self as hb, StreamsGroupHeartbeatResponse,
+};
 use crate::wire::Uuid;
 
 struct H {

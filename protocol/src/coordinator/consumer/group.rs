@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
-use super::records::{assignment_from_current, assignment_from_target, Record};
+use super::records::{assignment_from_current, assignment_from_target, ConsumerRecord};
 use crate::wire::Uuid;
 
 /// A member's reconciliation state (coordinator-spec.md 1.6, Kafka's `MemberState`).
@@ -265,29 +265,27 @@ impl ConsumerGroup {
     }
 }
 
-/// The state of every consumer group, by group id: what [`replay`] returns and what
-/// [`GroupCoordinator::groups`](super::GroupCoordinator::groups) exposes.
-pub type Groups = BTreeMap<String, ConsumerGroup>;
+/// The state of every consumer group, by group id: what [`replay`] returns (and the `consumer`
+/// half of what the coordinator's `replay` rebuilds).
+pub type ConsumerGroups = BTreeMap<String, ConsumerGroup>;
 
 /// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
-/// (5.7): a tombstone for something absent is a no-op. Streams-group records are ignored here
-/// (see [`streams::apply`](super::streams::apply)).
-pub fn apply(groups: &mut Groups, record: &Record) {
+/// (as Kafka's `GroupMetadataManager` does): a tombstone for something absent is a no-op.
+pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
     let gid = record.group_id().to_string();
     match record {
-        Record::Streams(_) => return,
-        Record::GroupMetadata(_, None) => {
+        ConsumerRecord::GroupMetadata(_, None) => {
             groups.remove(&gid);
             return;
         }
-        Record::GroupMetadata(_, Some(v)) => {
+        ConsumerRecord::GroupMetadata(_, Some(v)) => {
             let g = groups
                 .entry(gid.clone())
                 .or_insert_with(|| ConsumerGroup::new(&gid));
             g.group_epoch = v.epoch;
             g.metadata_hash = v.metadata_hash as u64;
         }
-        Record::MemberMetadata(k, v) => match v {
+        ConsumerRecord::MemberMetadata(k, v) => match v {
             Some(v) => {
                 let g = groups
                     .entry(gid.clone())
@@ -317,7 +315,7 @@ pub fn apply(groups: &mut Groups, record: &Record) {
                 }
             }
         },
-        Record::TargetAssignmentMetadata(_, v) => {
+        ConsumerRecord::TargetAssignmentMetadata(_, v) => {
             if let Some(v) = v {
                 let g = groups
                     .entry(gid.clone())
@@ -325,7 +323,7 @@ pub fn apply(groups: &mut Groups, record: &Record) {
                 g.assignment_epoch = v.assignment_epoch;
             }
         }
-        Record::TargetAssignmentMember(k, v) => match v {
+        ConsumerRecord::TargetAssignmentMember(k, v) => match v {
             Some(v) => {
                 let g = groups
                     .entry(gid.clone())
@@ -341,7 +339,7 @@ pub fn apply(groups: &mut Groups, record: &Record) {
                 }
             }
         },
-        Record::CurrentMemberAssignment(k, v) => {
+        ConsumerRecord::CurrentMemberAssignment(k, v) => {
             let Some(g) = groups.get_mut(&gid) else {
                 // Kafka creates neither group nor member from an assignment record alone;
                 // a record out of order (5.7) is ignored.
@@ -369,7 +367,7 @@ pub fn apply(groups: &mut Groups, record: &Record) {
             }
             g.put_member(m);
         }
-        Record::RegularExpression(k, v) => match v {
+        ConsumerRecord::RegularExpression(k, v) => match v {
             Some(v) => {
                 let g = groups
                     .entry(gid.clone())
@@ -397,8 +395,8 @@ pub fn apply(groups: &mut Groups, record: &Record) {
 
 /// Rebuilds the persisted and derived state of every group from its records, in order
 /// (coordinator-spec.md D6). Timers are volatile and not part of the result.
-pub fn replay(records: &[Record]) -> Groups {
-    let mut groups = Groups::new();
+pub fn replay<'a>(records: impl IntoIterator<Item = &'a ConsumerRecord>) -> ConsumerGroups {
+    let mut groups = ConsumerGroups::new();
     for r in records {
         apply(&mut groups, r);
     }

@@ -10,7 +10,14 @@ use proptest::prelude::*;
 
 use super::tests::{BAR, FOO, ZAR};
 use super::*;
+use crate::coordinator::error_codes;
+use crate::coordinator::{
+    replay, GroupCoordinator, Record, RequestContext, SequentialMemberIds, TopicMetadata,
+};
+use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
+use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+use assignor::Assignment;
 
 const N: usize = 5;
 const NAMES: [&str; 3] = ["foo", "bar", "zar"];

@@ -17,10 +17,11 @@ use super::assignor::{
     TopicsSpec,
 };
 use super::group::{
-    apply, ConsumerGroup, ConsumerGroupMember, ConsumerGroups, MemberState, ResolvedRegex,
+    ConsumerGroup, ConsumerGroupMember, ConsumerGroups, MemberState, ResolvedRegex,
 };
 use super::reconcile::Reconcile;
 use super::records::ConsumerRecord;
+use super::replay::apply;
 use super::{ConsumerGroupConfig, GroupConfig};
 use crate::coordinator::context::error_codes::*;
 use crate::coordinator::context::{

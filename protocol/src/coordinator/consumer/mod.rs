@@ -14,6 +14,7 @@ pub mod group;
 pub(crate) mod manager;
 mod reconcile;
 pub mod records;
+mod replay;
 
 #[cfg(test)]
 mod sim;
@@ -24,10 +25,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub use group::{
-    apply, replay, ConsumerGroup, ConsumerGroupMember, ConsumerGroups, GroupState, MemberState,
-    ResolvedRegex,
+    ConsumerGroup, ConsumerGroupMember, ConsumerGroups, GroupState, MemberState, ResolvedRegex,
 };
 pub use records::ConsumerRecord;
+pub use replay::{apply, replay};
 
 use super::context::ConfigError;
 use assignor::ConsumerGroupAssignor;

@@ -14,11 +14,10 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::{AssignmentMemberSpec, GroupSpec, SubtopologySpec};
-use super::group::{
-    apply, Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState,
-};
+use super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::reconcile::Reconcile;
 use super::records::{self, StreamsRecord};
+use super::replay::apply;
 use super::tasks::{TaskSet, TasksTuple};
 use super::topology::{
     self, ConfiguredTopology, CopartitionGroup, CreatableTopic, InvalidTopology, StreamsTopology,

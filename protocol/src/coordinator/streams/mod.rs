@@ -17,6 +17,7 @@ pub mod group;
 pub(crate) mod manager;
 mod reconcile;
 pub mod records;
+mod replay;
 pub mod tasks;
 pub mod topology;
 
@@ -29,10 +30,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use group::{
-    apply, replay, Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroupState, StreamsGroups,
+    Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroupState, StreamsGroups,
     StreamsMemberState, TaskOwners,
 };
 pub use records::StreamsRecord;
+pub use replay::{apply, replay};
 pub use topology::{ConfiguredTopology, CreatableTopic, InvalidTopology, StreamsTopology};
 
 use super::context::ConfigError;

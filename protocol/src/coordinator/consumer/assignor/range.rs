@@ -36,7 +36,7 @@
 //!
 //! O(M log M) for the sort plus O(sum of subscriptions x log) to build the result.
 
-use super::{
+use super::spec::{
     Assignment, AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec,
     TopicsSpec,
 };
@@ -127,8 +127,8 @@ impl ConsumerGroupAssignor for RangeAssignor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::{SubscriptionType, TopicInfo};
     use super::super::testkit::*;
-    use super::super::{SubscriptionType, TopicInfo};
     use super::*;
     use proptest::prelude::*;
     use std::collections::BTreeSet;

@@ -70,7 +70,7 @@
 //! sort of each topic's subscribers and partitions per balancing pass, O(passes x (S log S +
 //! P log P)), where S is the sum of subscriber counts and P the partition count.
 
-use super::{
+use super::spec::{
     AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, SubscriptionType,
     TopicsSpec,
 };
@@ -617,8 +617,8 @@ impl Balancer {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::{Assignment, TopicInfo};
     use super::super::testkit::*;
-    use super::super::{Assignment, TopicInfo};
     use super::*;
     use proptest::prelude::*;
 

@@ -4,13 +4,15 @@
 //!
 //! This module imports nothing from the coordinator but [`super::timers`]; every group type
 //! imports from here.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::timers::Timers;
 use crate::wire::Uuid;
 
-/// Kafka error codes used by the consumer-group APIs (coordinator-spec.md section 3).
+/// Kafka error codes used by the consumer-group APIs (docs/coordinator.md §3).
 pub mod error_codes {
     /// No error.
     pub const NONE: i16 = 0;
@@ -42,9 +44,9 @@ pub mod error_codes {
     pub const INVALID_REGULAR_EXPRESSION: i16 = 128;
     /// A structurally invalid streams topology (KIP-1071).
     pub const STREAMS_INVALID_TOPOLOGY: i16 = 130;
-    /// A streams join whose topology epoch does not fit the group's (D1).
+    /// A streams join whose topology epoch does not fit the group's (docs/coordinator.md, D1).
     pub const STREAMS_INVALID_TOPOLOGY_EPOCH: i16 = 131;
-    /// A streams join with a topology epoch older than the group's (D1).
+    /// A streams join with a topology epoch older than the group's (docs/coordinator.md, D1).
     pub const STREAMS_TOPOLOGY_FENCED: i16 = 132;
 }
 
@@ -55,7 +57,7 @@ pub struct RequestContext {
     pub client_id: String,
     /// The client's address.
     pub client_host: String,
-    /// The request's API version (v0 lets the server generate member ids; coordinator-spec.md 0).
+    /// The request's API version (v0 lets the server generate member ids; docs/coordinator.md §0).
     pub api_version: i16,
 }
 

@@ -1,7 +1,4 @@
-//! The group coordinator, sans-IO and deterministic: KIP-848 consumer groups and KIP-1071
-//! streams groups.
-//!
-//! MODULE-DOCS-PLACEHOLDER
+#![doc = include_str!("../../docs/coordinator.md")]
 
 pub mod consumer;
 mod context;

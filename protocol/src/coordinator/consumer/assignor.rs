@@ -1,7 +1,7 @@
 //! Server-side assignors for consumer groups (KIP-848): the [`ConsumerGroupAssignor`] trait and
 //! its input and output. The built-in `uniform` and `range` assignors live in submodules.
 //!
-//! Behaviour target: coordinator-spec.md section 1.9 (Kafka 4.2), with kwire's departure D5: the
+//! Behaviour target: docs/coordinator.md §1.9 (Kafka 4.2), with kwire's departure D5: the
 //! assignor is a public trait, and tests may install their own.
 
 pub mod range;

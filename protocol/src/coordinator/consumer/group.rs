@@ -1,13 +1,13 @@
-//! Consumer-group state (persisted and derived, coordinator-spec.md D6) and the replay of records
+//! Consumer-group state (persisted and derived, docs/coordinator.md, D6) and the replay of records
 //! into it. The coordinator changes state only by applying the records it emits, so the state it
-//! holds is, by construction, what [`replay`] rebuilds.
+//! holds is, by construction, what [`replay`](super::replay) rebuilds.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
 use crate::wire::Uuid;
 
-/// A member's reconciliation state (coordinator-spec.md 1.6, Kafka's `MemberState`).
+/// A member's reconciliation state (docs/coordinator.md §1.6, Kafka's `MemberState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MemberState {
     /// The member has converged to its epoch's assignment (stored as 0).
@@ -20,7 +20,7 @@ pub enum MemberState {
     Unknown,
 }
 
-/// The group state (coordinator-spec.md 1.10), computed after every change.
+/// The group state (docs/coordinator.md §1.10), computed after every change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupState {
     /// No members.
@@ -131,7 +131,7 @@ impl ConsumerGroupMember {
     }
 }
 
-/// A regex's resolution against the caller's topic metadata (coordinator-spec.md 1.8, D4).
+/// A regex's resolution against the caller's topic metadata (docs/coordinator.md §1.8, D4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedRegex {
     /// Names of the matching topics.
@@ -160,11 +160,11 @@ pub struct ConsumerGroup {
     /// Regex resolutions (persisted).
     pub regexes: BTreeMap<String, ResolvedRegex>,
     /// Derived: partition → epoch of its current owner, covering assigned and pending-revocation
-    /// partitions of every member (coordinator-spec.md 1.3).
+    /// partitions of every member (docs/coordinator.md §1.3).
     pub partition_epochs: BTreeMap<(Uuid, i32), i32>,
     /// Derived: instance id → member id of the static members.
     pub static_members: BTreeMap<String, String>,
-    /// Derived: the group state (1.10).
+    /// Derived: the group state (docs/coordinator.md §1.10).
     pub state: GroupState,
 }
 
@@ -198,7 +198,7 @@ impl ConsumerGroup {
             .and_then(|m| self.members.get(m))
     }
 
-    /// Recomputes the group state (1.10).
+    /// Recomputes the group state (docs/coordinator.md §1.10).
     pub(crate) fn refresh_state(&mut self) {
         self.state = if self.members.is_empty() {
             GroupState::Empty
@@ -235,7 +235,7 @@ impl ConsumerGroup {
         }
     }
 
-    /// Replaces a member, keeping the derived maps in step (remove-then-add, 1.3 and 5.1).
+    /// Replaces a member, keeping the derived maps in step (remove-then-add, §1.3).
     pub(crate) fn put_member(&mut self, m: ConsumerGroupMember) {
         if let Some(old) = self.members.remove(&m.member_id) {
             self.remove_ownership(&old);
@@ -264,6 +264,6 @@ impl ConsumerGroup {
     }
 }
 
-/// The state of every consumer group, by group id: what [`replay`] returns (and the `consumer`
+/// The state of every consumer group, by group id: what [`replay`](super::replay) returns (and the `consumer`
 /// half of what the coordinator's `replay` rebuilds).
 pub type ConsumerGroups = BTreeMap<String, ConsumerGroup>;

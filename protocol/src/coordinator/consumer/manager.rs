@@ -8,6 +8,8 @@
 //! changes nothing; the second (`execute`) cannot fail and writes by emitting records, each
 //! applied with [`apply`] as it is emitted, so the state stays what `replay` of the records
 //! rebuilds. A failed request therefore writes no record and changes no state.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -321,7 +323,7 @@ impl ConsumerManager<'_> {
         records
     }
 
-    /// Removes a member as a -1 leave or a fence does (coordinator-spec.md 1.5): tombstones for
+    /// Removes a member as a -1 leave or a fence does (docs/coordinator.md §1.5): tombstones for
     /// its current assignment, target and metadata; a regex tombstone if it was the regex's last
     /// subscriber; G+1 with the recomputed hash; its timers cancelled.
     pub fn fence_member(&mut self, gid: &str, mid: &str, records: &mut Vec<ConsumerRecord>) {
@@ -356,7 +358,7 @@ impl ConsumerManager<'_> {
         self.ctx.timers.cancel_member(gid, mid);
     }
 
-    /// Handles a ConsumerGroupHeartbeat (coordinator-spec.md 1.1-1.10): validation, join, heartbeat,
+    /// Handles a ConsumerGroupHeartbeat (docs/coordinator.md §1.1-1.10): validation, join, heartbeat,
     /// leave (-1), static temporary leave (-2) and static rejoin. On error the response carries only
     /// the error code and message (member id null, epoch 0, interval 0, assignment null) and no
     /// record is written. Never panics on request input.
@@ -574,7 +576,7 @@ impl ConsumerManager<'_> {
         };
         let new_group = g.group_epoch == 0;
         let req_mid = req.member_id.to_string();
-        // Max size, before member lookup (1.2).
+        // Max size, before member lookup (docs/coordinator.md §1.2).
         if g.members.len() >= self.side.config.max_size as usize
             && (blank(&req_mid) || !g.members.contains_key(&req_mid))
         {
@@ -684,7 +686,7 @@ impl ConsumerManager<'_> {
         }
         let subscription_changed = u.subscribed_topic_names != base.subscribed_topic_names
             || u.subscribed_topic_regex != base.subscribed_topic_regex;
-        // Regex bookkeeping (1.8, D4): a regex new to the group is compiled and resolved now.
+        // Regex bookkeeping (§1.8, D4): a regex new to the group is compiled and resolved now.
         let mut new_regex = None;
         if let Some(re) = &u.subscribed_topic_regex {
             if !g.regexes.contains_key(re) {
@@ -850,7 +852,7 @@ impl ConsumerManager<'_> {
         let gid = plan.group_id.clone();
         let mid = plan.member_id.clone();
         let _ = plan.new_group;
-        // Static replacement (1.5).
+        // Static replacement (docs/coordinator.md §1.5).
         if let Some(old) = &plan.replaced {
             let old_target = self
                 .groups
@@ -911,7 +913,7 @@ impl ConsumerManager<'_> {
             }
             self.emit(records, ConsumerRecord::target_epoch(&gid, *epoch));
         }
-        // Reconcile (1.6).
+        // Reconcile (docs/coordinator.md §1.6).
         let (member, new_member) = {
             let Some(g) = self.groups.get(&gid) else {
                 return ConsumerGroupHeartbeatResponse {
@@ -1017,7 +1019,7 @@ fn check_epoch(
     Ok(())
 }
 
-/// Handles a ConsumerGroupDescribe (coordinator-spec.md 1.11): one entry per requested id, in
+/// Handles a ConsumerGroupDescribe (docs/coordinator.md §1.11): one entry per requested id, in
 /// order. An empty (or blank) id gives INVALID_GROUP_ID with GroupId ""; a missing group gives
 /// GROUP_ID_NOT_FOUND `Group G not found.` Member entries carry MemberType 1 (consumer) for
 /// v1; AuthorizedOperations is left at INT32_MIN (the caller, as KafkaApis, fills it in when

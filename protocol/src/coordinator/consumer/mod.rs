@@ -2,12 +2,13 @@
 //! manager that answers `ConsumerGroupHeartbeat` and `ConsumerGroupDescribe`.
 //!
 //! See the [coordinator docs](super) for the behaviour and kwire's departures from Kafka.
-//! Files: [`group`] (state and `apply`/`replay`, Kafka's `ConsumerGroup` and
-//! `GroupMetadataManager.replay`), [`records`] (the record enum), `reconcile` (Kafka's
+//! Files: [`group`] (state, Kafka's `ConsumerGroup`), [`records`] (the record enum), `replay`
+//! ([`apply`] and [`replay`], Kafka's `GroupMetadataManager.replay`), `reconcile` (Kafka's
 //! `CurrentAssignmentBuilder`), [`assignor`] (the `uniform` and `range` assignors and the
-//! [`ConsumerGroupAssignor`](assignor::ConsumerGroupAssignor) trait), `manager` (the request
-//! handling that borrows the shared [`Context`](super::context::Context)), plus the tests and
-//! the randomised simulation.
+//! [`ConsumerGroupAssignor`] trait), `manager` (the request
+//! handling, which borrows the coordinator's shared context for one call), plus the scenario
+//! tests and the randomised simulation. This module imports nothing from the coordinator but its
+//! shared `context` and `timers`.
 
 pub mod assignor;
 pub mod group;
@@ -33,7 +34,7 @@ pub use replay::{apply, replay};
 use super::context::ConfigError;
 use assignor::ConsumerGroupAssignor;
 
-/// Broker-level consumer-group configuration (coordinator-spec.md 1.12), with Kafka's defaults.
+/// Broker-level consumer-group configuration (docs/coordinator.md §1.12), with Kafka's defaults.
 #[derive(Debug, Clone)]
 pub struct ConsumerGroupConfig {
     /// `group.consumer.heartbeat.interval.ms` (default 5000).

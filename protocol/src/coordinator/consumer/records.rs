@@ -1,9 +1,11 @@
 //! The records the consumer-group coordinator writes: typed key/value pairs generated from kwire's
-//! own specs in `schemas/` (`KwireConsumerGroup*Key` / `*Value`, coordinator-spec.md D6).
+//! own specs in `schemas/` (`KwireConsumerGroup*Key` / `*Value`, docs/coordinator.md, D6).
 //!
 //! A record whose value is `None` is a tombstone: it deletes what its key names.
 //! Every state change of the coordinator is a sequence of these records, and
 //! [`replay`](super::replay) rebuilds the persisted and derived state from them.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use crate::generated::kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;
 use crate::generated::kwire_consumer_group_current_member_assignment_value::{
@@ -27,7 +29,7 @@ use super::group::{ConsumerGroupMember, MemberState, ResolvedRegex};
 
 /// One record of the consumer-group coordinator: a typed key and an optional value
 /// (`None` = tombstone). The variants follow Kafka's consumer-group records; the record-type
-/// numbers ([`ConsumerRecord::record_type`]) are kwire's own (coordinator-spec.md D6).
+/// numbers ([`ConsumerRecord::record_type`]) are kwire's own (docs/coordinator.md, D6).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConsumerRecord {
     /// Group epoch and metadata hash (type 3).
@@ -66,7 +68,7 @@ pub enum ConsumerRecord {
 impl ConsumerRecord {
     /// kwire's record-type number of this record (D6): 3 group metadata, 5 member metadata,
     /// 6 target-assignment epoch, 7 member target, 8 current member assignment, 16 regex;
-    /// streams-group records use 17-22 ([`StreamsRecord::record_type`](super::streams::StreamsRecord::record_type)).
+    /// streams-group records are the streams module's (17-22).
     pub fn record_type(&self) -> i16 {
         match self {
             ConsumerRecord::GroupMetadata(..) => 3,

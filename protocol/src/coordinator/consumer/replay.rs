@@ -80,7 +80,7 @@ pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
         ConsumerRecord::CurrentMemberAssignment(k, v) => {
             let Some(g) = groups.get_mut(&gid) else {
                 // Kafka creates neither group nor member from an assignment record alone;
-                // a record out of order (5.7) is ignored.
+                // a record out of order is ignored.
                 return;
             };
             let Some(mut m) = g.members.get(&*k.member_id).cloned() else {
@@ -132,7 +132,7 @@ pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
 }
 
 /// Rebuilds the persisted and derived state of every group from its records, in order
-/// (coordinator-spec.md D6). Timers are volatile and not part of the result.
+/// (docs/coordinator.md, D6). Timers are volatile and not part of the result.
 pub fn replay<'a>(records: impl IntoIterator<Item = &'a ConsumerRecord>) -> ConsumerGroups {
     let mut groups = ConsumerGroups::new();
     for r in records {

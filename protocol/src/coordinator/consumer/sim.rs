@@ -5,6 +5,7 @@
 //! operations and again once converged), no partition is held by two members, and no member
 //! epoch exceeds the group epoch. Once faults stop, every member reaches STABLE at the
 //! assignment epoch within a bounded number of heartbeat rounds.
+
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;

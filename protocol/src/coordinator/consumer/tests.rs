@@ -1,6 +1,6 @@
-//! Consumer-group scenarios of coordinator-spec.md section 4 (Kafka's GroupMetadataManagerTest and
+//! Consumer-group scenarios taken from Kafka's tests (GroupMetadataManagerTest and
 //! CurrentAssignmentBuilderTest), run against [`GroupCoordinator`]. After every step the state is
-//! compared with `replay` of every record emitted so far (D6).
+//! compared with `replay` of every record emitted so far (docs/coordinator.md, D6).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -396,7 +396,7 @@ fn s02_regex_validation() {
         recs.iter().all(|r| r.record_type() != 16),
         "regex unchanged"
     );
-    // Whole-name match (D4): "fo" matches nothing, "fo." matches foo only.
+    // Whole-name match (docs/coordinator.md, D4): "fo" matches nothing, "fo." matches foo only.
     let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
         topic_partitions: Some(vec![]),
         ..rx("m", 2, "ba.")

@@ -1,13 +1,15 @@
-//! Streams-group state (persisted and derived, coordinator-spec.md D6) and the replay of
+//! Streams-group state (persisted and derived, docs/coordinator.md, D6) and the replay of
 //! streams records into it. As for consumer groups, the coordinator changes this state only by
-//! applying the records it emits, so what it holds is what [`replay`] rebuilds.
+//! applying the records it emits, so what it holds is what [`replay`](super::replay) rebuilds.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
 
 use super::tasks::{TaskRole, TasksTuple};
 use super::topology::StreamsTopology;
 
-/// A streams member's reconciliation state (coordinator-spec.md 2.5).
+/// A streams member's reconciliation state (docs/coordinator.md §2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StreamsMemberState {
     /// Converged to its epoch's tasks (stored as 0).
@@ -42,7 +44,7 @@ impl StreamsMemberState {
     }
 }
 
-/// The state of a streams group (coordinator-spec.md 2.8), computed after every change.
+/// The state of a streams group (docs/coordinator.md §2.8), computed after every change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamsGroupState {
     /// No members.
@@ -169,7 +171,7 @@ impl StreamsGroupMember {
 }
 
 /// Which processes hold a task, in one role, counted per member (assigned and pending
-/// revocation both count: coordinator-spec.md 2.5, "ownership maps").
+/// revocation both count: docs/coordinator.md §2.5, "ownership maps").
 pub type TaskOwners = BTreeMap<(TaskRole, String, i32), BTreeMap<String, u32>>;
 
 /// A streams group: persisted state plus what is derived from it on replay.
@@ -179,7 +181,7 @@ pub struct StreamsGroup {
     pub group_id: String,
     /// Group epoch G.
     pub group_epoch: i32,
-    /// kwire's hash of the topology's existing topics (D6).
+    /// kwire's hash of the topology's existing topics (docs/coordinator.md, D6).
     pub metadata_hash: u64,
     /// The topology epoch last found ready, or -1.
     pub validated_topology_epoch: i32,
@@ -250,7 +252,7 @@ impl StreamsGroup {
             .is_some_and(|m| !m.is_empty())
     }
 
-    /// Recomputes the group state (2.8).
+    /// Recomputes the group state (docs/coordinator.md §2.8).
     pub(crate) fn refresh_state(&mut self) {
         self.state = if self.members.is_empty() {
             StreamsGroupState::Empty
@@ -310,5 +312,5 @@ impl StreamsGroup {
     }
 }
 
-/// Every streams group by id: what [`replay`] returns.
+/// Every streams group by id: what [`replay`](super::replay) returns.
 pub type StreamsGroups = BTreeMap<String, StreamsGroup>;

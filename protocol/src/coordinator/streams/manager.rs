@@ -9,6 +9,8 @@
 //! cannot fail and applies the draft's records to the live state with [`apply`], then stores the
 //! soft state and arms timers. A failed heartbeat drops the draft: no record, no change. A
 //! stable member's heartbeat writes no record and so copies nothing.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,11 +47,11 @@ use crate::generated::streams_group_heartbeat_response::{
 /// Soft state of a streams group, never in records (D6): rebuilt or reset on load.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Volatile {
-    /// The interactive-query endpoint-information epoch (2.7), starting at 0.
+    /// The interactive-query endpoint-information epoch (docs/coordinator.md §2.7), starting at 0.
     pub endpoint_information_epoch: i32,
     /// The member that first asked for an application shutdown, while the group is not empty.
     pub shutdown_requester: Option<String>,
-    /// Latest TaskOffsets and TaskEndOffsets per member (D2).
+    /// Latest TaskOffsets and TaskEndOffsets per member (docs/coordinator.md, D2).
     pub task_offsets: BTreeMap<String, (TaskOffsets, TaskOffsets)>,
     /// The configured topology for the current topology and metadata.
     pub configured: Option<Result<ConfiguredTopology, InvalidTopology>>,
@@ -71,7 +73,7 @@ fn tasks_of(list: &[req_t::TaskIds]) -> TaskSet {
     s
 }
 
-/// The owned tasks of a request: known only when all three lists are non-null (2.5).
+/// The owned tasks of a request: known only when all three lists are non-null (§2.5).
 fn owned_of(req: &StreamsGroupHeartbeatRequest) -> Option<TasksTuple> {
     match (&req.active_tasks, &req.standby_tasks, &req.warmup_tasks) {
         (Some(a), Some(s), Some(w)) => Some(TasksTuple {
@@ -390,7 +392,7 @@ impl StreamsManager<'_> {
         records.push(r);
     }
 
-    /// Removes a streams member as a -1 leave or a fence does (2.4): tombstones for its current
+    /// Removes a streams member as a -1 leave or a fence does (§2.4): tombstones for its current
     /// assignment, target and metadata, then G+1 with unchanged hash, validated epoch and
     /// configs; its timers cancelled and its task offsets forgotten.
     pub fn fence_member(&mut self, gid: &str, mid: &str, records: &mut Vec<StreamsRecord>) {
@@ -505,7 +507,7 @@ impl StreamsManager<'_> {
         Ok(recs)
     }
 
-    /// Handles a StreamsGroupHeartbeat (coordinator-spec.md 2.2-2.7 with D1-D3): validation,
+    /// Handles a StreamsGroupHeartbeat (docs/coordinator.md §2.2-2.7 with D1-D3): validation,
     /// join (with topology initialisation, D1 topology updates and topic configuration),
     /// heartbeat, leave (-1) and shutdown requests. On error the response carries only the error
     /// code and message (member id null... as Kafka: empty, epoch 0, interval 0, task lists
@@ -536,12 +538,12 @@ impl StreamsManager<'_> {
         }
     }
 
-    /// Validates a heartbeat (2.2 with D2/D3) and returns its parsed TaskOffsets and
+    /// Validates a heartbeat (§2.2 with D2/D3) and returns its parsed TaskOffsets and
     /// TaskEndOffsets (`None` = unchanged).
     fn validate_streams(
         req: &StreamsGroupHeartbeatRequest,
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
-        // D3 and 2.2 step 1: features Kafka 4.2 does not support.
+        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka 4.2 does not support.
         if req.instance_id.is_some() {
             return fail(INVALID_REQUEST, "Static membership is not yet supported.");
         }
@@ -748,8 +750,8 @@ impl StreamsManager<'_> {
         }
     }
 
-    /// Owned tasks must exist in a ready topology (2.3), except for stale members, whose tasks
-    /// of removed subtopologies are simply revoked (D1).
+    /// Owned tasks must exist in a ready topology (§2.3), except for stale members, whose tasks
+    /// of removed subtopologies are simply revoked (docs/coordinator.md, D1).
     fn check_owned(owned: &TasksTuple, c: &ConfiguredTopology) -> Result<(), HbError> {
         let Some(subs) = c.subtopologies.as_ref().filter(|_| c.is_ready()) else {
             return Ok(());
@@ -843,7 +845,7 @@ impl StreamsManager<'_> {
             );
         }
         let was_empty = g.members.is_empty();
-        // 2.4 step 1: the updated member; null means unchanged.
+        // docs/coordinator.md §2.4 step 1: the updated member; null means unchanged.
         let mut u = base.clone();
         if let Some(r) = &req.rack_id {
             u.rack_id = Some(r.to_string());
@@ -868,7 +870,7 @@ impl StreamsManager<'_> {
         }
         u.client_id = ctx.client_id.clone();
         u.client_host = ctx.client_host.clone();
-        // 2.4 step 2 with D1: the topology.
+        // docs/coordinator.md §2.4 step 2 with D1: the topology.
         let mut adopted = None;
         if let Some(t) = &req.topology {
             let t = topology_from_request(t);
@@ -886,7 +888,7 @@ impl StreamsManager<'_> {
             draft.write(StreamsRecord::topology(&gid, t));
             bump = true;
         }
-        // 2.4 step 3: configure topics when the topology is new or nothing is cached.
+        // §2.4 step 3: configure topics when the topology is new or nothing is cached.
         let cached = cached
             .and_then(|v| v.configured.as_ref())
             .filter(|_| adopted.is_none());
@@ -912,12 +914,12 @@ impl StreamsManager<'_> {
         if hash != g.metadata_hash || validated != g.validated_topology_epoch {
             bump = true;
         }
-        // 2.4 step 4: assignment configs.
+        // docs/coordinator.md §2.4 step 4: assignment configs.
         let configs = self.side.assignment_configs(&gid);
         if configs != g.last_assignment_configs {
             bump = true;
         }
-        // 2.4 step 5: the bump; a new group's first bump goes 0 -> 2 [4.2].
+        // docs/coordinator.md §2.4 step 5: the bump; a new group's first bump goes 0 -> 2 [4.2].
         if bump {
             let next = if g.group_epoch == 0 {
                 2
@@ -928,14 +930,14 @@ impl StreamsManager<'_> {
                 &gid, next, hash, validated, &configs,
             ));
         }
-        // 2.4 step 6: the initial rebalance delay, armed when a member joins an empty group.
+        // §2.4 step 6: the initial rebalance delay, armed when a member joins an empty group.
         let delay = self.side.delay(&gid);
         if was_empty && delay > 0 {
             delay_deadline = Some(now_ms + i64::from(delay));
         }
         let delay_active = delay_deadline.is_some_and(|d| d > now_ms);
         let configured = current.and_then(|c| c.as_ref().ok()).cloned();
-        // 2.4 step 7: the target.
+        // docs/coordinator.md §2.4 step 7: the target.
         let g = draft.group();
         let delayed = delay_active && g.group_epoch > g.assignment_epoch;
         if !delayed && g.group_epoch > g.assignment_epoch {
@@ -956,7 +958,7 @@ impl StreamsManager<'_> {
         if let (Some(o), Some(c), false) = (&owned, &configured, stale) {
             Self::check_owned(o, c)?;
         }
-        // 2.4 step 8: reconcile.
+        // docs/coordinator.md §2.4 step 8: reconcile.
         let next = Reconcile {
             group: g,
             target_epoch,
@@ -1002,7 +1004,7 @@ impl StreamsManager<'_> {
         if let Some(c) = fresh {
             vol.configured = Some(c);
         }
-        // D2: task offsets (parsed and validated up front).
+        // docs/coordinator.md, D2: task offsets (parsed and validated up front).
         let entry = vol.task_offsets.entry(mid.clone()).or_default();
         if let Some(o) = offsets {
             entry.0 = o;
@@ -1010,11 +1012,11 @@ impl StreamsManager<'_> {
         if let Some(o) = end_offsets {
             entry.1 = o;
         }
-        // 2.4 step 10: the shutdown request.
+        // docs/coordinator.md §2.4 step 10: the shutdown request.
         if req.shutdown_application {
             vol.shutdown_requester.get_or_insert(mid.clone());
         }
-        // 2.7: endpoint-information epoch.
+        // docs/coordinator.md §2.7: endpoint-information epoch.
         let tasks_in_response = epoch == 0 || next.assigned != member.assigned;
         if tasks_in_response && next.user_endpoint.is_some() {
             vol.endpoint_information_epoch += 1;
@@ -1073,7 +1075,7 @@ impl StreamsManager<'_> {
         Ok(response)
     }
 
-    /// PartitionsByUserEndpoint (2.7): one entry per member with an endpoint, other members
+    /// PartitionsByUserEndpoint (§2.7): one entry per member with an endpoint, other members
     /// first (by member id), the heartbeating member last.
     fn endpoints(
         g: &StreamsGroup,
@@ -1139,7 +1141,7 @@ impl StreamsManager<'_> {
     }
 
     /// Fires a streams group's initial-rebalance-delay timer: the target of every member is
-    /// computed at the current group epoch (2.4 step 6).
+    /// computed at the current group epoch (docs/coordinator.md §2.4 step 6).
     fn fire_delay(&mut self, gid: &str, records: &mut Vec<StreamsRecord>) {
         let Some(g) = self.groups.get(gid) else {
             return;
@@ -1162,7 +1164,7 @@ impl StreamsManager<'_> {
     }
 }
 
-/// Handles a StreamsGroupDescribe (2.8): per group, INVALID_GROUP_ID (24) for a blank id,
+/// Handles a StreamsGroupDescribe (§2.8): per group, INVALID_GROUP_ID (24) for a blank id,
 /// GROUP_ID_NOT_FOUND (69) for a missing group or one of another type; otherwise the state,
 /// epochs, topology (configured when ready, else as persisted), members with their task
 /// offsets, assignments and targets. `AuthorizedOperations` is `i32::MIN` (not requested /

@@ -1,16 +1,19 @@
-//! KIP-1071 streams groups: the part of [`GroupCoordinator`] that answers `StreamsGroupHeartbeat`
-//! (key 88, v0) and `StreamsGroupDescribe` (key 89, v0), sans-IO like the consumer-group part.
+//! KIP-1071 streams groups: tasks, topology, state, records, replay, reconciliation, the sticky
+//! task assignor and the manager that answers `StreamsGroupHeartbeat` (key 88, v0) and
+//! `StreamsGroupDescribe` (key 89, v0) for the [coordinator](super).
 //!
-//! Behaviour: coordinator-spec.md sections 0, 2, 3 and 5 (Apache Kafka 4.2) with kwire's
-//! departures D1 (topology updates as seed 001 designs them: a join with topology epoch
-//! EG + 1 rolls the group onto the new topology), D2 (task offsets accepted and shown in
-//! describe), D3 (warm-up tasks and static members refused as in 4.2), D6 (records and replay)
-//! and D7. Streams and consumer groups share one group-id namespace.
+//! Behaviour: docs/coordinator.md §2 (the coordinator module docs; Kafka 4.2's
+//! `GroupMetadataManager.streamsGroupHeartbeat`, `StreamsTopology`, `InternalTopicManager` and
+//! `StickyTaskAssignor`) with kwire's departures D1 (a join with topology epoch EG + 1 moves the
+//! group onto the new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up
+//! tasks and static members refused as in 4.2), D6 (records and replay) and D7. Streams and
+//! consumer groups share one group-id namespace.
 //!
-//! A heartbeat runs on a copy of the group and is committed only when it succeeds, so a failed
-//! heartbeat writes nothing. The topics a topology needs but metadata lacks come back to the
-//! caller as [`CreatableTopic`]s in [`StreamsHeartbeatOutput::topics_to_create`]; the caller
-//! creates them and reports the new metadata through [`GroupCoordinator::set_topics`].
+//! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
+//! heartbeat writes nothing (`manager`). The topics a topology needs but metadata lacks come
+//! back to the caller as [`CreatableTopic`]s in `StreamsHeartbeatOutput::topics_to_create`; the
+//! caller creates them and reports the new metadata through `GroupCoordinator::set_topics`.
+//! This module imports nothing from the coordinator but its shared `context` and `timers`.
 
 pub mod assignor;
 pub mod group;
@@ -40,7 +43,7 @@ pub use topology::{ConfiguredTopology, CreatableTopic, InvalidTopology, StreamsT
 use super::context::ConfigError;
 use assignor::{StickyTaskAssignor, TaskAssignor};
 
-/// `Status.StatusCode` values of StreamsGroupHeartbeatResponse (coordinator-spec.md 2.10).
+/// `Status.StatusCode` values of StreamsGroupHeartbeatResponse (docs/coordinator.md §2.10).
 pub mod status_codes {
     /// The member's topology epoch is behind the group's.
     pub const STALE_TOPOLOGY: i8 = 0;
@@ -59,7 +62,7 @@ pub mod status_codes {
 /// The assignment-config key of the standby count (Kafka's `num.standby.replicas`).
 pub const NUM_STANDBY_REPLICAS: &str = "num.standby.replicas";
 
-/// Broker-level streams-group configuration (coordinator-spec.md 2.9), with Kafka's defaults.
+/// Broker-level streams-group configuration (docs/coordinator.md §2.9), with Kafka's defaults.
 #[derive(Debug, Clone)]
 pub struct StreamsGroupConfig {
     /// `group.streams.heartbeat.interval.ms` (default 5000, range [5000, 15000]).
@@ -74,9 +77,9 @@ pub struct StreamsGroupConfig {
     pub max_standby_replicas: i32,
     /// `group.streams.initial.rebalance.delay.ms` (default 3000; 0 turns it off).
     pub initial_rebalance_delay_ms: i32,
-    /// `AcceptableRecoveryLag` sent in every response (D2: 10000).
+    /// `AcceptableRecoveryLag` sent in every response (docs/coordinator.md, D2: 10000).
     pub acceptable_recovery_lag: i32,
-    /// `TaskOffsetIntervalMs` sent in every response (D2: 60000).
+    /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,
     /// The task assignor (Kafka has only `sticky`; tests may install their own).
     pub assignor: Arc<dyn TaskAssignor>,
@@ -137,5 +140,5 @@ pub struct StreamsGroupOverrides {
     pub initial_rebalance_delay_ms: Option<i32>,
 }
 
-/// A task offset a member reported (D2): (subtopology, partition) → offset.
+/// A task offset a member reported (docs/coordinator.md, D2): (subtopology, partition) → offset.
 pub type TaskOffsets = BTreeMap<(String, i32), i64>;

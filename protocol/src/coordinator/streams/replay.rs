@@ -12,8 +12,8 @@ fn group_mut<'a>(groups: &'a mut StreamsGroups, gid: &str) -> &'a mut StreamsGro
         .or_insert_with(|| StreamsGroup::new(gid))
 }
 
-/// Applies one streams record (Kafka's replay). Tolerates missing entries (coordinator-spec.md
-/// 5.7): a tombstone for something absent is a no-op.
+/// Applies one streams record (Kafka's replay). Tolerates missing entries
+/// (as Kafka does): a tombstone for something absent is a no-op.
 pub fn apply(groups: &mut StreamsGroups, record: &StreamsRecord) {
     let gid = record.group_id().to_string();
     match record {

@@ -1,7 +1,10 @@
-//! Streams-group scenarios of coordinator-spec.md section 4 (37-39), the topology-update rules of
-//! departure D1, and the rest of section 2 (leave, shutdown, endpoints, delay, offsets, timers),
-//! run against [`GroupCoordinator`]. After every step the streams state is compared with
-//! `replay` of every record emitted so far (D6).
+//! Streams-group scenarios taken from Kafka's tests (`GroupCoordinatorServiceTest` request
+//! validation, `GroupMetadataManagerTest` joins; scenario numbers 37-39 are kwire's), the
+//! topology-update rules of departure D1, and the rest of docs/coordinator.md §2 (leave,
+//! shutdown, endpoints, delay, offsets, timers), run against [`GroupCoordinator`]. After every step the streams state is compared with
+//! `replay` of every record emitted so far (docs/coordinator.md, D6).
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
 
@@ -523,7 +526,7 @@ fn s38_join_empty_group_and_describe() {
 
 // ---------------------------------------------------------------------------------------------
 // Scenario 39: joining with a missing source topic, a missing internal topic, or incorrectly
-// partitioned topics (initial delay 0, D7).
+// partitioned topics (initial delay 0, docs/coordinator.md, D7).
 
 fn not_ready_join(h: &mut H, t: rq::Topology) -> StreamsHeartbeatOutput {
     let out = h.hb(join("m", "p", t));
@@ -780,7 +783,7 @@ fn d1_next_epoch_is_adopted_and_stale_members_are_told() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Section 2.4: leave, shutdown, initial delay, endpoints, offsets, timers, namespace.
+// docs/coordinator.md §2.4: leave, shutdown, initial delay, endpoints, offsets, timers, namespace.
 
 #[test]
 fn leave_writes_tombstones_and_bumps() {

@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::timers::Timers;
 use crate::wire::Uuid;
 
-/// Kafka error codes used by the consumer-group APIs (docs/coordinator.md §3).
+/// Kafka error codes the group coordinator answers with, for consumer and streams groups and
+/// the offset checks (Kafka's `Errors` numbers; docs/coordinator.md §3).
 pub mod error_codes {
     /// No error.
     pub const NONE: i16 = 0;

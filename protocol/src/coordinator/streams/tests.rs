@@ -1211,3 +1211,54 @@ fn a_failing_assignor_writes_nothing() {
     assert!(out.response.error_message.is_none());
     assert!(h.c.streams_groups().is_empty());
 }
+
+/// One transaction strategy (docs/coordinator.md §Transactions): a join that fails after its
+/// member and group-epoch records were drafted (the assignor fails) leaves an existing group,
+/// its soft state and every timer exactly as they were, and writes nothing.
+#[test]
+fn a_failed_join_into_an_existing_group_changes_nothing() {
+    #[derive(Debug)]
+    struct Failing;
+    impl TaskAssignor for Failing {
+        fn name(&self) -> &str {
+            "failing"
+        }
+        fn assign(
+            &self,
+            _: &GroupSpec,
+        ) -> Result<BTreeMap<String, TasksTuple>, assignor::TaskAssignorError> {
+            Err(assignor::TaskAssignorError("boom".into()))
+        }
+    }
+    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    two_member_group(&mut h);
+    let before = h.c.groups().clone();
+    let deadlines = (
+        h.c.next_deadline(),
+        h.c.session_deadline("g", "m1"),
+        h.c.session_deadline("g", "m2"),
+    );
+    let endpoint_epoch = h.c.streams_endpoint_information_epoch("g");
+    let cfg = StreamsGroupConfig {
+        assignor: Arc::new(Failing),
+        initial_rebalance_delay_ms: 0,
+        ..Default::default()
+    };
+    h.c.set_streams_config(cfg).unwrap();
+    let t0 = topology(0, vec![sub("a", &["foo"], &[]), sub("b", &["bar"], &[])]);
+    let out = h.hb(join("m3", "p3", t0));
+    assert_eq!(err(&out), (-1, String::new()));
+    assert!(out.records.is_empty());
+    assert!(out.topics_to_create.is_empty());
+    assert_eq!(h.c.groups(), &before);
+    assert_eq!(
+        (
+            h.c.next_deadline(),
+            h.c.session_deadline("g", "m1"),
+            h.c.session_deadline("g", "m2"),
+        ),
+        deadlines
+    );
+    assert_eq!(h.c.session_deadline("g", "m3"), None);
+    assert_eq!(h.c.streams_endpoint_information_epoch("g"), endpoint_epoch);
+}

@@ -1336,7 +1336,7 @@ fn run(p: Params, ops: Vec<Op>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
     #[test]
     fn simulation(p in params(), ops in proptest::collection::vec(op(), 0..=40)) {
         run(p, ops);

@@ -1,5 +1,5 @@
-//! One heartbeat of a stable member in a consumer group of 1,000 members (coordinator-spec.md
-//! 1.4): the request carries only group id, member id and epoch, the member is STABLE at the
+//! One heartbeat of a stable member in a consumer group of 1,000 members (docs/coordinator.md
+//! §1.4): the request carries only group id, member id and epoch, the member is STABLE at the
 //! assignment epoch, so the answer is a plain ack with a null assignment and no records.
 
 use criterion::{criterion_group, criterion_main, Criterion};

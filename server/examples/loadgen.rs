@@ -236,7 +236,7 @@ fn main() {
     let states: Vec<String> = {
         let b = shared.lock();
         b.coordinator
-            .groups()
+            .consumer_groups()
             .values()
             .map(|g| {
                 format!(

@@ -54,7 +54,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 use kwire_protocol::coordinator::streams::StreamsRecord;
-use kwire_protocol::coordinator::Record;
+use kwire_protocol::coordinator::{ConsumerRecord, Record};
 use kwire_protocol::generated::kwire_committed_offset_key::KwireCommittedOffsetKey;
 use kwire_protocol::generated::kwire_committed_offset_value::KwireCommittedOffsetValue;
 use kwire_protocol::generated::kwire_partition_end_key::KwirePartitionEndKey;
@@ -185,12 +185,14 @@ impl Entry {
             Entry::Topic(k, v) => key_value(k, v),
             Entry::PartitionEnd(k, v) => key_value(k, v),
             Entry::Group(r) => match r {
-                Record::GroupMetadata(k, v) => key_value(k, v),
-                Record::MemberMetadata(k, v) => key_value(k, v),
-                Record::TargetAssignmentMetadata(k, v) => key_value(k, v),
-                Record::TargetAssignmentMember(k, v) => key_value(k, v),
-                Record::CurrentMemberAssignment(k, v) => key_value(k, v),
-                Record::RegularExpression(k, v) => key_value(k, v),
+                Record::Consumer(c) => match c {
+                    ConsumerRecord::GroupMetadata(k, v) => key_value(k, v),
+                    ConsumerRecord::MemberMetadata(k, v) => key_value(k, v),
+                    ConsumerRecord::TargetAssignmentMetadata(k, v) => key_value(k, v),
+                    ConsumerRecord::TargetAssignmentMember(k, v) => key_value(k, v),
+                    ConsumerRecord::CurrentMemberAssignment(k, v) => key_value(k, v),
+                    ConsumerRecord::RegularExpression(k, v) => key_value(k, v),
+                },
                 Record::Streams(s) => match s {
                     StreamsRecord::GroupMetadata(k, v) => key_value(k, v),
                     StreamsRecord::Topology(k, v) => key_value(k, v),
@@ -215,7 +217,7 @@ impl Entry {
         macro_rules! group {
             ($variant:path) => {{
                 let (k, v) = decode_kv(key, value)?;
-                Entry::Group($variant(k, v))
+                Entry::Group(Record::Consumer($variant(k, v)))
             }};
         }
         macro_rules! streams {
@@ -237,12 +239,12 @@ impl Entry {
                 let (k, v) = decode_kv(key, value)?;
                 Entry::PartitionEnd(k, v)
             }
-            3 => group!(Record::GroupMetadata),
-            5 => group!(Record::MemberMetadata),
-            6 => group!(Record::TargetAssignmentMetadata),
-            7 => group!(Record::TargetAssignmentMember),
-            8 => group!(Record::CurrentMemberAssignment),
-            16 => group!(Record::RegularExpression),
+            3 => group!(ConsumerRecord::GroupMetadata),
+            5 => group!(ConsumerRecord::MemberMetadata),
+            6 => group!(ConsumerRecord::TargetAssignmentMetadata),
+            7 => group!(ConsumerRecord::TargetAssignmentMember),
+            8 => group!(ConsumerRecord::CurrentMemberAssignment),
+            16 => group!(ConsumerRecord::RegularExpression),
             17 => streams!(StreamsRecord::GroupMetadata),
             18 => streams!(StreamsRecord::Topology),
             19 => streams!(StreamsRecord::MemberMetadata),

@@ -179,7 +179,7 @@ fn all_groups(b: &Broker) -> BTreeMap<String, (&'static str, &'static str, &'sta
             out.insert(g.clone(), ("", "Empty", "classic"));
         }
     }
-    for (id, g) in b.coordinator.groups() {
+    for (id, g) in b.coordinator.consumer_groups() {
         out.insert(id.clone(), ("consumer", g.state.as_str(), "consumer"));
     }
     for (id, g) in b.coordinator.streams_groups() {

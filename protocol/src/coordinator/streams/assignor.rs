@@ -1,4 +1,4 @@
-//! The server-side task assignor of streams groups (KIP-1071; coordinator-spec.md 2.6): the
+//! The server-side task assignor of streams groups (KIP-1071; docs/coordinator.md §2.6): the
 //! [`TaskAssignor`] trait, its input ([`GroupSpec`]) and the built-in [`StickyTaskAssignor`].
 //!
 //! A streams group runs a topology made of subtopologies; subtopology `s` with `n` tasks has the

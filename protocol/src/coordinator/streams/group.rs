@@ -1,14 +1,15 @@
-//! Streams-group state (persisted and derived, coordinator-spec.md D6) and the replay of
+//! Streams-group state (persisted and derived, docs/coordinator.md, D6) and the replay of
 //! streams records into it. As for consumer groups, the coordinator changes this state only by
-//! applying the records it emits, so what it holds is what [`replay`] rebuilds.
+//! applying the records it emits, so what it holds is what [`replay`](super::replay) rebuilds.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
 
-use super::records::StreamsRecord;
 use super::tasks::{TaskRole, TasksTuple};
 use super::topology::StreamsTopology;
 
-/// A streams member's reconciliation state (coordinator-spec.md 2.5).
+/// A streams member's reconciliation state (docs/coordinator.md §2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StreamsMemberState {
     /// Converged to its epoch's tasks (stored as 0).
@@ -43,7 +44,7 @@ impl StreamsMemberState {
     }
 }
 
-/// The state of a streams group (coordinator-spec.md 2.8), computed after every change.
+/// The state of a streams group (docs/coordinator.md §2.8), computed after every change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamsGroupState {
     /// No members.
@@ -170,7 +171,7 @@ impl StreamsGroupMember {
 }
 
 /// Which processes hold a task, in one role, counted per member (assigned and pending
-/// revocation both count: coordinator-spec.md 2.5, "ownership maps").
+/// revocation both count: docs/coordinator.md §2.5, "ownership maps").
 pub type TaskOwners = BTreeMap<(TaskRole, String, i32), BTreeMap<String, u32>>;
 
 /// A streams group: persisted state plus what is derived from it on replay.
@@ -180,7 +181,7 @@ pub struct StreamsGroup {
     pub group_id: String,
     /// Group epoch G.
     pub group_epoch: i32,
-    /// kwire's hash of the topology's existing topics (D6).
+    /// kwire's hash of the topology's existing topics (docs/coordinator.md, D6).
     pub metadata_hash: u64,
     /// The topology epoch last found ready, or -1.
     pub validated_topology_epoch: i32,
@@ -251,7 +252,7 @@ impl StreamsGroup {
             .is_some_and(|m| !m.is_empty())
     }
 
-    /// Recomputes the group state (2.8).
+    /// Recomputes the group state (docs/coordinator.md §2.8).
     pub(crate) fn refresh_state(&mut self) {
         self.state = if self.members.is_empty() {
             StreamsGroupState::Empty
@@ -304,116 +305,12 @@ impl StreamsGroup {
         self.members.insert(m.member_id.clone(), m);
     }
 
-    fn remove_member(&mut self, member_id: &str) {
+    pub(crate) fn remove_member(&mut self, member_id: &str) {
         if let Some(old) = self.members.remove(member_id) {
             self.change_ownership(&old, false);
         }
     }
 }
 
-/// Every streams group by id: what [`replay`] returns.
+/// Every streams group by id: what [`replay`](super::replay) returns.
 pub type StreamsGroups = BTreeMap<String, StreamsGroup>;
-
-fn group_mut<'a>(groups: &'a mut StreamsGroups, gid: &str) -> &'a mut StreamsGroup {
-    groups
-        .entry(gid.to_string())
-        .or_insert_with(|| StreamsGroup::new(gid))
-}
-
-/// Applies one streams record (Kafka's replay). Tolerates missing entries (coordinator-spec.md
-/// 5.7): a tombstone for something absent is a no-op.
-pub fn apply(groups: &mut StreamsGroups, record: &StreamsRecord) {
-    let gid = record.group_id().to_string();
-    match record {
-        StreamsRecord::GroupMetadata(_, None) => {
-            groups.remove(&gid);
-            return;
-        }
-        StreamsRecord::GroupMetadata(_, Some(v)) => {
-            let g = group_mut(groups, &gid);
-            g.group_epoch = v.epoch;
-            g.metadata_hash = v.metadata_hash as u64;
-            g.validated_topology_epoch = v.validated_topology_epoch;
-            g.last_assignment_configs = v
-                .last_assignment_configs
-                .iter()
-                .map(|kv| (kv.key.to_string(), kv.value.to_string()))
-                .collect();
-        }
-        StreamsRecord::Topology(_, v) => {
-            let topology = v.as_ref().map(super::records::topology_from_record);
-            group_mut(groups, &gid).topology = topology;
-        }
-        StreamsRecord::MemberMetadata(k, v) => match v {
-            Some(v) => {
-                let g = group_mut(groups, &gid);
-                let mut m = g
-                    .members
-                    .get(&*k.member_id)
-                    .cloned()
-                    .unwrap_or_else(|| StreamsGroupMember::new(&k.member_id));
-                super::records::member_metadata_into(v, &mut m);
-                g.put_member(m);
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    g.remove_member(&k.member_id);
-                }
-            }
-        },
-        StreamsRecord::TargetAssignmentMember(k, v) => match v {
-            Some(v) => {
-                let t = super::records::target_from_record(v);
-                group_mut(groups, &gid)
-                    .targets
-                    .insert(k.member_id.to_string(), t);
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    g.targets.remove(&*k.member_id);
-                }
-            }
-        },
-        StreamsRecord::TargetAssignmentMetadata(_, v) => {
-            if let Some(v) = v {
-                group_mut(groups, &gid).assignment_epoch = v.assignment_epoch;
-            }
-        }
-        StreamsRecord::CurrentMemberAssignment(k, v) => match v {
-            Some(v) => {
-                let g = group_mut(groups, &gid);
-                let mut m = g
-                    .members
-                    .get(&*k.member_id)
-                    .cloned()
-                    .unwrap_or_else(|| StreamsGroupMember::new(&k.member_id));
-                super::records::current_into(v, &mut m);
-                g.put_member(m);
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    if let Some(mut m) = g.members.get(&*k.member_id).cloned() {
-                        m.member_epoch = -1;
-                        m.previous_member_epoch = -1;
-                        m.state = StreamsMemberState::Stable;
-                        m.assigned = TasksTuple::default();
-                        m.pending_revocation = TasksTuple::default();
-                        g.put_member(m);
-                    }
-                }
-            }
-        },
-    }
-    if let Some(g) = groups.get_mut(&gid) {
-        g.refresh_state();
-    }
-}
-
-/// Rebuilds every streams group from its records, in order.
-pub fn replay<'a>(records: impl IntoIterator<Item = &'a StreamsRecord>) -> StreamsGroups {
-    let mut groups = StreamsGroups::new();
-    for r in records {
-        apply(&mut groups, r);
-    }
-    groups
-}

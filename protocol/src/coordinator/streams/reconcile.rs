@@ -1,5 +1,5 @@
 //! Task reconciliation of streams members (Kafka's streams `CurrentAssignmentBuilder`,
-//! coordinator-spec.md 2.5): moves a member's current tasks towards its target without ever
+//! docs/coordinator.md §2.5): moves a member's current tasks towards its target without ever
 //! giving a task to a new owner while another process still holds it as active, and without
 //! putting two copies of one task on one process.
 
@@ -63,7 +63,7 @@ impl Reconcile<'_> {
         }
     }
 
-    /// Whether a task of `role` in the target may not be added yet (2.5).
+    /// Whether a task of `role` in the target may not be added yet (docs/coordinator.md §2.5).
     fn unreleased(&self, member: &StreamsGroupMember, role: TaskRole, s: &str, p: i32) -> bool {
         let g = self.group;
         let own = member.process_id.as_str();

@@ -1,6 +1,8 @@
 //! The records the streams-group coordinator writes: typed key/value pairs generated from
-//! kwire's own specs in `schemas/` (`KwireStreamsGroup*Key` / `*Value`, coordinator-spec.md D6).
+//! kwire's own specs in `schemas/` (`KwireStreamsGroup*Key` / `*Value`, docs/coordinator.md, D6).
 //! A value of `None` is a tombstone.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
 

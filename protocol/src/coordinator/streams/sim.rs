@@ -26,6 +26,8 @@
 //! [`CONVERGE_ROUNDS`] round-robin heartbeat rounds bring the group to `Stable` with every task of
 //! the group's topology active on exactly one member and `min(standbys, processes - 1)` standby
 //! copies of every stateful task.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,15 +36,15 @@ use proptest::prelude::*;
 use super::tasks::{TaskRole, TaskSet, TasksTuple};
 use super::{
     apply, replay, status_codes, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides,
-    StreamsGroupState, StreamsGroups, StreamsHeartbeatOutput, StreamsMemberState, StreamsRecord,
-    TaskOwners, NUM_STANDBY_REPLICAS,
+    StreamsGroupState, StreamsGroups, StreamsMemberState, StreamsRecord, TaskOwners,
+    NUM_STANDBY_REPLICAS,
 };
 use crate::coordinator::error_codes::{
     STREAMS_INVALID_TOPOLOGY_EPOCH, STREAMS_TOPOLOGY_FENCED, UNKNOWN_MEMBER_ID,
 };
 use crate::coordinator::{
     ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
-    TopicMetadata,
+    StreamsHeartbeatOutput, TopicMetadata,
 };
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response as ds;
@@ -555,7 +557,7 @@ impl Sim {
             self.shutdown_requester = Some(id.clone());
         }
         self.check_response(i, &req, before.as_ref(), &out);
-        // Timers (2.4 steps 8 and 9): the session restarts; the rebalance timer is armed when
+        // Timers (§2.4 steps 8 and 9): the session restarts; the rebalance timer is armed when
         // the member enters or stays in UNREVOKED_TASKS with a new current assignment, and
         // disarmed when it leaves that state.
         self.last_seen.insert(id.clone(), self.now);
@@ -1051,7 +1053,7 @@ impl Sim {
         if g.state != StreamsGroupState::Stable {
             return false;
         }
-        // A changed standby count takes effect at the next heartbeat (2.4 step 4).
+        // A changed standby count takes effect at the next heartbeat (§2.4 step 4).
         let configs =
             BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), self.standby.to_string())]);
         if g.last_assignment_configs != configs {
@@ -1334,7 +1336,7 @@ fn run(p: Params, ops: Vec<Op>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
     #[test]
     fn simulation(p in params(), ops in proptest::collection::vec(op(), 0..=40)) {
         run(p, ops);
@@ -1342,7 +1344,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deterministic rollout scenarios (D1).
+// Deterministic rollout scenarios (docs/coordinator.md, D1).
 
 /// Whether `t` holds a task of subtopology `sub`, in any role.
 fn has_sub(t: &TasksTuple, sub: &str) -> bool {

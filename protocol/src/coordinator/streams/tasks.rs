@@ -1,5 +1,5 @@
 //! Task sets of streams groups (KIP-1071): a task is (subtopology id, partition), and a member
-//! holds tasks in three roles, active, standby and warm-up (coordinator-spec.md 2.1).
+//! holds tasks in three roles, active, standby and warm-up (docs/coordinator.md §2.1).
 
 use std::collections::{BTreeMap, BTreeSet};
 

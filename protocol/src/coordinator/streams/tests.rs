@@ -1,16 +1,27 @@
-//! Streams-group scenarios of coordinator-spec.md section 4 (37-39), the topology-update rules of
-//! departure D1, and the rest of section 2 (leave, shutdown, endpoints, delay, offsets, timers),
-//! run against [`GroupCoordinator`]. After every step the streams state is compared with
-//! `replay` of every record emitted so far (D6).
+//! Streams-group scenarios taken from Kafka's tests (`GroupCoordinatorServiceTest` request
+//! validation, `GroupMetadataManagerTest` joins; scenario numbers 37-39 are kwire's), the
+//! topology-update rules of departure D1, and the rest of docs/coordinator.md §2 (leave,
+//! shutdown, endpoints, delay, offsets, timers), run against [`GroupCoordinator`]. After every step the streams state is compared with
+//! `replay` of every record emitted so far (docs/coordinator.md, D6).
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
 
+use super::assignor::GroupSpec;
+use super::tasks::{TaskSet, TasksTuple};
 use super::*;
 use crate::coordinator::{
-    ConsumerGroupConfig, GroupCoordinator, SequentialMemberIds, TopicMetadata,
+    ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
+    StreamsHeartbeatOutput, TopicMetadata,
 };
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use crate::generated::streams_group_describe_response as describe;
 use crate::generated::streams_group_heartbeat_request as rq;
+use crate::generated::streams_group_heartbeat_response::{
+    self as hb, StreamsGroupHeartbeatResponse,
+};
 use crate::wire::Uuid;
 
 struct H {
@@ -515,7 +526,7 @@ fn s38_join_empty_group_and_describe() {
 
 // ---------------------------------------------------------------------------------------------
 // Scenario 39: joining with a missing source topic, a missing internal topic, or incorrectly
-// partitioned topics (initial delay 0, D7).
+// partitioned topics (initial delay 0, docs/coordinator.md, D7).
 
 fn not_ready_join(h: &mut H, t: rq::Topology) -> StreamsHeartbeatOutput {
     let out = h.hb(join("m", "p", t));
@@ -772,7 +783,7 @@ fn d1_next_epoch_is_adopted_and_stale_members_are_told() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Section 2.4: leave, shutdown, initial delay, endpoints, offsets, timers, namespace.
+// docs/coordinator.md §2.4: leave, shutdown, initial delay, endpoints, offsets, timers, namespace.
 
 #[test]
 fn leave_writes_tombstones_and_bumps() {
@@ -1199,4 +1210,55 @@ fn a_failing_assignor_writes_nothing() {
     assert_eq!(out.response.error_code, -1);
     assert!(out.response.error_message.is_none());
     assert!(h.c.streams_groups().is_empty());
+}
+
+/// One transaction strategy (docs/coordinator.md §Transactions): a join that fails after its
+/// member and group-epoch records were drafted (the assignor fails) leaves an existing group,
+/// its soft state and every timer exactly as they were, and writes nothing.
+#[test]
+fn a_failed_join_into_an_existing_group_changes_nothing() {
+    #[derive(Debug)]
+    struct Failing;
+    impl TaskAssignor for Failing {
+        fn name(&self) -> &str {
+            "failing"
+        }
+        fn assign(
+            &self,
+            _: &GroupSpec,
+        ) -> Result<BTreeMap<String, TasksTuple>, assignor::TaskAssignorError> {
+            Err(assignor::TaskAssignorError("boom".into()))
+        }
+    }
+    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    two_member_group(&mut h);
+    let before = h.c.groups().clone();
+    let deadlines = (
+        h.c.next_deadline(),
+        h.c.session_deadline("g", "m1"),
+        h.c.session_deadline("g", "m2"),
+    );
+    let endpoint_epoch = h.c.streams_endpoint_information_epoch("g");
+    let cfg = StreamsGroupConfig {
+        assignor: Arc::new(Failing),
+        initial_rebalance_delay_ms: 0,
+        ..Default::default()
+    };
+    h.c.set_streams_config(cfg).unwrap();
+    let t0 = topology(0, vec![sub("a", &["foo"], &[]), sub("b", &["bar"], &[])]);
+    let out = h.hb(join("m3", "p3", t0));
+    assert_eq!(err(&out), (-1, String::new()));
+    assert!(out.records.is_empty());
+    assert!(out.topics_to_create.is_empty());
+    assert_eq!(h.c.groups(), &before);
+    assert_eq!(
+        (
+            h.c.next_deadline(),
+            h.c.session_deadline("g", "m1"),
+            h.c.session_deadline("g", "m2"),
+        ),
+        deadlines
+    );
+    assert_eq!(h.c.session_deadline("g", "m3"), None);
+    assert_eq!(h.c.streams_endpoint_information_epoch("g"), endpoint_epoch);
 }

@@ -4,7 +4,7 @@
 //! reads (external source topics and repartition source topics), the repartition topics it
 //! writes, its state changelog topics and its copartition groups. [`configure`] checks that
 //! topology against the topic metadata the caller knows and resolves every partition count
-//! (coordinator-spec.md 2.4 step 3, the work of Kafka's `InternalTopicManager`):
+//! (docs/coordinator.md §2.4 step 3, the work of Kafka's `InternalTopicManager`):
 //!
 //! 1. a source topic missing from metadata gives status [`MISSING_SOURCE_TOPICS`];
 //! 2. repartition topics get their partition counts (fixed in the topology, or derived from the
@@ -18,16 +18,18 @@
 //! The result, a [`ConfiguredTopology`], is *ready* when no status was raised. Everything is
 //! deterministic: subtopologies are processed in ascending id order and every collection is a
 //! `BTreeMap`, a `BTreeSet` or a sorted list.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Status code: a source topic of the topology does not exist (StreamsGroupHeartbeatResponse
-/// `Status.StatusCode`, coordinator-spec.md 2.10).
+/// `Status.StatusCode`, docs/coordinator.md §2.10).
 pub const MISSING_SOURCE_TOPICS: i8 = 1;
 /// Status code: a copartition group is violated, or an existing internal topic has the wrong
-/// partition count (coordinator-spec.md 2.10).
+/// partition count (docs/coordinator.md §2.10).
 pub const INCORRECTLY_PARTITIONED_TOPICS: i8 = 2;
-/// Status code: internal topics must be created first (coordinator-spec.md 2.10).
+/// Status code: internal topics must be created first (docs/coordinator.md §2.10).
 pub const MISSING_INTERNAL_TOPICS: i8 = 3;
 
 /// A topic the topology declares: a state changelog topic or a repartition source topic
@@ -52,7 +54,7 @@ pub struct CopartitionGroup {
     /// Indexes into [`Subtopology::source_topics`].
     pub source_topics: Vec<i16>,
     /// Indexes into [`Subtopology::source_topic_regex`]. Ignored by [`configure`]: requests with
-    /// source regexes are rejected before a topology is stored (coordinator-spec.md 2.2).
+    /// source regexes are rejected before a topology is stored (docs/coordinator.md §2.2).
     pub source_topic_regex: Vec<i16>,
     /// Indexes into [`Subtopology::repartition_source_topics`].
     pub repartition_source_topics: Vec<i16>,
@@ -166,8 +168,8 @@ impl StreamsTopology {
 
     /// Every topic the group needs to exist: the source topics, repartition source topics and
     /// changelog topics of all subtopologies, sorted and deduplicated (Kafka's
-    /// `StreamsTopology.requiredTopics`; the input of the group's metadata hash, coordinator-spec.md
-    /// 2.4 step 3). A repartition sink topic is included only as the repartition source topic of
+    /// `StreamsTopology.requiredTopics`; the input of the group's metadata hash,
+    /// docs/coordinator.md §2.4 step 3). A repartition sink topic is included only as the repartition source topic of
     /// the subtopology that reads it.
     pub fn required_topics(&self) -> BTreeSet<String> {
         let mut topics = BTreeSet::new();
@@ -194,7 +196,7 @@ impl StreamsTopology {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfiguredSubtopology {
     /// The number of tasks: the largest partition count over the source topics and repartition
-    /// source topics (coordinator-spec.md 2.1). Tasks are partitions `0..num_tasks`.
+    /// source topics (docs/coordinator.md §2.1). Tasks are partitions `0..num_tasks`.
     pub num_tasks: i32,
     /// External source topics.
     pub source_topics: BTreeSet<String>,
@@ -210,7 +212,7 @@ pub struct ConfiguredSubtopology {
 
 impl ConfiguredSubtopology {
     /// Whether the subtopology keeps state, i.e. has changelog topics; only stateful tasks get
-    /// standby replicas (coordinator-spec.md 2.6).
+    /// standby replicas (docs/coordinator.md §2.6).
     pub fn is_stateful(&self) -> bool {
         !self.state_changelog_topics.is_empty()
     }
@@ -279,7 +281,7 @@ impl ConfiguredTopology {
 }
 
 /// A structurally invalid topology: the heartbeat fails with STREAMS_INVALID_TOPOLOGY (130) and
-/// this message (coordinator-spec.md 2.3).
+/// this message (docs/coordinator.md §2.3).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InvalidTopology(pub String);
@@ -310,7 +312,7 @@ fn incorrectly_partitioned(detail: String) -> Stop {
     Stop::Status(TopicStatus::new(INCORRECTLY_PARTITIONED_TOPICS, detail))
 }
 
-/// Configures the topics of `topology` (coordinator-spec.md 2.4 step 3; Kafka's
+/// Configures the topics of `topology` (docs/coordinator.md §2.4 step 3; Kafka's
 /// `InternalTopicManager.configureTopics`). `partitions_of` gives the partition count of a topic
 /// in the cluster, `None` when the topic does not exist.
 ///

@@ -1,5 +1,5 @@
-//! The reconciliation state machine (Kafka's `CurrentAssignmentBuilder`, coordinator-spec.md 1.6,
-//! with the 4.2 fixes KAFKA-19449 and KAFKA-19974 of section 5).
+//! The reconciliation state machine (Kafka's `CurrentAssignmentBuilder`, docs/coordinator.md §1.6,
+//! with the 4.2 fixes KAFKA-19449 and KAFKA-19974).
 
 use std::collections::BTreeSet;
 
@@ -99,7 +99,7 @@ impl Reconcile<'_> {
         m
     }
 
-    /// `next(epochToUse)` of coordinator-spec.md 1.6.
+    /// `next(epochToUse)` of docs/coordinator.md §1.6.
     fn next(&self, member: &ConsumerGroupMember, epoch_to_use: i32) -> ConsumerGroupMember {
         let empty = BTreeSet::new();
         let mut topics: BTreeSet<Uuid> = self.target.keys().copied().collect();

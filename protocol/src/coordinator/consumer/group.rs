@@ -1,14 +1,13 @@
-//! Consumer-group state (persisted and derived, coordinator-spec.md D6) and the replay of records
+//! Consumer-group state (persisted and derived, docs/coordinator.md, D6) and the replay of records
 //! into it. The coordinator changes state only by applying the records it emits, so the state it
-//! holds is, by construction, what [`replay`] rebuilds.
+//! holds is, by construction, what [`replay`](super::replay) rebuilds.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
-use super::records::{assignment_from_current, assignment_from_target, Record};
 use crate::wire::Uuid;
 
-/// A member's reconciliation state (coordinator-spec.md 1.6, Kafka's `MemberState`).
+/// A member's reconciliation state (docs/coordinator.md §1.6, Kafka's `MemberState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MemberState {
     /// The member has converged to its epoch's assignment (stored as 0).
@@ -21,7 +20,7 @@ pub enum MemberState {
     Unknown,
 }
 
-/// The group state (coordinator-spec.md 1.10), computed after every change.
+/// The group state (docs/coordinator.md §1.10), computed after every change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupState {
     /// No members.
@@ -132,7 +131,7 @@ impl ConsumerGroupMember {
     }
 }
 
-/// A regex's resolution against the caller's topic metadata (coordinator-spec.md 1.8, D4).
+/// A regex's resolution against the caller's topic metadata (docs/coordinator.md §1.8, D4).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedRegex {
     /// Names of the matching topics.
@@ -161,11 +160,11 @@ pub struct ConsumerGroup {
     /// Regex resolutions (persisted).
     pub regexes: BTreeMap<String, ResolvedRegex>,
     /// Derived: partition → epoch of its current owner, covering assigned and pending-revocation
-    /// partitions of every member (coordinator-spec.md 1.3).
+    /// partitions of every member (docs/coordinator.md §1.3).
     pub partition_epochs: BTreeMap<(Uuid, i32), i32>,
     /// Derived: instance id → member id of the static members.
     pub static_members: BTreeMap<String, String>,
-    /// Derived: the group state (1.10).
+    /// Derived: the group state (docs/coordinator.md §1.10).
     pub state: GroupState,
 }
 
@@ -199,7 +198,7 @@ impl ConsumerGroup {
             .and_then(|m| self.members.get(m))
     }
 
-    /// Recomputes the group state (1.10).
+    /// Recomputes the group state (docs/coordinator.md §1.10).
     pub(crate) fn refresh_state(&mut self) {
         self.state = if self.members.is_empty() {
             GroupState::Empty
@@ -236,7 +235,7 @@ impl ConsumerGroup {
         }
     }
 
-    /// Replaces a member, keeping the derived maps in step (remove-then-add, 1.3 and 5.1).
+    /// Replaces a member, keeping the derived maps in step (remove-then-add, §1.3).
     pub(crate) fn put_member(&mut self, m: ConsumerGroupMember) {
         if let Some(old) = self.members.remove(&m.member_id) {
             self.remove_ownership(&old);
@@ -253,7 +252,7 @@ impl ConsumerGroup {
         self.members.insert(m.member_id.clone(), m);
     }
 
-    fn remove_member(&mut self, member_id: &str) {
+    pub(crate) fn remove_member(&mut self, member_id: &str) {
         if let Some(old) = self.members.remove(member_id) {
             self.remove_ownership(&old);
             if let Some(i) = &old.instance_id {
@@ -265,142 +264,6 @@ impl ConsumerGroup {
     }
 }
 
-/// The state of every consumer group, by group id: what [`replay`] returns and what
-/// [`GroupCoordinator::groups`](super::GroupCoordinator::groups) exposes.
-pub type Groups = BTreeMap<String, ConsumerGroup>;
-
-/// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
-/// (5.7): a tombstone for something absent is a no-op. Streams-group records are ignored here
-/// (see [`streams::apply`](super::streams::apply)).
-pub fn apply(groups: &mut Groups, record: &Record) {
-    let gid = record.group_id().to_string();
-    match record {
-        Record::Streams(_) => return,
-        Record::GroupMetadata(_, None) => {
-            groups.remove(&gid);
-            return;
-        }
-        Record::GroupMetadata(_, Some(v)) => {
-            let g = groups
-                .entry(gid.clone())
-                .or_insert_with(|| ConsumerGroup::new(&gid));
-            g.group_epoch = v.epoch;
-            g.metadata_hash = v.metadata_hash as u64;
-        }
-        Record::MemberMetadata(k, v) => match v {
-            Some(v) => {
-                let g = groups
-                    .entry(gid.clone())
-                    .or_insert_with(|| ConsumerGroup::new(&gid));
-                let mut m = g
-                    .members
-                    .get(&*k.member_id)
-                    .cloned()
-                    .unwrap_or_else(|| ConsumerGroupMember::new(&k.member_id));
-                m.instance_id = v.instance_id.as_ref().map(|s| s.to_string());
-                m.rack_id = v.rack_id.as_ref().map(|s| s.to_string());
-                m.client_id = v.client_id.to_string();
-                m.client_host = v.client_host.to_string();
-                m.subscribed_topic_names = v
-                    .subscribed_topic_names
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                m.subscribed_topic_regex = v.subscribed_topic_regex.as_ref().map(|s| s.to_string());
-                m.rebalance_timeout_ms = v.rebalance_timeout_ms;
-                m.server_assignor = v.server_assignor.as_ref().map(|s| s.to_string());
-                g.put_member(m);
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    g.remove_member(&k.member_id);
-                }
-            }
-        },
-        Record::TargetAssignmentMetadata(_, v) => {
-            if let Some(v) = v {
-                let g = groups
-                    .entry(gid.clone())
-                    .or_insert_with(|| ConsumerGroup::new(&gid));
-                g.assignment_epoch = v.assignment_epoch;
-            }
-        }
-        Record::TargetAssignmentMember(k, v) => match v {
-            Some(v) => {
-                let g = groups
-                    .entry(gid.clone())
-                    .or_insert_with(|| ConsumerGroup::new(&gid));
-                g.targets.insert(
-                    k.member_id.to_string(),
-                    assignment_from_target(&v.topic_partitions),
-                );
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    g.targets.remove(&*k.member_id);
-                }
-            }
-        },
-        Record::CurrentMemberAssignment(k, v) => {
-            let Some(g) = groups.get_mut(&gid) else {
-                // Kafka creates neither group nor member from an assignment record alone;
-                // a record out of order (5.7) is ignored.
-                return;
-            };
-            let Some(mut m) = g.members.get(&*k.member_id).cloned() else {
-                return;
-            };
-            match v {
-                Some(v) => {
-                    m.member_epoch = v.member_epoch;
-                    m.previous_member_epoch = v.previous_member_epoch;
-                    m.state = MemberState::from_i8(v.state);
-                    m.assigned = assignment_from_current(&v.assigned_partitions);
-                    m.pending_revocation =
-                        assignment_from_current(&v.partitions_pending_revocation);
-                }
-                None => {
-                    m.member_epoch = -1;
-                    m.previous_member_epoch = -1;
-                    m.state = MemberState::Stable;
-                    m.assigned.clear();
-                    m.pending_revocation.clear();
-                }
-            }
-            g.put_member(m);
-        }
-        Record::RegularExpression(k, v) => match v {
-            Some(v) => {
-                let g = groups
-                    .entry(gid.clone())
-                    .or_insert_with(|| ConsumerGroup::new(&gid));
-                g.regexes.insert(
-                    k.regular_expression.to_string(),
-                    ResolvedRegex {
-                        topics: v.topics.iter().map(|s| s.to_string()).collect(),
-                        version: v.version,
-                        timestamp_ms: v.timestamp,
-                    },
-                );
-            }
-            None => {
-                if let Some(g) = groups.get_mut(&gid) {
-                    g.regexes.remove(&*k.regular_expression);
-                }
-            }
-        },
-    }
-    if let Some(g) = groups.get_mut(&gid) {
-        g.refresh_state();
-    }
-}
-
-/// Rebuilds the persisted and derived state of every group from its records, in order
-/// (coordinator-spec.md D6). Timers are volatile and not part of the result.
-pub fn replay(records: &[Record]) -> Groups {
-    let mut groups = Groups::new();
-    for r in records {
-        apply(&mut groups, r);
-    }
-    groups
-}
+/// The state of every consumer group, by group id: what [`replay`](super::replay) returns (and the `consumer`
+/// half of what the coordinator's `replay` rebuilds).
+pub type ConsumerGroups = BTreeMap<String, ConsumerGroup>;

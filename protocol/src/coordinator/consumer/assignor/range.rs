@@ -1,4 +1,4 @@
-//! The `range` server-side assignor (coordinator-spec.md section 1.9): contiguous ranges per
+//! The `range` server-side assignor (docs/coordinator.md §1.9): contiguous ranges per
 //! topic, co-partitioned when possible, non-sticky and deterministic. It is Kafka 4.2's
 //! `RangeAssignor` (apache/kafka,
 //! `group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeAssignor.java`).
@@ -28,7 +28,7 @@
 //!
 //! # Departures (kwire)
 //!
-//! A subscribed topic missing from the [`TopicsSpec`] is not assigned (coordinator-spec.md D5;
+//! A subscribed topic missing from the [`TopicsSpec`] is not assigned (docs/coordinator.md, D5;
 //! Kafka throws). Every member appears in the result, with an empty assignment when it gets
 //! nothing. Racks are ignored (as Kafka 4.2).
 //!
@@ -36,7 +36,7 @@
 //!
 //! O(M log M) for the sort plus O(sum of subscriptions x log) to build the result.
 
-use super::{
+use super::spec::{
     Assignment, AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec,
     TopicsSpec,
 };
@@ -127,8 +127,8 @@ impl ConsumerGroupAssignor for RangeAssignor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::{SubscriptionType, TopicInfo};
     use super::super::testkit::*;
-    use super::super::{SubscriptionType, TopicInfo};
     use super::*;
     use proptest::prelude::*;
     use std::collections::BTreeSet;
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn missing_topic_is_not_assigned() {
-        // D5 (Kafka throws "Member is subscribed to a non-existent topic").
+        // docs/coordinator.md, D5 (Kafka throws "Member is subscribed to a non-existent topic").
         let tp = topics(&[(tid(1), 2)]);
         let g = group([
             ("A", member(&[tid(1), tid(9)], asg(&[]))),

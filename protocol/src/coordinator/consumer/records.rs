@@ -1,9 +1,11 @@
 //! The records the consumer-group coordinator writes: typed key/value pairs generated from kwire's
-//! own specs in `schemas/` (`KwireConsumerGroup*Key` / `*Value`, coordinator-spec.md D6).
+//! own specs in `schemas/` (`KwireConsumerGroup*Key` / `*Value`, docs/coordinator.md, D6).
 //!
 //! A record whose value is `None` is a tombstone: it deletes what its key names.
 //! Every state change of the coordinator is a sequence of these records, and
 //! [`replay`](super::replay) rebuilds the persisted and derived state from them.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use crate::generated::kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;
 use crate::generated::kwire_consumer_group_current_member_assignment_value::{
@@ -23,13 +25,13 @@ use crate::generated::kwire_consumer_group_target_assignment_metadata_key::Kwire
 use crate::generated::kwire_consumer_group_target_assignment_metadata_value::KwireConsumerGroupTargetAssignmentMetadataValue;
 
 use super::assignor::Assignment;
-use super::{ConsumerGroupMember, MemberState};
+use super::group::{ConsumerGroupMember, MemberState, ResolvedRegex};
 
 /// One record of the consumer-group coordinator: a typed key and an optional value
 /// (`None` = tombstone). The variants follow Kafka's consumer-group records; the record-type
-/// numbers ([`Record::record_type`]) are kwire's own (coordinator-spec.md D6).
+/// numbers ([`ConsumerRecord::record_type`]) are kwire's own (docs/coordinator.md, D6).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Record {
+pub enum ConsumerRecord {
     /// Group epoch and metadata hash (type 3).
     GroupMetadata(
         KwireConsumerGroupMetadataKey,
@@ -61,54 +63,49 @@ pub enum Record {
         KwireConsumerGroupRegularExpressionKey,
         Option<KwireConsumerGroupRegularExpressionValue>,
     ),
-    /// A record of a streams group (KIP-1071, record types 17-22).
-    Streams(super::streams::StreamsRecord),
 }
 
-impl Record {
+impl ConsumerRecord {
     /// kwire's record-type number of this record (D6): 3 group metadata, 5 member metadata,
     /// 6 target-assignment epoch, 7 member target, 8 current member assignment, 16 regex;
-    /// streams-group records use 17-22 ([`StreamsRecord::record_type`](super::streams::StreamsRecord::record_type)).
+    /// streams-group records are the streams module's (17-22).
     pub fn record_type(&self) -> i16 {
         match self {
-            Record::GroupMetadata(..) => 3,
-            Record::MemberMetadata(..) => 5,
-            Record::TargetAssignmentMetadata(..) => 6,
-            Record::TargetAssignmentMember(..) => 7,
-            Record::CurrentMemberAssignment(..) => 8,
-            Record::RegularExpression(..) => 16,
-            Record::Streams(r) => r.record_type(),
+            ConsumerRecord::GroupMetadata(..) => 3,
+            ConsumerRecord::MemberMetadata(..) => 5,
+            ConsumerRecord::TargetAssignmentMetadata(..) => 6,
+            ConsumerRecord::TargetAssignmentMember(..) => 7,
+            ConsumerRecord::CurrentMemberAssignment(..) => 8,
+            ConsumerRecord::RegularExpression(..) => 16,
         }
     }
 
     /// The group the record belongs to.
     pub fn group_id(&self) -> &str {
         match self {
-            Record::GroupMetadata(k, _) => &k.group_id,
-            Record::MemberMetadata(k, _) => &k.group_id,
-            Record::TargetAssignmentMetadata(k, _) => &k.group_id,
-            Record::TargetAssignmentMember(k, _) => &k.group_id,
-            Record::CurrentMemberAssignment(k, _) => &k.group_id,
-            Record::RegularExpression(k, _) => &k.group_id,
-            Record::Streams(r) => r.group_id(),
+            ConsumerRecord::GroupMetadata(k, _) => &k.group_id,
+            ConsumerRecord::MemberMetadata(k, _) => &k.group_id,
+            ConsumerRecord::TargetAssignmentMetadata(k, _) => &k.group_id,
+            ConsumerRecord::TargetAssignmentMember(k, _) => &k.group_id,
+            ConsumerRecord::CurrentMemberAssignment(k, _) => &k.group_id,
+            ConsumerRecord::RegularExpression(k, _) => &k.group_id,
         }
     }
 
     /// Whether this is a tombstone (a key without a value).
     pub fn is_tombstone(&self) -> bool {
         match self {
-            Record::GroupMetadata(_, v) => v.is_none(),
-            Record::MemberMetadata(_, v) => v.is_none(),
-            Record::TargetAssignmentMetadata(_, v) => v.is_none(),
-            Record::TargetAssignmentMember(_, v) => v.is_none(),
-            Record::CurrentMemberAssignment(_, v) => v.is_none(),
-            Record::RegularExpression(_, v) => v.is_none(),
-            Record::Streams(r) => r.is_tombstone(),
+            ConsumerRecord::GroupMetadata(_, v) => v.is_none(),
+            ConsumerRecord::MemberMetadata(_, v) => v.is_none(),
+            ConsumerRecord::TargetAssignmentMetadata(_, v) => v.is_none(),
+            ConsumerRecord::TargetAssignmentMember(_, v) => v.is_none(),
+            ConsumerRecord::CurrentMemberAssignment(_, v) => v.is_none(),
+            ConsumerRecord::RegularExpression(_, v) => v.is_none(),
         }
     }
 
-    pub(crate) fn group_epoch(group_id: &str, epoch: i32, hash: u64) -> Record {
-        Record::GroupMetadata(
+    pub(crate) fn group_epoch(group_id: &str, epoch: i32, hash: u64) -> ConsumerRecord {
+        ConsumerRecord::GroupMetadata(
             KwireConsumerGroupMetadataKey {
                 group_id: group_id.to_string().into(),
             },
@@ -120,8 +117,8 @@ impl Record {
         )
     }
 
-    pub(crate) fn member_metadata(group_id: &str, m: &ConsumerGroupMember) -> Record {
-        Record::MemberMetadata(
+    pub(crate) fn member_metadata(group_id: &str, m: &ConsumerGroupMember) -> ConsumerRecord {
+        ConsumerRecord::MemberMetadata(
             member_key(group_id, &m.member_id),
             Some(KwireConsumerGroupMemberMetadataValue {
                 instance_id: m.instance_id.clone().map(Into::into),
@@ -141,12 +138,12 @@ impl Record {
         )
     }
 
-    pub(crate) fn member_metadata_tombstone(group_id: &str, member_id: &str) -> Record {
-        Record::MemberMetadata(member_key(group_id, member_id), None)
+    pub(crate) fn member_metadata_tombstone(group_id: &str, member_id: &str) -> ConsumerRecord {
+        ConsumerRecord::MemberMetadata(member_key(group_id, member_id), None)
     }
 
-    pub(crate) fn target_epoch(group_id: &str, epoch: i32) -> Record {
-        Record::TargetAssignmentMetadata(
+    pub(crate) fn target_epoch(group_id: &str, epoch: i32) -> ConsumerRecord {
+        ConsumerRecord::TargetAssignmentMetadata(
             KwireConsumerGroupTargetAssignmentMetadataKey {
                 group_id: group_id.to_string().into(),
             },
@@ -157,8 +154,8 @@ impl Record {
         )
     }
 
-    pub(crate) fn target(group_id: &str, member_id: &str, a: &Assignment) -> Record {
-        Record::TargetAssignmentMember(
+    pub(crate) fn target(group_id: &str, member_id: &str, a: &Assignment) -> ConsumerRecord {
+        ConsumerRecord::TargetAssignmentMember(
             target_key(group_id, member_id),
             Some(KwireConsumerGroupTargetAssignmentMemberValue {
                 topic_partitions: a
@@ -175,12 +172,12 @@ impl Record {
         )
     }
 
-    pub(crate) fn target_tombstone(group_id: &str, member_id: &str) -> Record {
-        Record::TargetAssignmentMember(target_key(group_id, member_id), None)
+    pub(crate) fn target_tombstone(group_id: &str, member_id: &str) -> ConsumerRecord {
+        ConsumerRecord::TargetAssignmentMember(target_key(group_id, member_id), None)
     }
 
-    pub(crate) fn current(group_id: &str, m: &ConsumerGroupMember) -> Record {
-        Record::CurrentMemberAssignment(
+    pub(crate) fn current(group_id: &str, m: &ConsumerGroupMember) -> ConsumerRecord {
+        ConsumerRecord::CurrentMemberAssignment(
             current_key(group_id, &m.member_id),
             Some(KwireConsumerGroupCurrentMemberAssignmentValue {
                 member_epoch: m.member_epoch,
@@ -193,12 +190,12 @@ impl Record {
         )
     }
 
-    pub(crate) fn current_tombstone(group_id: &str, member_id: &str) -> Record {
-        Record::CurrentMemberAssignment(current_key(group_id, member_id), None)
+    pub(crate) fn current_tombstone(group_id: &str, member_id: &str) -> ConsumerRecord {
+        ConsumerRecord::CurrentMemberAssignment(current_key(group_id, member_id), None)
     }
 
-    pub(crate) fn regex(group_id: &str, regex: &str, r: &super::ResolvedRegex) -> Record {
-        Record::RegularExpression(
+    pub(crate) fn regex(group_id: &str, regex: &str, r: &ResolvedRegex) -> ConsumerRecord {
+        ConsumerRecord::RegularExpression(
             regex_key(group_id, regex),
             Some(KwireConsumerGroupRegularExpressionValue {
                 topics: r.topics.iter().map(|s| s.clone().into()).collect(),
@@ -209,8 +206,8 @@ impl Record {
         )
     }
 
-    pub(crate) fn regex_tombstone(group_id: &str, regex: &str) -> Record {
-        Record::RegularExpression(regex_key(group_id, regex), None)
+    pub(crate) fn regex_tombstone(group_id: &str, regex: &str) -> ConsumerRecord {
+        ConsumerRecord::RegularExpression(regex_key(group_id, regex), None)
     }
 }
 

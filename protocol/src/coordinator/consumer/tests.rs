@@ -1,6 +1,6 @@
-//! Consumer-group scenarios of coordinator-spec.md section 4 (Kafka's GroupMetadataManagerTest and
+//! Consumer-group scenarios taken from Kafka's tests (GroupMetadataManagerTest and
 //! CurrentAssignmentBuilderTest), run against [`GroupCoordinator`]. After every step the state is
-//! compared with `replay` of every record emitted so far (D6).
+//! compared with `replay` of every record emitted so far (docs/coordinator.md, D6).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
@@ -9,7 +9,36 @@ use super::assignor::{
     AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, TopicsSpec,
 };
 use super::*;
+use crate::coordinator::error_codes::*;
+use crate::coordinator::{
+    replay, GroupCoordinator, Record, RequestContext, SequentialMemberIds, TopicMetadata,
+};
+use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
+use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
+use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+use crate::wire::Uuid;
+use assignor::Assignment;
+
+/// The consumer-record constructors the scenarios use, as coordinator records (a log holds
+/// [`Record`]s).
+impl Record {
+    fn group_epoch(group_id: &str, epoch: i32, hash: u64) -> Record {
+        ConsumerRecord::group_epoch(group_id, epoch, hash).into()
+    }
+    fn member_metadata(group_id: &str, m: &ConsumerGroupMember) -> Record {
+        ConsumerRecord::member_metadata(group_id, m).into()
+    }
+    fn target_epoch(group_id: &str, epoch: i32) -> Record {
+        ConsumerRecord::target_epoch(group_id, epoch).into()
+    }
+    fn target(group_id: &str, member_id: &str, a: &Assignment) -> Record {
+        ConsumerRecord::target(group_id, member_id, a).into()
+    }
+    fn current(group_id: &str, m: &ConsumerGroupMember) -> Record {
+        ConsumerRecord::current(group_id, m).into()
+    }
+}
 
 pub(crate) const FOO: Uuid = Uuid::from_u128(0xF00);
 pub(crate) const BAR: Uuid = Uuid::from_u128(0xBA2);
@@ -329,7 +358,7 @@ fn s01_validation() {
         h.err(join("foo", "", &["foo"])),
         (42, "MemberId can't be empty.".to_string())
     );
-    assert!(h.c.groups().is_empty());
+    assert!(h.c.consumer_groups().is_empty());
 }
 
 #[test]
@@ -367,7 +396,7 @@ fn s02_regex_validation() {
         recs.iter().all(|r| r.record_type() != 16),
         "regex unchanged"
     );
-    // Whole-name match (D4): "fo" matches nothing, "fo." matches foo only.
+    // Whole-name match (docs/coordinator.md, D4): "fo" matches nothing, "fo." matches foo only.
     let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
         topic_partitions: Some(vec![]),
         ..rx("m", 2, "ba.")
@@ -427,7 +456,9 @@ fn s05_unknown_member() {
 #[test]
 fn s06_member_epoch_validation() {
     let mut recs = stable_group("g", 100, &[("M", None, &["foo"], a(&[(FOO, &[1, 2, 3])]))]);
-    if let Some(Record::CurrentMemberAssignment(_, Some(v))) = recs.last_mut() {
+    if let Some(Record::Consumer(ConsumerRecord::CurrentMemberAssignment(_, Some(v)))) =
+        recs.last_mut()
+    {
         v.previous_member_epoch = 99;
     }
     let mut h = H::with(|_| {}, recs);
@@ -976,27 +1007,27 @@ fn s27_group_states_on_replay() {
         Record::group_epoch("g", 10, 0),
         Record::target_epoch("g", 10),
     ];
-    assert_eq!(replay(&log)["g"].state, GroupState::Empty);
+    assert_eq!(replay(&log).consumer["g"].state, GroupState::Empty);
     let mut m = ConsumerGroupMember::new("M");
     m.subscribed_topic_names = BTreeSet::from(["foo".to_string()]);
     log.push(Record::member_metadata("g", &m));
     log.push(Record::group_epoch("g", 11, 0));
-    assert_eq!(replay(&log)["g"].state, GroupState::Assigning);
+    assert_eq!(replay(&log).consumer["g"].state, GroupState::Assigning);
     log.push(Record::target("g", "M", &a(&[(FOO, &[1, 2, 3])])));
     log.push(Record::target_epoch("g", 11));
-    assert_eq!(replay(&log)["g"].state, GroupState::Reconciling);
+    assert_eq!(replay(&log).consumer["g"].state, GroupState::Reconciling);
     m.member_epoch = 11;
     m.previous_member_epoch = 10;
     m.state = MemberState::UnrevokedPartitions;
     m.assigned = a(&[(FOO, &[1, 2])]);
     m.pending_revocation = a(&[(FOO, &[3])]);
     log.push(Record::current("g", &m));
-    assert_eq!(replay(&log)["g"].state, GroupState::Reconciling);
+    assert_eq!(replay(&log).consumer["g"].state, GroupState::Reconciling);
     m.state = MemberState::Stable;
     m.assigned = a(&[(FOO, &[1, 2, 3])]);
     m.pending_revocation = Assignment::new();
     log.push(Record::current("g", &m));
-    let g = replay(&log);
+    let g = replay(&log).consumer;
     assert_eq!(g["g"].state, GroupState::Stable);
     assert_eq!(g["g"].partition_epoch(FOO, 3), Some(11));
     assert_eq!(g["g"].partition_epoch(FOO, 4), None);
@@ -1209,7 +1240,9 @@ fn s33_unknown_state() {
 #[test]
 fn s33_unknown_state_through_heartbeat() {
     let mut recs = stable_group("g", 11, &[("M", None, &["foo"], a(&[(FOO, &[0])]))]);
-    if let Some(Record::CurrentMemberAssignment(_, Some(v))) = recs.last_mut() {
+    if let Some(Record::Consumer(ConsumerRecord::CurrentMemberAssignment(_, Some(v)))) =
+        recs.last_mut()
+    {
         v.state = 99;
     }
     let mut h = H::with(|_| {}, recs);
@@ -1460,18 +1493,36 @@ fn offset_commit_and_fetch_member_checks() {
     let mut h = H::new();
     // No group yet: an admin commit is fine; a member commit names a group that does not exist.
     assert_eq!(h.c.validate_offset_commit("g", "", -1, 9), NONE);
-    assert_eq!(h.c.validate_offset_commit("g", "m1", 3, 9), GROUP_ID_NOT_FOUND);
-    assert_eq!(h.c.validate_offset_commit("g", "m1", 3, 8), ILLEGAL_GENERATION);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "m1", 3, 9),
+        GROUP_ID_NOT_FOUND
+    );
+    assert_eq!(
+        h.c.validate_offset_commit("g", "m1", 3, 8),
+        ILLEGAL_GENERATION
+    );
     assert_eq!(h.c.validate_offset_fetch("g", "m1", 3), NONE);
     let (resp, _) = h.ok(join("g", "m1", &["foo"]));
     let e = resp.member_epoch;
     assert_eq!(h.c.validate_offset_commit("g", "m1", e, 9), NONE);
-    assert_eq!(h.c.validate_offset_commit("g", "m1", e + 1, 9), STALE_MEMBER_EPOCH);
-    assert_eq!(h.c.validate_offset_commit("g", "m9", e, 9), UNKNOWN_MEMBER_ID);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "m1", e + 1, 9),
+        STALE_MEMBER_EPOCH
+    );
+    assert_eq!(
+        h.c.validate_offset_commit("g", "m9", e, 9),
+        UNKNOWN_MEMBER_ID
+    );
     // The group has a member: commits from outside the group are refused, fetches are not.
-    assert_eq!(h.c.validate_offset_commit("g", "", -1, 9), UNKNOWN_MEMBER_ID);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "", -1, 9),
+        UNKNOWN_MEMBER_ID
+    );
     assert_eq!(h.c.validate_offset_fetch("g", "", -1), NONE);
-    assert_eq!(h.c.validate_offset_fetch("g", "m1", e - 1), STALE_MEMBER_EPOCH);
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "m1", e - 1),
+        STALE_MEMBER_EPOCH
+    );
     assert_eq!(h.c.validate_offset_fetch("g", "m9", e), UNKNOWN_MEMBER_ID);
     assert_eq!(h.c.validate_offset_fetch("g", "m1", e), NONE);
 }

@@ -1,4 +1,4 @@
-//! The `uniform` server-side assignor (coordinator-spec.md section 1.9): balance first, then
+//! The `uniform` server-side assignor (docs/coordinator.md §1.9): balance first, then
 //! stickiness. It is Kafka 4.2's `UniformAssignor`, which hands homogeneous groups to
 //! `UniformHomogeneousAssignmentBuilder` and the others to
 //! `UniformHeterogeneousAssignmentBuilder` (apache/kafka,
@@ -55,7 +55,7 @@
 //! # Departures and robustness (kwire)
 //!
 //! * Not rack-aware (as Kafka 4.2): racks are ignored.
-//! * A subscribed topic missing from the [`TopicsSpec`] is not assigned (coordinator-spec.md D5;
+//! * A subscribed topic missing from the [`TopicsSpec`] is not assigned (docs/coordinator.md, D5;
 //!   Kafka throws).
 //! * A previous target that is not a valid assignment is repaired rather than trusted: partition
 //!   numbers outside `0..partitions` are dropped, and a partition claimed by several members
@@ -69,8 +69,10 @@
 //! Homogeneous: O(M + P + previous partitions), plus building the result. Heterogeneous: one
 //! sort of each topic's subscribers and partitions per balancing pass, O(passes x (S log S +
 //! P log P)), where S is the sum of subscriber counts and P the partition count.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
-use super::{
+use super::spec::{
     AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, MemberSpec, SubscriptionType,
     TopicsSpec,
 };
@@ -617,8 +619,8 @@ impl Balancer {
 
 #[cfg(test)]
 mod tests {
+    use super::super::spec::{Assignment, TopicInfo};
     use super::super::testkit::*;
-    use super::super::{Assignment, TopicInfo};
     use super::*;
     use proptest::prelude::*;
 

@@ -1,0 +1,142 @@
+//! Applying consumer-group records to the state (Kafka's `GroupMetadataManager.replay` for the
+//! consumer-group record types). The coordinator changes consumer-group state only through
+//! [`apply`], so the state it holds is, by construction, what [`replay`] rebuilds.
+
+use super::group::{
+    ConsumerGroup, ConsumerGroupMember, ConsumerGroups, MemberState, ResolvedRegex,
+};
+use super::records::{assignment_from_current, assignment_from_target, ConsumerRecord};
+
+/// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
+/// (as Kafka's `GroupMetadataManager` does): a tombstone for something absent is a no-op.
+pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
+    let gid = record.group_id().to_string();
+    match record {
+        ConsumerRecord::GroupMetadata(_, None) => {
+            groups.remove(&gid);
+            return;
+        }
+        ConsumerRecord::GroupMetadata(_, Some(v)) => {
+            let g = groups
+                .entry(gid.clone())
+                .or_insert_with(|| ConsumerGroup::new(&gid));
+            g.group_epoch = v.epoch;
+            g.metadata_hash = v.metadata_hash as u64;
+        }
+        ConsumerRecord::MemberMetadata(k, v) => match v {
+            Some(v) => {
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                let mut m = g
+                    .members
+                    .get(&*k.member_id)
+                    .cloned()
+                    .unwrap_or_else(|| ConsumerGroupMember::new(&k.member_id));
+                m.instance_id = v.instance_id.as_ref().map(|s| s.to_string());
+                m.rack_id = v.rack_id.as_ref().map(|s| s.to_string());
+                m.client_id = v.client_id.to_string();
+                m.client_host = v.client_host.to_string();
+                m.subscribed_topic_names = v
+                    .subscribed_topic_names
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                m.subscribed_topic_regex = v.subscribed_topic_regex.as_ref().map(|s| s.to_string());
+                m.rebalance_timeout_ms = v.rebalance_timeout_ms;
+                m.server_assignor = v.server_assignor.as_ref().map(|s| s.to_string());
+                g.put_member(m);
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.remove_member(&k.member_id);
+                }
+            }
+        },
+        ConsumerRecord::TargetAssignmentMetadata(_, v) => {
+            if let Some(v) = v {
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                g.assignment_epoch = v.assignment_epoch;
+            }
+        }
+        ConsumerRecord::TargetAssignmentMember(k, v) => match v {
+            Some(v) => {
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                g.targets.insert(
+                    k.member_id.to_string(),
+                    assignment_from_target(&v.topic_partitions),
+                );
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.targets.remove(&*k.member_id);
+                }
+            }
+        },
+        ConsumerRecord::CurrentMemberAssignment(k, v) => {
+            let Some(g) = groups.get_mut(&gid) else {
+                // Kafka creates neither group nor member from an assignment record alone;
+                // a record out of order is ignored.
+                return;
+            };
+            let Some(mut m) = g.members.get(&*k.member_id).cloned() else {
+                return;
+            };
+            match v {
+                Some(v) => {
+                    m.member_epoch = v.member_epoch;
+                    m.previous_member_epoch = v.previous_member_epoch;
+                    m.state = MemberState::from_i8(v.state);
+                    m.assigned = assignment_from_current(&v.assigned_partitions);
+                    m.pending_revocation =
+                        assignment_from_current(&v.partitions_pending_revocation);
+                }
+                None => {
+                    m.member_epoch = -1;
+                    m.previous_member_epoch = -1;
+                    m.state = MemberState::Stable;
+                    m.assigned.clear();
+                    m.pending_revocation.clear();
+                }
+            }
+            g.put_member(m);
+        }
+        ConsumerRecord::RegularExpression(k, v) => match v {
+            Some(v) => {
+                let g = groups
+                    .entry(gid.clone())
+                    .or_insert_with(|| ConsumerGroup::new(&gid));
+                g.regexes.insert(
+                    k.regular_expression.to_string(),
+                    ResolvedRegex {
+                        topics: v.topics.iter().map(|s| s.to_string()).collect(),
+                        version: v.version,
+                        timestamp_ms: v.timestamp,
+                    },
+                );
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.regexes.remove(&*k.regular_expression);
+                }
+            }
+        },
+    }
+    if let Some(g) = groups.get_mut(&gid) {
+        g.refresh_state();
+    }
+}
+
+/// Rebuilds the persisted and derived state of every group from its records, in order
+/// (docs/coordinator.md, D6). Timers are volatile and not part of the result.
+pub fn replay<'a>(records: impl IntoIterator<Item = &'a ConsumerRecord>) -> ConsumerGroups {
+    let mut groups = ConsumerGroups::new();
+    for r in records {
+        apply(&mut groups, r);
+    }
+    groups
+}

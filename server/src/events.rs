@@ -16,7 +16,7 @@ use std::fmt;
 use std::net::SocketAddr;
 
 use kwire_protocol::coordinator::streams::StreamsRecord;
-use kwire_protocol::coordinator::Record;
+use kwire_protocol::coordinator::{ConsumerRecord, Record};
 use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::kwire_consumer_group_current_member_assignment_value::TopicPartitions;
 use kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::TaskIds;
@@ -176,61 +176,66 @@ fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
         |tps: &[TopicPartitions]| -> usize { tps.iter().map(|t| t.partitions.len()).sum() };
     let tasks = |ts: &[TaskIds]| -> usize { ts.iter().map(|t| t.partitions.len()).sum() };
     Some(match record {
-        Record::GroupMetadata(k, v) => (
-            Consumer,
-            &k.group_id,
-            Change::GroupEpoch(v.as_ref().map(|v| v.epoch)),
-        ),
-        Record::MemberMetadata(k, Some(v)) => {
-            let mut details = format!("client {} at {}", &*v.client_id, &*v.client_host);
-            if let Some(i) = v.instance_id.as_deref().filter(|i| !i.is_empty()) {
-                details += &format!(", instance id {i}");
-            }
-            let topics: Vec<&str> = v.subscribed_topic_names.iter().map(|t| &**t).collect();
-            details += &format!("; subscribed to [{}]", topics.join(", "));
-            if let Some(re) = v
-                .subscribed_topic_regex
-                .as_deref()
-                .filter(|r| !r.is_empty())
-            {
-                details += &format!(" and /{re}/");
-            }
-            (
+        Record::Consumer(c) => match c {
+            ConsumerRecord::GroupMetadata(k, v) => (
                 Consumer,
                 &k.group_id,
-                Change::Member {
+                Change::GroupEpoch(v.as_ref().map(|v| v.epoch)),
+            ),
+            ConsumerRecord::MemberMetadata(k, Some(v)) => {
+                let mut details = format!("client {} at {}", &*v.client_id, &*v.client_host);
+                if let Some(i) = v.instance_id.as_deref().filter(|i| !i.is_empty()) {
+                    details += &format!(", instance id {i}");
+                }
+                let topics: Vec<&str> = v.subscribed_topic_names.iter().map(|t| &**t).collect();
+                details += &format!("; subscribed to [{}]", topics.join(", "));
+                if let Some(re) = v
+                    .subscribed_topic_regex
+                    .as_deref()
+                    .filter(|r| !r.is_empty())
+                {
+                    details += &format!(" and /{re}/");
+                }
+                (
+                    Consumer,
+                    &k.group_id,
+                    Change::Member {
+                        member: &k.member_id,
+                        details,
+                    },
+                )
+            }
+            ConsumerRecord::MemberMetadata(k, None) => (
+                Consumer,
+                &k.group_id,
+                Change::MemberGone {
                     member: &k.member_id,
-                    details,
                 },
-            )
-        }
-        Record::MemberMetadata(k, None) => (
-            Consumer,
-            &k.group_id,
-            Change::MemberGone {
-                member: &k.member_id,
-            },
-        ),
-        Record::TargetAssignmentMetadata(k, Some(v)) => (
-            Consumer,
-            &k.group_id,
-            Change::TargetEpoch(v.assignment_epoch),
-        ),
-        Record::TargetAssignmentMember(k, Some(_)) => (Consumer, &k.group_id, Change::TargetMember),
-        Record::CurrentMemberAssignment(k, Some(v)) => (
-            Consumer,
-            &k.group_id,
-            Change::Current {
-                member: &k.member_id,
-                epoch: v.member_epoch,
-                previous: v.previous_member_epoch,
-                assigned: format!(
-                    "{} assigned, {} pending revocation",
-                    count(partitions(&v.assigned_partitions), "partition"),
-                    partitions(&v.partitions_pending_revocation)
-                ),
-            },
-        ),
+            ),
+            ConsumerRecord::TargetAssignmentMetadata(k, Some(v)) => (
+                Consumer,
+                &k.group_id,
+                Change::TargetEpoch(v.assignment_epoch),
+            ),
+            ConsumerRecord::TargetAssignmentMember(k, Some(_)) => {
+                (Consumer, &k.group_id, Change::TargetMember)
+            }
+            ConsumerRecord::CurrentMemberAssignment(k, Some(v)) => (
+                Consumer,
+                &k.group_id,
+                Change::Current {
+                    member: &k.member_id,
+                    epoch: v.member_epoch,
+                    previous: v.previous_member_epoch,
+                    assigned: format!(
+                        "{} assigned, {} pending revocation",
+                        count(partitions(&v.assigned_partitions), "partition"),
+                        partitions(&v.partitions_pending_revocation)
+                    ),
+                },
+            ),
+            _ => return None,
+        },
         Record::Streams(s) => match s {
             StreamsRecord::GroupMetadata(k, v) => (
                 Streams,
@@ -298,7 +303,6 @@ fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
             ),
             _ => return None,
         },
-        _ => return None,
     })
 }
 
@@ -507,7 +511,7 @@ mod tests {
     use kwire_protocol::generated::kwire_streams_group_metadata_value::KwireStreamsGroupMetadataValue as StreamsGroupValue;
 
     fn consumer_epoch(group: &str, epoch: i32) -> Record {
-        Record::GroupMetadata(
+        ConsumerRecord::GroupMetadata(
             ConsumerGroupKey {
                 group_id: group.to_string().into(),
             },
@@ -516,10 +520,11 @@ mod tests {
                 ..Default::default()
             }),
         )
+        .into()
     }
 
     fn consumer_member(group: &str, member: &str, present: bool) -> Record {
-        Record::MemberMetadata(
+        ConsumerRecord::MemberMetadata(
             ConsumerMemberKey {
                 group_id: group.to_string().into(),
                 member_id: member.to_string().into(),
@@ -531,6 +536,7 @@ mod tests {
                 ..Default::default()
             }),
         )
+        .into()
     }
 
     #[test]

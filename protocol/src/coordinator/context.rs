@@ -12,45 +12,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::timers::Timers;
 use crate::wire::Uuid;
 
-/// Kafka error codes the group coordinator answers with, for consumer and streams groups and
-/// the offset checks (Kafka's `Errors` numbers; docs/coordinator.md §3).
-pub mod error_codes {
-    /// No error.
-    pub const NONE: i16 = 0;
-    /// Assignor failure or unexpected failure.
-    pub const UNKNOWN_SERVER_ERROR: i16 = -1;
-    /// Describe with an empty group id.
-    pub const INVALID_GROUP_ID: i16 = 24;
-    /// An offset commit below v9 for a group that does not exist.
-    pub const ILLEGAL_GENERATION: i16 = 22;
-    /// Unknown member id or instance id.
-    pub const UNKNOWN_MEMBER_ID: i16 = 25;
-    /// Field validation failed.
-    pub const INVALID_REQUEST: i16 = 42;
-    /// The group does not exist (or is not a consumer group).
-    pub const GROUP_ID_NOT_FOUND: i16 = 69;
-    /// `group.consumer.max.size` reached.
-    pub const GROUP_MAX_SIZE_REACHED: i16 = 81;
-    /// A static member's id does not match the instance holder.
-    pub const FENCED_INSTANCE_ID: i16 = 82;
-    /// Member epoch too large, or too small and not tolerated.
-    pub const FENCED_MEMBER_EPOCH: i16 = 110;
-    /// A static join while the instance holder has not left with -2.
-    pub const UNRELEASED_INSTANCE_ID: i16 = 111;
-    /// Unknown `ServerAssignor`.
-    pub const UNSUPPORTED_ASSIGNOR: i16 = 112;
-    /// An offset commit or fetch at a member epoch that is not the member's (KIP-848).
-    pub const STALE_MEMBER_EPOCH: i16 = 113;
-    /// Invalid `SubscribedTopicRegex`.
-    pub const INVALID_REGULAR_EXPRESSION: i16 = 128;
-    /// A structurally invalid streams topology (KIP-1071).
-    pub const STREAMS_INVALID_TOPOLOGY: i16 = 130;
-    /// A streams join whose topology epoch does not fit the group's (docs/coordinator.md, D1).
-    pub const STREAMS_INVALID_TOPOLOGY_EPOCH: i16 = 131;
-    /// A streams join with a topology epoch older than the group's (docs/coordinator.md, D1).
-    pub const STREAMS_TOPOLOGY_FENCED: i16 = 132;
-}
-
 /// Who sent a request: what Kafka's `RequestContext` gives the coordinator.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RequestContext {

@@ -12,13 +12,14 @@ pub use consumer::{
     GroupConfig, GroupState, MemberState, ResolvedRegex,
 };
 pub use context::{
-    error_codes, ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
+    ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
 };
 pub use record::{apply, replay, Groups, Output, Record, StreamsHeartbeatOutput};
 pub use timers::TimerKind;
 
+use crate::error::ErrorCode;
 use consumer::manager::{self as consumer_manager, ConsumerManager, ConsumerSide};
-use context::{error_codes::*, Context, Others};
+use context::{Context, Others};
 use streams::manager::{self as streams_manager, StreamsManager, StreamsSide};
 use streams::{ConfiguredTopology, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides};
 use timers::Slot;
@@ -158,14 +159,14 @@ impl GroupCoordinator {
 
     /// Checks the member fields of an OffsetCommit against the group (KIP-848; Kafka's
     /// `ConsumerGroup.validateOffsetCommit`, also for streams groups). Returns the error code to
-    /// answer every partition with, or [`error_codes::NONE`]:
+    /// answer every partition with, or [`ErrorCode::None`] (0):
     /// - a negative epoch and no member id (the admin client, or a consumer that assigns
     ///   partitions itself): accepted while the group has no members (or does not exist),
-    ///   else UNKNOWN_MEMBER_ID (25);
-    /// - a member id or epoch for a group that does not exist: GROUP_ID_NOT_FOUND (69) (Kafka
-    ///   answers ILLEGAL_GENERATION (22) below v9; `api_version` selects);
-    /// - an unknown member id: UNKNOWN_MEMBER_ID (25);
-    /// - an epoch other than the member's current one: STALE_MEMBER_EPOCH (113).
+    ///   else ErrorCode::UnknownMemberId.code() (25);
+    /// - a member id or epoch for a group that does not exist: ErrorCode::GroupIdNotFound.code() (69) (Kafka
+    ///   answers ErrorCode::IllegalGeneration.code() (22) below v9; `api_version` selects);
+    /// - an unknown member id: ErrorCode::UnknownMemberId.code() (25);
+    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113).
     pub fn validate_offset_commit(
         &self,
         group_id: &str,
@@ -175,14 +176,18 @@ impl GroupCoordinator {
     ) -> i16 {
         let (member, has_members) = self.offset_member(group_id, member_id);
         if member_id.is_empty() && member_epoch < 0 {
-            return if has_members { UNKNOWN_MEMBER_ID } else { NONE };
+            return if has_members {
+                ErrorCode::UnknownMemberId.code()
+            } else {
+                ErrorCode::None.code()
+            };
         }
         match member {
-            Err(true) if api_version >= 9 => GROUP_ID_NOT_FOUND,
-            Err(true) => ILLEGAL_GENERATION,
-            Err(false) => UNKNOWN_MEMBER_ID,
-            Ok(e) if e != member_epoch => STALE_MEMBER_EPOCH,
-            Ok(_) => NONE,
+            Err(true) if api_version >= 9 => ErrorCode::GroupIdNotFound.code(),
+            Err(true) => ErrorCode::IllegalGeneration.code(),
+            Err(false) => ErrorCode::UnknownMemberId.code(),
+            Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
+            Ok(_) => ErrorCode::None.code(),
         }
     }
 
@@ -193,13 +198,13 @@ impl GroupCoordinator {
     /// fence; its offsets read as -1).
     pub fn validate_offset_fetch(&self, group_id: &str, member_id: &str, member_epoch: i32) -> i16 {
         if member_id.is_empty() && member_epoch < 0 {
-            return NONE;
+            return ErrorCode::None.code();
         }
         match self.offset_member(group_id, member_id).0 {
-            Err(true) => NONE,
-            Err(false) => UNKNOWN_MEMBER_ID,
-            Ok(e) if e != member_epoch => STALE_MEMBER_EPOCH,
-            Ok(_) => NONE,
+            Err(true) => ErrorCode::None.code(),
+            Err(false) => ErrorCode::UnknownMemberId.code(),
+            Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
+            Ok(_) => ErrorCode::None.code(),
         }
     }
 
@@ -313,7 +318,7 @@ impl GroupCoordinator {
     /// validation, join, heartbeat, leave (-1), static temporary leave (-2) and static rejoin.
     /// On error the response carries only the error code and message (member id null, epoch 0,
     /// interval 0, assignment null) and no record is written. A group id held by a streams
-    /// group answers GROUP_ID_NOT_FOUND `Group G is not a consumer group.` Never panics on
+    /// group answers ErrorCode::GroupIdNotFound.code() `Group G is not a consumer group.` Never panics on
     /// request input.
     pub fn consumer_group_heartbeat(
         &mut self,
@@ -329,8 +334,8 @@ impl GroupCoordinator {
     }
 
     /// Handles a ConsumerGroupDescribe (KIP-848): one entry per requested id, in order. An empty
-    /// (or blank) id gives INVALID_GROUP_ID with GroupId ""; a missing group gives
-    /// GROUP_ID_NOT_FOUND `Group G not found.` (`Group G is not a consumer group.` for a streams
+    /// (or blank) id gives ErrorCode::InvalidGroupId.code() with GroupId ""; a missing group gives
+    /// ErrorCode::GroupIdNotFound.code() `Group G not found.` (`Group G is not a consumer group.` for a streams
     /// group). Member entries carry MemberType 1 (consumer) for v1; AuthorizedOperations is left
     /// at INT32_MIN (the caller, as KafkaApis, fills it in when asked). State is read as it
     /// stands after the last call (a sans-IO coordinator commits every write at once).
@@ -369,8 +374,8 @@ impl GroupCoordinator {
         }
     }
 
-    /// Handles a StreamsGroupDescribe (KIP-1071): per group, INVALID_GROUP_ID (24) for a blank
-    /// id, GROUP_ID_NOT_FOUND (69) for a missing group or one of another type; otherwise the
+    /// Handles a StreamsGroupDescribe (KIP-1071): per group, ErrorCode::InvalidGroupId.code() (24) for a blank
+    /// id, ErrorCode::GroupIdNotFound.code() (69) for a missing group or one of another type; otherwise the
     /// state, epochs, topology (configured when ready, else as persisted), members with their
     /// task offsets, assignments and targets. `AuthorizedOperations` is `i32::MIN` (not
     /// requested / not computed: ACLs are the caller's).

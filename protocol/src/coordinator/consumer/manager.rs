@@ -25,11 +25,11 @@ use super::reconcile::Reconcile;
 use super::records::ConsumerRecord;
 use super::replay::apply;
 use super::{ConsumerGroupConfig, GroupConfig};
-use crate::coordinator::context::error_codes::*;
 use crate::coordinator::context::{
     blank, fail, ConfigError, Context, HbError, Others, RequestContext, TopicMetadata,
 };
 use crate::coordinator::timers::{Due, Slot, TimerKind};
+use crate::error::ErrorCode;
 use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use crate::generated::consumer_group_describe_response::{
     self as describe, ConsumerGroupDescribeResponse, DescribedGroup,
@@ -396,42 +396,48 @@ impl ConsumerManager<'_> {
     ) -> Result<(), HbError> {
         let e = req.member_epoch;
         if (ctx.api_version >= 1 || e > 0 || e == -1) && blank(&req.member_id) {
-            return fail(INVALID_REQUEST, "MemberId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "MemberId can't be empty.");
         }
         if blank(&req.group_id) {
-            return fail(INVALID_REQUEST, "GroupId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
         }
         if req.instance_id.as_deref().is_some_and(blank) {
-            return fail(INVALID_REQUEST, "InstanceId can't be empty.");
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "InstanceId can't be empty.",
+            );
         }
         if req.rack_id.as_deref().is_some_and(blank) {
-            return fail(INVALID_REQUEST, "RackId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "RackId can't be empty.");
         }
         if e == 0 {
             if req.rebalance_timeout_ms == -1 {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "RebalanceTimeoutMs must be provided in first request.",
                 );
             }
             if req.topic_partitions.as_ref().is_none_or(|t| !t.is_empty()) {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "TopicPartitions must be empty when (re-)joining.",
                 );
             }
             if req.subscribed_topic_names.is_none() && req.subscribed_topic_regex.is_none() {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.",
                 );
             }
         } else if e == -2 {
             if req.instance_id.is_none() {
-                return fail(INVALID_REQUEST, "InstanceId can't be null.");
+                return fail(
+                    ErrorCode::InvalidRequest.code(),
+                    "InstanceId can't be null.",
+                );
             }
         } else if e < -2 {
-            return fail(INVALID_REQUEST, "MemberEpoch is invalid.");
+            return fail(ErrorCode::InvalidRequest.code(), "MemberEpoch is invalid.");
         }
         if let Some(a) = &req.server_assignor {
             if !self.side.config.assignors.iter().any(|x| x.name() == &**a) {
@@ -443,7 +449,7 @@ impl ConsumerManager<'_> {
                     .map(|x| x.name())
                     .collect();
                 return fail(
-                    UNSUPPORTED_ASSIGNOR,
+                    ErrorCode::UnsupportedAssignor.code(),
                     format!(
                         "ServerAssignor {} is not supported. Supported assignors: {}.",
                         &**a,
@@ -479,13 +485,13 @@ impl ConsumerManager<'_> {
         let mid = req.member_id.to_string();
         if self.others.hold(&gid) {
             return fail(
-                GROUP_ID_NOT_FOUND,
+                ErrorCode::GroupIdNotFound.code(),
                 format!("Group {gid} is not a consumer group."),
             );
         }
         let Some(g) = self.groups.get(&gid) else {
             return fail(
-                GROUP_ID_NOT_FOUND,
+                ErrorCode::GroupIdNotFound.code(),
                 format!("Consumer group {gid} not found."),
             );
         };
@@ -494,7 +500,7 @@ impl ConsumerManager<'_> {
                 Some(m) => m,
                 None => {
                     return fail(
-                        UNKNOWN_MEMBER_ID,
+                        ErrorCode::UnknownMemberId.code(),
                         format!("Member {mid} is not a member of group {gid}."),
                     )
                 }
@@ -502,13 +508,13 @@ impl ConsumerManager<'_> {
             Some(i) => match g.static_member(i) {
                 None => {
                     return fail(
-                        UNKNOWN_MEMBER_ID,
+                        ErrorCode::UnknownMemberId.code(),
                         format!("Instance id {} is unknown.", &**i),
                     )
                 }
                 Some(h) if h.member_id != mid => {
                     return fail(
-                        FENCED_INSTANCE_ID,
+                        ErrorCode::FencedInstanceId.code(),
                         format!(
                             "Static member {mid} with instance id {} was fenced by member {}.",
                             &**i, h.member_id
@@ -556,7 +562,7 @@ impl ConsumerManager<'_> {
         };
         if self.others.hold(&gid) {
             return fail(
-                GROUP_ID_NOT_FOUND,
+                ErrorCode::GroupIdNotFound.code(),
                 format!("Group {gid} is not a consumer group."),
             );
         }
@@ -569,7 +575,7 @@ impl ConsumerManager<'_> {
             }
             None => {
                 return fail(
-                    GROUP_ID_NOT_FOUND,
+                    ErrorCode::GroupIdNotFound.code(),
                     format!("Consumer group {gid} not found."),
                 )
             }
@@ -581,7 +587,7 @@ impl ConsumerManager<'_> {
             && (blank(&req_mid) || !g.members.contains_key(&req_mid))
         {
             return fail(
-                GROUP_MAX_SIZE_REACHED,
+                ErrorCode::GroupMaxSizeReached.code(),
                 format!(
                     "The consumer group has reached its maximum capacity of {} members.",
                     self.side.config.max_size
@@ -603,7 +609,7 @@ impl ConsumerManager<'_> {
                 None if epoch == 0 => ConsumerGroupMember::new(&member_id),
                 None => {
                     return fail(
-                        UNKNOWN_MEMBER_ID,
+                        ErrorCode::UnknownMemberId.code(),
                         format!("Member {member_id} is not a member of group {gid}."),
                     )
                 }
@@ -615,7 +621,7 @@ impl ConsumerManager<'_> {
                         None => g.members.get(&member_id).cloned().unwrap_or_else(|| ConsumerGroupMember::new(&member_id)),
                         Some(h) if h.member_epoch != -2 => {
                             return fail(
-                                UNRELEASED_INSTANCE_ID,
+                                ErrorCode::UnreleasedInstanceId.code(),
                                 format!(
                                     "Static member {member_id} with instance id {} cannot join the group because the instance id is owned by {} member.",
                                     &**i, h.member_id
@@ -634,10 +640,10 @@ impl ConsumerManager<'_> {
                     }
                 } else {
                     match holder {
-                        None => return fail(UNKNOWN_MEMBER_ID, format!("Instance id {} is unknown.", &**i)),
+                        None => return fail(ErrorCode::UnknownMemberId.code(), format!("Instance id {} is unknown.", &**i)),
                         Some(h) if h.member_id != member_id => {
                             return fail(
-                                FENCED_INSTANCE_ID,
+                                ErrorCode::FencedInstanceId.code(),
                                 format!(
                                     "Static member {member_id} with instance id {} was fenced by member {}.",
                                     &**i, h.member_id
@@ -654,7 +660,7 @@ impl ConsumerManager<'_> {
         };
         if base.state == MemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty()) {
             return fail(
-                FENCED_MEMBER_EPOCH,
+                ErrorCode::FencedMemberEpoch.code(),
                 "The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.",
             );
         }
@@ -696,7 +702,7 @@ impl ConsumerManager<'_> {
                     Ok(c) => c,
                     Err(reason) => {
                         return fail(
-                            INVALID_REGULAR_EXPRESSION,
+                            ErrorCode::InvalidRegularExpression.code(),
                             format!("SubscribedTopicRegex `{re}` is not a valid regular expression: {reason}."),
                         )
                     }
@@ -801,7 +807,7 @@ impl ConsumerManager<'_> {
                 },
             };
             let out = assignor.assign(&spec, &topics_spec).map_err(|_| HbError {
-                code: UNKNOWN_SERVER_ERROR,
+                code: ErrorCode::UnknownServerError.code(),
                 message: None,
             })?;
             let mut t = BTreeMap::new();
@@ -917,13 +923,13 @@ impl ConsumerManager<'_> {
         let (member, new_member) = {
             let Some(g) = self.groups.get(&gid) else {
                 return ConsumerGroupHeartbeatResponse {
-                    error_code: UNKNOWN_SERVER_ERROR,
+                    error_code: ErrorCode::UnknownServerError.code(),
                     ..Default::default()
                 };
             };
             let Some(member) = g.members.get(&mid).cloned() else {
                 return ConsumerGroupHeartbeatResponse {
-                    error_code: UNKNOWN_SERVER_ERROR,
+                    error_code: ErrorCode::UnknownServerError.code(),
                     ..Default::default()
                 };
             };
@@ -975,7 +981,7 @@ impl ConsumerManager<'_> {
             ..Default::default()
         });
         ConsumerGroupHeartbeatResponse {
-            error_code: NONE,
+            error_code: ErrorCode::None.code(),
             error_message: None,
             member_id: Some(mid.into()),
             member_epoch: new_member.member_epoch,
@@ -993,7 +999,7 @@ fn check_epoch(
 ) -> Result<(), HbError> {
     if received > m.member_epoch {
         return fail(
-            FENCED_MEMBER_EPOCH,
+            ErrorCode::FencedMemberEpoch.code(),
             format!(
                 "The consumer group member has a greater member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its partitions and rejoin.",
                 m.member_epoch
@@ -1008,7 +1014,7 @@ fn check_epoch(
             });
         if !tolerated {
             return fail(
-                FENCED_MEMBER_EPOCH,
+                ErrorCode::FencedMemberEpoch.code(),
                 format!(
                     "The consumer group member has a smaller member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its partitions and rejoin.",
                     m.member_epoch
@@ -1020,8 +1026,8 @@ fn check_epoch(
 }
 
 /// Handles a ConsumerGroupDescribe (docs/coordinator.md §1.11): one entry per requested id, in
-/// order. An empty (or blank) id gives INVALID_GROUP_ID with GroupId ""; a missing group gives
-/// GROUP_ID_NOT_FOUND `Group G not found.` Member entries carry MemberType 1 (consumer) for
+/// order. An empty (or blank) id gives ErrorCode::InvalidGroupId.code() with GroupId ""; a missing group gives
+/// ErrorCode::GroupIdNotFound.code() `Group G not found.` Member entries carry MemberType 1 (consumer) for
 /// v1; AuthorizedOperations is left at INT32_MIN (the caller, as KafkaApis, fills it in when
 /// asked). State is read as it stands after the last call (a sans-IO coordinator commits
 /// every write at once).
@@ -1039,7 +1045,7 @@ pub(crate) fn describe(
             if blank(id) {
                 return DescribedGroup {
                     group_id: "".into(),
-                    error_code: INVALID_GROUP_ID,
+                    error_code: ErrorCode::InvalidGroupId.code(),
                     authorized_operations: i32::MIN,
                     ..Default::default()
                 };
@@ -1052,7 +1058,7 @@ pub(crate) fn describe(
                 };
                 return DescribedGroup {
                     group_id: id.clone(),
-                    error_code: GROUP_ID_NOT_FOUND,
+                    error_code: ErrorCode::GroupIdNotFound.code(),
                     error_message: Some(message.into()),
                     authorized_operations: i32::MIN,
                     ..Default::default()
@@ -1076,7 +1082,7 @@ pub(crate) fn describe(
             };
             let empty = Assignment::new();
             DescribedGroup {
-                error_code: NONE,
+                error_code: ErrorCode::None.code(),
                 error_message: None,
                 group_id: id.clone(),
                 group_state: g.state.as_str().into(),

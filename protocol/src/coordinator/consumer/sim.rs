@@ -12,11 +12,11 @@ use proptest::prelude::*;
 
 use super::tests::{BAR, FOO, ZAR};
 use super::*;
-use crate::coordinator::error_codes;
 use crate::coordinator::{
     apply, replay, GroupCoordinator, Groups, Record, RequestContext, SequentialMemberIds,
     TopicMetadata,
 };
+use crate::error::ErrorCode;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
@@ -168,8 +168,8 @@ impl Sim {
 
     fn apply_response(&mut self, i: usize, r: &ConsumerGroupHeartbeatResponse) {
         let cl = &mut self.clients[i];
-        match r.error_code {
-            0 => {
+        match ErrorCode::from_code(r.error_code) {
+            Some(ErrorCode::None) => {
                 if r.member_epoch < 0 {
                     cl.epoch = None;
                     cl.owned.clear();
@@ -187,15 +187,15 @@ impl Sim {
                     cl.owned = o;
                 }
             }
-            error_codes::FENCED_MEMBER_EPOCH
-            | error_codes::UNKNOWN_MEMBER_ID
-            | error_codes::GROUP_ID_NOT_FOUND => {
+            Some(ErrorCode::FencedMemberEpoch)
+            | Some(ErrorCode::UnknownMemberId)
+            | Some(ErrorCode::GroupIdNotFound) => {
                 cl.epoch = None;
                 cl.owned.clear();
             }
             // A static member whose previous incarnation is still registered must wait for it.
-            error_codes::UNRELEASED_INSTANCE_ID => {}
-            other => panic!("unexpected error {other}: {:?}", r.error_message),
+            Some(ErrorCode::UnreleasedInstanceId) => {}
+            _ => panic!("unexpected error {}: {:?}", r.error_code, r.error_message),
         }
     }
 

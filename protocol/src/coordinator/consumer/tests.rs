@@ -9,10 +9,10 @@ use super::assignor::{
     AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, TopicsSpec,
 };
 use super::*;
-use crate::coordinator::error_codes::*;
 use crate::coordinator::{
     replay, GroupCoordinator, Record, RequestContext, SequentialMemberIds, TopicMetadata,
 };
+use crate::error::ErrorCode;
 use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
@@ -1492,37 +1492,55 @@ fn odd_inputs_do_not_panic() {
 fn offset_commit_and_fetch_member_checks() {
     let mut h = H::new();
     // No group yet: an admin commit is fine; a member commit names a group that does not exist.
-    assert_eq!(h.c.validate_offset_commit("g", "", -1, 9), NONE);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "", -1, 9),
+        ErrorCode::None.code()
+    );
     assert_eq!(
         h.c.validate_offset_commit("g", "m1", 3, 9),
-        GROUP_ID_NOT_FOUND
+        ErrorCode::GroupIdNotFound.code()
     );
     assert_eq!(
         h.c.validate_offset_commit("g", "m1", 3, 8),
-        ILLEGAL_GENERATION
+        ErrorCode::IllegalGeneration.code()
     );
-    assert_eq!(h.c.validate_offset_fetch("g", "m1", 3), NONE);
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "m1", 3),
+        ErrorCode::None.code()
+    );
     let (resp, _) = h.ok(join("g", "m1", &["foo"]));
     let e = resp.member_epoch;
-    assert_eq!(h.c.validate_offset_commit("g", "m1", e, 9), NONE);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "m1", e, 9),
+        ErrorCode::None.code()
+    );
     assert_eq!(
         h.c.validate_offset_commit("g", "m1", e + 1, 9),
-        STALE_MEMBER_EPOCH
+        ErrorCode::StaleMemberEpoch.code()
     );
     assert_eq!(
         h.c.validate_offset_commit("g", "m9", e, 9),
-        UNKNOWN_MEMBER_ID
+        ErrorCode::UnknownMemberId.code()
     );
     // The group has a member: commits from outside the group are refused, fetches are not.
     assert_eq!(
         h.c.validate_offset_commit("g", "", -1, 9),
-        UNKNOWN_MEMBER_ID
+        ErrorCode::UnknownMemberId.code()
     );
-    assert_eq!(h.c.validate_offset_fetch("g", "", -1), NONE);
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "", -1),
+        ErrorCode::None.code()
+    );
     assert_eq!(
         h.c.validate_offset_fetch("g", "m1", e - 1),
-        STALE_MEMBER_EPOCH
+        ErrorCode::StaleMemberEpoch.code()
     );
-    assert_eq!(h.c.validate_offset_fetch("g", "m9", e), UNKNOWN_MEMBER_ID);
-    assert_eq!(h.c.validate_offset_fetch("g", "m1", e), NONE);
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "m9", e),
+        ErrorCode::UnknownMemberId.code()
+    );
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "m1", e),
+        ErrorCode::None.code()
+    );
 }

@@ -28,11 +28,11 @@ use super::topology::{
 use super::{
     status_codes, StreamsGroupConfig, StreamsGroupOverrides, TaskOffsets, NUM_STANDBY_REPLICAS,
 };
-use crate::coordinator::context::error_codes::*;
 use crate::coordinator::context::{
     blank, fail, ConfigError, Context, HbError, Others, RequestContext, TopicMetadata,
 };
 use crate::coordinator::timers::{Due, Slot, TimerKind};
+use crate::error::ErrorCode;
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response::{
     self as describe, StreamsGroupDescribeResponse,
@@ -105,7 +105,7 @@ fn offsets_of(list: &Option<Vec<req_t::TaskOffset>>) -> Result<Option<TaskOffset
             .is_some()
         {
             return fail(
-                INVALID_REQUEST,
+                ErrorCode::InvalidRequest.code(),
                 format!(
                     "Duplicate task offset for subtopology {} partition {}.",
                     &*o.subtopology_id, o.partition
@@ -482,7 +482,7 @@ impl StreamsManager<'_> {
                     .assignor
                     .assign(&spec)
                     .map_err(|_| HbError {
-                        code: UNKNOWN_SERVER_ERROR,
+                        code: ErrorCode::UnknownServerError.code(),
                         message: None,
                     })?;
                 for m in group.members.keys() {
@@ -545,10 +545,16 @@ impl StreamsManager<'_> {
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
         // docs/coordinator.md, D3 and §2.2 step 1: features Kafka 4.2 does not support.
         if req.instance_id.is_some() {
-            return fail(INVALID_REQUEST, "Static membership is not yet supported.");
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "Static membership is not yet supported.",
+            );
         }
         if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
-            return fail(INVALID_REQUEST, "WarmupTasks are not supported yet.");
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "WarmupTasks are not supported yet.",
+            );
         }
         if let Some(t) = &req.topology {
             if t.subtopologies
@@ -556,25 +562,25 @@ impl StreamsManager<'_> {
                 .any(|s| !s.source_topic_regex.is_empty())
             {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "Regular expressions for source topics are not supported yet.",
                 );
             }
         }
         if blank(&req.member_id) {
-            return fail(INVALID_REQUEST, "MemberId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "MemberId can't be empty.");
         }
         if blank(&req.group_id) {
-            return fail(INVALID_REQUEST, "GroupId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
         }
         if req.rack_id.as_deref().is_some_and(blank) {
-            return fail(INVALID_REQUEST, "RackId can't be empty.");
+            return fail(ErrorCode::InvalidRequest.code(), "RackId can't be empty.");
         }
         let e = req.member_epoch;
         if e == 0 {
             if req.rebalance_timeout_ms == -1 {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "RebalanceTimeoutMs must be provided in first request.",
                 );
             }
@@ -585,14 +591,14 @@ impl StreamsManager<'_> {
             ] {
                 if list.as_ref().is_none_or(|l| !l.is_empty()) {
                     return fail(
-                        INVALID_REQUEST,
+                        ErrorCode::InvalidRequest.code(),
                         format!("{name} must be empty when (re-)joining."),
                     );
                 }
             }
             let Some(t) = &req.topology else {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     "Topology must be non-null when (re-)joining.",
                 );
             };
@@ -600,7 +606,7 @@ impl StreamsManager<'_> {
                 for c in &s.state_changelog_topics {
                     if c.partitions != 0 {
                         return fail(
-                            STREAMS_INVALID_TOPOLOGY,
+                            ErrorCode::StreamsInvalidTopology.code(),
                             format!(
                                 "Changelog topic {} must have an undefined partition count, but it is set to {}.",
                                 &*c.name, c.partitions
@@ -610,10 +616,13 @@ impl StreamsManager<'_> {
                 }
             }
         } else if e == -2 {
-            return fail(INVALID_REQUEST, "InstanceId can't be null.");
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "InstanceId can't be null.",
+            );
         } else if e < -2 {
             return fail(
-                INVALID_REQUEST,
+                ErrorCode::InvalidRequest.code(),
                 format!("MemberEpoch is {e}, but must be greater than or equal to -2."),
             );
         }
@@ -623,13 +632,13 @@ impl StreamsManager<'_> {
             .count();
         if set != 0 && set != 3 {
             return fail(
-                INVALID_REQUEST,
+                ErrorCode::InvalidRequest.code(),
                 "If one task-type is non-null, all must be non-null.",
             );
         }
         if e != 0 && req.topology.is_some() {
             return fail(
-                INVALID_REQUEST,
+                ErrorCode::InvalidRequest.code(),
                 "Topology can only be provided when (re-)joining.",
             );
         }
@@ -651,7 +660,7 @@ impl StreamsManager<'_> {
         };
         if !g.members.contains_key(&mid) {
             return fail(
-                UNKNOWN_MEMBER_ID,
+                ErrorCode::UnknownMemberId.code(),
                 format!("Member {mid} is not a member of group {gid}."),
             );
         }
@@ -671,12 +680,12 @@ impl StreamsManager<'_> {
     fn streams_missing<T>(&self, gid: &str) -> Result<T, HbError> {
         if self.others.hold(gid) {
             fail(
-                GROUP_ID_NOT_FOUND,
+                ErrorCode::GroupIdNotFound.code(),
                 format!("Group {gid} is not a streams group."),
             )
         } else {
             fail(
-                GROUP_ID_NOT_FOUND,
+                ErrorCode::GroupIdNotFound.code(),
                 format!("Streams group {gid} not found."),
             )
         }
@@ -689,7 +698,7 @@ impl StreamsManager<'_> {
     ) -> Result<(), HbError> {
         if received > m.member_epoch {
             return fail(
-                FENCED_MEMBER_EPOCH,
+                ErrorCode::FencedMemberEpoch.code(),
                 format!(
                     "The streams group member has a greater member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its tasks and rejoin.",
                     m.member_epoch
@@ -709,7 +718,7 @@ impl StreamsManager<'_> {
                 });
             if !tolerated {
                 return fail(
-                    FENCED_MEMBER_EPOCH,
+                    ErrorCode::FencedMemberEpoch.code(),
                     format!(
                         "The streams group member has a smaller member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its tasks and rejoin.",
                         m.member_epoch
@@ -730,19 +739,19 @@ impl StreamsManager<'_> {
         if er == eg {
             if !gt.same_structure(t) {
                 return fail(
-                    STREAMS_INVALID_TOPOLOGY_EPOCH,
+                    ErrorCode::StreamsInvalidTopologyEpoch.code(),
                     format!("Topology with epoch {er} differs from the group's topology with the same epoch."),
                 );
             }
             Ok(false)
         } else if er < eg {
             fail(
-                STREAMS_TOPOLOGY_FENCED,
+                ErrorCode::StreamsTopologyFenced.code(),
                 format!("Topology epoch {er} is older than the group's topology epoch {eg}."),
             )
         } else if i64::from(er) > i64::from(eg) + 1 {
             fail(
-                STREAMS_INVALID_TOPOLOGY_EPOCH,
+                ErrorCode::StreamsInvalidTopologyEpoch.code(),
                 format!("Topology epoch {er} is more than one ahead of the group's topology epoch {eg}."),
             )
         } else {
@@ -759,13 +768,13 @@ impl StreamsManager<'_> {
         for (_, s, p) in owned.iter() {
             let Some(sub) = subs.get(s) else {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     format!("Subtopology {s} does not exist in the topology."),
                 );
             };
             if p < 0 || p >= sub.num_tasks {
                 return fail(
-                    INVALID_REQUEST,
+                    ErrorCode::InvalidRequest.code(),
                     format!(
                         "Task {p} for subtopology {s} is invalid. Number of tasks for this subtopology: {}",
                         sub.num_tasks
@@ -813,7 +822,7 @@ impl StreamsManager<'_> {
         let g = draft.group();
         if epoch == 0 && g.members.len() >= self.side.config.max_size as usize {
             return fail(
-                GROUP_MAX_SIZE_REACHED,
+                ErrorCode::GroupMaxSizeReached.code(),
                 format!(
                     "The streams group has reached its maximum capacity of {} members.",
                     self.side.config.max_size
@@ -831,7 +840,7 @@ impl StreamsManager<'_> {
             None if epoch == 0 => StreamsGroupMember::new(&mid),
             None => {
                 return fail(
-                    UNKNOWN_MEMBER_ID,
+                    ErrorCode::UnknownMemberId.code(),
                     format!("Member {mid} is not a member of group {gid}."),
                 )
             }
@@ -840,7 +849,7 @@ impl StreamsManager<'_> {
         if base.state == StreamsMemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty())
         {
             return fail(
-                FENCED_MEMBER_EPOCH,
+                ErrorCode::FencedMemberEpoch.code(),
                 "The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.",
             );
         }
@@ -909,7 +918,7 @@ impl StreamsManager<'_> {
         }
         let current = fresh.as_ref().or(cached);
         if let Some(Err(e)) = current {
-            return fail(STREAMS_INVALID_TOPOLOGY, e.0.clone());
+            return fail(ErrorCode::StreamsInvalidTopology.code(), e.0.clone());
         }
         if hash != g.metadata_hash || validated != g.validated_topology_epoch {
             bump = true;
@@ -967,7 +976,7 @@ impl StreamsManager<'_> {
         }
         .run(&member)
         .map_err(|_| HbError {
-            code: FENCED_MEMBER_EPOCH,
+            code: ErrorCode::FencedMemberEpoch.code(),
             message: Some("The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.".into()),
         })?;
         let current_written = !next.same_assignment(&member);
@@ -1164,8 +1173,8 @@ impl StreamsManager<'_> {
     }
 }
 
-/// Handles a StreamsGroupDescribe (§2.8): per group, INVALID_GROUP_ID (24) for a blank id,
-/// GROUP_ID_NOT_FOUND (69) for a missing group or one of another type; otherwise the state,
+/// Handles a StreamsGroupDescribe (§2.8): per group, ErrorCode::InvalidGroupId.code() (24) for a blank id,
+/// ErrorCode::GroupIdNotFound.code() (69) for a missing group or one of another type; otherwise the state,
 /// epochs, topology (configured when ready, else as persisted), members with their task
 /// offsets, assignments and targets. `AuthorizedOperations` is `i32::MIN` (not requested /
 /// not computed: ACLs are the caller's).
@@ -1201,7 +1210,7 @@ fn describe_group(
         ..Default::default()
     };
     if blank(id) {
-        return error(INVALID_GROUP_ID, None);
+        return error(ErrorCode::InvalidGroupId.code(), None);
     }
     let Some(g) = groups.get(&**id) else {
         let msg = if others.hold(id) {
@@ -1209,7 +1218,7 @@ fn describe_group(
         } else {
             format!("Group {} not found.", &**id)
         };
-        return error(GROUP_ID_NOT_FOUND, Some(msg));
+        return error(ErrorCode::GroupIdNotFound.code(), Some(msg));
     };
     let vol = side.volatile.get(&**id);
     let configured = vol
@@ -1304,7 +1313,7 @@ fn describe_group(
     let empty = TasksTuple::default();
     let no_offsets = (TaskOffsets::new(), TaskOffsets::new());
     describe::DescribedGroup {
-        error_code: NONE,
+        error_code: ErrorCode::None.code(),
         error_message: None,
         group_id: id.clone(),
         group_state: g.state.as_str().into(),

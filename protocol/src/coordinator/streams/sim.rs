@@ -39,13 +39,11 @@ use super::{
     StreamsGroupState, StreamsGroups, StreamsMemberState, StreamsRecord, TaskOwners,
     NUM_STANDBY_REPLICAS,
 };
-use crate::coordinator::error_codes::{
-    STREAMS_INVALID_TOPOLOGY_EPOCH, STREAMS_TOPOLOGY_FENCED, UNKNOWN_MEMBER_ID,
-};
 use crate::coordinator::{
     ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
     StreamsHeartbeatOutput, TopicMetadata,
 };
+use crate::error::ErrorCode;
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response as ds;
 use crate::generated::streams_group_heartbeat_request as rq;
@@ -535,7 +533,7 @@ impl Sim {
             let cl = &mut self.clients[i];
             cl.epoch = None;
             cl.owned = TasksTuple::default();
-            if out.response.error_code == STREAMS_TOPOLOGY_FENCED {
+            if out.response.error_code == ErrorCode::StreamsTopologyFenced.code() {
                 // The operator redeploys the stale instance with the current release.
                 cl.version = self.latest;
             }
@@ -606,8 +604,8 @@ impl Sim {
         assert!(out.records.is_empty(), "failed heartbeat wrote records");
         assert!(out.topics_to_create.is_empty());
         assert_eq!(self.group(), before, "failed heartbeat changed the group");
-        match r.error_code {
-            UNKNOWN_MEMBER_ID => {
+        match ErrorCode::from_code(r.error_code) {
+            Some(ErrorCode::UnknownMemberId) => {
                 assert_ne!(req.member_epoch, 0, "UNKNOWN_MEMBER_ID on a join");
                 assert!(
                     before.is_some_and(|g| !g.members.contains_key(&cl.id)),
@@ -619,7 +617,7 @@ impl Sim {
                     format!("Member {} is not a member of group {G}.", cl.id)
                 );
             }
-            STREAMS_TOPOLOGY_FENCED => {
+            Some(ErrorCode::StreamsTopologyFenced) => {
                 let eg = before.map_or(-1, StreamsGroup::topology_epoch);
                 assert_eq!(
                     req.member_epoch, 0,
@@ -638,9 +636,9 @@ impl Sim {
                     )
                 );
             }
-            code => panic!(
-                "unexpected error {code} ({msg}) for {} (epoch {}, version {}) at {}",
-                cl.id, req.member_epoch, cl.version, self.now
+            _ => panic!(
+                "unexpected error {} ({msg}) for {} (epoch {}, version {}) at {}",
+                r.error_code, cl.id, req.member_epoch, cl.version, self.now
             ),
         }
     }
@@ -826,7 +824,11 @@ impl Sim {
                 self.shutdown_requester = Some(id);
             }
         } else {
-            assert_eq!(r.error_code, UNKNOWN_MEMBER_ID, "leave of an absent member");
+            assert_eq!(
+                r.error_code,
+                ErrorCode::UnknownMemberId.code(),
+                "leave of an absent member"
+            );
             assert!(out.records.is_empty());
         }
         let cl = &mut self.clients[i];
@@ -1207,10 +1209,7 @@ impl Sim {
             panic!("one group described: {resp:?}")
         };
         let Some(g) = self.group() else {
-            assert_eq!(
-                d.error_code,
-                crate::coordinator::error_codes::GROUP_ID_NOT_FOUND
-            );
+            assert_eq!(d.error_code, ErrorCode::GroupIdNotFound.code());
             return;
         };
         assert_eq!(d.error_code, 0);
@@ -1574,11 +1573,14 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
     }
     assert!(!s.group().unwrap().members.contains_key("m1"), "m1 expired");
     let out = s.hb(1);
-    assert_eq!(out.response.error_code, UNKNOWN_MEMBER_ID);
+    assert_eq!(out.response.error_code, ErrorCode::UnknownMemberId.code());
     // m1 rejoins with its old topology (version 0): fenced.
     s.clients[1].version = 0;
     let out = s.hb(1);
-    assert_eq!(out.response.error_code, STREAMS_TOPOLOGY_FENCED);
+    assert_eq!(
+        out.response.error_code,
+        ErrorCode::StreamsTopologyFenced.code()
+    );
     assert_eq!(
         out.response.error_message.as_deref(),
         Some("Topology epoch 0 is older than the group's topology epoch 1.")
@@ -1603,7 +1605,10 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
         ..Default::default()
     };
     let out = s.c.streams_group_heartbeat(&ctx(), &req, s.now);
-    assert_eq!(out.response.error_code, STREAMS_INVALID_TOPOLOGY_EPOCH);
+    assert_eq!(
+        out.response.error_code,
+        ErrorCode::StreamsInvalidTopologyEpoch.code()
+    );
     assert_eq!(
         out.response.error_message.as_deref(),
         Some("Topology epoch 3 is more than one ahead of the group's topology epoch 1.")

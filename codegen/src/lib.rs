@@ -12,14 +12,17 @@
 //! * [`rust`]: the Rust emitter.
 //! * [`Builder`]: for build scripts, in the manner of prost-build.
 //! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
+//! * [`names`]: Rust names for spec names (shared by [`validate`] and [`rust`]).
 
 pub mod builder;
 pub mod diagnostics;
 pub mod ir;
 pub mod lower;
+pub mod names;
 pub mod render;
 pub mod rust;
 pub mod source;
+mod suggest;
 pub mod syntax;
 pub mod validate;
 

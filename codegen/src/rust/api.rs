@@ -6,12 +6,13 @@
 //! `ResponseFrame`) are emitted when the set holds header specs named `RequestHeader` and
 //! `ResponseHeader`.
 //!
-//! Header versions (kafka-spec-reference.md section 5): a request uses header v2 in its flexible
-//! versions and v1 otherwise, a response v1 and v0; a `headerVersions` entry in the spec wins;
-//! hard-coded as in Kafka: ApiVersions (key 18) responses always use response header v0
-//! (KIP-511), ControlledShutdown (key 7) v0 requests use request header v0.
+//! Header versions (Kafka's `ApiMessageType.requestHeaderVersion` and `responseHeaderVersion`,
+//! KIP-482): a request uses header v2 in its flexible versions and v1 otherwise, a response v1
+//! and v0; a `headerVersions` entry in the spec wins; hard-coded as in Kafka: ApiVersions (key
+//! 18) responses always use response header v0 (KIP-511), ControlledShutdown (key 7) v0
+//! requests use request header v0.
 
-use super::names::{module_ident, type_ident};
+use crate::names::{module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -1,5 +1,6 @@
-//! Emits Kafka's JSON form of each message and struct (kafka-spec-reference.md section 6): an
-//! impl of the runtime's `::kwire_protocol::wire::json::JsonForm`.
+//! Emits Kafka's JSON form of each message and struct (the form of Kafka's generated
+//! `…JsonConverter` classes, `org.apache.kafka.message.JsonConverterGenerator`): an impl of
+//! the runtime's `json::JsonForm`.
 //!
 //! Writing follows the binary encoder field by field (the same version conditions, the same
 //! non-default and null checks, the same errors); reading follows Kafka's lenient converters
@@ -8,7 +9,7 @@
 //! runtime, so each field is one call. The shape is documented on the runtime module.
 
 use super::message::{default_expr, non_default_expr, param, Cond, Ctx, W};
-use super::names::{field_ident, type_ident};
+use crate::names::{field_ident, type_ident};
 use crate::ir::{Field, Struct, Versions};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -1,7 +1,7 @@
 //! Emits one spec file: its structs, `Default`, `Encode`, `Decode`, `Message` and, on request,
 //! `Sample` impls.
 
-use super::names::{field_ident, type_ident};
+use crate::names::{field_ident, type_ident};
 use super::Options;
 use crate::ir::{DefaultValue, Field, MessageKind, Spec, Struct, Type, Versions};
 use proc_macro2::{Literal, TokenStream};

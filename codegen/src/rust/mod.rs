@@ -9,7 +9,7 @@
 pub mod api;
 mod json;
 mod message;
-pub mod names;
+pub use crate::names;
 mod view;
 
 use crate::ir::Spec;

@@ -6,7 +6,7 @@
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
 use super::message::{default_parts, doc_lines, field_doc, fixed_type, Cond, Ctx, W};
-use super::names::{field_ident, type_ident};
+use crate::names::{field_ident, type_ident};
 use crate::ir::{DefaultValue, Field, Struct, Type};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

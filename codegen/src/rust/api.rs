@@ -12,7 +12,8 @@
 //! 18) responses always use response header v0 (KIP-511), ControlledShutdown (key 7) v0
 //! requests use request header v0.
 
-use crate::names::{module_ident, type_ident};
+use super::tokens::{cfg_feature, param};
+use crate::names::{json_key, module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -158,8 +159,8 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
         .iter()
         .map(|a| header_version_expr(a.response, 1, 0, (a.key == 18).then_some((None, 0))))
         .collect();
-    let req_v = super::message::param(&quote!(#(#req_hv)*), "version");
-    let resp_v = super::message::param(&quote!(#(#resp_hv)*), "version");
+    let req_v = param(&quote!(#(#req_hv)*), "version");
+    let resp_v = param(&quote!(#(#resp_hv)*), "version");
     let req_paths: Vec<_> = apis
         .iter()
         .map(|a| {
@@ -479,7 +480,7 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
 fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
     let w = quote!(::kwire_protocol::wire);
     let j = quote!(#w::json);
-    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let one = |enum_name: proc_macro2::Ident, paths: &[TokenStream], what: &str| {
         let to_doc = format!(" Kafka's JSON form of the {what} body at `version` (see `kwire_protocol::wire::json`).");
         let from_doc = format!(" Reads the {what} body of `api_key` at `version` from its JSON form.");
@@ -514,11 +515,11 @@ fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths:
 fn frames_json(opts: &super::Options, rq: &Spec, rs: &Spec) -> TokenStream {
     let w = quote!(::kwire_protocol::wire);
     let j = quote!(#w::json);
-    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let rqm = module_ident(&rq.name);
     let rsm = module_ident(&rs.name);
-    let key_key = super::json::json_key("RequestApiKey");
-    let version_key = super::json::json_key("RequestApiVersion");
+    let key_key = json_key("RequestApiKey");
+    let version_key = json_key("RequestApiVersion");
     quote!(
         #cfg
         impl RequestFrame {

@@ -7,10 +7,16 @@
 //! runtime and carries no `allow` beyond two local `unused_mut`s.
 
 pub mod api;
+mod decode;
+mod encode;
 mod json;
 mod message;
-pub use crate::names;
+mod plan;
+mod sample;
+mod tokens;
 mod view;
+
+pub use crate::names;
 
 use crate::ir::Spec;
 use proc_macro2::TokenStream;
@@ -53,12 +59,12 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     let mut out = Vec::new();
     for spec in &sorted {
-        let cx = message::Ctx { spec, opts };
+        let cx = plan::Ctx::new(spec, opts);
         out.push(Module {
             name: names::snake(&spec.name),
             source: Some(spec.file.clone()),
             doc: format!("`{}` ({}), from `{}{}`.", spec.name, spec.kind.as_str(), opts.source_prefix, spec.file),
-            tokens: message::emit_spec(&cx),
+            tokens: emit_spec(&cx),
         });
     }
     out.push(Module {
@@ -67,6 +73,28 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
         doc: "API keys, header versions and request/response dispatch for this spec set.".into(),
         tokens: api::emit_api_with(&sorted, opts),
     });
+    out
+}
+
+/// The module body of one spec: every struct, the message itself first, each with its owned
+/// type, then (as the options ask) its `Sample`, JSON and view impls.
+fn emit_spec(cx: &plan::Ctx) -> TokenStream {
+    let top = cx.spec.top();
+    let structs = std::iter::once((&top, true)).chain(cx.spec.structs.iter().map(|st| (st, false)));
+    let mut out = TokenStream::new();
+    for (st, is_top) in structs {
+        let p = plan::StructPlan::new(cx, st, is_top);
+        out.extend(message::emit(cx, &p));
+        if cx.opts.samples {
+            out.extend(sample::emit(cx, &p));
+        }
+        if cx.opts.json {
+            out.extend(json::emit(cx, &p));
+        }
+        if cx.opts.views {
+            out.extend(view::emit(cx, &p));
+        }
+    }
     out
 }
 

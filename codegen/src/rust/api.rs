@@ -12,7 +12,7 @@
 //! 18) responses always use response header v0 (KIP-511), ControlledShutdown (key 7) v0
 //! requests use request header v0.
 
-use super::tokens::{cfg_feature, param};
+use super::tokens::{cfg_feature, param, W};
 use crate::names::{json_key, module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
 use proc_macro2::{Literal, TokenStream};
@@ -112,12 +112,13 @@ fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Op
     quote!(match version { #(#arms)* })
 }
 
-/// Emits the module (with the default options).
+/// Emits the module body (with the default options); [`super::emit`] puts the import naming
+/// the runtime `rt` before it.
 pub fn emit_api(specs: &[&Spec]) -> TokenStream {
     emit_api_with(specs, &super::Options::default())
 }
 
-/// Emits the module; with `opts.json`, also the JSON form of the body enums and frames.
+/// Emits the module body; with `opts.json`, also the JSON form of the body enums and frames.
 pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
     let apis = apis(specs);
     if apis.is_empty() {
@@ -146,7 +147,7 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
 
 /// The `ApiKey` enum: each API's key, name, versions and header versions.
 fn api_key_enum(apis: &[Api]) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
     let keys: Vec<_> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
     let names: Vec<_> = apis.iter().map(|a| a.variant()).collect();
@@ -238,7 +239,7 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
 
 /// The `Request` or `Response` enum: any body of the spec set, tagged by API.
 fn body_enum(enum_name: &proc_macro2::Ident, variants: &[proc_macro2::Ident], paths: &[TokenStream], docs: &[String], what: &str) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     let doc = format!(" Any {what} body of this spec set, tagged by API.");
     quote!(
         #[doc = #doc]
@@ -300,7 +301,7 @@ fn frames(specs: &[&Spec], opts: &super::Options) -> TokenStream {
 
 /// `RequestFrame`: header and body of a request, read by peeking the API key and version.
 fn request_frame(rqm: &proc_macro2::Ident) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     quote!(
         /// A request as it travels (without the 4-byte size prefix): header, then body.
         #[derive(Debug, Clone, PartialEq)]
@@ -343,7 +344,7 @@ fn request_frame(rqm: &proc_macro2::Ident) -> TokenStream {
             /// # Errors
             /// `UnexpectedEof` under 4 bytes, `UnknownApiKey`, any header or body error,
             /// `TrailingBytes` when bytes are left after the body.
-            pub fn decode(frame: ::kwire_protocol::bytes::Bytes) -> ::core::result::Result<Self, #w::DecodeError> {
+            pub fn decode(frame: #w::Bytes) -> ::core::result::Result<Self, #w::DecodeError> {
                 let mut r = #w::Reader::new(frame);
                 let f = Self::decode_from(&mut r)?;
                 r.finish()?;
@@ -395,7 +396,7 @@ fn request_frame(rqm: &proc_macro2::Ident) -> TokenStream {
             ///
             /// # Errors
             /// As [`RequestFrame::encode_to`].
-            pub fn to_bytes(&self) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
+            pub fn to_bytes(&self) -> ::core::result::Result<#w::Bytes, #w::EncodeError> {
                 #w::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
             }
         }
@@ -404,7 +405,7 @@ fn request_frame(rqm: &proc_macro2::Ident) -> TokenStream {
 
 /// `ResponseFrame`: header and body of a response to a known API and version.
 fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     quote!(
         /// A response as it travels (without the 4-byte size prefix): header, then body.
         /// Reading one needs the API key and version of the request it answers.
@@ -429,7 +430,7 @@ fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
             ///
             /// # Errors
             /// Any header or body error; `TrailingBytes` when bytes are left after the body.
-            pub fn decode(frame: ::kwire_protocol::bytes::Bytes, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+            pub fn decode(frame: #w::Bytes, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
                 let mut r = #w::Reader::new(frame);
                 let f = Self::decode_from(&mut r, api_key, version)?;
                 r.finish()?;
@@ -470,7 +471,7 @@ fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
             ///
             /// # Errors
             /// As [`ResponseFrame::encode_to`].
-            pub fn to_bytes(&self, version: i16) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
+            pub fn to_bytes(&self, version: i16) -> ::core::result::Result<#w::Bytes, #w::EncodeError> {
                 #w::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
             }
         }
@@ -479,7 +480,7 @@ fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
 
 /// The JSON form of the `Request` and `Response` enums: the body's, at a given version.
 fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     let j = quote!(#w::json);
     let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let one = |enum_name: proc_macro2::Ident, paths: &[TokenStream], what: &str| {
@@ -514,7 +515,7 @@ fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths:
 
 /// The JSON form of `RequestFrame` and `ResponseFrame`: `{"header": …, "body": …}`.
 fn frames_json(opts: &super::Options, rq: &Spec, rs: &Spec) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+    let w = W();
     let j = quote!(#w::json);
     let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let rqm = module_ident(&rq.name);

@@ -2,8 +2,7 @@
 //! decoding in place over the defaults, field by field from the plan, then the tagged-field
 //! section.
 
-use super::encode::with_flexible;
-use super::plan::{rust_type, struct_ty, Ctx, FieldPlan, StructPlan};
+use super::plan::{rust_type, struct_ty, with_flexible, Ctx, FieldPlan, StructPlan};
 use super::tokens::{Cond, W};
 use crate::ir::Type;
 use proc_macro2::{Literal, TokenStream};
@@ -21,7 +20,7 @@ pub(crate) fn body(cx: &Ctx, p: &StructPlan) -> TokenStream {
             fp.untagged.select(quote!(self.#id = #read;), quote!())
         })
         .collect();
-    let tags = if cx.has_flexible() { cx.flexible.select(tag_section(p), quote!()) } else { quote!() };
+    let tags = if cx.has_flexible() { cx.flex_var.select(tag_section(p), quote!()) } else { quote!() };
     with_flexible(cx, quote!(#(#dec)* #tags ::core::result::Result::Ok(())))
 }
 

@@ -1,8 +1,8 @@
 //! The owned encoder's body: the statements of `encode_raw` (or `encode_body` for a message),
 //! field by field from the plan, then the tagged-field section.
 
-use super::plan::{non_default_expr, Ctx, FieldPlan, Group, StructPlan};
-use super::tokens::{uses_ident, Cond, W};
+use super::plan::{non_default_expr, with_flexible, Ctx, FieldPlan, Group, StructPlan};
+use super::tokens::{Cond, W};
 use crate::ir::{Type, Versions};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -19,16 +19,6 @@ pub(crate) fn body(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let tags = if cx.has_flexible() { tag_section(cx, p) } else { quote!() };
     let body = quote!(#(#enc)* #tags ::core::result::Result::Ok(()));
     with_flexible(cx, body)
-}
-
-/// Declares `flexible` before `body` when the body uses it.
-pub(crate) fn with_flexible(cx: &Ctx, body: TokenStream) -> TokenStream {
-    if cx.has_flexible() && uses_ident(&body, "flexible") {
-        let f = cx.flexible.tokens();
-        quote!(let flexible: bool = #f; #body)
-    } else {
-        body
-    }
 }
 
 /// The big-endian bytes of a fixed-size field, as an array expression.
@@ -75,32 +65,34 @@ fn field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
     let (f, id, name) = (fp.field, &fp.ident, &fp.name);
     let write = write_value(fp, &fp.compact, &fp.nullable, false);
     let non_default = non_default_expr(f, &quote!(self.#id));
-    let absent = if f.ignorable {
-        quote!()
-    } else {
-        quote!(if #non_default { return ::core::result::Result::Err(#w::non_default(version).field(#name)); })
-    };
-    // Absent also when the field is tagged in this version; tagged ones are written below.
-    // The check is for the versions that lack the field, which lie below its (open-ended)
-    // tagged versions; written as one `if` (no `!(version >= n)`, no nested `if`: clippy).
+    // Where the version lacks the field: a non-default value is an error. Not where the field
+    // is tagged (written in the tagged section), nor when it is ignorable; the versions that lack
+    // it lie below its (open-ended) tagged versions.
     let valid = cx.valid();
-    let absent = match &fp.tag {
-        Some(t) if t.cond.is_always() => quote!(),
-        _ if fp.in_version.is_always() => quote!(),
-        Some(t) if matches!(t.cond, Cond::Expr(_)) && !absent.is_empty() => {
+    let absent_if = match &fp.tag {
+        _ if f.ignorable || fp.in_version.is_always() => None,
+        Some(t) if t.in_valid.is_always() => None,
+        Some(t) if matches!(t.in_valid, Cond::Expr(_)) => {
             let below = Cond::of(Versions::new(valid.lowest, t.versions.lowest.saturating_sub(1)), valid).tokens();
-            quote!(if #below && #non_default { return ::core::result::Result::Err(#w::non_default(version).field(#name)); })
+            Some(quote!(#below && #non_default))
         }
-        _ => absent,
+        _ => Some(non_default),
     };
-    fp.untagged.select(write, absent)
+    let err = quote!(return ::core::result::Result::Err(#w::non_default(version).field(#name)););
+    match (&fp.untagged, absent_if) {
+        (Cond::Always, _) => write,
+        (Cond::Never, None) => quote!(),
+        (Cond::Never, Some(c)) => quote!(if #c { #err }),
+        (Cond::Expr(e), None) => quote!(if #e { #write }),
+        (Cond::Expr(e), Some(c)) => quote!(if #e { #write } else if #c { #err }),
+    }
 }
 
 /// The tagged-field section: known tags merged with the unknown ones in tag order.
 fn tag_section(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let w = W();
     if p.tagged.is_empty() {
-        let f = cx.flexible.tokens();
+        let f = cx.flex_var.tokens();
         return quote!(#w::write_unknown_tags(s, &self.unknown_tagged_fields, #f, version)?;);
     }
     let (mut decls, mut writes, mut counts) = (Vec::new(), Vec::new(), Vec::new());
@@ -122,8 +114,9 @@ fn tag_section(cx: &Ctx, p: &StructPlan) -> TokenStream {
         #(#writes)*
         #w::write_unknown_tags_below(s, &self.unknown_tagged_fields, i, u64::MAX)?;
     );
-    let check = quote!(#w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], flexible, version)?;);
-    let wr = cx.flexible.select(body, quote!());
+    let flex = cx.flex_var.tokens();
+    let check = quote!(#w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], #flex, version)?;);
+    let wr = cx.flex_var.select(body, quote!());
     quote!(#check #wr)
 }
 

@@ -8,7 +8,7 @@
 //! are ignored). The value conversions themselves (base64, float literals, ranges) live in the
 //! runtime, so each field is one call. The shape is documented on the runtime module.
 
-use super::plan::{default_expr, non_default_expr, Ctx, FieldPlan, StructPlan};
+use super::plan::{default_expr, non_default_expr, with_flexible, Ctx, FieldPlan, StructPlan};
 use super::tokens::{cfg_feature, param, Cond, W};
 use crate::ir::Versions;
 use crate::names::json_key;
@@ -147,7 +147,7 @@ fn to_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let writes: Vec<TokenStream> = p.fields.iter().map(|fp| write_field(cx, fp)).collect();
     let unknown_out = if flexible {
         let known = p.known_tags();
-        let flex = cx.flexible.tokens();
+        let flex = cx.flex_var.tokens();
         quote!(
             #w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], #flex, version)?;
             #j::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
@@ -160,11 +160,14 @@ fn to_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
     } else {
         quote!(let mut m = #j::Map::new();)
     };
-    quote!(
-        #m_decl
-        #(#writes)*
-        #unknown_out
-        ::core::result::Result::Ok(#j::Value::Object(m))
+    with_flexible(
+        cx,
+        quote!(
+            #m_decl
+            #(#writes)*
+            #unknown_out
+            ::core::result::Result::Ok(#j::Value::Object(m))
+        ),
     )
 }
 

@@ -7,7 +7,7 @@
 //! emitters use. The Rust types and default values of spec types live here too, since every
 //! emitter reads them.
 
-use super::tokens::{doc_lines, Cond, W};
+use super::tokens::{doc_lines, uses_ident, Cond, W};
 use super::Options;
 use crate::ir::{DefaultValue, Field, Spec, Struct, Type, Versions};
 use crate::names::{field_ident, plain, type_ident};
@@ -22,12 +22,19 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a Options,
     /// The flexible versions, as a condition over the valid ones.
     pub flexible: Cond,
+    /// The same inside a body that declares `let flexible = …;`: the variable when it varies.
+    pub flex_var: Cond,
 }
 
 impl<'a> Ctx<'a> {
     /// The context of `spec`.
     pub(crate) fn new(spec: &'a Spec, opts: &'a Options) -> Self {
-        Ctx { spec, opts, flexible: Cond::of(spec.flexible, spec.valid) }
+        let flexible = Cond::of(spec.flexible, spec.valid);
+        let flex_var = match &flexible {
+            Cond::Expr(_) => Cond::Expr(quote!(flexible)),
+            constant => constant.clone(),
+        };
+        Ctx { spec, opts, flexible, flex_var }
     }
     /// The message's valid versions.
     pub(crate) fn valid(&self) -> Versions {
@@ -36,6 +43,17 @@ impl<'a> Ctx<'a> {
     /// Whether some valid version is flexible (so structs carry unknown tagged fields).
     pub(crate) fn has_flexible(&self) -> bool {
         !self.flexible.is_never()
+    }
+}
+
+/// Declares `let flexible = version >= N;` before `body` when the body uses the variable
+/// (`Ctx::flex_var`, a field's `compact`).
+pub(crate) fn with_flexible(cx: &Ctx, body: TokenStream) -> TokenStream {
+    if uses_ident(&body, "flexible") {
+        let f = cx.flexible.tokens();
+        quote!(let flexible = #f; #body)
+    } else {
+        body
     }
 }
 
@@ -55,12 +73,15 @@ pub(crate) struct FieldPlan<'a> {
     pub in_version: Cond,
     /// The versions in which it is written outside the tagged section.
     pub untagged: Cond,
-    /// Nullable, within the untagged versions.
+    /// Nullable, within the untagged versions (where the code reading or writing it runs).
     pub nullable: Cond,
-    /// Nullable, over every valid version.
-    pub nullable_any: Cond,
-    /// Compact encoding of a string, bytes or array.
+    /// Compact encoding of a string, bytes or array, within the untagged versions; the
+    /// `flexible` variable when it is the message's flexible versions.
     pub compact: Cond,
+    /// Nullable, within the field's versions (where a view accessor or a sample reads it).
+    pub nullable_read: Cond,
+    /// Compact encoding, within the field's versions, as an expression over `version`.
+    pub compact_read: Cond,
     /// The tagged form, when the field has a tag.
     pub tag: Option<TagPlan>,
 }
@@ -71,8 +92,12 @@ pub(crate) struct TagPlan {
     pub tag: u32,
     /// The tagged versions (open-ended).
     pub versions: Versions,
-    /// The tagged versions, as a condition.
+    /// The tagged versions, within the flexible ones (where the tagged section is).
     pub cond: Cond,
+    /// The tagged versions, within the valid ones.
+    pub in_valid: Cond,
+    /// The tagged versions, within the field's versions (where a view accessor reads it).
+    pub read_cond: Cond,
     /// Nullable, within the tagged versions.
     pub nullable: Cond,
 }
@@ -126,15 +151,26 @@ impl<'a> StructPlan<'a> {
 fn field_plan<'a>(cx: &Ctx, f: &'a Field, index: usize) -> FieldPlan<'a> {
     let valid = cx.valid();
     let ident = field_ident(&f.name);
-    let untagged_v = f.untagged_versions();
-    let compact = match (&f.ty, f.flexible_override) {
-        (Type::String | Type::Bytes, Some(o)) => Cond::of(o, valid),
-        _ => cx.flexible.clone(),
+    // Each condition is folded against the versions in which the code testing it runs, so
+    // that no condition repeats one around it (`if version >= 3 { … version >= 1 … }`).
+    let present = f.untagged_versions().intersect(&valid);
+    let in_field = f.versions.intersect(&valid);
+    let flexible = cx.spec.flexible;
+    let compact_range = match (&f.ty, f.flexible_override) {
+        (Type::String | Type::Bytes, Some(o)) => Some(o),
+        _ => None,
+    };
+    let compact = match (compact_range, Cond::of(flexible, present)) {
+        (Some(o), _) => Cond::of(o, present),
+        (None, Cond::Expr(_)) => Cond::Expr(quote!(flexible)),
+        (None, constant) => constant,
     };
     let tag = f.tag.as_ref().map(|(tag, tv)| TagPlan {
         tag: *tag,
         versions: *tv,
-        cond: Cond::of(*tv, valid),
+        cond: Cond::of(*tv, flexible.intersect(&valid)),
+        in_valid: Cond::of(*tv, valid),
+        read_cond: Cond::of(*tv, in_field),
         nullable: Cond::of(f.nullable, tv.intersect(&valid)),
     });
     FieldPlan {
@@ -144,10 +180,11 @@ fn field_plan<'a>(cx: &Ctx, f: &'a Field, index: usize) -> FieldPlan<'a> {
         ident,
         ty: field_type(f),
         in_version: Cond::of(f.versions, valid),
-        untagged: Cond::of(untagged_v, valid),
-        nullable: Cond::of(f.nullable, untagged_v.intersect(&valid)),
-        nullable_any: Cond::of(f.nullable, valid),
+        untagged: Cond::of(f.untagged_versions(), valid),
+        nullable: Cond::of(f.nullable, present),
         compact,
+        nullable_read: Cond::of(f.nullable, in_field),
+        compact_read: Cond::of(compact_range.unwrap_or(flexible), in_field),
         tag,
     }
 }
@@ -208,7 +245,7 @@ pub(crate) fn rust_type(ty: &Type) -> TokenStream {
     let w = W();
     match ty {
         Type::String => quote!(#w::KStr),
-        Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes),
+        Type::Bytes | Type::Records => quote!(#w::Bytes),
         Type::Array(e) if e.is_fixed() => {
             let e = rust_type(e);
             quote!(#w::PrimArray<#e>)
@@ -245,7 +282,7 @@ pub(crate) fn type_default(ty: &Type) -> TokenStream {
         Type::Int64 => quote!(0i64),
         Type::Float64 => quote!(0f64),
         Type::String => quote!(#w::KStr::new()),
-        Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes::new()),
+        Type::Bytes | Type::Records => quote!(#w::Bytes::new()),
         Type::Uuid => quote!(#w::Uuid::ZERO),
         Type::Array(e) if e.is_fixed() => quote!(#w::PrimArray::new()),
         Type::Array(_) => quote!(::std::vec::Vec::new()),

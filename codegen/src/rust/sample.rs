@@ -16,7 +16,7 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
         let (inner_default, _) = default_parts(f);
         let v = sample_value(&f.ty, inner_default);
         let v = if f.is_optional() {
-            let null_now = fp.nullable_any.and(quote!(g.null()));
+            let null_now = fp.nullable_read.and(quote!(g.null()));
             quote!(if #null_now { ::core::option::Option::None } else { ::core::option::Option::Some(#v) })
         } else {
             v

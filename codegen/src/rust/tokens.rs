@@ -69,14 +69,20 @@ impl Cond {
     }
 }
 
-/// The path generated code names the runtime by.
-pub(crate) const W: fn() -> TokenStream = || quote!(::kwire_protocol::wire);
+/// The name generated code calls the runtime by: each generated module starts with
+/// [`runtime_alias`].
+pub(crate) const W: fn() -> TokenStream = || quote!(rt);
 
-/// Prefixes `body` with `use ::kwire_protocol::wire::ErrorPath as _;` when it calls its methods.
+/// The import at the top of each generated module: the runtime as `rt`.
+pub(crate) fn runtime_alias() -> TokenStream {
+    quote!(use ::kwire_protocol::__private as rt;)
+}
+
+/// Prefixes `body` with `use rt::ErrorPath as _;` when it calls its methods.
 pub(crate) fn with_error_path(body: TokenStream) -> TokenStream {
     let text = body.to_string();
     if text.contains("at_field") || text.contains("at_index") {
-        quote!(use ::kwire_protocol::wire::ErrorPath as _; #body)
+        quote!(use rt::ErrorPath as _; #body)
     } else {
         body
     }

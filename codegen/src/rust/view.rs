@@ -1,11 +1,11 @@
 //! Emits borrowed, allocation-free views (`…Ref<'a>`) of each message and struct, over the
-//! runtime's `::kwire_protocol::wire::view`.
+//! runtime's `wire::view`.
 //!
 //! A view validates its bytes once when made (the same checks as owned decoding, no allocation)
 //! and records where each field starts; accessors then read in place and never fail. A field the
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
-use super::plan::{default_parts, field_doc, fixed_type, Ctx, FieldPlan, Group, StructPlan};
+use super::plan::{default_parts, field_doc, fixed_type, with_flexible, Ctx, FieldPlan, Group, StructPlan};
 use super::tokens::{doc_lines, param, uses_ident, with_error_path, Cond, W};
 use crate::ir::{DefaultValue, Field, Type};
 use crate::names::{field_ident, type_ident};
@@ -153,7 +153,7 @@ fn to_owned_value(ty: &Type, v: TokenStream) -> TokenStream {
     let w = W();
     match ty {
         Type::String => quote!(#w::KStr::from(::std::string::String::from(#v))),
-        Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes::copy_from_slice(#v)),
+        Type::Bytes | Type::Records => quote!(#w::Bytes::copy_from_slice(#v)),
         Type::Array(e) if e.is_fixed() => quote!(#v.iter().collect()),
         Type::Array(e) => {
             let inner = to_owned_value(e, quote!(x));
@@ -317,7 +317,7 @@ fn check_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
             Group::One(k) => {
                 let fp = &p.fields[*k];
                 let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
-                let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable_any, false);
+                let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
                 let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
                 checks.push(fp.untagged.select(quote!(#rec #check.at_field(#name)?;), quote!()));
             }
@@ -325,17 +325,17 @@ fn check_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
     }
     let check_tags = if cx.has_flexible() { check_tags(cx, p, record) } else { quote!() };
     if !record {
-        return with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
+        return with_error_path(with_flexible(cx, quote!(#(#checks)* #check_tags ::core::result::Result::Ok(()))));
     }
     let (offs_decl, offs_init, tags_decl, tags_init) = record_decls(cx, p);
-    with_error_path(quote!(
+    with_error_path(with_flexible(cx, quote!(
         let start = c.pos();
         #offs_decl
         #tags_decl
         #(#checks)*
         #check_tags
         ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
-    ))
+    )))
 }
 
 /// A run of fixed-size fields present in every version, checked with one bounds check; only
@@ -357,7 +357,7 @@ fn check_fixed_run(p: &StructPlan, fields: &[usize], size: usize, record: bool) 
             out.push(quote!(offs[#kl] = (c.pos() - start #plus) as u32;));
         }
         let name = &fp.name;
-        let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable_any, false);
+        let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
         steps.push(fp.untagged.select(quote!(#check.at_field(#name)?;), quote!()));
         at += fp.field.ty.fixed_size().unwrap_or(0);
     }
@@ -382,7 +382,7 @@ fn check_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
             let t = fp.tag.as_ref()?;
             let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
             let tag_l = Literal::u32_unsuffixed(t.tag);
-            let check = check_value(fp.field, quote!(true), &fp.nullable_any, true);
+            let check = check_value(fp.field, quote!(true), &t.nullable, true);
             let rec = if record { quote!(offs[#k] = (at - start) as u32;) } else { quote!() };
             let ok = quote!({
                 #rec
@@ -415,7 +415,7 @@ fn check_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
     };
     let tags_set = tags_set(cx);
     let set = if record { quote!(#tags_set (c.pos() - start) as u32;) } else { quote!() };
-    cx.flexible.select(quote!(#set #sec), quote!())
+    cx.flex_var.select(quote!(#set #sec), quote!())
 }
 
 /// The body of `skip_at`, or with `record` of `locate_at`: walks bytes validated before (no
@@ -427,7 +427,7 @@ fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         .iter()
         .map(|fp| {
             let k = Literal::usize_unsuffixed(fp.index);
-            let skip = skip_value(fp.field, fp.compact.tokens(), &fp.nullable_any);
+            let skip = skip_value(fp.field, fp.compact.tokens(), &fp.nullable);
             let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
             let step = match fp.field.ty.fixed_size() {
                 Some(n) => {
@@ -449,7 +449,7 @@ fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         quote!(pos)
     };
     let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() { quote!() } else { quote!(let mut pos = pos;) };
-    quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end)
+    with_flexible(cx, quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end))
 }
 
 /// The tagged section of `skip_at`/`locate_at`.
@@ -459,7 +459,7 @@ fn walk_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         return quote!();
     }
     if !record {
-        return cx.flexible.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!());
+        return cx.flex_var.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!());
     }
     let arms: Vec<TokenStream> = p
         .tagged
@@ -488,7 +488,7 @@ fn walk_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         )
     };
     let tags_set = tags_set(cx);
-    cx.flexible.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
+    cx.flex_var.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
 }
 
 /// The accessor of one field: reads at its recorded offset, or its default when absent.
@@ -504,10 +504,10 @@ fn accessor(fp: &FieldPlan) -> TokenStream {
     // Tagged versions lie within the compact ones (Kafka's generator requires tagged versions
     // to be flexible), so one condition serves both.
     let tagged_now = match &fp.tag {
-        Some(t) => t.cond.tokens(),
+        Some(t) => t.read_cond.tokens(),
         None => quote!(false),
     };
-    let read = read_at(f, fp.compact.tokens(), fp.nullable_any.tokens(), tagged_now);
+    let read = read_at(f, fp.compact_read.tokens(), fp.nullable_read.tokens(), tagged_now);
     let body = quote!(
         match self.offs[#k] {
             #w::view::ABSENT => #def,
@@ -527,13 +527,14 @@ fn accessor(fp: &FieldPlan) -> TokenStream {
 
 /// One field of `to_owned`: the accessor's value converted to the owned type.
 fn owned_field(fp: &FieldPlan) -> TokenStream {
+    let w = W();
     let f = fp.field;
     let id = &fp.ident;
     let acc = accessor_ident(f);
     let conv = to_owned_value(&f.ty, quote!(v));
     let e = match (&f.ty, f.is_optional()) {
         (t, _) if t.is_fixed() => quote!(self.#acc()),
-        (Type::Bytes | Type::Records, true) => quote!(self.#acc().map(::kwire_protocol::bytes::Bytes::copy_from_slice)),
+        (Type::Bytes | Type::Records, true) => quote!(self.#acc().map(#w::Bytes::copy_from_slice)),
         (_, true) => quote!(self.#acc().map(|v| #conv)),
         (_, false) => quote!({ let v = self.#acc(); #conv }),
     };
@@ -557,7 +558,7 @@ fn unknown_tags(cx: &Ctx, p: &StructPlan) -> (TokenStream, TokenStream) {
         quote!(unknown_tagged_fields: {
             let mut u: ::std::vec::Vec<#w::RawTaggedField> = self
                 .unknown_tagged_fields()
-                .map(|(tag, data)| #w::RawTaggedField { tag, data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data) })
+                .map(|(tag, data)| #w::RawTaggedField { tag, data: #w::Bytes::copy_from_slice(data) })
                 .collect();
             #w::finish_unknown_tags(&mut u);
             u.into()

@@ -2,7 +2,7 @@
 //! runtime by: `use ::kwire_protocol::__private as rt;` at the top of each generated module. It
 //! re-exports the public runtime ([`crate::wire`]) with the helpers only generated code calls
 //! (hidden from the `wire` docs), and the runtime ABI check. Not an API: it changes with
-//! [`RUNTIME_ABI`].
+//! `RUNTIME_ABI`.
 
 pub use crate::wire::*;
 pub use bytes::Bytes;

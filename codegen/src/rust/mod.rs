@@ -88,8 +88,12 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
     out
 }
 
-/// A module body, after the import naming the runtime `rt`.
+/// A module body, after the import naming the runtime `rt` (when the body uses it: the `api`
+/// module of a set without APIs does not).
 fn with_alias(body: TokenStream) -> TokenStream {
+    if !tokens::uses_ident(&body, "rt") {
+        return body;
+    }
     let alias = tokens::runtime_alias();
     quote::quote!(#alias #body)
 }

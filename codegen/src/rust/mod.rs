@@ -8,7 +8,7 @@
 //! items ([`root_items`]) check at compile time that the runtime is the one the code was
 //! generated for ([`RUNTIME_ABI`]).
 //!
-//! The steps: [`plan`] computes what every emitter needs about one struct, once; `message`
+//! The steps: `plan` computes what every emitter needs about one struct, once; `message`
 //! (with `encode` and `decode`), `sample`, `json` and `view` each emit their items from the
 //! plan; only this module calls them.
 

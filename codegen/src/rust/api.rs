@@ -12,6 +12,7 @@
 //! 18) responses always use response header v0 (KIP-511), ControlledShutdown (key 7) v0
 //! requests use request header v0.
 
+use super::options::Options;
 use super::tokens::{cfg_feature, param, W};
 use crate::names::{json_key, module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
@@ -115,11 +116,11 @@ fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Op
 /// Emits the module body (with the default options); [`super::emit`] puts the import naming
 /// the runtime `rt` before it.
 pub fn emit_api(specs: &[&Spec]) -> TokenStream {
-    emit_api_with(specs, &super::Options::default())
+    emit_api_with(specs, &Options::default())
 }
 
 /// Emits the module body; with `opts.json`, also the JSON form of the body enums and frames.
-pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
+pub fn emit_api_with(specs: &[&Spec], opts: &Options) -> TokenStream {
     let apis = apis(specs);
     if apis.is_empty() {
         return quote!(
@@ -281,7 +282,7 @@ fn body_enum(enum_name: &proc_macro2::Ident, variants: &[proc_macro2::Ident], pa
 }
 
 /// `RequestFrame` and `ResponseFrame`, when the set has the request and response headers.
-fn frames(specs: &[&Spec], opts: &super::Options) -> TokenStream {
+fn frames(specs: &[&Spec], opts: &Options) -> TokenStream {
     let has = |name: &str| specs.iter().find(|s| s.kind == MessageKind::Header && s.name == name);
     match (has("RequestHeader"), has("ResponseHeader")) {
         (Some(rq), Some(rs))
@@ -479,7 +480,7 @@ fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
 }
 
 /// The JSON form of the `Request` and `Response` enums: the body's, at a given version.
-fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
+fn json_items(opts: &Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
     let cfg = cfg_feature(opts.json_cfg_feature, "json");
@@ -514,7 +515,7 @@ fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths:
 }
 
 /// The JSON form of `RequestFrame` and `ResponseFrame`: `{"header": …, "body": …}`.
-fn frames_json(opts: &super::Options, rq: &Spec, rs: &Spec) -> TokenStream {
+fn frames_json(opts: &Options, rq: &Spec, rs: &Spec) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
     let cfg = cfg_feature(opts.json_cfg_feature, "json");

@@ -1,19 +1,19 @@
 //! Emits the owned type of one struct: its declaration, `Default`, and the `Encode`, `Decode`
-//! and (for the message itself) `Message` impls around the bodies of [`super::encode`] and
-//! [`super::decode`].
+//! and (for the message itself) `Message` impls around the bodies `encode` and `decode` emit
+//! (`rust/mod.rs` passes them in; the three do not import each other).
 
 use super::plan::{default_expr, default_is_derivable, field_doc, Ctx, StructPlan};
 use super::tokens::{doc_lines, param, with_error_path, W};
-use super::{decode, encode};
 use crate::ir::{ApiKeyValue, MessageKind};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-/// The owned items of one struct: declaration, `Default`, codec impls.
-pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
+/// The owned items of one struct: declaration, `Default`, codec impls around the encoder and
+/// decoder bodies.
+pub(crate) fn emit(cx: &Ctx, p: &StructPlan, enc_body: TokenStream, dec_body: TokenStream) -> TokenStream {
     let decl = declaration(cx, p);
-    let enc_body = with_error_path(encode::body(cx, p));
-    let dec_body = with_error_path(decode::body(cx, p));
+    let enc_body = with_error_path(enc_body);
+    let dec_body = with_error_path(dec_body);
     let impls = if p.top { top_impls(cx, p, &enc_body, &dec_body) } else { nested_impls(p, &enc_body, &dec_body) };
     quote!(#decl #impls)
 }

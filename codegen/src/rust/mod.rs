@@ -17,12 +17,14 @@ mod decode;
 mod encode;
 mod json;
 mod message;
+mod options;
 mod plan;
 mod sample;
 mod tokens;
 mod view;
 
 pub use crate::names;
+pub use options::Options;
 
 use crate::ir::Spec;
 use proc_macro2::TokenStream;
@@ -32,25 +34,6 @@ use proc_macro2::TokenStream;
 /// compile, with a message saying so, against a kwire-protocol with another number. Equal to
 /// `kwire_protocol::__private::RUNTIME_ABI` of the same release (a unit test checks).
 pub const RUNTIME_ABI: u32 = 1;
-
-/// Emitter options.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Also emit `kwire_protocol::wire::sample::Sample` impls (needs the runtime's `sample`
-    /// feature).
-    pub samples: bool,
-    /// Put `#[cfg(feature = "sample")]` on the `Sample` impls (for the protocol crate itself).
-    pub samples_cfg_feature: bool,
-    /// Path shown in each file's `@generated` line before the spec file name (e.g. `schemas/`).
-    pub source_prefix: String,
-    /// Also emit Kafka's JSON form (`kwire_protocol::wire::json`; needs the runtime's `json`
-    /// feature).
-    pub json: bool,
-    /// Put `#[cfg(feature = "json")]` on the JSON impls (for the protocol crate itself).
-    pub json_cfg_feature: bool,
-    /// Also emit borrowed views (`…Ref<'a>`).
-    pub views: bool,
-}
 
 /// One generated module.
 #[derive(Debug, Clone)]
@@ -106,7 +89,7 @@ fn emit_spec(cx: &plan::Ctx) -> TokenStream {
     let mut out = TokenStream::new();
     for (st, is_top) in structs {
         let p = plan::StructPlan::new(cx, st, is_top);
-        out.extend(message::emit(cx, &p));
+        out.extend(message::emit(cx, &p, encode::body(cx, &p), decode::body(cx, &p)));
         if cx.opts.samples {
             out.extend(sample::emit(cx, &p));
         }

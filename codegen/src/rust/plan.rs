@@ -8,7 +8,7 @@
 //! emitter reads them.
 
 use super::tokens::{doc_lines, uses_ident, Cond, W};
-use super::Options;
+use super::options::Options;
 use crate::ir::{DefaultValue, Field, Spec, Struct, Type, Versions};
 use crate::names::{field_ident, plain, type_ident};
 use proc_macro2::{Ident, Literal, TokenStream};

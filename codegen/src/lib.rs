@@ -9,17 +9,20 @@
 //!
 //! * [`syntax`]: the spec dialect (JSON with comments and `TBD`), with error recovery.
 //! * [`lower`]: Kafka's leniencies and struct resolution, into [`ir`].
-//! * [`rust`]: the Rust emitter.
+//! * [`rust`]: the Rust emitter: a plan per struct, then the owned, JSON and view emitters.
 //! * [`Builder`]: for build scripts, in the manner of prost-build.
 //! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
+//! * [`names`]: Rust names for spec names (shared by [`validate`] and [`rust`]).
 
 pub mod builder;
 pub mod diagnostics;
 pub mod ir;
 pub mod lower;
+pub mod names;
 pub mod render;
 pub mod rust;
 pub mod source;
+mod suggest;
 pub mod syntax;
 pub mod validate;
 

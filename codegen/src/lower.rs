@@ -63,6 +63,7 @@
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{ApiKeyValue, DefaultValue, Field, KeySpans, MessageKind, Spec, Struct, Type, Versions};
+use crate::suggest::suggest;
 use crate::syntax::{Member, Value, ValueKind};
 
 const TOP_KEYS: &[&str] = &[
@@ -122,31 +123,6 @@ pub fn lower(file: &str, root: &Value) -> Lowered {
 
 struct Cx {
     diags: Vec<Diagnostic>,
-}
-
-/// Levenshtein distance, for "did you mean" hints.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(!ca.eq_ignore_ascii_case(cb));
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// The closest of `options` to `word`, if it is close enough to be a plausible typo.
-pub(crate) fn suggest<'a>(word: &str, options: &[&'a str]) -> Option<&'a str> {
-    options
-        .iter()
-        .map(|o| (edit_distance(word, o), *o))
-        .filter(|(d, o)| *d <= (o.len() / 3).max(1) || o.eq_ignore_ascii_case(word))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, o)| o)
 }
 
 /// A key-indexed view of an object: last occurrence wins, repeats reported.
@@ -962,7 +938,7 @@ fn split_types(word: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
-/// Resolves a `default` text against a type (Kafka's rules, kafka-spec-reference.md section 2).
+/// Resolves a `default` text against a type (Kafka's rules: `org.apache.kafka.message.FieldSpec` and the generated `…Data` classes).
 ///
 /// `optional`: the field is nullable in some version; `all_nullable`: in all its versions.
 ///

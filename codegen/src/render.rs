@@ -7,15 +7,7 @@ use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
 
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let offset = (0..=offset).rev().find(|o| text.is_char_boundary(*o)).unwrap_or(0);
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    (line, text[line_start..offset].chars().count() + 1)
-}
+pub use crate::diagnostics::line_col;
 
 /// Renders one file's diagnostics in rustc's style.
 pub fn render(path: &str, text: &str, diags: &[Diagnostic], color: bool) -> String {

@@ -119,7 +119,7 @@ pub struct NotUtf8 {
     pub offset: usize,
     /// That byte.
     pub byte: u8,
-    /// 1-based line and column (in characters) of that byte, as [`crate::render::line_col`].
+    /// 1-based line and column (in characters) of that byte, as [`crate::diagnostics::line_col`].
     pub line: usize,
     /// See `line`.
     pub column: usize,
@@ -131,7 +131,7 @@ impl NotUtf8 {
     /// `bytes` is the file, valid UTF-8 up to `offset`.
     fn new(path: PathBuf, bytes: &[u8], offset: usize) -> Self {
         let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
-        let (line, column) = crate::render::line_col(prefix, prefix.len());
+        let (line, column) = crate::diagnostics::line_col(prefix, prefix.len());
         let utf16_bom = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
         NotUtf8 { path, offset, byte: bytes[offset], line, column, utf16_bom }
     }
@@ -203,7 +203,7 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
             let lowered = crate::lower::lower(&f.file_name(), root);
             diags.extend(lowered.diagnostics);
             if let Some(spec) = &lowered.spec {
-                let lc = |o: usize| crate::render::line_col(&f.text, o);
+                let lc = |o: usize| crate::diagnostics::line_col(&f.text, o);
                 diags.extend(crate::validate::validate_spec(spec, &lc));
             }
             if !diags.iter().any(|d| d.is_error()) {

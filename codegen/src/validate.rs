@@ -2,7 +2,9 @@
 //! (K4xxx) of a set of files. The per-message and per-field rules (K2xxx) run in
 //! [`crate::lower`], where the raw JSON values are still at hand.
 //!
-//! Rule numbers are those of kafka-spec-reference.md section 3.
+//! The rule column numbers the checks that Kafka's generator (`org.apache.kafka.message.MessageGenerator`,
+//! `StructRegistry`, `MessageSpec`, `FieldSpec`) makes on a spec, in the order [`crate::lower`]'s
+//! table continues; `(kwire)` marks a check Kafka does not make.
 //!
 //! | code | rule | what |
 //! |---|---|---|
@@ -31,8 +33,8 @@
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::ir::{Field, MessageKind, Spec, Struct, Type};
-use crate::lower::suggest;
-use crate::rust::names::snake;
+use crate::names::snake;
+use crate::suggest::suggest;
 
 /// A diagnostic for a file of a folder, by index into the folder's specs.
 #[derive(Debug, Clone)]

@@ -116,7 +116,7 @@
 
 #![deny(missing_docs)]
 
-// Lets generated code name the runtime as `::kwire_protocol::wire` from inside this crate too.
+// Lets generated code name the runtime as `::kwire_protocol::__private` from inside this crate too.
 extern crate self as kwire_protocol;
 
 /// Re-exported so that generated code needs no dependency but this crate.
@@ -127,6 +127,11 @@ pub mod wire;
 pub mod generated;
 
 pub mod error;
+
+/// What generated code names the runtime by (`use ::kwire_protocol::__private as rt;`).
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 
 #[cfg(feature = "coordinator")]
 pub mod coordinator;

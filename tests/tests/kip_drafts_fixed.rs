@@ -34,7 +34,7 @@ fn tbd_messages_get_codecs_but_no_api_key() {
         "StreamsGroupDescribeResponse",
     ] {
         assert!(code.contains(&format!("pub struct {name} {{")), "{name}");
-        assert!(code.contains(&format!("impl ::kwire_protocol::wire::Decode for {name} {{")), "{name}");
+        assert!(code.contains(&format!("impl rt::Decode for {name} {{")), "{name}");
         assert!(code.contains("const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;"));
     }
     // …and an ApiKey enum without them.

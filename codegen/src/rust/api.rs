@@ -6,12 +6,15 @@
 //! `ResponseFrame`) are emitted when the set holds header specs named `RequestHeader` and
 //! `ResponseHeader`.
 //!
-//! Header versions (kafka-spec-reference.md section 5): a request uses header v2 in its flexible
-//! versions and v1 otherwise, a response v1 and v0; a `headerVersions` entry in the spec wins;
-//! hard-coded as in Kafka: ApiVersions (key 18) responses always use response header v0
-//! (KIP-511), ControlledShutdown (key 7) v0 requests use request header v0.
+//! Header versions (Kafka's `ApiMessageType.requestHeaderVersion` and `responseHeaderVersion`,
+//! KIP-482): a request uses header v2 in its flexible versions and v1 otherwise, a response v1
+//! and v0; a `headerVersions` entry in the spec wins; hard-coded as in Kafka: ApiVersions (key
+//! 18) responses always use response header v0 (KIP-511), ControlledShutdown (key 7) v0
+//! requests use request header v0.
 
-use super::names::{module_ident, type_ident};
+use super::options::Options;
+use super::tokens::{cfg_feature, param, W};
+use crate::names::{json_key, module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -110,15 +113,42 @@ fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Op
     quote!(match version { #(#arms)* })
 }
 
-/// Emits the module (with the default options).
+/// Emits the module body (with the default options); [`super::emit`] puts the import naming
+/// the runtime `rt` before it.
 pub fn emit_api(specs: &[&Spec]) -> TokenStream {
-    emit_api_with(specs, &super::Options::default())
+    emit_api_with(specs, &Options::default())
 }
 
-/// Emits the module; with `opts.json`, also the JSON form of the body enums and frames.
-pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+/// Emits the module body; with `opts.json`, also the JSON form of the body enums and frames.
+pub fn emit_api_with(specs: &[&Spec], opts: &Options) -> TokenStream {
     let apis = apis(specs);
+    if apis.is_empty() {
+        return quote!(
+            /// The APIs of this spec set (none: it holds no request/response pair).
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+            pub enum ApiKey {}
+        );
+    }
+    let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
+    let path = |s: &Spec| {
+        let (m, t) = (module_ident(&s.name), type_ident(&s.name));
+        quote!(super::#m::#t)
+    };
+    let req_paths: Vec<_> = apis.iter().map(|a| path(a.request)).collect();
+    let resp_paths: Vec<_> = apis.iter().map(|a| path(a.response)).collect();
+    let req_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.request.name)).collect();
+    let resp_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.response.name)).collect();
+    let api_key = api_key_enum(&apis);
+    let request_enum = body_enum(&format_ident!("Request"), &variants, &req_paths, &req_docs, "request");
+    let response_enum = body_enum(&format_ident!("Response"), &variants, &resp_paths, &resp_docs, "response");
+    let json = if opts.json { json_items(opts, &variants, &req_paths, &resp_paths) } else { quote!() };
+    let frames = frames(specs, opts);
+    quote!(#api_key #request_enum #response_enum #json #frames)
+}
+
+/// The `ApiKey` enum: each API's key, name, versions and header versions.
+fn api_key_enum(apis: &[Api]) -> TokenStream {
+    let w = W();
     let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
     let keys: Vec<_> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
     let names: Vec<_> = apis.iter().map(|a| a.variant()).collect();
@@ -135,20 +165,12 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
             )
         })
         .collect();
-    let valid: Vec<_> = apis
-        .iter()
-        .map(|a| {
-            let (lo, hi) = range_lits(a.request.valid);
-            quote!(#w::VersionRange::new(#lo, #hi))
-        })
-        .collect();
-    let flex: Vec<_> = apis
-        .iter()
-        .map(|a| {
-            let (lo, hi) = range_lits(a.request.flexible);
-            quote!(#w::VersionRange::new(#lo, #hi))
-        })
-        .collect();
+    let range = |v: Versions| {
+        let (lo, hi) = range_lits(v);
+        quote!(#w::VersionRange::new(#lo, #hi))
+    };
+    let valid: Vec<_> = apis.iter().map(|a| range(a.request.valid)).collect();
+    let flex: Vec<_> = apis.iter().map(|a| range(a.request.flexible)).collect();
     let req_hv: Vec<_> = apis
         .iter()
         .map(|a| header_version_expr(a.request, 2, 1, (a.key == 7).then_some((Some(0), 0))))
@@ -157,28 +179,9 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
         .iter()
         .map(|a| header_version_expr(a.response, 1, 0, (a.key == 18).then_some((None, 0))))
         .collect();
-    let req_v = super::message::param(&quote!(#(#req_hv)*), "version");
-    let resp_v = super::message::param(&quote!(#(#resp_hv)*), "version");
-    let req_paths: Vec<_> = apis
-        .iter()
-        .map(|a| {
-            let m = module_ident(&a.request.name);
-            let t = type_ident(&a.request.name);
-            quote!(super::#m::#t)
-        })
-        .collect();
-    let resp_paths: Vec<_> = apis
-        .iter()
-        .map(|a| {
-            let m = module_ident(&a.response.name);
-            let t = type_ident(&a.response.name);
-            quote!(super::#m::#t)
-        })
-        .collect();
-    let req_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.request.name)).collect();
-    let resp_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.response.name)).collect();
-
-    let api_key = quote!(
+    let req_v = param(&quote!(#(#req_hv)*), "version");
+    let resp_v = param(&quote!(#(#resp_hv)*), "version");
+    quote!(
         /// The APIs of this spec set, by key (each a request and response spec pair).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
@@ -232,253 +235,255 @@ pub fn emit_api_with(specs: &[&Spec], opts: &super::Options) -> TokenStream {
                 ApiKey::from_i16(key).ok_or(key)
             }
         }
-    );
+    )
+}
 
-    if apis.is_empty() {
-        return quote!(
-            /// The APIs of this spec set (none: it holds no request/response pair).
-            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-            pub enum ApiKey {}
-        );
-    }
+/// The `Request` or `Response` enum: any body of the spec set, tagged by API.
+fn body_enum(enum_name: &proc_macro2::Ident, variants: &[proc_macro2::Ident], paths: &[TokenStream], docs: &[String], what: &str) -> TokenStream {
+    let w = W();
+    let doc = format!(" Any {what} body of this spec set, tagged by API.");
+    quote!(
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #enum_name {
+            #( #[doc = #docs] #variants(#paths), )*
+        }
 
-    let body_enum = |enum_name: proc_macro2::Ident, paths: &[TokenStream], docs: &[String], what: &str| {
-        let doc = format!(" Any {what} body of this spec set, tagged by API.");
-        quote!(
-            #[doc = #doc]
-            #[derive(Debug, Clone, PartialEq)]
-            pub enum #enum_name {
-                #( #[doc = #docs] #variants(#paths), )*
+        impl #enum_name {
+            /// The API this body belongs to.
+            pub fn api_key(&self) -> ApiKey {
+                match self { #( #enum_name::#variants(_) => ApiKey::#variants, )* }
             }
+            /// Decodes the body of `api_key` at `version` from `r`.
+            ///
+            /// # Errors
+            /// Any decode error of the body, including `UnsupportedVersion`.
+            pub fn decode(api_key: ApiKey, version: i16, r: &mut #w::Reader) -> ::core::result::Result<Self, #w::DecodeError> {
+                ::core::result::Result::Ok(match api_key {
+                    #( ApiKey::#variants => #enum_name::#variants(<#paths as #w::Decode>::decode(r, version)?), )*
+                })
+            }
+        }
 
-            impl #enum_name {
-                /// The API this body belongs to.
-                pub fn api_key(&self) -> ApiKey {
-                    match self { #( #enum_name::#variants(_) => ApiKey::#variants, )* }
-                }
-                /// Decodes the body of `api_key` at `version` from `r`.
-                ///
-                /// # Errors
-                /// Any decode error of the body, including `UnsupportedVersion`.
-                pub fn decode(api_key: ApiKey, version: i16, r: &mut #w::Reader) -> ::core::result::Result<Self, #w::DecodeError> {
-                    ::core::result::Result::Ok(match api_key {
-                        #( ApiKey::#variants => #enum_name::#variants(<#paths as #w::Decode>::decode(r, version)?), )*
-                    })
+        impl #w::Encode for #enum_name {
+            fn encode_raw(&self, w: &mut #w::RawWriter, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                match self { #( #enum_name::#variants(m) => #w::Encode::encode_raw(m, w, version), )* }
+            }
+        }
+
+        #(
+            impl ::core::convert::From<#paths> for #enum_name {
+                fn from(m: #paths) -> Self {
+                    #enum_name::#variants(m)
                 }
             }
+        )*
+    )
+}
 
-            impl #w::Encode for #enum_name {
-                fn encode_raw(&self, w: &mut #w::RawWriter, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
-                    match self { #( #enum_name::#variants(m) => #w::Encode::encode_raw(m, w, version), )* }
-                }
-            }
-
-            #(
-                impl ::core::convert::From<#paths> for #enum_name {
-                    fn from(m: #paths) -> Self {
-                        #enum_name::#variants(m)
-                    }
-                }
-            )*
-        )
-    };
-    let request_enum = body_enum(format_ident!("Request"), &req_paths, &req_docs, "request");
-    let response_enum = body_enum(format_ident!("Response"), &resp_paths, &resp_docs, "response");
-
+/// `RequestFrame` and `ResponseFrame`, when the set has the request and response headers.
+fn frames(specs: &[&Spec], opts: &Options) -> TokenStream {
     let has = |name: &str| specs.iter().find(|s| s.kind == MessageKind::Header && s.name == name);
-    let json = if opts.json { json_items(opts, &variants, &req_paths, &resp_paths) } else { quote!() };
-    let frames = match (has("RequestHeader"), has("ResponseHeader")) {
+    match (has("RequestHeader"), has("ResponseHeader")) {
         (Some(rq), Some(rs))
             if ["RequestApiKey", "RequestApiVersion", "CorrelationId"]
                 .iter()
                 .all(|n| rq.fields.iter().any(|f| f.name == *n))
                 && rs.fields.iter().any(|f| f.name == "CorrelationId") =>
         {
-            let rqm = module_ident(&rq.name);
-            let rsm = module_ident(&rs.name);
             let frames_json = if opts.json { frames_json(opts, rq, rs) } else { quote!() };
-            quote!(
-                #frames_json
-
-                /// A request as it travels (without the 4-byte size prefix): header, then body.
-                #[derive(Debug, Clone, PartialEq)]
-                pub struct RequestFrame {
-                    /// The request header; its `request_api_key` and `request_api_version` say how to read the body.
-                    pub header: super::#rqm::RequestHeader,
-                    /// The body.
-                    pub body: Request,
-                }
-
-                impl RequestFrame {
-                    /// A frame for `body` at `version`, with a header naming its API.
-                    pub fn new(body: impl ::core::convert::Into<Request>, version: i16, correlation_id: i32, client_id: ::core::option::Option<&str>) -> Self {
-                        let body = body.into();
-                        RequestFrame {
-                            header: super::#rqm::RequestHeader {
-                                request_api_key: body.api_key().as_i16(),
-                                request_api_version: version,
-                                correlation_id,
-                                client_id: client_id.map(|c| #w::KStr::from(c.to_string())),
-                                ..::core::default::Default::default()
-                            },
-                            body,
-                        }
-                    }
-
-                    /// The request header version this frame's API and version call for.
-                    ///
-                    /// # Errors
-                    /// `UnknownApiKey` when the header names an API this spec set lacks.
-                    pub fn header_version(&self) -> ::core::result::Result<i16, #w::DecodeErrorKind> {
-                        let key = ApiKey::from_i16(self.header.request_api_key)
-                            .ok_or(#w::DecodeErrorKind::UnknownApiKey(self.header.request_api_key))?;
-                        ::core::result::Result::Ok(key.request_header_version(self.header.request_api_version))
-                    }
-
-                    /// Decodes one whole request frame: peeks the API key and version, picks the
-                    /// header version, reads the header and the body.
-                    ///
-                    /// # Errors
-                    /// `UnexpectedEof` under 4 bytes, `UnknownApiKey`, any header or body error,
-                    /// `TrailingBytes` when bytes are left after the body.
-                    pub fn decode(frame: ::kwire_protocol::bytes::Bytes) -> ::core::result::Result<Self, #w::DecodeError> {
-                        let mut r = #w::Reader::new(frame);
-                        let f = Self::decode_from(&mut r)?;
-                        r.finish()?;
-                        ::core::result::Result::Ok(f)
-                    }
-
-                    /// Decodes a request frame from the front of `r`, leaving what follows.
-                    ///
-                    /// # Errors
-                    /// As [`RequestFrame::decode`], without the trailing-bytes check.
-                    pub fn decode_from(r: &mut #w::Reader) -> ::core::result::Result<Self, #w::DecodeError> {
-                        let peek = r.peek_rest();
-                        if peek.len() < 4 {
-                            return ::core::result::Result::Err(r.error(#w::DecodeErrorKind::UnexpectedEof { needed: 4, remaining: peek.len() }));
-                        }
-                        let key = i16::from_be_bytes([peek[0], peek[1]]);
-                        let version = i16::from_be_bytes([peek[2], peek[3]]);
-                        let api = ApiKey::from_i16(key).ok_or_else(|| r.error(#w::DecodeErrorKind::UnknownApiKey(key)))?;
-                        let header = <super::#rqm::RequestHeader as #w::Decode>::decode(r, api.request_header_version(version))?;
-                        let body = Request::decode(api, version, r)?;
-                        ::core::result::Result::Ok(RequestFrame { header, body })
-                    }
-
-                    /// Writes header and body (no size prefix).
-                    ///
-                    /// # Errors
-                    /// `ApiKeyMismatch` when the body is not the header's API; any header or body error.
-                    pub fn encode_to<S: #w::Sink>(&self, s: &mut S) -> ::core::result::Result<(), #w::EncodeError> {
-                        let key = self.body.api_key();
-                        if key.as_i16() != self.header.request_api_key {
-                            return ::core::result::Result::Err(#w::EncodeError::new(#w::EncodeErrorKind::ApiKeyMismatch { body: key.as_i16(), header: self.header.request_api_key }));
-                        }
-                        let version = self.header.request_api_version;
-                        #w::Encode::encode_to(&self.header, s, key.request_header_version(version))?;
-                        #w::Encode::encode_to(&self.body, s, version)
-                    }
-
-                    /// The exact encoded size in bytes (header + body, no size prefix).
-                    ///
-                    /// # Errors
-                    /// As [`RequestFrame::encode_to`].
-                    pub fn encoded_len(&self) -> ::core::result::Result<usize, #w::EncodeError> {
-                        let mut c = #w::RawWriter::counter();
-                        self.encode_to(&mut c)?;
-                        ::core::result::Result::Ok(c.written())
-                    }
-
-                    /// Encodes into a new buffer of exactly the right size (no size prefix).
-                    ///
-                    /// # Errors
-                    /// As [`RequestFrame::encode_to`].
-                    pub fn to_bytes(&self) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
-                        #w::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
-                    }
-                }
-
-                /// A response as it travels (without the 4-byte size prefix): header, then body.
-                /// Reading one needs the API key and version of the request it answers.
-                #[derive(Debug, Clone, PartialEq)]
-                pub struct ResponseFrame {
-                    /// The response header.
-                    pub header: super::#rsm::ResponseHeader,
-                    /// The body.
-                    pub body: Response,
-                }
-
-                impl ResponseFrame {
-                    /// A frame answering `correlation_id` with `body`.
-                    pub fn new(body: impl ::core::convert::Into<Response>, correlation_id: i32) -> Self {
-                        ResponseFrame {
-                            header: super::#rsm::ResponseHeader { correlation_id, ..::core::default::Default::default() },
-                            body: body.into(),
-                        }
-                    }
-
-                    /// Decodes one whole response frame to a request of `api_key` at `version`.
-                    ///
-                    /// # Errors
-                    /// Any header or body error; `TrailingBytes` when bytes are left after the body.
-                    pub fn decode(frame: ::kwire_protocol::bytes::Bytes, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
-                        let mut r = #w::Reader::new(frame);
-                        let f = Self::decode_from(&mut r, api_key, version)?;
-                        r.finish()?;
-                        ::core::result::Result::Ok(f)
-                    }
-
-                    /// Decodes a response frame from the front of `r`, leaving what follows.
-                    ///
-                    /// # Errors
-                    /// Any header or body error.
-                    pub fn decode_from(r: &mut #w::Reader, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
-                        let header = <super::#rsm::ResponseHeader as #w::Decode>::decode(r, api_key.response_header_version(version))?;
-                        let body = Response::decode(api_key, version, r)?;
-                        ::core::result::Result::Ok(ResponseFrame { header, body })
-                    }
-
-                    /// Writes header and body (no size prefix) at `version`.
-                    ///
-                    /// # Errors
-                    /// Any header or body error.
-                    pub fn encode_to<S: #w::Sink>(&self, s: &mut S, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
-                        let key = self.body.api_key();
-                        #w::Encode::encode_to(&self.header, s, key.response_header_version(version))?;
-                        #w::Encode::encode_to(&self.body, s, version)
-                    }
-
-                    /// The exact encoded size in bytes at `version` (no size prefix).
-                    ///
-                    /// # Errors
-                    /// As [`ResponseFrame::encode_to`].
-                    pub fn encoded_len(&self, version: i16) -> ::core::result::Result<usize, #w::EncodeError> {
-                        let mut c = #w::RawWriter::counter();
-                        self.encode_to(&mut c, version)?;
-                        ::core::result::Result::Ok(c.written())
-                    }
-
-                    /// Encodes at `version` into a new buffer of exactly the right size.
-                    ///
-                    /// # Errors
-                    /// As [`ResponseFrame::encode_to`].
-                    pub fn to_bytes(&self, version: i16) -> ::core::result::Result<::kwire_protocol::bytes::Bytes, #w::EncodeError> {
-                        #w::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
-                    }
-                }
-            )
+            let request = request_frame(&module_ident(&rq.name));
+            let response = response_frame(&module_ident(&rs.name));
+            quote!(#frames_json #request #response)
         }
         _ => quote!(),
-    };
+    }
+}
 
-    quote!(#api_key #request_enum #response_enum #json #frames)
+/// `RequestFrame`: header and body of a request, read by peeking the API key and version.
+fn request_frame(rqm: &proc_macro2::Ident) -> TokenStream {
+    let w = W();
+    quote!(
+        /// A request as it travels (without the 4-byte size prefix): header, then body.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct RequestFrame {
+            /// The request header; its `request_api_key` and `request_api_version` say how to read the body.
+            pub header: super::#rqm::RequestHeader,
+            /// The body.
+            pub body: Request,
+        }
+
+        impl RequestFrame {
+            /// A frame for `body` at `version`, with a header naming its API.
+            pub fn new(body: impl ::core::convert::Into<Request>, version: i16, correlation_id: i32, client_id: ::core::option::Option<&str>) -> Self {
+                let body = body.into();
+                RequestFrame {
+                    header: super::#rqm::RequestHeader {
+                        request_api_key: body.api_key().as_i16(),
+                        request_api_version: version,
+                        correlation_id,
+                        client_id: client_id.map(|c| #w::KStr::from(c.to_string())),
+                        ..::core::default::Default::default()
+                    },
+                    body,
+                }
+            }
+
+            /// The request header version this frame's API and version call for.
+            ///
+            /// # Errors
+            /// `UnknownApiKey` when the header names an API this spec set lacks.
+            pub fn header_version(&self) -> ::core::result::Result<i16, #w::DecodeErrorKind> {
+                let key = ApiKey::from_i16(self.header.request_api_key)
+                    .ok_or(#w::DecodeErrorKind::UnknownApiKey(self.header.request_api_key))?;
+                ::core::result::Result::Ok(key.request_header_version(self.header.request_api_version))
+            }
+
+            /// Decodes one whole request frame: peeks the API key and version, picks the
+            /// header version, reads the header and the body.
+            ///
+            /// # Errors
+            /// `UnexpectedEof` under 4 bytes, `UnknownApiKey`, any header or body error,
+            /// `TrailingBytes` when bytes are left after the body.
+            pub fn decode(frame: #w::Bytes) -> ::core::result::Result<Self, #w::DecodeError> {
+                let mut r = #w::Reader::new(frame);
+                let f = Self::decode_from(&mut r)?;
+                r.finish()?;
+                ::core::result::Result::Ok(f)
+            }
+
+            /// Decodes a request frame from the front of `r`, leaving what follows.
+            ///
+            /// # Errors
+            /// As [`RequestFrame::decode`], without the trailing-bytes check.
+            pub fn decode_from(r: &mut #w::Reader) -> ::core::result::Result<Self, #w::DecodeError> {
+                let peek = r.peek_rest();
+                if peek.len() < 4 {
+                    return ::core::result::Result::Err(r.error(#w::DecodeErrorKind::UnexpectedEof { needed: 4, remaining: peek.len() }));
+                }
+                let key = i16::from_be_bytes([peek[0], peek[1]]);
+                let version = i16::from_be_bytes([peek[2], peek[3]]);
+                let api = ApiKey::from_i16(key).ok_or_else(|| r.error(#w::DecodeErrorKind::UnknownApiKey(key)))?;
+                let header = <super::#rqm::RequestHeader as #w::Decode>::decode(r, api.request_header_version(version))?;
+                let body = Request::decode(api, version, r)?;
+                ::core::result::Result::Ok(RequestFrame { header, body })
+            }
+
+            /// Writes header and body (no size prefix).
+            ///
+            /// # Errors
+            /// `ApiKeyMismatch` when the body is not the header's API; any header or body error.
+            pub fn encode_to<S: #w::Sink>(&self, s: &mut S) -> ::core::result::Result<(), #w::EncodeError> {
+                let key = self.body.api_key();
+                if key.as_i16() != self.header.request_api_key {
+                    return ::core::result::Result::Err(#w::EncodeError::new(#w::EncodeErrorKind::ApiKeyMismatch { body: key.as_i16(), header: self.header.request_api_key }));
+                }
+                let version = self.header.request_api_version;
+                #w::Encode::encode_to(&self.header, s, key.request_header_version(version))?;
+                #w::Encode::encode_to(&self.body, s, version)
+            }
+
+            /// The exact encoded size in bytes (header + body, no size prefix).
+            ///
+            /// # Errors
+            /// As [`RequestFrame::encode_to`].
+            pub fn encoded_len(&self) -> ::core::result::Result<usize, #w::EncodeError> {
+                let mut c = #w::RawWriter::counter();
+                self.encode_to(&mut c)?;
+                ::core::result::Result::Ok(c.written())
+            }
+
+            /// Encodes into a new buffer of exactly the right size (no size prefix).
+            ///
+            /// # Errors
+            /// As [`RequestFrame::encode_to`].
+            pub fn to_bytes(&self) -> ::core::result::Result<#w::Bytes, #w::EncodeError> {
+                #w::encode_exact(self.encoded_len()?, |w| self.encode_to(w))
+            }
+        }
+    )
+}
+
+/// `ResponseFrame`: header and body of a response to a known API and version.
+fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
+    let w = W();
+    quote!(
+        /// A response as it travels (without the 4-byte size prefix): header, then body.
+        /// Reading one needs the API key and version of the request it answers.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ResponseFrame {
+            /// The response header.
+            pub header: super::#rsm::ResponseHeader,
+            /// The body.
+            pub body: Response,
+        }
+
+        impl ResponseFrame {
+            /// A frame answering `correlation_id` with `body`.
+            pub fn new(body: impl ::core::convert::Into<Response>, correlation_id: i32) -> Self {
+                ResponseFrame {
+                    header: super::#rsm::ResponseHeader { correlation_id, ..::core::default::Default::default() },
+                    body: body.into(),
+                }
+            }
+
+            /// Decodes one whole response frame to a request of `api_key` at `version`.
+            ///
+            /// # Errors
+            /// Any header or body error; `TrailingBytes` when bytes are left after the body.
+            pub fn decode(frame: #w::Bytes, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                let mut r = #w::Reader::new(frame);
+                let f = Self::decode_from(&mut r, api_key, version)?;
+                r.finish()?;
+                ::core::result::Result::Ok(f)
+            }
+
+            /// Decodes a response frame from the front of `r`, leaving what follows.
+            ///
+            /// # Errors
+            /// Any header or body error.
+            pub fn decode_from(r: &mut #w::Reader, api_key: ApiKey, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+                let header = <super::#rsm::ResponseHeader as #w::Decode>::decode(r, api_key.response_header_version(version))?;
+                let body = Response::decode(api_key, version, r)?;
+                ::core::result::Result::Ok(ResponseFrame { header, body })
+            }
+
+            /// Writes header and body (no size prefix) at `version`.
+            ///
+            /// # Errors
+            /// Any header or body error.
+            pub fn encode_to<S: #w::Sink>(&self, s: &mut S, version: i16) -> ::core::result::Result<(), #w::EncodeError> {
+                let key = self.body.api_key();
+                #w::Encode::encode_to(&self.header, s, key.response_header_version(version))?;
+                #w::Encode::encode_to(&self.body, s, version)
+            }
+
+            /// The exact encoded size in bytes at `version` (no size prefix).
+            ///
+            /// # Errors
+            /// As [`ResponseFrame::encode_to`].
+            pub fn encoded_len(&self, version: i16) -> ::core::result::Result<usize, #w::EncodeError> {
+                let mut c = #w::RawWriter::counter();
+                self.encode_to(&mut c, version)?;
+                ::core::result::Result::Ok(c.written())
+            }
+
+            /// Encodes at `version` into a new buffer of exactly the right size.
+            ///
+            /// # Errors
+            /// As [`ResponseFrame::encode_to`].
+            pub fn to_bytes(&self, version: i16) -> ::core::result::Result<#w::Bytes, #w::EncodeError> {
+                #w::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
+            }
+        }
+    )
 }
 
 /// The JSON form of the `Request` and `Response` enums: the body's, at a given version.
-fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+fn json_items(opts: &Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
+    let w = W();
     let j = quote!(#w::json);
-    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let one = |enum_name: proc_macro2::Ident, paths: &[TokenStream], what: &str| {
         let to_doc = format!(" Kafka's JSON form of the {what} body at `version` (see `kwire_protocol::wire::json`).");
         let from_doc = format!(" Reads the {what} body of `api_key` at `version` from its JSON form.");
@@ -510,14 +515,14 @@ fn json_items(opts: &super::Options, variants: &[proc_macro2::Ident], req_paths:
 }
 
 /// The JSON form of `RequestFrame` and `ResponseFrame`: `{"header": …, "body": …}`.
-fn frames_json(opts: &super::Options, rq: &Spec, rs: &Spec) -> TokenStream {
-    let w = quote!(::kwire_protocol::wire);
+fn frames_json(opts: &Options, rq: &Spec, rs: &Spec) -> TokenStream {
+    let w = W();
     let j = quote!(#w::json);
-    let cfg = super::json::cfg_attr(opts.json_cfg_feature);
+    let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let rqm = module_ident(&rq.name);
     let rsm = module_ident(&rs.name);
-    let key_key = super::json::json_key("RequestApiKey");
-    let version_key = super::json::json_key("RequestApiVersion");
+    let key_key = json_key("RequestApiKey");
+    let version_key = json_key("RequestApiVersion");
     quote!(
         #cfg
         impl RequestFrame {

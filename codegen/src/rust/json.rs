@@ -1,5 +1,6 @@
-//! Emits Kafka's JSON form of each message and struct (kafka-spec-reference.md section 6): an
-//! impl of the runtime's `::kwire_protocol::wire::json::JsonForm`.
+//! Emits Kafka's JSON form of each message and struct (the form of Kafka's generated
+//! `…JsonConverter` classes, `org.apache.kafka.message.JsonConverterGenerator`): an impl of
+//! the runtime's `json::JsonForm`.
 //!
 //! Writing follows the binary encoder field by field (the same version conditions, the same
 //! non-default and null checks, the same errors); reading follows Kafka's lenient converters
@@ -7,30 +8,12 @@
 //! are ignored). The value conversions themselves (base64, float literals, ranges) live in the
 //! runtime, so each field is one call. The shape is documented on the runtime module.
 
-use super::message::{default_expr, non_default_expr, param, Cond, Ctx, W};
-use super::names::{field_ident, type_ident};
-use crate::ir::{Field, Struct, Versions};
-use proc_macro2::{Literal, TokenStream};
+use super::plan::{default_expr, non_default_expr, with_flexible, Ctx, FieldPlan, StructPlan};
+use super::tokens::{cfg_feature, param, Cond, W};
+use crate::ir::Versions;
+use crate::names::json_key;
+use proc_macro2::TokenStream;
 use quote::quote;
-
-/// The JSON key of a spec field: its name with the first letter lower-cased (Kafka's
-/// `camelCaseName`).
-pub(crate) fn json_key(name: &str) -> String {
-    let mut c = name.chars();
-    match c.next() {
-        Some(first) => first.to_lowercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
-/// `#[cfg(feature = "json")]` when the options ask for it.
-pub(crate) fn cfg_attr(on: bool) -> TokenStream {
-    if on {
-        quote!(#[cfg(feature = "json")])
-    } else {
-        quote!()
-    }
-}
 
 /// Folds `(condition, body)` arms into `if a { .. } else if b { .. }`; an arm without condition
 /// ends the chain as its `else`.
@@ -51,15 +34,14 @@ fn if_chain(arms: Vec<(Option<TokenStream>, TokenStream)>) -> TokenStream {
 }
 
 /// The statements writing one field into the map `m` (or checking that it may be left out).
-fn write_field(cx: &Ctx, f: &Field) -> TokenStream {
+fn write_field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
     let valid = cx.valid();
-    let id = field_ident(&f.name);
-    let rust_name = id.to_string().trim_start_matches("r#").to_string();
+    let (f, id, rust_name) = (fp.field, &fp.ident, &fp.name);
     let key = json_key(&f.name);
     let fe = quote!(.map_err(|e| e.field(#rust_name))?);
-    let non_default = non_default_expr(cx, f, &quote!(self.#id));
+    let non_default = non_default_expr(f, &quote!(self.#id));
     // The write, with the null check for the versions of this branch that do not allow null.
     let put = |branch: Versions| {
         let null_check = if f.is_optional() {
@@ -75,7 +57,7 @@ fn write_field(cx: &Ctx, f: &Field) -> TokenStream {
     };
     let mut arms = Vec::new();
     let untagged_v = f.untagged_versions();
-    match Cond::of(untagged_v, valid) {
+    match fp.untagged.clone() {
         Cond::Always => arms.push((None, put(untagged_v))),
         Cond::Never => {}
         Cond::Expr(e) => arms.push((Some(e), put(untagged_v))),
@@ -88,7 +70,7 @@ fn write_field(cx: &Ctx, f: &Field) -> TokenStream {
         }
     }
     // Versions that lack the field: the binary writer's non-default check.
-    if !matches!(Cond::of(f.versions, valid), Cond::Always) && !f.ignorable {
+    if !fp.in_version.is_always() && !f.ignorable {
         arms.push((
             Some(non_default),
             quote!(return ::core::result::Result::Err(#w::non_default(version).field(#rust_name));),
@@ -98,34 +80,74 @@ fn write_field(cx: &Ctx, f: &Field) -> TokenStream {
 }
 
 /// The expression reading one field from the object `o`.
-fn read_field(cx: &Ctx, f: &Field) -> TokenStream {
+fn read_field(fp: &FieldPlan) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
-    let key = json_key(&f.name);
+    let key = json_key(&fp.field.name);
     let required = quote!(#j::required(o, #key, version)?);
-    let default = default_expr(cx, f);
+    let default = default_expr(fp.field);
     let optional = quote!(#j::field_or(o, #key, version, #default)?);
     // Mandatory where the version has the field outside the tagged section (Kafka: versions
     // minus taggedVersions).
-    Cond::of(f.untagged_versions(), cx.valid()).select(required, optional)
+    fp.untagged.select(required, optional)
 }
 
-/// The JSON impls of one struct (`top`: the message itself).
-pub(crate) fn emit_json(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
+/// The JSON impls of one struct.
+pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
-    let ty = type_ident(&st.name);
-    let ty_name = st.name.clone();
-    let flexible = cx.has_flexible();
-    let cfg = cfg_attr(cx.opts.json_cfg_feature);
+    let (ty, ty_name) = (&p.ty, &p.name);
+    let cfg = cfg_feature(cx.opts.json_cfg_feature, "json");
+    let out_body = to_json_body(cx, p);
+    let in_body = from_json_body(cx, p);
+    let out_v = param(&out_body, "version");
+    let in_v = param(&in_body, "version");
+    if !p.top {
+        return quote!(
+            #cfg
+            impl #j::JsonForm for #ty {
+                fn to_json(&self, #out_v: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                    #out_body
+                }
+                fn from_json(value: &#j::Value, #in_v: i16) -> ::core::result::Result<Self, #j::JsonError> {
+                    #in_body
+                }
+            }
+        );
+    }
+    quote!(
+        #cfg
+        impl #j::JsonForm for #ty {
+            fn to_json(&self, version: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                #w::check_encode_version(version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
+                self.to_json_body(version).map_err(|e| e.in_type(#ty_name))
+            }
+            fn from_json(value: &#j::Value, version: i16) -> ::core::result::Result<Self, #j::JsonError> {
+                #j::check_version(version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
+                Self::from_json_body(value, version).map_err(|e| e.in_type(#ty_name))
+            }
+        }
+        #cfg
+        impl #ty {
+            fn to_json_body(&self, #out_v: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
+                #out_body
+            }
+            fn from_json_body(value: &#j::Value, #in_v: i16) -> ::core::result::Result<Self, #j::JsonError> {
+                #in_body
+            }
+        }
+    )
+}
 
-    // ---- to_json ----
-    let writes: Vec<TokenStream> = st.fields.iter().map(|f| write_field(cx, f)).collect();
+/// The body of `to_json`: every field into a map, then the unknown tagged fields.
+fn to_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
+    let w = W();
+    let j = quote!(#w::json);
+    let flexible = cx.has_flexible();
+    let writes: Vec<TokenStream> = p.fields.iter().map(|fp| write_field(cx, fp)).collect();
     let unknown_out = if flexible {
-        let mut known: Vec<u32> = st.fields.iter().filter_map(|f| f.tag.map(|t| t.0)).collect();
-        known.sort_unstable();
-        let known = known.iter().map(|t| Literal::u32_unsuffixed(*t));
-        let flex = cx.flexible().tokens();
+        let known = p.known_tags();
+        let flex = cx.flex_var.tokens();
         quote!(
             #w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], #flex, version)?;
             #j::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
@@ -138,18 +160,27 @@ pub(crate) fn emit_json(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     } else {
         quote!(let mut m = #j::Map::new();)
     };
-    let out_body = quote!(
-        #m_decl
-        #(#writes)*
-        #unknown_out
-        ::core::result::Result::Ok(#j::Value::Object(m))
-    );
+    with_flexible(
+        cx,
+        quote!(
+            #m_decl
+            #(#writes)*
+            #unknown_out
+            ::core::result::Result::Ok(#j::Value::Object(m))
+        ),
+    )
+}
 
-    // ---- from_json ----
-    let names: Vec<_> = st.fields.iter().map(|f| field_ident(&f.name)).collect();
-    let reads: Vec<_> = st.fields.iter().map(|f| read_field(cx, f)).collect();
+/// The body of `from_json`: every field from the object (mandatory or defaulted), then the
+/// unknown tagged fields.
+fn from_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
+    let w = W();
+    let j = quote!(#w::json);
+    let flexible = cx.has_flexible();
+    let names = p.fields.iter().map(|fp| &fp.ident);
+    let reads = p.fields.iter().map(read_field);
     let unknown_in = if flexible { quote!(unknown_tagged_fields: #j::unknown_tags(o)?,) } else { quote!() };
-    let in_body = if st.fields.is_empty() && !flexible {
+    if p.fields.is_empty() && !flexible {
         quote!(
             #j::object(value)?;
             ::core::result::Result::Ok(Self {})
@@ -159,56 +190,5 @@ pub(crate) fn emit_json(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             let o = #j::object(value)?;
             ::core::result::Result::Ok(Self { #(#names: #reads,)* #unknown_in })
         )
-    };
-    let out_v = param(&out_body, "version");
-    let in_v = param(&in_body, "version");
-
-    if top {
-        quote!(
-            #cfg
-            impl #j::JsonForm for #ty {
-                fn to_json(&self, version: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
-                    #w::check_encode_version(version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
-                    self.to_json_body(version).map_err(|e| e.in_type(#ty_name))
-                }
-                fn from_json(value: &#j::Value, version: i16) -> ::core::result::Result<Self, #j::JsonError> {
-                    #j::check_version(version, <Self as #w::Message>::VALID_VERSIONS, #ty_name)?;
-                    Self::from_json_body(value, version).map_err(|e| e.in_type(#ty_name))
-                }
-            }
-            #cfg
-            impl #ty {
-                fn to_json_body(&self, #out_v: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
-                    #out_body
-                }
-                fn from_json_body(value: &#j::Value, #in_v: i16) -> ::core::result::Result<Self, #j::JsonError> {
-                    #in_body
-                }
-            }
-        )
-    } else {
-        quote!(
-            #cfg
-            impl #j::JsonForm for #ty {
-                fn to_json(&self, #out_v: i16) -> ::core::result::Result<#j::Value, #w::EncodeError> {
-                    #out_body
-                }
-                fn from_json(value: &#j::Value, #in_v: i16) -> ::core::result::Result<Self, #j::JsonError> {
-                    #in_body
-                }
-            }
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::json_key;
-
-    #[test]
-    fn keys_lower_the_first_letter_only() {
-        assert_eq!(json_key("GroupId"), "groupId");
-        assert_eq!(json_key("TopicID"), "topicID");
-        assert_eq!(json_key("x"), "x");
     }
 }

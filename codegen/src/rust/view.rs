@@ -1,13 +1,14 @@
 //! Emits borrowed, allocation-free views (`…Ref<'a>`) of each message and struct, over the
-//! runtime's `::kwire_protocol::wire::view`.
+//! runtime's `wire::view`.
 //!
 //! A view validates its bytes once when made (the same checks as owned decoding, no allocation)
 //! and records where each field starts; accessors then read in place and never fail. A field the
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
-use super::message::{default_parts, doc_lines, field_doc, fixed_type, Cond, Ctx, W};
-use super::names::{field_ident, type_ident};
-use crate::ir::{DefaultValue, Field, Struct, Type};
+use super::plan::{default_parts, field_doc, fixed_type, with_flexible, Ctx, FieldPlan, Group, StructPlan};
+use super::tokens::{doc_lines, param, uses_ident, with_error_path, Cond, W};
+use crate::ir::{DefaultValue, Field, Type};
+use crate::names::{field_ident, type_ident};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -152,7 +153,7 @@ fn to_owned_value(ty: &Type, v: TokenStream) -> TokenStream {
     let w = W();
     match ty {
         Type::String => quote!(#w::KStr::from(::std::string::String::from(#v))),
-        Type::Bytes | Type::Records => quote!(::kwire_protocol::bytes::Bytes::copy_from_slice(#v)),
+        Type::Bytes | Type::Records => quote!(#w::Bytes::copy_from_slice(#v)),
         Type::Array(e) if e.is_fixed() => quote!(#v.iter().collect()),
         Type::Array(e) => {
             let inner = to_owned_value(e, quote!(x));
@@ -164,9 +165,9 @@ fn to_owned_value(ty: &Type, v: TokenStream) -> TokenStream {
 }
 
 /// The field's default as the accessor's type.
-fn default_value(cx: &Ctx, f: &Field) -> TokenStream {
+fn default_value(f: &Field) -> TokenStream {
     let w = W();
-    let (inner, null) = default_parts(cx, f);
+    let (inner, null) = default_parts(f);
     let inner = match (&f.ty, &f.default) {
         (Type::String, DefaultValue::Str(s)) => quote!(#s),
         (Type::String, _) => quote!(""),
@@ -187,208 +188,13 @@ fn default_value(cx: &Ctx, f: &Field) -> TokenStream {
     }
 }
 
-/// The view of one struct (`top`: the message itself).
-pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
+/// The view of one struct: its type, inherent methods and `View` impl.
+pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let w = W();
-    let valid = cx.valid();
-    let owned = type_ident(&st.name);
-    let owned_name = owned.to_string();
-    let view = view_ident(&st.name);
-    let n = Literal::usize_unsuffixed(st.fields.len());
-    let flexible = cx.flexible();
-
-    let tagged: Vec<(usize, &Field)> = st.fields.iter().enumerate().filter(|(_, f)| f.tag.is_some()).collect();
-
-    // ---- check_at: validate, as owned decoding does ----
-    // A run of fixed-size fields present in every version is checked with one bounds check;
-    // only when it fails are they checked one by one, so that the error names the field.
-    // With `record`, offsets are recorded on the way (as `locate_at` does): the top level's
-    // `check_locate`, so that parsing a message is one pass.
-    // What `check_locate` and `locate_at` record: field offsets, and where the tag section is.
-    let record_decls = || {
-        let offs_decl = if st.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
-        let offs_init = if st.fields.is_empty() { quote!() } else { quote!(offs,) };
-        let tags_decl = match (cx.has_flexible(), &flexible) {
-            (false, _) => quote!(),
-            (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
-            (true, Cond::Always) => quote!(),
-            (true, _) => quote!(let mut tags = #w::view::ABSENT;),
-        };
-        let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
-        (offs_decl, offs_init, tags_decl, tags_init)
-    };
-    // Sets the tag section's offset: declared there when every version is flexible.
-    let tags_set = if matches!(flexible, Cond::Always) { quote!(let tags =) } else { quote!(tags =) };
-    let check = |record: bool| -> TokenStream {
-        let mut checks = Vec::new();
-        let mut run: Vec<TokenStream> = Vec::new();
-        let mut run_recs: Vec<TokenStream> = Vec::new();
-        let mut run_size = 0usize;
-        let flush = |run: &mut Vec<TokenStream>, run_recs: &mut Vec<TokenStream>, run_size: &mut usize, checks: &mut Vec<TokenStream>| {
-            checks.append(run_recs);
-            if run.len() > 1 {
-                let n = Literal::usize_unsuffixed(*run_size);
-                checks.push(quote!(if c.remaining() >= #n { c.skip(#n)?; } else { #(#run)* }));
-            } else {
-                checks.append(run);
-            }
-            run.clear();
-            *run_size = 0;
-        };
-        for (k, f) in st.fields.iter().enumerate() {
-            let k = Literal::usize_unsuffixed(k);
-            let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
-            let present = Cond::of(f.untagged_versions(), valid);
-            let check = check_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid), false);
-            let step = present.select(quote!(#check.at_field(#name)?;), quote!());
-            match (f.ty.fixed_size(), &present) {
-                (Some(size), Cond::Always) => {
-                    if record {
-                        let at = if run_size == 0 {
-                            quote!()
-                        } else {
-                            let n = Literal::usize_unsuffixed(run_size);
-                            quote!(+ #n)
-                        };
-                        run_recs.push(quote!(offs[#k] = (c.pos() - start #at) as u32;));
-                    }
-                    run.push(step);
-                    run_size += size;
-                }
-                _ => {
-                    flush(&mut run, &mut run_recs, &mut run_size, &mut checks);
-                    let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
-                    checks.push(present.select(quote!(#rec #check.at_field(#name)?;), quote!()));
-                }
-            }
-        }
-        flush(&mut run, &mut run_recs, &mut run_size, &mut checks);
-        let check_tags = if cx.has_flexible() {
-            let arms: Vec<TokenStream> = tagged
-                .iter()
-                .map(|(k, f)| {
-                    let (tag, tv) = f.tag.expect("filtered on tag");
-                    let k = Literal::usize_unsuffixed(*k);
-                    let name = field_ident(&f.name).to_string().trim_start_matches("r#").to_string();
-                    let tag_l = Literal::u32_unsuffixed(tag);
-                    let check = check_value(f, quote!(true), &Cond::of(f.nullable, valid), true);
-                    let rec = if record { quote!(offs[#k] = (at - start) as u32;) } else { quote!() };
-                    let ok = quote!({
-                        #rec
-                        let c = &mut p;
-                        #check.at_field(#name)?;
-                    });
-                    let bad = quote!({
-                        return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
-                    });
-                    let body = Cond::of(tv, valid).select(ok, bad);
-                    quote!(if tag == #tag_l { #body })
-                })
-                .collect();
-            let at = if record { quote!(at) } else { quote!(_) };
-            let sec = if arms.is_empty() {
-                quote!(
-                    let n = c.uvarint()?;
-                    for _ in 0..n {
-                        c.tagged_field()?;
-                    }
-                )
-            } else {
-                quote!(
-                    let n = c.uvarint()?;
-                    for _ in 0..n {
-                        let (tag, #at, mut p) = c.tagged_field()?;
-                        #(#arms)*
-                    }
-                )
-            };
-            let set = if record { quote!(#tags_set (c.pos() - start) as u32;) } else { quote!() };
-            flexible.select(quote!(#set #sec), quote!())
-        } else {
-            quote!()
-        };
-        if !record {
-            return super::message::with_error_path(quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())));
-        }
-        let (offs_decl, offs_init, tags_decl, tags_init) = record_decls();
-        super::message::with_error_path(quote!(
-            let start = c.pos();
-            #offs_decl
-            #tags_decl
-            #(#checks)*
-            #check_tags
-            ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
-        ))
-    };
-    let check_body = check(false);
-    let check_version = super::message::param(&check_body, "version");
-    let check_c = super::message::param(&check_body, "c");
-
-    // ---- skip_at / locate_at: walk bytes validated before (no checks, no errors) ----
-    let walk = |record: bool| -> TokenStream {
-        let mut steps = Vec::new();
-        for (k, f) in st.fields.iter().enumerate() {
-            let k = Literal::usize_unsuffixed(k);
-            let present = Cond::of(f.untagged_versions(), valid);
-            let skip = skip_value(f, cx.compact(f).tokens(), &Cond::of(f.nullable, valid));
-            let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
-            let step = match f.ty.fixed_size() {
-                Some(n) => {
-                    let n = Literal::usize_unsuffixed(n);
-                    quote!(pos += #n;)
-                }
-                None => quote!(pos = #skip;),
-            };
-            steps.push(present.select(quote!(#rec #step), quote!()));
-        }
-        let tags = if !cx.has_flexible() {
-            quote!()
-        } else if !record {
-            flexible.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!())
-        } else {
-            let arms: Vec<TokenStream> = tagged
-                .iter()
-                .map(|(k, f)| {
-                    let (tag, tv) = f.tag.expect("filtered on tag");
-                    let k = Literal::usize_unsuffixed(*k);
-                    let tag_l = Literal::u32_unsuffixed(tag);
-                    let cond = Cond::of(tv, valid).and(quote!(tag == #tag_l));
-                    quote!(if #cond { offs[#k] = (at - start) as u32; })
-                })
-                .collect();
-            let lp = if arms.is_empty() {
-                quote!(pos = #w::view::skip_tags(buf, pos);)
-            } else {
-                quote!(
-                    let (mut n, mut p) = #w::view::tag_count(buf, pos);
-                    while n > 0 {
-                        n -= 1;
-                        let (tag, at, next) = #w::view::tag_header(buf, p);
-                        #(#arms)*
-                        p = next;
-                    }
-                    pos = p;
-                )
-            };
-            flexible.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
-        };
-        let (offs_decl, offs_init, tags_decl, tags_init) =
-            if record { record_decls() } else { (quote!(), quote!(), quote!(), quote!()) };
-        let start = if record { quote!(let start = pos;) } else { quote!() };
-        let end = if record {
-            quote!((#view { buf: buf.get(start..pos).unwrap_or_default(), version, #offs_init #tags_init }, pos))
-        } else {
-            quote!(pos)
-        };
-        let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() { quote!() } else { quote!(let mut pos = pos;) };
-        quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end)
-    };
-    let skip_body = walk(false);
-    let locate_body = walk(true);
-    let (skip_buf, skip_version) = (super::message::param(&skip_body, "buf"), super::message::param(&skip_body, "version"));
-    let locate_buf = super::message::param(&locate_body, "buf");
-
-    let (offs_field, offs_absent) = if st.fields.is_empty() {
+    let owned = &p.ty;
+    let view = view_ident(&p.name);
+    let n = Literal::usize_unsuffixed(p.fields.len());
+    let (offs_field, offs_absent) = if p.fields.is_empty() {
         (quote!(), quote!())
     } else {
         (quote!(offs: [u32; #n],), quote!(offs: [#w::view::ABSENT; #n],))
@@ -398,121 +204,15 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
     } else {
         (quote!(), quote!())
     };
-
-    // ---- accessors ----
-    let mut accessors = Vec::new();
-    for (k, f) in st.fields.iter().enumerate() {
-        let k = Literal::usize_unsuffixed(k);
-        let id = accessor_ident(f);
-        let docs = field_doc(f);
-        let t = value_type(&f.ty);
-        let t = if f.is_optional() { quote!(::core::option::Option<#t>) } else { t };
-        let def = default_value(cx, f);
-        // Tagged versions lie within the compact ones (rule 26), so one condition serves both.
-        let compact = cx.compact(f).tokens();
-        let tagged_now = match &f.tag {
-            Some((_, tv)) => Cond::of(*tv, valid).tokens(),
-            None => quote!(false),
-        };
-        let nullable = Cond::of(f.nullable, valid).tokens();
-        let read = read_at(f, compact, nullable, tagged_now);
-        let body = quote!(
-            match self.offs[#k] {
-                #w::view::ABSENT => #def,
-                o => {
-                    let o = o as usize;
-                    #read
-                }
-            }
-        );
-        let body = if super::message::uses_ident(&body, "version") {
-            quote!(let version = self.version; #body)
-        } else {
-            body
-        };
-        accessors.push(quote!(
-            #(#docs)*
-            #[inline]
-            pub fn #id(&self) -> #t { #body }
-        ));
-    }
-
-    let owned_fields: Vec<TokenStream> = st
-        .fields
-        .iter()
-        .map(|f| {
-            let id = field_ident(&f.name);
-            let acc = accessor_ident(f);
-            let conv = to_owned_value(&f.ty, quote!(v));
-            let e = match (&f.ty, f.is_optional()) {
-                (t, _) if t.is_fixed() => quote!(self.#acc()),
-                (Type::Bytes | Type::Records, true) => quote!(self.#acc().map(::kwire_protocol::bytes::Bytes::copy_from_slice)),
-                (_, true) => quote!(self.#acc().map(|v| #conv)),
-                (_, false) => quote!({ let v = self.#acc(); #conv }),
-            };
-            quote!(#id: #e)
-        })
-        .collect();
-    let known: Vec<Literal> = tagged.iter().map(|(_, f)| Literal::u32_unsuffixed(f.tag.expect("tagged").0)).collect();
-    let (unknown_api, owned_unknown) = if cx.has_flexible() {
-        (
-            quote!(
-                /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
-                pub fn unknown_tagged_fields(&self) -> #w::view::UnknownTags<'a> {
-                    #w::view::UnknownTags::at(self.buf, self.tags, &[#(#known),*])
-                }
-            ),
-            quote!(unknown_tagged_fields: {
-                let mut u: ::std::vec::Vec<#w::RawTaggedField> = self
-                    .unknown_tagged_fields()
-                    .map(|(tag, data)| #w::RawTaggedField { tag, data: ::kwire_protocol::bytes::Bytes::copy_from_slice(data) })
-                    .collect();
-                #w::finish_unknown_tags(&mut u);
-                u.into()
-            }),
-        )
-    } else {
-        (quote!(), quote!())
-    };
     let doc = doc_lines(&format!(
-        "A borrowed view of [`{owned_name}`]: validated once by `parse`, then read in place without allocating."
+        "A borrowed view of [`{}`]: validated once by `parse`, then read in place without allocating.",
+        p.name
     ));
-    let top_api = if top {
-        let check_locate_body = check(true);
-        quote!(
-            /// Validates `bytes` as one whole message at `version` and returns its view.
-            ///
-            /// # Errors
-            /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
-            /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
-            pub fn parse(bytes: &'a [u8], version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
-                let mut c = #w::view::Cursor::new(bytes, 0);
-                let v = Self::parse_prefix(&mut c, version)?;
-                if c.remaining() > 0 {
-                    return ::core::result::Result::Err(c.error(#w::DecodeErrorKind::TrailingBytes { offset: c.pos(), len: c.remaining() }).in_type(#owned_name));
-                }
-                ::core::result::Result::Ok(v)
-            }
-
-            /// Validates one message at the cursor (bytes after it are left) and returns its view.
-            ///
-            /// # Errors
-            /// As [`Self::parse`], without the trailing-bytes check.
-            pub fn parse_prefix(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
-                #w::check_view_version(c, version, <#owned as #w::Message>::VALID_VERSIONS, #owned_name)?;
-                Self::check_locate(c, version).map_err(|e| e.in_type(#owned_name))
-            }
-
-            /// Validates one value at the cursor, as `View::check_at` does, and records where its
-            /// fields are on the way (one pass).
-            fn check_locate(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
-                #check_locate_body
-            }
-        )
-    } else {
-        quote!()
-    };
-
+    let top_api = if p.top { top_api(cx, p) } else { quote!() };
+    let accessors = p.fields.iter().map(accessor);
+    let (unknown_api, owned_unknown) = unknown_tags(cx, p);
+    let owned_fields = p.fields.iter().map(owned_field);
+    let view_impl = view_impl(cx, p);
     quote!(
         #(#doc)*
         #[derive(Debug, Clone, Copy)]
@@ -551,6 +251,21 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             }
         }
 
+        #view_impl
+    )
+}
+
+/// The `View` impl: `check_at` validates, `skip_at` and `locate_at` walk bytes validated before.
+fn view_impl(cx: &Ctx, p: &StructPlan) -> TokenStream {
+    let w = W();
+    let view = view_ident(&p.name);
+    let check_body = check_body(cx, p, false);
+    let (check_c, check_version) = (param(&check_body, "c"), param(&check_body, "version"));
+    let skip_body = walk_body(cx, p, false);
+    let locate_body = walk_body(cx, p, true);
+    let (skip_buf, skip_version) = (param(&skip_body, "buf"), param(&skip_body, "version"));
+    let locate_buf = param(&locate_body, "buf");
+    quote!(
         impl<'a> #w::view::View<'a> for #view<'a> {
             fn check_at(#check_c: &mut #w::view::Cursor<'a>, #check_version: i16) -> ::core::result::Result<(), #w::DecodeError> {
                 #check_body
@@ -561,6 +276,329 @@ pub(crate) fn emit_view(cx: &Ctx, st: &Struct, top: bool) -> TokenStream {
             fn locate_at(#locate_buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
                 #locate_body
             }
+        }
+    )
+}
+
+/// What `check_locate` and `locate_at` record: field offsets, and where the tag section is.
+/// Returns the declarations and the initializers of `offs` and `tags`.
+fn record_decls(cx: &Ctx, p: &StructPlan) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let w = W();
+    let n = Literal::usize_unsuffixed(p.fields.len());
+    let offs_decl = if p.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
+    let offs_init = if p.fields.is_empty() { quote!() } else { quote!(offs,) };
+    let tags_decl = match (cx.has_flexible(), &cx.flexible) {
+        (false, _) => quote!(),
+        (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
+        (true, Cond::Always) => quote!(),
+        (true, _) => quote!(let mut tags = #w::view::ABSENT;),
+    };
+    let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+    (offs_decl, offs_init, tags_decl, tags_init)
+}
+
+/// Sets the tag section's offset: declared there when every version is flexible.
+fn tags_set(cx: &Ctx) -> TokenStream {
+    if cx.flexible.is_always() {
+        quote!(let tags =)
+    } else {
+        quote!(tags =)
+    }
+}
+
+/// The body of `check_at` (validate, as owned decoding does), or with `record` of the top
+/// level's `check_locate`, which also records the offsets on the way (one pass to parse).
+fn check_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
+    let view = view_ident(&p.name);
+    let mut checks = Vec::new();
+    for g in &p.groups {
+        match g {
+            Group::Fixed { fields, size } => checks.extend(check_fixed_run(p, fields, *size, record)),
+            Group::One(k) => {
+                let fp = &p.fields[*k];
+                let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
+                let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
+                let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
+                checks.push(fp.untagged.select(quote!(#rec #check.at_field(#name)?;), quote!()));
+            }
+        }
+    }
+    let check_tags = if cx.has_flexible() { check_tags(cx, p, record) } else { quote!() };
+    if !record {
+        return with_error_path(with_flexible(cx, quote!(#(#checks)* #check_tags ::core::result::Result::Ok(()))));
+    }
+    let (offs_decl, offs_init, tags_decl, tags_init) = record_decls(cx, p);
+    with_error_path(with_flexible(cx, quote!(
+        let start = c.pos();
+        #offs_decl
+        #tags_decl
+        #(#checks)*
+        #check_tags
+        ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
+    )))
+}
+
+/// A run of fixed-size fields present in every version, checked with one bounds check; only
+/// when it fails are they checked one by one, so that the error names the field.
+fn check_fixed_run(p: &StructPlan, fields: &[usize], size: usize, record: bool) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    let mut steps = Vec::new();
+    let mut at = 0usize;
+    for k in fields {
+        let fp = &p.fields[*k];
+        if record {
+            let kl = Literal::usize_unsuffixed(fp.index);
+            let plus = if at == 0 {
+                quote!()
+            } else {
+                let n = Literal::usize_unsuffixed(at);
+                quote!(+ #n)
+            };
+            out.push(quote!(offs[#kl] = (c.pos() - start #plus) as u32;));
+        }
+        let name = &fp.name;
+        let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
+        steps.push(fp.untagged.select(quote!(#check.at_field(#name)?;), quote!()));
+        at += fp.field.ty.fixed_size().unwrap_or(0);
+    }
+    if steps.len() > 1 {
+        let n = Literal::usize_unsuffixed(size);
+        out.push(quote!(if c.remaining() >= #n { c.skip(#n)?; } else { #(#steps)* }));
+    } else {
+        out.extend(steps);
+    }
+    out
+}
+
+/// The tagged section of `check_at`/`check_locate`: each known tag checked (and its offset
+/// recorded), the unknown ones skipped.
+fn check_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
+    let w = W();
+    let arms: Vec<TokenStream> = p
+        .tagged
+        .iter()
+        .filter_map(|k| {
+            let fp = &p.fields[*k];
+            let t = fp.tag.as_ref()?;
+            let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
+            let tag_l = Literal::u32_unsuffixed(t.tag);
+            let check = check_value(fp.field, quote!(true), &t.nullable, true);
+            let rec = if record { quote!(offs[#k] = (at - start) as u32;) } else { quote!() };
+            let ok = quote!({
+                #rec
+                let c = &mut p;
+                #check.at_field(#name)?;
+            });
+            let bad = quote!({
+                return ::core::result::Result::Err(p.error(#w::DecodeErrorKind::TagNotValidForVersion { tag, version }).field(#name));
+            });
+            let body = t.cond.select(ok, bad);
+            Some(quote!(if tag == #tag_l { #body }))
+        })
+        .collect();
+    let at = if record { quote!(at) } else { quote!(_) };
+    let sec = if arms.is_empty() {
+        quote!(
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                c.tagged_field()?;
+            }
+        )
+    } else {
+        quote!(
+            let n = c.uvarint()?;
+            for _ in 0..n {
+                let (tag, #at, mut p) = c.tagged_field()?;
+                #(#arms)*
+            }
+        )
+    };
+    let tags_set = tags_set(cx);
+    let set = if record { quote!(#tags_set (c.pos() - start) as u32;) } else { quote!() };
+    cx.flex_var.select(quote!(#set #sec), quote!())
+}
+
+/// The body of `skip_at`, or with `record` of `locate_at`: walks bytes validated before (no
+/// checks, no errors), recording the offsets with `record`.
+fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
+    let view = view_ident(&p.name);
+    let steps: Vec<TokenStream> = p
+        .fields
+        .iter()
+        .map(|fp| {
+            let k = Literal::usize_unsuffixed(fp.index);
+            let skip = skip_value(fp.field, fp.compact.tokens(), &fp.nullable);
+            let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
+            let step = match fp.field.ty.fixed_size() {
+                Some(n) => {
+                    let n = Literal::usize_unsuffixed(n);
+                    quote!(pos += #n;)
+                }
+                None => quote!(pos = #skip;),
+            };
+            fp.untagged.select(quote!(#rec #step), quote!())
+        })
+        .collect();
+    let tags = walk_tags(cx, p, record);
+    let (offs_decl, offs_init, tags_decl, tags_init) =
+        if record { record_decls(cx, p) } else { (quote!(), quote!(), quote!(), quote!()) };
+    let start = if record { quote!(let start = pos;) } else { quote!() };
+    let end = if record {
+        quote!((#view { buf: buf.get(start..pos).unwrap_or_default(), version, #offs_init #tags_init }, pos))
+    } else {
+        quote!(pos)
+    };
+    let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() { quote!() } else { quote!(let mut pos = pos;) };
+    with_flexible(cx, quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end))
+}
+
+/// The tagged section of `skip_at`/`locate_at`.
+fn walk_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
+    let w = W();
+    if !cx.has_flexible() {
+        return quote!();
+    }
+    if !record {
+        return cx.flex_var.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!());
+    }
+    let arms: Vec<TokenStream> = p
+        .tagged
+        .iter()
+        .filter_map(|k| {
+            let fp = &p.fields[*k];
+            let t = fp.tag.as_ref()?;
+            let k = Literal::usize_unsuffixed(fp.index);
+            let tag_l = Literal::u32_unsuffixed(t.tag);
+            let cond = t.cond.and(quote!(tag == #tag_l));
+            Some(quote!(if #cond { offs[#k] = (at - start) as u32; }))
+        })
+        .collect();
+    let lp = if arms.is_empty() {
+        quote!(pos = #w::view::skip_tags(buf, pos);)
+    } else {
+        quote!(
+            let (mut n, mut p) = #w::view::tag_count(buf, pos);
+            while n > 0 {
+                n -= 1;
+                let (tag, at, next) = #w::view::tag_header(buf, p);
+                #(#arms)*
+                p = next;
+            }
+            pos = p;
+        )
+    };
+    let tags_set = tags_set(cx);
+    cx.flex_var.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
+}
+
+/// The accessor of one field: reads at its recorded offset, or its default when absent.
+fn accessor(fp: &FieldPlan) -> TokenStream {
+    let w = W();
+    let f = fp.field;
+    let k = Literal::usize_unsuffixed(fp.index);
+    let id = accessor_ident(f);
+    let docs = field_doc(f);
+    let t = value_type(&f.ty);
+    let t = if f.is_optional() { quote!(::core::option::Option<#t>) } else { t };
+    let def = default_value(f);
+    // Tagged versions lie within the compact ones (Kafka's generator requires tagged versions
+    // to be flexible), so one condition serves both.
+    let tagged_now = match &fp.tag {
+        Some(t) => t.read_cond.tokens(),
+        None => quote!(false),
+    };
+    let read = read_at(f, fp.compact_read.tokens(), fp.nullable_read.tokens(), tagged_now);
+    let body = quote!(
+        match self.offs[#k] {
+            #w::view::ABSENT => #def,
+            o => {
+                let o = o as usize;
+                #read
+            }
+        }
+    );
+    let body = if uses_ident(&body, "version") { quote!(let version = self.version; #body) } else { body };
+    quote!(
+        #(#docs)*
+        #[inline]
+        pub fn #id(&self) -> #t { #body }
+    )
+}
+
+/// One field of `to_owned`: the accessor's value converted to the owned type.
+fn owned_field(fp: &FieldPlan) -> TokenStream {
+    let w = W();
+    let f = fp.field;
+    let id = &fp.ident;
+    let acc = accessor_ident(f);
+    let conv = to_owned_value(&f.ty, quote!(v));
+    let e = match (&f.ty, f.is_optional()) {
+        (t, _) if t.is_fixed() => quote!(self.#acc()),
+        (Type::Bytes | Type::Records, true) => quote!(self.#acc().map(#w::Bytes::copy_from_slice)),
+        (_, true) => quote!(self.#acc().map(|v| #conv)),
+        (_, false) => quote!({ let v = self.#acc(); #conv }),
+    };
+    quote!(#id: #e)
+}
+
+/// The `unknown_tagged_fields` accessor and its field of `to_owned`, for flexible messages.
+fn unknown_tags(cx: &Ctx, p: &StructPlan) -> (TokenStream, TokenStream) {
+    let w = W();
+    if !cx.has_flexible() {
+        return (quote!(), quote!());
+    }
+    let known = p.tagged.iter().filter_map(|k| p.fields[*k].tag.as_ref()).map(|t| Literal::u32_unsuffixed(t.tag));
+    (
+        quote!(
+            /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+            pub fn unknown_tagged_fields(&self) -> #w::view::UnknownTags<'a> {
+                #w::view::UnknownTags::at(self.buf, self.tags, &[#(#known),*])
+            }
+        ),
+        quote!(unknown_tagged_fields: {
+            let mut u: ::std::vec::Vec<#w::RawTaggedField> = self
+                .unknown_tagged_fields()
+                .map(|(tag, data)| #w::RawTaggedField { tag, data: #w::Bytes::copy_from_slice(data) })
+                .collect();
+            #w::finish_unknown_tags(&mut u);
+            u.into()
+        }),
+    )
+}
+
+/// `parse`, `parse_prefix` and `check_locate` of the message's view.
+fn top_api(cx: &Ctx, p: &StructPlan) -> TokenStream {
+    let w = W();
+    let (owned, owned_name) = (&p.ty, &p.name);
+    let check_locate_body = check_body(cx, p, true);
+    quote!(
+        /// Validates `bytes` as one whole message at `version` and returns its view.
+        ///
+        /// # Errors
+        /// The errors owned decoding gives for the same bytes (`UnsupportedVersion` outside
+        /// the valid versions, `TrailingBytes` when bytes are left over), with the field path.
+        pub fn parse(bytes: &'a [u8], version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+            let mut c = #w::view::Cursor::new(bytes, 0);
+            let v = Self::parse_prefix(&mut c, version)?;
+            if c.remaining() > 0 {
+                return ::core::result::Result::Err(c.error(#w::DecodeErrorKind::TrailingBytes { offset: c.pos(), len: c.remaining() }).in_type(#owned_name));
+            }
+            ::core::result::Result::Ok(v)
+        }
+
+        /// Validates one message at the cursor (bytes after it are left) and returns its view.
+        ///
+        /// # Errors
+        /// As [`Self::parse`], without the trailing-bytes check.
+        pub fn parse_prefix(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+            #w::check_view_version(c, version, <#owned as #w::Message>::VALID_VERSIONS, #owned_name)?;
+            Self::check_locate(c, version).map_err(|e| e.in_type(#owned_name))
+        }
+
+        /// Validates one value at the cursor, as `View::check_at` does, and records where its
+        /// fields are on the way (one pass).
+        fn check_locate(c: &mut #w::view::Cursor<'a>, version: i16) -> ::core::result::Result<Self, #w::DecodeError> {
+            #check_locate_body
         }
     )
 }

@@ -1256,12 +1256,13 @@ mod tests {
         ValueKind::String(s.to_string())
     }
 
-    /// The shared material: `$KWIRE_SHARED`, else `<workspace root>/../shared`. Absent, the
+    /// The reference material (Kafka's spec corpus): `$KWIRE_SHARED`, else the `shared` folder beside
+    /// the workspace root. Absent, the
     /// tests that need it skip with a message, unless `CI=true`, where absence is a failure.
     fn shared_dir() -> Option<PathBuf> {
         let dir = match std::env::var_os("KWIRE_SHARED") {
             Some(d) => PathBuf::from(d),
-            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared"),
         };
         if dir.join("kafka-specs").is_dir() {
             return Some(dir);

@@ -114,6 +114,7 @@ pub trait Decode: Sized {
 /// # Errors
 /// As [`Reader::array_len`]; an element's error gets its index.
 #[inline(always)]
+#[doc(hidden)]
 pub fn decode_struct_array<T: Decode + Default>(
     r: &mut Reader,
     compact: bool,
@@ -130,6 +131,7 @@ pub fn decode_struct_array<T: Decode + Default>(
 /// # Errors
 /// As [`decode_struct_array`].
 #[inline(always)]
+#[doc(hidden)]
 pub fn decode_nullable_struct_array<T: Decode + Default>(
     r: &mut Reader,
     compact: bool,
@@ -170,6 +172,7 @@ fn decode_struct_elements<T: Decode + Default>(
 ///
 /// # Errors
 /// As [`Reader::array_len`] and [`Reader::string`]; an element's error gets its index.
+#[doc(hidden)]
 pub fn decode_string_array(r: &mut Reader, compact: bool) -> Result<Vec<KStr>, DecodeError> {
     let n = r.array_len(compact)?;
     decode_string_elements(r, n, compact)
@@ -179,6 +182,7 @@ pub fn decode_string_array(r: &mut Reader, compact: bool) -> Result<Vec<KStr>, D
 ///
 /// # Errors
 /// As [`decode_string_array`].
+#[doc(hidden)]
 pub fn decode_nullable_string_array(
     r: &mut Reader,
     compact: bool,
@@ -204,6 +208,7 @@ fn decode_string_elements(r: &mut Reader, n: usize, compact: bool) -> Result<Vec
 ///
 /// # Errors
 /// As [`Reader::tagged_field`].
+#[doc(hidden)]
 pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut UnknownTaggedFields) -> Result<(), DecodeError> {
     let n = r.uvarint()?;
     if n == 0 {
@@ -230,6 +235,7 @@ fn decode_unknown_tags_slow(
 ///
 /// # Errors
 /// As [`write_array_len`]; an element's error gets its index.
+#[doc(hidden)]
 pub fn write_struct_array<T: Encode>(
     w: &mut RawWriter,
     a: &[T],
@@ -250,6 +256,7 @@ pub fn write_struct_array<T: Encode>(
 ///
 /// # Errors
 /// As [`write_array_len`] and [`write_string`]; an element's error gets its index.
+#[doc(hidden)]
 pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Result<(), EncodeError> {
     write_array_len(w, a.len(), compact)?;
     for (i, e) in a.iter().enumerate() {
@@ -267,6 +274,7 @@ pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Resul
 /// # Errors
 /// As [`check_unknown_tags`].
 #[inline(always)]
+#[doc(hidden)]
 pub fn write_unknown_tags(
     w: &mut RawWriter,
     unknown: &[RawTaggedField],
@@ -330,6 +338,7 @@ pub trait Message: Encode + Decode + Default + Clone + PartialEq + std::fmt::Deb
 
 /// Fails with `UnsupportedVersion` unless `version` is in `valid` (decode side).
 #[inline]
+#[doc(hidden)]
 pub fn check_decode_version(
     r: &Reader,
     version: i16,
@@ -351,6 +360,7 @@ pub fn check_decode_version(
 
 /// Fails with `UnsupportedVersion` unless `version` is in `valid` (view side).
 #[inline]
+#[doc(hidden)]
 pub fn check_view_version(
     c: &super::view::Cursor<'_>,
     version: i16,
@@ -372,6 +382,7 @@ pub fn check_view_version(
 
 /// Fails with `UnsupportedVersion` unless `version` is in `valid` (encode side).
 #[inline]
+#[doc(hidden)]
 pub fn check_encode_version(
     version: i16,
     valid: VersionRange,
@@ -391,12 +402,14 @@ pub fn check_encode_version(
 
 /// The error for a non-default, non-ignorable field written at a version that lacks it.
 #[cold]
+#[doc(hidden)]
 pub fn non_default(version: i16) -> EncodeError {
     EncodeError::new(EncodeErrorKind::NonDefaultField { version })
 }
 
 /// The error for `None` in a version where the field is not nullable.
 #[cold]
+#[doc(hidden)]
 pub fn null_not_allowed(version: i16) -> EncodeError {
     EncodeError::new(EncodeErrorKind::NullNotAllowed { version })
 }
@@ -424,6 +437,7 @@ fn put_len<S: Sink>(s: &mut S, n: usize, compact: bool, short: bool) -> Result<(
 /// # Errors
 /// [`EncodeErrorKind::StringTooLong`] above 32767 bytes (in both encodings, as in Kafka).
 #[inline]
+#[doc(hidden)]
 pub fn write_string<S: Sink>(s: &mut S, v: &KStr, compact: bool) -> Result<(), EncodeError> {
     let n = v.len();
     if n > i16::MAX as usize {
@@ -437,6 +451,7 @@ pub fn write_string<S: Sink>(s: &mut S, v: &KStr, compact: bool) -> Result<(), E
 /// Writes a nullable string; null is int16 -1 or compact 0. `nullable` says whether the version
 /// allows null.
 #[inline]
+#[doc(hidden)]
 pub fn write_nullable_string<S: Sink>(
     s: &mut S,
     v: Option<&KStr>,
@@ -460,6 +475,7 @@ pub fn write_nullable_string<S: Sink>(
 
 /// Writes non-null bytes or records: int32 length (or compact length+1), then the bytes.
 #[inline]
+#[doc(hidden)]
 pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, compact: bool) -> Result<(), EncodeError> {
     put_len(s, v.len(), compact, false)?;
     s.put_shared(v);
@@ -468,6 +484,7 @@ pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, compact: bool) -> Result<(), E
 
 /// Writes nullable bytes or records; null is int32 -1 or compact 0.
 #[inline]
+#[doc(hidden)]
 pub fn write_nullable_bytes<S: Sink>(
     s: &mut S,
     v: Option<&Bytes>,
@@ -483,12 +500,14 @@ pub fn write_nullable_bytes<S: Sink>(
 
 /// Writes an array count: int32, or compact count+1.
 #[inline]
+#[doc(hidden)]
 pub fn write_array_len<S: Sink>(s: &mut S, n: usize, compact: bool) -> Result<(), EncodeError> {
     put_len(s, n, compact, false)
 }
 
 /// Writes the null length of bytes, records or an array (int32 -1 or compact 0).
 #[inline]
+#[doc(hidden)]
 pub fn write_null_len<S: Sink>(
     s: &mut S,
     compact: bool,
@@ -509,6 +528,7 @@ pub fn write_null_len<S: Sink>(
 /// Checks that unknown tagged fields can be written: sorted by tag (ties allowed, as decoding
 /// keeps duplicates), none using one of the struct's `known` tags, none at all when the version is
 /// not flexible.
+#[doc(hidden)]
 pub fn check_unknown_tags(
     unknown: &[RawTaggedField],
     known: &[u32],
@@ -538,6 +558,7 @@ pub fn check_unknown_tags(
 /// Writes the unknown tagged fields from `unknown[i..]` whose tag is below `below`; returns the
 /// index of the first one not written. Used to merge them with known tags in ascending order.
 #[inline(always)]
+#[doc(hidden)]
 pub fn write_unknown_tags_below<S: Sink>(
     s: &mut S,
     unknown: &[RawTaggedField],
@@ -570,6 +591,7 @@ fn write_unknown_tags_below_slow<S: Sink>(
 
 /// Writes the header of one tagged field: its tag and payload size.
 #[inline]
+#[doc(hidden)]
 pub fn write_tag_header<S: Sink>(s: &mut S, tag: u32, size: usize) -> Result<(), EncodeError> {
     if size > u32::MAX as usize {
         return Err(EncodeError::new(EncodeErrorKind::TooLong(size)));
@@ -581,6 +603,7 @@ pub fn write_tag_header<S: Sink>(s: &mut S, tag: u32, size: usize) -> Result<(),
 
 /// Records an unknown tagged field read from the wire.
 #[inline]
+#[doc(hidden)]
 pub fn push_unknown_tag(unknown: &mut UnknownTaggedFields, tag: u32, mut payload: Reader) {
     unknown.push(RawTaggedField {
         tag,
@@ -590,6 +613,7 @@ pub fn push_unknown_tag(unknown: &mut UnknownTaggedFields, tag: u32, mut payload
 
 /// Sorts unknown tagged fields after a tagged section was read (stable: duplicates keep order).
 #[inline]
+#[doc(hidden)]
 pub fn finish_unknown_tags(unknown: &mut [RawTaggedField]) {
     if unknown.len() > 1 {
         super::reader::sort_unknown(unknown)

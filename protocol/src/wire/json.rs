@@ -471,6 +471,7 @@ impl<T: JsonForm> JsonForm for Option<T> {
 
 /// Fails with `UnsupportedVersion` unless `version` is in `valid` (JSON read side).
 #[inline]
+#[doc(hidden)]
 pub fn check_version(
     version: i16,
     valid: VersionRange,
@@ -493,6 +494,7 @@ pub fn check_version(
 /// # Errors
 /// `Expected` for anything else.
 #[inline]
+#[doc(hidden)]
 pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
     value
         .as_object()
@@ -504,6 +506,7 @@ pub fn object(value: &Value) -> Result<&Map<String, Value>, JsonError> {
 /// # Errors
 /// The value's encode errors (the caller adds the field to the path).
 #[inline]
+#[doc(hidden)]
 pub fn put<T: JsonForm>(
     m: &mut Map<String, Value>,
     key: &str,
@@ -517,6 +520,7 @@ pub fn put<T: JsonForm>(
 /// Fails with `NullNotAllowed` when a value is null (`present` false) where the version does not
 /// allow it.
 #[inline]
+#[doc(hidden)]
 pub fn check_null(present: bool, version: i16) -> Result<(), EncodeError> {
     if present {
         Ok(())
@@ -532,6 +536,7 @@ pub fn check_null(present: bool, version: i16) -> Result<(), EncodeError> {
 /// # Errors
 /// `MissingField` when absent; the value's errors with `key` added to the path.
 #[inline]
+#[doc(hidden)]
 pub fn required<T: JsonForm>(
     o: &Map<String, Value>,
     key: &'static str,
@@ -551,6 +556,7 @@ pub fn required<T: JsonForm>(
 /// # Errors
 /// The value's errors with `key` added to the path.
 #[inline]
+#[doc(hidden)]
 pub fn field_or<T: JsonForm>(
     o: &Map<String, Value>,
     key: &'static str,
@@ -565,11 +571,13 @@ pub fn field_or<T: JsonForm>(
 
 /// The error for a missing key that no version makes optional (frames: `header`, `body`).
 #[cold]
+#[doc(hidden)]
 pub fn missing(key: &'static str) -> JsonError {
     JsonError::new(JsonErrorKind::MissingField { key, version: None })
 }
 
 /// A frame's JSON form: `{"header": …, "body": …}`.
+#[doc(hidden)]
 pub fn frame(header: Value, body: Value) -> Value {
     let mut m = Map::new();
     m.insert("header".into(), header);
@@ -581,6 +589,7 @@ pub fn frame(header: Value, body: Value) -> Value {
 ///
 /// # Errors
 /// Not an object, or a missing `header` or `body`.
+#[doc(hidden)]
 pub fn frame_parts(value: &Value) -> Result<(&Value, &Value), JsonError> {
     let o = object(value)?;
     let header = o.get("header").ok_or_else(|| missing("header"))?;
@@ -593,6 +602,7 @@ pub fn frame_parts(value: &Value) -> Result<(&Value, &Value), JsonError> {
 ///
 /// # Errors
 /// With the path `header.<key>`.
+#[doc(hidden)]
 pub fn header_i16(header: &Value, key: &'static str) -> Result<i16, JsonError> {
     let o = object(header).map_err(|e| e.field("header"))?;
     let v = o.get(key).ok_or_else(|| missing(key).field("header"))?;
@@ -601,6 +611,7 @@ pub fn header_i16(header: &Value, key: &'static str) -> Result<i16, JsonError> {
 
 /// The error for an API key that a frame's header names and the spec set lacks.
 #[cold]
+#[doc(hidden)]
 pub fn unknown_api_key(key: i16, header_key: &'static str) -> JsonError {
     JsonError::new(JsonErrorKind::UnknownApiKey(key))
         .field(header_key)
@@ -608,6 +619,7 @@ pub fn unknown_api_key(key: i16, header_key: &'static str) -> JsonError {
 }
 
 /// Writes unknown tagged fields under [`UNKNOWN_TAGGED_FIELDS_KEY`], when there are any.
+#[doc(hidden)]
 pub fn put_unknown_tags(m: &mut Map<String, Value>, unknown: &[RawTaggedField]) {
     if unknown.is_empty() {
         return;
@@ -629,6 +641,7 @@ pub fn put_unknown_tags(m: &mut Map<String, Value>, unknown: &[RawTaggedField]) 
 ///
 /// # Errors
 /// A malformed list, with its path.
+#[doc(hidden)]
 pub fn unknown_tags(o: &Map<String, Value>) -> Result<UnknownTaggedFields, JsonError> {
     let Some(v) = o.get(UNKNOWN_TAGGED_FIELDS_KEY) else {
         return Ok(UnknownTaggedFields::new());

@@ -11,6 +11,10 @@
 //! * [`frame`] reads and writes the 4-byte size prefix that precedes every request and response.
 //! * `json` (feature `json`): Kafka's JSON form of every message (`JsonForm`, serde adapters).
 //!
+//! The helpers only generated code calls (length-prefixed writes, tagged-field bookkeeping,
+//! version checks, view offsets) are public for it but hidden from these docs; generated code
+//! reaches them through `kwire_protocol::__private`.
+//!
 //! # Leniency (decode) and strictness, written down
 //!
 //! kwire decodes what Kafka's Java reader decodes, except where Rust must be strict. The rows on
@@ -40,7 +44,7 @@
 //!
 //! No length read from the wire reserves memory beyond what the remaining input could hold:
 //! arrays reserve at most `2 × remaining bytes` worth of elements up front (see
-//! [`bounded_capacity`]), strings and bytes are slices of the input and allocate nothing.
+//! `bounded_capacity`), strings and bytes are slices of the input and allocate nothing.
 
 mod codec;
 mod error;
@@ -61,6 +65,8 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment,
 };
 pub use prim::{Prim, PrimArray, PrimIter};
-pub use reader::{bounded_capacity, Reader};
+#[doc(hidden)]
+pub use reader::bounded_capacity;
+pub use reader::Reader;
 pub use sink::{encode_chunks, encode_exact, Chunks, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

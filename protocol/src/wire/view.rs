@@ -352,6 +352,7 @@ impl<'a> Element<'a> for &'a [u8] {
 /// # Errors
 /// As owned decoding; element errors carry the index.
 #[inline(always)]
+#[doc(hidden)]
 pub fn check_array<'a, E: Element<'a>>(
     c: &mut Cursor<'a>,
     version: i16,
@@ -475,24 +476,28 @@ impl<'a, E: Element<'a>> Iterator for ArrayIter<'a, E> {
 /// Reads a validated fixed-size value at `off` (the type's zero if out of bounds, which
 /// validation rules out).
 #[inline]
+#[doc(hidden)]
 pub fn fixed<'a, T: Element<'a> + Default>(buf: &'a [u8], off: usize) -> T {
     T::read(&mut Cursor::at(buf, off), 0, false).unwrap_or_default()
 }
 
 /// Reads a validated string at `off`; `None` when null.
 #[inline]
+#[doc(hidden)]
 pub fn str_at(buf: &[u8], off: usize, compact: bool) -> Option<&str> {
     <&str as Element>::read(&mut Cursor::at(buf, off), 0, compact)
 }
 
 /// Reads validated bytes at `off`; `None` when null.
 #[inline]
+#[doc(hidden)]
 pub fn bytes_at(buf: &[u8], off: usize, compact: bool) -> Option<&[u8]> {
     <&[u8] as Element>::read(&mut Cursor::at(buf, off), 0, compact)
 }
 
 /// Reads a validated struct view at `off`.
 #[inline]
+#[doc(hidden)]
 pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Option<V> {
     (off < buf.len()).then(|| V::locate_at(buf, off, version).0)
 }
@@ -500,6 +505,7 @@ pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Op
 /// Reads the marker of a validated nullable struct at `off` and then the struct; `None` when
 /// null. `tagged`: the marker is a uvarint (tagged field) rather than an int8.
 #[inline]
+#[doc(hidden)]
 pub fn nullable_struct_at<'a, V: View<'a>>(
     buf: &'a [u8],
     off: usize,
@@ -522,6 +528,7 @@ pub fn nullable_struct_at<'a, V: View<'a>>(
 /// The int8 marker of a validated, non-tagged nullable struct at `pos`: the position of the
 /// struct when present, `None` when null.
 #[inline]
+#[doc(hidden)]
 pub fn struct_marker(buf: &[u8], pos: usize) -> Option<usize> {
     match buf.get(pos) {
         Some(&b) if (b as i8) >= 0 => Some(pos + 1),
@@ -541,6 +548,7 @@ fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<us
 
 /// The position after a validated string (`short`) or bytes value at `pos`.
 #[inline(always)]
+#[doc(hidden)]
 pub fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
     match trusted_len(buf, pos, compact, short) {
         (Some(n), at) => at + n,
@@ -550,6 +558,7 @@ pub fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
 
 /// The position after a validated array at `pos`.
 #[inline(always)]
+#[doc(hidden)]
 pub fn skip_array<'a, E: Element<'a>>(
     buf: &'a [u8],
     pos: usize,
@@ -570,6 +579,7 @@ pub fn skip_array<'a, E: Element<'a>>(
 
 /// The count of a validated tagged section at `pos` and where its first field starts.
 #[inline]
+#[doc(hidden)]
 pub fn tag_count(buf: &[u8], pos: usize) -> (u32, usize) {
     scan::uvarint(buf, pos).unwrap_or((0, buf.len()))
 }
@@ -577,6 +587,7 @@ pub fn tag_count(buf: &[u8], pos: usize) -> (u32, usize) {
 /// The tag of the validated tagged field at `pos`, where its payload starts, and where the next
 /// field starts.
 #[inline]
+#[doc(hidden)]
 pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
     let Ok((tag, p)) = scan::uvarint(buf, pos) else {
         return (u32::MAX, buf.len(), buf.len());
@@ -589,6 +600,7 @@ pub fn tag_header(buf: &[u8], pos: usize) -> (u32, usize, usize) {
 
 /// The position after a validated tagged section at `pos`.
 #[inline(always)]
+#[doc(hidden)]
 pub fn skip_tags(buf: &[u8], pos: usize) -> usize {
     // The common case, inline: an empty section, one zero byte.
     if buf.get(pos) == Some(&0) {
@@ -651,4 +663,5 @@ impl<'a> Iterator for UnknownTags<'a> {
 }
 
 /// "No offset": the field is not in this version (or a tagged field that was not sent).
+#[doc(hidden)]
 pub const ABSENT: u32 = u32::MAX;

@@ -37,3 +37,30 @@ pub fn type_ident(name: &str) -> Ident {
 pub fn module_ident(name: &str) -> Ident {
     ident(&snake(name))
 }
+
+/// The JSON key of a spec field: its name with the first letter lower-cased (Kafka's
+/// `camelCaseName`).
+pub fn json_key(name: &str) -> String {
+    let mut c = name.chars();
+    match c.next() {
+        Some(first) => first.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The identifier text without a raw prefix (`r#type` → `type`): the name error paths show.
+pub fn plain(id: &Ident) -> String {
+    id.to_string().trim_start_matches("r#").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_key;
+
+    #[test]
+    fn json_keys_lower_the_first_letter_only() {
+        assert_eq!(json_key("GroupId"), "groupId");
+        assert_eq!(json_key("TopicID"), "topicID");
+        assert_eq!(json_key("x"), "x");
+    }
+}

@@ -52,7 +52,7 @@
 //! | K1015 | Whitespace JSON does not allow between tokens (U+00A0 no-break space and other Unicode spaces) | the run of it on one line | "replace it with plain spaces" (then skipped as whitespace) |
 
 use super::lexer::{lex, Token, TokenKind};
-use super::{Member, Parsed, Value, ValueKind};
+use super::tree::{Member, Parsed, Value, ValueKind};
 use crate::diagnostics::{Diagnostic, Span};
 
 /// The deepest nesting of objects and arrays accepted; the root container is level 1.

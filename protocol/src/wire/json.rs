@@ -77,7 +77,8 @@
 //! topicPartitions[0].topicId: expected a string, found an integer`).
 
 use super::error::{write_path, EncodeError, EncodeErrorKind, PathSegment};
-use super::prim::{Prim, PrimArray};
+use super::prim::PrimArray;
+use super::sink::Prim;
 use super::types::{KStr, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
 use base64::engine::DecodePaddingMode;

@@ -64,9 +64,9 @@ pub use codec::*;
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, ErrorPath, PathSegment,
 };
-pub use prim::{Prim, PrimArray, PrimIter};
+pub use prim::{PrimArray, PrimIter};
 #[doc(hidden)]
 pub use reader::bounded_capacity;
 pub use reader::Reader;
-pub use sink::{encode_chunks, encode_exact, Chunks, RawWriter, Sink};
+pub use sink::{encode_chunks, encode_exact, Chunks, Prim, RawWriter, Sink};
 pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

@@ -14,66 +14,10 @@
 //! assert_eq!(a.get(0), Some(2));
 //! ```
 
-use super::sink::Sink;
-use super::types::Uuid;
+use super::sink::{Prim, Sink};
 use bytes::Bytes;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-
-/// A fixed-size value an array element can be: big-endian on the wire.
-pub trait Prim: Copy + PartialEq + fmt::Debug + Default + 'static {
-    /// Encoded size in bytes.
-    const SIZE: usize;
-    /// Whether decoded arrays may keep the wire bytes as they are. False for `bool`, whose
-    /// non-zero bytes other than 1 must be re-encoded as 1 (encoding is canonical).
-    const KEEP_WIRE: bool = true;
-    /// Reads one value from exactly `SIZE` bytes (shorter input reads as the default).
-    fn from_wire(b: &[u8]) -> Self;
-    /// Writes one value.
-    fn put<S: Sink>(self, s: &mut S);
-}
-
-macro_rules! prim_int {
-    ($($t:ty => $n:expr),*) => {$(
-        impl Prim for $t {
-            const SIZE: usize = $n;
-            #[inline(always)]
-            fn from_wire(b: &[u8]) -> Self {
-                b.try_into().map(<$t>::from_be_bytes).unwrap_or_default()
-            }
-            #[inline(always)]
-            fn put<S: Sink>(self, s: &mut S) {
-                s.put_raw(&self.to_be_bytes())
-            }
-        }
-    )*};
-}
-prim_int!(i8 => 1, i16 => 2, u16 => 2, i32 => 4, u32 => 4, i64 => 8, f64 => 8);
-
-impl Prim for bool {
-    const SIZE: usize = 1;
-    const KEEP_WIRE: bool = false;
-    #[inline(always)]
-    fn from_wire(b: &[u8]) -> Self {
-        b.first().is_some_and(|&x| x != 0)
-    }
-    #[inline(always)]
-    fn put<S: Sink>(self, s: &mut S) {
-        s.put_byte(u8::from(self))
-    }
-}
-
-impl Prim for Uuid {
-    const SIZE: usize = 16;
-    #[inline(always)]
-    fn from_wire(b: &[u8]) -> Self {
-        b.try_into().map(Uuid).unwrap_or_default()
-    }
-    #[inline(always)]
-    fn put<S: Sink>(self, s: &mut S) {
-        s.put_raw(&self.0)
-    }
-}
 
 /// Encoded bytes a short array keeps inline (no allocation, no reference count).
 const INLINE: usize = 24;

@@ -1,7 +1,8 @@
 //! The decoding cursor.
 
 use super::error::{DecodeError, DecodeErrorKind};
-use super::prim::{Prim, PrimArray};
+use super::prim::PrimArray;
+use super::sink::Prim;
 use super::scan::{self, ScanError};
 use super::types::{KStr, RawTaggedField, Uuid};
 use bytes::Bytes;

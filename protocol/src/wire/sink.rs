@@ -1,7 +1,66 @@
-//! Where encoders write.
+//! Where encoders write ([`Sink`], [`RawWriter`]), and the fixed-size values ([`Prim`]) a sink
+//! writes in runs: the two traits name each other, so they live in one module.
 
-use super::prim::Prim;
+use super::error::{EncodeError, EncodeErrorKind};
+use super::types::Uuid;
 use bytes::{BufMut, Bytes};
+use std::fmt;
+
+/// A fixed-size value an array element can be: big-endian on the wire.
+pub trait Prim: Copy + PartialEq + fmt::Debug + Default + 'static {
+    /// Encoded size in bytes.
+    const SIZE: usize;
+    /// Whether decoded arrays may keep the wire bytes as they are. False for `bool`, whose
+    /// non-zero bytes other than 1 must be re-encoded as 1 (encoding is canonical).
+    const KEEP_WIRE: bool = true;
+    /// Reads one value from exactly `SIZE` bytes (shorter input reads as the default).
+    fn from_wire(b: &[u8]) -> Self;
+    /// Writes one value.
+    fn put<S: Sink>(self, s: &mut S);
+}
+
+macro_rules! prim_int {
+    ($($t:ty => $n:expr),*) => {$(
+        impl Prim for $t {
+            const SIZE: usize = $n;
+            #[inline(always)]
+            fn from_wire(b: &[u8]) -> Self {
+                b.try_into().map(<$t>::from_be_bytes).unwrap_or_default()
+            }
+            #[inline(always)]
+            fn put<S: Sink>(self, s: &mut S) {
+                s.put_raw(&self.to_be_bytes())
+            }
+        }
+    )*};
+}
+prim_int!(i8 => 1, i16 => 2, u16 => 2, i32 => 4, u32 => 4, i64 => 8, f64 => 8);
+
+impl Prim for bool {
+    const SIZE: usize = 1;
+    const KEEP_WIRE: bool = false;
+    #[inline(always)]
+    fn from_wire(b: &[u8]) -> Self {
+        b.first().is_some_and(|&x| x != 0)
+    }
+    #[inline(always)]
+    fn put<S: Sink>(self, s: &mut S) {
+        s.put_byte(u8::from(self))
+    }
+}
+
+impl Prim for Uuid {
+    const SIZE: usize = 16;
+    #[inline(always)]
+    fn from_wire(b: &[u8]) -> Self {
+        b.try_into().map(Uuid).unwrap_or_default()
+    }
+    #[inline(always)]
+    fn put<S: Sink>(self, s: &mut S) {
+        s.put_raw(&self.0)
+    }
+}
+
 
 /// A destination for encoded bytes. Implemented by every [`BufMut`] (so `Vec<u8>` and
 /// `BytesMut` work) and by [`RawWriter`], the one sink generated encoders are compiled for (see
@@ -243,8 +302,8 @@ impl Sink for RawWriter {
 /// What `write` returns; an internal error if `write` wrote other than `len` bytes.
 pub fn encode_exact(
     len: usize,
-    write: impl FnOnce(&mut RawWriter) -> Result<(), super::EncodeError>,
-) -> Result<Bytes, super::EncodeError> {
+    write: impl FnOnce(&mut RawWriter) -> Result<(), EncodeError>,
+) -> Result<Bytes, EncodeError> {
     let mut v: Vec<u8> = Vec::with_capacity(len);
     let spare = v.spare_capacity_mut();
     // SAFETY: `spare` is valid for writes of `spare.len()` bytes and is not touched again until
@@ -252,7 +311,7 @@ pub fn encode_exact(
     let mut w = unsafe { RawWriter::new(spare.as_mut_ptr().cast(), spare.len()) };
     write(&mut w)?;
     if w.overflowed() || w.written() != len {
-        return Err(super::EncodeError::new(super::EncodeErrorKind::TooLong(
+        return Err(EncodeError::new(EncodeErrorKind::TooLong(
             w.written(),
         )));
     }
@@ -276,8 +335,8 @@ pub fn encode_exact(
 /// What `write` returns; an internal error if the two runs disagree.
 pub fn encode_chunks(
     splice_min: usize,
-    mut write: impl FnMut(&mut RawWriter) -> Result<(), super::EncodeError>,
-) -> Result<Chunks, super::EncodeError> {
+    mut write: impl FnMut(&mut RawWriter) -> Result<(), EncodeError>,
+) -> Result<Chunks, EncodeError> {
     let splice_min = splice_min.max(1);
     let mut c = RawWriter::counter();
     c.splice_min = splice_min;

@@ -4,6 +4,8 @@ pub mod consumer;
 mod context;
 mod record;
 pub mod streams;
+#[cfg(test)]
+mod tests;
 mod timers;
 
 pub use consumer::assignor;

@@ -6,9 +6,9 @@
 //! ([`apply`] and [`replay`], Kafka's `GroupMetadataManager.replay`), `reconcile` (Kafka's
 //! `CurrentAssignmentBuilder`), [`assignor`] (the `uniform` and `range` assignors and the
 //! [`ConsumerGroupAssignor`] trait), `manager` (the request
-//! handling, which borrows the coordinator's shared context for one call), plus the scenario
-//! tests and the randomised simulation. This module imports nothing from the coordinator but its
-//! shared `context` and `timers`.
+//! handling, which borrows the coordinator's shared context for one call). The scenario tests and
+//! the randomised simulation drive the facade, so they live beside it (`coordinator/tests/`).
+//! This module imports nothing from the coordinator but its shared `context` and `timers`.
 
 pub mod assignor;
 pub mod group;
@@ -17,10 +17,6 @@ mod reconcile;
 pub mod records;
 mod replay;
 
-#[cfg(test)]
-mod sim;
-#[cfg(test)]
-pub(crate) mod tests;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

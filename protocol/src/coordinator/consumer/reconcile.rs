@@ -170,3 +170,128 @@ impl Reconcile<'_> {
         m
     }
 }
+
+/// Reconciliation unit cases (scenarios 30, 31 and 33 of Kafka's `CurrentAssignmentBuilderTest`).
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    fn a(parts: &[(Uuid, &[i32])]) -> Assignment {
+        let mut r = Assignment::new();
+        for (t, ps) in parts {
+            if !ps.is_empty() {
+                r.entry(*t).or_default().extend(ps.iter().copied());
+            }
+        }
+        r
+    }
+
+
+    fn group_with(owners: &[(&str, i32, Assignment)]) -> ConsumerGroup {
+        let mut g = ConsumerGroup::new("g");
+        for (id, e, asg) in owners {
+            let mut m = ConsumerGroupMember::new(id);
+            m.member_epoch = *e;
+            m.assigned = asg.clone();
+            g.put_member(m);
+        }
+        g
+    }
+
+    fn stable_member(e: i32, asg: Assignment) -> ConsumerGroupMember {
+        let mut m = ConsumerGroupMember::new("M");
+        m.member_epoch = e;
+        m.previous_member_epoch = e - 1;
+        m.assigned = asg;
+        m
+    }
+
+    #[test]
+    fn s30_stable_to_unrevoked() {
+        let t1 = Uuid::from_u128(1);
+        let t2 = Uuid::from_u128(2);
+        let g = group_with(&[]);
+        let target = a(&[(t1, &[2, 3, 4]), (t2, &[5, 6, 7])]);
+        let subs = BTreeSet::from([t1, t2]);
+        let rec = Reconcile {
+            group: &g,
+            target_epoch: 11,
+            target: &target,
+            subscribed: &subs,
+            subscription_changed: false,
+            owned: None,
+        };
+        let m = rec
+            .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+            .unwrap();
+        assert_eq!(
+            (m.state, m.member_epoch, m.previous_member_epoch),
+            (MemberState::UnrevokedPartitions, 10, 10)
+        );
+        assert_eq!(m.assigned, a(&[(t1, &[2, 3]), (t2, &[5, 6])]));
+        assert_eq!(m.pending_revocation, a(&[(t1, &[1]), (t2, &[4])]));
+    }
+
+    #[test]
+    fn s31_stable_to_unreleased() {
+        let t1 = Uuid::from_u128(1);
+        let t2 = Uuid::from_u128(2);
+        let g = group_with(&[("O", 10, a(&[(t2, &[7])]))]);
+        let target = a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 7])]);
+        let subs = BTreeSet::from([t1, t2]);
+        let none = Assignment::new();
+        let rec = Reconcile {
+            group: &g,
+            target_epoch: 11,
+            target: &target,
+            subscribed: &subs,
+            subscription_changed: false,
+            owned: Some(&none),
+        };
+        let m = rec
+            .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+            .unwrap();
+        assert_eq!(
+            (m.state, m.member_epoch),
+            (MemberState::UnreleasedPartitions, 11)
+        );
+        assert_eq!(m.assigned, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5])]));
+        assert!(m.pending_revocation.is_empty());
+    }
+
+    #[test]
+    fn s33_unknown_state() {
+        let t1 = Uuid::from_u128(1);
+        let g = group_with(&[]);
+        let target = a(&[(t1, &[1, 2])]);
+        let subs = BTreeSet::from([t1]);
+        let mut m = stable_member(11, a(&[(t1, &[1])]));
+        m.state = MemberState::Unknown;
+        let some = a(&[(t1, &[1])]);
+        for owned in [None, Some(&some)] {
+            let rec = Reconcile {
+                group: &g,
+                target_epoch: 12,
+                target: &target,
+                subscribed: &subs,
+                subscription_changed: false,
+                owned,
+            };
+            assert!(rec.run(&m).is_err());
+        }
+        let none = Assignment::new();
+        let rec = Reconcile {
+            group: &g,
+            target_epoch: 12,
+            target: &target,
+            subscribed: &subs,
+            subscription_changed: false,
+            owned: Some(&none),
+        };
+        let n = rec.run(&m).unwrap();
+        assert_eq!((n.state, n.member_epoch), (MemberState::Stable, 12));
+        assert_eq!(n.assigned, a(&[(t1, &[1, 2])]));
+    }
+}

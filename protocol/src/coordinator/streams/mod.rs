@@ -12,8 +12,10 @@
 //! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
 //! heartbeat writes nothing (`manager`). The topics a topology needs but metadata lacks come
 //! back to the caller as [`CreatableTopic`]s in `StreamsHeartbeatOutput::topics_to_create`; the
-//! caller creates them and reports the new metadata through `GroupCoordinator::set_topics`.
-//! This module imports nothing from the coordinator but its shared `context` and `timers`.
+//! caller creates them and reports the new metadata through the facade's `set_topics`. The
+//! scenario tests and the simulation drive the facade, so they live beside it
+//! (`coordinator/tests/`). This module imports nothing from the coordinator but its shared
+//! `context` and `timers`.
 
 pub mod assignor;
 pub mod group;
@@ -24,10 +26,6 @@ mod replay;
 pub mod tasks;
 pub mod topology;
 
-#[cfg(test)]
-mod sim;
-#[cfg(test)]
-mod tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

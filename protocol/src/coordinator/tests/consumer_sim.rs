@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::tests::{BAR, FOO, ZAR};
-use super::*;
+use super::consumer_scenarios::{BAR, FOO, ZAR};
+use crate::coordinator::consumer::*;
 use crate::coordinator::{
     apply, replay, GroupCoordinator, Groups, Record, RequestContext, SequentialMemberIds,
     TopicMetadata,

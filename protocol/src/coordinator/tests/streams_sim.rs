@@ -33,8 +33,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
-use super::tasks::{TaskRole, TaskSet, TasksTuple};
-use super::{
+use crate::coordinator::streams::tasks::{TaskRole, TaskSet, TasksTuple};
+use crate::coordinator::streams::{
     apply, replay, status_codes, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides,
     StreamsGroupState, StreamsGroups, StreamsMemberState, StreamsRecord, TaskOwners,
     NUM_STANDBY_REPLICAS,

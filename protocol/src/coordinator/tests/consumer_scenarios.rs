@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use super::assignor::{
+use crate::coordinator::consumer::assignor::{
     AssignorError, ConsumerGroupAssignor, GroupAssignment, GroupSpec, TopicsSpec,
 };
-use super::*;
+use crate::coordinator::consumer::*;
 use crate::coordinator::{
     replay, GroupCoordinator, Record, RequestContext, SequentialMemberIds, TopicMetadata,
 };
@@ -1128,115 +1128,6 @@ fn describe_shows_assignment_with_names() {
     assert!(names.contains(&"foo") && names.contains(&"bar"));
 }
 
-// ------------------------------------------------------------------------------------------
-// Reconciliation unit cases (CurrentAssignmentBuilderTest)
-
-fn group_with(owners: &[(&str, i32, Assignment)]) -> ConsumerGroup {
-    let mut g = ConsumerGroup::new("g");
-    for (id, e, asg) in owners {
-        let mut m = ConsumerGroupMember::new(id);
-        m.member_epoch = *e;
-        m.assigned = asg.clone();
-        g.put_member(m);
-    }
-    g
-}
-
-fn stable_member(e: i32, asg: Assignment) -> ConsumerGroupMember {
-    let mut m = ConsumerGroupMember::new("M");
-    m.member_epoch = e;
-    m.previous_member_epoch = e - 1;
-    m.assigned = asg;
-    m
-}
-
-#[test]
-fn s30_stable_to_unrevoked() {
-    let t1 = Uuid::from_u128(1);
-    let t2 = Uuid::from_u128(2);
-    let g = group_with(&[]);
-    let target = a(&[(t1, &[2, 3, 4]), (t2, &[5, 6, 7])]);
-    let subs = BTreeSet::from([t1, t2]);
-    let rec = reconcile::Reconcile {
-        group: &g,
-        target_epoch: 11,
-        target: &target,
-        subscribed: &subs,
-        subscription_changed: false,
-        owned: None,
-    };
-    let m = rec
-        .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
-        .unwrap();
-    assert_eq!(
-        (m.state, m.member_epoch, m.previous_member_epoch),
-        (MemberState::UnrevokedPartitions, 10, 10)
-    );
-    assert_eq!(m.assigned, a(&[(t1, &[2, 3]), (t2, &[5, 6])]));
-    assert_eq!(m.pending_revocation, a(&[(t1, &[1]), (t2, &[4])]));
-}
-
-#[test]
-fn s31_stable_to_unreleased() {
-    let t1 = Uuid::from_u128(1);
-    let t2 = Uuid::from_u128(2);
-    let g = group_with(&[("O", 10, a(&[(t2, &[7])]))]);
-    let target = a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 7])]);
-    let subs = BTreeSet::from([t1, t2]);
-    let none = Assignment::new();
-    let rec = reconcile::Reconcile {
-        group: &g,
-        target_epoch: 11,
-        target: &target,
-        subscribed: &subs,
-        subscription_changed: false,
-        owned: Some(&none),
-    };
-    let m = rec
-        .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
-        .unwrap();
-    assert_eq!(
-        (m.state, m.member_epoch),
-        (MemberState::UnreleasedPartitions, 11)
-    );
-    assert_eq!(m.assigned, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5])]));
-    assert!(m.pending_revocation.is_empty());
-}
-
-#[test]
-fn s33_unknown_state() {
-    let t1 = Uuid::from_u128(1);
-    let g = group_with(&[]);
-    let target = a(&[(t1, &[1, 2])]);
-    let subs = BTreeSet::from([t1]);
-    let mut m = stable_member(11, a(&[(t1, &[1])]));
-    m.state = MemberState::Unknown;
-    let some = a(&[(t1, &[1])]);
-    for owned in [None, Some(&some)] {
-        let rec = reconcile::Reconcile {
-            group: &g,
-            target_epoch: 12,
-            target: &target,
-            subscribed: &subs,
-            subscription_changed: false,
-            owned,
-        };
-        assert!(rec.run(&m).is_err());
-    }
-    let none = Assignment::new();
-    let rec = reconcile::Reconcile {
-        group: &g,
-        target_epoch: 12,
-        target: &target,
-        subscribed: &subs,
-        subscription_changed: false,
-        owned: Some(&none),
-    };
-    let n = rec.run(&m).unwrap();
-    assert_eq!((n.state, n.member_epoch), (MemberState::Stable, 12));
-    assert_eq!(n.assigned, a(&[(t1, &[1, 2])]));
-}
-
 #[test]
 fn s33_unknown_state_through_heartbeat() {
     let mut recs = stable_group("g", 11, &[("M", None, &["foo"], a(&[(FOO, &[0])]))]);
@@ -1439,7 +1330,7 @@ fn s35_range_assignor_through_the_coordinator() {
         Uuid::from_u128(0x72),
         Uuid::from_u128(0x73),
     );
-    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(super::assignor::RangeAssignor)]);
+    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(crate::coordinator::consumer::assignor::RangeAssignor)]);
     let mut c = GroupCoordinator::new(cfg, Box::new(SequentialMemberIds::new(1))).unwrap();
     c.set_topics(
         vec![

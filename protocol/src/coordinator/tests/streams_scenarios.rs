@@ -7,10 +7,11 @@
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use super::assignor::GroupSpec;
-use super::tasks::{TaskSet, TasksTuple};
-use super::*;
+use crate::coordinator::streams::assignor::{GroupSpec, TaskAssignor};
+use crate::coordinator::streams::tasks::{TaskSet, TasksTuple};
+use crate::coordinator::streams::*;
 use crate::coordinator::{
     ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
     StreamsHeartbeatOutput, TopicMetadata,

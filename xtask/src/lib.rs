@@ -4,3 +4,4 @@
 pub mod build_time;
 pub mod codegen;
 pub mod corpus;
+pub mod modgraph;

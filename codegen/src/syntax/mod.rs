@@ -2,7 +2,7 @@
 //!
 //! [`parse`] turns spec text into a tree of [`Value`]s, each with the byte [`Span`] it came from.
 //! It never stops at the first error: it recovers and reports every independent syntax error of
-//! the file as a [`Diagnostic`] with a `K1xxx` code.
+//! the file as a [`Diagnostic`](crate::diagnostics::Diagnostic) with a `K1xxx` code.
 //!
 //! Leniencies kept from Kafka's Jackson reader: duplicate keys are kept in order (the consumer
 //! decides that the last one wins), and numbers keep their source text so that later phases can

@@ -16,3 +16,70 @@ fn corpus_3_9_0_generates_compiles_and_round_trips() {
     assert_eq!(s.failures, 0, "{s}");
     assert!(s.round_trips >= 10_000, "{s}");
 }
+
+/// A scratch folder under the system temp dir, removed first if a previous run left it.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kwire-corpus-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn touch(root: &std::path::Path, rel: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, "{}").unwrap();
+}
+
+/// In a Kafka source checkout only the generator's input folders are units, named for their
+/// module; build output, test resources and other JSON files are left alone.
+#[test]
+fn corpus_of_a_kafka_checkout_takes_the_common_message_folders() {
+    let root = scratch("checkout");
+    for rel in [
+        "clients/src/main/resources/common/message/FooRequest.json",
+        "clients/src/main/resources/common/message/FooResponse.json",
+        "group-coordinator/src/main/resources/common/message/BarKey.json",
+        "metadata/src/main/resources/common/metadata/BazRecord.json",
+        "package.json",
+        "clients/build/resources/main/common/message/FooRequest.json",
+        "clients/src/test/resources/common/message/Fixture.json",
+        "checkstyle/suppressions.json",
+        ".github/settings.json",
+    ] {
+        touch(&root, rel);
+    }
+    let units = xtask::corpus::spec_units(&root).unwrap();
+    let names: Vec<&str> = units.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["clients", "group-coordinator", "metadata"]);
+    assert_eq!(units[0].1, root.join("clients/src/main/resources/common/message"));
+    assert_eq!(units[2].1, root.join("metadata/src/main/resources/common/metadata"));
+    // One such folder given directly is one unit, named for its module.
+    let one = xtask::corpus::spec_units(&root.join("clients/src/main/resources/common/message")).unwrap();
+    assert_eq!(one, [("clients".to_string(), root.join("clients/src/main/resources/common/message"))]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Anything else: every folder holding `*.json` files is a unit, named for its path below DIR.
+#[test]
+fn corpus_of_a_folder_of_spec_folders_takes_every_json_folder() {
+    let root = scratch("folders");
+    for rel in ["clients/FooRequest.json", "group-coordinator/BarKey.json", "nested/deeper/Baz.json"] {
+        touch(&root, rel);
+    }
+    let units = xtask::corpus::spec_units(&root).unwrap();
+    let names: Vec<&str> = units.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["clients", "group-coordinator", "nested-deeper"]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A missing folder, or one without specs, is an error that says where Kafka's specs are.
+#[test]
+fn corpus_errors_say_where_to_get_specs() {
+    let root = scratch("empty");
+    for dir in [root.join("absent"), root.clone()] {
+        let e = xtask::corpus::spec_units(&dir).unwrap_err().to_string();
+        assert!(e.contains("common/message") && e.contains("KWIRE_SHARED") && e.contains("apache/kafka"), "{e}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}

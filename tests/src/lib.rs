@@ -25,9 +25,12 @@ pub fn workspace_root() -> PathBuf {
 /// that call it are then compiled `#[ignore]`d, so only `--ignored` reaches this.
 pub fn shared() -> PathBuf {
     #[cfg(kwire_shared)]
-    return PathBuf::from(env!("KWIRE_SHARED_DIR"));
+    let dir = Some(env!("KWIRE_SHARED_DIR"));
     #[cfg(not(kwire_shared))]
-    panic!("the shared material was not found when tests/build.rs ran: put it at ../shared or set KWIRE_SHARED, then rebuild")
+    let dir: Option<&str> = None;
+    PathBuf::from(dir.expect(
+        "the shared material was not found when tests/build.rs ran: put it at ../shared or set KWIRE_SHARED, then rebuild",
+    ))
 }
 
 /// Lower-case hex of bytes.

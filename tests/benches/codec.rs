@@ -15,7 +15,9 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use kafka_protocol::protocol::{Decodable as KpDecode, Encodable as KpEncode};
-use kwire_protocol::bytes::{Bytes, BytesMut};
+#[cfg(kwire_shared)]
+use kwire_protocol::bytes::Bytes;
+use kwire_protocol::bytes::BytesMut;
 use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestRef, TopicPartitions,
 };

@@ -19,18 +19,18 @@ pub fn workspace_root() -> PathBuf {
 
 /// The shared material tests/build.rs found (`$KWIRE_SHARED`, else `<workspace root>/../shared`):
 /// Kafka's spec files under `kafka-specs/<version>/`, golden frames under `golden/`.
+#[cfg(kwire_shared)]
+pub fn shared() -> PathBuf {
+    PathBuf::from(env!("KWIRE_SHARED_DIR"))
+}
+
+/// The shared material, which tests/build.rs did not find (`cfg(kwire_shared)` is off).
 ///
 /// # Panics
-/// Without `cfg(kwire_shared)` (the material was not found when tests/build.rs ran): the tests
-/// that call it are then compiled `#[ignore]`d, so only `--ignored` reaches this.
+/// Always: the tests that call it are compiled `#[ignore]`d, so only `--ignored` reaches this.
+#[cfg(not(kwire_shared))]
 pub fn shared() -> PathBuf {
-    #[cfg(kwire_shared)]
-    let dir = Some(env!("KWIRE_SHARED_DIR"));
-    #[cfg(not(kwire_shared))]
-    let dir: Option<&str> = None;
-    PathBuf::from(dir.expect(
-        "the shared material was not found when tests/build.rs ran: put it at ../shared or set KWIRE_SHARED, then rebuild",
-    ))
+    panic!("the shared material was not found when tests/build.rs ran: put it at ../shared or set KWIRE_SHARED, then rebuild")
 }
 
 /// Lower-case hex of bytes.

@@ -1,25 +1,30 @@
 //! Exercises `kwire_codegen::Builder` the way a user's build script would: the specs of
-//! `schemas/` in, `$OUT_DIR/kwire.rs` out (included by tests/builder.rs).
+//! `schemas/` in, `$OUT_DIR/kwire.rs` out (included by tests/tests/it/builder.rs).
 //!
-//! It also compiles Kafka 3.9.0's own clients specs (from the shared material) with samples on
-//! into `$OUT_DIR/kafka390.rs` for tests/cross_check.rs, and then sets `cfg(kwire_kafka390)`.
+//! It also looks for the shared material (Kafka 3.9.0's spec files under
+//! `kafka-specs/3.9.0/`, the golden librdkafka 2.16.0 frames under `golden/librdkafka-2.16.0/`):
+//! `$KWIRE_SHARED`, else `../shared` beside the checkout. Found, it compiles Kafka's own clients
+//! specs with samples, the JSON form and views on into `$OUT_DIR/kafka390.rs` (the cross-check,
+//! JSON round-trips, views and benchmarks use it), passes the folder to the crate as
+//! `KWIRE_SHARED_DIR`, and sets `cfg(kwire_shared)`. Not found, the tests that need it are
+//! compiled with `#[ignore]` (libtest lists them as ignored, with the reason), except under
+//! `CI=true`, where the missing folder fails the build.
 //! With the JSON form on, it compiles `tests/fixtures/json-types/` into `$OUT_DIR/json_types.rs`
-//! and the same Kafka specs into `$OUT_DIR/kafka390_json.rs` (tests/json_form.rs).
-//! Without the shared material the Kafka files are not made and the cfg stays off (the test then
-//! prints SKIPPED, or fails under `CI=true`).
+//! (tests/tests/it/json_form.rs).
 
 use kwire_codegen::rust::names;
 use std::path::PathBuf;
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(kwire_kafka390)");
+    println!("cargo::rustc-check-cfg=cfg(kwire_shared)");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../schemas");
     println!("cargo:rerun-if-env-changed=KWIRE_SHARED");
+    println!("cargo:rerun-if-env-changed=CI");
     kwire_codegen::Builder::new().compile_dir("../schemas").expect("schemas/ compiles");
-    // tests/vectors.rs: a probe message with the tagged shapes schemas/ lacks.
+    // tests/tests/it/vectors.rs: a probe message with the tagged shapes schemas/ lacks.
     kwire_codegen::Builder::new().file_name("probe.rs").compile_dir("fixtures/probe").expect("fixtures/probe compiles");
-    // tests/json_form.rs: the messages of protocol/src/generated (from its root re-exports), as
+    // tests/tests/it/json_form.rs: the messages of protocol/src/generated (from its root re-exports), as
     // `schema_messages!(module::Type, …);`.
     println!("cargo:rerun-if-changed=../protocol/src/generated/mod.rs");
     let root_mod = std::fs::read_to_string("../protocol/src/generated/mod.rs").expect("protocol/src/generated/mod.rs");
@@ -31,7 +36,7 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out_dir.join("schema_messages.rs"), format!("schema_messages!({});\n", generated.join(", ")))
         .expect("writing schema_messages.rs");
-    // tests/json_form.rs: one field of every type, with samples and the JSON form.
+    // tests/tests/it/json_form.rs: one field of every type, with samples and the JSON form.
     kwire_codegen::Builder::new()
         .samples(true)
         .json(true)
@@ -39,37 +44,47 @@ fn main() {
         .compile_dir("fixtures/json-types")
         .expect("fixtures/json-types compiles");
 
-    // The same lookup as `kwire_tests::shared()`: $KWIRE_SHARED, else <workspace>/../shared.
+    // The shared material: $KWIRE_SHARED, else <workspace>/../shared.
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let shared = std::env::var_os("KWIRE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("..").join("..").join("shared"));
     let clients = shared.join("kafka-specs").join("3.9.0").join("clients");
-    if clients.is_dir() {
-        println!("cargo:rerun-if-changed={}", clients.display());
-        // One module for every test and bench that needs Kafka's own client messages (compiled
-        // once, in the kwire-tests library): samples, the JSON form and borrowed views on.
-        kwire_codegen::Builder::new()
-            .samples(true)
-            .json(true)
-            .views(true)
-            .file_name("kafka390.rs")
-            .compile_dir(&clients)
-            .expect("Kafka 3.9.0 clients specs compile");
-        // …and the list of its messages, as `kafka390_messages!(module::Type, …);`.
-        let files = kwire_codegen::source::read_dir(&clients).expect("Kafka 3.9.0 clients specs read");
-        let mut names: Vec<String> = kwire_codegen::check_files(files).specs.iter().map(|s| s.name.clone()).collect();
-        names.sort();
-        let items: Vec<String> =
-            names.iter().map(|n| format!("{}::{}", names::module_ident(n), names::type_ident(n))).collect();
-        std::fs::write(out_dir.join("kafka390_json_list.rs"), format!("kafka390_messages!({});\n", items.join(", ")))
-            .expect("writing kafka390_json_list.rs");
-        println!("cargo:rustc-cfg=kwire_kafka390");
-    } else {
+    let golden = shared.join("golden").join("librdkafka-2.16.0");
+    if !clients.is_dir() || !golden.is_dir() {
+        let what = if clients.is_dir() { golden.display() } else { clients.display() };
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!(
+                "the shared material is missing ({what} not found): put it at ../shared beside the \
+                 checkout or set KWIRE_SHARED; CI=true makes its absence a failure"
+            );
+        }
         println!(
-            "cargo:warning=shared material not found at {} (set KWIRE_SHARED): \
-             tests/cross_check.rs will be SKIPPED",
-            clients.display()
+            "cargo:warning=shared material not found ({what}): the tests that need Kafka's specs or \
+             the golden frames are ignored (put it at ../shared or set KWIRE_SHARED, then rebuild)"
         );
+        return;
     }
+    let shared = shared.canonicalize().unwrap_or(shared);
+    println!("cargo:rerun-if-changed={}", clients.display());
+    println!("cargo:rerun-if-changed={}", golden.display());
+    println!("cargo:rustc-env=KWIRE_SHARED_DIR={}", shared.display());
+    // One module for every test and bench that needs Kafka's own client messages (compiled once,
+    // in the kwire-tests library): samples, the JSON form and borrowed views on.
+    kwire_codegen::Builder::new()
+        .samples(true)
+        .json(true)
+        .views(true)
+        .file_name("kafka390.rs")
+        .compile_dir(&clients)
+        .expect("Kafka 3.9.0 clients specs compile");
+    // …and the list of its messages, as `kafka390_messages!(module::Type, …);`.
+    let files = kwire_codegen::source::read_dir(&clients).expect("Kafka 3.9.0 clients specs read");
+    let mut names: Vec<String> = kwire_codegen::check_files(files).specs.iter().map(|s| s.name.clone()).collect();
+    names.sort();
+    let items: Vec<String> =
+        names.iter().map(|n| format!("{}::{}", names::module_ident(n), names::type_ident(n))).collect();
+    std::fs::write(out_dir.join("kafka390_json_list.rs"), format!("kafka390_messages!({});\n", items.join(", ")))
+        .expect("writing kafka390_json_list.rs");
+    println!("cargo:rustc-cfg=kwire_shared");
 }

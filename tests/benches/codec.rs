@@ -4,7 +4,7 @@
 //!   walked over every topic name and partition), encode.
 //! * FetchResponse v16 carrying 1 MiB of record bytes (10 topics × 10 partitions × 10 KiB):
 //!   decode (owned and borrowed), encode. kwire's Fetch types come from Kafka 3.9.0's own spec,
-//!   compiled by the Builder in tests/build.rs.
+//!   compiled by the Builder in tests/build.rs when it finds the shared material (else skipped).
 //! * ConsumerGroupHeartbeatRequest v1: decode, encode.
 //! * StreamsGroupHeartbeatRequest v0 with a 20-subtopology topology (kwire only).
 //!
@@ -15,7 +15,9 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use kafka_protocol::protocol::{Decodable as KpDecode, Encodable as KpEncode};
-use kwire_protocol::bytes::{Bytes, BytesMut};
+#[cfg(kwire_shared)]
+use kwire_protocol::bytes::Bytes;
+use kwire_protocol::bytes::BytesMut;
 use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestRef, TopicPartitions,
 };
@@ -117,6 +119,7 @@ fn bench_metadata(c: &mut Criterion) {
     g.finish();
 }
 
+#[cfg(kwire_shared)]
 fn fetch() -> kwire_tests::kafka390::fetch_response::FetchResponse {
     use kwire_tests::kafka390::fetch_response::*;
     let records: Vec<u8> = (0..10 * 1024u32).map(|i| (i * 31 % 251) as u8).collect();
@@ -145,6 +148,7 @@ fn fetch() -> kwire_tests::kafka390::fetch_response::FetchResponse {
     }
 }
 
+#[cfg(kwire_shared)]
 fn bench_fetch(c: &mut Criterion) {
     type Ours = kwire_tests::kafka390::fetch_response::FetchResponse;
     type OursRef<'a> = kwire_tests::kafka390::fetch_response::FetchResponseRef<'a>;
@@ -292,5 +296,9 @@ fn bench_streams(c: &mut Criterion) {
     g.finish();
 }
 
+#[cfg(kwire_shared)]
 criterion_group!(benches, bench_metadata, bench_fetch, bench_heartbeat, bench_streams);
+// Without the shared material (tests/build.rs), Kafka's own Fetch spec is not compiled.
+#[cfg(not(kwire_shared))]
+criterion_group!(benches, bench_metadata, bench_heartbeat, bench_streams);
 criterion_main!(benches);

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 /// Kafka 3.9.0's own client messages (all 190 specs of `kafka-specs/3.9.0/clients`), compiled by
 /// tests/build.rs with the Builder (samples, JSON form and borrowed views on), for the cross-check,
-/// JSON round-trips and benchmarks. Present when the shared material was found at build time.
-#[cfg(kwire_kafka390)]
+/// JSON round-trips, views and benchmarks. Present when the shared material was found at build
+/// time (`cfg(kwire_shared)`).
+#[cfg(kwire_shared)]
 #[allow(missing_docs)]
 pub mod kafka390 {
     include!(concat!(env!("OUT_DIR"), "/kafka390.rs"));
@@ -16,20 +17,20 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// The shared material: `$KWIRE_SHARED`, else `<workspace root>/../shared`. `None` (after a
-/// visible message) when it is absent and `CI` is not `true`; with `CI=true` its absence panics.
-pub fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("KWIRE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("..").join("shared"));
-    if p.join("kafka-specs").is_dir() {
-        return Some(p);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("shared material not found at {} (set KWIRE_SHARED); CI=true makes this a failure", p.display());
-    }
-    eprintln!("SKIPPED: shared material not found at {} (set KWIRE_SHARED)", p.display());
-    None
+/// The shared material tests/build.rs found (`$KWIRE_SHARED`, else `<workspace root>/../shared`):
+/// Kafka's spec files under `kafka-specs/<version>/`, golden frames under `golden/`.
+#[cfg(kwire_shared)]
+pub fn shared() -> PathBuf {
+    PathBuf::from(env!("KWIRE_SHARED_DIR"))
+}
+
+/// The shared material, which tests/build.rs did not find (`cfg(kwire_shared)` is off).
+///
+/// # Panics
+/// Always: the tests that call it are compiled `#[ignore]`d, so only `--ignored` reaches this.
+#[cfg(not(kwire_shared))]
+pub fn shared() -> PathBuf {
+    panic!("the shared material was not found when tests/build.rs ran: put it at ../shared or set KWIRE_SHARED, then rebuild")
 }
 
 /// Lower-case hex of bytes.

@@ -1,12 +1,19 @@
 //! `cargo xtask corpus DIR`: compile every spec folder under DIR with the Builder into its own
 //! scratch crate, build it with `-D warnings`, and round-trip samples of every message at every
 //! valid version.
+//!
+//! DIR is either a folder of spec folders (or one spec folder), such as the shared material's
+//! `kafka-specs/3.9.0`, where every folder holding `*.json` files is one unit, or a Kafka source
+//! checkout, where only the generator's input folders are units: every
+//! `<module>/src/main/resources/common/message` (and the metadata module's `common/metadata`), as
+//! Kafka's build runs its message generator once per such folder; other JSON files in the
+//! checkout (build output, tooling, test data) are ignored.
 
 use anyhow::Context;
 use kwire_codegen::rust::names;
 use kwire_codegen::{check_files, render, source, Builder};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Options of a corpus run.
@@ -58,20 +65,10 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
     let scratch = root.join("target").join("kwire-corpus");
     std::fs::create_dir_all(&scratch)?;
     let mut sum = Summary::default();
-    let folders = source::spec_folders(dir).with_context(|| format!("reading {}", dir.display()))?;
-    if folders.is_empty() {
-        anyhow::bail!("no *.json spec files at or under {}", dir.display());
-    }
-    for folder in folders {
+    for (rel, folder) in spec_units(dir)? {
         let files = source::read_dir(&folder)?;
         let n = files.len();
         sum.specs += n;
-        let rel = folder.strip_prefix(dir).unwrap_or(&folder).to_string_lossy().replace(['/', '\\'], "-");
-        let rel = if rel.is_empty() {
-            folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into())
-        } else {
-            rel
-        };
         let unit = names::snake(&rel).replace('-', "_");
         let checked = check_files(files.clone());
         if checked.error_count() > 0 {
@@ -135,6 +132,79 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
     Ok(sum)
 }
 
+/// Where to get Kafka's spec files, for error messages.
+pub const WHERE_SPECS_ARE: &str = "Kafka's message specs come with Kafka's source \
+    (git clone https://github.com/apache/kafka): pass the checkout, or one of its spec folders such \
+    as clients/src/main/resources/common/message.\nKafka 3.9.0's specs are also in the shared \
+    material: $KWIRE_SHARED/kafka-specs/3.9.0, else ../shared/kafka-specs/3.9.0 beside the checkout.";
+
+/// The folders below a checkout's module root that Kafka's build feeds to its message generator.
+const GENERATOR_INPUTS: [&str; 2] = ["message", "metadata"];
+
+/// The units of a corpus run over `dir`, sorted: (name, spec folder). The name is the folder's
+/// path below `dir` with `-` for the separators; in a Kafka checkout it is the module's path
+/// (`clients`, `group-coordinator`, …).
+///
+/// # Errors
+/// `dir` is not a folder, cannot be read, or holds no spec files (the messages say where to get
+/// Kafka's specs).
+pub fn spec_units(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
+    if !dir.is_dir() {
+        anyhow::bail!("{} is not a folder.\n{WHERE_SPECS_ARE}", dir.display());
+    }
+    let checkout = generator_folders(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let folders = if checkout.is_empty() {
+        source::spec_folders(dir).with_context(|| format!("reading {}", dir.display()))?
+    } else {
+        checkout
+    };
+    if folders.is_empty() {
+        anyhow::bail!("no *.json spec files at or under {}.\n{WHERE_SPECS_ARE}", dir.display());
+    }
+    Ok(folders
+        .into_iter()
+        .map(|folder| {
+            // In a checkout, `<module>/src/main/resources/common/message` is named for its module.
+            let module = folder
+                .ancestors()
+                .find(|a| a.ends_with("src/main/resources"))
+                .and_then(|a| a.parent()?.parent()?.parent());
+            let rel = module.unwrap_or(&folder);
+            let rel = match rel.strip_prefix(dir) {
+                Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
+                _ => rel.file_name().map_or_else(|| PathBuf::from("root"), PathBuf::from),
+            };
+            let name = rel.to_string_lossy().replace(['/', '\\'], "-");
+            (name, folder)
+        })
+        .collect())
+}
+
+/// The `…/src/main/resources/common/{message,metadata}` folders at or under `dir` (a Kafka source
+/// checkout), sorted; empty when `dir` is not one. Hidden folders and build output (`build`,
+/// `target`, `out`, `bin`, `node_modules`) are not searched.
+fn generator_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if GENERATOR_INPUTS.iter().any(|leaf| d.ends_with(Path::new("src/main/resources/common").join(leaf))) {
+            out.push(d);
+            continue;
+        }
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let skip = name.starts_with('.') || ["build", "target", "out", "bin", "node_modules"].contains(&&*name);
+            if !skip && e.file_type()?.is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
     if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
         std::fs::write(path, text)?;
@@ -154,7 +224,9 @@ fn manifest(unit: &str, root: &Path) -> String {
 }
 
 /// Checks of Kafka's hard-coded header special cases, for a folder that has the APIs and headers
-/// (kafka-spec-reference.md section 5). A failure counts as a failed check.
+/// (Kafka's `ApiKeys.requestHeaderVersion`/`responseHeaderVersion`: ControlledShutdown v0 requests
+/// carry request header v0, ApiVersions responses response header v0 as KIP-511 has it). A failure
+/// counts as a failed check.
 fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     let has = |name: &str| specs.iter().any(|s| s.name == name);
     if !(has("RequestHeader") && has("ResponseHeader")) {

@@ -2,23 +2,129 @@
 //!
 //! * `cargo xtask codegen [--check]`: regenerates `protocol/src/generated/` from `schemas/`;
 //!   `--check` changes nothing and exits 1 when the committed code is stale.
-//! * `cargo xtask corpus DIR`: one Builder run per spec folder under DIR, each compiled in its own
-//!   scratch crate with `-D warnings`, then round-trip samples of every message at every valid
-//!   version. Ends with `corpus: S specs, G generated, C compiled, R round-trips, F failures`.
+//! * `cargo xtask corpus DIR [--keep]`: one Builder run per spec folder under DIR (or per
+//!   `common/message` folder of a Kafka source checkout), each compiled in its own scratch crate
+//!   with `-D warnings`, then round-trip samples of every message at every valid version. Ends
+//!   with `corpus: S specs, G generated, C compiled, R round-trips, F failures`.
 //! * `cargo xtask build-time SHARED`: release build time of the crate kwire generates for
 //!   Kafka's API specs beside kafka-protocol 0.15.1's.
 //! * `cargo xtask modgraph [--edges] [WORKSPACE]`: lists every pair of modules of `codegen/src`
 //!   and `protocol/src` that import each other (and group-type modules that reach up to the
 //!   coordinator facade); exits 1 if there is one. `--edges` lists every edge first. Also run by
 //!   `cargo test` (`xtask/tests/modgraph.rs`).
+//!
+//! `cargo xtask help [COMMAND]`, `cargo xtask --help` and `cargo xtask COMMAND --help` print help.
 
 use xtask::{codegen, corpus};
 
+use std::io::Write as _;
 use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask codegen [--check]
+       cargo xtask corpus DIR [--keep]
+       cargo xtask modgraph [--edges] [WORKSPACE]
+       cargo xtask build-time SHARED
+       cargo xtask help [COMMAND]";
+
+const HELP: &str = "\
+kwire's project tasks.
+
+Commands:
+  codegen [--check]    regenerate protocol/src/generated/ from schemas/ (--check: exit 1 if stale)
+  corpus DIR [--keep]  compile and round-trip every spec folder under DIR (a Kafka checkout too)
+  modgraph [--edges] [WORKSPACE]
+                       list module pairs of codegen/src and protocol/src that import each other
+  build-time SHARED    time the release build of kwire's generated crate against kafka-protocol's
+  help [COMMAND]       print this help, or a command's
+
+Run `cargo xtask COMMAND --help` for a command's options.";
+
+const CODEGEN_HELP: &str = "\
+usage: cargo xtask codegen [--check]
+
+Regenerates protocol/src/generated/ from the spec files in schemas/ (the committed generated code
+of kwire-protocol).
+
+Options:
+  --check  change nothing; exit 1 and name the stale files when the committed code differs from
+           what schemas/ generates";
+
+const CORPUS_HELP: &str = "\
+usage: cargo xtask corpus DIR [--keep]
+
+Compiles Kafka's spec files with kwire's Builder, one unit per spec folder, each into a scratch
+crate under target/kwire-corpus/ built with -D warnings, then round-trips samples of every message
+at every valid version (owned decoding and borrowed views). Ends with one line:
+  corpus: S specs, G generated, C compiled, R round-trips, F failures
+and exits 1 when anything failed.
+
+DIR is one of:
+  * a Kafka source checkout (git clone https://github.com/apache/kafka): every
+    <module>/src/main/resources/common/message folder (and metadata's common/metadata) is one
+    unit, as in Kafka's own build; other JSON files in the checkout are ignored;
+  * one spec folder, e.g. a checkout's clients/src/main/resources/common/message;
+  * a folder of spec folders, e.g. the shared material's kafka-specs/3.9.0
+    ($KWIRE_SHARED/kafka-specs/3.9.0, else ../shared/kafka-specs/3.9.0 beside this checkout).
+
+Options:
+  --keep  accepted for older scripts; the scratch crates are always kept under
+          target/kwire-corpus/ (later runs rebuild only what changed)";
+
+const BUILD_TIME_HELP: &str = "\
+usage: cargo xtask build-time SHARED
+
+Times a release build of the crate kwire generates for Kafka's API specs (from the shared
+material at SHARED) against kafka-protocol 0.15.1's, and prints both times and their ratio.";
+
+const MODGRAPH_HELP: &str = "\
+usage: cargo xtask modgraph [--edges] [WORKSPACE]
+
+Lists every pair of modules of codegen/src and protocol/src (generated code aside) that import each
+other, and every module of the coordinator's group types that reaches up to the coordinator facade;
+exits 1 if there is one. Also run by `cargo test` (xtask/tests/modgraph.rs).
+
+Options:
+  --edges    list every import edge first
+  WORKSPACE  the workspace root to read (default: this checkout)";
+
+/// Prints help text on standard output; a reader that went away (`| head`) is not an error.
+fn say(text: &str) {
+    let _ = writeln!(std::io::stdout(), "{text}");
+}
+
+fn help_of(command: &str) -> Option<&'static str> {
+    match command {
+        "codegen" => Some(CODEGEN_HELP),
+        "corpus" => Some(CORPUS_HELP),
+        "build-time" => Some(BUILD_TIME_HELP),
+        "modgraph" => Some(MODGRAPH_HELP),
+        _ => None,
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let is_help = |a: &&str| matches!(*a, "--help" | "-h");
+    if args.is_empty() || matches!(args.as_slice(), ["help"]) || args.first().is_some_and(is_help) {
+        say(HELP);
+        return if args.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+    }
+    if let ["help", command] | [command, ..] = args.as_slice() {
+        if args[0] == "help" || args.iter().any(is_help) {
+            return match help_of(command) {
+                Some(h) => {
+                    say(h);
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!("xtask: no command `{command}`\n{USAGE}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+    }
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(false),
         ["codegen", "--check"] => codegen::run(true),
@@ -28,10 +134,10 @@ fn main() -> ExitCode {
             let dir = rest.iter().find(|a| **a != "--edges").map(std::path::Path::new);
             xtask::modgraph::run(edges, dir)
         }
-        ["build-time", shared] => xtask::build_time::run(std::path::Path::new(shared)),
         ["corpus", dir, "--keep"] => corpus::run(std::path::Path::new(dir), &corpus::Options { keep: true }),
+        ["build-time", shared] => xtask::build_time::run(std::path::Path::new(shared)),
         _ => {
-            eprintln!("usage: cargo xtask codegen [--check]\n       cargo xtask corpus DIR [--keep]\n       cargo xtask modgraph [--edges] [WORKSPACE]\n       cargo xtask build-time SHARED");
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };

@@ -1,4 +1,6 @@
-//! Hand-worked byte vectors for the wire encoding (kafka-spec-reference.md sections 4 and 5).
+//! Hand-worked byte vectors for the wire encoding (Kafka's protocol guide,
+//! https://kafka.apache.org/protocol, and the encoding of the classes Kafka's message generator
+//! writes: flexible versions, tagged fields, compact and nullable types, headers).
 //!
 //! Every expected byte string below was written by hand from the rules and the specs in
 //! `schemas/`, never computed with the code under test; each byte group carries a comment. One

@@ -34,16 +34,19 @@
 //! 1. kafka-protocol is wrong: LeaderChangeMessage and VotersRecord (data messages, not APIs) have
 //!    a field named `Version`, which their decoder binds to a local that shadows the version
 //!    argument, so nested structs are decoded at the field's value (see [`pairs_015`]). Rule:
-//!    every struct of a message is read at the message's version (reference 4.3). Handled by
+//!    every struct of a message is read at the message's version (as the `read` methods of Kafka's
+//!    generated `…Data` classes pass their `_version` down). Handled by
 //!    giving those samples `version` = the message version; everything else stays random.
 //! 2. kafka-protocol is wrong: unknown tagged fields set on a message written at a non-flexible
-//!    version are dropped silently; Kafka refuses (reference 4.4, gotcha 8), as kwire does (see
+//!    version are dropped silently; Kafka's generated `write` refuses them with
+//!    `UnsupportedVersionException`, as kwire does (see
 //!    [`absent_fields_015`]).
 //! 3. kafka-protocol 0.15.1's `ApiKey::iter()` stops at the first unassigned key (76), leaving
 //!    out keys 80-82; their total below is computed from `ApiKey::try_from` instead.
 //!
 //! Not reachable through kafka-protocol (it lacks the test messages that hold them): a nullable
-//! *tagged* struct, and a tagged nullable field whose default is not null (reference 4.5); the
+//! *tagged* struct, and a tagged nullable field whose default is not null (Kafka's generator
+//! writes a tagged field only when its value differs from the field's default); the
 //! corpus run covers those on kwire's side alone.
 
 use bytes::Bytes;
@@ -52,7 +55,7 @@ use kwire_protocol::wire::{Encode, Message};
 use kwire_tests::hex;
 use std::fmt::Write as _;
 
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 use kwire_tests::kafka390 as k390;
 
 type R<T> = Result<T, String>;
@@ -134,7 +137,7 @@ macro_rules! their_side {
         }
     };
 }
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 their_side!(kp015, kafka_protocol);
 their_side!(kp018, kafka_protocol_018);
 
@@ -415,7 +418,7 @@ fn finish(crate_version: &str, out: &Outcome) {
 // ---------------------------------------------------------------------------------------------
 // kafka-protocol 0.15.1 against Kafka 3.9.0's clients specs.
 
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 fn pairs_015() -> (Vec<Pair>, Vec<Pair>, Vec<Pair>) {
     let requests = pairs!(k390, kafka_protocol::messages, kp015;
         ProduceRequest, FetchRequest, ListOffsetsRequest, MetadataRequest, LeaderAndIsrRequest,
@@ -482,8 +485,8 @@ fn pairs_015() -> (Vec<Pair>, Vec<Pair>, Vec<Pair>) {
     // `version` argument (`let version = types::Int16.decode(buf)?;`), so the nested `Voter`
     // structs that follow are decoded at the *field's* value instead of the message version
     // (failing "specified version not supported", or misreading `VoterDirectoryId` /
-    // `Endpoints`). Kafka decodes nested structs at the message version (reference 4.3: every
-    // struct of a message is encoded "according to the same version"). Exact exclusion: in
+    // `Endpoints`). Kafka decodes nested structs at the message version (its generated `read`
+    // methods pass the message's `_version` to every nested struct). Exact exclusion: in
     // direction (a) these two samples get `version` = the message version, which their decoder
     // then reads correctly; every other field stays random and asserted.
     let mut others = others;
@@ -497,14 +500,14 @@ fn pairs_015() -> (Vec<Pair>, Vec<Pair>, Vec<Pair>) {
     (requests, responses, others)
 }
 
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 fn leader_change_sample(seed: u64, mode: SampleMode, v: i16) -> R<Bytes> {
     let mut m = k390::LeaderChangeMessage::sample(&mut SampleGen::new(seed, mode), v);
     m.version = v;
     m.to_bytes(v).map_err(|e| e.to_string())
 }
 
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 fn voters_record_sample(seed: u64, mode: SampleMode, v: i16) -> R<Bytes> {
     let mut m = k390::VotersRecord::sample(&mut SampleGen::new(seed, mode), v);
     m.version = v;
@@ -512,7 +515,7 @@ fn voters_record_sample(seed: u64, mode: SampleMode, v: i16) -> R<Bytes> {
 }
 
 /// Messages built directly with kafka-protocol 0.15.1's API, one per interesting wire feature.
-#[cfg(kwire_kafka390)]
+#[cfg(kwire_shared)]
 fn built_015(all: &[Pair], out: &mut Outcome) {
     use bytes::BytesMut;
     use kafka_protocol::indexmap::IndexMap;
@@ -857,9 +860,10 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
     }
 }
 
-/// Fields a version lacks (reference 4.6): ignorable non-default values are dropped by both,
-/// non-ignorable ones refused by both; unknown tagged fields at a non-flexible version (4.4).
-#[cfg(kwire_kafka390)]
+/// Fields a version lacks (Kafka's generated `write`: an ignorable field's non-default value is
+/// dropped, a non-ignorable one throws `UnsupportedVersionException`): dropped by both, refused by
+/// both; unknown tagged fields at a non-flexible version (refused by Kafka, see below).
+#[cfg(kwire_shared)]
 fn absent_fields_015(out: &mut Outcome) {
     use kafka_protocol::messages as kp;
     use kafka_protocol::protocol::StrBytes;
@@ -958,7 +962,7 @@ fn absent_fields_015(out: &mut Outcome) {
 
     // Disagreement 2 (kafka-protocol is wrong): unknown tagged fields set on a message written
     // at a non-flexible version. Kafka throws UnsupportedVersionException "Tagged fields were
-    // set, but version V of this message does not support them" (reference 4.4; gotcha 8); kwire
+    // set, but version V of this message does not support them" (its generated `write`); kwire
     // refuses (TaggedFieldsNotFlexible); kafka-protocol silently drops them. Excluded: only
     // kwire's side is asserted, their behaviour is printed.
     let ours = k390::MetadataRequest {
@@ -977,24 +981,15 @@ fn absent_fields_015(out: &mut Outcome) {
     theirs.unknown_tagged_fields.insert(5, Bytes::from_static(b"x"));
     let theirs_r = kp015::encode(&theirs, 8);
     out.excluded.push(format!(
-        "MetadataRequest v8 with unknown tagged fields: kafka-protocol {} (Kafka refuses: reference 4.4)",
+        "MetadataRequest v8 with unknown tagged fields: kafka-protocol {} (Kafka refuses: UnsupportedVersionException)",
         if theirs_r.is_ok() { "drops them silently" } else { "refuses too" }
     ));
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn kwire_3_9_0_clients_agrees_with_kafka_protocol_0_15_1() {
-    #[cfg(not(kwire_kafka390))]
-    {
-        // tests/build.rs did not find the shared material: SKIPPED, or a failure under CI=true.
-        if kwire_tests::shared().is_some() {
-            let msg = "the shared material is present but tests/build.rs did not generate kafka390.rs \
-                       (it ran before the material appeared: `touch tests/build.rs` and rebuild)";
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-            eprintln!("SKIPPED: {msg}");
-        }
-    }
-    #[cfg(kwire_kafka390)]
+    #[cfg(kwire_shared)]
     {
         use kafka_protocol::messages::{ApiKey, RequestHeader, ResponseHeader};
         use kafka_protocol::protocol::Message as _;

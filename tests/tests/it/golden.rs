@@ -1,6 +1,8 @@
 //! Golden frames: requests and responses captured from a real client (librdkafka 2.16.0, the C
 //! client inside confluent-kafka 2.16.1) talking to librdkafka's own mock broker and to a minimal
-//! test server. See `<shared>/golden/README.md`.
+//! test server, one frame a line (seconds, connection, direction, API key, version, correlation
+//! id, client id, length, hex; see `parse_log`), in the shared material's
+//! `golden/librdkafka-2.16.0/`.
 //!
 //! * Every request of an API/version in `schemas/` decodes and re-encodes to the same bytes, and
 //!   its header matches the log line (no frame is skipped: counts are asserted).
@@ -70,8 +72,8 @@ impl Frame {
     }
 }
 
-fn golden_dir() -> Option<PathBuf> {
-    Some(shared()?.join("golden").join("librdkafka-2.16.0"))
+fn golden_dir() -> PathBuf {
+    shared().join("golden").join("librdkafka-2.16.0")
 }
 
 /// Parses one log. Every line is either a frame line (`SECONDS CONN -> key=.. v.. corr=..
@@ -154,10 +156,9 @@ fn parse_log(dir: &std::path::Path, file: &'static str) -> (Vec<Frame>, usize) {
     (frames, events)
 }
 
-/// All frames of both logs, in file order (mock log first), or `None` when the shared folder is
-/// absent (after `shared()` printed SKIPPED).
-fn load() -> Option<Vec<Frame>> {
-    let dir = golden_dir()?;
+/// All frames of both logs, in file order (mock log first).
+fn load() -> Vec<Frame> {
+    let dir = golden_dir();
     let mut all = Vec::new();
     for file in [MOCK_LOG, DUMB_LOG] {
         let (frames, events) = parse_log(&dir, file);
@@ -187,7 +188,7 @@ fn load() -> Option<Vec<Frame>> {
             f.at()
         );
     }
-    Some(all)
+    all
 }
 
 fn first_diff(a: &[u8], b: &[u8]) -> usize {
@@ -218,8 +219,9 @@ fn print_counts(title: &str, counts: &BTreeMap<(i16, i16), usize>) {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn requests_decode_and_reencode_byte_exact() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     let mut checked: BTreeMap<(i16, i16), usize> = BTreeMap::new();
     let mut out_of_schemas: BTreeMap<(i16, i16), usize> = BTreeMap::new();
     let mut expected = 0usize;
@@ -446,8 +448,9 @@ fn check_metadata_stray_byte(f: &Frame) -> ResponseFrame {
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn responses_decode_and_reencode() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     let mut checked: BTreeMap<(i16, i16, Outcome), usize> = BTreeMap::new();
     let mut out_of_schemas: BTreeMap<(i16, i16), usize> = BTreeMap::new();
     let mut expected = 0usize;
@@ -536,8 +539,9 @@ fn request(f: &Frame) -> Request {
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn spot_check_consumer_group_heartbeat() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     let hb: Vec<_> = find(&frames, Dir::Request, 68, 1)
         .map(|f| match request(f) {
             Request::ConsumerGroupHeartbeat(r) => (f, r),
@@ -614,8 +618,9 @@ fn spot_check_consumer_group_heartbeat() {
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn spot_check_metadata() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     // Requests: first an empty topic list (brokers only), then t1 by topic id, with no name.
     let reqs: Vec<_> = find(&frames, Dir::Request, 3, 13)
         .map(|f| match request(f) {
@@ -690,8 +695,9 @@ fn spot_check_metadata() {
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn spot_check_api_versions_and_find_coordinator() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     for f in find(&frames, Dir::Request, 18, 3) {
         match request(f) {
             Request::ApiVersions(r) => {
@@ -812,8 +818,9 @@ fn spot_check_api_versions_and_find_coordinator() {
 
 /// Quirks (a) and (b) on their own, so that they are visible by name.
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn mock_quirks() {
-    let Some(frames) = load() else { return };
+    let frames = load();
     let av: Vec<_> = find(&frames, Dir::Response, 18, 3)
         .filter(|f| f.is_from_mock())
         .collect();

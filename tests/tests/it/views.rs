@@ -6,41 +6,7 @@ use kwire_protocol::bytes::Bytes;
 use kwire_protocol::generated::*;
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::{Decode, DecodeError, Encode, Message, Reader};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls on this thread.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.with(Cell::get)
-}
+use crate::alloc_count::allocations_during;
 
 fn samples<T: Message + Sample>(version: i16) -> Vec<Bytes> {
     let mut out = Vec::new();
@@ -238,81 +204,88 @@ fn absent_fields_read_as_defaults() {
 
 /// Decoding a FetchResponse (Kafka 3.9.0's own spec, compiled by tests/build.rs) copies none of
 /// the record bytes: owned decoding hands out slices of the input buffer, and so does the view.
-#[cfg(kwire_kafka390)]
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn fetch_encodes_into_chunks_sharing_the_records() {
-    use kwire_protocol::bytes::Buf;
-    use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchableTopicResponse, PartitionData};
-    let records: Vec<Bytes> = (0..3u8).map(|p| Bytes::from(vec![p; 4096])).collect();
-    let m = FetchResponse {
-        responses: vec![FetchableTopicResponse {
-            topic_id: kwire_protocol::wire::Uuid::from_u128(9),
-            partitions: (0..3)
-                .map(|p| PartitionData { partition_index: p as i32, records: Some(records[p].clone()), ..Default::default() })
-                .collect(),
+    #[cfg(kwire_shared)]
+    {
+        use kwire_protocol::bytes::Buf;
+        use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchableTopicResponse, PartitionData};
+        let records: Vec<Bytes> = (0..3u8).map(|p| Bytes::from(vec![p; 4096])).collect();
+        let m = FetchResponse {
+            responses: vec![FetchableTopicResponse {
+                topic_id: kwire_protocol::wire::Uuid::from_u128(9),
+                partitions: (0..3)
+                    .map(|p| PartitionData { partition_index: p as i32, records: Some(records[p].clone()), ..Default::default() })
+                    .collect(),
+                ..Default::default()
+            }],
             ..Default::default()
-        }],
-        ..Default::default()
-    };
-    let flat = m.to_bytes(16).unwrap();
-    let mut c = m.to_chunks(16, 1024).unwrap();
-    assert_eq!(c.len(), flat.len());
-    // Header part, then per partition: the records, then what follows them (the next
-    // partition's fields, or the tagged-field counts at the end).
-    assert_eq!(c.part_count(), 7);
-    let parts: Vec<&Bytes> = c.parts().collect();
-    for (p, r) in records.iter().enumerate() {
-        assert_eq!(parts[1 + 2 * p].as_ptr(), r.as_ptr(), "partition {p}'s records are shared");
+        };
+        let flat = m.to_bytes(16).unwrap();
+        let mut c = m.to_chunks(16, 1024).unwrap();
+        assert_eq!(c.len(), flat.len());
+        // Header part, then per partition: the records, then what follows them (the next
+        // partition's fields, or the tagged-field counts at the end).
+        assert_eq!(c.part_count(), 7);
+        let parts: Vec<&Bytes> = c.parts().collect();
+        for (p, r) in records.iter().enumerate() {
+            assert_eq!(parts[1 + 2 * p].as_ptr(), r.as_ptr(), "partition {p}'s records are shared");
+        }
+        assert_eq!(c.to_bytes(), flat);
+        // As a `Buf`: vectored slices, then reading across chunk boundaries.
+        let mut io = [std::io::IoSlice::new(&[]); 16];
+        assert_eq!(c.chunks_vectored(&mut io), 7);
+        assert_eq!(io[..7].iter().map(|s| s.len()).sum::<usize>(), flat.len());
+        let head = parts[0].len();
+        c.advance(head - 2);
+        let mut out = vec![0u8; 10];
+        c.copy_to_slice(&mut out);
+        assert_eq!(out, flat[head - 2..head + 8]);
+        assert_eq!(c.remaining(), flat.len() - head - 8);
+        let rest = c.copy_to_bytes(c.remaining());
+        assert_eq!(rest, flat.slice(head + 8..));
+        assert!(c.is_empty());
+        // Below the threshold everything is copied into one chunk.
+        assert_eq!(m.to_chunks(16, 4097).unwrap().part_count(), 1);
     }
-    assert_eq!(c.to_bytes(), flat);
-    // As a `Buf`: vectored slices, then reading across chunk boundaries.
-    let mut io = [std::io::IoSlice::new(&[]); 16];
-    assert_eq!(c.chunks_vectored(&mut io), 7);
-    assert_eq!(io[..7].iter().map(|s| s.len()).sum::<usize>(), flat.len());
-    let head = parts[0].len();
-    c.advance(head - 2);
-    let mut out = vec![0u8; 10];
-    c.copy_to_slice(&mut out);
-    assert_eq!(out, flat[head - 2..head + 8]);
-    assert_eq!(c.remaining(), flat.len() - head - 8);
-    let rest = c.copy_to_bytes(c.remaining());
-    assert_eq!(rest, flat.slice(head + 8..));
-    assert!(c.is_empty());
-    // Below the threshold everything is copied into one chunk.
-    assert_eq!(m.to_chunks(16, 4097).unwrap().part_count(), 1);
 }
 
 #[test]
+#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
 fn fetch_records_are_never_copied() {
-    use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData};
-    let records = Bytes::from((0..64 * 1024u32).map(|i| i as u8).collect::<Vec<u8>>());
-    let m = FetchResponse {
-        responses: vec![FetchableTopicResponse {
-            topic_id: kwire_protocol::wire::Uuid::from_u128(9),
-            partitions: (0..4).map(|p| PartitionData { partition_index: p, records: Some(records.clone()), ..Default::default() }).collect(),
+    #[cfg(kwire_shared)]
+    {
+        use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData};
+        let records = Bytes::from((0..64 * 1024u32).map(|i| i as u8).collect::<Vec<u8>>());
+        let m = FetchResponse {
+            responses: vec![FetchableTopicResponse {
+                topic_id: kwire_protocol::wire::Uuid::from_u128(9),
+                partitions: (0..4).map(|p| PartitionData { partition_index: p, records: Some(records.clone()), ..Default::default() }).collect(),
+                ..Default::default()
+            }],
             ..Default::default()
-        }],
-        ..Default::default()
-    };
-    let bytes = m.to_bytes(16).unwrap();
-    let input = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
-    let inside = |s: &[u8]| input.contains(&(s.as_ptr() as usize)) && input.contains(&(s.as_ptr() as usize + s.len() - 1));
-    let mut copied = 0usize;
-    let allocs = allocations_during(|| {
-        let back = FetchResponse::decode_bytes(bytes.clone(), 16).unwrap();
-        for p in &back.responses[0].partitions {
-            let r = p.records.as_ref().unwrap();
-            assert_eq!(r.len(), 64 * 1024);
-            if !inside(r) {
-                copied += r.len();
+        };
+        let bytes = m.to_bytes(16).unwrap();
+        let input = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
+        let inside = |s: &[u8]| input.contains(&(s.as_ptr() as usize)) && input.contains(&(s.as_ptr() as usize + s.len() - 1));
+        let mut copied = 0usize;
+        let allocs = allocations_during(|| {
+            let back = FetchResponse::decode_bytes(bytes.clone(), 16).unwrap();
+            for p in &back.responses[0].partitions {
+                let r = p.records.as_ref().unwrap();
+                assert_eq!(r.len(), 64 * 1024);
+                if !inside(r) {
+                    copied += r.len();
+                }
             }
+        });
+        assert_eq!(copied, 0, "record bytes were copied");
+        // Two vectors (responses, partitions) and nothing proportional to the 256 KiB of records.
+        assert!(allocs <= 4, "{allocs} allocations");
+        let v = FetchResponseRef::parse(&bytes, 16).unwrap();
+        for p in v.responses().iter().next().unwrap().partitions().iter() {
+            assert!(inside(p.records().unwrap()));
         }
-    });
-    assert_eq!(copied, 0, "record bytes were copied");
-    // Two vectors (responses, partitions) and nothing proportional to the 256 KiB of records.
-    assert!(allocs <= 4, "{allocs} allocations");
-    let v = FetchResponseRef::parse(&bytes, 16).unwrap();
-    for p in v.responses().iter().next().unwrap().partitions().iter() {
-        assert!(inside(p.records().unwrap()));
     }
 }

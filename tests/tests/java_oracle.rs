@@ -134,10 +134,44 @@ fn ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
 }
 
-/// Builds tests/java-oracle with Maven into `out` and returns the run-time classpath. Tries
-/// offline first (everything already in `~/.m2`), then online.
+/// The newest modification time of the files under `dir` (recursively).
+fn newest(dir: &Path) -> std::time::SystemTime {
+    let mut t = std::time::SystemTime::UNIX_EPOCH;
+    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.unwrap().path();
+        let m = if p.is_dir() { newest(&p) } else { p.metadata().and_then(|m| m.modified()).unwrap() };
+        t = t.max(m);
+    }
+    t
+}
+
+/// The run-time classpath of a previous build in `out`, when it is newer than every source file
+/// (`pom.xml`, `src/`) and every jar it names is still there.
+fn previous_build(source: &Path, out: &Path, cp_file: &Path) -> Option<String> {
+    let built = cp_file.metadata().and_then(|m| m.modified()).ok()?;
+    let class = out.join("classes").join("dev").join("kwire").join("oracle").join("Oracle.class");
+    let sources = newest(&source.join("src")).max(source.join("pom.xml").metadata().ok()?.modified().ok()?);
+    if sources > built || !class.is_file() {
+        return None;
+    }
+    let deps = std::fs::read_to_string(cp_file).ok()?;
+    let sep = if cfg!(windows) { ';' } else { ':' };
+    if !deps.trim().split(sep).all(|jar| Path::new(jar).is_file()) {
+        return None;
+    }
+    Some(format!("{}{sep}{}", out.join("classes").display(), deps.trim()))
+}
+
+/// Builds tests/java-oracle with Maven into `out` and returns the run-time classpath. Reuses a
+/// fresh previous build; else tries Maven offline first (everything already in `~/.m2`), then
+/// online.
 fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
     let cp_file = out.join("classpath.txt");
+    if let Some(cp) = previous_build(source, out, &cp_file) {
+        return Ok(cp);
+    }
+    // The dependency plugin leaves an unchanged file alone (and its time with it).
+    let _ = std::fs::remove_file(&cp_file);
     let mut last = String::new();
     for offline in [true, false] {
         let mut cmd = Command::new("mvn");
@@ -152,9 +186,8 @@ fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
             .args(["compile", "dependency:build-classpath"]);
         let o = cmd.output().map_err(|e| format!("running mvn: {e}"))?;
         if o.status.success() {
-            let deps = std::fs::read_to_string(&cp_file).map_err(|e| format!("{}: {e}", cp_file.display()))?;
-            let sep = if cfg!(windows) { ";" } else { ":" };
-            return Ok(format!("{}{sep}{}", out.join("classes").display(), deps.trim()));
+            return previous_build(source, out, &cp_file)
+                .ok_or_else(|| format!("mvn succeeded but left no usable build in {}", out.display()));
         }
         last = format!(
             "mvn{} failed ({}):\n{}{}",

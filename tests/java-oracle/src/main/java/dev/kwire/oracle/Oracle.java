@@ -25,7 +25,9 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * string is an int32 byte length and UTF-8, a blob an int32 length and its bytes.
  *
  * <ul>
- *   <li>{@code 'V'} name: the versions of Kafka's {@code org.apache.kafka.common.message.<name>Data}.
+ *   <li>{@code 'V'} name: the versions of Kafka's class for the spec {@code name}
+ *       ({@code org.apache.kafka.common.message.<name>Data}, or {@code …<name>} for specs that
+ *       are not requests, responses or headers).
  *       Reply: byte 0, int16 lowest, int16 highest, int16 api key (-1 when the class is not an
  *       {@code ApiMessage}); or byte 1 and a string when there is no such class.
  *   <li>{@code 'R'} name, int16 version, blob: decode the blob with {@code read} (every byte must
@@ -77,8 +79,15 @@ public final class Oracle {
     private Entry entry(String name) throws ReflectiveOperationException {
         Entry e = entries.get(name);
         if (e == null) {
-            Class<?> data = Class.forName(PACKAGE + name + "Data");
-            Class<?> converter = Class.forName(PACKAGE + name + "DataJsonConverter");
+            // Kafka's generator names the classes of requests, responses and headers
+            // <name>Data, those of other specs (type "data", "metadata") <name>.
+            Class<?> data;
+            try {
+                data = Class.forName(PACKAGE + name + "Data");
+            } catch (ClassNotFoundException notApi) {
+                data = Class.forName(PACKAGE + name);
+            }
+            Class<?> converter = Class.forName(data.getName() + "JsonConverter");
             e = new Entry((Class<? extends Message>) data, converter.getMethod("write", data, short.class));
             entries.put(name, e);
         }

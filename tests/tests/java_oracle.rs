@@ -49,9 +49,9 @@ fn samples() -> Vec<(SampleMode, u64)> {
 /// Why a (message, version) pair is not sent to Java.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Exclusion {
-    /// kwire's own record specs (`Kwire…`, the group coordinator's log records in kwire's
-    /// encoding) have no class in kafka-clients (Kafka's own records live in its
-    /// group-coordinator module, under other names).
+    /// kwire's own record specs (`Kwire…`: the records kwire-server keeps for its topics, group
+    /// coordinator and offsets) have no class in kafka-clients (Kafka's own log records are
+    /// other specs, outside kafka-clients).
     KwireOwnSpec,
     /// A version below the oldest kafka-clients 4.4.0 supports (KIP-896 removed them in 4.0).
     BelowJavaLowest,
@@ -79,8 +79,8 @@ const RENAMED_FIELDS: &[(&str, i16, &str, &str, &str)] = &[(
     0,
     "acceptableRecoveryLag",
     "acceptableRecoveryLagLegacy",
-    "Kafka 4.4.0 renamed the int32 field of v0 AcceptableRecoveryLagLegacy and added an int64 \
-     AcceptableRecoveryLag in v1; schemas/ has the older spec (0 only)",
+    "Kafka 4.4.0 renamed the v0 int32 field AcceptableRecoveryLagLegacy and added an int64 \
+     AcceptableRecoveryLag in v1; schemas/ has the older, v0-only spec",
 )];
 
 /// One message generated from `schemas/`: its name, versions, API key, and a sampler giving
@@ -93,6 +93,7 @@ struct Entry {
     sample: fn(i16, SampleMode, u64) -> (Vec<u8>, Value),
 }
 
+/// kwire's bytes and JSON form of the sample (`mode`, `seed`) of `T` at `version`.
 fn sample_of<T: Message + Sample + JsonForm>(version: i16, mode: SampleMode, seed: u64) -> (Vec<u8>, Value) {
     let m = T::sample(&mut SampleGen::new(seed, mode), version);
     let bytes = m.to_bytes(version).unwrap_or_else(|e| panic!("{} v{version} encode: {e}", T::NAME));

@@ -276,7 +276,11 @@ impl std::ops::DerefMut for UnknownTaggedFields {
 impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
     fn from(v: Vec<RawTaggedField>) -> Self {
         // Empty is always `None`, so equal sets compare and hash equal.
-        UnknownTaggedFields(if v.is_empty() { None } else { Some(Box::new(v)) })
+        UnknownTaggedFields(if v.is_empty() {
+            None
+        } else {
+            Some(Box::new(v))
+        })
     }
 }
 
@@ -362,4 +366,64 @@ pub enum MessageKind {
     Data,
     /// A KRaft metadata record.
     Metadata,
+}
+
+/// How a version encodes lengths, counts and the tagged-field section (KIP-482): classic in the
+/// versions before a message's `flexibleVersions`, compact in them. Generated code passes it to
+/// the runtime's string, bytes and array helpers instead of a bare `bool`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Encoding {
+    /// Non-flexible versions: INT16 string lengths, INT32 bytes lengths and array counts (-1 for
+    /// null), and no tagged-field section.
+    Classic,
+    /// Flexible versions: lengths and counts as an UNSIGNED_VARINT of the value plus one (0 for
+    /// null), and a tagged-field section after each struct.
+    Compact,
+}
+
+impl Encoding {
+    /// [`Encoding::Compact`] when `flexible` (the version is one of the flexible versions),
+    /// else [`Encoding::Classic`].
+    #[inline(always)]
+    pub const fn compact_when(flexible: bool) -> Self {
+        if flexible {
+            Encoding::Compact
+        } else {
+            Encoding::Classic
+        }
+    }
+
+    /// Whether this is [`Encoding::Compact`].
+    #[inline(always)]
+    pub const fn is_compact(self) -> bool {
+        matches!(self, Encoding::Compact)
+    }
+}
+
+/// Whether a field may be null in the version at hand (the spec's `nullableVersions`).
+/// Generated code passes it to the runtime's nullable helpers instead of a bare `bool`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Nullable {
+    /// Null is refused: decoding reports `NullNotAllowed`, encoding `None` is an error.
+    No,
+    /// Null is allowed (encoded as length or count -1, or 0 when compact).
+    Yes,
+}
+
+impl Nullable {
+    /// [`Nullable::Yes`] when `nullable`, else [`Nullable::No`].
+    #[inline(always)]
+    pub const fn when(nullable: bool) -> Self {
+        if nullable {
+            Nullable::Yes
+        } else {
+            Nullable::No
+        }
+    }
+
+    /// Whether null is allowed.
+    #[inline(always)]
+    pub const fn allows_null(self) -> bool {
+        matches!(self, Nullable::Yes)
+    }
 }

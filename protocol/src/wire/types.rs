@@ -372,13 +372,14 @@ pub enum MessageKind {
 /// versions before a message's `flexibleVersions`, compact in them. Generated code passes it to
 /// the runtime's string, bytes and array helpers instead of a bare `bool`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
 pub enum Encoding {
     /// Non-flexible versions: INT16 string lengths, INT32 bytes lengths and array counts (-1 for
     /// null), and no tagged-field section.
-    Classic,
+    Classic = 0,
     /// Flexible versions: lengths and counts as an UNSIGNED_VARINT of the value plus one (0 for
     /// null), and a tagged-field section after each struct.
-    Compact,
+    Compact = 1,
 }
 
 impl Encoding {
@@ -386,44 +387,58 @@ impl Encoding {
     /// else [`Encoding::Classic`].
     #[inline(always)]
     pub const fn compact_when(flexible: bool) -> Self {
-        if flexible {
-            Encoding::Compact
-        } else {
-            Encoding::Classic
-        }
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `Classic` and `Compact` in this
+        // `repr(u8)` enum. Branch-free, so generated code compiles as it did with a `bool`.
+        unsafe { std::mem::transmute::<bool, Encoding>(flexible) }
     }
 
     /// Whether this is [`Encoding::Compact`].
     #[inline(always)]
     pub const fn is_compact(self) -> bool {
-        matches!(self, Encoding::Compact)
+        self as u8 == Encoding::Compact as u8
     }
 }
 
 /// Whether a field may be null in the version at hand (the spec's `nullableVersions`).
 /// Generated code passes it to the runtime's nullable helpers instead of a bare `bool`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
 pub enum Nullable {
     /// Null is refused: decoding reports `NullNotAllowed`, encoding `None` is an error.
-    No,
+    No = 0,
     /// Null is allowed (encoded as length or count -1, or 0 when compact).
-    Yes,
+    Yes = 1,
 }
 
 impl Nullable {
     /// [`Nullable::Yes`] when `nullable`, else [`Nullable::No`].
     #[inline(always)]
     pub const fn when(nullable: bool) -> Self {
-        if nullable {
-            Nullable::Yes
-        } else {
-            Nullable::No
-        }
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `No` and `Yes` in this `repr(u8)`
+        // enum. Branch-free, as [`Encoding::compact_when`].
+        unsafe { std::mem::transmute::<bool, Nullable>(nullable) }
     }
 
     /// Whether null is allowed.
     #[inline(always)]
     pub const fn allows_null(self) -> bool {
-        matches!(self, Nullable::Yes)
+        self as u8 == Nullable::Yes as u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Encoding, Nullable};
+
+    #[test]
+    fn two_valued_types_convert_from_and_to_bool() {
+        assert_eq!(Encoding::compact_when(false), Encoding::Classic);
+        assert_eq!(Encoding::compact_when(true), Encoding::Compact);
+        assert!(!Encoding::Classic.is_compact());
+        assert!(Encoding::Compact.is_compact());
+        assert_eq!(Nullable::when(false), Nullable::No);
+        assert_eq!(Nullable::when(true), Nullable::Yes);
+        assert!(!Nullable::No.allows_null());
+        assert!(Nullable::Yes.allows_null());
     }
 }

@@ -521,23 +521,22 @@ pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Op
 /// nullable struct's null marker is an INT8 in the body and an UNSIGNED_VARINT in a tagged
 /// field's payload.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
 #[doc(hidden)]
 pub enum Section {
     /// The struct's body (the field's untagged versions).
-    Body,
+    Body = 0,
     /// The tagged-field section (the field's tagged versions).
-    Tagged,
+    Tagged = 1,
 }
 
 impl Section {
     /// [`Section::Tagged`] when `tagged`, else [`Section::Body`].
     #[inline(always)]
     pub const fn tagged_when(tagged: bool) -> Self {
-        if tagged {
-            Section::Tagged
-        } else {
-            Section::Body
-        }
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `Body` and `Tagged` in this
+        // `repr(u8)` enum. Branch-free, as `Encoding::compact_when`.
+        unsafe { std::mem::transmute::<bool, Section>(tagged) }
     }
 }
 
@@ -717,3 +716,14 @@ impl<'a> Iterator for UnknownTags<'a> {
 /// "No offset": the field is not in this version (or a tagged field that was not sent).
 #[doc(hidden)]
 pub const ABSENT: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::Section;
+
+    #[test]
+    fn section_converts_from_bool() {
+        assert_eq!(Section::tagged_when(false), Section::Body);
+        assert_eq!(Section::tagged_when(true), Section::Tagged);
+    }
+}

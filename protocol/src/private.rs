@@ -10,7 +10,7 @@ pub use bytes::Bytes;
 /// The number as a literal, for the compile-time message.
 macro_rules! runtime_abi {
     () => {
-        1
+        2
     };
 }
 

@@ -58,7 +58,7 @@ fn tag_section(p: &StructPlan) -> TokenStream {
 fn read_value(fp: &FieldPlan, compact: &Cond, nullable: &Cond, tagged: bool) -> TokenStream {
     let w = W();
     let name = &fp.name;
-    let compact_t = if tagged { quote!(true) } else { compact.tokens() };
+    let compact_t = if tagged { Cond::Always.encoding() } else { compact.encoding() };
     let fe = quote!(.at_field(#name)?);
     let optional = fp.field.is_optional();
     let wrap_opt = |nullable_read: TokenStream, plain_read: TokenStream| -> TokenStream {

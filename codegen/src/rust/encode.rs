@@ -92,7 +92,7 @@ fn field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
 fn tag_section(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let w = W();
     if p.tagged.is_empty() {
-        let f = cx.flex_var.tokens();
+        let f = cx.flex_var.encoding();
         return quote!(#w::write_unknown_tags(s, &self.unknown_tagged_fields, #f, version)?;);
     }
     let (mut decls, mut writes, mut counts) = (Vec::new(), Vec::new(), Vec::new());
@@ -114,7 +114,7 @@ fn tag_section(cx: &Ctx, p: &StructPlan) -> TokenStream {
         #(#writes)*
         #w::write_unknown_tags_below(s, &self.unknown_tagged_fields, i, u64::MAX)?;
     );
-    let flex = cx.flex_var.tokens();
+    let flex = cx.flex_var.encoding();
     let check = quote!(#w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], #flex, version)?;);
     let wr = cx.flex_var.select(body, quote!());
     quote!(#check #wr)
@@ -155,8 +155,8 @@ fn write_value(fp: &FieldPlan, compact: &Cond, nullable: &Cond, tagged: bool) ->
     let (id, name) = (&fp.ident, &fp.name);
     let v = quote!(self.#id);
     let optional = fp.field.is_optional();
-    let compact_t = if tagged { quote!(true) } else { compact.tokens() };
-    let nullable_t = nullable.tokens();
+    let compact_t = if tagged { Cond::Always.encoding() } else { compact.encoding() };
+    let nullable_t = nullable.nullable();
     let fe = quote!(.at_field(#name)?);
     match &fp.field.ty {
         Type::Bool => quote!(s.write_byte(u8::from(#v));),

@@ -147,7 +147,7 @@ fn to_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let writes: Vec<TokenStream> = p.fields.iter().map(|fp| write_field(cx, fp)).collect();
     let unknown_out = if flexible {
         let known = p.known_tags();
-        let flex = cx.flex_var.tokens();
+        let flex = cx.flex_var.encoding();
         quote!(
             #w::check_unknown_tags(&self.unknown_tagged_fields, &[#(#known),*], #flex, version)?;
             #j::put_unknown_tags(&mut m, &self.unknown_tagged_fields);

@@ -42,6 +42,26 @@ impl Cond {
             Cond::Expr(e) => e.clone(),
         }
     }
+    /// The condition as the runtime's `Encoding` ("compact when the condition holds"):
+    /// `rt::Encoding::Compact`, `rt::Encoding::Classic`, or `rt::Encoding::compact_when(…)`.
+    pub(crate) fn encoding(&self) -> TokenStream {
+        let w = W();
+        match self {
+            Cond::Always => quote!(#w::Encoding::Compact),
+            Cond::Never => quote!(#w::Encoding::Classic),
+            Cond::Expr(e) => quote!(#w::Encoding::compact_when(#e)),
+        }
+    }
+    /// The condition as the runtime's `Nullable` ("null allowed when the condition holds"):
+    /// `rt::Nullable::Yes`, `rt::Nullable::No`, or `rt::Nullable::when(…)`.
+    pub(crate) fn nullable(&self) -> TokenStream {
+        let w = W();
+        match self {
+            Cond::Always => quote!(#w::Nullable::Yes),
+            Cond::Never => quote!(#w::Nullable::No),
+            Cond::Expr(e) => quote!(#w::Nullable::when(#e)),
+        }
+    }
     /// `cond && other`, folded when the condition is constant.
     pub(crate) fn and(&self, other: TokenStream) -> TokenStream {
         match self {

@@ -59,7 +59,7 @@ fn value_type(ty: &Type) -> TokenStream {
 
 /// Code validating one value of the field at cursor `c`.
 fn check_value(f: &Field, compact: TokenStream, nullable_cond: &Cond, tagged: bool) -> TokenStream {
-    let nullable = nullable_cond.tokens();
+    let nullable = nullable_cond.nullable();
     let w = W();
     match &f.ty {
         t if t.is_fixed() => {
@@ -94,8 +94,8 @@ fn skip_value(f: &Field, compact: TokenStream, nullable_cond: &Cond) -> TokenStr
             let n = Literal::usize_unsuffixed(t.fixed_size().unwrap_or(0));
             quote!(pos + #n)
         }
-        Type::String => quote!(#w::view::skip_len(buf, pos, #compact, true)),
-        Type::Bytes | Type::Records => quote!(#w::view::skip_len(buf, pos, #compact, false)),
+        Type::String => quote!(#w::view::skip_string(buf, pos, #compact)),
+        Type::Bytes | Type::Records => quote!(#w::view::skip_bytes(buf, pos, #compact)),
         Type::Array(e) => {
             let e = element_type(e);
             quote!(#w::view::skip_array::<#e>(buf, pos, version, #compact))
@@ -119,7 +119,7 @@ fn skip_value(f: &Field, compact: TokenStream, nullable_cond: &Cond) -> TokenStr
 }
 
 /// The accessor body: reads the field at offset `o` (not `ABSENT`).
-fn read_at(f: &Field, compact: TokenStream, nullable: TokenStream, tagged: TokenStream) -> TokenStream {
+fn read_at(f: &Field, compact: TokenStream, nullable: &Cond, tagged: TokenStream) -> TokenStream {
     let w = W();
     let opt = f.is_optional();
     match &f.ty {
@@ -135,11 +135,10 @@ fn read_at(f: &Field, compact: TokenStream, nullable: TokenStream, tagged: Token
         Type::Struct(n) => {
             let v = view_ident(n);
             if opt {
-                quote!(if #nullable {
-                    #w::view::nullable_struct_at::<#v<'a>>(self.buf, o, self.version, #tagged)
-                } else {
-                    #w::view::struct_at::<#v<'a>>(self.buf, o, self.version)
-                })
+                nullable.select(
+                    quote!(#w::view::nullable_struct_at::<#v<'a>>(self.buf, o, self.version, #tagged)),
+                    quote!(#w::view::struct_at::<#v<'a>>(self.buf, o, self.version)),
+                )
             } else {
                 quote!(#w::view::struct_at::<#v<'a>>(self.buf, o, self.version).unwrap_or(#v::absent(self.version)))
             }
@@ -317,7 +316,7 @@ fn check_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
             Group::One(k) => {
                 let fp = &p.fields[*k];
                 let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
-                let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
+                let check = check_value(fp.field, fp.compact.encoding(), &fp.nullable, false);
                 let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
                 checks.push(fp.untagged.select(quote!(#rec #check.at_field(#name)?;), quote!()));
             }
@@ -357,7 +356,7 @@ fn check_fixed_run(p: &StructPlan, fields: &[usize], size: usize, record: bool) 
             out.push(quote!(offs[#kl] = (c.pos() - start #plus) as u32;));
         }
         let name = &fp.name;
-        let check = check_value(fp.field, fp.compact.tokens(), &fp.nullable, false);
+        let check = check_value(fp.field, fp.compact.encoding(), &fp.nullable, false);
         steps.push(fp.untagged.select(quote!(#check.at_field(#name)?;), quote!()));
         at += fp.field.ty.fixed_size().unwrap_or(0);
     }
@@ -382,7 +381,7 @@ fn check_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
             let t = fp.tag.as_ref()?;
             let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
             let tag_l = Literal::u32_unsuffixed(t.tag);
-            let check = check_value(fp.field, quote!(true), &t.nullable, true);
+            let check = check_value(fp.field, Cond::Always.encoding(), &t.nullable, true);
             let rec = if record { quote!(offs[#k] = (at - start) as u32;) } else { quote!() };
             let ok = quote!({
                 #rec
@@ -427,7 +426,7 @@ fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         .iter()
         .map(|fp| {
             let k = Literal::usize_unsuffixed(fp.index);
-            let skip = skip_value(fp.field, fp.compact.tokens(), &fp.nullable);
+            let skip = skip_value(fp.field, fp.compact.encoding(), &fp.nullable);
             let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
             let step = match fp.field.ty.fixed_size() {
                 Some(n) => {
@@ -503,11 +502,12 @@ fn accessor(fp: &FieldPlan) -> TokenStream {
     let def = default_value(f);
     // Tagged versions lie within the compact ones (Kafka's generator requires tagged versions
     // to be flexible), so one condition serves both.
-    let tagged_now = match &fp.tag {
-        Some(t) => t.read_cond.tokens(),
-        None => quote!(false),
+    let tagged_now = match fp.tag.as_ref().map(|t| &t.read_cond) {
+        Some(Cond::Always) => quote!(#w::view::Section::Tagged),
+        Some(Cond::Expr(e)) => quote!(#w::view::Section::tagged_when(#e)),
+        Some(Cond::Never) | None => quote!(#w::view::Section::Body),
     };
-    let read = read_at(f, fp.compact_read.tokens(), fp.nullable_read.tokens(), tagged_now);
+    let read = read_at(f, fp.compact_read.encoding(), &fp.nullable_read, tagged_now);
     let body = quote!(
         match self.offs[#k] {
             #w::view::ABSENT => #def,

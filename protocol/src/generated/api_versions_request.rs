@@ -40,14 +40,19 @@ impl ApiVersionsRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            rt::write_string(s, &self.client_software_name, true)
+            rt::write_string(s, &self.client_software_name, rt::Encoding::Compact)
                 .at_field("client_software_name")?;
         }
         if version >= 3 {
-            rt::write_string(s, &self.client_software_version, true)
+            rt::write_string(s, &self.client_software_version, rt::Encoding::Compact)
                 .at_field("client_software_version")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -58,11 +63,13 @@ impl ApiVersionsRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            self.client_software_name = r.string(true).at_field("client_software_name")?;
+            self.client_software_name = r
+                .string(rt::Encoding::Compact)
+                .at_field("client_software_name")?;
         }
         if version >= 3 {
             self.client_software_version = r
-                .string(true)
+                .string(rt::Encoding::Compact)
                 .at_field("client_software_version")?;
         }
         if flexible {
@@ -177,7 +184,12 @@ impl ApiVersionsRequest {
                 )
                 .map_err(|e| e.field("client_software_version"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -262,11 +274,13 @@ impl<'a> ApiVersionsRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (c.pos() - start) as u32;
-            c.check_string(true, false).at_field("client_software_name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("client_software_name")?;
         }
         if version >= 3 {
             offs[1] = (c.pos() - start) as u32;
-            c.check_string(true, false).at_field("client_software_version")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("client_software_version")?;
         }
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -308,7 +322,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -321,7 +335,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -362,10 +376,12 @@ impl<'a> rt::view::View<'a> for ApiVersionsRequestRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            c.check_string(true, false).at_field("client_software_name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("client_software_name")?;
         }
         if version >= 3 {
-            c.check_string(true, false).at_field("client_software_version")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("client_software_version")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -379,10 +395,10 @@ impl<'a> rt::view::View<'a> for ApiVersionsRequestRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version >= 3 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -397,11 +413,11 @@ impl<'a> rt::view::View<'a> for ApiVersionsRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

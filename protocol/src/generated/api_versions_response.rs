@@ -77,7 +77,8 @@ impl ApiVersionsResponse {
         s.write_raw(&self.error_code.to_be_bytes());
         {
             let a = &self.api_keys;
-            rt::write_struct_array(s, a, flexible, version).at_field("api_keys")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("api_keys")?;
         }
         if version >= 1 {
             s.write_raw(&self.throttle_time_ms.to_be_bytes());
@@ -85,7 +86,7 @@ impl ApiVersionsResponse {
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0, 1, 2, 3],
-            flexible,
+            rt::Encoding::compact_when(flexible),
             version,
         )?;
         if flexible {
@@ -107,7 +108,7 @@ impl ApiVersionsResponse {
                         let s = &mut c;
                         {
                             let a = &self.supported_features;
-                            rt::write_struct_array(s, a, true, version)
+                            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                                 .at_field("supported_features")?;
                         }
                     }
@@ -116,7 +117,7 @@ impl ApiVersionsResponse {
                 rt::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.supported_features;
-                    rt::write_struct_array(s, a, true, version)
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                         .at_field("supported_features")?;
                 }
             }
@@ -134,7 +135,7 @@ impl ApiVersionsResponse {
                         let s = &mut c;
                         {
                             let a = &self.finalized_features;
-                            rt::write_struct_array(s, a, true, version)
+                            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                                 .at_field("finalized_features")?;
                         }
                     }
@@ -143,7 +144,7 @@ impl ApiVersionsResponse {
                 rt::write_tag_header(s, 2, size)?;
                 {
                     let a = &self.finalized_features;
-                    rt::write_struct_array(s, a, true, version)
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                         .at_field("finalized_features")?;
                 }
             }
@@ -165,7 +166,9 @@ impl ApiVersionsResponse {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         self.error_code = r.i16_at("error_code")?;
-        self.api_keys = rt::decode_struct_array::<ApiVersion>(r, flexible, version)
+        self.api_keys = rt::decode_struct_array::<
+            ApiVersion,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("api_keys")?;
         if version >= 1 {
             self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
@@ -179,7 +182,7 @@ impl ApiVersionsResponse {
                         let r = &mut p;
                         self.supported_features = rt::decode_struct_array::<
                             SupportedFeatureKey,
-                        >(r, true, version)
+                        >(r, rt::Encoding::Compact, version)
                             .at_field("supported_features")?;
                     }
                     1 => {
@@ -191,7 +194,7 @@ impl ApiVersionsResponse {
                         let r = &mut p;
                         self.finalized_features = rt::decode_struct_array::<
                             FinalizedFeatureKey,
-                        >(r, true, version)
+                        >(r, rt::Encoding::Compact, version)
                             .at_field("finalized_features")?;
                     }
                     3 => {
@@ -353,7 +356,7 @@ impl ApiVersionsResponse {
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0, 1, 2, 3],
-            flexible,
+            rt::Encoding::compact_when(flexible),
             version,
         )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
@@ -462,7 +465,9 @@ impl<'a> ApiVersionsResponseRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         c.skip(2).at_field("error_code")?;
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<ApiVersionRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ApiVersionRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("api_keys")?;
         if version >= 1 {
             offs[2] = (c.pos() - start) as u32;
@@ -479,7 +484,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
                         let c = &mut p;
                         rt::view::check_array::<
                             SupportedFeatureKeyRef<'a>,
-                        >(c, version, true, false)
+                        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                             .at_field("supported_features")?;
                     }
                 }
@@ -496,7 +501,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
                         let c = &mut p;
                         rt::view::check_array::<
                             FinalizedFeatureKeyRef<'a>,
-                        >(c, version, true, false)
+                        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                             .at_field("finalized_features")?;
                     }
                 }
@@ -556,7 +561,12 @@ impl<'a> ApiVersionsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 3),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -585,7 +595,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -614,7 +624,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -677,7 +687,9 @@ impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         c.skip(2).at_field("error_code")?;
-        rt::view::check_array::<ApiVersionRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ApiVersionRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("api_keys")?;
         if version >= 1 {
             c.skip(4).at_field("throttle_time_ms")?;
@@ -691,7 +703,7 @@ impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
                         let c = &mut p;
                         rt::view::check_array::<
                             SupportedFeatureKeyRef<'a>,
-                        >(c, version, true, false)
+                        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                             .at_field("supported_features")?;
                     }
                 }
@@ -706,7 +718,7 @@ impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
                         let c = &mut p;
                         rt::view::check_array::<
                             FinalizedFeatureKeyRef<'a>,
-                        >(c, version, true, false)
+                        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                             .at_field("finalized_features")?;
                     }
                 }
@@ -724,7 +736,9 @@ impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         pos += 2;
-        pos = rt::view::skip_array::<ApiVersionRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             pos += 4;
         }
@@ -742,7 +756,9 @@ impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<ApiVersionRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            ApiVersionRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             offs[2] = (pos - start) as u32;
             pos += 4;
@@ -813,7 +829,12 @@ impl rt::Encode for ApiVersion {
             b[4..6].copy_from_slice(&self.max_version.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -873,7 +894,12 @@ impl rt::json::JsonForm for ApiVersion {
             .map_err(|e| e.field("min_version"))?;
         rt::json::put(&mut m, "maxVersion", &self.max_version, version)
             .map_err(|e| e.field("max_version"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1067,7 +1093,7 @@ impl rt::Encode for SupportedFeatureKey {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            rt::write_string(s, &self.name, true).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
@@ -1085,7 +1111,12 @@ impl rt::Encode for SupportedFeatureKey {
                 rt::non_default(version).field("max_version"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1106,7 +1137,7 @@ impl rt::Decode for SupportedFeatureKey {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            self.name = r.string(true).at_field("name")?;
+            self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         }
         if version >= 3 {
             self.min_version = r.i16_at("min_version")?;
@@ -1168,7 +1199,12 @@ impl rt::json::JsonForm for SupportedFeatureKey {
                 rt::non_default(version).field("max_version"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1232,7 +1268,7 @@ impl<'a> SupportedFeatureKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1297,7 +1333,7 @@ impl<'a> rt::view::View<'a> for SupportedFeatureKeyRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            c.check_string(true, false).at_field("name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         }
         if version >= 3 {
             c.skip(2).at_field("min_version")?;
@@ -1317,7 +1353,7 @@ impl<'a> rt::view::View<'a> for SupportedFeatureKeyRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version >= 3 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
             pos += 2;
@@ -1338,7 +1374,7 @@ impl<'a> rt::view::View<'a> for SupportedFeatureKeyRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
             offs[1] = (pos - start) as u32;
@@ -1391,7 +1427,7 @@ impl rt::Encode for FinalizedFeatureKey {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            rt::write_string(s, &self.name, true).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
@@ -1409,7 +1445,12 @@ impl rt::Encode for FinalizedFeatureKey {
                 rt::non_default(version).field("min_version_level"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1430,7 +1471,7 @@ impl rt::Decode for FinalizedFeatureKey {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            self.name = r.string(true).at_field("name")?;
+            self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         }
         if version >= 3 {
             self.max_version_level = r.i16_at("max_version_level")?;
@@ -1492,7 +1533,12 @@ impl rt::json::JsonForm for FinalizedFeatureKey {
                 rt::non_default(version).field("min_version_level"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1556,7 +1602,7 @@ impl<'a> FinalizedFeatureKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1621,7 +1667,7 @@ impl<'a> rt::view::View<'a> for FinalizedFeatureKeyRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 3 {
-            c.check_string(true, false).at_field("name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         }
         if version >= 3 {
             c.skip(2).at_field("max_version_level")?;
@@ -1641,7 +1687,7 @@ impl<'a> rt::view::View<'a> for FinalizedFeatureKeyRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version >= 3 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
             pos += 2;
@@ -1662,7 +1708,7 @@ impl<'a> rt::view::View<'a> for FinalizedFeatureKeyRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 3 {
             offs[1] = (pos - start) as u32;

@@ -42,9 +42,15 @@ impl ConsumerGroupDescribeResponse {
         s.write_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            rt::write_struct_array(s, a, true, version).at_field("groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -54,7 +60,9 @@ impl ConsumerGroupDescribeResponse {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
-        self.groups = rt::decode_struct_array::<DescribedGroup>(r, true, version)
+        self.groups = rt::decode_struct_array::<
+            DescribedGroup,
+        >(r, rt::Encoding::Compact, version)
             .at_field("groups")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -147,7 +155,12 @@ impl ConsumerGroupDescribeResponse {
             .map_err(|e| e.field("throttle_time_ms"))?;
         rt::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -224,7 +237,9 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("throttle_time_ms")?;
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("groups")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -277,7 +292,7 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -315,7 +330,9 @@ impl<'a> rt::view::View<'a> for ConsumerGroupDescribeResponseRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(4).at_field("throttle_time_ms")?;
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -326,7 +343,9 @@ impl<'a> rt::view::View<'a> for ConsumerGroupDescribeResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -337,7 +356,9 @@ impl<'a> rt::view::View<'a> for ConsumerGroupDescribeResponseRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -428,23 +449,39 @@ impl rt::Encode for Member {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.member_id, true).at_field("member_id")?;
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_string(s, &self.member_id, rt::Encoding::Compact)
+            .at_field("member_id")?;
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
         s.write_raw(&self.member_epoch.to_be_bytes());
-        rt::write_string(s, &self.client_id, true).at_field("client_id")?;
-        rt::write_string(s, &self.client_host, true).at_field("client_host")?;
+        rt::write_string(s, &self.client_id, rt::Encoding::Compact)
+            .at_field("client_id")?;
+        rt::write_string(s, &self.client_host, rt::Encoding::Compact)
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
-            rt::write_string_array(s, a, true).at_field("subscribed_topic_names")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("subscribed_topic_names")?;
         }
         rt::write_nullable_string(
                 s,
                 self.subscribed_topic_regex.as_ref(),
-                true,
-                true,
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
                 version,
             )
             .at_field("subscribed_topic_regex")?;
@@ -454,7 +491,12 @@ impl rt::Encode for Member {
         if version >= 1 {
             s.write_raw(&self.member_type.to_be_bytes());
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -473,16 +515,18 @@ impl rt::Decode for Member {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.member_id = r.string(true).at_field("member_id")?;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.member_id = r.string(rt::Encoding::Compact).at_field("member_id")?;
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
-        self.client_id = r.string(true).at_field("client_id")?;
-        self.client_host = r.string(true).at_field("client_host")?;
-        self.subscribed_topic_names = rt::decode_string_array(r, true)
+        self.client_id = r.string(rt::Encoding::Compact).at_field("client_id")?;
+        self.client_host = r.string(rt::Encoding::Compact).at_field("client_host")?;
+        self.subscribed_topic_names = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("subscribed_topic_names")?;
         self.subscribed_topic_regex = r
-            .nullable_string(true)
+            .nullable_string(rt::Encoding::Compact)
             .at_field("subscribed_topic_regex")?;
         self.assignment = <Assignment as rt::Decode>::decode(r, version)
             .at_field("assignment")?;
@@ -573,7 +617,12 @@ impl rt::json::JsonForm for Member {
             rt::json::put(&mut m, "memberType", &self.member_type, version)
                 .map_err(|e| e.field("member_type"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -645,7 +694,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -658,7 +707,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -671,7 +720,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -697,7 +746,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -710,7 +759,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -723,7 +772,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -737,7 +786,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -846,15 +895,19 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("member_id")?;
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         c.skip(4).at_field("member_epoch")?;
-        c.check_string(true, false).at_field("client_id")?;
-        c.check_string(true, false).at_field("client_host")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subscribed_topic_names")?;
-        c.check_string(true, true).at_field("subscribed_topic_regex")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("subscribed_topic_regex")?;
         <AssignmentRef<'a> as rt::view::View<'a>>::check_at(c, version)
             .at_field("assignment")?;
         <AssignmentRef<'a> as rt::view::View<'a>>::check_at(c, version)
@@ -870,14 +923,14 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         if version >= 1 {
@@ -891,21 +944,21 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 11];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
         pos += 4;
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[8] = (pos - start) as u32;
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         offs[9] = (pos - start) as u32;
@@ -995,23 +1048,37 @@ impl rt::Encode for DescribedGroup {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         s.write_raw(&self.error_code.to_be_bytes());
-        rt::write_nullable_string(s, self.error_message.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.error_message.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("error_message")?;
-        rt::write_string(s, &self.group_id, true).at_field("group_id")?;
-        rt::write_string(s, &self.group_state, true).at_field("group_state")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Compact).at_field("group_id")?;
+        rt::write_string(s, &self.group_state, rt::Encoding::Compact)
+            .at_field("group_state")?;
         {
             let mut b = [0u8; 8];
             b[0..4].copy_from_slice(&self.group_epoch.to_be_bytes());
             b[4..8].copy_from_slice(&self.assignment_epoch.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_string(s, &self.assignor_name, true).at_field("assignor_name")?;
+        rt::write_string(s, &self.assignor_name, rt::Encoding::Compact)
+            .at_field("assignor_name")?;
         {
             let a = &self.members;
-            rt::write_struct_array(s, a, true, version).at_field("members")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("members")?;
         }
         s.write_raw(&self.authorized_operations.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1031,13 +1098,17 @@ impl rt::Decode for DescribedGroup {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.error_code = r.i16_at("error_code")?;
-        self.error_message = r.nullable_string(true).at_field("error_message")?;
-        self.group_id = r.string(true).at_field("group_id")?;
-        self.group_state = r.string(true).at_field("group_state")?;
+        self.error_message = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("error_message")?;
+        self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
+        self.group_state = r.string(rt::Encoding::Compact).at_field("group_state")?;
         self.group_epoch = r.i32_at("group_epoch")?;
         self.assignment_epoch = r.i32_at("assignment_epoch")?;
-        self.assignor_name = r.string(true).at_field("assignor_name")?;
-        self.members = rt::decode_struct_array::<Member>(r, true, version)
+        self.assignor_name = r.string(rt::Encoding::Compact).at_field("assignor_name")?;
+        self.members = rt::decode_struct_array::<
+            Member,
+        >(r, rt::Encoding::Compact, version)
             .at_field("members")?;
         self.authorized_operations = r.i32_at("authorized_operations")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -1103,7 +1174,12 @@ impl rt::json::JsonForm for DescribedGroup {
                 version,
             )
             .map_err(|e| e.field("authorized_operations"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1178,7 +1254,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1191,7 +1267,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1204,7 +1280,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1243,7 +1319,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1256,7 +1332,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1325,17 +1401,21 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(2).at_field("error_code")?;
-        c.check_string(true, true).at_field("error_message")?;
-        c.check_string(true, false).at_field("group_id")?;
-        c.check_string(true, false).at_field("group_state")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_state")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
             c.skip(4).at_field("group_epoch")?;
             c.skip(4).at_field("assignment_epoch")?;
         }
-        c.check_string(true, false).at_field("assignor_name")?;
-        rt::view::check_array::<MemberRef<'a>>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("assignor_name")?;
+        rt::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("members")?;
         c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
@@ -1347,13 +1427,15 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos += 4;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -1365,19 +1447,21 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
         pos += 4;
         offs[5] = (pos - start) as u32;
         pos += 4;
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[8] = (pos - start) as u32;
         pos += 4;
         let tags = (pos - start) as u32;
@@ -1420,13 +1504,20 @@ impl rt::Encode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         s.write_raw(&self.topic_id.0);
-        rt::write_string(s, &self.topic_name, true).at_field("topic_name")?;
+        rt::write_string(s, &self.topic_name, rt::Encoding::Compact)
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1446,8 +1537,10 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.topic_name = r.string(true).at_field("topic_name")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.topic_name = r.string(rt::Encoding::Compact).at_field("topic_name")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -1482,7 +1575,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_name"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1547,7 +1645,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1560,7 +1658,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1602,8 +1700,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        c.check_string(true, false).at_field("topic_name")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("topic_name")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1613,8 +1712,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1625,9 +1724,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1661,9 +1760,15 @@ impl rt::Encode for Assignment {
         use rt::ErrorPath as _;
         {
             let a = &self.topic_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("topic_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1684,7 +1789,7 @@ impl rt::Decode for Assignment {
         use rt::ErrorPath as _;
         self.topic_partitions = rt::decode_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1716,7 +1821,12 @@ impl rt::json::JsonForm for Assignment {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "topicPartitions", &self.topic_partitions, version)
             .map_err(|e| e.field("topic_partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1766,7 +1876,7 @@ impl<'a> AssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1802,7 +1912,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1812,7 +1924,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1821,7 +1935,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

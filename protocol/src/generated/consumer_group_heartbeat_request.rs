@@ -89,20 +89,34 @@ impl ConsumerGroupHeartbeatRequest {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.group_id, true).at_field("group_id")?;
-        rt::write_string(s, &self.member_id, true).at_field("member_id")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Compact).at_field("group_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::Compact)
+            .at_field("member_id")?;
         s.write_raw(&self.member_epoch.to_be_bytes());
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
         s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.subscribed_topic_names {
             ::core::option::Option::Some(a) => {
-                rt::write_string_array(s, a, true).at_field("subscribed_topic_names")?;
+                rt::write_string_array(s, a, rt::Encoding::Compact)
+                    .at_field("subscribed_topic_names")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version)
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
                     .at_field("subscribed_topic_names")?
             }
         }
@@ -110,8 +124,8 @@ impl ConsumerGroupHeartbeatRequest {
             rt::write_nullable_string(
                     s,
                     self.subscribed_topic_regex.as_ref(),
-                    true,
-                    true,
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("subscribed_topic_regex")?;
@@ -120,18 +134,30 @@ impl ConsumerGroupHeartbeatRequest {
                 rt::non_default(version).field("subscribed_topic_regex"),
             );
         }
-        rt::write_nullable_string(s, self.server_assignor.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.server_assignor.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("server_assignor")?;
         match &self.topic_partitions {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version)
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                     .at_field("topic_partitions")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("topic_partitions")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("topic_partitions")?
             }
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -140,23 +166,30 @@ impl ConsumerGroupHeartbeatRequest {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_id = r.string(true).at_field("group_id")?;
-        self.member_id = r.string(true).at_field("member_id")?;
+        self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
+        self.member_id = r.string(rt::Encoding::Compact).at_field("member_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
         self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
-        self.subscribed_topic_names = rt::decode_nullable_string_array(r, true)
+        self.subscribed_topic_names = rt::decode_nullable_string_array(
+                r,
+                rt::Encoding::Compact,
+            )
             .at_field("subscribed_topic_names")?;
         if version >= 1 {
             self.subscribed_topic_regex = r
-                .nullable_string(true)
+                .nullable_string(rt::Encoding::Compact)
                 .at_field("subscribed_topic_regex")?;
         }
-        self.server_assignor = r.nullable_string(true).at_field("server_assignor")?;
+        self.server_assignor = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("server_assignor")?;
         self.topic_partitions = rt::decode_nullable_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -323,7 +356,12 @@ impl ConsumerGroupHeartbeatRequest {
             .map_err(|e| e.field("server_assignor"))?;
         rt::json::put(&mut m, "topicPartitions", &self.topic_partitions, version)
             .map_err(|e| e.field("topic_partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -419,28 +457,35 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 10];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         offs[2] = (c.pos() - start) as u32;
         c.skip(4).at_field("member_epoch")?;
         offs[3] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
         offs[4] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         offs[5] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[6] = (c.pos() - start) as u32;
-        rt::view::check_array::<&'a str>(c, version, true, true)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("subscribed_topic_names")?;
         if version >= 1 {
             offs[7] = (c.pos() - start) as u32;
-            c.check_string(true, true).at_field("subscribed_topic_regex")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                .at_field("subscribed_topic_regex")?;
         }
         offs[8] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("server_assignor")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("server_assignor")?;
         offs[9] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("topic_partitions")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -480,7 +525,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -493,7 +538,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -519,7 +564,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -532,7 +577,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -560,7 +605,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -573,7 +618,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -586,7 +631,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -601,7 +646,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -665,19 +710,26 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatRequestRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("group_id")?;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         c.skip(4).at_field("member_epoch")?;
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         c.skip(4).at_field("rebalance_timeout_ms")?;
-        rt::view::check_array::<&'a str>(c, version, true, true)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("subscribed_topic_names")?;
         if version >= 1 {
-            c.check_string(true, true).at_field("subscribed_topic_regex")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                .at_field("subscribed_topic_regex")?;
         }
-        c.check_string(true, true).at_field("server_assignor")?;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, true)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("server_assignor")?;
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -687,18 +739,20 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatRequestRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         if version >= 1 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -707,27 +761,29 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatRequestRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 10];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
         pos += 4;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
         pos += 4;
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         if version >= 1 {
             offs[7] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         offs[8] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[9] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -766,10 +822,16 @@ impl rt::Encode for TopicPartitions {
         s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -789,7 +851,9 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -821,7 +885,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -885,7 +954,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -923,7 +992,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -933,7 +1003,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -944,7 +1014,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -65,9 +65,21 @@ impl ConsumerGroupHeartbeatResponse {
             b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_nullable_string(s, self.error_message.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.error_message.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("error_message")?;
-        rt::write_nullable_string(s, self.member_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.member_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("member_id")?;
         {
             let mut b = [0u8; 8];
@@ -84,7 +96,12 @@ impl ConsumerGroupHeartbeatResponse {
                 s.write_byte(0xff);
             }
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -95,8 +112,10 @@ impl ConsumerGroupHeartbeatResponse {
         use rt::ErrorPath as _;
         self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         self.error_code = r.i16_at("error_code")?;
-        self.error_message = r.nullable_string(true).at_field("error_message")?;
-        self.member_id = r.nullable_string(true).at_field("member_id")?;
+        self.error_message = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("error_message")?;
+        self.member_id = r.nullable_string(rt::Encoding::Compact).at_field("member_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
         self.heartbeat_interval_ms = r.i32_at("heartbeat_interval_ms")?;
         self.assignment = if r.struct_present().at_field("assignment")? {
@@ -226,7 +245,12 @@ impl ConsumerGroupHeartbeatResponse {
             .map_err(|e| e.field("heartbeat_interval_ms"))?;
         rt::json::put(&mut m, "assignment", &self.assignment, version)
             .map_err(|e| e.field("assignment"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -318,9 +342,10 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         offs[2] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
         offs[3] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("member_id")?;
         offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
@@ -400,7 +425,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -413,7 +438,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -452,13 +477,9 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        AssignmentRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<AssignmentRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    AssignmentRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -506,8 +527,9 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatResponseRef<'a> {
             c.skip(4).at_field("throttle_time_ms")?;
             c.skip(2).at_field("error_code")?;
         }
-        c.check_string(true, true).at_field("error_message")?;
-        c.check_string(true, true).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("member_id")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
@@ -530,8 +552,8 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatResponseRef<'a> {
         let mut pos = pos;
         pos += 4;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
         pos = match rt::view::struct_marker(buf, pos) {
@@ -552,9 +574,9 @@ impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos += 2;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
         pos += 4;
         offs[5] = (pos - start) as u32;
@@ -599,9 +621,15 @@ impl rt::Encode for Assignment {
         use rt::ErrorPath as _;
         {
             let a = &self.topic_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("topic_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -622,7 +650,7 @@ impl rt::Decode for Assignment {
         use rt::ErrorPath as _;
         self.topic_partitions = rt::decode_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -654,7 +682,12 @@ impl rt::json::JsonForm for Assignment {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "topicPartitions", &self.topic_partitions, version)
             .map_err(|e| e.field("topic_partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -704,7 +737,7 @@ impl<'a> AssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -740,7 +773,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -750,7 +785,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -759,7 +796,9 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -798,10 +837,16 @@ impl rt::Encode for TopicPartitions {
         s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -821,7 +866,9 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -853,7 +900,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -917,7 +969,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -955,7 +1007,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -965,7 +1018,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -976,7 +1029,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

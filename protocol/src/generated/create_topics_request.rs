@@ -56,7 +56,8 @@ impl CreateTopicsRequest {
         let flexible = version >= 5;
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
         s.write_raw(&self.timeout_ms.to_be_bytes());
         if version >= 1 {
@@ -66,7 +67,12 @@ impl CreateTopicsRequest {
                 rt::non_default(version).field("validate_only"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -76,7 +82,9 @@ impl CreateTopicsRequest {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.topics = rt::decode_struct_array::<CreatableTopic>(r, flexible, version)
+        self.topics = rt::decode_struct_array::<
+            CreatableTopic,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         self.timeout_ms = r.i32_at("timeout_ms")?;
         if version >= 1 {
@@ -187,7 +195,12 @@ impl CreateTopicsRequest {
                 rt::non_default(version).field("validate_only"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -268,7 +281,9 @@ impl<'a> CreateTopicsRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 3];
         let mut tags = rt::view::ABSENT;
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<CreatableTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            CreatableTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         offs[1] = (c.pos() - start) as u32;
         c.skip(4).at_field("timeout_ms")?;
@@ -317,7 +332,12 @@ impl<'a> CreateTopicsRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -382,7 +402,9 @@ impl<'a> rt::view::View<'a> for CreateTopicsRequestRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::view::check_array::<CreatableTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            CreatableTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         c.skip(4).at_field("timeout_ms")?;
         if version >= 1 {
@@ -399,7 +421,9 @@ impl<'a> rt::view::View<'a> for CreateTopicsRequestRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_array::<CreatableTopicRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            CreatableTopicRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         pos += 4;
         if version >= 1 {
             pos += 1;
@@ -416,7 +440,9 @@ impl<'a> rt::view::View<'a> for CreateTopicsRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 3];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<CreatableTopicRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            CreatableTopicRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos += 4;
         if version >= 1 {
@@ -464,10 +490,16 @@ impl rt::Encode for CreatableReplicaAssignment {
         s.write_raw(&self.partition_index.to_be_bytes());
         {
             let a = &self.broker_ids;
-            rt::write_array_len(s, a.len(), flexible).at_field("broker_ids")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                .at_field("broker_ids")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -488,7 +520,9 @@ impl rt::Decode for CreatableReplicaAssignment {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         self.partition_index = r.i32_at("partition_index")?;
-        self.broker_ids = r.prim_array::<i32>(flexible).at_field("broker_ids")?;
+        self.broker_ids = r
+            .prim_array::<i32>(rt::Encoding::compact_when(flexible))
+            .at_field("broker_ids")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         }
@@ -527,7 +561,12 @@ impl rt::json::JsonForm for CreatableReplicaAssignment {
             .map_err(|e| e.field("partition_index"))?;
         rt::json::put(&mut m, "brokerIds", &self.broker_ids, version)
             .map_err(|e| e.field("broker_ids"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -592,7 +631,12 @@ impl<'a> CreatableReplicaAssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -631,7 +675,9 @@ impl<'a> rt::view::View<'a> for CreatableReplicaAssignmentRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         c.skip(4).at_field("partition_index")?;
-        rt::view::check_array::<i32>(c, version, flexible, false)
+        rt::view::check_array::<
+            i32,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("broker_ids")?;
         if flexible {
             let n = c.uvarint()?;
@@ -645,7 +691,9 @@ impl<'a> rt::view::View<'a> for CreatableReplicaAssignmentRef<'a> {
         let flexible = version >= 5;
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -660,7 +708,9 @@ impl<'a> rt::view::View<'a> for CreatableReplicaAssignmentRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -709,10 +759,22 @@ impl rt::Encode for CreatableTopicConfig {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
-        rt::write_nullable_string(s, self.value.as_ref(), flexible, true, version)
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
+        rt::write_nullable_string(
+                s,
+                self.value.as_ref(),
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -732,8 +794,10 @@ impl rt::Decode for CreatableTopicConfig {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.name = r.string(flexible).at_field("name")?;
-        self.value = r.nullable_string(flexible).at_field("value")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
+        self.value = r
+            .nullable_string(rt::Encoding::compact_when(flexible))
+            .at_field("value")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         }
@@ -772,7 +836,12 @@ impl rt::json::JsonForm for CreatableTopicConfig {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -824,7 +893,8 @@ impl<'a> CreatableTopicConfigRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -838,7 +908,7 @@ impl<'a> CreatableTopicConfigRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
             }
         }
     }
@@ -875,8 +945,10 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        c.check_string(flexible, false).at_field("name")?;
-        c.check_string(flexible, true).at_field("value")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+            .at_field("value")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -888,8 +960,8 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -902,9 +974,9 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -955,7 +1027,8 @@ impl rt::Encode for CreatableTopic {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let mut b = [0u8; 6];
             b[0..4].copy_from_slice(&self.num_partitions.to_be_bytes());
@@ -964,13 +1037,20 @@ impl rt::Encode for CreatableTopic {
         }
         {
             let a = &self.assignments;
-            rt::write_struct_array(s, a, flexible, version).at_field("assignments")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("assignments")?;
         }
         {
             let a = &self.configs;
-            rt::write_struct_array(s, a, flexible, version).at_field("configs")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -990,16 +1070,16 @@ impl rt::Decode for CreatableTopic {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.num_partitions = r.i32_at("num_partitions")?;
         self.replication_factor = r.i16_at("replication_factor")?;
         self.assignments = rt::decode_struct_array::<
             CreatableReplicaAssignment,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("assignments")?;
         self.configs = rt::decode_struct_array::<
             CreatableTopicConfig,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("configs")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -1060,7 +1140,12 @@ impl rt::json::JsonForm for CreatableTopic {
             .map_err(|e| e.field("assignments"))?;
         rt::json::put(&mut m, "configs", &self.configs, version)
             .map_err(|e| e.field("configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1115,7 +1200,8 @@ impl<'a> CreatableTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1157,7 +1243,12 @@ impl<'a> CreatableTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1172,7 +1263,12 @@ impl<'a> CreatableTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1219,7 +1315,8 @@ impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        c.check_string(flexible, false).at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
@@ -1228,9 +1325,11 @@ impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
         }
         rt::view::check_array::<
             CreatableReplicaAssignmentRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("assignments")?;
-        rt::view::check_array::<CreatableTopicConfigRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            CreatableTopicConfigRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("configs")?;
         if flexible {
             let n = c.uvarint()?;
@@ -1243,15 +1342,15 @@ impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos += 4;
         pos += 2;
         pos = rt::view::skip_array::<
             CreatableReplicaAssignmentRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             CreatableTopicConfigRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -1264,7 +1363,7 @@ impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
         let mut offs = [rt::view::ABSENT; 5];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
@@ -1272,11 +1371,11 @@ impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
         offs[3] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             CreatableReplicaAssignmentRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         offs[4] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             CreatableTopicConfigRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

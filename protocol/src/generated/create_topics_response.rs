@@ -44,9 +44,15 @@ impl CreateTopicsResponse {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -61,7 +67,7 @@ impl CreateTopicsResponse {
         }
         self.topics = rt::decode_struct_array::<
             CreatableTopicResult,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -164,7 +170,12 @@ impl CreateTopicsResponse {
         }
         rt::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -248,7 +259,9 @@ impl<'a> CreateTopicsResponseRef<'a> {
             c.skip(4).at_field("throttle_time_ms")?;
         }
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<CreatableTopicResultRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            CreatableTopicResultRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -304,7 +317,12 @@ impl<'a> CreateTopicsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -345,7 +363,9 @@ impl<'a> rt::view::View<'a> for CreateTopicsResponseRef<'a> {
         if version >= 2 {
             c.skip(4).at_field("throttle_time_ms")?;
         }
-        rt::view::check_array::<CreatableTopicResultRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            CreatableTopicResultRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             let n = c.uvarint()?;
@@ -363,7 +383,7 @@ impl<'a> rt::view::View<'a> for CreateTopicsResponseRef<'a> {
         }
         pos = rt::view::skip_array::<
             CreatableTopicResultRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -382,7 +402,7 @@ impl<'a> rt::view::View<'a> for CreateTopicsResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             CreatableTopicResultRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -447,12 +467,18 @@ impl rt::Encode for CreatableTopicConfigs {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         if version >= 5 {
-            rt::write_string(s, &self.name, true).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
         if version >= 5 {
-            rt::write_nullable_string(s, self.value.as_ref(), true, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.value.as_ref(),
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("value")?;
         } else if self.value.as_ref().is_none_or(|x| !x.is_empty()) {
             return ::core::result::Result::Err(rt::non_default(version).field("value"));
@@ -474,7 +500,12 @@ impl rt::Encode for CreatableTopicConfigs {
                 rt::non_default(version).field("is_sensitive"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -495,10 +526,10 @@ impl rt::Decode for CreatableTopicConfigs {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         if version >= 5 {
-            self.name = r.string(true).at_field("name")?;
+            self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         }
         if version >= 5 {
-            self.value = r.nullable_string(true).at_field("value")?;
+            self.value = r.nullable_string(rt::Encoding::Compact).at_field("value")?;
         }
         if version >= 5 {
             self.read_only = r.bool_at("read_only")?;
@@ -583,7 +614,12 @@ impl rt::json::JsonForm for CreatableTopicConfigs {
                 rt::non_default(version).field("is_sensitive"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -662,7 +698,7 @@ impl<'a> CreatableTopicConfigsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -675,7 +711,7 @@ impl<'a> CreatableTopicConfigsRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -755,10 +791,10 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigsRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         if version >= 5 {
-            c.check_string(true, false).at_field("name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         }
         if version >= 5 {
-            c.check_string(true, true).at_field("value")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("value")?;
         }
         if version >= 5 {
             c.skip(1).at_field("read_only")?;
@@ -781,10 +817,10 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigsRef<'a> {
         let flexible = version >= 5;
         let mut pos = pos;
         if version >= 5 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
             pos += 1;
@@ -808,11 +844,11 @@ impl<'a> rt::view::View<'a> for CreatableTopicConfigsRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 5 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
             offs[2] = (pos - start) as u32;
@@ -904,7 +940,8 @@ impl rt::Encode for CreatableTopicResult {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         if version >= 7 {
             s.write_raw(&self.topic_id.0);
         }
@@ -913,8 +950,8 @@ impl rt::Encode for CreatableTopicResult {
             rt::write_nullable_string(
                     s,
                     self.error_message.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("error_message")?;
@@ -928,14 +965,26 @@ impl rt::Encode for CreatableTopicResult {
         if version >= 5 {
             match &self.configs {
                 ::core::option::Option::Some(a) => {
-                    rt::write_struct_array(s, a, true, version).at_field("configs")?;
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                        .at_field("configs")?;
                 }
                 ::core::option::Option::None => {
-                    rt::write_null_len(s, true, true, version).at_field("configs")?
+                    rt::write_null_len(
+                            s,
+                            rt::Encoding::Compact,
+                            rt::Nullable::Yes,
+                            version,
+                        )
+                        .at_field("configs")?
                 }
             }
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = self.topic_config_error_code != 0i16;
             s.write_uvarint(
@@ -969,13 +1018,15 @@ impl rt::Decode for CreatableTopicResult {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         if version >= 7 {
             self.topic_id = r.uuid_at("topic_id")?;
         }
         self.error_code = r.i16_at("error_code")?;
         if version >= 1 {
-            self.error_message = r.nullable_string(flexible).at_field("error_message")?;
+            self.error_message = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("error_message")?;
         }
         if version >= 5 {
             self.num_partitions = r.i32_at("num_partitions")?;
@@ -986,7 +1037,7 @@ impl rt::Decode for CreatableTopicResult {
         if version >= 5 {
             self.configs = rt::decode_nullable_struct_array::<
                 CreatableTopicConfigs,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("configs")?;
         }
         if flexible {
@@ -1098,7 +1149,12 @@ impl rt::json::JsonForm for CreatableTopicResult {
             rt::json::put(&mut m, "configs", &self.configs, version)
                 .map_err(|e| e.field("configs"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1191,7 +1247,8 @@ impl<'a> CreatableTopicResultRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1231,7 +1288,7 @@ impl<'a> CreatableTopicResultRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
             }
         }
     }
@@ -1285,7 +1342,7 @@ impl<'a> CreatableTopicResultRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(rt::view::ArrayRef::empty()),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -1330,13 +1387,15 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        c.check_string(flexible, false).at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
         if version >= 7 {
             c.skip(16).at_field("topic_id")?;
         }
         c.skip(2).at_field("error_code")?;
         if version >= 1 {
-            c.check_string(flexible, true).at_field("error_message")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("error_message")?;
         }
         if version >= 5 {
             c.skip(4).at_field("num_partitions")?;
@@ -1345,7 +1404,9 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
             c.skip(2).at_field("replication_factor")?;
         }
         if version >= 5 {
-            rt::view::check_array::<CreatableTopicConfigsRef<'a>>(c, version, true, true)
+            rt::view::check_array::<
+                CreatableTopicConfigsRef<'a>,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
                 .at_field("configs")?;
         }
         if flexible {
@@ -1365,13 +1426,13 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 7 {
             pos += 16;
         }
         pos += 2;
         if version >= 1 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 5 {
             pos += 4;
@@ -1382,7 +1443,7 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
         if version >= 5 {
             pos = rt::view::skip_array::<
                 CreatableTopicConfigsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1396,7 +1457,7 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
         let mut offs = [rt::view::ABSENT; 8];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 7 {
             offs[1] = (pos - start) as u32;
             pos += 16;
@@ -1405,7 +1466,7 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
         pos += 2;
         if version >= 1 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 5 {
             offs[5] = (pos - start) as u32;
@@ -1419,7 +1480,7 @@ impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
             offs[7] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 CreatableTopicConfigsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

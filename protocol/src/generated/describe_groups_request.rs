@@ -41,7 +41,8 @@ impl DescribeGroupsRequest {
         let flexible = version >= 5;
         {
             let a = &self.groups;
-            rt::write_string_array(s, a, flexible).at_field("groups")?;
+            rt::write_string_array(s, a, rt::Encoding::compact_when(flexible))
+                .at_field("groups")?;
         }
         if version >= 3 {
             s.write_byte(u8::from(self.include_authorized_operations));
@@ -50,7 +51,12 @@ impl DescribeGroupsRequest {
                 rt::non_default(version).field("include_authorized_operations"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -60,7 +66,8 @@ impl DescribeGroupsRequest {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.groups = rt::decode_string_array(r, flexible).at_field("groups")?;
+        self.groups = rt::decode_string_array(r, rt::Encoding::compact_when(flexible))
+            .at_field("groups")?;
         if version >= 3 {
             self.include_authorized_operations = r
                 .bool_at("include_authorized_operations")?;
@@ -174,7 +181,12 @@ impl DescribeGroupsRequest {
                 rt::non_default(version).field("include_authorized_operations"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -254,7 +266,9 @@ impl<'a> DescribeGroupsRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<&'a str>(c, version, flexible, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if version >= 3 {
             offs[1] = (c.pos() - start) as u32;
@@ -301,7 +315,12 @@ impl<'a> DescribeGroupsRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -354,7 +373,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsRequestRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::view::check_array::<&'a str>(c, version, flexible, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if version >= 3 {
             c.skip(1).at_field("include_authorized_operations")?;
@@ -370,7 +391,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsRequestRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 3 {
             pos += 1;
         }
@@ -386,7 +409,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            &'a str,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 3 {
             offs[1] = (pos - start) as u32;
             pos += 1;

@@ -44,9 +44,15 @@ impl DescribeGroupsResponse {
         }
         {
             let a = &self.groups;
-            rt::write_struct_array(s, a, flexible, version).at_field("groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -59,7 +65,9 @@ impl DescribeGroupsResponse {
         if version >= 1 {
             self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
-        self.groups = rt::decode_struct_array::<DescribedGroup>(r, flexible, version)
+        self.groups = rt::decode_struct_array::<
+            DescribedGroup,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("groups")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -159,7 +167,12 @@ impl DescribeGroupsResponse {
         }
         rt::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -243,7 +256,9 @@ impl<'a> DescribeGroupsResponseRef<'a> {
             c.skip(4).at_field("throttle_time_ms")?;
         }
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -299,7 +314,12 @@ impl<'a> DescribeGroupsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -340,7 +360,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsResponseRef<'a> {
         if version >= 1 {
             c.skip(4).at_field("throttle_time_ms")?;
         }
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if flexible {
             let n = c.uvarint()?;
@@ -356,7 +378,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsResponseRef<'a> {
         if version >= 1 {
             pos += 4;
         }
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -373,7 +397,9 @@ impl<'a> rt::view::View<'a> for DescribeGroupsResponseRef<'a> {
             pos += 4;
         }
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -428,23 +454,32 @@ impl rt::Encode for DescribedGroupMember {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        rt::write_string(s, &self.member_id, flexible).at_field("member_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::compact_when(flexible))
+            .at_field("member_id")?;
         if version >= 4 {
             rt::write_nullable_string(
                     s,
                     self.group_instance_id.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("group_instance_id")?;
         }
-        rt::write_string(s, &self.client_id, flexible).at_field("client_id")?;
-        rt::write_string(s, &self.client_host, flexible).at_field("client_host")?;
-        rt::write_bytes(s, &self.member_metadata, flexible).at_field("member_metadata")?;
-        rt::write_bytes(s, &self.member_assignment, flexible)
+        rt::write_string(s, &self.client_id, rt::Encoding::compact_when(flexible))
+            .at_field("client_id")?;
+        rt::write_string(s, &self.client_host, rt::Encoding::compact_when(flexible))
+            .at_field("client_host")?;
+        rt::write_bytes(s, &self.member_metadata, rt::Encoding::compact_when(flexible))
+            .at_field("member_metadata")?;
+        rt::write_bytes(s, &self.member_assignment, rt::Encoding::compact_when(flexible))
             .at_field("member_assignment")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -464,16 +499,26 @@ impl rt::Decode for DescribedGroupMember {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        self.member_id = r.string(flexible).at_field("member_id")?;
+        self.member_id = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("member_id")?;
         if version >= 4 {
             self.group_instance_id = r
-                .nullable_string(flexible)
+                .nullable_string(rt::Encoding::compact_when(flexible))
                 .at_field("group_instance_id")?;
         }
-        self.client_id = r.string(flexible).at_field("client_id")?;
-        self.client_host = r.string(flexible).at_field("client_host")?;
-        self.member_metadata = r.bytes(flexible).at_field("member_metadata")?;
-        self.member_assignment = r.bytes(flexible).at_field("member_assignment")?;
+        self.client_id = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("client_id")?;
+        self.client_host = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("client_host")?;
+        self.member_metadata = r
+            .bytes(rt::Encoding::compact_when(flexible))
+            .at_field("member_metadata")?;
+        self.member_assignment = r
+            .bytes(rt::Encoding::compact_when(flexible))
+            .at_field("member_assignment")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         }
@@ -531,7 +576,12 @@ impl rt::json::JsonForm for DescribedGroupMember {
             .map_err(|e| e.field("member_metadata"))?;
         rt::json::put(&mut m, "memberAssignment", &self.member_assignment, version)
             .map_err(|e| e.field("member_assignment"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -596,7 +646,8 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -610,7 +661,7 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
             }
         }
     }
@@ -624,7 +675,8 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -638,7 +690,8 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -652,7 +705,8 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => &[],
             o => {
                 let o = o as usize;
-                rt::view::bytes_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::bytes_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -666,7 +720,8 @@ impl<'a> DescribedGroupMemberRef<'a> {
             rt::view::ABSENT => &[],
             o => {
                 let o = o as usize;
-                rt::view::bytes_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::bytes_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -721,14 +776,20 @@ impl<'a> rt::view::View<'a> for DescribedGroupMemberRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
-        c.check_string(flexible, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("member_id")?;
         if version >= 4 {
-            c.check_string(flexible, true).at_field("group_instance_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("group_instance_id")?;
         }
-        c.check_string(flexible, false).at_field("client_id")?;
-        c.check_string(flexible, false).at_field("client_host")?;
-        c.check_bytes(flexible, false).at_field("member_metadata")?;
-        c.check_bytes(flexible, false).at_field("member_assignment")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("client_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("client_host")?;
+        c.check_bytes(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("member_metadata")?;
+        c.check_bytes(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("member_assignment")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -740,14 +801,14 @@ impl<'a> rt::view::View<'a> for DescribedGroupMemberRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 5;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 4 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, false);
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -760,19 +821,19 @@ impl<'a> rt::view::View<'a> for DescribedGroupMemberRef<'a> {
         let mut offs = [rt::view::ABSENT; 6];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 4 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -847,13 +908,18 @@ impl rt::Encode for DescribedGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         s.write_raw(&self.error_code.to_be_bytes());
-        rt::write_string(s, &self.group_id, flexible).at_field("group_id")?;
-        rt::write_string(s, &self.group_state, flexible).at_field("group_state")?;
-        rt::write_string(s, &self.protocol_type, flexible).at_field("protocol_type")?;
-        rt::write_string(s, &self.protocol_data, flexible).at_field("protocol_data")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
+        rt::write_string(s, &self.group_state, rt::Encoding::compact_when(flexible))
+            .at_field("group_state")?;
+        rt::write_string(s, &self.protocol_type, rt::Encoding::compact_when(flexible))
+            .at_field("protocol_type")?;
+        rt::write_string(s, &self.protocol_data, rt::Encoding::compact_when(flexible))
+            .at_field("protocol_data")?;
         {
             let a = &self.members;
-            rt::write_struct_array(s, a, flexible, version).at_field("members")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("members")?;
         }
         if version >= 3 {
             s.write_raw(&self.authorized_operations.to_be_bytes());
@@ -862,7 +928,12 @@ impl rt::Encode for DescribedGroup {
                 rt::non_default(version).field("authorized_operations"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -883,13 +954,21 @@ impl rt::Decode for DescribedGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         self.error_code = r.i16_at("error_code")?;
-        self.group_id = r.string(flexible).at_field("group_id")?;
-        self.group_state = r.string(flexible).at_field("group_state")?;
-        self.protocol_type = r.string(flexible).at_field("protocol_type")?;
-        self.protocol_data = r.string(flexible).at_field("protocol_data")?;
+        self.group_id = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
+        self.group_state = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("group_state")?;
+        self.protocol_type = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("protocol_type")?;
+        self.protocol_data = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("protocol_data")?;
         self.members = rt::decode_struct_array::<
             DescribedGroupMember,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("members")?;
         if version >= 3 {
             self.authorized_operations = r.i32_at("authorized_operations")?;
@@ -967,7 +1046,12 @@ impl rt::json::JsonForm for DescribedGroup {
                 rt::non_default(version).field("authorized_operations"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1041,7 +1125,8 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1055,7 +1140,8 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1069,7 +1155,8 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1083,7 +1170,8 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 5).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 5))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1097,7 +1185,12 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 5)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 5),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1166,11 +1259,17 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 5;
         c.skip(2).at_field("error_code")?;
-        c.check_string(flexible, false).at_field("group_id")?;
-        c.check_string(flexible, false).at_field("group_state")?;
-        c.check_string(flexible, false).at_field("protocol_type")?;
-        c.check_string(flexible, false).at_field("protocol_data")?;
-        rt::view::check_array::<DescribedGroupMemberRef<'a>>(c, version, flexible, false)
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("group_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("group_state")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("protocol_type")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("protocol_data")?;
+        rt::view::check_array::<
+            DescribedGroupMemberRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("members")?;
         if version >= 3 {
             c.skip(4).at_field("authorized_operations")?;
@@ -1187,13 +1286,13 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
         let flexible = version >= 5;
         let mut pos = pos;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             DescribedGroupMemberRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 3 {
             pos += 4;
         }
@@ -1211,17 +1310,17 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[5] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             DescribedGroupMemberRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 3 {
             offs[6] = (pos - start) as u32;
             pos += 4;

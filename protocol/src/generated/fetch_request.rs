@@ -134,12 +134,18 @@ impl FetchRequest {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
         if version >= 7 {
             {
                 let a = &self.forgotten_topics_data;
-                rt::write_struct_array(s, a, flexible, version)
+                rt::write_struct_array(
+                        s,
+                        a,
+                        rt::Encoding::compact_when(flexible),
+                        version,
+                    )
                     .at_field("forgotten_topics_data")?;
             }
         } else if !self.forgotten_topics_data.is_empty() {
@@ -148,9 +154,15 @@ impl FetchRequest {
             );
         }
         if version >= 11 {
-            rt::write_string(s, &self.rack_id, flexible).at_field("rack_id")?;
+            rt::write_string(s, &self.rack_id, rt::Encoding::compact_when(flexible))
+                .at_field("rack_id")?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0, 1], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0, 1],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = self.cluster_id.is_some();
             let emit_1 = (version >= 15)
@@ -170,8 +182,8 @@ impl FetchRequest {
                         rt::write_nullable_string(
                                 s,
                                 self.cluster_id.as_ref(),
-                                true,
-                                true,
+                                rt::Encoding::Compact,
+                                rt::Nullable::Yes,
                                 version,
                             )
                             .at_field("cluster_id")?;
@@ -182,8 +194,8 @@ impl FetchRequest {
                 rt::write_nullable_string(
                         s,
                         self.cluster_id.as_ref(),
-                        true,
-                        true,
+                        rt::Encoding::Compact,
+                        rt::Nullable::Yes,
                         version,
                     )
                     .at_field("cluster_id")?;
@@ -231,16 +243,20 @@ impl FetchRequest {
         if version >= 7 {
             self.session_epoch = r.i32_at("session_epoch")?;
         }
-        self.topics = rt::decode_struct_array::<FetchTopic>(r, flexible, version)
+        self.topics = rt::decode_struct_array::<
+            FetchTopic,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if version >= 7 {
             self.forgotten_topics_data = rt::decode_struct_array::<
                 ForgottenTopic,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("forgotten_topics_data")?;
         }
         if version >= 11 {
-            self.rack_id = r.string(flexible).at_field("rack_id")?;
+            self.rack_id = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("rack_id")?;
         }
         if flexible {
             let n = r.uvarint()?;
@@ -250,7 +266,7 @@ impl FetchRequest {
                     0 => {
                         let r = &mut p;
                         self.cluster_id = r
-                            .nullable_string(true)
+                            .nullable_string(rt::Encoding::Compact)
                             .at_field("cluster_id")?;
                     }
                     1 => {
@@ -475,7 +491,12 @@ impl FetchRequest {
             rt::json::put(&mut m, "rackId", &self.rack_id, version)
                 .map_err(|e| e.field("rack_id"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0, 1], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0, 1],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -632,16 +653,21 @@ impl<'a> FetchRequestRef<'a> {
             c.skip(4).at_field("session_epoch")?;
         }
         offs[9] = (c.pos() - start) as u32;
-        rt::view::check_array::<FetchTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            FetchTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if version >= 7 {
             offs[10] = (c.pos() - start) as u32;
-            rt::view::check_array::<ForgottenTopicRef<'a>>(c, version, flexible, false)
+            rt::view::check_array::<
+                ForgottenTopicRef<'a>,
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("forgotten_topics_data")?;
         }
         if version >= 11 {
             offs[11] = (c.pos() - start) as u32;
-            c.check_string(flexible, false).at_field("rack_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("rack_id")?;
         }
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -652,7 +678,8 @@ impl<'a> FetchRequestRef<'a> {
                     {
                         offs[0] = (at - start) as u32;
                         let c = &mut p;
-                        c.check_string(true, true).at_field("cluster_id")?;
+                        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                            .at_field("cluster_id")?;
                     }
                 }
                 if tag == 1 {
@@ -713,7 +740,7 @@ impl<'a> FetchRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -832,7 +859,12 @@ impl<'a> FetchRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -849,7 +881,12 @@ impl<'a> FetchRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -864,7 +901,8 @@ impl<'a> FetchRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 12).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 12))
+                    .unwrap_or_default()
             }
         }
     }
@@ -943,14 +981,19 @@ impl<'a> rt::view::View<'a> for FetchRequestRef<'a> {
         if version >= 7 {
             c.skip(4).at_field("session_epoch")?;
         }
-        rt::view::check_array::<FetchTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            FetchTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if version >= 7 {
-            rt::view::check_array::<ForgottenTopicRef<'a>>(c, version, flexible, false)
+            rt::view::check_array::<
+                ForgottenTopicRef<'a>,
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("forgotten_topics_data")?;
         }
         if version >= 11 {
-            c.check_string(flexible, false).at_field("rack_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("rack_id")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -959,7 +1002,8 @@ impl<'a> rt::view::View<'a> for FetchRequestRef<'a> {
                 if tag == 0 {
                     {
                         let c = &mut p;
-                        c.check_string(true, true).at_field("cluster_id")?;
+                        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                            .at_field("cluster_id")?;
                     }
                 }
                 if tag == 1 {
@@ -1008,14 +1052,16 @@ impl<'a> rt::view::View<'a> for FetchRequestRef<'a> {
         if version >= 7 {
             pos += 4;
         }
-        pos = rt::view::skip_array::<FetchTopicRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            FetchTopicRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 7 {
             pos = rt::view::skip_array::<
                 ForgottenTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 11 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1053,16 +1099,18 @@ impl<'a> rt::view::View<'a> for FetchRequestRef<'a> {
             pos += 4;
         }
         offs[9] = (pos - start) as u32;
-        pos = rt::view::skip_array::<FetchTopicRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            FetchTopicRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 7 {
             offs[10] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 ForgottenTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 11 {
             offs[11] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1137,7 +1185,12 @@ impl rt::Encode for ReplicaState {
                 rt::non_default(version).field("replica_epoch"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1209,7 +1262,12 @@ impl rt::json::JsonForm for ReplicaState {
                 rt::non_default(version).field("replica_epoch"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1445,7 +1503,12 @@ impl rt::Encode for FetchPartition {
             s.write_raw(&self.log_start_offset.to_be_bytes());
         }
         s.write_raw(&self.partition_max_bytes.to_be_bytes());
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = (version >= 17) && self.replica_directory_id != rt::Uuid::ZERO;
             s.write_uvarint(
@@ -1593,7 +1656,12 @@ impl rt::json::JsonForm for FetchPartition {
                 )
                 .map_err(|e| e.field("replica_directory_id"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1918,16 +1986,23 @@ impl rt::Encode for FetchTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            rt::write_string(s, &self.topic, flexible).at_field("topic")?;
+            rt::write_string(s, &self.topic, rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             s.write_raw(&self.topic_id.0);
         }
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1948,12 +2023,16 @@ impl rt::Decode for FetchTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            self.topic = r.string(flexible).at_field("topic")?;
+            self.topic = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             self.topic_id = r.uuid_at("topic_id")?;
         }
-        self.partitions = rt::decode_struct_array::<FetchPartition>(r, flexible, version)
+        self.partitions = rt::decode_struct_array::<
+            FetchPartition,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2010,7 +2089,12 @@ impl rt::json::JsonForm for FetchTopic {
         }
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2071,7 +2155,8 @@ impl<'a> FetchTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 12).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 12))
+                    .unwrap_or_default()
             }
         }
     }
@@ -2098,7 +2183,12 @@ impl<'a> FetchTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2141,12 +2231,15 @@ impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            c.check_string(flexible, false).at_field("topic")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("topic")?;
         }
         if version >= 13 {
             c.skip(16).at_field("topic_id")?;
         }
-        rt::view::check_array::<FetchPartitionRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            FetchPartitionRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if flexible {
             let n = c.uvarint()?;
@@ -2160,12 +2253,14 @@ impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
         let flexible = version >= 12;
         let mut pos = pos;
         if version <= 12 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             pos += 16;
         }
-        pos = rt::view::skip_array::<FetchPartitionRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            FetchPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -2179,14 +2274,16 @@ impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 12 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             offs[1] = (pos - start) as u32;
             pos += 16;
         }
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<FetchPartitionRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            FetchPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -2230,7 +2327,8 @@ impl rt::Encode for ForgottenTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if (7..=12).contains(&version) {
-            rt::write_string(s, &self.topic, flexible).at_field("topic")?;
+            rt::write_string(s, &self.topic, rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             s.write_raw(&self.topic_id.0);
@@ -2238,7 +2336,8 @@ impl rt::Encode for ForgottenTopic {
         if version >= 7 {
             {
                 let a = &self.partitions;
-                rt::write_array_len(s, a.len(), flexible).at_field("partitions")?;
+                rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                    .at_field("partitions")?;
                 a.put_elements(s);
             }
         } else if !self.partitions.is_empty() {
@@ -2246,7 +2345,12 @@ impl rt::Encode for ForgottenTopic {
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2267,13 +2371,17 @@ impl rt::Decode for ForgottenTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if (7..=12).contains(&version) {
-            self.topic = r.string(flexible).at_field("topic")?;
+            self.topic = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             self.topic_id = r.uuid_at("topic_id")?;
         }
         if version >= 7 {
-            self.partitions = r.prim_array::<i32>(flexible).at_field("partitions")?;
+            self.partitions = r
+                .prim_array::<i32>(rt::Encoding::compact_when(flexible))
+                .at_field("partitions")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2338,7 +2446,12 @@ impl rt::json::JsonForm for ForgottenTopic {
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2403,7 +2516,8 @@ impl<'a> ForgottenTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 12).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 12))
+                    .unwrap_or_default()
             }
         }
     }
@@ -2430,7 +2544,12 @@ impl<'a> ForgottenTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2473,13 +2592,16 @@ impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if (7..=12).contains(&version) {
-            c.check_string(flexible, false).at_field("topic")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("topic")?;
         }
         if version >= 13 {
             c.skip(16).at_field("topic_id")?;
         }
         if version >= 7 {
-            rt::view::check_array::<i32>(c, version, flexible, false)
+            rt::view::check_array::<
+                i32,
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("partitions")?;
         }
         if flexible {
@@ -2494,13 +2616,15 @@ impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
         let flexible = version >= 12;
         let mut pos = pos;
         if (7..=12).contains(&version) {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             pos += 16;
         }
         if version >= 7 {
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -2515,7 +2639,7 @@ impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
         let mut tags = rt::view::ABSENT;
         if (7..=12).contains(&version) {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             offs[1] = (pos - start) as u32;
@@ -2523,7 +2647,9 @@ impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
         }
         if version >= 7 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;

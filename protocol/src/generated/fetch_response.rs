@@ -66,14 +66,20 @@ impl FetchResponse {
         }
         {
             let a = &self.responses;
-            rt::write_struct_array(s, a, flexible, version).at_field("responses")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("responses")?;
         }
         if version <= 15 && !self.node_endpoints.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("node_endpoints"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = (version >= 16) && !self.node_endpoints.is_empty();
             s.write_uvarint(
@@ -88,7 +94,7 @@ impl FetchResponse {
                         let s = &mut c;
                         {
                             let a = &self.node_endpoints;
-                            rt::write_struct_array(s, a, true, version)
+                            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                                 .at_field("node_endpoints")?;
                         }
                     }
@@ -97,7 +103,7 @@ impl FetchResponse {
                 rt::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.node_endpoints;
-                    rt::write_struct_array(s, a, true, version)
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                         .at_field("node_endpoints")?;
                 }
             }
@@ -123,7 +129,7 @@ impl FetchResponse {
         }
         self.responses = rt::decode_struct_array::<
             FetchableTopicResponse,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("responses")?;
         if flexible {
             let n = r.uvarint()?;
@@ -136,7 +142,7 @@ impl FetchResponse {
                                 let r = &mut p;
                                 self.node_endpoints = rt::decode_struct_array::<
                                     NodeEndpoint,
-                                >(r, true, version)
+                                >(r, rt::Encoding::Compact, version)
                                     .at_field("node_endpoints")?;
                             }
                         } else {
@@ -289,7 +295,12 @@ impl FetchResponse {
                 rt::non_default(version).field("node_endpoints"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -399,7 +410,7 @@ impl<'a> FetchResponseRef<'a> {
         offs[3] = (c.pos() - start) as u32;
         rt::view::check_array::<
             FetchableTopicResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("responses")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -413,7 +424,7 @@ impl<'a> FetchResponseRef<'a> {
                             let c = &mut p;
                             rt::view::check_array::<
                                 NodeEndpointRef<'a>,
-                            >(c, version, true, false)
+                            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                                 .at_field("node_endpoints")?;
                         }
                     } else {
@@ -504,7 +515,12 @@ impl<'a> FetchResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -518,7 +534,7 @@ impl<'a> FetchResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -573,7 +589,7 @@ impl<'a> rt::view::View<'a> for FetchResponseRef<'a> {
         }
         rt::view::check_array::<
             FetchableTopicResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("responses")?;
         if flexible {
             let n = c.uvarint()?;
@@ -585,7 +601,7 @@ impl<'a> rt::view::View<'a> for FetchResponseRef<'a> {
                             let c = &mut p;
                             rt::view::check_array::<
                                 NodeEndpointRef<'a>,
-                            >(c, version, true, false)
+                            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                                 .at_field("node_endpoints")?;
                         }
                     } else {
@@ -619,7 +635,7 @@ impl<'a> rt::view::View<'a> for FetchResponseRef<'a> {
         }
         pos = rt::view::skip_array::<
             FetchableTopicResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -646,7 +662,7 @@ impl<'a> rt::view::View<'a> for FetchResponseRef<'a> {
         offs[3] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             FetchableTopicResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             let (mut n, mut p) = rt::view::tag_count(buf, pos);
@@ -715,7 +731,12 @@ impl rt::Encode for EpochEndOffset {
                 rt::non_default(version).field("end_offset"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -785,7 +806,12 @@ impl rt::json::JsonForm for EpochEndOffset {
                 rt::non_default(version).field("end_offset"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -994,7 +1020,12 @@ impl rt::Encode for LeaderIdAndEpoch {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1066,7 +1097,12 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1267,7 +1303,12 @@ impl rt::Encode for SnapshotId {
             b[8..12].copy_from_slice(&self.epoch.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1323,7 +1364,12 @@ impl rt::json::JsonForm for SnapshotId {
             .map_err(|e| e.field("end_offset"))?;
         rt::json::put(&mut m, "epoch", &self.epoch, version)
             .map_err(|e| e.field("epoch"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1506,7 +1552,12 @@ impl rt::Encode for AbortedTransaction {
                 rt::non_default(version).field("first_offset"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1578,7 +1629,12 @@ impl rt::json::JsonForm for AbortedTransaction {
                 rt::non_default(version).field("first_offset"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1860,11 +1916,21 @@ impl rt::Encode for PartitionData {
         if version >= 4 {
             match &self.aborted_transactions {
                 ::core::option::Option::Some(a) => {
-                    rt::write_struct_array(s, a, flexible, version)
+                    rt::write_struct_array(
+                            s,
+                            a,
+                            rt::Encoding::compact_when(flexible),
+                            version,
+                        )
                         .at_field("aborted_transactions")?;
                 }
                 ::core::option::Option::None => {
-                    rt::write_null_len(s, flexible, true, version)
+                    rt::write_null_len(
+                            s,
+                            rt::Encoding::compact_when(flexible),
+                            rt::Nullable::Yes,
+                            version,
+                        )
                         .at_field("aborted_transactions")?
                 }
             }
@@ -1876,12 +1942,18 @@ impl rt::Encode for PartitionData {
                 rt::non_default(version).field("preferred_read_replica"),
             );
         }
-        rt::write_nullable_bytes(s, self.records.as_ref(), flexible, true, version)
+        rt::write_nullable_bytes(
+                s,
+                self.records.as_ref(),
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("records")?;
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0, 1, 2],
-            flexible,
+            rt::Encoding::compact_when(flexible),
             version,
         )?;
         if flexible {
@@ -1974,13 +2046,15 @@ impl rt::Decode for PartitionData {
         if version >= 4 {
             self.aborted_transactions = rt::decode_nullable_struct_array::<
                 AbortedTransaction,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("aborted_transactions")?;
         }
         if version >= 11 {
             self.preferred_read_replica = r.i32_at("preferred_read_replica")?;
         }
-        self.records = r.nullable_bytes(flexible).at_field("records")?;
+        self.records = r
+            .nullable_bytes(rt::Encoding::compact_when(flexible))
+            .at_field("records")?;
         if flexible {
             let n = r.uvarint()?;
             for _ in 0..n {
@@ -2159,7 +2233,7 @@ impl rt::json::JsonForm for PartitionData {
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
             &[0, 1, 2],
-            flexible,
+            rt::Encoding::compact_when(flexible),
             version,
         )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
@@ -2367,7 +2441,12 @@ impl<'a> PartitionDataRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(rt::view::ArrayRef::empty()),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    rt::Encoding::compact_when(version >= 12),
+                )
             }
         }
     }
@@ -2394,7 +2473,11 @@ impl<'a> PartitionDataRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::bytes_at(self.buf, o, version >= 12)
+                rt::view::bytes_at(
+                    self.buf,
+                    o,
+                    rt::Encoding::compact_when(version >= 12),
+                )
             }
         }
     }
@@ -2464,13 +2547,14 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
         if version >= 4 {
             rt::view::check_array::<
                 AbortedTransactionRef<'a>,
-            >(c, version, flexible, true)
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
                 .at_field("aborted_transactions")?;
         }
         if version >= 11 {
             c.skip(4).at_field("preferred_read_replica")?;
         }
-        c.check_bytes(flexible, true).at_field("records")?;
+        c.check_bytes(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+            .at_field("records")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -2519,12 +2603,12 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
         if version >= 4 {
             pos = rt::view::skip_array::<
                 AbortedTransactionRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 11 {
             pos += 4;
         }
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -2554,14 +2638,14 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
             offs[8] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 AbortedTransactionRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 11 {
             offs[9] = (pos - start) as u32;
             pos += 4;
         }
         offs[10] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             let (mut n, mut p) = rt::view::tag_count(buf, pos);
@@ -2620,16 +2704,23 @@ impl rt::Encode for FetchableTopicResponse {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            rt::write_string(s, &self.topic, flexible).at_field("topic")?;
+            rt::write_string(s, &self.topic, rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             s.write_raw(&self.topic_id.0);
         }
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2650,12 +2741,16 @@ impl rt::Decode for FetchableTopicResponse {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            self.topic = r.string(flexible).at_field("topic")?;
+            self.topic = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("topic")?;
         }
         if version >= 13 {
             self.topic_id = r.uuid_at("topic_id")?;
         }
-        self.partitions = rt::decode_struct_array::<PartitionData>(r, flexible, version)
+        self.partitions = rt::decode_struct_array::<
+            PartitionData,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2712,7 +2807,12 @@ impl rt::json::JsonForm for FetchableTopicResponse {
         }
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2773,7 +2873,8 @@ impl<'a> FetchableTopicResponseRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 12).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 12))
+                    .unwrap_or_default()
             }
         }
     }
@@ -2800,7 +2901,12 @@ impl<'a> FetchableTopicResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 12)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 12),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2843,12 +2949,15 @@ impl<'a> rt::view::View<'a> for FetchableTopicResponseRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 12;
         if version <= 12 {
-            c.check_string(flexible, false).at_field("topic")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("topic")?;
         }
         if version >= 13 {
             c.skip(16).at_field("topic_id")?;
         }
-        rt::view::check_array::<PartitionDataRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            PartitionDataRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if flexible {
             let n = c.uvarint()?;
@@ -2862,12 +2971,14 @@ impl<'a> rt::view::View<'a> for FetchableTopicResponseRef<'a> {
         let flexible = version >= 12;
         let mut pos = pos;
         if version <= 12 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             pos += 16;
         }
-        pos = rt::view::skip_array::<PartitionDataRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            PartitionDataRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -2881,14 +2992,16 @@ impl<'a> rt::view::View<'a> for FetchableTopicResponseRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 12 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 13 {
             offs[1] = (pos - start) as u32;
             pos += 16;
         }
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<PartitionDataRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            PartitionDataRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -2943,7 +3056,7 @@ impl rt::Encode for NodeEndpoint {
             );
         }
         if version >= 16 {
-            rt::write_string(s, &self.host, true).at_field("host")?;
+            rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         } else if !self.host.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("host"));
         }
@@ -2953,12 +3066,23 @@ impl rt::Encode for NodeEndpoint {
             return ::core::result::Result::Err(rt::non_default(version).field("port"));
         }
         if version >= 16 {
-            rt::write_nullable_string(s, self.rack.as_ref(), true, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.rack.as_ref(),
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("rack")?;
         } else if self.rack.is_some() {
             return ::core::result::Result::Err(rt::non_default(version).field("rack"));
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2982,13 +3106,13 @@ impl rt::Decode for NodeEndpoint {
             self.node_id = r.i32_at("node_id")?;
         }
         if version >= 16 {
-            self.host = r.string(true).at_field("host")?;
+            self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         }
         if version >= 16 {
             self.port = r.i32_at("port")?;
         }
         if version >= 16 {
-            self.rack = r.nullable_string(true).at_field("rack")?;
+            self.rack = r.nullable_string(rt::Encoding::Compact).at_field("rack")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -3061,7 +3185,12 @@ impl rt::json::JsonForm for NodeEndpoint {
         } else if self.rack.is_some() {
             return ::core::result::Result::Err(rt::non_default(version).field("rack"));
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3143,7 +3272,7 @@ impl<'a> NodeEndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3169,7 +3298,7 @@ impl<'a> NodeEndpointRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -3212,13 +3341,13 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
             c.skip(4).at_field("node_id")?;
         }
         if version >= 16 {
-            c.check_string(true, false).at_field("host")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         }
         if version >= 16 {
             c.skip(4).at_field("port")?;
         }
         if version >= 16 {
-            c.check_string(true, true).at_field("rack")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -3235,13 +3364,13 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
             pos += 4;
         }
         if version >= 16 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 16 {
             pos += 4;
         }
         if version >= 16 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -3260,7 +3389,7 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
         }
         if version >= 16 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 16 {
             offs[2] = (pos - start) as u32;
@@ -3268,7 +3397,7 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
         }
         if version >= 16 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

@@ -44,7 +44,8 @@ impl FindCoordinatorRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version <= 3 {
-            rt::write_string(s, &self.key, flexible).at_field("key")?;
+            rt::write_string(s, &self.key, rt::Encoding::compact_when(flexible))
+                .at_field("key")?;
         } else if !self.key.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("key"));
         }
@@ -58,14 +59,20 @@ impl FindCoordinatorRequest {
         if version >= 4 {
             {
                 let a = &self.coordinator_keys;
-                rt::write_string_array(s, a, true).at_field("coordinator_keys")?;
+                rt::write_string_array(s, a, rt::Encoding::Compact)
+                    .at_field("coordinator_keys")?;
             }
         } else if !self.coordinator_keys.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("coordinator_keys"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -76,13 +83,13 @@ impl FindCoordinatorRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version <= 3 {
-            self.key = r.string(flexible).at_field("key")?;
+            self.key = r.string(rt::Encoding::compact_when(flexible)).at_field("key")?;
         }
         if version >= 1 {
             self.key_type = r.i8_at("key_type")?;
         }
         if version >= 4 {
-            self.coordinator_keys = rt::decode_string_array(r, true)
+            self.coordinator_keys = rt::decode_string_array(r, rt::Encoding::Compact)
                 .at_field("coordinator_keys")?;
         }
         if flexible {
@@ -202,7 +209,12 @@ impl FindCoordinatorRequest {
                 rt::non_default(version).field("coordinator_keys"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -297,7 +309,8 @@ impl<'a> FindCoordinatorRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 3 {
             offs[0] = (c.pos() - start) as u32;
-            c.check_string(flexible, false).at_field("key")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("key")?;
         }
         if version >= 1 {
             offs[1] = (c.pos() - start) as u32;
@@ -305,7 +318,9 @@ impl<'a> FindCoordinatorRequestRef<'a> {
         }
         if version >= 4 {
             offs[2] = (c.pos() - start) as u32;
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("coordinator_keys")?;
         }
         if flexible {
@@ -349,7 +364,8 @@ impl<'a> FindCoordinatorRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 3))
+                    .unwrap_or_default()
             }
         }
     }
@@ -375,7 +391,7 @@ impl<'a> FindCoordinatorRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -420,13 +436,16 @@ impl<'a> rt::view::View<'a> for FindCoordinatorRequestRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version <= 3 {
-            c.check_string(flexible, false).at_field("key")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("key")?;
         }
         if version >= 1 {
             c.skip(1).at_field("key_type")?;
         }
         if version >= 4 {
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("coordinator_keys")?;
         }
         if flexible {
@@ -441,13 +460,15 @@ impl<'a> rt::view::View<'a> for FindCoordinatorRequestRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version <= 3 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 1 {
             pos += 1;
         }
         if version >= 4 {
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -462,7 +483,7 @@ impl<'a> rt::view::View<'a> for FindCoordinatorRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 3 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 1 {
             offs[1] = (pos - start) as u32;
@@ -470,7 +491,9 @@ impl<'a> rt::view::View<'a> for FindCoordinatorRequestRef<'a> {
         }
         if version >= 4 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

@@ -88,8 +88,8 @@ impl FindCoordinatorResponse {
             rt::write_nullable_string(
                     s,
                     self.error_message.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("error_message")?;
@@ -102,7 +102,8 @@ impl FindCoordinatorResponse {
             );
         }
         if version <= 3 {
-            rt::write_string(s, &self.host, flexible).at_field("host")?;
+            rt::write_string(s, &self.host, rt::Encoding::compact_when(flexible))
+                .at_field("host")?;
         } else if !self.host.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("host"));
         }
@@ -114,14 +115,20 @@ impl FindCoordinatorResponse {
         if version >= 4 {
             {
                 let a = &self.coordinators;
-                rt::write_struct_array(s, a, true, version).at_field("coordinators")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("coordinators")?;
             }
         } else if !self.coordinators.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("coordinators"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -138,19 +145,23 @@ impl FindCoordinatorResponse {
             self.error_code = r.i16_at("error_code")?;
         }
         if (1..=3).contains(&version) {
-            self.error_message = r.nullable_string(flexible).at_field("error_message")?;
+            self.error_message = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("error_message")?;
         }
         if version <= 3 {
             self.node_id = r.i32_at("node_id")?;
         }
         if version <= 3 {
-            self.host = r.string(flexible).at_field("host")?;
+            self.host = r.string(rt::Encoding::compact_when(flexible)).at_field("host")?;
         }
         if version <= 3 {
             self.port = r.i32_at("port")?;
         }
         if version >= 4 {
-            self.coordinators = rt::decode_struct_array::<Coordinator>(r, true, version)
+            self.coordinators = rt::decode_struct_array::<
+                Coordinator,
+            >(r, rt::Encoding::Compact, version)
                 .at_field("coordinators")?;
         }
         if flexible {
@@ -306,7 +317,12 @@ impl FindCoordinatorResponse {
                 rt::non_default(version).field("coordinators"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -429,7 +445,8 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         }
         if (1..=3).contains(&version) {
             offs[2] = (c.pos() - start) as u32;
-            c.check_string(flexible, true).at_field("error_message")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("error_message")?;
         }
         if version <= 3 {
             offs[3] = (c.pos() - start) as u32;
@@ -437,7 +454,8 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         }
         if version <= 3 {
             offs[4] = (c.pos() - start) as u32;
-            c.check_string(flexible, false).at_field("host")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("host")?;
         }
         if version <= 3 {
             offs[5] = (c.pos() - start) as u32;
@@ -445,7 +463,9 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         }
         if version >= 4 {
             offs[6] = (c.pos() - start) as u32;
-            rt::view::check_array::<CoordinatorRef<'a>>(c, version, true, false)
+            rt::view::check_array::<
+                CoordinatorRef<'a>,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("coordinators")?;
         }
         if flexible {
@@ -515,7 +535,7 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 3)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 3))
             }
         }
     }
@@ -542,7 +562,8 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 3))
+                    .unwrap_or_default()
             }
         }
     }
@@ -568,7 +589,7 @@ impl<'a> FindCoordinatorResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -623,19 +644,23 @@ impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         if (1..=3).contains(&version) {
-            c.check_string(flexible, true).at_field("error_message")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("error_message")?;
         }
         if version <= 3 {
             c.skip(4).at_field("node_id")?;
         }
         if version <= 3 {
-            c.check_string(flexible, false).at_field("host")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("host")?;
         }
         if version <= 3 {
             c.skip(4).at_field("port")?;
         }
         if version >= 4 {
-            rt::view::check_array::<CoordinatorRef<'a>>(c, version, true, false)
+            rt::view::check_array::<
+                CoordinatorRef<'a>,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("coordinators")?;
         }
         if flexible {
@@ -656,19 +681,21 @@ impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
             pos += 2;
         }
         if (1..=3).contains(&version) {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 3 {
             pos += 4;
         }
         if version <= 3 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 3 {
             pos += 4;
         }
         if version >= 4 {
-            pos = rt::view::skip_array::<CoordinatorRef<'a>>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -691,7 +718,7 @@ impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
         }
         if (1..=3).contains(&version) {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 3 {
             offs[3] = (pos - start) as u32;
@@ -699,7 +726,7 @@ impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
         }
         if version <= 3 {
             offs[4] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 3 {
             offs[5] = (pos - start) as u32;
@@ -707,7 +734,9 @@ impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
         }
         if version >= 4 {
             offs[6] = (pos - start) as u32;
-            pos = rt::view::skip_array::<CoordinatorRef<'a>>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                CoordinatorRef<'a>,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -778,7 +807,7 @@ impl rt::Encode for Coordinator {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 4 {
-            rt::write_string(s, &self.key, true).at_field("key")?;
+            rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
         } else if !self.key.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("key"));
         }
@@ -790,7 +819,7 @@ impl rt::Encode for Coordinator {
             );
         }
         if version >= 4 {
-            rt::write_string(s, &self.host, true).at_field("host")?;
+            rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         } else if !self.host.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("host"));
         }
@@ -810,13 +839,18 @@ impl rt::Encode for Coordinator {
             rt::write_nullable_string(
                     s,
                     self.error_message.as_ref(),
-                    true,
-                    true,
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("error_message")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -837,13 +871,13 @@ impl rt::Decode for Coordinator {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 4 {
-            self.key = r.string(true).at_field("key")?;
+            self.key = r.string(rt::Encoding::Compact).at_field("key")?;
         }
         if version >= 4 {
             self.node_id = r.i32_at("node_id")?;
         }
         if version >= 4 {
-            self.host = r.string(true).at_field("host")?;
+            self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         }
         if version >= 4 {
             self.port = r.i32_at("port")?;
@@ -852,7 +886,9 @@ impl rt::Decode for Coordinator {
             self.error_code = r.i16_at("error_code")?;
         }
         if version >= 4 {
-            self.error_message = r.nullable_string(true).at_field("error_message")?;
+            self.error_message = r
+                .nullable_string(rt::Encoding::Compact)
+                .at_field("error_message")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -935,7 +971,12 @@ impl rt::json::JsonForm for Coordinator {
             rt::json::put(&mut m, "errorMessage", &self.error_message, version)
                 .map_err(|e| e.field("error_message"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1019,7 +1060,7 @@ impl<'a> CoordinatorRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1045,7 +1086,7 @@ impl<'a> CoordinatorRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1084,7 +1125,7 @@ impl<'a> CoordinatorRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1131,13 +1172,13 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 4 {
-            c.check_string(true, false).at_field("key")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
         }
         if version >= 4 {
             c.skip(4).at_field("node_id")?;
         }
         if version >= 4 {
-            c.check_string(true, false).at_field("host")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         }
         if version >= 4 {
             c.skip(4).at_field("port")?;
@@ -1146,7 +1187,8 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         if version >= 4 {
-            c.check_string(true, true).at_field("error_message")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                .at_field("error_message")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -1160,13 +1202,13 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version >= 4 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 4 {
             pos += 4;
         }
         if version >= 4 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 4 {
             pos += 4;
@@ -1175,7 +1217,7 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
             pos += 2;
         }
         if version >= 4 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1190,7 +1232,7 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 4 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 4 {
             offs[1] = (pos - start) as u32;
@@ -1198,7 +1240,7 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
         }
         if version >= 4 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 4 {
             offs[3] = (pos - start) as u32;
@@ -1210,7 +1252,7 @@ impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
         }
         if version >= 4 {
             offs[5] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

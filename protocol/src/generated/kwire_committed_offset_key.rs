@@ -40,8 +40,8 @@ impl KwireCommittedOffsetKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.group_id, false).at_field("group_id")?;
-        rt::write_string(s, &self.topic, false).at_field("topic")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Classic).at_field("group_id")?;
+        rt::write_string(s, &self.topic, rt::Encoding::Classic).at_field("topic")?;
         s.write_raw(&self.partition.to_be_bytes());
         ::core::result::Result::Ok(())
     }
@@ -51,8 +51,8 @@ impl KwireCommittedOffsetKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_id = r.string(false).at_field("group_id")?;
-        self.topic = r.string(false).at_field("topic")?;
+        self.group_id = r.string(rt::Encoding::Classic).at_field("group_id")?;
+        self.topic = r.string(rt::Encoding::Classic).at_field("topic")?;
         self.partition = r.i32_at("partition")?;
         ::core::result::Result::Ok(())
     }
@@ -210,9 +210,9 @@ impl<'a> KwireCommittedOffsetKeyRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("topic")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("topic")?;
         offs[2] = (c.pos() - start) as u32;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(KwireCommittedOffsetKeyRef {
@@ -246,7 +246,7 @@ impl<'a> KwireCommittedOffsetKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -259,7 +259,7 @@ impl<'a> KwireCommittedOffsetKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -297,15 +297,15 @@ impl<'a> rt::view::View<'a> for KwireCommittedOffsetKeyRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(false, false).at_field("group_id")?;
-        c.check_string(false, false).at_field("topic")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("topic")?;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, false, true);
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         pos += 4;
         pos
     }
@@ -314,9 +314,9 @@ impl<'a> rt::view::View<'a> for KwireCommittedOffsetKeyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         offs[2] = (pos - start) as u32;
         pos += 4;
         (

@@ -64,10 +64,21 @@ impl KwireCommittedOffsetValue {
             b[8..12].copy_from_slice(&self.leader_epoch.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_nullable_string(s, self.metadata.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.metadata.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("metadata")?;
         s.write_raw(&self.commit_timestamp_ms.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -78,7 +89,7 @@ impl KwireCommittedOffsetValue {
         use rt::ErrorPath as _;
         self.offset = r.i64_at("offset")?;
         self.leader_epoch = r.i32_at("leader_epoch")?;
-        self.metadata = r.nullable_string(true).at_field("metadata")?;
+        self.metadata = r.nullable_string(rt::Encoding::Compact).at_field("metadata")?;
         self.commit_timestamp_ms = r.i64_at("commit_timestamp_ms")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -174,7 +185,12 @@ impl KwireCommittedOffsetValue {
             .map_err(|e| e.field("metadata"))?;
         rt::json::put(&mut m, "commitTimestampMs", &self.commit_timestamp_ms, version)
             .map_err(|e| e.field("commit_timestamp_ms"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -259,7 +275,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
             c.skip(4).at_field("leader_epoch")?;
         }
         offs[2] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("metadata")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("metadata")?;
         offs[3] = (c.pos() - start) as u32;
         c.skip(8).at_field("commit_timestamp_ms")?;
         let tags = (c.pos() - start) as u32;
@@ -326,7 +342,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -382,7 +398,7 @@ impl<'a> rt::view::View<'a> for KwireCommittedOffsetValueRef<'a> {
             c.skip(8).at_field("offset")?;
             c.skip(4).at_field("leader_epoch")?;
         }
-        c.check_string(true, true).at_field("metadata")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("metadata")?;
         c.skip(8).at_field("commit_timestamp_ms")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -394,7 +410,7 @@ impl<'a> rt::view::View<'a> for KwireCommittedOffsetValueRef<'a> {
         let mut pos = pos;
         pos += 8;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 8;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -408,7 +424,7 @@ impl<'a> rt::view::View<'a> for KwireCommittedOffsetValueRef<'a> {
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
         pos += 8;
         let tags = (pos - start) as u32;

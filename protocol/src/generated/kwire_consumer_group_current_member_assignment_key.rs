@@ -37,8 +37,9 @@ impl KwireConsumerGroupCurrentMemberAssignmentKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.group_id, false).at_field("group_id")?;
-        rt::write_string(s, &self.member_id, false).at_field("member_id")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Classic).at_field("group_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::Classic)
+            .at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -47,8 +48,8 @@ impl KwireConsumerGroupCurrentMemberAssignmentKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_id = r.string(false).at_field("group_id")?;
-        self.member_id = r.string(false).at_field("member_id")?;
+        self.group_id = r.string(rt::Encoding::Classic).at_field("group_id")?;
+        self.member_id = r.string(rt::Encoding::Classic).at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
 }
@@ -204,9 +205,9 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("member_id")?;
         ::core::result::Result::Ok(KwireConsumerGroupCurrentMemberAssignmentKeyRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),
             version,
@@ -238,7 +239,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -251,7 +252,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -275,14 +276,14 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentKeyRef<
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(false, false).at_field("group_id")?;
-        c.check_string(false, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("member_id")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, false, true);
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         pos
     }
     fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
@@ -290,9 +291,9 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentKeyRef<
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         (
             KwireConsumerGroupCurrentMemberAssignmentKeyRef {
                 buf: buf.get(start..pos).unwrap_or_default(),

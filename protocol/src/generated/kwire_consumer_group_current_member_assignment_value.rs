@@ -60,14 +60,20 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         }
         {
             let a = &self.assigned_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("assigned_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("assigned_partitions")?;
         }
         {
             let a = &self.partitions_pending_revocation;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("partitions_pending_revocation")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -81,11 +87,11 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
         self.state = r.i8_at("state")?;
         self.assigned_partitions = rt::decode_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("assigned_partitions")?;
         self.partitions_pending_revocation = rt::decode_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("partitions_pending_revocation")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -202,7 +208,12 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
                 version,
             )
             .map_err(|e| e.field("partitions_pending_revocation"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -298,10 +309,14 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
             c.skip(1).at_field("state")?;
         }
         offs[3] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("assigned_partitions")?;
         offs[4] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("partitions_pending_revocation")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -380,7 +395,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -396,7 +411,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -446,9 +461,13 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentValueRe
             c.skip(4).at_field("previous_member_epoch")?;
             c.skip(1).at_field("state")?;
         }
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("assigned_partitions")?;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("partitions_pending_revocation")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -461,8 +480,12 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentValueRe
         pos += 4;
         pos += 4;
         pos += 1;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -477,9 +500,13 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentValueRe
         offs[2] = (pos - start) as u32;
         pos += 1;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -518,10 +545,16 @@ impl rt::Encode for TopicPartitions {
         s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -541,7 +574,9 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -573,7 +608,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -637,7 +677,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -675,7 +715,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -685,7 +726,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -696,7 +737,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -79,28 +79,54 @@ impl KwireConsumerGroupMemberMetadataValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
-        rt::write_string(s, &self.client_id, true).at_field("client_id")?;
-        rt::write_string(s, &self.client_host, true).at_field("client_host")?;
+        rt::write_string(s, &self.client_id, rt::Encoding::Compact)
+            .at_field("client_id")?;
+        rt::write_string(s, &self.client_host, rt::Encoding::Compact)
+            .at_field("client_host")?;
         {
             let a = &self.subscribed_topic_names;
-            rt::write_string_array(s, a, true).at_field("subscribed_topic_names")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("subscribed_topic_names")?;
         }
         rt::write_nullable_string(
                 s,
                 self.subscribed_topic_regex.as_ref(),
-                true,
-                true,
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
                 version,
             )
             .at_field("subscribed_topic_regex")?;
         s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
-        rt::write_nullable_string(s, self.server_assignor.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.server_assignor.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("server_assignor")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -109,17 +135,21 @@ impl KwireConsumerGroupMemberMetadataValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
-        self.client_id = r.string(true).at_field("client_id")?;
-        self.client_host = r.string(true).at_field("client_host")?;
-        self.subscribed_topic_names = rt::decode_string_array(r, true)
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
+        self.client_id = r.string(rt::Encoding::Compact).at_field("client_id")?;
+        self.client_host = r.string(rt::Encoding::Compact).at_field("client_host")?;
+        self.subscribed_topic_names = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("subscribed_topic_names")?;
         self.subscribed_topic_regex = r
-            .nullable_string(true)
+            .nullable_string(rt::Encoding::Compact)
             .at_field("subscribed_topic_regex")?;
         self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
-        self.server_assignor = r.nullable_string(true).at_field("server_assignor")?;
+        self.server_assignor = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("server_assignor")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -253,7 +283,12 @@ impl KwireConsumerGroupMemberMetadataValue {
             .map_err(|e| e.field("rebalance_timeout_ms"))?;
         rt::json::put(&mut m, "serverAssignor", &self.server_assignor, version)
             .map_err(|e| e.field("server_assignor"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -342,22 +377,27 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 8];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         offs[2] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
         offs[3] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("client_host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
         offs[4] = (c.pos() - start) as u32;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subscribed_topic_names")?;
         offs[5] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("subscribed_topic_regex")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("subscribed_topic_regex")?;
         offs[6] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[7] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("server_assignor")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("server_assignor")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -396,7 +436,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -409,7 +449,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -422,7 +462,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -435,7 +475,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -448,7 +488,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -462,7 +502,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -488,7 +528,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -546,15 +586,20 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
-        c.check_string(true, false).at_field("client_id")?;
-        c.check_string(true, false).at_field("client_host")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subscribed_topic_names")?;
-        c.check_string(true, true).at_field("subscribed_topic_regex")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("subscribed_topic_regex")?;
         c.skip(4).at_field("rebalance_timeout_ms")?;
-        c.check_string(true, true).at_field("server_assignor")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("server_assignor")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -563,14 +608,14 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -579,21 +624,21 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 8];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
         pos += 4;
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

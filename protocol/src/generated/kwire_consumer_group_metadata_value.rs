@@ -44,7 +44,12 @@ impl KwireConsumerGroupMetadataValue {
             b[4..12].copy_from_slice(&self.metadata_hash.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -140,7 +145,12 @@ impl KwireConsumerGroupMetadataValue {
             .map_err(|e| e.field("epoch"))?;
         rt::json::put(&mut m, "metadataHash", &self.metadata_hash, version)
             .map_err(|e| e.field("metadata_hash"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }

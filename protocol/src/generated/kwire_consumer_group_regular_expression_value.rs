@@ -45,7 +45,7 @@ impl KwireConsumerGroupRegularExpressionValue {
         use rt::ErrorPath as _;
         {
             let a = &self.topics;
-            rt::write_string_array(s, a, true).at_field("topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact).at_field("topics")?;
         }
         {
             let mut b = [0u8; 16];
@@ -53,7 +53,12 @@ impl KwireConsumerGroupRegularExpressionValue {
             b[8..16].copy_from_slice(&self.timestamp.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -62,7 +67,8 @@ impl KwireConsumerGroupRegularExpressionValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.topics = rt::decode_string_array(r, true).at_field("topics")?;
+        self.topics = rt::decode_string_array(r, rt::Encoding::Compact)
+            .at_field("topics")?;
         self.version = r.i64_at("version")?;
         self.timestamp = r.i64_at("timestamp")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -157,7 +163,12 @@ impl KwireConsumerGroupRegularExpressionValue {
             .map_err(|e| e.field("version"))?;
         rt::json::put(&mut m, "timestamp", &self.timestamp, version)
             .map_err(|e| e.field("timestamp"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -233,7 +244,10 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<&'a str>(c, version, true, false).at_field("topics")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("topics")?;
         offs[1] = (c.pos() - start) as u32;
         offs[2] = (c.pos() - start + 8) as u32;
         if c.remaining() >= 16 {
@@ -280,7 +294,7 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -346,7 +360,10 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupRegularExpressionValueRef<'a> 
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<&'a str>(c, version, true, false).at_field("topics")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("topics")?;
         if c.remaining() >= 16 {
             c.skip(16)?;
         } else {
@@ -361,7 +378,7 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupRegularExpressionValueRef<'a> 
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         pos += 8;
         pos += 8;
         pos = rt::view::skip_tags(buf, pos);
@@ -372,7 +389,7 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupRegularExpressionValueRef<'a> 
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 8;
         offs[2] = (pos - start) as u32;

@@ -37,9 +37,15 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         use rt::ErrorPath as _;
         {
             let a = &self.topic_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("topic_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -50,7 +56,7 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         use rt::ErrorPath as _;
         self.topic_partitions = rt::decode_struct_array::<
             TopicPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -140,7 +146,12 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "topicPartitions", &self.topic_partitions, version)
             .map_err(|e| e.field("topic_partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -214,7 +225,9 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_partitions")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -254,7 +267,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -290,7 +303,9 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupTargetAssignmentMemberValueRef
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<TopicPartitionsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -300,7 +315,9 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupTargetAssignmentMemberValueRef
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -309,7 +326,9 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupTargetAssignmentMemberValueRef
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -348,10 +367,16 @@ impl rt::Encode for TopicPartitions {
         s.write_raw(&self.topic_id.0);
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -371,7 +396,9 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -403,7 +430,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -467,7 +499,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -505,7 +537,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -515,7 +548,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -526,7 +559,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

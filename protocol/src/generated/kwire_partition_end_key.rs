@@ -36,7 +36,7 @@ impl KwirePartitionEndKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.topic, false).at_field("topic")?;
+        rt::write_string(s, &self.topic, rt::Encoding::Classic).at_field("topic")?;
         s.write_raw(&self.partition.to_be_bytes());
         ::core::result::Result::Ok(())
     }
@@ -46,7 +46,7 @@ impl KwirePartitionEndKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.topic = r.string(false).at_field("topic")?;
+        self.topic = r.string(rt::Encoding::Classic).at_field("topic")?;
         self.partition = r.i32_at("partition")?;
         ::core::result::Result::Ok(())
     }
@@ -200,7 +200,7 @@ impl<'a> KwirePartitionEndKeyRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("topic")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("topic")?;
         offs[1] = (c.pos() - start) as u32;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(KwirePartitionEndKeyRef {
@@ -234,7 +234,7 @@ impl<'a> KwirePartitionEndKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -268,13 +268,13 @@ impl<'a> rt::view::View<'a> for KwirePartitionEndKeyRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(false, false).at_field("topic")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("topic")?;
         c.skip(4).at_field("partition")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         pos += 4;
         pos
     }
@@ -283,7 +283,7 @@ impl<'a> rt::view::View<'a> for KwirePartitionEndKeyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         offs[1] = (pos - start) as u32;
         pos += 4;
         (

@@ -34,7 +34,12 @@ impl KwirePartitionEndValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         s.write_raw(&self.end_offset.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -124,7 +129,12 @@ impl KwirePartitionEndValue {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "endOffset", &self.end_offset, version)
             .map_err(|e| e.field("end_offset"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }

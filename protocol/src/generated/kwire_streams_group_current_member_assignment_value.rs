@@ -76,32 +76,40 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         }
         {
             let a = &self.active_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("active_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("active_tasks")?;
         }
         {
             let a = &self.standby_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("standby_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("standby_tasks")?;
         }
         {
             let a = &self.warmup_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("warmup_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("warmup_tasks")?;
         }
         {
             let a = &self.active_tasks_pending_revocation;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("active_tasks_pending_revocation")?;
         }
         {
             let a = &self.standby_tasks_pending_revocation;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("standby_tasks_pending_revocation")?;
         }
         {
             let a = &self.warmup_tasks_pending_revocation;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("warmup_tasks_pending_revocation")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -113,23 +121,29 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
         self.member_epoch = r.i32_at("member_epoch")?;
         self.previous_member_epoch = r.i32_at("previous_member_epoch")?;
         self.state = r.i8_at("state")?;
-        self.active_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.active_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks")?;
-        self.standby_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.standby_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks")?;
-        self.warmup_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.warmup_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks")?;
         self.active_tasks_pending_revocation = rt::decode_struct_array::<
             TaskIds,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks_pending_revocation")?;
         self.standby_tasks_pending_revocation = rt::decode_struct_array::<
             TaskIds,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks_pending_revocation")?;
         self.warmup_tasks_pending_revocation = rt::decode_struct_array::<
             TaskIds,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks_pending_revocation")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -288,7 +302,12 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
                 version,
             )
             .map_err(|e| e.field("warmup_tasks_pending_revocation"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -396,22 +415,34 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             c.skip(1).at_field("state")?;
         }
         offs[3] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks")?;
         offs[4] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks")?;
         offs[5] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks")?;
         offs[6] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks_pending_revocation")?;
         offs[7] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks_pending_revocation")?;
         offs[8] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks_pending_revocation")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -490,7 +521,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -504,7 +535,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -518,7 +549,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -534,7 +565,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -550,7 +581,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -566,7 +597,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -632,17 +663,29 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupCurrentMemberAssignmentValueRef
             c.skip(4).at_field("previous_member_epoch")?;
             c.skip(1).at_field("state")?;
         }
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks_pending_revocation")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks_pending_revocation")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks_pending_revocation")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -655,12 +698,24 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupCurrentMemberAssignmentValueRef
         pos += 4;
         pos += 4;
         pos += 1;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -675,17 +730,29 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupCurrentMemberAssignmentValueRef
         offs[2] = (pos - start) as u32;
         pos += 1;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[8] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -721,13 +788,20 @@ impl rt::Encode for TaskIds {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -746,8 +820,12 @@ impl rt::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -779,7 +857,12 @@ impl rt::json::JsonForm for TaskIds {
             .map_err(|e| e.field("subtopology_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -830,7 +913,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -843,7 +926,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -883,8 +966,10 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -893,8 +978,8 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -903,9 +988,9 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

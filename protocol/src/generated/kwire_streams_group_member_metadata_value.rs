@@ -86,19 +86,34 @@ impl KwireStreamsGroupMemberMetadataValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
-        rt::write_string(s, &self.client_id, true).at_field("client_id")?;
-        rt::write_string(s, &self.client_host, true).at_field("client_host")?;
+        rt::write_string(s, &self.client_id, rt::Encoding::Compact)
+            .at_field("client_id")?;
+        rt::write_string(s, &self.client_host, rt::Encoding::Compact)
+            .at_field("client_host")?;
         {
             let mut b = [0u8; 8];
             b[0..4].copy_from_slice(&self.rebalance_timeout_ms.to_be_bytes());
             b[4..8].copy_from_slice(&self.topology_epoch.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_string(s, &self.process_id, true).at_field("process_id")?;
+        rt::write_string(s, &self.process_id, rt::Encoding::Compact)
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.write_byte(1);
@@ -110,9 +125,15 @@ impl KwireStreamsGroupMemberMetadataValue {
         }
         {
             let a = &self.client_tags;
-            rt::write_struct_array(s, a, true, version).at_field("client_tags")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("client_tags")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -121,13 +142,15 @@ impl KwireStreamsGroupMemberMetadataValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
-        self.client_id = r.string(true).at_field("client_id")?;
-        self.client_host = r.string(true).at_field("client_host")?;
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
+        self.client_id = r.string(rt::Encoding::Compact).at_field("client_id")?;
+        self.client_host = r.string(rt::Encoding::Compact).at_field("client_host")?;
         self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
         self.topology_epoch = r.i32_at("topology_epoch")?;
-        self.process_id = r.string(true).at_field("process_id")?;
+        self.process_id = r.string(rt::Encoding::Compact).at_field("process_id")?;
         self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as rt::Decode>::decode(r, version).at_field("user_endpoint")?,
@@ -135,7 +158,9 @@ impl KwireStreamsGroupMemberMetadataValue {
         } else {
             ::core::option::Option::None
         };
-        self.client_tags = rt::decode_struct_array::<KeyValue>(r, true, version)
+        self.client_tags = rt::decode_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("client_tags")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -263,7 +288,12 @@ impl KwireStreamsGroupMemberMetadataValue {
             .map_err(|e| e.field("user_endpoint"))?;
         rt::json::put(&mut m, "clientTags", &self.client_tags, version)
             .map_err(|e| e.field("client_tags"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -345,13 +375,14 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 9];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         offs[2] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
         offs[3] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("client_host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
         offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
@@ -361,7 +392,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             c.skip(4).at_field("topology_epoch")?;
         }
         offs[6] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("process_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("process_id")?;
         offs[7] = (c.pos() - start) as u32;
         if c.struct_present()? {
             <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
@@ -370,7 +401,9 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         }
             .at_field("user_endpoint")?;
         offs[8] = (c.pos() - start) as u32;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("client_tags")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -410,7 +443,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -423,7 +456,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -436,7 +469,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -449,7 +482,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -488,7 +521,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -503,13 +536,9 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             }
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        EndpointRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<EndpointRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    EndpointRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -522,7 +551,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -579,24 +608,27 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
-        c.check_string(true, false).at_field("client_id")?;
-        c.check_string(true, false).at_field("client_host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
             c.skip(4).at_field("rebalance_timeout_ms")?;
             c.skip(4).at_field("topology_epoch")?;
         }
-        c.check_string(true, false).at_field("process_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("process_id")?;
         if c.struct_present()? {
             <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
             .at_field("user_endpoint")?;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("client_tags")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -606,20 +638,22 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <EndpointRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -628,19 +662,19 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 9];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
         pos += 4;
         offs[5] = (pos - start) as u32;
         pos += 4;
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[7] = (pos - start) as u32;
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -649,7 +683,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
             ::core::option::Option::None => pos + 1,
         };
         offs[8] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -685,9 +721,14 @@ impl rt::Encode for Endpoint {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.host, true).at_field("host")?;
+        rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         s.write_raw(&self.port.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -706,7 +747,7 @@ impl rt::Decode for Endpoint {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.host = r.string(true).at_field("host")?;
+        self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         self.port = r.u16_at("port")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -734,7 +775,12 @@ impl rt::json::JsonForm for Endpoint {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "host", &self.host, version).map_err(|e| e.field("host"))?;
         rt::json::put(&mut m, "port", &self.port, version).map_err(|e| e.field("port"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -785,7 +831,7 @@ impl<'a> EndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -834,7 +880,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -844,7 +890,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 2;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -854,7 +900,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 2;
         let tags = (pos - start) as u32;
@@ -892,9 +938,14 @@ impl rt::Encode for KeyValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -913,8 +964,8 @@ impl rt::Decode for KeyValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -942,7 +993,12 @@ impl rt::json::JsonForm for KeyValue {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -993,7 +1049,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1006,7 +1062,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1045,8 +1101,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1055,8 +1111,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1065,9 +1121,9 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

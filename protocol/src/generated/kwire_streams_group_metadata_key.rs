@@ -33,7 +33,7 @@ impl KwireStreamsGroupMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.group_id, false).at_field("group_id")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Classic).at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -42,7 +42,7 @@ impl KwireStreamsGroupMetadataKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_id = r.string(false).at_field("group_id")?;
+        self.group_id = r.string(rt::Encoding::Classic).at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
 }
@@ -193,7 +193,7 @@ impl<'a> KwireStreamsGroupMetadataKeyRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
         ::core::result::Result::Ok(KwireStreamsGroupMetadataKeyRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),
             version,
@@ -225,7 +225,7 @@ impl<'a> KwireStreamsGroupMetadataKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -245,12 +245,12 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataKeyRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(false, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("group_id")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         pos
     }
     fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
@@ -258,7 +258,7 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataKeyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         (
             KwireStreamsGroupMetadataKeyRef {
                 buf: buf.get(start..pos).unwrap_or_default(),

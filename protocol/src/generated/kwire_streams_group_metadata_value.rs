@@ -68,10 +68,15 @@ impl KwireStreamsGroupMetadataValue {
         }
         {
             let a = &self.last_assignment_configs;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("last_assignment_configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -85,7 +90,7 @@ impl KwireStreamsGroupMetadataValue {
         self.validated_topology_epoch = r.i32_at("validated_topology_epoch")?;
         self.last_assignment_configs = rt::decode_struct_array::<
             KeyValue,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("last_assignment_configs")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -194,7 +199,12 @@ impl KwireStreamsGroupMetadataValue {
                 version,
             )
             .map_err(|e| e.field("last_assignment_configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -289,7 +299,9 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
             c.skip(4).at_field("validated_topology_epoch")?;
         }
         offs[3] = (c.pos() - start) as u32;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("last_assignment_configs")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -368,7 +380,7 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -414,7 +426,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataValueRef<'a> {
             c.skip(8).at_field("metadata_hash")?;
             c.skip(4).at_field("validated_topology_epoch")?;
         }
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("last_assignment_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -427,7 +441,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataValueRef<'a> {
         pos += 4;
         pos += 8;
         pos += 4;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -442,7 +458,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataValueRef<'a> {
         offs[2] = (pos - start) as u32;
         pos += 4;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -478,9 +496,14 @@ impl rt::Encode for KeyValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -499,8 +522,8 @@ impl rt::Decode for KeyValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -528,7 +551,12 @@ impl rt::json::JsonForm for KeyValue {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -579,7 +607,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -592,7 +620,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -631,8 +659,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -641,8 +669,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -651,9 +679,9 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

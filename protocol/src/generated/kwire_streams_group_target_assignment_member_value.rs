@@ -45,17 +45,25 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         use rt::ErrorPath as _;
         {
             let a = &self.active_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("active_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("active_tasks")?;
         }
         {
             let a = &self.standby_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("standby_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("standby_tasks")?;
         }
         {
             let a = &self.warmup_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("warmup_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("warmup_tasks")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -64,11 +72,17 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.active_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.active_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks")?;
-        self.standby_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.standby_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks")?;
-        self.warmup_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.warmup_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -174,7 +188,12 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
             .map_err(|e| e.field("standby_tasks"))?;
         rt::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
             .map_err(|e| e.field("warmup_tasks"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -250,13 +269,19 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks")?;
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks")?;
         offs[2] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -296,7 +321,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -310,7 +335,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -324,7 +349,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -368,11 +393,17 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTargetAssignmentMemberValueRef<
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -382,9 +413,15 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTargetAssignmentMemberValueRef<
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -393,11 +430,17 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTargetAssignmentMemberValueRef<
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -433,13 +476,20 @@ impl rt::Encode for TaskIds {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -458,8 +508,12 @@ impl rt::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -491,7 +545,12 @@ impl rt::json::JsonForm for TaskIds {
             .map_err(|e| e.field("subtopology_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -542,7 +601,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -555,7 +614,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -595,8 +654,10 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -605,8 +666,8 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -615,9 +676,9 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -35,7 +35,12 @@ impl KwireStreamsGroupTargetAssignmentMetadataValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         s.write_raw(&self.assignment_epoch.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -127,7 +132,12 @@ impl KwireStreamsGroupTargetAssignmentMetadataValue {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "assignmentEpoch", &self.assignment_epoch, version)
             .map_err(|e| e.field("assignment_epoch"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }

@@ -42,9 +42,15 @@ impl KwireStreamsGroupTopologyValue {
         s.write_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            rt::write_struct_array(s, a, true, version).at_field("subtopologies")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("subtopologies")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -54,7 +60,9 @@ impl KwireStreamsGroupTopologyValue {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.epoch = r.i32_at("epoch")?;
-        self.subtopologies = rt::decode_struct_array::<Subtopology>(r, true, version)
+        self.subtopologies = rt::decode_struct_array::<
+            Subtopology,
+        >(r, rt::Encoding::Compact, version)
             .at_field("subtopologies")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -147,7 +155,12 @@ impl KwireStreamsGroupTopologyValue {
             .map_err(|e| e.field("epoch"))?;
         rt::json::put(&mut m, "subtopologies", &self.subtopologies, version)
             .map_err(|e| e.field("subtopologies"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -224,7 +237,9 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("epoch")?;
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<SubtopologyRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subtopologies")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -277,7 +292,7 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -315,7 +330,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTopologyValueRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        rt::view::check_array::<SubtopologyRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -326,7 +343,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTopologyValueRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -337,7 +356,9 @@ impl<'a> rt::view::View<'a> for KwireStreamsGroupTopologyValueRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -373,9 +394,14 @@ impl rt::Encode for TopicConfig {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -394,8 +420,8 @@ impl rt::Decode for TopicConfig {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -423,7 +449,12 @@ impl rt::json::JsonForm for TopicConfig {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -474,7 +505,7 @@ impl<'a> TopicConfigRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -487,7 +518,7 @@ impl<'a> TopicConfigRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -526,8 +557,8 @@ impl<'a> rt::view::View<'a> for TopicConfigRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -536,8 +567,8 @@ impl<'a> rt::view::View<'a> for TopicConfigRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -546,9 +577,9 @@ impl<'a> rt::view::View<'a> for TopicConfigRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -592,7 +623,7 @@ impl rt::Encode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.name, true).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         {
             let mut b = [0u8; 6];
             b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
@@ -601,9 +632,15 @@ impl rt::Encode for TopicInfo {
         }
         {
             let a = &self.topic_configs;
-            rt::write_struct_array(s, a, true, version).at_field("topic_configs")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -622,10 +659,12 @@ impl rt::Decode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.name = r.string(true).at_field("name")?;
+        self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         self.partitions = r.i32_at("partitions")?;
         self.replication_factor = r.i16_at("replication_factor")?;
-        self.topic_configs = rt::decode_struct_array::<TopicConfig>(r, true, version)
+        self.topic_configs = rt::decode_struct_array::<
+            TopicConfig,
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_configs")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -665,7 +704,12 @@ impl rt::json::JsonForm for TopicInfo {
             .map_err(|e| e.field("replication_factor"))?;
         rt::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
             .map_err(|e| e.field("topic_configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -718,7 +762,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -757,7 +801,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -799,14 +843,16 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("name")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        rt::view::check_array::<TopicConfigRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicConfigRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -816,10 +862,12 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 2;
-        pos = rt::view::skip_array::<TopicConfigRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicConfigRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -828,13 +876,15 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 4];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicConfigRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicConfigRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -876,20 +926,28 @@ impl rt::Encode for CopartitionGroup {
         use rt::ErrorPath as _;
         {
             let a = &self.source_topics;
-            rt::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("source_topics")?;
             a.put_elements(s);
         }
         {
             let a = &self.source_topic_regex;
-            rt::write_array_len(s, a.len(), true).at_field("source_topic_regex")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("source_topic_regex")?;
             a.put_elements(s);
         }
         {
             let a = &self.repartition_source_topics;
-            rt::write_array_len(s, a.len(), true).at_field("repartition_source_topics")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("repartition_source_topics")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -908,12 +966,14 @@ impl rt::Decode for CopartitionGroup {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
+        self.source_topics = r
+            .prim_array::<i16>(rt::Encoding::Compact)
+            .at_field("source_topics")?;
         self.source_topic_regex = r
-            .prim_array::<i16>(true)
+            .prim_array::<i16>(rt::Encoding::Compact)
             .at_field("source_topic_regex")?;
         self.repartition_source_topics = r
-            .prim_array::<i16>(true)
+            .prim_array::<i16>(rt::Encoding::Compact)
             .at_field("repartition_source_topics")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -960,7 +1020,12 @@ impl rt::json::JsonForm for CopartitionGroup {
                 version,
             )
             .map_err(|e| e.field("repartition_source_topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1016,7 +1081,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1030,7 +1095,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1044,7 +1109,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1088,10 +1153,11 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<i16>(c, version, true, false).at_field("source_topics")?;
-        rt::view::check_array::<i16>(c, version, true, false)
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("source_topics")?;
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topic_regex")?;
-        rt::view::check_array::<i16>(c, version, true, false)
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1101,9 +1167,9 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1112,11 +1178,11 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1172,34 +1238,44 @@ impl rt::Encode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            rt::write_string_array(s, a, true).at_field("source_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("source_topics")?;
         }
         {
             let a = &self.source_topic_regex;
-            rt::write_string_array(s, a, true).at_field("source_topic_regex")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("source_topic_regex")?;
         }
         {
             let a = &self.state_changelog_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("state_changelog_topics")?;
         }
         {
             let a = &self.repartition_sink_topics;
-            rt::write_string_array(s, a, true).at_field("repartition_sink_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("repartition_sink_topics")?;
         }
         {
             let a = &self.repartition_source_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("repartition_source_topics")?;
         }
         {
             let a = &self.copartition_groups;
-            rt::write_struct_array(s, a, true, version).at_field("copartition_groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("copartition_groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1218,23 +1294,26 @@ impl rt::Decode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.source_topics = rt::decode_string_array(r, true).at_field("source_topics")?;
-        self.source_topic_regex = rt::decode_string_array(r, true)
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.source_topics = rt::decode_string_array(r, rt::Encoding::Compact)
+            .at_field("source_topics")?;
+        self.source_topic_regex = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("source_topic_regex")?;
         self.state_changelog_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("state_changelog_topics")?;
-        self.repartition_sink_topics = rt::decode_string_array(r, true)
+        self.repartition_sink_topics = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("repartition_sink_topics")?;
         self.repartition_source_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("repartition_source_topics")?;
         self.copartition_groups = rt::decode_struct_array::<
             CopartitionGroup,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("copartition_groups")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1321,7 +1400,12 @@ impl rt::json::JsonForm for Subtopology {
             .map_err(|e| e.field("repartition_source_topics"))?;
         rt::json::put(&mut m, "copartitionGroups", &self.copartition_groups, version)
             .map_err(|e| e.field("copartition_groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1389,7 +1473,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1402,7 +1486,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1416,7 +1500,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1430,7 +1514,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1444,7 +1528,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1458,7 +1542,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1472,7 +1556,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1538,18 +1622,31 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topics")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topic_regex")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("state_changelog_topics")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_sink_topics")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_source_topics")?;
-        rt::view::check_array::<CopartitionGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            CopartitionGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("copartition_groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1559,13 +1656,19 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<CopartitionGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1574,19 +1677,25 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 7];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_array::<CopartitionGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -32,7 +32,7 @@ impl KwireTopicKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.name, false).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::Classic).at_field("name")?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -41,7 +41,7 @@ impl KwireTopicKey {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.name = r.string(false).at_field("name")?;
+        self.name = r.string(rt::Encoding::Classic).at_field("name")?;
         ::core::result::Result::Ok(())
     }
 }
@@ -188,7 +188,7 @@ impl<'a> KwireTopicKeyRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(false, false).at_field("name")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("name")?;
         ::core::result::Result::Ok(KwireTopicKeyRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),
             version,
@@ -220,7 +220,7 @@ impl<'a> KwireTopicKeyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic).unwrap_or_default()
             }
         }
     }
@@ -240,12 +240,12 @@ impl<'a> rt::view::View<'a> for KwireTopicKeyRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(false, false).at_field("name")?;
+        c.check_string(rt::Encoding::Classic, rt::Nullable::No).at_field("name")?;
         ::core::result::Result::Ok(())
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         pos
     }
     fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
@@ -253,7 +253,7 @@ impl<'a> rt::view::View<'a> for KwireTopicKeyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 1];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, false, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         (
             KwireTopicKeyRef {
                 buf: buf.get(start..pos).unwrap_or_default(),

@@ -50,9 +50,15 @@ impl KwireTopicValue {
         }
         {
             let a = &self.configs;
-            rt::write_struct_array(s, a, true, version).at_field("configs")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -63,7 +69,9 @@ impl KwireTopicValue {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
         self.partitions = r.i32_at("partitions")?;
-        self.configs = rt::decode_struct_array::<KeyValue>(r, true, version)
+        self.configs = rt::decode_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("configs")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -156,7 +164,12 @@ impl KwireTopicValue {
             .map_err(|e| e.field("partitions"))?;
         rt::json::put(&mut m, "configs", &self.configs, version)
             .map_err(|e| e.field("configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -239,7 +252,9 @@ impl<'a> KwireTopicValueRef<'a> {
             c.skip(4).at_field("partitions")?;
         }
         offs[2] = (c.pos() - start) as u32;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("configs")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -305,7 +320,7 @@ impl<'a> KwireTopicValueRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -349,7 +364,9 @@ impl<'a> rt::view::View<'a> for KwireTopicValueRef<'a> {
             c.skip(16).at_field("topic_id")?;
             c.skip(4).at_field("partitions")?;
         }
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -361,7 +378,9 @@ impl<'a> rt::view::View<'a> for KwireTopicValueRef<'a> {
         let mut pos = pos;
         pos += 16;
         pos += 4;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -374,7 +393,9 @@ impl<'a> rt::view::View<'a> for KwireTopicValueRef<'a> {
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -410,9 +431,14 @@ impl rt::Encode for KeyValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -431,8 +457,8 @@ impl rt::Decode for KeyValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -460,7 +486,12 @@ impl rt::json::JsonForm for KeyValue {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -511,7 +542,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -524,7 +555,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -563,8 +594,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -573,8 +604,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -583,9 +614,9 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -42,7 +42,8 @@ impl ListGroupsRequest {
         if version >= 4 {
             {
                 let a = &self.states_filter;
-                rt::write_string_array(s, a, true).at_field("states_filter")?;
+                rt::write_string_array(s, a, rt::Encoding::Compact)
+                    .at_field("states_filter")?;
             }
         } else if !self.states_filter.is_empty() {
             return ::core::result::Result::Err(
@@ -52,14 +53,20 @@ impl ListGroupsRequest {
         if version >= 5 {
             {
                 let a = &self.types_filter;
-                rt::write_string_array(s, a, true).at_field("types_filter")?;
+                rt::write_string_array(s, a, rt::Encoding::Compact)
+                    .at_field("types_filter")?;
             }
         } else if !self.types_filter.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("types_filter"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -70,11 +77,11 @@ impl ListGroupsRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 4 {
-            self.states_filter = rt::decode_string_array(r, true)
+            self.states_filter = rt::decode_string_array(r, rt::Encoding::Compact)
                 .at_field("states_filter")?;
         }
         if version >= 5 {
-            self.types_filter = rt::decode_string_array(r, true)
+            self.types_filter = rt::decode_string_array(r, rt::Encoding::Compact)
                 .at_field("types_filter")?;
         }
         if flexible {
@@ -193,7 +200,12 @@ impl ListGroupsRequest {
                 rt::non_default(version).field("types_filter"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -278,12 +290,16 @@ impl<'a> ListGroupsRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 4 {
             offs[0] = (c.pos() - start) as u32;
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("states_filter")?;
         }
         if version >= 5 {
             offs[1] = (c.pos() - start) as u32;
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("types_filter")?;
         }
         if flexible {
@@ -326,7 +342,7 @@ impl<'a> ListGroupsRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -340,7 +356,7 @@ impl<'a> ListGroupsRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -386,11 +402,15 @@ impl<'a> rt::view::View<'a> for ListGroupsRequestRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
         if version >= 4 {
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("states_filter")?;
         }
         if version >= 5 {
-            rt::view::check_array::<&'a str>(c, version, true, false)
+            rt::view::check_array::<
+                &'a str,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("types_filter")?;
         }
         if flexible {
@@ -405,10 +425,14 @@ impl<'a> rt::view::View<'a> for ListGroupsRequestRef<'a> {
         let flexible = version >= 3;
         let mut pos = pos;
         if version >= 4 {
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 5 {
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -423,11 +447,15 @@ impl<'a> rt::view::View<'a> for ListGroupsRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 4 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 5 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+            pos = rt::view::skip_array::<
+                &'a str,
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

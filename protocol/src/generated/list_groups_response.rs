@@ -49,9 +49,15 @@ impl ListGroupsResponse {
         s.write_raw(&self.error_code.to_be_bytes());
         {
             let a = &self.groups;
-            rt::write_struct_array(s, a, flexible, version).at_field("groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -65,7 +71,9 @@ impl ListGroupsResponse {
             self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         }
         self.error_code = r.i16_at("error_code")?;
-        self.groups = rt::decode_struct_array::<ListedGroup>(r, flexible, version)
+        self.groups = rt::decode_struct_array::<
+            ListedGroup,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("groups")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -167,7 +175,12 @@ impl ListGroupsResponse {
             .map_err(|e| e.field("error_code"))?;
         rt::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -254,7 +267,9 @@ impl<'a> ListGroupsResponseRef<'a> {
         offs[1] = (c.pos() - start) as u32;
         c.skip(2).at_field("error_code")?;
         offs[2] = (c.pos() - start) as u32;
-        rt::view::check_array::<ListedGroupRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ListedGroupRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -323,7 +338,12 @@ impl<'a> ListGroupsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 3)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 3),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -366,7 +386,9 @@ impl<'a> rt::view::View<'a> for ListGroupsResponseRef<'a> {
             c.skip(4).at_field("throttle_time_ms")?;
         }
         c.skip(2).at_field("error_code")?;
-        rt::view::check_array::<ListedGroupRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ListedGroupRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("groups")?;
         if flexible {
             let n = c.uvarint()?;
@@ -383,7 +405,9 @@ impl<'a> rt::view::View<'a> for ListGroupsResponseRef<'a> {
             pos += 4;
         }
         pos += 2;
-        pos = rt::view::skip_array::<ListedGroupRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            ListedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -402,7 +426,9 @@ impl<'a> rt::view::View<'a> for ListGroupsResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos += 2;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<ListedGroupRef<'a>>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            ListedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -449,15 +475,24 @@ impl rt::Encode for ListedGroup {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
-        rt::write_string(s, &self.group_id, flexible).at_field("group_id")?;
-        rt::write_string(s, &self.protocol_type, flexible).at_field("protocol_type")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
+        rt::write_string(s, &self.protocol_type, rt::Encoding::compact_when(flexible))
+            .at_field("protocol_type")?;
         if version >= 4 {
-            rt::write_string(s, &self.group_state, true).at_field("group_state")?;
+            rt::write_string(s, &self.group_state, rt::Encoding::Compact)
+                .at_field("group_state")?;
         }
         if version >= 5 {
-            rt::write_string(s, &self.group_type, true).at_field("group_type")?;
+            rt::write_string(s, &self.group_type, rt::Encoding::Compact)
+                .at_field("group_type")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -477,13 +512,17 @@ impl rt::Decode for ListedGroup {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
-        self.group_id = r.string(flexible).at_field("group_id")?;
-        self.protocol_type = r.string(flexible).at_field("protocol_type")?;
+        self.group_id = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
+        self.protocol_type = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("protocol_type")?;
         if version >= 4 {
-            self.group_state = r.string(true).at_field("group_state")?;
+            self.group_state = r.string(rt::Encoding::Compact).at_field("group_state")?;
         }
         if version >= 5 {
-            self.group_type = r.string(true).at_field("group_type")?;
+            self.group_type = r.string(rt::Encoding::Compact).at_field("group_type")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -538,7 +577,12 @@ impl rt::json::JsonForm for ListedGroup {
             rt::json::put(&mut m, "groupType", &self.group_type, version)
                 .map_err(|e| e.field("group_type"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -600,7 +644,8 @@ impl<'a> ListedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 3))
+                    .unwrap_or_default()
             }
         }
     }
@@ -614,7 +659,8 @@ impl<'a> ListedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 3).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 3))
+                    .unwrap_or_default()
             }
         }
     }
@@ -627,7 +673,7 @@ impl<'a> ListedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -640,7 +686,7 @@ impl<'a> ListedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -688,13 +734,17 @@ impl<'a> rt::view::View<'a> for ListedGroupRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 3;
-        c.check_string(flexible, false).at_field("group_id")?;
-        c.check_string(flexible, false).at_field("protocol_type")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("group_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("protocol_type")?;
         if version >= 4 {
-            c.check_string(true, false).at_field("group_state")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("group_state")?;
         }
         if version >= 5 {
-            c.check_string(true, false).at_field("group_type")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("group_type")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -707,13 +757,13 @@ impl<'a> rt::view::View<'a> for ListedGroupRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 3;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 4 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -727,16 +777,16 @@ impl<'a> rt::view::View<'a> for ListedGroupRef<'a> {
         let mut offs = [rt::view::ABSENT; 4];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 4 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 5 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

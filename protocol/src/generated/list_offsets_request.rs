@@ -53,9 +53,15 @@ impl ListOffsetsRequest {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -69,7 +75,9 @@ impl ListOffsetsRequest {
         if version >= 2 {
             self.isolation_level = r.i8_at("isolation_level")?;
         }
-        self.topics = rt::decode_struct_array::<ListOffsetsTopic>(r, flexible, version)
+        self.topics = rt::decode_struct_array::<
+            ListOffsetsTopic,
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -178,7 +186,12 @@ impl ListOffsetsRequest {
         }
         rt::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -265,7 +278,9 @@ impl<'a> ListOffsetsRequestRef<'a> {
             c.skip(1).at_field("isolation_level")?;
         }
         offs[2] = (c.pos() - start) as u32;
-        rt::view::check_array::<ListOffsetsTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ListOffsetsTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -334,7 +349,12 @@ impl<'a> ListOffsetsRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -377,7 +397,9 @@ impl<'a> rt::view::View<'a> for ListOffsetsRequestRef<'a> {
         if version >= 2 {
             c.skip(1).at_field("isolation_level")?;
         }
-        rt::view::check_array::<ListOffsetsTopicRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            ListOffsetsTopicRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             let n = c.uvarint()?;
@@ -396,7 +418,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsRequestRef<'a> {
         }
         pos = rt::view::skip_array::<
             ListOffsetsTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -417,7 +439,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsRequestRef<'a> {
         offs[2] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             ListOffsetsTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -487,7 +509,12 @@ impl rt::Encode for ListOffsetsPartition {
                 rt::non_default(version).field("max_num_offsets"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -568,7 +595,12 @@ impl rt::json::JsonForm for ListOffsetsPartition {
                 rt::non_default(version).field("max_num_offsets"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -792,12 +824,19 @@ impl rt::Encode for ListOffsetsTopic {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -817,10 +856,10 @@ impl rt::Decode for ListOffsetsTopic {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.partitions = rt::decode_struct_array::<
             ListOffsetsPartition,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -864,7 +903,12 @@ impl rt::json::JsonForm for ListOffsetsTopic {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -916,7 +960,8 @@ impl<'a> ListOffsetsTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
+                    .unwrap_or_default()
             }
         }
     }
@@ -930,7 +975,12 @@ impl<'a> ListOffsetsTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -971,8 +1021,11 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        c.check_string(flexible, false).at_field("name")?;
-        rt::view::check_array::<ListOffsetsPartitionRef<'a>>(c, version, flexible, false)
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
+        rt::view::check_array::<
+            ListOffsetsPartitionRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if flexible {
             let n = c.uvarint()?;
@@ -985,10 +1038,10 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 6;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             ListOffsetsPartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -1001,11 +1054,11 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             ListOffsetsPartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

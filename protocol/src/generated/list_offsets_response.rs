@@ -44,9 +44,15 @@ impl ListOffsetsResponse {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -61,7 +67,7 @@ impl ListOffsetsResponse {
         }
         self.topics = rt::decode_struct_array::<
             ListOffsetsTopicResponse,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -164,7 +170,12 @@ impl ListOffsetsResponse {
         }
         rt::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -250,7 +261,7 @@ impl<'a> ListOffsetsResponseRef<'a> {
         offs[1] = (c.pos() - start) as u32;
         rt::view::check_array::<
             ListOffsetsTopicResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -306,7 +317,12 @@ impl<'a> ListOffsetsResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -349,7 +365,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsResponseRef<'a> {
         }
         rt::view::check_array::<
             ListOffsetsTopicResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             let n = c.uvarint()?;
@@ -367,7 +383,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsResponseRef<'a> {
         }
         pos = rt::view::skip_array::<
             ListOffsetsTopicResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -386,7 +402,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             ListOffsetsTopicResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -464,7 +480,8 @@ impl rt::Encode for ListOffsetsPartitionResponse {
         if version <= 0 {
             {
                 let a = &self.old_style_offsets;
-                rt::write_array_len(s, a.len(), false).at_field("old_style_offsets")?;
+                rt::write_array_len(s, a.len(), rt::Encoding::Classic)
+                    .at_field("old_style_offsets")?;
                 a.put_elements(s);
             }
         } else if !self.old_style_offsets.is_empty() {
@@ -491,7 +508,12 @@ impl rt::Encode for ListOffsetsPartitionResponse {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -515,7 +537,7 @@ impl rt::Decode for ListOffsetsPartitionResponse {
         self.error_code = r.i16_at("error_code")?;
         if version <= 0 {
             self.old_style_offsets = r
-                .prim_array::<i64>(false)
+                .prim_array::<i64>(rt::Encoding::Classic)
                 .at_field("old_style_offsets")?;
         }
         if version >= 1 {
@@ -603,7 +625,12 @@ impl rt::json::JsonForm for ListOffsetsPartitionResponse {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -700,7 +727,7 @@ impl<'a> ListOffsetsPartitionResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, false)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Classic)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -788,7 +815,9 @@ impl<'a> rt::view::View<'a> for ListOffsetsPartitionResponseRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         if version <= 0 {
-            rt::view::check_array::<i64>(c, version, false, false)
+            rt::view::check_array::<
+                i64,
+            >(c, version, rt::Encoding::Classic, rt::Nullable::No)
                 .at_field("old_style_offsets")?;
         }
         if version >= 1 {
@@ -814,7 +843,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsPartitionResponseRef<'a> {
         pos += 4;
         pos += 2;
         if version <= 0 {
-            pos = rt::view::skip_array::<i64>(buf, pos, version, false);
+            pos = rt::view::skip_array::<i64>(buf, pos, version, rt::Encoding::Classic);
         }
         if version >= 1 {
             pos += 8;
@@ -842,7 +871,7 @@ impl<'a> rt::view::View<'a> for ListOffsetsPartitionResponseRef<'a> {
         pos += 2;
         if version <= 0 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_array::<i64>(buf, pos, version, false);
+            pos = rt::view::skip_array::<i64>(buf, pos, version, rt::Encoding::Classic);
         }
         if version >= 1 {
             offs[3] = (pos - start) as u32;
@@ -894,12 +923,19 @@ impl rt::Encode for ListOffsetsTopicResponse {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -919,10 +955,10 @@ impl rt::Decode for ListOffsetsTopicResponse {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.partitions = rt::decode_struct_array::<
             ListOffsetsPartitionResponse,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -966,7 +1002,12 @@ impl rt::json::JsonForm for ListOffsetsTopicResponse {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1018,7 +1059,8 @@ impl<'a> ListOffsetsTopicResponseRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1034,7 +1076,12 @@ impl<'a> ListOffsetsTopicResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1075,10 +1122,11 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicResponseRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
-        c.check_string(flexible, false).at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
         rt::view::check_array::<
             ListOffsetsPartitionResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if flexible {
             let n = c.uvarint()?;
@@ -1091,10 +1139,10 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 6;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             ListOffsetsPartitionResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -1107,11 +1155,11 @@ impl<'a> rt::view::View<'a> for ListOffsetsTopicResponseRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             ListOffsetsPartitionResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

@@ -61,10 +61,21 @@ impl MetadataRequest {
         let flexible = version >= 9;
         match &self.topics {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+                rt::write_struct_array(
+                        s,
+                        a,
+                        rt::Encoding::compact_when(flexible),
+                        version,
+                    )
+                    .at_field("topics")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, flexible, version >= 1, version)
+                rt::write_null_len(
+                        s,
+                        rt::Encoding::compact_when(flexible),
+                        rt::Nullable::when(version >= 1),
+                        version,
+                    )
                     .at_field("topics")?
             }
         }
@@ -89,7 +100,12 @@ impl MetadataRequest {
                 rt::non_default(version).field("include_topic_authorized_operations"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -102,11 +118,13 @@ impl MetadataRequest {
         self.topics = if version >= 1 {
             rt::decode_nullable_struct_array::<
                 MetadataRequestTopic,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("topics")?
         } else {
             ::core::option::Option::Some(
-                rt::decode_struct_array::<MetadataRequestTopic>(r, flexible, version)
+                rt::decode_struct_array::<
+                    MetadataRequestTopic,
+                >(r, rt::Encoding::compact_when(flexible), version)
                     .at_field("topics")?,
             )
         };
@@ -272,7 +290,12 @@ impl MetadataRequest {
                 rt::non_default(version).field("include_topic_authorized_operations"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -374,7 +397,12 @@ impl<'a> MetadataRequestRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         rt::view::check_array::<
             MetadataRequestTopicRef<'a>,
-        >(c, version, flexible, version >= 1)
+        >(
+                c,
+                version,
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 1),
+            )
             .at_field("topics")?;
         if version >= 4 {
             offs[1] = (c.pos() - start) as u32;
@@ -431,7 +459,12 @@ impl<'a> MetadataRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(rt::view::ArrayRef::empty()),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    rt::Encoding::compact_when(version >= 9),
+                )
             }
         }
     }
@@ -510,7 +543,12 @@ impl<'a> rt::view::View<'a> for MetadataRequestRef<'a> {
         let flexible = version >= 9;
         rt::view::check_array::<
             MetadataRequestTopicRef<'a>,
-        >(c, version, flexible, version >= 1)
+        >(
+                c,
+                version,
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 1),
+            )
             .at_field("topics")?;
         if version >= 4 {
             c.skip(1).at_field("allow_auto_topic_creation")?;
@@ -534,7 +572,7 @@ impl<'a> rt::view::View<'a> for MetadataRequestRef<'a> {
         let mut pos = pos;
         pos = rt::view::skip_array::<
             MetadataRequestTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 4 {
             pos += 1;
         }
@@ -558,7 +596,7 @@ impl<'a> rt::view::View<'a> for MetadataRequestRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             MetadataRequestTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 4 {
             offs[1] = (pos - start) as u32;
             pos += 1;
@@ -625,12 +663,17 @@ impl rt::Encode for MetadataRequestTopic {
         rt::write_nullable_string(
                 s,
                 self.name.as_ref(),
-                flexible,
-                version >= 10,
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 10),
                 version,
             )
             .at_field("name")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -654,9 +697,11 @@ impl rt::Decode for MetadataRequestTopic {
             self.topic_id = r.uuid_at("topic_id")?;
         }
         self.name = if version >= 10 {
-            r.nullable_string(flexible).at_field("name")?
+            r.nullable_string(rt::Encoding::compact_when(flexible)).at_field("name")?
         } else {
-            ::core::option::Option::Some(r.string(flexible).at_field("name")?)
+            ::core::option::Option::Some(
+                r.string(rt::Encoding::compact_when(flexible)).at_field("name")?,
+            )
         };
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -704,7 +749,12 @@ impl rt::json::JsonForm for MetadataRequestTopic {
         rt::json::check_null(self.name.is_some() || version >= 10, version)
             .map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -773,7 +823,7 @@ impl<'a> MetadataRequestTopicRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -810,7 +860,11 @@ impl<'a> rt::view::View<'a> for MetadataRequestTopicRef<'a> {
         if version >= 10 {
             c.skip(16).at_field("topic_id")?;
         }
-        c.check_string(flexible, version >= 10).at_field("name")?;
+        c.check_string(
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 10),
+            )
+            .at_field("name")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -825,7 +879,7 @@ impl<'a> rt::view::View<'a> for MetadataRequestTopicRef<'a> {
         if version >= 10 {
             pos += 16;
         }
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -842,7 +896,7 @@ impl<'a> rt::view::View<'a> for MetadataRequestTopicRef<'a> {
             pos += 16;
         }
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

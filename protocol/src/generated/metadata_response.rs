@@ -79,14 +79,15 @@ impl MetadataResponse {
         }
         {
             let a = &self.brokers;
-            rt::write_struct_array(s, a, flexible, version).at_field("brokers")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("brokers")?;
         }
         if version >= 2 {
             rt::write_nullable_string(
                     s,
                     self.cluster_id.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("cluster_id")?;
@@ -96,7 +97,8 @@ impl MetadataResponse {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
         if (8..=10).contains(&version) {
             s.write_raw(&self.cluster_authorized_operations.to_be_bytes());
@@ -108,7 +110,12 @@ impl MetadataResponse {
         if version >= 13 {
             s.write_raw(&self.error_code.to_be_bytes());
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -123,17 +130,19 @@ impl MetadataResponse {
         }
         self.brokers = rt::decode_struct_array::<
             MetadataResponseBroker,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("brokers")?;
         if version >= 2 {
-            self.cluster_id = r.nullable_string(flexible).at_field("cluster_id")?;
+            self.cluster_id = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("cluster_id")?;
         }
         if version >= 1 {
             self.controller_id = r.i32_at("controller_id")?;
         }
         self.topics = rt::decode_struct_array::<
             MetadataResponseTopic,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if (8..=10).contains(&version) {
             self.cluster_authorized_operations = r
@@ -294,7 +303,12 @@ impl MetadataResponse {
             rt::json::put(&mut m, "errorCode", &self.error_code, version)
                 .map_err(|e| e.field("error_code"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -411,11 +425,12 @@ impl<'a> MetadataResponseRef<'a> {
         offs[1] = (c.pos() - start) as u32;
         rt::view::check_array::<
             MetadataResponseBrokerRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("brokers")?;
         if version >= 2 {
             offs[2] = (c.pos() - start) as u32;
-            c.check_string(flexible, true).at_field("cluster_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("cluster_id")?;
         }
         if version >= 1 {
             offs[3] = (c.pos() - start) as u32;
@@ -424,7 +439,7 @@ impl<'a> MetadataResponseRef<'a> {
         offs[4] = (c.pos() - start) as u32;
         rt::view::check_array::<
             MetadataResponseTopicRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if (8..=10).contains(&version) {
             offs[5] = (c.pos() - start) as u32;
@@ -488,7 +503,12 @@ impl<'a> MetadataResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -503,7 +523,7 @@ impl<'a> MetadataResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -530,7 +550,12 @@ impl<'a> MetadataResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -609,17 +634,18 @@ impl<'a> rt::view::View<'a> for MetadataResponseRef<'a> {
         }
         rt::view::check_array::<
             MetadataResponseBrokerRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("brokers")?;
         if version >= 2 {
-            c.check_string(flexible, true).at_field("cluster_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("cluster_id")?;
         }
         if version >= 1 {
             c.skip(4).at_field("controller_id")?;
         }
         rt::view::check_array::<
             MetadataResponseTopicRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if (8..=10).contains(&version) {
             c.skip(4).at_field("cluster_authorized_operations")?;
@@ -643,16 +669,16 @@ impl<'a> rt::view::View<'a> for MetadataResponseRef<'a> {
         }
         pos = rt::view::skip_array::<
             MetadataResponseBrokerRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 2 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 1 {
             pos += 4;
         }
         pos = rt::view::skip_array::<
             MetadataResponseTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if (8..=10).contains(&version) {
             pos += 4;
         }
@@ -677,10 +703,10 @@ impl<'a> rt::view::View<'a> for MetadataResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             MetadataResponseBrokerRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 2 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 1 {
             offs[3] = (pos - start) as u32;
@@ -689,7 +715,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseRef<'a> {
         offs[4] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             MetadataResponseTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if (8..=10).contains(&version) {
             offs[5] = (pos - start) as u32;
             pos += 4;
@@ -745,13 +771,25 @@ impl rt::Encode for MetadataResponseBroker {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         s.write_raw(&self.node_id.to_be_bytes());
-        rt::write_string(s, &self.host, flexible).at_field("host")?;
+        rt::write_string(s, &self.host, rt::Encoding::compact_when(flexible))
+            .at_field("host")?;
         s.write_raw(&self.port.to_be_bytes());
         if version >= 1 {
-            rt::write_nullable_string(s, self.rack.as_ref(), flexible, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.rack.as_ref(),
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("rack")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -772,10 +810,12 @@ impl rt::Decode for MetadataResponseBroker {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         self.node_id = r.i32_at("node_id")?;
-        self.host = r.string(flexible).at_field("host")?;
+        self.host = r.string(rt::Encoding::compact_when(flexible)).at_field("host")?;
         self.port = r.i32_at("port")?;
         if version >= 1 {
-            self.rack = r.nullable_string(flexible).at_field("rack")?;
+            self.rack = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("rack")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -826,7 +866,12 @@ impl rt::json::JsonForm for MetadataResponseBroker {
             rt::json::put(&mut m, "rack", &self.rack, version)
                 .map_err(|e| e.field("rack"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -897,7 +942,8 @@ impl<'a> MetadataResponseBrokerRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
+                    .unwrap_or_default()
             }
         }
     }
@@ -924,7 +970,7 @@ impl<'a> MetadataResponseBrokerRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -964,10 +1010,12 @@ impl<'a> rt::view::View<'a> for MetadataResponseBrokerRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         c.skip(4).at_field("node_id")?;
-        c.check_string(flexible, false).at_field("host")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("host")?;
         c.skip(4).at_field("port")?;
         if version >= 1 {
-            c.check_string(flexible, true).at_field("rack")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("rack")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -981,10 +1029,10 @@ impl<'a> rt::view::View<'a> for MetadataResponseBrokerRef<'a> {
         let flexible = version >= 9;
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos += 4;
         if version >= 1 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1000,12 +1048,12 @@ impl<'a> rt::view::View<'a> for MetadataResponseBrokerRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[2] = (pos - start) as u32;
         pos += 4;
         if version >= 1 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1092,22 +1140,30 @@ impl rt::Encode for MetadataResponsePartition {
         }
         {
             let a = &self.replica_nodes;
-            rt::write_array_len(s, a.len(), flexible).at_field("replica_nodes")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                .at_field("replica_nodes")?;
             a.put_elements(s);
         }
         {
             let a = &self.isr_nodes;
-            rt::write_array_len(s, a.len(), flexible).at_field("isr_nodes")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                .at_field("isr_nodes")?;
             a.put_elements(s);
         }
         if version >= 5 {
             {
                 let a = &self.offline_replicas;
-                rt::write_array_len(s, a.len(), flexible).at_field("offline_replicas")?;
+                rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                    .at_field("offline_replicas")?;
                 a.put_elements(s);
             }
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1133,11 +1189,15 @@ impl rt::Decode for MetadataResponsePartition {
         if version >= 7 {
             self.leader_epoch = r.i32_at("leader_epoch")?;
         }
-        self.replica_nodes = r.prim_array::<i32>(flexible).at_field("replica_nodes")?;
-        self.isr_nodes = r.prim_array::<i32>(flexible).at_field("isr_nodes")?;
+        self.replica_nodes = r
+            .prim_array::<i32>(rt::Encoding::compact_when(flexible))
+            .at_field("replica_nodes")?;
+        self.isr_nodes = r
+            .prim_array::<i32>(rt::Encoding::compact_when(flexible))
+            .at_field("isr_nodes")?;
         if version >= 5 {
             self.offline_replicas = r
-                .prim_array::<i32>(flexible)
+                .prim_array::<i32>(rt::Encoding::compact_when(flexible))
                 .at_field("offline_replicas")?;
         }
         if flexible {
@@ -1207,7 +1267,12 @@ impl rt::json::JsonForm for MetadataResponsePartition {
             rt::json::put(&mut m, "offlineReplicas", &self.offline_replicas, version)
                 .map_err(|e| e.field("offline_replicas"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1324,7 +1389,12 @@ impl<'a> MetadataResponsePartitionRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1339,7 +1409,12 @@ impl<'a> MetadataResponsePartitionRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1354,7 +1429,12 @@ impl<'a> MetadataResponsePartitionRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1413,11 +1493,18 @@ impl<'a> rt::view::View<'a> for MetadataResponsePartitionRef<'a> {
         if version >= 7 {
             c.skip(4).at_field("leader_epoch")?;
         }
-        rt::view::check_array::<i32>(c, version, flexible, false)
+        rt::view::check_array::<
+            i32,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("replica_nodes")?;
-        rt::view::check_array::<i32>(c, version, flexible, false).at_field("isr_nodes")?;
+        rt::view::check_array::<
+            i32,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("isr_nodes")?;
         if version >= 5 {
-            rt::view::check_array::<i32>(c, version, flexible, false)
+            rt::view::check_array::<
+                i32,
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("offline_replicas")?;
         }
         if flexible {
@@ -1437,10 +1524,16 @@ impl<'a> rt::view::View<'a> for MetadataResponsePartitionRef<'a> {
         if version >= 7 {
             pos += 4;
         }
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 5 {
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1464,12 +1557,18 @@ impl<'a> rt::view::View<'a> for MetadataResponsePartitionRef<'a> {
             pos += 4;
         }
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+        pos = rt::view::skip_array::<
+            i32,
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 5 {
             offs[6] = (pos - start) as u32;
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1543,8 +1642,8 @@ impl rt::Encode for MetadataResponseTopic {
         rt::write_nullable_string(
                 s,
                 self.name.as_ref(),
-                flexible,
-                version >= 12,
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 12),
                 version,
             )
             .at_field("name")?;
@@ -1556,7 +1655,8 @@ impl rt::Encode for MetadataResponseTopic {
         }
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
         if version >= 8 {
             s.write_raw(&self.topic_authorized_operations.to_be_bytes());
@@ -1565,7 +1665,12 @@ impl rt::Encode for MetadataResponseTopic {
                 rt::non_default(version).field("topic_authorized_operations"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1587,9 +1692,11 @@ impl rt::Decode for MetadataResponseTopic {
         let flexible = version >= 9;
         self.error_code = r.i16_at("error_code")?;
         self.name = if version >= 12 {
-            r.nullable_string(flexible).at_field("name")?
+            r.nullable_string(rt::Encoding::compact_when(flexible)).at_field("name")?
         } else {
-            ::core::option::Option::Some(r.string(flexible).at_field("name")?)
+            ::core::option::Option::Some(
+                r.string(rt::Encoding::compact_when(flexible)).at_field("name")?,
+            )
         };
         if version >= 10 {
             self.topic_id = r.uuid_at("topic_id")?;
@@ -1599,7 +1706,7 @@ impl rt::Decode for MetadataResponseTopic {
         }
         self.partitions = rt::decode_struct_array::<
             MetadataResponsePartition,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if version >= 8 {
             self.topic_authorized_operations = r.i32_at("topic_authorized_operations")?;
@@ -1687,7 +1794,12 @@ impl rt::json::JsonForm for MetadataResponseTopic {
                 rt::non_default(version).field("topic_authorized_operations"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1773,7 +1885,7 @@ impl<'a> MetadataResponseTopicRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -1815,7 +1927,12 @@ impl<'a> MetadataResponseTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1871,7 +1988,11 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         c.skip(2).at_field("error_code")?;
-        c.check_string(flexible, version >= 12).at_field("name")?;
+        c.check_string(
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::when(version >= 12),
+            )
+            .at_field("name")?;
         if version >= 10 {
             c.skip(16).at_field("topic_id")?;
         }
@@ -1880,7 +2001,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         }
         rt::view::check_array::<
             MetadataResponsePartitionRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if version >= 8 {
             c.skip(4).at_field("topic_authorized_operations")?;
@@ -1897,7 +2018,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         let flexible = version >= 9;
         let mut pos = pos;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 10 {
             pos += 16;
         }
@@ -1906,7 +2027,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         }
         pos = rt::view::skip_array::<
             MetadataResponsePartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 8 {
             pos += 4;
         }
@@ -1924,7 +2045,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 10 {
             offs[2] = (pos - start) as u32;
             pos += 16;
@@ -1936,7 +2057,7 @@ impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
         offs[4] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             MetadataResponsePartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 8 {
             offs[5] = (pos - start) as u32;
             pos += 4;

@@ -131,7 +131,7 @@ pub mod streams_group_heartbeat_request;
 pub mod streams_group_heartbeat_response;
 /// API keys, header versions and request/response dispatch for this spec set.
 pub mod api;
-const _: () = ::kwire_protocol::__private::expect_runtime(1);
+const _: () = ::kwire_protocol::__private::expect_runtime(2);
 pub use api_versions_request::ApiVersionsRequest;
 pub use api_versions_response::ApiVersionsResponse;
 pub use consumer_group_describe_request::ConsumerGroupDescribeRequest;

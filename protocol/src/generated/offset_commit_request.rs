@@ -69,19 +69,21 @@ impl OffsetCommitRequest {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        rt::write_string(s, &self.group_id, flexible).at_field("group_id")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
         if version >= 1 {
             s.write_raw(&self.generation_id_or_member_epoch.to_be_bytes());
         }
         if version >= 1 {
-            rt::write_string(s, &self.member_id, flexible).at_field("member_id")?;
+            rt::write_string(s, &self.member_id, rt::Encoding::compact_when(flexible))
+                .at_field("member_id")?;
         }
         if version >= 7 {
             rt::write_nullable_string(
                     s,
                     self.group_instance_id.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("group_instance_id")?;
@@ -95,9 +97,15 @@ impl OffsetCommitRequest {
         }
         {
             let a = &self.topics;
-            rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topics")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -107,17 +115,21 @@ impl OffsetCommitRequest {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        self.group_id = r.string(flexible).at_field("group_id")?;
+        self.group_id = r
+            .string(rt::Encoding::compact_when(flexible))
+            .at_field("group_id")?;
         if version >= 1 {
             self.generation_id_or_member_epoch = r
                 .i32_at("generation_id_or_member_epoch")?;
         }
         if version >= 1 {
-            self.member_id = r.string(flexible).at_field("member_id")?;
+            self.member_id = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("member_id")?;
         }
         if version >= 7 {
             self.group_instance_id = r
-                .nullable_string(flexible)
+                .nullable_string(rt::Encoding::compact_when(flexible))
                 .at_field("group_instance_id")?;
         }
         if (2..=4).contains(&version) {
@@ -125,7 +137,7 @@ impl OffsetCommitRequest {
         }
         self.topics = rt::decode_struct_array::<
             OffsetCommitRequestTopic,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topics")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -275,7 +287,12 @@ impl OffsetCommitRequest {
         }
         rt::json::put(&mut m, "topics", &self.topics, version)
             .map_err(|e| e.field("topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -376,18 +393,21 @@ impl<'a> OffsetCommitRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 6];
         let mut tags = rt::view::ABSENT;
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(flexible, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("group_id")?;
         if version >= 1 {
             offs[1] = (c.pos() - start) as u32;
             c.skip(4).at_field("generation_id_or_member_epoch")?;
         }
         if version >= 1 {
             offs[2] = (c.pos() - start) as u32;
-            c.check_string(flexible, false).at_field("member_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("member_id")?;
         }
         if version >= 7 {
             offs[3] = (c.pos() - start) as u32;
-            c.check_string(flexible, true).at_field("group_instance_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("group_instance_id")?;
         }
         if (2..=4).contains(&version) {
             offs[4] = (c.pos() - start) as u32;
@@ -396,7 +416,7 @@ impl<'a> OffsetCommitRequestRef<'a> {
         offs[5] = (c.pos() - start) as u32;
         rt::view::check_array::<
             OffsetCommitRequestTopicRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -439,7 +459,8 @@ impl<'a> OffsetCommitRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 8).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 8))
+                    .unwrap_or_default()
             }
         }
     }
@@ -466,7 +487,8 @@ impl<'a> OffsetCommitRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 8).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 8))
+                    .unwrap_or_default()
             }
         }
     }
@@ -480,7 +502,7 @@ impl<'a> OffsetCommitRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 8)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 8))
             }
         }
     }
@@ -507,7 +529,12 @@ impl<'a> OffsetCommitRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 8)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 8),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -557,22 +584,25 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        c.check_string(flexible, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("group_id")?;
         if version >= 1 {
             c.skip(4).at_field("generation_id_or_member_epoch")?;
         }
         if version >= 1 {
-            c.check_string(flexible, false).at_field("member_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("member_id")?;
         }
         if version >= 7 {
-            c.check_string(flexible, true).at_field("group_instance_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("group_instance_id")?;
         }
         if (2..=4).contains(&version) {
             c.skip(8).at_field("retention_time_ms")?;
         }
         rt::view::check_array::<
             OffsetCommitRequestTopicRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topics")?;
         if flexible {
             let n = c.uvarint()?;
@@ -585,22 +615,22 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 8;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             pos += 4;
         }
         if version >= 1 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 7 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if (2..=4).contains(&version) {
             pos += 8;
         }
         pos = rt::view::skip_array::<
             OffsetCommitRequestTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -613,18 +643,18 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestRef<'a> {
         let mut offs = [rt::view::ABSENT; 6];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             offs[1] = (pos - start) as u32;
             pos += 4;
         }
         if version >= 1 {
             offs[2] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version >= 7 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if (2..=4).contains(&version) {
             offs[4] = (pos - start) as u32;
@@ -633,7 +663,7 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestRef<'a> {
         offs[5] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             OffsetCommitRequestTopicRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -716,12 +746,17 @@ impl rt::Encode for OffsetCommitRequestPartition {
         rt::write_nullable_string(
                 s,
                 self.committed_metadata.as_ref(),
-                flexible,
-                true,
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::Yes,
                 version,
             )
             .at_field("committed_metadata")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -750,7 +785,7 @@ impl rt::Decode for OffsetCommitRequestPartition {
             self.commit_timestamp = r.i64_at("commit_timestamp")?;
         }
         self.committed_metadata = r
-            .nullable_string(flexible)
+            .nullable_string(rt::Encoding::compact_when(flexible))
             .at_field("committed_metadata")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -813,7 +848,12 @@ impl rt::json::JsonForm for OffsetCommitRequestPartition {
         }
         rt::json::put(&mut m, "committedMetadata", &self.committed_metadata, version)
             .map_err(|e| e.field("committed_metadata"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -928,7 +968,7 @@ impl<'a> OffsetCommitRequestPartitionRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 8)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 8))
             }
         }
     }
@@ -979,7 +1019,8 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestPartitionRef<'a> {
         if version == 1 {
             c.skip(8).at_field("commit_timestamp")?;
         }
-        c.check_string(flexible, true).at_field("committed_metadata")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+            .at_field("committed_metadata")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -999,7 +1040,7 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestPartitionRef<'a> {
         if version == 1 {
             pos += 8;
         }
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -1024,7 +1065,7 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestPartitionRef<'a> {
             pos += 8;
         }
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -1063,12 +1104,19 @@ impl rt::Encode for OffsetCommitRequestTopic {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let a = &self.partitions;
-            rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1088,10 +1136,10 @@ impl rt::Decode for OffsetCommitRequestTopic {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.partitions = rt::decode_struct_array::<
             OffsetCommitRequestPartition,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partitions")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -1135,7 +1183,12 @@ impl rt::json::JsonForm for OffsetCommitRequestTopic {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1187,7 +1240,8 @@ impl<'a> OffsetCommitRequestTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 8).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 8))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1203,7 +1257,12 @@ impl<'a> OffsetCommitRequestTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 8)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 8),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1244,10 +1303,11 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestTopicRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 8;
-        c.check_string(flexible, false).at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
         rt::view::check_array::<
             OffsetCommitRequestPartitionRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partitions")?;
         if flexible {
             let n = c.uvarint()?;
@@ -1260,10 +1320,10 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestTopicRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 8;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             OffsetCommitRequestPartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -1276,11 +1336,11 @@ impl<'a> rt::view::View<'a> for OffsetCommitRequestTopicRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             OffsetCommitRequestPartitionRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

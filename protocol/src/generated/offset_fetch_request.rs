@@ -60,7 +60,8 @@ impl OffsetFetchRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            rt::write_string(s, &self.group_id, flexible).at_field("group_id")?;
+            rt::write_string(s, &self.group_id, rt::Encoding::compact_when(flexible))
+                .at_field("group_id")?;
         } else if !self.group_id.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("group_id"),
@@ -69,10 +70,21 @@ impl OffsetFetchRequest {
         if version <= 7 {
             match &self.topics {
                 ::core::option::Option::Some(a) => {
-                    rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+                    rt::write_struct_array(
+                            s,
+                            a,
+                            rt::Encoding::compact_when(flexible),
+                            version,
+                        )
+                        .at_field("topics")?;
                 }
                 ::core::option::Option::None => {
-                    rt::write_null_len(s, flexible, version >= 2, version)
+                    rt::write_null_len(
+                            s,
+                            rt::Encoding::compact_when(flexible),
+                            rt::Nullable::when(version >= 2),
+                            version,
+                        )
                         .at_field("topics")?
                 }
             }
@@ -82,7 +94,8 @@ impl OffsetFetchRequest {
         if version >= 8 {
             {
                 let a = &self.groups;
-                rt::write_struct_array(s, a, true, version).at_field("groups")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("groups")?;
             }
         } else if !self.groups.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("groups"));
@@ -94,7 +107,12 @@ impl OffsetFetchRequest {
                 rt::non_default(version).field("require_stable"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -105,19 +123,21 @@ impl OffsetFetchRequest {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            self.group_id = r.string(flexible).at_field("group_id")?;
+            self.group_id = r
+                .string(rt::Encoding::compact_when(flexible))
+                .at_field("group_id")?;
         }
         if version <= 7 {
             self.topics = if version >= 2 {
                 rt::decode_nullable_struct_array::<
                     OffsetFetchRequestTopic,
-                >(r, flexible, version)
+                >(r, rt::Encoding::compact_when(flexible), version)
                     .at_field("topics")?
             } else {
                 ::core::option::Option::Some(
                     rt::decode_struct_array::<
                         OffsetFetchRequestTopic,
-                    >(r, flexible, version)
+                    >(r, rt::Encoding::compact_when(flexible), version)
                         .at_field("topics")?,
                 )
             };
@@ -125,7 +145,7 @@ impl OffsetFetchRequest {
         if version >= 8 {
             self.groups = rt::decode_struct_array::<
                 OffsetFetchRequestGroup,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("groups")?;
         }
         if version >= 7 {
@@ -281,7 +301,12 @@ impl OffsetFetchRequest {
                 rt::non_default(version).field("require_stable"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -381,20 +406,26 @@ impl<'a> OffsetFetchRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 7 {
             offs[0] = (c.pos() - start) as u32;
-            c.check_string(flexible, false).at_field("group_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("group_id")?;
         }
         if version <= 7 {
             offs[1] = (c.pos() - start) as u32;
             rt::view::check_array::<
                 OffsetFetchRequestTopicRef<'a>,
-            >(c, version, flexible, version >= 2)
+            >(
+                    c,
+                    version,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::when(version >= 2),
+                )
                 .at_field("topics")?;
         }
         if version >= 8 {
             offs[2] = (c.pos() - start) as u32;
             rt::view::check_array::<
                 OffsetFetchRequestGroupRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("groups")?;
         }
         if version >= 7 {
@@ -442,7 +473,8 @@ impl<'a> OffsetFetchRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
+                    .unwrap_or_default()
             }
         }
     }
@@ -458,7 +490,12 @@ impl<'a> OffsetFetchRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(rt::view::ArrayRef::empty()),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                    self.buf,
+                    o,
+                    self.version,
+                    rt::Encoding::compact_when(version >= 6),
+                )
             }
         }
     }
@@ -471,7 +508,7 @@ impl<'a> OffsetFetchRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -528,18 +565,24 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            c.check_string(flexible, false).at_field("group_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("group_id")?;
         }
         if version <= 7 {
             rt::view::check_array::<
                 OffsetFetchRequestTopicRef<'a>,
-            >(c, version, flexible, version >= 2)
+            >(
+                    c,
+                    version,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::when(version >= 2),
+                )
                 .at_field("topics")?;
         }
         if version >= 8 {
             rt::view::check_array::<
                 OffsetFetchRequestGroupRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("groups")?;
         }
         if version >= 7 {
@@ -557,17 +600,17 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version <= 7 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             pos = rt::view::skip_array::<
                 OffsetFetchRequestTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 8 {
             pos = rt::view::skip_array::<
                 OffsetFetchRequestGroupRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 7 {
             pos += 1;
@@ -585,19 +628,19 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 7 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             offs[1] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchRequestTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 8 {
             offs[2] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchRequestGroupRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 7 {
             offs[3] = (pos - start) as u32;
@@ -642,14 +685,16 @@ impl rt::Encode for OffsetFetchRequestTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            rt::write_string(s, &self.name, flexible).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+                .at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
         if version <= 7 {
             {
                 let a = &self.partition_indexes;
-                rt::write_array_len(s, a.len(), flexible).at_field("partition_indexes")?;
+                rt::write_array_len(s, a.len(), rt::Encoding::compact_when(flexible))
+                    .at_field("partition_indexes")?;
                 a.put_elements(s);
             }
         } else if !self.partition_indexes.is_empty() {
@@ -657,7 +702,12 @@ impl rt::Encode for OffsetFetchRequestTopic {
                 rt::non_default(version).field("partition_indexes"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -678,11 +728,11 @@ impl rt::Decode for OffsetFetchRequestTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            self.name = r.string(flexible).at_field("name")?;
+            self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         }
         if version <= 7 {
             self.partition_indexes = r
-                .prim_array::<i32>(flexible)
+                .prim_array::<i32>(rt::Encoding::compact_when(flexible))
                 .at_field("partition_indexes")?;
         }
         if flexible {
@@ -737,7 +787,12 @@ impl rt::json::JsonForm for OffsetFetchRequestTopic {
                 rt::non_default(version).field("partition_indexes"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -797,7 +852,8 @@ impl<'a> OffsetFetchRequestTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
+                    .unwrap_or_default()
             }
         }
     }
@@ -811,7 +867,12 @@ impl<'a> OffsetFetchRequestTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -853,10 +914,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            c.check_string(flexible, false).at_field("name")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("name")?;
         }
         if version <= 7 {
-            rt::view::check_array::<i32>(c, version, flexible, false)
+            rt::view::check_array::<
+                i32,
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("partition_indexes")?;
         }
         if flexible {
@@ -871,10 +935,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version <= 7 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -889,11 +955,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 7 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_array::<i32>(buf, pos, version, flexible);
+            pos = rt::view::skip_array::<
+                i32,
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -934,14 +1002,15 @@ impl rt::Encode for OffsetFetchRequestTopics {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            rt::write_string(s, &self.name, true).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
         if version >= 8 {
             {
                 let a = &self.partition_indexes;
-                rt::write_array_len(s, a.len(), true).at_field("partition_indexes")?;
+                rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                    .at_field("partition_indexes")?;
                 a.put_elements(s);
             }
         } else if !self.partition_indexes.is_empty() {
@@ -949,7 +1018,12 @@ impl rt::Encode for OffsetFetchRequestTopics {
                 rt::non_default(version).field("partition_indexes"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -970,11 +1044,11 @@ impl rt::Decode for OffsetFetchRequestTopics {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            self.name = r.string(true).at_field("name")?;
+            self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         }
         if version >= 8 {
             self.partition_indexes = r
-                .prim_array::<i32>(true)
+                .prim_array::<i32>(rt::Encoding::Compact)
                 .at_field("partition_indexes")?;
         }
         if flexible {
@@ -1029,7 +1103,12 @@ impl rt::json::JsonForm for OffsetFetchRequestTopics {
                 rt::non_default(version).field("partition_indexes"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1088,7 +1167,7 @@ impl<'a> OffsetFetchRequestTopicsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1101,7 +1180,7 @@ impl<'a> OffsetFetchRequestTopicsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1143,10 +1222,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicsRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            c.check_string(true, false).at_field("name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         }
         if version >= 8 {
-            rt::view::check_array::<i32>(c, version, true, false)
+            rt::view::check_array::<
+                i32,
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("partition_indexes")?;
         }
         if flexible {
@@ -1161,10 +1242,10 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicsRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
-            pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+            pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1179,11 +1260,11 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicsRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 8 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+            pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1244,14 +1325,21 @@ impl rt::Encode for OffsetFetchRequestGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            rt::write_string(s, &self.group_id, true).at_field("group_id")?;
+            rt::write_string(s, &self.group_id, rt::Encoding::Compact)
+                .at_field("group_id")?;
         } else if !self.group_id.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("group_id"),
             );
         }
         if version >= 9 {
-            rt::write_nullable_string(s, self.member_id.as_ref(), true, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.member_id.as_ref(),
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("member_id")?;
         }
         if version >= 9 {
@@ -1260,16 +1348,28 @@ impl rt::Encode for OffsetFetchRequestGroup {
         if version >= 8 {
             match &self.topics {
                 ::core::option::Option::Some(a) => {
-                    rt::write_struct_array(s, a, true, version).at_field("topics")?;
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                        .at_field("topics")?;
                 }
                 ::core::option::Option::None => {
-                    rt::write_null_len(s, true, true, version).at_field("topics")?
+                    rt::write_null_len(
+                            s,
+                            rt::Encoding::Compact,
+                            rt::Nullable::Yes,
+                            version,
+                        )
+                        .at_field("topics")?
                 }
             }
         } else if self.topics.as_ref().is_none_or(|x| !x.is_empty()) {
             return ::core::result::Result::Err(rt::non_default(version).field("topics"));
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1290,10 +1390,12 @@ impl rt::Decode for OffsetFetchRequestGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            self.group_id = r.string(true).at_field("group_id")?;
+            self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
         }
         if version >= 9 {
-            self.member_id = r.nullable_string(true).at_field("member_id")?;
+            self.member_id = r
+                .nullable_string(rt::Encoding::Compact)
+                .at_field("member_id")?;
         }
         if version >= 9 {
             self.member_epoch = r.i32_at("member_epoch")?;
@@ -1301,7 +1403,7 @@ impl rt::Decode for OffsetFetchRequestGroup {
         if version >= 8 {
             self.topics = rt::decode_nullable_struct_array::<
                 OffsetFetchRequestTopics,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("topics")?;
         }
         if flexible {
@@ -1387,7 +1489,12 @@ impl rt::json::JsonForm for OffsetFetchRequestGroup {
         } else if self.topics.as_ref().is_none_or(|x| !x.is_empty()) {
             return ::core::result::Result::Err(rt::non_default(version).field("topics"));
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1461,7 +1568,7 @@ impl<'a> OffsetFetchRequestGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1474,7 +1581,7 @@ impl<'a> OffsetFetchRequestGroupRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1504,7 +1611,7 @@ impl<'a> OffsetFetchRequestGroupRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(rt::view::ArrayRef::empty()),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -1546,10 +1653,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            c.check_string(true, false).at_field("group_id")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("group_id")?;
         }
         if version >= 9 {
-            c.check_string(true, true).at_field("member_id")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                .at_field("member_id")?;
         }
         if version >= 9 {
             c.skip(4).at_field("member_epoch")?;
@@ -1557,7 +1666,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
         if version >= 8 {
             rt::view::check_array::<
                 OffsetFetchRequestTopicsRef<'a>,
-            >(c, version, true, true)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
                 .at_field("topics")?;
         }
         if flexible {
@@ -1572,10 +1681,10 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 9 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 9 {
             pos += 4;
@@ -1583,7 +1692,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
         if version >= 8 {
             pos = rt::view::skip_array::<
                 OffsetFetchRequestTopicsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1598,11 +1707,11 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 8 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 9 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 9 {
             offs[2] = (pos - start) as u32;
@@ -1612,7 +1721,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
             offs[3] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchRequestTopicsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

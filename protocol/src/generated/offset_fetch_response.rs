@@ -53,7 +53,13 @@ impl OffsetFetchResponse {
         if version <= 7 {
             {
                 let a = &self.topics;
-                rt::write_struct_array(s, a, flexible, version).at_field("topics")?;
+                rt::write_struct_array(
+                        s,
+                        a,
+                        rt::Encoding::compact_when(flexible),
+                        version,
+                    )
+                    .at_field("topics")?;
             }
         } else if !self.topics.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("topics"));
@@ -64,12 +70,18 @@ impl OffsetFetchResponse {
         if version >= 8 {
             {
                 let a = &self.groups;
-                rt::write_struct_array(s, a, true, version).at_field("groups")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("groups")?;
             }
         } else if !self.groups.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("groups"));
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -85,7 +97,7 @@ impl OffsetFetchResponse {
         if version <= 7 {
             self.topics = rt::decode_struct_array::<
                 OffsetFetchResponseTopic,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("topics")?;
         }
         if (2..=7).contains(&version) {
@@ -94,7 +106,7 @@ impl OffsetFetchResponse {
         if version >= 8 {
             self.groups = rt::decode_struct_array::<
                 OffsetFetchResponseGroup,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("groups")?;
         }
         if flexible {
@@ -230,7 +242,12 @@ impl OffsetFetchResponse {
         } else if !self.groups.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("groups"));
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -331,7 +348,7 @@ impl<'a> OffsetFetchResponseRef<'a> {
             offs[1] = (c.pos() - start) as u32;
             rt::view::check_array::<
                 OffsetFetchResponseTopicRef<'a>,
-            >(c, version, flexible, false)
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("topics")?;
         }
         if (2..=7).contains(&version) {
@@ -342,7 +359,7 @@ impl<'a> OffsetFetchResponseRef<'a> {
             offs[3] = (c.pos() - start) as u32;
             rt::view::check_array::<
                 OffsetFetchResponseGroupRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("groups")?;
         }
         if flexible {
@@ -399,7 +416,12 @@ impl<'a> OffsetFetchResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -426,7 +448,7 @@ impl<'a> OffsetFetchResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -475,7 +497,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
         if version <= 7 {
             rt::view::check_array::<
                 OffsetFetchResponseTopicRef<'a>,
-            >(c, version, flexible, false)
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("topics")?;
         }
         if (2..=7).contains(&version) {
@@ -484,7 +506,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
         if version >= 8 {
             rt::view::check_array::<
                 OffsetFetchResponseGroupRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("groups")?;
         }
         if flexible {
@@ -504,7 +526,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
         if version <= 7 {
             pos = rt::view::skip_array::<
                 OffsetFetchResponseTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if (2..=7).contains(&version) {
             pos += 2;
@@ -512,7 +534,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
         if version >= 8 {
             pos = rt::view::skip_array::<
                 OffsetFetchResponseGroupRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -533,7 +555,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
             offs[1] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchResponseTopicRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if (2..=7).contains(&version) {
             offs[2] = (pos - start) as u32;
@@ -543,7 +565,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
             offs[3] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchResponseGroupRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -626,7 +648,13 @@ impl rt::Encode for OffsetFetchResponsePartition {
             s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }
         if version <= 7 {
-            rt::write_nullable_string(s, self.metadata.as_ref(), flexible, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.metadata.as_ref(),
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("metadata")?;
         } else if self.metadata.as_ref().is_none_or(|x| !x.is_empty()) {
             return ::core::result::Result::Err(
@@ -640,7 +668,12 @@ impl rt::Encode for OffsetFetchResponsePartition {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -670,7 +703,9 @@ impl rt::Decode for OffsetFetchResponsePartition {
             self.committed_leader_epoch = r.i32_at("committed_leader_epoch")?;
         }
         if version <= 7 {
-            self.metadata = r.nullable_string(flexible).at_field("metadata")?;
+            self.metadata = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("metadata")?;
         }
         if version <= 7 {
             self.error_code = r.i16_at("error_code")?;
@@ -762,7 +797,12 @@ impl rt::json::JsonForm for OffsetFetchResponsePartition {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -881,7 +921,7 @@ impl<'a> OffsetFetchResponsePartitionRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
             }
         }
     }
@@ -943,7 +983,8 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionRef<'a> {
             c.skip(4).at_field("committed_leader_epoch")?;
         }
         if version <= 7 {
-            c.check_string(flexible, true).at_field("metadata")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("metadata")?;
         }
         if version <= 7 {
             c.skip(2).at_field("error_code")?;
@@ -969,7 +1010,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionRef<'a> {
             pos += 4;
         }
         if version <= 7 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             pos += 2;
@@ -999,7 +1040,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionRef<'a> {
         }
         if version <= 7 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             offs[4] = (pos - start) as u32;
@@ -1044,21 +1085,33 @@ impl rt::Encode for OffsetFetchResponseTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            rt::write_string(s, &self.name, flexible).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+                .at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
         if version <= 7 {
             {
                 let a = &self.partitions;
-                rt::write_struct_array(s, a, flexible, version).at_field("partitions")?;
+                rt::write_struct_array(
+                        s,
+                        a,
+                        rt::Encoding::compact_when(flexible),
+                        version,
+                    )
+                    .at_field("partitions")?;
             }
         } else if !self.partitions.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1079,12 +1132,12 @@ impl rt::Decode for OffsetFetchResponseTopic {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            self.name = r.string(flexible).at_field("name")?;
+            self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         }
         if version <= 7 {
             self.partitions = rt::decode_struct_array::<
                 OffsetFetchResponsePartition,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("partitions")?;
         }
         if flexible {
@@ -1144,7 +1197,12 @@ impl rt::json::JsonForm for OffsetFetchResponseTopic {
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1204,7 +1262,8 @@ impl<'a> OffsetFetchResponseTopicRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 6).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 6))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1220,7 +1279,12 @@ impl<'a> OffsetFetchResponseTopicRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 6)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 6),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1262,12 +1326,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version <= 7 {
-            c.check_string(flexible, false).at_field("name")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+                .at_field("name")?;
         }
         if version <= 7 {
             rt::view::check_array::<
                 OffsetFetchResponsePartitionRef<'a>,
-            >(c, version, flexible, false)
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("partitions")?;
         }
         if flexible {
@@ -1282,12 +1347,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version <= 7 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             pos = rt::view::skip_array::<
                 OffsetFetchResponsePartitionRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1302,13 +1367,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version <= 7 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if version <= 7 {
             offs[1] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchResponsePartitionRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1391,7 +1456,13 @@ impl rt::Encode for OffsetFetchResponsePartitions {
             s.write_raw(&self.committed_leader_epoch.to_be_bytes());
         }
         if version >= 8 {
-            rt::write_nullable_string(s, self.metadata.as_ref(), true, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.metadata.as_ref(),
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("metadata")?;
         } else if self.metadata.as_ref().is_none_or(|x| !x.is_empty()) {
             return ::core::result::Result::Err(
@@ -1405,7 +1476,12 @@ impl rt::Encode for OffsetFetchResponsePartitions {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1435,7 +1511,9 @@ impl rt::Decode for OffsetFetchResponsePartitions {
             self.committed_leader_epoch = r.i32_at("committed_leader_epoch")?;
         }
         if version >= 8 {
-            self.metadata = r.nullable_string(true).at_field("metadata")?;
+            self.metadata = r
+                .nullable_string(rt::Encoding::Compact)
+                .at_field("metadata")?;
         }
         if version >= 8 {
             self.error_code = r.i16_at("error_code")?;
@@ -1523,7 +1601,12 @@ impl rt::json::JsonForm for OffsetFetchResponsePartitions {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1641,7 +1724,7 @@ impl<'a> OffsetFetchResponsePartitionsRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1703,7 +1786,8 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionsRef<'a> {
             c.skip(4).at_field("committed_leader_epoch")?;
         }
         if version >= 8 {
-            c.check_string(true, true).at_field("metadata")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+                .at_field("metadata")?;
         }
         if version >= 8 {
             c.skip(2).at_field("error_code")?;
@@ -1729,7 +1813,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionsRef<'a> {
             pos += 4;
         }
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             pos += 2;
@@ -1759,7 +1843,7 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionsRef<'a> {
         }
         if version >= 8 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             offs[4] = (pos - start) as u32;
@@ -1804,21 +1888,27 @@ impl rt::Encode for OffsetFetchResponseTopics {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            rt::write_string(s, &self.name, true).at_field("name")?;
+            rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         } else if !self.name.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("name"));
         }
         if version >= 8 {
             {
                 let a = &self.partitions;
-                rt::write_struct_array(s, a, true, version).at_field("partitions")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("partitions")?;
             }
         } else if !self.partitions.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1839,12 +1929,12 @@ impl rt::Decode for OffsetFetchResponseTopics {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            self.name = r.string(true).at_field("name")?;
+            self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         }
         if version >= 8 {
             self.partitions = rt::decode_struct_array::<
                 OffsetFetchResponsePartitions,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("partitions")?;
         }
         if flexible {
@@ -1904,7 +1994,12 @@ impl rt::json::JsonForm for OffsetFetchResponseTopics {
                 rt::non_default(version).field("partitions"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1963,7 +2058,7 @@ impl<'a> OffsetFetchResponseTopicsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1978,7 +2073,7 @@ impl<'a> OffsetFetchResponseTopicsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2020,12 +2115,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicsRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            c.check_string(true, false).at_field("name")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         }
         if version >= 8 {
             rt::view::check_array::<
                 OffsetFetchResponsePartitionsRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("partitions")?;
         }
         if flexible {
@@ -2040,12 +2135,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicsRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             pos = rt::view::skip_array::<
                 OffsetFetchResponsePartitionsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -2060,13 +2155,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicsRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 8 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             offs[1] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchResponsePartitionsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -2111,7 +2206,8 @@ impl rt::Encode for OffsetFetchResponseGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            rt::write_string(s, &self.group_id, true).at_field("group_id")?;
+            rt::write_string(s, &self.group_id, rt::Encoding::Compact)
+                .at_field("group_id")?;
         } else if !self.group_id.is_empty() {
             return ::core::result::Result::Err(
                 rt::non_default(version).field("group_id"),
@@ -2120,7 +2216,8 @@ impl rt::Encode for OffsetFetchResponseGroup {
         if version >= 8 {
             {
                 let a = &self.topics;
-                rt::write_struct_array(s, a, true, version).at_field("topics")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("topics")?;
             }
         } else if !self.topics.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("topics"));
@@ -2132,7 +2229,12 @@ impl rt::Encode for OffsetFetchResponseGroup {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2153,12 +2255,12 @@ impl rt::Decode for OffsetFetchResponseGroup {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            self.group_id = r.string(true).at_field("group_id")?;
+            self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
         }
         if version >= 8 {
             self.topics = rt::decode_struct_array::<
                 OffsetFetchResponseTopics,
-            >(r, true, version)
+            >(r, rt::Encoding::Compact, version)
                 .at_field("topics")?;
         }
         if version >= 8 {
@@ -2234,7 +2336,12 @@ impl rt::json::JsonForm for OffsetFetchResponseGroup {
                 rt::non_default(version).field("error_code"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2298,7 +2405,7 @@ impl<'a> OffsetFetchResponseGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2311,7 +2418,7 @@ impl<'a> OffsetFetchResponseGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2367,12 +2474,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseGroupRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 6;
         if version >= 8 {
-            c.check_string(true, false).at_field("group_id")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+                .at_field("group_id")?;
         }
         if version >= 8 {
             rt::view::check_array::<
                 OffsetFetchResponseTopicsRef<'a>,
-            >(c, version, true, false)
+            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                 .at_field("topics")?;
         }
         if version >= 8 {
@@ -2390,12 +2498,12 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseGroupRef<'a> {
         let flexible = version >= 6;
         let mut pos = pos;
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             pos = rt::view::skip_array::<
                 OffsetFetchResponseTopicsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 8 {
             pos += 2;
@@ -2413,13 +2521,13 @@ impl<'a> rt::view::View<'a> for OffsetFetchResponseGroupRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 8 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 8 {
             offs[1] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 OffsetFetchResponseTopicsRef<'a>,
-            >(buf, pos, version, true);
+            >(buf, pos, version, rt::Encoding::Compact);
         }
         if version >= 8 {
             offs[2] = (pos - start) as u32;

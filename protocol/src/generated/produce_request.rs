@@ -51,8 +51,8 @@ impl ProduceRequest {
             rt::write_nullable_string(
                     s,
                     self.transactional_id.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("transactional_id")?;
@@ -69,9 +69,15 @@ impl ProduceRequest {
         }
         {
             let a = &self.topic_data;
-            rt::write_struct_array(s, a, flexible, version).at_field("topic_data")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("topic_data")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -83,14 +89,14 @@ impl ProduceRequest {
         let flexible = version >= 9;
         if version >= 3 {
             self.transactional_id = r
-                .nullable_string(flexible)
+                .nullable_string(rt::Encoding::compact_when(flexible))
                 .at_field("transactional_id")?;
         }
         self.acks = r.i16_at("acks")?;
         self.timeout_ms = r.i32_at("timeout_ms")?;
         self.topic_data = rt::decode_struct_array::<
             TopicProduceData,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("topic_data")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -209,7 +215,12 @@ impl ProduceRequest {
             .map_err(|e| e.field("timeout_ms"))?;
         rt::json::put(&mut m, "topicData", &self.topic_data, version)
             .map_err(|e| e.field("topic_data"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -297,7 +308,8 @@ impl<'a> ProduceRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (c.pos() - start) as u32;
-            c.check_string(flexible, true).at_field("transactional_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("transactional_id")?;
         }
         offs[1] = (c.pos() - start) as u32;
         offs[2] = (c.pos() - start + 2) as u32;
@@ -308,7 +320,9 @@ impl<'a> ProduceRequestRef<'a> {
             c.skip(4).at_field("timeout_ms")?;
         }
         offs[3] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicProduceDataRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            TopicProduceDataRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topic_data")?;
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -351,7 +365,7 @@ impl<'a> ProduceRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -391,7 +405,12 @@ impl<'a> ProduceRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -434,7 +453,8 @@ impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         if version >= 3 {
-            c.check_string(flexible, true).at_field("transactional_id")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("transactional_id")?;
         }
         if c.remaining() >= 6 {
             c.skip(6)?;
@@ -442,7 +462,9 @@ impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
             c.skip(2).at_field("acks")?;
             c.skip(4).at_field("timeout_ms")?;
         }
-        rt::view::check_array::<TopicProduceDataRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            TopicProduceDataRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("topic_data")?;
         if flexible {
             let n = c.uvarint()?;
@@ -456,13 +478,13 @@ impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
         let flexible = version >= 9;
         let mut pos = pos;
         if version >= 3 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         pos += 2;
         pos += 4;
         pos = rt::view::skip_array::<
             TopicProduceDataRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -476,7 +498,7 @@ impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
         let mut tags = rt::view::ABSENT;
         if version >= 3 {
             offs[0] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         offs[1] = (pos - start) as u32;
         pos += 2;
@@ -485,7 +507,7 @@ impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
         offs[3] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             TopicProduceDataRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -525,9 +547,20 @@ impl rt::Encode for PartitionProduceData {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         s.write_raw(&self.index.to_be_bytes());
-        rt::write_nullable_bytes(s, self.records.as_ref(), flexible, true, version)
+        rt::write_nullable_bytes(
+                s,
+                self.records.as_ref(),
+                rt::Encoding::compact_when(flexible),
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("records")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -548,7 +581,9 @@ impl rt::Decode for PartitionProduceData {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         self.index = r.i32_at("index")?;
-        self.records = r.nullable_bytes(flexible).at_field("records")?;
+        self.records = r
+            .nullable_bytes(rt::Encoding::compact_when(flexible))
+            .at_field("records")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         }
@@ -588,7 +623,12 @@ impl rt::json::JsonForm for PartitionProduceData {
             .map_err(|e| e.field("index"))?;
         rt::json::put(&mut m, "records", &self.records, version)
             .map_err(|e| e.field("records"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -653,7 +693,7 @@ impl<'a> PartitionProduceDataRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::bytes_at(self.buf, o, version >= 9)
+                rt::view::bytes_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -688,7 +728,8 @@ impl<'a> rt::view::View<'a> for PartitionProduceDataRef<'a> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
         c.skip(4).at_field("index")?;
-        c.check_bytes(flexible, true).at_field("records")?;
+        c.check_bytes(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+            .at_field("records")?;
         if flexible {
             let n = c.uvarint()?;
             for _ in 0..n {
@@ -701,7 +742,7 @@ impl<'a> rt::view::View<'a> for PartitionProduceDataRef<'a> {
         let flexible = version >= 9;
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -716,7 +757,7 @@ impl<'a> rt::view::View<'a> for PartitionProduceDataRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, false);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -755,12 +796,19 @@ impl rt::Encode for TopicProduceData {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let a = &self.partition_data;
-            rt::write_struct_array(s, a, flexible, version).at_field("partition_data")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("partition_data")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -780,10 +828,10 @@ impl rt::Decode for TopicProduceData {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.partition_data = rt::decode_struct_array::<
             PartitionProduceData,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partition_data")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -827,7 +875,12 @@ impl rt::json::JsonForm for TopicProduceData {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "partitionData", &self.partition_data, version)
             .map_err(|e| e.field("partition_data"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -879,7 +932,8 @@ impl<'a> TopicProduceDataRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
+                    .unwrap_or_default()
             }
         }
     }
@@ -893,7 +947,12 @@ impl<'a> TopicProduceDataRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -934,8 +993,11 @@ impl<'a> rt::view::View<'a> for TopicProduceDataRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        c.check_string(flexible, false).at_field("name")?;
-        rt::view::check_array::<PartitionProduceDataRef<'a>>(c, version, flexible, false)
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
+        rt::view::check_array::<
+            PartitionProduceDataRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partition_data")?;
         if flexible {
             let n = c.uvarint()?;
@@ -948,10 +1010,10 @@ impl<'a> rt::view::View<'a> for TopicProduceDataRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 9;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             PartitionProduceDataRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -964,11 +1026,11 @@ impl<'a> rt::view::View<'a> for TopicProduceDataRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             PartitionProduceDataRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);

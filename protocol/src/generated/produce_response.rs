@@ -45,7 +45,8 @@ impl ProduceResponse {
         let flexible = version >= 9;
         {
             let a = &self.responses;
-            rt::write_struct_array(s, a, flexible, version).at_field("responses")?;
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
+                .at_field("responses")?;
         }
         if version >= 1 {
             s.write_raw(&self.throttle_time_ms.to_be_bytes());
@@ -55,7 +56,12 @@ impl ProduceResponse {
                 rt::non_default(version).field("node_endpoints"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = (version >= 10) && !self.node_endpoints.is_empty();
             s.write_uvarint(
@@ -70,7 +76,7 @@ impl ProduceResponse {
                         let s = &mut c;
                         {
                             let a = &self.node_endpoints;
-                            rt::write_struct_array(s, a, true, version)
+                            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                                 .at_field("node_endpoints")?;
                         }
                     }
@@ -79,7 +85,7 @@ impl ProduceResponse {
                 rt::write_tag_header(s, 0, size)?;
                 {
                     let a = &self.node_endpoints;
-                    rt::write_struct_array(s, a, true, version)
+                    rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                         .at_field("node_endpoints")?;
                 }
             }
@@ -96,7 +102,7 @@ impl ProduceResponse {
         let flexible = version >= 9;
         self.responses = rt::decode_struct_array::<
             TopicProduceResponse,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("responses")?;
         if version >= 1 {
             self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
@@ -112,7 +118,7 @@ impl ProduceResponse {
                                 let r = &mut p;
                                 self.node_endpoints = rt::decode_struct_array::<
                                     NodeEndpoint,
-                                >(r, true, version)
+                                >(r, rt::Encoding::Compact, version)
                                     .at_field("node_endpoints")?;
                             }
                         } else {
@@ -251,7 +257,12 @@ impl ProduceResponse {
                 rt::non_default(version).field("node_endpoints"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -337,7 +348,9 @@ impl<'a> ProduceResponseRef<'a> {
         let mut offs = [rt::view::ABSENT; 3];
         let mut tags = rt::view::ABSENT;
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<TopicProduceResponseRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            TopicProduceResponseRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("responses")?;
         if version >= 1 {
             offs[1] = (c.pos() - start) as u32;
@@ -355,7 +368,7 @@ impl<'a> ProduceResponseRef<'a> {
                             let c = &mut p;
                             rt::view::check_array::<
                                 NodeEndpointRef<'a>,
-                            >(c, version, true, false)
+                            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                                 .at_field("node_endpoints")?;
                         }
                     } else {
@@ -407,7 +420,12 @@ impl<'a> ProduceResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -434,7 +452,7 @@ impl<'a> ProduceResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -476,7 +494,9 @@ impl<'a> rt::view::View<'a> for ProduceResponseRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        rt::view::check_array::<TopicProduceResponseRef<'a>>(c, version, flexible, false)
+        rt::view::check_array::<
+            TopicProduceResponseRef<'a>,
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("responses")?;
         if version >= 1 {
             c.skip(4).at_field("throttle_time_ms")?;
@@ -491,7 +511,7 @@ impl<'a> rt::view::View<'a> for ProduceResponseRef<'a> {
                             let c = &mut p;
                             rt::view::check_array::<
                                 NodeEndpointRef<'a>,
-                            >(c, version, true, false)
+                            >(c, version, rt::Encoding::Compact, rt::Nullable::No)
                                 .at_field("node_endpoints")?;
                         }
                     } else {
@@ -516,7 +536,7 @@ impl<'a> rt::view::View<'a> for ProduceResponseRef<'a> {
         let mut pos = pos;
         pos = rt::view::skip_array::<
             TopicProduceResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             pos += 4;
         }
@@ -534,7 +554,7 @@ impl<'a> rt::view::View<'a> for ProduceResponseRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             TopicProduceResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if version >= 1 {
             offs[1] = (pos - start) as u32;
             pos += 4;
@@ -597,8 +617,8 @@ impl rt::Encode for BatchIndexAndErrorMessage {
             rt::write_nullable_string(
                     s,
                     self.batch_index_error_message.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("batch_index_error_message")?;
@@ -607,7 +627,12 @@ impl rt::Encode for BatchIndexAndErrorMessage {
                 rt::non_default(version).field("batch_index_error_message"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -632,7 +657,7 @@ impl rt::Decode for BatchIndexAndErrorMessage {
         }
         if version >= 8 {
             self.batch_index_error_message = r
-                .nullable_string(flexible)
+                .nullable_string(rt::Encoding::compact_when(flexible))
                 .at_field("batch_index_error_message")?;
         }
         if flexible {
@@ -695,7 +720,12 @@ impl rt::json::JsonForm for BatchIndexAndErrorMessage {
                 rt::non_default(version).field("batch_index_error_message"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -773,7 +803,7 @@ impl<'a> BatchIndexAndErrorMessageRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -813,7 +843,8 @@ impl<'a> rt::view::View<'a> for BatchIndexAndErrorMessageRef<'a> {
             c.skip(4).at_field("batch_index")?;
         }
         if version >= 8 {
-            c.check_string(flexible, true).at_field("batch_index_error_message")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("batch_index_error_message")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -830,7 +861,7 @@ impl<'a> rt::view::View<'a> for BatchIndexAndErrorMessageRef<'a> {
             pos += 4;
         }
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -849,7 +880,7 @@ impl<'a> rt::view::View<'a> for BatchIndexAndErrorMessageRef<'a> {
         }
         if version >= 8 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -912,7 +943,12 @@ impl rt::Encode for LeaderIdAndEpoch {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -984,7 +1020,12 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
                 rt::non_default(version).field("leader_epoch"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1226,7 +1267,12 @@ impl rt::Encode for PartitionProduceResponse {
         if version >= 8 {
             {
                 let a = &self.record_errors;
-                rt::write_struct_array(s, a, flexible, version)
+                rt::write_struct_array(
+                        s,
+                        a,
+                        rt::Encoding::compact_when(flexible),
+                        version,
+                    )
                     .at_field("record_errors")?;
             }
         }
@@ -1234,8 +1280,8 @@ impl rt::Encode for PartitionProduceResponse {
             rt::write_nullable_string(
                     s,
                     self.error_message.as_ref(),
-                    flexible,
-                    true,
+                    rt::Encoding::compact_when(flexible),
+                    rt::Nullable::Yes,
                     version,
                 )
                 .at_field("error_message")?;
@@ -1248,7 +1294,12 @@ impl rt::Encode for PartitionProduceResponse {
                 rt::non_default(version).field("current_leader"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         if flexible {
             let emit_0 = (version >= 10)
                 && self.current_leader
@@ -1305,11 +1356,13 @@ impl rt::Decode for PartitionProduceResponse {
         if version >= 8 {
             self.record_errors = rt::decode_struct_array::<
                 BatchIndexAndErrorMessage,
-            >(r, flexible, version)
+            >(r, rt::Encoding::compact_when(flexible), version)
                 .at_field("record_errors")?;
         }
         if version >= 8 {
-            self.error_message = r.nullable_string(flexible).at_field("error_message")?;
+            self.error_message = r
+                .nullable_string(rt::Encoding::compact_when(flexible))
+                .at_field("error_message")?;
         }
         if flexible {
             let n = r.uvarint()?;
@@ -1437,7 +1490,12 @@ impl rt::json::JsonForm for PartitionProduceResponse {
                 rt::non_default(version).field("current_leader"),
             );
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[0], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[0],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1588,7 +1646,12 @@ impl<'a> PartitionProduceResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1603,7 +1666,7 @@ impl<'a> PartitionProduceResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9)
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
             }
         }
     }
@@ -1681,11 +1744,12 @@ impl<'a> rt::view::View<'a> for PartitionProduceResponseRef<'a> {
         if version >= 8 {
             rt::view::check_array::<
                 BatchIndexAndErrorMessageRef<'a>,
-            >(c, version, flexible, false)
+            >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
                 .at_field("record_errors")?;
         }
         if version >= 8 {
-            c.check_string(flexible, true).at_field("error_message")?;
+            c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::Yes)
+                .at_field("error_message")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -1732,10 +1796,10 @@ impl<'a> rt::view::View<'a> for PartitionProduceResponseRef<'a> {
         if version >= 8 {
             pos = rt::view::skip_array::<
                 BatchIndexAndErrorMessageRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 8 {
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -1766,11 +1830,11 @@ impl<'a> rt::view::View<'a> for PartitionProduceResponseRef<'a> {
             offs[5] = (pos - start) as u32;
             pos = rt::view::skip_array::<
                 BatchIndexAndErrorMessageRef<'a>,
-            >(buf, pos, version, flexible);
+            >(buf, pos, version, rt::Encoding::compact_when(flexible));
         }
         if version >= 8 {
             offs[6] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, flexible, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         }
         if flexible {
             tags = (pos - start) as u32;
@@ -1819,13 +1883,19 @@ impl rt::Encode for TopicProduceResponse {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        rt::write_string(s, &self.name, flexible).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::compact_when(flexible))
+            .at_field("name")?;
         {
             let a = &self.partition_responses;
-            rt::write_struct_array(s, a, flexible, version)
+            rt::write_struct_array(s, a, rt::Encoding::compact_when(flexible), version)
                 .at_field("partition_responses")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1845,10 +1915,10 @@ impl rt::Decode for TopicProduceResponse {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        self.name = r.string(flexible).at_field("name")?;
+        self.name = r.string(rt::Encoding::compact_when(flexible)).at_field("name")?;
         self.partition_responses = rt::decode_struct_array::<
             PartitionProduceResponse,
-        >(r, flexible, version)
+        >(r, rt::Encoding::compact_when(flexible), version)
             .at_field("partition_responses")?;
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -1892,7 +1962,12 @@ impl rt::json::JsonForm for TopicProduceResponse {
         rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
         rt::json::put(&mut m, "partitionResponses", &self.partition_responses, version)
             .map_err(|e| e.field("partition_responses"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1944,7 +2019,8 @@ impl<'a> TopicProduceResponseRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, version >= 9).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::compact_when(version >= 9))
+                    .unwrap_or_default()
             }
         }
     }
@@ -1960,7 +2036,12 @@ impl<'a> TopicProduceResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, version >= 9)
+                rt::view::ArrayRef::at(
+                        self.buf,
+                        o,
+                        self.version,
+                        rt::Encoding::compact_when(version >= 9),
+                    )
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2001,10 +2082,11 @@ impl<'a> rt::view::View<'a> for TopicProduceResponseRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         let flexible = version >= 9;
-        c.check_string(flexible, false).at_field("name")?;
+        c.check_string(rt::Encoding::compact_when(flexible), rt::Nullable::No)
+            .at_field("name")?;
         rt::view::check_array::<
             PartitionProduceResponseRef<'a>,
-        >(c, version, flexible, false)
+        >(c, version, rt::Encoding::compact_when(flexible), rt::Nullable::No)
             .at_field("partition_responses")?;
         if flexible {
             let n = c.uvarint()?;
@@ -2017,10 +2099,10 @@ impl<'a> rt::view::View<'a> for TopicProduceResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let flexible = version >= 9;
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         pos = rt::view::skip_array::<
             PartitionProduceResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
         }
@@ -2033,11 +2115,11 @@ impl<'a> rt::view::View<'a> for TopicProduceResponseRef<'a> {
         let mut offs = [rt::view::ABSENT; 2];
         let mut tags = rt::view::ABSENT;
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, flexible, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::compact_when(flexible));
         offs[1] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             PartitionProduceResponseRef<'a>,
-        >(buf, pos, version, flexible);
+        >(buf, pos, version, rt::Encoding::compact_when(flexible));
         if flexible {
             tags = (pos - start) as u32;
             pos = rt::view::skip_tags(buf, pos);
@@ -2092,7 +2174,7 @@ impl rt::Encode for NodeEndpoint {
             );
         }
         if version >= 10 {
-            rt::write_string(s, &self.host, true).at_field("host")?;
+            rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         } else if !self.host.is_empty() {
             return ::core::result::Result::Err(rt::non_default(version).field("host"));
         }
@@ -2102,12 +2184,23 @@ impl rt::Encode for NodeEndpoint {
             return ::core::result::Result::Err(rt::non_default(version).field("port"));
         }
         if version >= 10 {
-            rt::write_nullable_string(s, self.rack.as_ref(), true, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.rack.as_ref(),
+                    rt::Encoding::Compact,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("rack")?;
         } else if self.rack.is_some() {
             return ::core::result::Result::Err(rt::non_default(version).field("rack"));
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2131,13 +2224,13 @@ impl rt::Decode for NodeEndpoint {
             self.node_id = r.i32_at("node_id")?;
         }
         if version >= 10 {
-            self.host = r.string(true).at_field("host")?;
+            self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         }
         if version >= 10 {
             self.port = r.i32_at("port")?;
         }
         if version >= 10 {
-            self.rack = r.nullable_string(true).at_field("rack")?;
+            self.rack = r.nullable_string(rt::Encoding::Compact).at_field("rack")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2210,7 +2303,12 @@ impl rt::json::JsonForm for NodeEndpoint {
         } else if self.rack.is_some() {
             return ::core::result::Result::Err(rt::non_default(version).field("rack"));
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2292,7 +2390,7 @@ impl<'a> NodeEndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2318,7 +2416,7 @@ impl<'a> NodeEndpointRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -2361,13 +2459,13 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
             c.skip(4).at_field("node_id")?;
         }
         if version >= 10 {
-            c.check_string(true, false).at_field("host")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         }
         if version >= 10 {
             c.skip(4).at_field("port")?;
         }
         if version >= 10 {
-            c.check_string(true, true).at_field("rack")?;
+            c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -2384,13 +2482,13 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
             pos += 4;
         }
         if version >= 10 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 10 {
             pos += 4;
         }
         if version >= 10 {
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -2409,7 +2507,7 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
         }
         if version >= 10 {
             offs[1] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if version >= 10 {
             offs[2] = (pos - start) as u32;
@@ -2417,7 +2515,7 @@ impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
         }
         if version >= 10 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, true, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         }
         if flexible {
             tags = (pos - start) as u32;

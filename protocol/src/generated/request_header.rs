@@ -67,10 +67,21 @@ impl RequestHeader {
             s.write_raw(&b);
         }
         if version >= 1 {
-            rt::write_nullable_string(s, self.client_id.as_ref(), false, true, version)
+            rt::write_nullable_string(
+                    s,
+                    self.client_id.as_ref(),
+                    rt::Encoding::Classic,
+                    rt::Nullable::Yes,
+                    version,
+                )
                 .at_field("client_id")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -84,7 +95,9 @@ impl RequestHeader {
         self.request_api_version = r.i16_at("request_api_version")?;
         self.correlation_id = r.i32_at("correlation_id")?;
         if version >= 1 {
-            self.client_id = r.nullable_string(false).at_field("client_id")?;
+            self.client_id = r
+                .nullable_string(rt::Encoding::Classic)
+                .at_field("client_id")?;
         }
         if flexible {
             rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -192,7 +205,12 @@ impl RequestHeader {
             rt::json::put(&mut m, "clientId", &self.client_id, version)
                 .map_err(|e| e.field("client_id"))?;
         }
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -290,7 +308,8 @@ impl<'a> RequestHeaderRef<'a> {
         }
         if version >= 1 {
             offs[3] = (c.pos() - start) as u32;
-            c.check_string(false, true).at_field("client_id")?;
+            c.check_string(rt::Encoding::Classic, rt::Nullable::Yes)
+                .at_field("client_id")?;
         }
         if flexible {
             tags = (c.pos() - start) as u32;
@@ -371,7 +390,7 @@ impl<'a> RequestHeaderRef<'a> {
             rt::view::ABSENT => ::core::option::Option::Some(""),
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, false)
+                rt::view::str_at(self.buf, o, rt::Encoding::Classic)
             }
         }
     }
@@ -417,7 +436,8 @@ impl<'a> rt::view::View<'a> for RequestHeaderRef<'a> {
             c.skip(4).at_field("correlation_id")?;
         }
         if version >= 1 {
-            c.check_string(false, true).at_field("client_id")?;
+            c.check_string(rt::Encoding::Classic, rt::Nullable::Yes)
+                .at_field("client_id")?;
         }
         if flexible {
             let n = c.uvarint()?;
@@ -434,7 +454,7 @@ impl<'a> rt::view::View<'a> for RequestHeaderRef<'a> {
         pos += 2;
         pos += 4;
         if version >= 1 {
-            pos = rt::view::skip_len(buf, pos, false, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         }
         if flexible {
             pos = rt::view::skip_tags(buf, pos);
@@ -455,7 +475,7 @@ impl<'a> rt::view::View<'a> for RequestHeaderRef<'a> {
         pos += 4;
         if version >= 1 {
             offs[3] = (pos - start) as u32;
-            pos = rt::view::skip_len(buf, pos, false, true);
+            pos = rt::view::skip_string(buf, pos, rt::Encoding::Classic);
         }
         if flexible {
             tags = (pos - start) as u32;

@@ -35,7 +35,12 @@ impl ResponseHeader {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         let flexible = version >= 1;
         s.write_raw(&self.correlation_id.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, flexible, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -132,7 +137,12 @@ impl ResponseHeader {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "correlationId", &self.correlation_id, version)
             .map_err(|e| e.field("correlation_id"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], flexible, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::compact_when(flexible),
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }

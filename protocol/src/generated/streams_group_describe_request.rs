@@ -41,10 +41,15 @@ impl StreamsGroupDescribeRequest {
         use rt::ErrorPath as _;
         {
             let a = &self.group_ids;
-            rt::write_string_array(s, a, true).at_field("group_ids")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact).at_field("group_ids")?;
         }
         s.write_raw(&[u8::from(self.include_authorized_operations)]);
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -53,7 +58,8 @@ impl StreamsGroupDescribeRequest {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_ids = rt::decode_string_array(r, true).at_field("group_ids")?;
+        self.group_ids = rt::decode_string_array(r, rt::Encoding::Compact)
+            .at_field("group_ids")?;
         self.include_authorized_operations = r.bool_at("include_authorized_operations")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -148,7 +154,12 @@ impl StreamsGroupDescribeRequest {
                 version,
             )
             .map_err(|e| e.field("include_authorized_operations"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -227,7 +238,10 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (c.pos() - start) as u32;
-        rt::view::check_array::<&'a str>(c, version, true, false).at_field("group_ids")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("group_ids")?;
         offs[1] = (c.pos() - start) as u32;
         c.skip(1).at_field("include_authorized_operations")?;
         let tags = (c.pos() - start) as u32;
@@ -268,7 +282,7 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -320,7 +334,10 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeRequestRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<&'a str>(c, version, true, false).at_field("group_ids")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("group_ids")?;
         c.skip(1).at_field("include_authorized_operations")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -330,7 +347,7 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeRequestRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         pos += 1;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -340,7 +357,7 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeRequestRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 1;
         let tags = (pos - start) as u32;

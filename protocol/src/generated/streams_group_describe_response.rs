@@ -42,9 +42,15 @@ impl StreamsGroupDescribeResponse {
         s.write_raw(&self.throttle_time_ms.to_be_bytes());
         {
             let a = &self.groups;
-            rt::write_struct_array(s, a, true, version).at_field("groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -54,7 +60,9 @@ impl StreamsGroupDescribeResponse {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
-        self.groups = rt::decode_struct_array::<DescribedGroup>(r, true, version)
+        self.groups = rt::decode_struct_array::<
+            DescribedGroup,
+        >(r, rt::Encoding::Compact, version)
             .at_field("groups")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -146,7 +154,12 @@ impl StreamsGroupDescribeResponse {
             .map_err(|e| e.field("throttle_time_ms"))?;
         rt::json::put(&mut m, "groups", &self.groups, version)
             .map_err(|e| e.field("groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -223,7 +236,9 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
         offs[0] = (c.pos() - start) as u32;
         c.skip(4).at_field("throttle_time_ms")?;
         offs[1] = (c.pos() - start) as u32;
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("groups")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -276,7 +291,7 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -314,7 +329,9 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeResponseRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(4).at_field("throttle_time_ms")?;
-        rt::view::check_array::<DescribedGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            DescribedGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -325,7 +342,9 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeResponseRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -336,7 +355,9 @@ impl<'a> rt::view::View<'a> for StreamsGroupDescribeResponseRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<DescribedGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            DescribedGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -384,26 +405,34 @@ impl rt::Encode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            rt::write_string_array(s, a, true).at_field("source_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("source_topics")?;
         }
         {
             let a = &self.repartition_sink_topics;
-            rt::write_string_array(s, a, true).at_field("repartition_sink_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("repartition_sink_topics")?;
         }
         {
             let a = &self.state_changelog_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("state_changelog_topics")?;
         }
         {
             let a = &self.repartition_source_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("repartition_source_topics")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -422,17 +451,20 @@ impl rt::Decode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.source_topics = rt::decode_string_array(r, true).at_field("source_topics")?;
-        self.repartition_sink_topics = rt::decode_string_array(r, true)
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.source_topics = rt::decode_string_array(r, rt::Encoding::Compact)
+            .at_field("source_topics")?;
+        self.repartition_sink_topics = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("repartition_sink_topics")?;
         self.state_changelog_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("state_changelog_topics")?;
         self.repartition_source_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("repartition_source_topics")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -502,7 +534,12 @@ impl rt::json::JsonForm for Subtopology {
                 version,
             )
             .map_err(|e| e.field("repartition_source_topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -568,7 +605,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -581,7 +618,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -595,7 +632,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -609,7 +646,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -623,7 +660,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -679,14 +716,23 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topics")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_sink_topics")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("state_changelog_topics")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -696,11 +742,15 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -709,15 +759,19 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 5];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -756,13 +810,20 @@ impl rt::Encode for Topology {
         s.write_raw(&self.epoch.to_be_bytes());
         match &self.subtopologies {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("subtopologies")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("subtopologies")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("subtopologies")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("subtopologies")?
             }
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -784,7 +845,7 @@ impl rt::Decode for Topology {
         self.epoch = r.i32_at("epoch")?;
         self.subtopologies = rt::decode_nullable_struct_array::<
             Subtopology,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("subtopologies")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -823,7 +884,12 @@ impl rt::json::JsonForm for Topology {
             .map_err(|e| e.field("epoch"))?;
         rt::json::put(&mut m, "subtopologies", &self.subtopologies, version)
             .map_err(|e| e.field("subtopologies"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -889,7 +955,7 @@ impl<'a> TopologyRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -925,7 +991,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        rt::view::check_array::<SubtopologyRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -936,7 +1004,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -947,7 +1017,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1035,16 +1107,32 @@ impl rt::Encode for Member {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.member_id, true).at_field("member_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::Compact)
+            .at_field("member_id")?;
         s.write_raw(&self.member_epoch.to_be_bytes());
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
-        rt::write_string(s, &self.client_id, true).at_field("client_id")?;
-        rt::write_string(s, &self.client_host, true).at_field("client_host")?;
+        rt::write_string(s, &self.client_id, rt::Encoding::Compact)
+            .at_field("client_id")?;
+        rt::write_string(s, &self.client_host, rt::Encoding::Compact)
+            .at_field("client_host")?;
         s.write_raw(&self.topology_epoch.to_be_bytes());
-        rt::write_string(s, &self.process_id, true).at_field("process_id")?;
+        rt::write_string(s, &self.process_id, rt::Encoding::Compact)
+            .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
                 s.write_byte(1);
@@ -1056,21 +1144,29 @@ impl rt::Encode for Member {
         }
         {
             let a = &self.client_tags;
-            rt::write_struct_array(s, a, true, version).at_field("client_tags")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("client_tags")?;
         }
         {
             let a = &self.task_offsets;
-            rt::write_struct_array(s, a, true, version).at_field("task_offsets")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("task_offsets")?;
         }
         {
             let a = &self.task_end_offsets;
-            rt::write_struct_array(s, a, true, version).at_field("task_end_offsets")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("task_end_offsets")?;
         }
         rt::Encode::encode_raw(&self.assignment, s, version).at_field("assignment")?;
         rt::Encode::encode_raw(&self.target_assignment, s, version)
             .at_field("target_assignment")?;
         s.write_raw(&[u8::from(self.is_classic)]);
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1089,14 +1185,16 @@ impl rt::Decode for Member {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.member_id = r.string(true).at_field("member_id")?;
+        self.member_id = r.string(rt::Encoding::Compact).at_field("member_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
-        self.client_id = r.string(true).at_field("client_id")?;
-        self.client_host = r.string(true).at_field("client_host")?;
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
+        self.client_id = r.string(rt::Encoding::Compact).at_field("client_id")?;
+        self.client_host = r.string(rt::Encoding::Compact).at_field("client_host")?;
         self.topology_epoch = r.i32_at("topology_epoch")?;
-        self.process_id = r.string(true).at_field("process_id")?;
+        self.process_id = r.string(rt::Encoding::Compact).at_field("process_id")?;
         self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as rt::Decode>::decode(r, version).at_field("user_endpoint")?,
@@ -1104,11 +1202,17 @@ impl rt::Decode for Member {
         } else {
             ::core::option::Option::None
         };
-        self.client_tags = rt::decode_struct_array::<KeyValue>(r, true, version)
+        self.client_tags = rt::decode_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("client_tags")?;
-        self.task_offsets = rt::decode_struct_array::<TaskOffset>(r, true, version)
+        self.task_offsets = rt::decode_struct_array::<
+            TaskOffset,
+        >(r, rt::Encoding::Compact, version)
             .at_field("task_offsets")?;
-        self.task_end_offsets = rt::decode_struct_array::<TaskOffset>(r, true, version)
+        self.task_end_offsets = rt::decode_struct_array::<
+            TaskOffset,
+        >(r, rt::Encoding::Compact, version)
             .at_field("task_end_offsets")?;
         self.assignment = <Assignment as rt::Decode>::decode(r, version)
             .at_field("assignment")?;
@@ -1211,7 +1315,12 @@ impl rt::json::JsonForm for Member {
             .map_err(|e| e.field("target_assignment"))?;
         rt::json::put(&mut m, "isClassic", &self.is_classic, version)
             .map_err(|e| e.field("is_classic"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1275,7 +1384,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1301,7 +1410,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1314,7 +1423,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1327,7 +1436,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1340,7 +1449,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1366,7 +1475,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1379,13 +1488,9 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        EndpointRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<EndpointRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    EndpointRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -1398,7 +1503,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1412,7 +1517,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1426,7 +1531,7 @@ impl<'a> MemberRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1545,25 +1650,32 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         c.skip(4).at_field("member_epoch")?;
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
-        c.check_string(true, false).at_field("client_id")?;
-        c.check_string(true, false).at_field("client_host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("client_host")?;
         c.skip(4).at_field("topology_epoch")?;
-        c.check_string(true, false).at_field("process_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("process_id")?;
         if c.struct_present()? {
             <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
             .at_field("user_endpoint")?;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("client_tags")?;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("task_offsets")?;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("task_end_offsets")?;
         <AssignmentRef<'a> as rt::view::View<'a>>::check_at(c, version)
             .at_field("assignment")?;
@@ -1578,23 +1690,29 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <EndpointRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         pos += 1;
@@ -1606,21 +1724,21 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 15];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
         pos += 4;
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[8] = (pos - start) as u32;
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -1629,11 +1747,17 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
             ::core::option::Option::None => pos + 1,
         };
         offs[9] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[10] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[11] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[12] = (pos - start) as u32;
         pos = <AssignmentRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         offs[13] = (pos - start) as u32;
@@ -1721,10 +1845,17 @@ impl rt::Encode for DescribedGroup {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         s.write_raw(&self.error_code.to_be_bytes());
-        rt::write_nullable_string(s, self.error_message.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.error_message.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("error_message")?;
-        rt::write_string(s, &self.group_id, true).at_field("group_id")?;
-        rt::write_string(s, &self.group_state, true).at_field("group_state")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Compact).at_field("group_id")?;
+        rt::write_string(s, &self.group_state, rt::Encoding::Compact)
+            .at_field("group_state")?;
         {
             let mut b = [0u8; 8];
             b[0..4].copy_from_slice(&self.group_epoch.to_be_bytes());
@@ -1742,10 +1873,16 @@ impl rt::Encode for DescribedGroup {
         }
         {
             let a = &self.members;
-            rt::write_struct_array(s, a, true, version).at_field("members")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("members")?;
         }
         s.write_raw(&self.authorized_operations.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1765,9 +1902,11 @@ impl rt::Decode for DescribedGroup {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.error_code = r.i16_at("error_code")?;
-        self.error_message = r.nullable_string(true).at_field("error_message")?;
-        self.group_id = r.string(true).at_field("group_id")?;
-        self.group_state = r.string(true).at_field("group_state")?;
+        self.error_message = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("error_message")?;
+        self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
+        self.group_state = r.string(rt::Encoding::Compact).at_field("group_state")?;
         self.group_epoch = r.i32_at("group_epoch")?;
         self.assignment_epoch = r.i32_at("assignment_epoch")?;
         self.topology = if r.struct_present().at_field("topology")? {
@@ -1777,7 +1916,9 @@ impl rt::Decode for DescribedGroup {
         } else {
             ::core::option::Option::None
         };
-        self.members = rt::decode_struct_array::<Member>(r, true, version)
+        self.members = rt::decode_struct_array::<
+            Member,
+        >(r, rt::Encoding::Compact, version)
             .at_field("members")?;
         self.authorized_operations = r.i32_at("authorized_operations")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -1849,7 +1990,12 @@ impl rt::json::JsonForm for DescribedGroup {
                 version,
             )
             .map_err(|e| e.field("authorized_operations"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1924,7 +2070,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -1937,7 +2083,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1950,7 +2096,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1989,13 +2135,9 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        TopologyRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<TopologyRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    TopologyRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -2008,7 +2150,7 @@ impl<'a> DescribedGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2074,9 +2216,10 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(2).at_field("error_code")?;
-        c.check_string(true, true).at_field("error_message")?;
-        c.check_string(true, false).at_field("group_id")?;
-        c.check_string(true, false).at_field("group_state")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_state")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
@@ -2089,7 +2232,9 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
             ::core::result::Result::Ok(())
         }
             .at_field("topology")?;
-        rt::view::check_array::<MemberRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            MemberRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("members")?;
         c.skip(4).at_field("authorized_operations")?;
         let n = c.uvarint()?;
@@ -2101,9 +2246,9 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
         pos = match rt::view::struct_marker(buf, pos) {
@@ -2112,7 +2257,9 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = rt::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos += 4;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -2124,11 +2271,11 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 2;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
         pos += 4;
         offs[5] = (pos - start) as u32;
@@ -2141,7 +2288,9 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
             ::core::option::Option::None => pos + 1,
         };
         offs[7] = (pos - start) as u32;
-        pos = rt::view::skip_array::<MemberRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            MemberRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[8] = (pos - start) as u32;
         pos += 4;
         let tags = (pos - start) as u32;
@@ -2179,9 +2328,14 @@ impl rt::Encode for Endpoint {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.host, true).at_field("host")?;
+        rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         s.write_raw(&self.port.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2200,7 +2354,7 @@ impl rt::Decode for Endpoint {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.host = r.string(true).at_field("host")?;
+        self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         self.port = r.u16_at("port")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -2228,7 +2382,12 @@ impl rt::json::JsonForm for Endpoint {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "host", &self.host, version).map_err(|e| e.field("host"))?;
         rt::json::put(&mut m, "port", &self.port, version).map_err(|e| e.field("port"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2279,7 +2438,7 @@ impl<'a> EndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2328,7 +2487,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2338,7 +2497,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 2;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -2348,7 +2507,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 2;
         let tags = (pos - start) as u32;
@@ -2390,14 +2549,20 @@ impl rt::Encode for TaskOffset {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let mut b = [0u8; 12];
             b[0..4].copy_from_slice(&self.partition.to_be_bytes());
             b[4..12].copy_from_slice(&self.offset.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2416,7 +2581,9 @@ impl rt::Decode for TaskOffset {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         self.partition = r.i32_at("partition")?;
         self.offset = r.i64_at("offset")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2450,7 +2617,12 @@ impl rt::json::JsonForm for TaskOffset {
             .map_err(|e| e.field("partition"))?;
         rt::json::put(&mut m, "offset", &self.offset, version)
             .map_err(|e| e.field("offset"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2502,7 +2674,7 @@ impl<'a> TaskOffsetRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2565,7 +2737,8 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
         if c.remaining() >= 12 {
             c.skip(12)?;
         } else {
@@ -2580,7 +2753,7 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 8;
         pos = rt::view::skip_tags(buf, pos);
@@ -2591,7 +2764,7 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
@@ -2636,13 +2809,20 @@ impl rt::Encode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         s.write_raw(&self.topic_id.0);
-        rt::write_string(s, &self.topic_name, true).at_field("topic_name")?;
+        rt::write_string(s, &self.topic_name, rt::Encoding::Compact)
+            .at_field("topic_name")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2662,8 +2842,10 @@ impl rt::Decode for TopicPartitions {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.topic_id = r.uuid_at("topic_id")?;
-        self.topic_name = r.string(true).at_field("topic_name")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.topic_name = r.string(rt::Encoding::Compact).at_field("topic_name")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -2698,7 +2880,12 @@ impl rt::json::JsonForm for TopicPartitions {
             .map_err(|e| e.field("topic_name"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2763,7 +2950,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2776,7 +2963,7 @@ impl<'a> TopicPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2818,8 +3005,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(16).at_field("topic_id")?;
-        c.check_string(true, false).at_field("topic_name")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("topic_name")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2829,8 +3017,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 16;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -2841,9 +3029,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 16;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -2885,17 +3073,25 @@ impl rt::Encode for Assignment {
         use rt::ErrorPath as _;
         {
             let a = &self.active_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("active_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("active_tasks")?;
         }
         {
             let a = &self.standby_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("standby_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("standby_tasks")?;
         }
         {
             let a = &self.warmup_tasks;
-            rt::write_struct_array(s, a, true, version).at_field("warmup_tasks")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("warmup_tasks")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2914,11 +3110,17 @@ impl rt::Decode for Assignment {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.active_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.active_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks")?;
-        self.standby_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.standby_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks")?;
-        self.warmup_tasks = rt::decode_struct_array::<TaskIds>(r, true, version)
+        self.warmup_tasks = rt::decode_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -2966,7 +3168,12 @@ impl rt::json::JsonForm for Assignment {
             .map_err(|e| e.field("standby_tasks"))?;
         rt::json::put(&mut m, "warmupTasks", &self.warmup_tasks, version)
             .map_err(|e| e.field("warmup_tasks"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3018,7 +3225,7 @@ impl<'a> AssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3032,7 +3239,7 @@ impl<'a> AssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3046,7 +3253,7 @@ impl<'a> AssignmentRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3090,11 +3297,17 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("warmup_tasks")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -3104,9 +3317,15 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -3115,11 +3334,17 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -3155,13 +3380,20 @@ impl rt::Encode for TaskIds {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -3180,8 +3412,12 @@ impl rt::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -3213,7 +3449,12 @@ impl rt::json::JsonForm for TaskIds {
             .map_err(|e| e.field("subtopology_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3264,7 +3505,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3277,7 +3518,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3317,8 +3558,10 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3327,8 +3570,8 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -3337,9 +3580,9 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -3375,9 +3618,14 @@ impl rt::Encode for KeyValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -3396,8 +3644,8 @@ impl rt::Decode for KeyValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -3425,7 +3673,12 @@ impl rt::json::JsonForm for KeyValue {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3476,7 +3729,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3489,7 +3742,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3528,8 +3781,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3538,8 +3791,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -3548,9 +3801,9 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -3594,7 +3847,7 @@ impl rt::Encode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.name, true).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         {
             let mut b = [0u8; 6];
             b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
@@ -3603,9 +3856,15 @@ impl rt::Encode for TopicInfo {
         }
         {
             let a = &self.topic_configs;
-            rt::write_struct_array(s, a, true, version).at_field("topic_configs")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -3624,10 +3883,12 @@ impl rt::Decode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.name = r.string(true).at_field("name")?;
+        self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         self.partitions = r.i32_at("partitions")?;
         self.replication_factor = r.i16_at("replication_factor")?;
-        self.topic_configs = rt::decode_struct_array::<KeyValue>(r, true, version)
+        self.topic_configs = rt::decode_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_configs")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -3667,7 +3928,12 @@ impl rt::json::JsonForm for TopicInfo {
             .map_err(|e| e.field("replication_factor"))?;
         rt::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
             .map_err(|e| e.field("topic_configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3720,7 +3986,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3759,7 +4025,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3801,14 +4067,16 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("name")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -3818,10 +4086,12 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 2;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -3830,13 +4100,15 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 4];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

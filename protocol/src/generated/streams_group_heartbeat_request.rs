@@ -124,17 +124,30 @@ impl StreamsGroupHeartbeatRequest {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.group_id, true).at_field("group_id")?;
-        rt::write_string(s, &self.member_id, true).at_field("member_id")?;
+        rt::write_string(s, &self.group_id, rt::Encoding::Compact).at_field("group_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::Compact)
+            .at_field("member_id")?;
         {
             let mut b = [0u8; 8];
             b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
             b[4..8].copy_from_slice(&self.endpoint_information_epoch.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_nullable_string(s, self.instance_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.instance_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("instance_id")?;
-        rt::write_nullable_string(s, self.rack_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.rack_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("rack_id")?;
         s.write_raw(&self.rebalance_timeout_ms.to_be_bytes());
         match &self.topology {
@@ -148,29 +161,41 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("active_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("active_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("active_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("active_tasks")?
             }
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("standby_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("standby_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("standby_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("standby_tasks")?
             }
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("warmup_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("warmup_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("warmup_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("warmup_tasks")?
             }
         }
-        rt::write_nullable_string(s, self.process_id.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.process_id.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("process_id")?;
         match &self.user_endpoint {
             ::core::option::Option::Some(x) => {
@@ -183,31 +208,41 @@ impl StreamsGroupHeartbeatRequest {
         }
         match &self.client_tags {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("client_tags")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("client_tags")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("client_tags")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("client_tags")?
             }
         }
         match &self.task_offsets {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("task_offsets")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("task_offsets")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("task_offsets")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("task_offsets")?
             }
         }
         match &self.task_end_offsets {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version)
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                     .at_field("task_end_offsets")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("task_end_offsets")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("task_end_offsets")?
             }
         }
         s.write_raw(&[u8::from(self.shutdown_application)]);
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -216,12 +251,14 @@ impl StreamsGroupHeartbeatRequest {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.group_id = r.string(true).at_field("group_id")?;
-        self.member_id = r.string(true).at_field("member_id")?;
+        self.group_id = r.string(rt::Encoding::Compact).at_field("group_id")?;
+        self.member_id = r.string(rt::Encoding::Compact).at_field("member_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
         self.endpoint_information_epoch = r.i32_at("endpoint_information_epoch")?;
-        self.instance_id = r.nullable_string(true).at_field("instance_id")?;
-        self.rack_id = r.nullable_string(true).at_field("rack_id")?;
+        self.instance_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("instance_id")?;
+        self.rack_id = r.nullable_string(rt::Encoding::Compact).at_field("rack_id")?;
         self.rebalance_timeout_ms = r.i32_at("rebalance_timeout_ms")?;
         self.topology = if r.struct_present().at_field("topology")? {
             ::core::option::Option::Some(
@@ -230,15 +267,21 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        self.active_tasks = rt::decode_nullable_struct_array::<TaskIds>(r, true, version)
+        self.active_tasks = rt::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks")?;
         self.standby_tasks = rt::decode_nullable_struct_array::<
             TaskIds,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks")?;
-        self.warmup_tasks = rt::decode_nullable_struct_array::<TaskIds>(r, true, version)
+        self.warmup_tasks = rt::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks")?;
-        self.process_id = r.nullable_string(true).at_field("process_id")?;
+        self.process_id = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("process_id")?;
         self.user_endpoint = if r.struct_present().at_field("user_endpoint")? {
             ::core::option::Option::Some(
                 <Endpoint as rt::Decode>::decode(r, version).at_field("user_endpoint")?,
@@ -246,15 +289,17 @@ impl StreamsGroupHeartbeatRequest {
         } else {
             ::core::option::Option::None
         };
-        self.client_tags = rt::decode_nullable_struct_array::<KeyValue>(r, true, version)
+        self.client_tags = rt::decode_nullable_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("client_tags")?;
         self.task_offsets = rt::decode_nullable_struct_array::<
             TaskOffset,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("task_offsets")?;
         self.task_end_offsets = rt::decode_nullable_struct_array::<
             TaskOffset,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("task_end_offsets")?;
         self.shutdown_application = r.bool_at("shutdown_application")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -470,7 +515,12 @@ impl StreamsGroupHeartbeatRequest {
             .map_err(|e| e.field("task_end_offsets"))?;
         rt::json::put(&mut m, "shutdownApplication", &self.shutdown_application, version)
             .map_err(|e| e.field("shutdown_application"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -564,9 +614,9 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         let start = c.pos();
         let mut offs = [rt::view::ABSENT; 17];
         offs[0] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
         offs[1] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         offs[2] = (c.pos() - start) as u32;
         offs[3] = (c.pos() - start + 4) as u32;
         if c.remaining() >= 8 {
@@ -576,9 +626,10 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             c.skip(4).at_field("endpoint_information_epoch")?;
         }
         offs[4] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
         offs[5] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         offs[6] = (c.pos() - start) as u32;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         offs[7] = (c.pos() - start) as u32;
@@ -589,16 +640,22 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         }
             .at_field("topology")?;
         offs[8] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("active_tasks")?;
         offs[9] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("standby_tasks")?;
         offs[10] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("warmup_tasks")?;
         offs[11] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("process_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("process_id")?;
         offs[12] = (c.pos() - start) as u32;
         if c.struct_present()? {
             <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
@@ -607,13 +664,19 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         }
             .at_field("user_endpoint")?;
         offs[13] = (c.pos() - start) as u32;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("client_tags")?;
         offs[14] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("task_offsets")?;
         offs[15] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("task_end_offsets")?;
         offs[16] = (c.pos() - start) as u32;
         c.skip(1).at_field("shutdown_application")?;
@@ -655,7 +718,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -668,7 +731,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -707,7 +770,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -720,7 +783,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -746,13 +809,9 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        TopologyRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<TopologyRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    TopologyRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -767,7 +826,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -782,7 +841,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -797,7 +856,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -810,7 +869,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -823,13 +882,9 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                if true {
-                    rt::view::nullable_struct_at::<
-                        EndpointRef<'a>,
-                    >(self.buf, o, self.version, false)
-                } else {
-                    rt::view::struct_at::<EndpointRef<'a>>(self.buf, o, self.version)
-                }
+                rt::view::nullable_struct_at::<
+                    EndpointRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Body)
             }
         }
     }
@@ -844,7 +899,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -859,7 +914,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -874,7 +929,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -959,16 +1014,17 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("group_id")?;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("group_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         if c.remaining() >= 8 {
             c.skip(8)?;
         } else {
             c.skip(4).at_field("member_epoch")?;
             c.skip(4).at_field("endpoint_information_epoch")?;
         }
-        c.check_string(true, true).at_field("instance_id")?;
-        c.check_string(true, true).at_field("rack_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("instance_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("rack_id")?;
         c.skip(4).at_field("rebalance_timeout_ms")?;
         if c.struct_present()? {
             <TopologyRef<'a> as rt::view::View<'a>>::check_at(c, version)
@@ -976,24 +1032,36 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
             ::core::result::Result::Ok(())
         }
             .at_field("topology")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("active_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("standby_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("warmup_tasks")?;
-        c.check_string(true, true).at_field("process_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes).at_field("process_id")?;
         if c.struct_present()? {
             <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
         } else {
             ::core::result::Result::Ok(())
         }
             .at_field("user_endpoint")?;
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("client_tags")?;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("task_offsets")?;
-        rt::view::check_array::<TaskOffsetRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskOffsetRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("task_end_offsets")?;
         c.skip(1).at_field("shutdown_application")?;
         let n = c.uvarint()?;
@@ -1004,12 +1072,12 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -1017,19 +1085,31 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
                 <EndpointRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version)
             }
             ::core::option::Option::None => pos + 1,
         };
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos += 1;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -1039,17 +1119,17 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 17];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
         pos += 4;
         offs[3] = (pos - start) as u32;
         pos += 4;
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
         pos += 4;
         offs[7] = (pos - start) as u32;
@@ -1060,13 +1140,19 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
             ::core::option::Option::None => pos + 1,
         };
         offs[8] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[9] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[10] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[11] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[12] = (pos - start) as u32;
         pos = match rt::view::struct_marker(buf, pos) {
             ::core::option::Option::Some(pos) => {
@@ -1075,11 +1161,17 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
             ::core::option::Option::None => pos + 1,
         };
         offs[13] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[14] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[15] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskOffsetRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskOffsetRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[16] = (pos - start) as u32;
         pos += 1;
         let tags = (pos - start) as u32;
@@ -1123,20 +1215,28 @@ impl rt::Encode for CopartitionGroup {
         use rt::ErrorPath as _;
         {
             let a = &self.source_topics;
-            rt::write_array_len(s, a.len(), true).at_field("source_topics")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("source_topics")?;
             a.put_elements(s);
         }
         {
             let a = &self.source_topic_regex;
-            rt::write_array_len(s, a.len(), true).at_field("source_topic_regex")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("source_topic_regex")?;
             a.put_elements(s);
         }
         {
             let a = &self.repartition_source_topics;
-            rt::write_array_len(s, a.len(), true).at_field("repartition_source_topics")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("repartition_source_topics")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1155,12 +1255,14 @@ impl rt::Decode for CopartitionGroup {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.source_topics = r.prim_array::<i16>(true).at_field("source_topics")?;
+        self.source_topics = r
+            .prim_array::<i16>(rt::Encoding::Compact)
+            .at_field("source_topics")?;
         self.source_topic_regex = r
-            .prim_array::<i16>(true)
+            .prim_array::<i16>(rt::Encoding::Compact)
             .at_field("source_topic_regex")?;
         self.repartition_source_topics = r
-            .prim_array::<i16>(true)
+            .prim_array::<i16>(rt::Encoding::Compact)
             .at_field("repartition_source_topics")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1207,7 +1309,12 @@ impl rt::json::JsonForm for CopartitionGroup {
                 version,
             )
             .map_err(|e| e.field("repartition_source_topics"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1263,7 +1370,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1277,7 +1384,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1291,7 +1398,7 @@ impl<'a> CopartitionGroupRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1335,10 +1442,11 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        rt::view::check_array::<i16>(c, version, true, false).at_field("source_topics")?;
-        rt::view::check_array::<i16>(c, version, true, false)
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("source_topics")?;
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topic_regex")?;
-        rt::view::check_array::<i16>(c, version, true, false)
+        rt::view::check_array::<i16>(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_source_topics")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1348,9 +1456,9 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1359,11 +1467,11 @@ impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i16>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i16>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1419,34 +1527,44 @@ impl rt::Encode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.source_topics;
-            rt::write_string_array(s, a, true).at_field("source_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("source_topics")?;
         }
         {
             let a = &self.source_topic_regex;
-            rt::write_string_array(s, a, true).at_field("source_topic_regex")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("source_topic_regex")?;
         }
         {
             let a = &self.state_changelog_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("state_changelog_topics")?;
         }
         {
             let a = &self.repartition_sink_topics;
-            rt::write_string_array(s, a, true).at_field("repartition_sink_topics")?;
+            rt::write_string_array(s, a, rt::Encoding::Compact)
+                .at_field("repartition_sink_topics")?;
         }
         {
             let a = &self.repartition_source_topics;
-            rt::write_struct_array(s, a, true, version)
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                 .at_field("repartition_source_topics")?;
         }
         {
             let a = &self.copartition_groups;
-            rt::write_struct_array(s, a, true, version).at_field("copartition_groups")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("copartition_groups")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1465,23 +1583,26 @@ impl rt::Decode for Subtopology {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.source_topics = rt::decode_string_array(r, true).at_field("source_topics")?;
-        self.source_topic_regex = rt::decode_string_array(r, true)
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.source_topics = rt::decode_string_array(r, rt::Encoding::Compact)
+            .at_field("source_topics")?;
+        self.source_topic_regex = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("source_topic_regex")?;
         self.state_changelog_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("state_changelog_topics")?;
-        self.repartition_sink_topics = rt::decode_string_array(r, true)
+        self.repartition_sink_topics = rt::decode_string_array(r, rt::Encoding::Compact)
             .at_field("repartition_sink_topics")?;
         self.repartition_source_topics = rt::decode_struct_array::<
             TopicInfo,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("repartition_source_topics")?;
         self.copartition_groups = rt::decode_struct_array::<
             CopartitionGroup,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("copartition_groups")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1568,7 +1689,12 @@ impl rt::json::JsonForm for Subtopology {
             .map_err(|e| e.field("repartition_source_topics"))?;
         rt::json::put(&mut m, "copartitionGroups", &self.copartition_groups, version)
             .map_err(|e| e.field("copartition_groups"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1636,7 +1762,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1649,7 +1775,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1663,7 +1789,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1677,7 +1803,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1691,7 +1817,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1705,7 +1831,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1719,7 +1845,7 @@ impl<'a> SubtopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1785,18 +1911,31 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topics")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("source_topic_regex")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("state_changelog_topics")?;
-        rt::view::check_array::<&'a str>(c, version, true, false)
+        rt::view::check_array::<
+            &'a str,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_sink_topics")?;
-        rt::view::check_array::<TopicInfoRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicInfoRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("repartition_source_topics")?;
-        rt::view::check_array::<CopartitionGroupRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            CopartitionGroupRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("copartition_groups")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1806,13 +1945,19 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<CopartitionGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1821,19 +1966,25 @@ impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 7];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
-        pos = rt::view::skip_array::<&'a str>(buf, pos, version, true);
+        pos = rt::view::skip_array::<&'a str>(buf, pos, version, rt::Encoding::Compact);
         offs[5] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicInfoRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicInfoRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[6] = (pos - start) as u32;
-        pos = rt::view::skip_array::<CopartitionGroupRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            CopartitionGroupRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1872,9 +2023,15 @@ impl rt::Encode for Topology {
         s.write_raw(&self.epoch.to_be_bytes());
         {
             let a = &self.subtopologies;
-            rt::write_struct_array(s, a, true, version).at_field("subtopologies")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("subtopologies")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1894,7 +2051,9 @@ impl rt::Decode for Topology {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.epoch = r.i32_at("epoch")?;
-        self.subtopologies = rt::decode_struct_array::<Subtopology>(r, true, version)
+        self.subtopologies = rt::decode_struct_array::<
+            Subtopology,
+        >(r, rt::Encoding::Compact, version)
             .at_field("subtopologies")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1929,7 +2088,12 @@ impl rt::json::JsonForm for Topology {
             .map_err(|e| e.field("epoch"))?;
         rt::json::put(&mut m, "subtopologies", &self.subtopologies, version)
             .map_err(|e| e.field("subtopologies"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1993,7 +2157,7 @@ impl<'a> TopologyRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2031,7 +2195,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(4).at_field("epoch")?;
-        rt::view::check_array::<SubtopologyRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            SubtopologyRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("subtopologies")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2042,7 +2208,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos += 4;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -2053,7 +2221,9 @@ impl<'a> rt::view::View<'a> for TopologyRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 4;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<SubtopologyRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            SubtopologyRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -2089,9 +2259,14 @@ impl rt::Encode for KeyValue {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.key, true).at_field("key")?;
-        rt::write_string(s, &self.value, true).at_field("value")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.key, rt::Encoding::Compact).at_field("key")?;
+        rt::write_string(s, &self.value, rt::Encoding::Compact).at_field("value")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2110,8 +2285,8 @@ impl rt::Decode for KeyValue {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.key = r.string(true).at_field("key")?;
-        self.value = r.string(true).at_field("value")?;
+        self.key = r.string(rt::Encoding::Compact).at_field("key")?;
+        self.value = r.string(rt::Encoding::Compact).at_field("value")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -2139,7 +2314,12 @@ impl rt::json::JsonForm for KeyValue {
         rt::json::put(&mut m, "key", &self.key, version).map_err(|e| e.field("key"))?;
         rt::json::put(&mut m, "value", &self.value, version)
             .map_err(|e| e.field("value"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2190,7 +2370,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2203,7 +2383,7 @@ impl<'a> KeyValueRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2242,8 +2422,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("key")?;
-        c.check_string(true, false).at_field("value")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("key")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("value")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -2252,8 +2432,8 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -2262,9 +2442,9 @@ impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -2308,7 +2488,7 @@ impl rt::Encode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.name, true).at_field("name")?;
+        rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
         {
             let mut b = [0u8; 6];
             b[0..4].copy_from_slice(&self.partitions.to_be_bytes());
@@ -2317,9 +2497,15 @@ impl rt::Encode for TopicInfo {
         }
         {
             let a = &self.topic_configs;
-            rt::write_struct_array(s, a, true, version).at_field("topic_configs")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("topic_configs")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2338,10 +2524,12 @@ impl rt::Decode for TopicInfo {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.name = r.string(true).at_field("name")?;
+        self.name = r.string(rt::Encoding::Compact).at_field("name")?;
         self.partitions = r.i32_at("partitions")?;
         self.replication_factor = r.i16_at("replication_factor")?;
-        self.topic_configs = rt::decode_struct_array::<KeyValue>(r, true, version)
+        self.topic_configs = rt::decode_struct_array::<
+            KeyValue,
+        >(r, rt::Encoding::Compact, version)
             .at_field("topic_configs")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -2381,7 +2569,12 @@ impl rt::json::JsonForm for TopicInfo {
             .map_err(|e| e.field("replication_factor"))?;
         rt::json::put(&mut m, "topicConfigs", &self.topic_configs, version)
             .map_err(|e| e.field("topic_configs"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2434,7 +2627,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2473,7 +2666,7 @@ impl<'a> TopicInfoRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -2515,14 +2708,16 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("name")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
         if c.remaining() >= 6 {
             c.skip(6)?;
         } else {
             c.skip(4).at_field("partitions")?;
             c.skip(2).at_field("replication_factor")?;
         }
-        rt::view::check_array::<KeyValueRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            KeyValueRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("topic_configs")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2532,10 +2727,12 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 2;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -2544,13 +2741,15 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 4];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
         pos += 2;
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_array::<KeyValueRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            KeyValueRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -2586,9 +2785,14 @@ impl rt::Encode for Endpoint {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.host, true).at_field("host")?;
+        rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         s.write_raw(&self.port.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2607,7 +2811,7 @@ impl rt::Decode for Endpoint {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.host = r.string(true).at_field("host")?;
+        self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         self.port = r.u16_at("port")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -2635,7 +2839,12 @@ impl rt::json::JsonForm for Endpoint {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "host", &self.host, version).map_err(|e| e.field("host"))?;
         rt::json::put(&mut m, "port", &self.port, version).map_err(|e| e.field("port"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2686,7 +2895,7 @@ impl<'a> EndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2735,7 +2944,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2745,7 +2954,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 2;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -2755,7 +2964,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 2;
         let tags = (pos - start) as u32;
@@ -2797,14 +3006,20 @@ impl rt::Encode for TaskOffset {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let mut b = [0u8; 12];
             b[0..4].copy_from_slice(&self.partition.to_be_bytes());
             b[4..12].copy_from_slice(&self.offset.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -2823,7 +3038,9 @@ impl rt::Decode for TaskOffset {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         self.partition = r.i32_at("partition")?;
         self.offset = r.i64_at("offset")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
@@ -2857,7 +3074,12 @@ impl rt::json::JsonForm for TaskOffset {
             .map_err(|e| e.field("partition"))?;
         rt::json::put(&mut m, "offset", &self.offset, version)
             .map_err(|e| e.field("offset"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -2909,7 +3131,7 @@ impl<'a> TaskOffsetRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -2972,7 +3194,8 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
         if c.remaining() >= 12 {
             c.skip(12)?;
         } else {
@@ -2987,7 +3210,7 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 8;
         pos = rt::view::skip_tags(buf, pos);
@@ -2998,7 +3221,7 @@ impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 3];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 4;
         offs[2] = (pos - start) as u32;
@@ -3038,13 +3261,20 @@ impl rt::Encode for TaskIds {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -3063,8 +3293,12 @@ impl rt::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -3096,7 +3330,12 @@ impl rt::json::JsonForm for TaskIds {
             .map_err(|e| e.field("subtopology_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -3147,7 +3386,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -3160,7 +3399,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -3200,8 +3439,10 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -3210,8 +3451,8 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -3220,9 +3461,9 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (

@@ -95,9 +95,16 @@ impl StreamsGroupHeartbeatResponse {
             b[4..6].copy_from_slice(&self.error_code.to_be_bytes());
             s.write_raw(&b);
         }
-        rt::write_nullable_string(s, self.error_message.as_ref(), true, true, version)
+        rt::write_nullable_string(
+                s,
+                self.error_message.as_ref(),
+                rt::Encoding::Compact,
+                rt::Nullable::Yes,
+                version,
+            )
             .at_field("error_message")?;
-        rt::write_string(s, &self.member_id, true).at_field("member_id")?;
+        rt::write_string(s, &self.member_id, rt::Encoding::Compact)
+            .at_field("member_id")?;
         {
             let mut b = [0u8; 16];
             b[0..4].copy_from_slice(&self.member_epoch.to_be_bytes());
@@ -108,48 +115,61 @@ impl StreamsGroupHeartbeatResponse {
         }
         match &self.status {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("status")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("status")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("status")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("status")?
             }
         }
         match &self.active_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("active_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("active_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("active_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("active_tasks")?
             }
         }
         match &self.standby_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("standby_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("standby_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("standby_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("standby_tasks")?
             }
         }
         match &self.warmup_tasks {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version).at_field("warmup_tasks")?;
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                    .at_field("warmup_tasks")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version).at_field("warmup_tasks")?
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
+                    .at_field("warmup_tasks")?
             }
         }
         s.write_raw(&self.endpoint_information_epoch.to_be_bytes());
         match &self.partitions_by_user_endpoint {
             ::core::option::Option::Some(a) => {
-                rt::write_struct_array(s, a, true, version)
+                rt::write_struct_array(s, a, rt::Encoding::Compact, version)
                     .at_field("partitions_by_user_endpoint")?;
             }
             ::core::option::Option::None => {
-                rt::write_null_len(s, true, true, version)
+                rt::write_null_len(s, rt::Encoding::Compact, rt::Nullable::Yes, version)
                     .at_field("partitions_by_user_endpoint")?
             }
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
@@ -160,26 +180,34 @@ impl StreamsGroupHeartbeatResponse {
         use rt::ErrorPath as _;
         self.throttle_time_ms = r.i32_at("throttle_time_ms")?;
         self.error_code = r.i16_at("error_code")?;
-        self.error_message = r.nullable_string(true).at_field("error_message")?;
-        self.member_id = r.string(true).at_field("member_id")?;
+        self.error_message = r
+            .nullable_string(rt::Encoding::Compact)
+            .at_field("error_message")?;
+        self.member_id = r.string(rt::Encoding::Compact).at_field("member_id")?;
         self.member_epoch = r.i32_at("member_epoch")?;
         self.heartbeat_interval_ms = r.i32_at("heartbeat_interval_ms")?;
         self.acceptable_recovery_lag = r.i32_at("acceptable_recovery_lag")?;
         self.task_offset_interval_ms = r.i32_at("task_offset_interval_ms")?;
-        self.status = rt::decode_nullable_struct_array::<Status>(r, true, version)
+        self.status = rt::decode_nullable_struct_array::<
+            Status,
+        >(r, rt::Encoding::Compact, version)
             .at_field("status")?;
-        self.active_tasks = rt::decode_nullable_struct_array::<TaskIds>(r, true, version)
+        self.active_tasks = rt::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_tasks")?;
         self.standby_tasks = rt::decode_nullable_struct_array::<
             TaskIds,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_tasks")?;
-        self.warmup_tasks = rt::decode_nullable_struct_array::<TaskIds>(r, true, version)
+        self.warmup_tasks = rt::decode_nullable_struct_array::<
+            TaskIds,
+        >(r, rt::Encoding::Compact, version)
             .at_field("warmup_tasks")?;
         self.endpoint_information_epoch = r.i32_at("endpoint_information_epoch")?;
         self.partitions_by_user_endpoint = rt::decode_nullable_struct_array::<
             EndpointToPartitions,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("partitions_by_user_endpoint")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -380,7 +408,12 @@ impl StreamsGroupHeartbeatResponse {
                 version,
             )
             .map_err(|e| e.field("partitions_by_user_endpoint"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -495,9 +528,10 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             c.skip(2).at_field("error_code")?;
         }
         offs[2] = (c.pos() - start) as u32;
-        c.check_string(true, true).at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
         offs[3] = (c.pos() - start) as u32;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         offs[4] = (c.pos() - start) as u32;
         offs[5] = (c.pos() - start + 4) as u32;
         offs[6] = (c.pos() - start + 8) as u32;
@@ -511,21 +545,31 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             c.skip(4).at_field("task_offset_interval_ms")?;
         }
         offs[8] = (c.pos() - start) as u32;
-        rt::view::check_array::<StatusRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            StatusRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("status")?;
         offs[9] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("active_tasks")?;
         offs[10] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("standby_tasks")?;
         offs[11] = (c.pos() - start) as u32;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("warmup_tasks")?;
         offs[12] = (c.pos() - start) as u32;
         c.skip(4).at_field("endpoint_information_epoch")?;
         offs[13] = (c.pos() - start) as u32;
-        rt::view::check_array::<EndpointToPartitionsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            EndpointToPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("partitions_by_user_endpoint")?;
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
@@ -591,7 +635,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true)
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact)
             }
         }
     }
@@ -604,7 +648,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -671,7 +715,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -686,7 +730,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -701,7 +745,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -716,7 +760,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -744,7 +788,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             rt::view::ABSENT => ::core::option::Option::None,
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
             }
         }
     }
@@ -808,8 +852,9 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
             c.skip(4).at_field("throttle_time_ms")?;
             c.skip(2).at_field("error_code")?;
         }
-        c.check_string(true, true).at_field("error_message")?;
-        c.check_string(true, false).at_field("member_id")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
+            .at_field("error_message")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("member_id")?;
         if c.remaining() >= 16 {
             c.skip(16)?;
         } else {
@@ -818,16 +863,26 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
             c.skip(4).at_field("acceptable_recovery_lag")?;
             c.skip(4).at_field("task_offset_interval_ms")?;
         }
-        rt::view::check_array::<StatusRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            StatusRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("status")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("active_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("standby_tasks")?;
-        rt::view::check_array::<TaskIdsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            TaskIdsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("warmup_tasks")?;
         c.skip(4).at_field("endpoint_information_epoch")?;
-        rt::view::check_array::<EndpointToPartitionsRef<'a>>(c, version, true, true)
+        rt::view::check_array::<
+            EndpointToPartitionsRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("partitions_by_user_endpoint")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -839,20 +894,28 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
         let mut pos = pos;
         pos += 4;
         pos += 2;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 4;
         pos += 4;
         pos += 4;
         pos += 4;
-        pos = rt::view::skip_array::<StatusRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos += 4;
         pos = rt::view::skip_array::<
             EndpointToPartitionsRef<'a>,
-        >(buf, pos, version, true);
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -865,9 +928,9 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
         offs[1] = (pos - start) as u32;
         pos += 2;
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[3] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[4] = (pos - start) as u32;
         pos += 4;
         offs[5] = (pos - start) as u32;
@@ -877,19 +940,27 @@ impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
         offs[7] = (pos - start) as u32;
         pos += 4;
         offs[8] = (pos - start) as u32;
-        pos = rt::view::skip_array::<StatusRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            StatusRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[9] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[10] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[11] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TaskIdsRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TaskIdsRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[12] = (pos - start) as u32;
         pos += 4;
         offs[13] = (pos - start) as u32;
         pos = rt::view::skip_array::<
             EndpointToPartitionsRef<'a>,
-        >(buf, pos, version, true);
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -933,13 +1004,20 @@ impl rt::Encode for EndpointToPartitions {
             .at_field("user_endpoint")?;
         {
             let a = &self.active_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("active_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("active_partitions")?;
         }
         {
             let a = &self.standby_partitions;
-            rt::write_struct_array(s, a, true, version).at_field("standby_partitions")?;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("standby_partitions")?;
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -962,11 +1040,11 @@ impl rt::Decode for EndpointToPartitions {
             .at_field("user_endpoint")?;
         self.active_partitions = rt::decode_struct_array::<
             TopicPartition,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("active_partitions")?;
         self.standby_partitions = rt::decode_struct_array::<
             TopicPartition,
-        >(r, true, version)
+        >(r, rt::Encoding::Compact, version)
             .at_field("standby_partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1009,7 +1087,12 @@ impl rt::json::JsonForm for EndpointToPartitions {
             .map_err(|e| e.field("active_partitions"))?;
         rt::json::put(&mut m, "standbyPartitions", &self.standby_partitions, version)
             .map_err(|e| e.field("standby_partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1075,7 +1158,7 @@ impl<'a> EndpointToPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1089,7 +1172,7 @@ impl<'a> EndpointToPartitionsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1135,9 +1218,13 @@ impl<'a> rt::view::View<'a> for EndpointToPartitionsRef<'a> {
         use rt::ErrorPath as _;
         <EndpointRef<'a> as rt::view::View<'a>>::check_at(c, version)
             .at_field("user_endpoint")?;
-        rt::view::check_array::<TopicPartitionRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("active_partitions")?;
-        rt::view::check_array::<TopicPartitionRef<'a>>(c, version, true, false)
+        rt::view::check_array::<
+            TopicPartitionRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
             .at_field("standby_partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -1148,8 +1235,12 @@ impl<'a> rt::view::View<'a> for EndpointToPartitionsRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
         pos = <EndpointRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
-        pos = rt::view::skip_array::<TopicPartitionRef<'a>>(buf, pos, version, true);
-        pos = rt::view::skip_array::<TopicPartitionRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1160,9 +1251,13 @@ impl<'a> rt::view::View<'a> for EndpointToPartitionsRef<'a> {
         offs[0] = (pos - start) as u32;
         pos = <EndpointRef<'a> as rt::view::View<'a>>::skip_at(buf, pos, version);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         offs[2] = (pos - start) as u32;
-        pos = rt::view::skip_array::<TopicPartitionRef<'a>>(buf, pos, version, true);
+        pos = rt::view::skip_array::<
+            TopicPartitionRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1199,8 +1294,14 @@ impl rt::Encode for Status {
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
         s.write_raw(&self.status_code.to_be_bytes());
-        rt::write_string(s, &self.status_detail, true).at_field("status_detail")?;
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_string(s, &self.status_detail, rt::Encoding::Compact)
+            .at_field("status_detail")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1220,7 +1321,7 @@ impl rt::Decode for Status {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.status_code = r.i8_at("status_code")?;
-        self.status_detail = r.string(true).at_field("status_detail")?;
+        self.status_detail = r.string(rt::Encoding::Compact).at_field("status_detail")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -1249,7 +1350,12 @@ impl rt::json::JsonForm for Status {
             .map_err(|e| e.field("status_code"))?;
         rt::json::put(&mut m, "statusDetail", &self.status_detail, version)
             .map_err(|e| e.field("status_detail"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1313,7 +1419,7 @@ impl<'a> StatusRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1350,7 +1456,8 @@ impl<'a> rt::view::View<'a> for StatusRef<'a> {
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         c.skip(1).at_field("status_code")?;
-        c.check_string(true, false).at_field("status_detail")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("status_detail")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1360,7 +1467,7 @@ impl<'a> rt::view::View<'a> for StatusRef<'a> {
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
         pos += 1;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1371,7 +1478,7 @@ impl<'a> rt::view::View<'a> for StatusRef<'a> {
         offs[0] = (pos - start) as u32;
         pos += 1;
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1407,13 +1514,19 @@ impl rt::Encode for TopicPartition {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.topic, true).at_field("topic")?;
+        rt::write_string(s, &self.topic, rt::Encoding::Compact).at_field("topic")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1432,8 +1545,10 @@ impl rt::Decode for TopicPartition {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.topic = r.string(true).at_field("topic")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.topic = r.string(rt::Encoding::Compact).at_field("topic")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -1465,7 +1580,12 @@ impl rt::json::JsonForm for TopicPartition {
             .map_err(|e| e.field("topic"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1516,7 +1636,7 @@ impl<'a> TopicPartitionRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1529,7 +1649,7 @@ impl<'a> TopicPartitionRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1569,8 +1689,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("topic")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("topic")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1579,8 +1700,8 @@ impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1589,9 +1710,9 @@ impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1627,13 +1748,20 @@ impl rt::Encode for TaskIds {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.subtopology_id, true).at_field("subtopology_id")?;
+        rt::write_string(s, &self.subtopology_id, rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
         {
             let a = &self.partitions;
-            rt::write_array_len(s, a.len(), true).at_field("partitions")?;
+            rt::write_array_len(s, a.len(), rt::Encoding::Compact)
+                .at_field("partitions")?;
             a.put_elements(s);
         }
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1652,8 +1780,12 @@ impl rt::Decode for TaskIds {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.subtopology_id = r.string(true).at_field("subtopology_id")?;
-        self.partitions = r.prim_array::<i32>(true).at_field("partitions")?;
+        self.subtopology_id = r
+            .string(rt::Encoding::Compact)
+            .at_field("subtopology_id")?;
+        self.partitions = r
+            .prim_array::<i32>(rt::Encoding::Compact)
+            .at_field("partitions")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
     }
@@ -1685,7 +1817,12 @@ impl rt::json::JsonForm for TaskIds {
             .map_err(|e| e.field("subtopology_id"))?;
         rt::json::put(&mut m, "partitions", &self.partitions, version)
             .map_err(|e| e.field("partitions"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1736,7 +1873,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1749,7 +1886,7 @@ impl<'a> TaskIdsRef<'a> {
             rt::view::ABSENT => rt::view::ArrayRef::empty(),
             o => {
                 let o = o as usize;
-                rt::view::ArrayRef::at(self.buf, o, self.version, true)
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
                     .unwrap_or_else(rt::view::ArrayRef::empty)
             }
         }
@@ -1789,8 +1926,10 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("subtopology_id")?;
-        rt::view::check_array::<i32>(c, version, true, false).at_field("partitions")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("subtopology_id")?;
+        rt::view::check_array::<i32>(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("partitions")?;
         let n = c.uvarint()?;
         for _ in 0..n {
             c.tagged_field()?;
@@ -1799,8 +1938,8 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         pos = rt::view::skip_tags(buf, pos);
         pos
     }
@@ -1809,9 +1948,9 @@ impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
-        pos = rt::view::skip_array::<i32>(buf, pos, version, true);
+        pos = rt::view::skip_array::<i32>(buf, pos, version, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
         pos = rt::view::skip_tags(buf, pos);
         (
@@ -1847,9 +1986,14 @@ impl rt::Encode for Endpoint {
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         use rt::ErrorPath as _;
-        rt::write_string(s, &self.host, true).at_field("host")?;
+        rt::write_string(s, &self.host, rt::Encoding::Compact).at_field("host")?;
         s.write_raw(&self.port.to_be_bytes());
-        rt::write_unknown_tags(s, &self.unknown_tagged_fields, true, version)?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
         ::core::result::Result::Ok(())
     }
 }
@@ -1868,7 +2012,7 @@ impl rt::Decode for Endpoint {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        self.host = r.string(true).at_field("host")?;
+        self.host = r.string(rt::Encoding::Compact).at_field("host")?;
         self.port = r.u16_at("port")?;
         rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
         ::core::result::Result::Ok(())
@@ -1896,7 +2040,12 @@ impl rt::json::JsonForm for Endpoint {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "host", &self.host, version).map_err(|e| e.field("host"))?;
         rt::json::put(&mut m, "port", &self.port, version).map_err(|e| e.field("port"))?;
-        rt::check_unknown_tags(&self.unknown_tagged_fields, &[], true, version)?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
         rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
         ::core::result::Result::Ok(rt::json::Value::Object(m))
     }
@@ -1947,7 +2096,7 @@ impl<'a> EndpointRef<'a> {
             rt::view::ABSENT => "",
             o => {
                 let o = o as usize;
-                rt::view::str_at(self.buf, o, true).unwrap_or_default()
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
             }
         }
     }
@@ -1996,7 +2145,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         _version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
-        c.check_string(true, false).at_field("host")?;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("host")?;
         c.skip(2).at_field("port")?;
         let n = c.uvarint()?;
         for _ in 0..n {
@@ -2006,7 +2155,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     }
     fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
         let mut pos = pos;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         pos += 2;
         pos = rt::view::skip_tags(buf, pos);
         pos
@@ -2016,7 +2165,7 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
         let mut pos = pos;
         let mut offs = [rt::view::ABSENT; 2];
         offs[0] = (pos - start) as u32;
-        pos = rt::view::skip_len(buf, pos, true, true);
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
         pos += 2;
         let tags = (pos - start) as u32;

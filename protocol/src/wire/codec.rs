@@ -3,7 +3,9 @@
 use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::reader::Reader;
 use super::sink::{RawWriter, Sink};
-use super::types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, VersionRange};
+use super::types::{
+    Encoding, KStr, MessageKind, Nullable, RawTaggedField, UnknownTaggedFields, VersionRange,
+};
 use bytes::{BufMut, Bytes};
 
 /// Encoding at a given version. Generated for every message and struct.
@@ -117,10 +119,10 @@ pub trait Decode: Sized {
 #[doc(hidden)]
 pub fn decode_struct_array<T: Decode + Default>(
     r: &mut Reader,
-    compact: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<Vec<T>, DecodeError> {
-    match r.array_len(compact)? {
+    match r.array_len(encoding)? {
         0 => Ok(Vec::new()),
         n => decode_struct_elements(r, n, version),
     }
@@ -134,10 +136,10 @@ pub fn decode_struct_array<T: Decode + Default>(
 #[doc(hidden)]
 pub fn decode_nullable_struct_array<T: Decode + Default>(
     r: &mut Reader,
-    compact: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<Option<Vec<T>>, DecodeError> {
-    match r.nullable_array_len(compact)? {
+    match r.nullable_array_len(encoding)? {
         Some(0) => Ok(Some(Vec::new())),
         Some(n) => decode_struct_elements(r, n, version).map(Some),
         None => Ok(None),
@@ -173,9 +175,9 @@ fn decode_struct_elements<T: Decode + Default>(
 /// # Errors
 /// As [`Reader::array_len`] and [`Reader::string`]; an element's error gets its index.
 #[doc(hidden)]
-pub fn decode_string_array(r: &mut Reader, compact: bool) -> Result<Vec<KStr>, DecodeError> {
-    let n = r.array_len(compact)?;
-    decode_string_elements(r, n, compact)
+pub fn decode_string_array(r: &mut Reader, encoding: Encoding) -> Result<Vec<KStr>, DecodeError> {
+    let n = r.array_len(encoding)?;
+    decode_string_elements(r, n, encoding)
 }
 
 /// Reads a nullable array of strings (count first, `None` for null).
@@ -185,18 +187,23 @@ pub fn decode_string_array(r: &mut Reader, compact: bool) -> Result<Vec<KStr>, D
 #[doc(hidden)]
 pub fn decode_nullable_string_array(
     r: &mut Reader,
-    compact: bool,
+    encoding: Encoding,
 ) -> Result<Option<Vec<KStr>>, DecodeError> {
-    match r.nullable_array_len(compact)? {
-        Some(n) => decode_string_elements(r, n, compact).map(Some),
+    match r.nullable_array_len(encoding)? {
+        Some(n) => decode_string_elements(r, n, encoding).map(Some),
         None => Ok(None),
     }
 }
 
-fn decode_string_elements(r: &mut Reader, n: usize, compact: bool) -> Result<Vec<KStr>, DecodeError> {
-    let mut a: Vec<KStr> = Vec::with_capacity(super::reader::bounded_capacity::<KStr>(n, r.remaining()));
+fn decode_string_elements(
+    r: &mut Reader,
+    n: usize,
+    encoding: Encoding,
+) -> Result<Vec<KStr>, DecodeError> {
+    let mut a: Vec<KStr> =
+        Vec::with_capacity(super::reader::bounded_capacity::<KStr>(n, r.remaining()));
     for i in 0..n {
-        match r.string(compact) {
+        match r.string(encoding) {
             Ok(s) => a.push(s),
             Err(e) => return Err(e.index(i)),
         }
@@ -209,7 +216,10 @@ fn decode_string_elements(r: &mut Reader, n: usize, compact: bool) -> Result<Vec
 /// # Errors
 /// As [`Reader::tagged_field`].
 #[doc(hidden)]
-pub fn decode_unknown_tags(r: &mut Reader, unknown: &mut UnknownTaggedFields) -> Result<(), DecodeError> {
+pub fn decode_unknown_tags(
+    r: &mut Reader,
+    unknown: &mut UnknownTaggedFields,
+) -> Result<(), DecodeError> {
     let n = r.uvarint()?;
     if n == 0 {
         return Ok(());
@@ -239,10 +249,10 @@ fn decode_unknown_tags_slow(
 pub fn write_struct_array<T: Encode>(
     w: &mut RawWriter,
     a: &[T],
-    compact: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<(), EncodeError> {
-    write_array_len(w, a.len(), compact)?;
+    write_array_len(w, a.len(), encoding)?;
     for i in 0..a.len() {
         let Some(e) = a.get(i) else { break };
         if let Err(e) = e.encode_raw(w, version) {
@@ -257,10 +267,14 @@ pub fn write_struct_array<T: Encode>(
 /// # Errors
 /// As [`write_array_len`] and [`write_string`]; an element's error gets its index.
 #[doc(hidden)]
-pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Result<(), EncodeError> {
-    write_array_len(w, a.len(), compact)?;
+pub fn write_string_array(
+    w: &mut RawWriter,
+    a: &[KStr],
+    encoding: Encoding,
+) -> Result<(), EncodeError> {
+    write_array_len(w, a.len(), encoding)?;
     for (i, e) in a.iter().enumerate() {
-        if let Err(e) = write_string(w, e, compact) {
+        if let Err(e) = write_string(w, e, encoding) {
             return Err(e.index(i));
         }
     }
@@ -268,8 +282,8 @@ pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Resul
 }
 
 /// Writes the tagged-field section of a struct that has no known tags: checks the unknown
-/// tagged fields as [`check_unknown_tags`] does, then, when `flexible`, writes their count and
-/// the fields.
+/// tagged fields as [`check_unknown_tags`] does, then, when `encoding` is compact (a flexible
+/// version), writes their count and the fields.
 ///
 /// # Errors
 /// As [`check_unknown_tags`].
@@ -278,26 +292,27 @@ pub fn write_string_array(w: &mut RawWriter, a: &[KStr], compact: bool) -> Resul
 pub fn write_unknown_tags(
     w: &mut RawWriter,
     unknown: &[RawTaggedField],
-    flexible: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<(), EncodeError> {
+    let flexible = encoding.is_compact();
     if unknown.is_empty() {
         if flexible {
             w.write_byte(0);
         }
         return Ok(());
     }
-    write_unknown_tags_slow(w, unknown, flexible, version)
+    write_unknown_tags_slow(w, unknown, encoding, version)
 }
 
 #[inline(never)]
 fn write_unknown_tags_slow(
     w: &mut RawWriter,
     unknown: &[RawTaggedField],
-    flexible: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<(), EncodeError> {
-    check_unknown_tags(unknown, &[], flexible, version)?;
+    check_unknown_tags(unknown, &[], encoding, version)?;
     w.write_uvarint(unknown.len() as u32);
     write_unknown_tags_below(w, unknown, 0, u64::MAX)?;
     Ok(())
@@ -438,7 +453,8 @@ fn put_len<S: Sink>(s: &mut S, n: usize, compact: bool, short: bool) -> Result<(
 /// [`EncodeErrorKind::StringTooLong`] above 32767 bytes (in both encodings, as in Kafka).
 #[inline]
 #[doc(hidden)]
-pub fn write_string<S: Sink>(s: &mut S, v: &KStr, compact: bool) -> Result<(), EncodeError> {
+pub fn write_string<S: Sink>(s: &mut S, v: &KStr, encoding: Encoding) -> Result<(), EncodeError> {
+    let compact = encoding.is_compact();
     let n = v.len();
     if n > i16::MAX as usize {
         return Err(EncodeError::new(EncodeErrorKind::StringTooLong(n)));
@@ -455,12 +471,14 @@ pub fn write_string<S: Sink>(s: &mut S, v: &KStr, compact: bool) -> Result<(), E
 pub fn write_nullable_string<S: Sink>(
     s: &mut S,
     v: Option<&KStr>,
-    compact: bool,
-    nullable: bool,
+    encoding: Encoding,
+    nullable: Nullable,
     version: i16,
 ) -> Result<(), EncodeError> {
+    let compact = encoding.is_compact();
+    let nullable = nullable.allows_null();
     match v {
-        Some(v) => write_string(s, v, compact),
+        Some(v) => write_string(s, v, encoding),
         None if !nullable => Err(null_not_allowed(version)),
         None if compact => {
             s.put_byte(0);
@@ -476,7 +494,8 @@ pub fn write_nullable_string<S: Sink>(
 /// Writes non-null bytes or records: int32 length (or compact length+1), then the bytes.
 #[inline]
 #[doc(hidden)]
-pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, compact: bool) -> Result<(), EncodeError> {
+pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, encoding: Encoding) -> Result<(), EncodeError> {
+    let compact = encoding.is_compact();
     put_len(s, v.len(), compact, false)?;
     s.put_shared(v);
     Ok(())
@@ -488,20 +507,25 @@ pub fn write_bytes<S: Sink>(s: &mut S, v: &Bytes, compact: bool) -> Result<(), E
 pub fn write_nullable_bytes<S: Sink>(
     s: &mut S,
     v: Option<&Bytes>,
-    compact: bool,
-    nullable: bool,
+    encoding: Encoding,
+    nullable: Nullable,
     version: i16,
 ) -> Result<(), EncodeError> {
     match v {
-        Some(v) => write_bytes(s, v, compact),
-        None => write_null_len(s, compact, nullable, version),
+        Some(v) => write_bytes(s, v, encoding),
+        None => write_null_len(s, encoding, nullable, version),
     }
 }
 
 /// Writes an array count: int32, or compact count+1.
 #[inline]
 #[doc(hidden)]
-pub fn write_array_len<S: Sink>(s: &mut S, n: usize, compact: bool) -> Result<(), EncodeError> {
+pub fn write_array_len<S: Sink>(
+    s: &mut S,
+    n: usize,
+    encoding: Encoding,
+) -> Result<(), EncodeError> {
+    let compact = encoding.is_compact();
     put_len(s, n, compact, false)
 }
 
@@ -510,10 +534,12 @@ pub fn write_array_len<S: Sink>(s: &mut S, n: usize, compact: bool) -> Result<()
 #[doc(hidden)]
 pub fn write_null_len<S: Sink>(
     s: &mut S,
-    compact: bool,
-    nullable: bool,
+    encoding: Encoding,
+    nullable: Nullable,
     version: i16,
 ) -> Result<(), EncodeError> {
+    let compact = encoding.is_compact();
+    let nullable = nullable.allows_null();
     if !nullable {
         return Err(null_not_allowed(version));
     }
@@ -532,9 +558,10 @@ pub fn write_null_len<S: Sink>(
 pub fn check_unknown_tags(
     unknown: &[RawTaggedField],
     known: &[u32],
-    flexible: bool,
+    encoding: Encoding,
     version: i16,
 ) -> Result<(), EncodeError> {
+    let flexible = encoding.is_compact();
     if unknown.is_empty() {
         return Ok(());
     }

@@ -69,4 +69,4 @@ pub use prim::{PrimArray, PrimIter};
 pub use reader::bounded_capacity;
 pub use reader::Reader;
 pub use sink::{encode_chunks, encode_exact, Chunks, Prim, RawWriter, Sink};
-pub use types::{KStr, MessageKind, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};
+pub use types::{Encoding, KStr, MessageKind, Nullable, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};

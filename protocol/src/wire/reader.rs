@@ -4,7 +4,7 @@ use super::error::{DecodeError, DecodeErrorKind};
 use super::prim::PrimArray;
 use super::sink::Prim;
 use super::scan::{self, ScanError};
-use super::types::{KStr, RawTaggedField, Uuid};
+use super::types::{Encoding, KStr, RawTaggedField, Uuid};
 use bytes::Bytes;
 
 /// A cursor over a [`Bytes`] buffer that knows its absolute byte offset, for errors.
@@ -235,8 +235,10 @@ impl Reader {
         }
     }
 
-    /// Reads a nullable string (int16 length, or compact length+1 when `compact`).
-    pub fn nullable_string(&mut self, compact: bool) -> Result<Option<KStr>, DecodeError> {
+    /// Reads a nullable string (int16 length when `encoding` is classic, uvarint length+1 when
+    /// compact).
+    pub fn nullable_string(&mut self, encoding: Encoding) -> Result<Option<KStr>, DecodeError> {
+        let compact = encoding.is_compact();
         let start = self.offset();
         let Some(n) = self.length(compact, true)? else {
             return Ok(None);
@@ -252,14 +254,15 @@ impl Reader {
 
     /// Reads a non-nullable string; null is [`DecodeErrorKind::NullNotAllowed`].
     #[inline]
-    pub fn string(&mut self, compact: bool) -> Result<KStr, DecodeError> {
+    pub fn string(&mut self, encoding: Encoding) -> Result<KStr, DecodeError> {
         let start = self.offset();
-        self.nullable_string(compact)?
+        self.nullable_string(encoding)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 
     /// Reads nullable bytes or records (int32 length, or compact length+1).
-    pub fn nullable_bytes(&mut self, compact: bool) -> Result<Option<Bytes>, DecodeError> {
+    pub fn nullable_bytes(&mut self, encoding: Encoding) -> Result<Option<Bytes>, DecodeError> {
+        let compact = encoding.is_compact();
         match self.length(compact, false)? {
             None => Ok(None),
             Some(n) => self.take(n).map(Some),
@@ -268,16 +271,17 @@ impl Reader {
 
     /// Reads non-nullable bytes or records.
     #[inline]
-    pub fn bytes(&mut self, compact: bool) -> Result<Bytes, DecodeError> {
+    pub fn bytes(&mut self, encoding: Encoding) -> Result<Bytes, DecodeError> {
         let start = self.offset();
-        self.nullable_bytes(compact)?
+        self.nullable_bytes(encoding)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 
     /// Reads an array count (int32, or compact count+1); `None` is null. A count larger than the
     /// bytes left is [`DecodeErrorKind::ArrayTooLong`], as in Kafka, even for elements of 0 bytes.
     #[inline(always)]
-    pub fn nullable_array_len(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
+    pub fn nullable_array_len(&mut self, encoding: Encoding) -> Result<Option<usize>, DecodeError> {
+        let compact = encoding.is_compact();
         let start = self.offset();
         let n = self.length(compact, false)?;
         if let Some(count) = n {
@@ -296,9 +300,9 @@ impl Reader {
 
     /// Reads a non-nullable array count.
     #[inline]
-    pub fn array_len(&mut self, compact: bool) -> Result<usize, DecodeError> {
+    pub fn array_len(&mut self, encoding: Encoding) -> Result<usize, DecodeError> {
         let start = self.offset();
-        self.nullable_array_len(compact)?
+        self.nullable_array_len(encoding)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 
@@ -308,9 +312,9 @@ impl Reader {
     #[inline(always)]
     pub fn nullable_prim_array<T: Prim>(
         &mut self,
-        compact: bool,
+        encoding: Encoding,
     ) -> Result<Option<PrimArray<T>>, DecodeError> {
-        let Some(n) = self.nullable_array_len(compact)? else {
+        let Some(n) = self.nullable_array_len(encoding)? else {
             return Ok(None);
         };
         // `n` is at most the bytes left (checked above), so this cannot overflow.
@@ -330,9 +334,9 @@ impl Reader {
 
     /// Reads a non-nullable array of fixed-size values; see [`Reader::nullable_prim_array`].
     #[inline(always)]
-    pub fn prim_array<T: Prim>(&mut self, compact: bool) -> Result<PrimArray<T>, DecodeError> {
+    pub fn prim_array<T: Prim>(&mut self, encoding: Encoding) -> Result<PrimArray<T>, DecodeError> {
         let start = self.offset();
-        self.nullable_prim_array(compact)?
+        self.nullable_prim_array(encoding)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 

@@ -276,7 +276,11 @@ impl std::ops::DerefMut for UnknownTaggedFields {
 impl From<Vec<RawTaggedField>> for UnknownTaggedFields {
     fn from(v: Vec<RawTaggedField>) -> Self {
         // Empty is always `None`, so equal sets compare and hash equal.
-        UnknownTaggedFields(if v.is_empty() { None } else { Some(Box::new(v)) })
+        UnknownTaggedFields(if v.is_empty() {
+            None
+        } else {
+            Some(Box::new(v))
+        })
     }
 }
 
@@ -362,4 +366,79 @@ pub enum MessageKind {
     Data,
     /// A KRaft metadata record.
     Metadata,
+}
+
+/// How a version encodes lengths, counts and the tagged-field section (KIP-482): classic in the
+/// versions before a message's `flexibleVersions`, compact in them. Generated code passes it to
+/// the runtime's string, bytes and array helpers instead of a bare `bool`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Encoding {
+    /// Non-flexible versions: INT16 string lengths, INT32 bytes lengths and array counts (-1 for
+    /// null), and no tagged-field section.
+    Classic = 0,
+    /// Flexible versions: lengths and counts as an UNSIGNED_VARINT of the value plus one (0 for
+    /// null), and a tagged-field section after each struct.
+    Compact = 1,
+}
+
+impl Encoding {
+    /// [`Encoding::Compact`] when `flexible` (the version is one of the flexible versions),
+    /// else [`Encoding::Classic`].
+    #[inline(always)]
+    pub const fn compact_when(flexible: bool) -> Self {
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `Classic` and `Compact` in this
+        // `repr(u8)` enum. Branch-free, so generated code compiles as it did with a `bool`.
+        unsafe { std::mem::transmute::<bool, Encoding>(flexible) }
+    }
+
+    /// Whether this is [`Encoding::Compact`].
+    #[inline(always)]
+    pub const fn is_compact(self) -> bool {
+        self as u8 == Encoding::Compact as u8
+    }
+}
+
+/// Whether a field may be null in the version at hand (the spec's `nullableVersions`).
+/// Generated code passes it to the runtime's nullable helpers instead of a bare `bool`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Nullable {
+    /// Null is refused: decoding reports `NullNotAllowed`, encoding `None` is an error.
+    No = 0,
+    /// Null is allowed (encoded as length or count -1, or 0 when compact).
+    Yes = 1,
+}
+
+impl Nullable {
+    /// [`Nullable::Yes`] when `nullable`, else [`Nullable::No`].
+    #[inline(always)]
+    pub const fn when(nullable: bool) -> Self {
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `No` and `Yes` in this `repr(u8)`
+        // enum. Branch-free, as [`Encoding::compact_when`].
+        unsafe { std::mem::transmute::<bool, Nullable>(nullable) }
+    }
+
+    /// Whether null is allowed.
+    #[inline(always)]
+    pub const fn allows_null(self) -> bool {
+        self as u8 == Nullable::Yes as u8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Encoding, Nullable};
+
+    #[test]
+    fn two_valued_types_convert_from_and_to_bool() {
+        assert_eq!(Encoding::compact_when(false), Encoding::Classic);
+        assert_eq!(Encoding::compact_when(true), Encoding::Compact);
+        assert!(!Encoding::Classic.is_compact());
+        assert!(Encoding::Compact.is_compact());
+        assert_eq!(Nullable::when(false), Nullable::No);
+        assert_eq!(Nullable::when(true), Nullable::Yes);
+        assert!(!Nullable::No.allows_null());
+        assert!(Nullable::Yes.allows_null());
+    }
 }

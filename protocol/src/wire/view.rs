@@ -12,7 +12,7 @@
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::scan::{self, ScanError};
-use super::types::Uuid;
+use super::types::{Encoding, Nullable, Uuid};
 use std::marker::PhantomData;
 
 /// A cursor over a byte slice for validating views. Offsets in errors are absolute: `base` plus
@@ -102,7 +102,13 @@ impl<'a> Cursor<'a> {
     }
     /// Validates a string (length, limit, UTF-8); `nullable` says whether null is allowed.
     #[inline(always)]
-    pub fn check_string(&mut self, compact: bool, nullable: bool) -> Result<(), DecodeError> {
+    pub fn check_string(
+        &mut self,
+        encoding: Encoding,
+        nullable: Nullable,
+    ) -> Result<(), DecodeError> {
+        let compact = encoding.is_compact();
+        let nullable = nullable.allows_null();
         let start = self.base + self.pos;
         match self.length(compact, true)? {
             None if nullable => Ok(()),
@@ -126,7 +132,13 @@ impl<'a> Cursor<'a> {
     }
     /// Validates bytes or records.
     #[inline(always)]
-    pub fn check_bytes(&mut self, compact: bool, nullable: bool) -> Result<(), DecodeError> {
+    pub fn check_bytes(
+        &mut self,
+        encoding: Encoding,
+        nullable: Nullable,
+    ) -> Result<(), DecodeError> {
+        let compact = encoding.is_compact();
+        let nullable = nullable.allows_null();
         let start = self.base + self.pos;
         match self.length(compact, false)? {
             None if nullable => Ok(()),
@@ -138,9 +150,11 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub fn array_len(
         &mut self,
-        compact: bool,
-        nullable: bool,
+        encoding: Encoding,
+        nullable: Nullable,
     ) -> Result<Option<usize>, DecodeError> {
+        let compact = encoding.is_compact();
+        let nullable = nullable.allows_null();
         let start = self.base + self.pos;
         match self.length(compact, false)? {
             None if nullable => Ok(None),
@@ -230,18 +244,18 @@ pub trait View<'a>: Sized + Copy {
 pub trait Element<'a>: Sized {
     /// The encoded size of every element when it is fixed (ints, bool, uuid), else 0.
     const FIXED: usize = 0;
-    /// Validates one element at the cursor (`compact`: the array's version is flexible).
+    /// Validates one element at the cursor (`encoding`: the array's, from its version).
     ///
     /// # Errors
     /// As owned decoding.
-    fn check(c: &mut Cursor<'a>, version: i16, compact: bool) -> Result<(), DecodeError>;
+    fn check(c: &mut Cursor<'a>, version: i16, encoding: Encoding) -> Result<(), DecodeError>;
     /// Reads one validated element and moves the cursor past it; `None` only if the bytes do not
     /// hold one (impossible after validation).
-    fn read(c: &mut Cursor<'a>, version: i16, compact: bool) -> Option<Self>;
+    fn read(c: &mut Cursor<'a>, version: i16, encoding: Encoding) -> Option<Self>;
     /// The position after the (validated) element at `pos`.
-    fn skip(buf: &'a [u8], pos: usize, version: i16, compact: bool) -> usize {
+    fn skip(buf: &'a [u8], pos: usize, version: i16, encoding: Encoding) -> usize {
         let mut c = Cursor::at(buf, pos);
-        match Self::read(&mut c, version, compact) {
+        match Self::read(&mut c, version, encoding) {
             Some(_) => c.pos,
             None => buf.len(),
         }
@@ -250,11 +264,11 @@ pub trait Element<'a>: Sized {
 
 impl<'a, T: View<'a>> Element<'a> for T {
     #[inline]
-    fn check(c: &mut Cursor<'a>, version: i16, _compact: bool) -> Result<(), DecodeError> {
+    fn check(c: &mut Cursor<'a>, version: i16, _encoding: Encoding) -> Result<(), DecodeError> {
         T::check_at(c, version)
     }
     #[inline]
-    fn read(c: &mut Cursor<'a>, version: i16, _compact: bool) -> Option<Self> {
+    fn read(c: &mut Cursor<'a>, version: i16, _encoding: Encoding) -> Option<Self> {
         if c.pos >= c.buf.len() {
             return None;
         }
@@ -263,7 +277,7 @@ impl<'a, T: View<'a>> Element<'a> for T {
         Some(v)
     }
     #[inline]
-    fn skip(buf: &'a [u8], pos: usize, version: i16, _compact: bool) -> usize {
+    fn skip(buf: &'a [u8], pos: usize, version: i16, _encoding: Encoding) -> usize {
         T::skip_at(buf, pos, version)
     }
 }
@@ -273,17 +287,17 @@ macro_rules! fixed_element {
         impl<'a> Element<'a> for $t {
             const FIXED: usize = $n;
             #[inline]
-            fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+            fn check(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Result<(), DecodeError> {
                 c.skip($n)
             }
             #[inline]
-            fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+            fn read(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Option<Self> {
                 let b = c.buf.get(c.pos..c.pos + $n)?;
                 c.pos += $n;
                 Some(<$t>::from_be_bytes(b.try_into().ok()?))
             }
             #[inline]
-            fn skip(_buf: &'a [u8], pos: usize, _version: i16, _compact: bool) -> usize {
+            fn skip(_buf: &'a [u8], pos: usize, _version: i16, _encoding: Encoding) -> usize {
                 pos + $n
             }
         }
@@ -294,11 +308,11 @@ fixed_element!(i8 => 1, i16 => 2, u16 => 2, i32 => 4, u32 => 4, i64 => 8, f64 =>
 impl<'a> Element<'a> for bool {
     const FIXED: usize = 1;
     #[inline]
-    fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+    fn check(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Result<(), DecodeError> {
         c.skip(1)
     }
     #[inline]
-    fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+    fn read(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Option<Self> {
         let b = *c.buf.get(c.pos)?;
         c.pos += 1;
         Some(b != 0)
@@ -308,11 +322,11 @@ impl<'a> Element<'a> for bool {
 impl<'a> Element<'a> for Uuid {
     const FIXED: usize = 16;
     #[inline]
-    fn check(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Result<(), DecodeError> {
+    fn check(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Result<(), DecodeError> {
         c.skip(16)
     }
     #[inline]
-    fn read(c: &mut Cursor<'a>, _version: i16, _compact: bool) -> Option<Self> {
+    fn read(c: &mut Cursor<'a>, _version: i16, _encoding: Encoding) -> Option<Self> {
         let b = c.buf.get(c.pos..c.pos + 16)?;
         c.pos += 16;
         Some(Uuid(b.try_into().ok()?))
@@ -321,12 +335,12 @@ impl<'a> Element<'a> for Uuid {
 
 impl<'a> Element<'a> for &'a str {
     #[inline]
-    fn check(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Result<(), DecodeError> {
-        c.check_string(compact, false)
+    fn check(c: &mut Cursor<'a>, _version: i16, encoding: Encoding) -> Result<(), DecodeError> {
+        c.check_string(encoding, Nullable::No)
     }
     #[inline]
-    fn read(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Option<Self> {
-        let n = c.length(compact, true).ok()??;
+    fn read(c: &mut Cursor<'a>, _version: i16, encoding: Encoding) -> Option<Self> {
+        let n = c.length(encoding.is_compact(), true).ok()??;
         let s = c.buf.get(c.pos..c.pos + n)?;
         c.pos += n;
         std::str::from_utf8(s).ok()
@@ -335,12 +349,12 @@ impl<'a> Element<'a> for &'a str {
 
 impl<'a> Element<'a> for &'a [u8] {
     #[inline]
-    fn check(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Result<(), DecodeError> {
-        c.check_bytes(compact, false)
+    fn check(c: &mut Cursor<'a>, _version: i16, encoding: Encoding) -> Result<(), DecodeError> {
+        c.check_bytes(encoding, Nullable::No)
     }
     #[inline]
-    fn read(c: &mut Cursor<'a>, _version: i16, compact: bool) -> Option<Self> {
-        let n = c.length(compact, false).ok()??;
+    fn read(c: &mut Cursor<'a>, _version: i16, encoding: Encoding) -> Option<Self> {
+        let n = c.length(encoding.is_compact(), false).ok()??;
         let s = c.buf.get(c.pos..c.pos + n)?;
         c.pos += n;
         Some(s)
@@ -356,10 +370,10 @@ impl<'a> Element<'a> for &'a [u8] {
 pub fn check_array<'a, E: Element<'a>>(
     c: &mut Cursor<'a>,
     version: i16,
-    compact: bool,
-    nullable: bool,
+    encoding: Encoding,
+    nullable: Nullable,
 ) -> Result<(), DecodeError> {
-    if let Some(n) = c.array_len(compact, nullable)? {
+    if let Some(n) = c.array_len(encoding, nullable)? {
         if E::FIXED > 0 {
             // `n` is at most the bytes left, so this cannot overflow.
             let need = n * E::FIXED;
@@ -373,7 +387,7 @@ pub fn check_array<'a, E: Element<'a>>(
             return Ok(());
         }
         for i in 0..n {
-            E::check(c, version, compact).map_err(|e| e.index(i))?;
+            E::check(c, version, encoding).map_err(|e| e.index(i))?;
         }
     }
     Ok(())
@@ -385,21 +399,22 @@ pub struct ArrayRef<'a, E> {
     buf: &'a [u8],
     count: usize,
     version: i16,
-    compact: bool,
+    encoding: Encoding,
     _e: PhantomData<fn() -> E>,
 }
 
 impl<'a, E: Element<'a>> ArrayRef<'a, E> {
     /// The array whose count starts at `off` in `buf` (validated earlier); `None` when null.
     #[inline]
-    pub fn at(buf: &'a [u8], off: usize, version: i16, compact: bool) -> Option<Self> {
+    pub fn at(buf: &'a [u8], off: usize, version: i16, encoding: Encoding) -> Option<Self> {
+        let compact = encoding.is_compact();
         let mut c = Cursor::at(buf, off);
         let count = c.length(compact, false).ok()??;
         Some(ArrayRef {
             buf: &buf[c.pos..],
             count,
             version,
-            compact,
+            encoding,
             _e: PhantomData,
         })
     }
@@ -409,7 +424,7 @@ impl<'a, E: Element<'a>> ArrayRef<'a, E> {
             buf: &[],
             count: 0,
             version: 0,
-            compact: false,
+            encoding: Encoding::Classic,
             _e: PhantomData,
         }
     }
@@ -430,7 +445,7 @@ impl<'a, E: Element<'a>> ArrayRef<'a, E> {
             c: Cursor::at(self.buf, 0),
             left: self.count,
             version: self.version,
-            compact: self.compact,
+            encoding: self.encoding,
             _e: PhantomData,
         }
     }
@@ -450,7 +465,7 @@ pub struct ArrayIter<'a, E> {
     c: Cursor<'a>,
     left: usize,
     version: i16,
-    compact: bool,
+    encoding: Encoding,
     _e: PhantomData<fn() -> E>,
 }
 
@@ -462,7 +477,7 @@ impl<'a, E: Element<'a>> Iterator for ArrayIter<'a, E> {
             return None;
         }
         self.left -= 1;
-        let e = E::read(&mut self.c, self.version, self.compact);
+        let e = E::read(&mut self.c, self.version, self.encoding);
         if e.is_none() {
             self.left = 0;
         }
@@ -478,21 +493,21 @@ impl<'a, E: Element<'a>> Iterator for ArrayIter<'a, E> {
 #[inline]
 #[doc(hidden)]
 pub fn fixed<'a, T: Element<'a> + Default>(buf: &'a [u8], off: usize) -> T {
-    T::read(&mut Cursor::at(buf, off), 0, false).unwrap_or_default()
+    T::read(&mut Cursor::at(buf, off), 0, Encoding::Classic).unwrap_or_default()
 }
 
 /// Reads a validated string at `off`; `None` when null.
 #[inline]
 #[doc(hidden)]
-pub fn str_at(buf: &[u8], off: usize, compact: bool) -> Option<&str> {
-    <&str as Element>::read(&mut Cursor::at(buf, off), 0, compact)
+pub fn str_at(buf: &[u8], off: usize, encoding: Encoding) -> Option<&str> {
+    <&str as Element>::read(&mut Cursor::at(buf, off), 0, encoding)
 }
 
 /// Reads validated bytes at `off`; `None` when null.
 #[inline]
 #[doc(hidden)]
-pub fn bytes_at(buf: &[u8], off: usize, compact: bool) -> Option<&[u8]> {
-    <&[u8] as Element>::read(&mut Cursor::at(buf, off), 0, compact)
+pub fn bytes_at(buf: &[u8], off: usize, encoding: Encoding) -> Option<&[u8]> {
+    <&[u8] as Element>::read(&mut Cursor::at(buf, off), 0, encoding)
 }
 
 /// Reads a validated struct view at `off`.
@@ -502,21 +517,43 @@ pub fn struct_at<'a, V: View<'a>>(buf: &'a [u8], off: usize, version: i16) -> Op
     (off < buf.len()).then(|| V::locate_at(buf, off, version).0)
 }
 
+/// Where a field is written: in the struct's body or in its tagged-field section (KIP-482). A
+/// nullable struct's null marker is an INT8 in the body and an UNSIGNED_VARINT in a tagged
+/// field's payload.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+#[doc(hidden)]
+pub enum Section {
+    /// The struct's body (the field's untagged versions).
+    Body = 0,
+    /// The tagged-field section (the field's tagged versions).
+    Tagged = 1,
+}
+
+impl Section {
+    /// [`Section::Tagged`] when `tagged`, else [`Section::Body`].
+    #[inline(always)]
+    pub const fn tagged_when(tagged: bool) -> Self {
+        // SAFETY: a `bool` is 0 or 1, the discriminants of `Body` and `Tagged` in this
+        // `repr(u8)` enum. Branch-free, as `Encoding::compact_when`.
+        unsafe { std::mem::transmute::<bool, Section>(tagged) }
+    }
+}
+
 /// Reads the marker of a validated nullable struct at `off` and then the struct; `None` when
-/// null. `tagged`: the marker is a uvarint (tagged field) rather than an int8.
+/// null. `section` says which marker: an INT8 in the body, a uvarint in a tagged field.
 #[inline]
 #[doc(hidden)]
 pub fn nullable_struct_at<'a, V: View<'a>>(
     buf: &'a [u8],
     off: usize,
     version: i16,
-    tagged: bool,
+    section: Section,
 ) -> Option<V> {
     let mut c = Cursor::at(buf, off);
-    let present = if tagged {
-        c.tagged_struct_present().ok()?
-    } else {
-        c.struct_present().ok()?
+    let present = match section {
+        Section::Tagged => c.tagged_struct_present().ok()?,
+        Section::Body => c.struct_present().ok()?,
     };
     if present {
         struct_at(buf, c.pos, version)
@@ -546,10 +583,23 @@ fn trusted_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> (Option<us
     }
 }
 
-/// The position after a validated string (`short`) or bytes value at `pos`.
+/// The position after a validated string at `pos` (INT16 length when classic).
 #[inline(always)]
 #[doc(hidden)]
-pub fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
+pub fn skip_string(buf: &[u8], pos: usize, encoding: Encoding) -> usize {
+    skip_len(buf, pos, encoding.is_compact(), true)
+}
+
+/// The position after a validated bytes or records value at `pos` (INT32 length when classic).
+#[inline(always)]
+#[doc(hidden)]
+pub fn skip_bytes(buf: &[u8], pos: usize, encoding: Encoding) -> usize {
+    skip_len(buf, pos, encoding.is_compact(), false)
+}
+
+/// The position after a validated string (`short`) or bytes value at `pos`.
+#[inline(always)]
+fn skip_len(buf: &[u8], pos: usize, compact: bool, short: bool) -> usize {
     match trusted_len(buf, pos, compact, short) {
         (Some(n), at) => at + n,
         (None, at) => at,
@@ -563,13 +613,14 @@ pub fn skip_array<'a, E: Element<'a>>(
     buf: &'a [u8],
     pos: usize,
     version: i16,
-    compact: bool,
+    encoding: Encoding,
 ) -> usize {
+    let compact = encoding.is_compact();
     match trusted_len(buf, pos, compact, false) {
         (Some(n), at) if E::FIXED > 0 => at + n * E::FIXED,
         (Some(n), mut at) => {
             for _ in 0..n {
-                at = E::skip(buf, at, version, compact);
+                at = E::skip(buf, at, version, encoding);
             }
             at
         }
@@ -665,3 +716,14 @@ impl<'a> Iterator for UnknownTags<'a> {
 /// "No offset": the field is not in this version (or a tagged field that was not sent).
 #[doc(hidden)]
 pub const ABSENT: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::Section;
+
+    #[test]
+    fn section_converts_from_bool() {
+        assert_eq!(Section::tagged_when(false), Section::Body);
+        assert_eq!(Section::tagged_when(true), Section::Tagged);
+    }
+}

@@ -479,26 +479,26 @@ fn string_null_is_int16_minus_one_or_compact_zero() {
 #[test]
 fn bytes_nullable_is_int32_minus_one_or_compact_zero() {
     let two = b("0102");
-    let cases: [(Option<&Bytes>, bool, &str); 6] = [
-        (None, false, "ffffffff"),         // null, int32 -1
-        (None, true, "00"),                // null, uvarint 0
-        (Some(&two), false, "000000020102"), // int32 length 2, then the bytes
-        (Some(&two), true, "030102"),      // uvarint 2+1, then the bytes
-        (Some(&Bytes::new()), false, "00000000"), // empty, not null
-        (Some(&Bytes::new()), true, "01"),
+    let cases: [(Option<&Bytes>, wire::Encoding, &str); 6] = [
+        (None, wire::Encoding::Classic, "ffffffff"),         // null, int32 -1
+        (None, wire::Encoding::Compact, "00"),                // null, uvarint 0
+        (Some(&two), wire::Encoding::Classic, "000000020102"), // int32 length 2, then the bytes
+        (Some(&two), wire::Encoding::Compact, "030102"),      // uvarint 2+1, then the bytes
+        (Some(&Bytes::new()), wire::Encoding::Classic, "00000000"), // empty, not null
+        (Some(&Bytes::new()), wire::Encoding::Compact, "01"),
     ];
     for (v, compact, want) in cases {
         let mut out: Vec<u8> = Vec::new();
-        wire::write_nullable_bytes(&mut out, v, compact, true, 0).unwrap();
+        wire::write_nullable_bytes(&mut out, v, compact, wire::Nullable::Yes, 0).unwrap();
         assert_eq!(hex(&out), want);
         let mut r = Reader::new(b(want));
         assert_eq!(r.nullable_bytes(compact).unwrap().as_ref(), v, "{want}");
         r.finish().unwrap();
     }
     let mut out: Vec<u8> = Vec::new();
-    let e = wire::write_nullable_bytes(&mut out, None, false, false, 2).unwrap_err();
+    let e = wire::write_nullable_bytes(&mut out, None, wire::Encoding::Classic, wire::Nullable::No, 2).unwrap_err();
     assert_eq!(e.kind(), &EncodeErrorKind::NullNotAllowed { version: 2 });
-    let e = Reader::new(b("ffffffff")).bytes(false).unwrap_err();
+    let e = Reader::new(b("ffffffff")).bytes(wire::Encoding::Classic).unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
 }
 

@@ -90,6 +90,31 @@ impl Timers {
             .insert((deadline, kind, group_id.to_string(), member_id.to_string()));
     }
 
+    /// Re-arms one member's timers after a replay (timers are volatile, docs/coordinator.md D6):
+    /// its session timer at `now_ms + session_timeout_ms`, and, for a member still revoking
+    /// (`revoking = Some((member_epoch, rebalance_timeout_ms))`), its rebalance timer at
+    /// `now_ms + rebalance_timeout_ms` (a negative timeout counts as 0).
+    pub fn rearm_member(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        now_ms: i64,
+        session_timeout_ms: i32,
+        revoking: Option<(i32, i32)>,
+    ) {
+        let session = now_ms + i64::from(session_timeout_ms);
+        self.arm(group_id, member_id, TimerKind::Session, session);
+        if let Some((epoch, timeout_ms)) = revoking {
+            let deadline = now_ms + i64::from(timeout_ms.max(0));
+            self.arm(
+                group_id,
+                member_id,
+                TimerKind::Rebalance { epoch },
+                deadline,
+            );
+        }
+    }
+
     /// Cancels the timer of a slot, if armed.
     pub fn cancel(&mut self, group_id: &str, member_id: &str, slot: Slot) {
         let key = Self::key(group_id, member_id, slot);

@@ -289,19 +289,13 @@ impl StreamsManager<'_> {
     /// session timer from `now_ms`, and a rebalance timer for members in UNREVOKED_TASKS.
     pub fn rearm(&mut self, now_ms: i64) {
         for g in self.groups.values() {
-            let session = i64::from(self.side.session_timeout(&g.group_id));
+            let session = self.side.session_timeout(&g.group_id);
             for m in g.members.values() {
-                let (gid, mid) = (&g.group_id, &m.member_id);
+                let revoking = (m.state == StreamsMemberState::UnrevokedTasks)
+                    .then_some((m.member_epoch, m.rebalance_timeout_ms));
                 self.ctx
                     .timers
-                    .arm(gid, mid, TimerKind::Session, now_ms + session);
-                if m.state == StreamsMemberState::UnrevokedTasks {
-                    let deadline = now_ms + i64::from(m.rebalance_timeout_ms.max(0));
-                    let epoch = m.member_epoch;
-                    self.ctx
-                        .timers
-                        .arm(gid, mid, TimerKind::Rebalance { epoch }, deadline);
-                }
+                    .rearm_member(&g.group_id, &m.member_id, now_ms, session, revoking);
             }
         }
     }

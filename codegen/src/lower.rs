@@ -9,7 +9,7 @@
 //!
 //! | code | meaning |
 //! |---|---|
-//! | K2001 | a required key is missing (`name`, `type`, `validVersions`, `flexibleVersions`, field `versions`) |
+//! | K2001 | a required key is missing (`name`, `type`, `validVersions`, `flexibleVersions`, field `versions`); a removed-API stub (`"validVersions": "none"`, literally) needs no `flexibleVersions` |
 //! | K2002 | unknown key |
 //! | K2003 | a value of the wrong kind (e.g. an object where a string is expected) |
 //! | K2004 | invalid version range |
@@ -47,7 +47,7 @@
 //! | K2120 | taggedVersions not a subset of the flexible versions (rule 26) |
 //! | K2121 | a tagged records field (rule 27) |
 //! | K2122 | an array of records (rule 28) |
-//! | K2123 | empty validVersions (e.g. `3-1`, which Kafka rejects later as "no versions in common") |
+//! | K2123 | empty validVersions (e.g. `3-1`, which Kafka rejects later as "no versions in common"); the literal `none` is not an error: it marks a removed-API stub with no versions |
 //! | K2150 | nullableVersions outside versions (warning) |
 //! | K2151 | deprecatedVersions outside validVersions (warning) |
 //! | K2152 | a primitive field whose versions lie outside the enclosing versions (warning) |
@@ -380,6 +380,11 @@ impl Cx {
                 },
             },
         };
+        // A removed-API stub (Kafka 4.0 keeps e.g. `ControlledShutdownRequest.json` with
+        // `"validVersions": "none"`): only the literal `none` marks one, as in Kafka's `MessageSpec`,
+        // which then requires neither `flexibleVersions` nor `fields`. An empty range such as `3-1`
+        // stays an error (K2123).
+        let stub = obj.get("validVersions").is_some_and(|v| matches!(&v.kind, ValueKind::String(s) if s.trim() == "none"));
         let valid = match obj.get("validVersions").filter(|v| !is_blank(v)) {
             Some(v) => self.versions(v, "validVersions"),
             None => {
@@ -394,13 +399,14 @@ impl Cx {
                 self.err("K2104", span, format!("validVersions `{v}` does not specify a maximum version"))
                     .help = Some(format!("give the highest version the message has, e.g. `\"{}-N\"`", v.lowest));
             }
-            if v.is_empty() {
+            if v.is_empty() && !stub {
                 self.err("K2123", span, "validVersions is empty: the message has no version")
                     .help = Some("write `N`, `N-M` with N <= M".into());
             }
         }
         let flexible = match obj.get("flexibleVersions").filter(|v| !is_blank(v)) {
             Some(v) => self.versions(v, "flexibleVersions"),
+            None if stub => Some(Versions::NONE),
             None => {
                 self.err("K2001", obj.head(), "the message has no `flexibleVersions`")
                     .help = Some("add `\"flexibleVersions\": \"none\"` or `\"0+\"`".into());

@@ -233,7 +233,11 @@ fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
         return String::new();
     }
     let mut s = String::new();
-    if has("ControlledShutdownRequest") {
+    // Only where the request still has version 0: since Kafka 4.0 the spec is a removed-API stub
+    // (`"validVersions": "none"`, no fields), with nothing to encode.
+    let controlled_shutdown_v0 =
+        specs.iter().any(|s| s.name == "ControlledShutdownRequest" && s.valid.contains(0));
+    if controlled_shutdown_v0 {
         // ControlledShutdown v0 requests use request header v0: key, version, correlation id,
         // and no client id (the ignorable ClientId is dropped), then the int32 broker id.
         let _ = writeln!(

@@ -5,36 +5,196 @@ use ::kwire_protocol::__private as rt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
-    /// Produce (key 0): versions 0-11, flexible 9+, deprecated 0-6.
+    /// Produce (key 0): versions 3-13, flexible 9+.
     Produce = 0,
-    /// Fetch (key 1): versions 0-17, flexible 12+, deprecated 0-3.
+    /// Fetch (key 1): versions 4-18, flexible 12+.
     Fetch = 1,
-    /// ListOffsets (key 2): versions 0-9, flexible 6+, deprecated 0.
+    /// ListOffsets (key 2): versions 1-11, flexible 6+.
     ListOffsets = 2,
-    /// Metadata (key 3): versions 0-13, flexible 9+, deprecated 0-3.
+    /// Metadata (key 3): versions 0-13, flexible 9+.
     Metadata = 3,
-    /// OffsetCommit (key 8): versions 0-9, flexible 8+, deprecated 0-1.
+    /// LeaderAndIsr (key 4): versions none, flexible none.
+    LeaderAndIsr = 4,
+    /// StopReplica (key 5): versions none, flexible none.
+    StopReplica = 5,
+    /// UpdateMetadata (key 6): versions none, flexible none.
+    UpdateMetadata = 6,
+    /// ControlledShutdown (key 7): versions none, flexible none.
+    ControlledShutdown = 7,
+    /// OffsetCommit (key 8): versions 2-10, flexible 8+.
     OffsetCommit = 8,
-    /// OffsetFetch (key 9): versions 0-9, flexible 6+, deprecated 0.
+    /// OffsetFetch (key 9): versions 1-10, flexible 6+.
     OffsetFetch = 9,
-    /// FindCoordinator (key 10): versions 0-6, flexible 3+, deprecated 0.
+    /// FindCoordinator (key 10): versions 0-6, flexible 3+.
     FindCoordinator = 10,
-    /// DescribeGroups (key 15): versions 0-5, flexible 5+.
+    /// JoinGroup (key 11): versions 0-9, flexible 6+.
+    JoinGroup = 11,
+    /// Heartbeat (key 12): versions 0-4, flexible 4+.
+    Heartbeat = 12,
+    /// LeaveGroup (key 13): versions 0-5, flexible 4+.
+    LeaveGroup = 13,
+    /// SyncGroup (key 14): versions 0-5, flexible 4+.
+    SyncGroup = 14,
+    /// DescribeGroups (key 15): versions 0-6, flexible 5+.
     DescribeGroups = 15,
     /// ListGroups (key 16): versions 0-5, flexible 3+.
     ListGroups = 16,
-    /// ApiVersions (key 18): versions 0-4, flexible 3+.
+    /// SaslHandshake (key 17): versions 0-1, flexible none.
+    SaslHandshake = 17,
+    /// ApiVersions (key 18): versions 0-5, flexible 3+.
     ApiVersions = 18,
-    /// CreateTopics (key 19): versions 0-7, flexible 5+, deprecated 0-1.
+    /// CreateTopics (key 19): versions 2-7, flexible 5+.
     CreateTopics = 19,
+    /// DeleteTopics (key 20): versions 1-6, flexible 4+.
+    DeleteTopics = 20,
+    /// DeleteRecords (key 21): versions 0-2, flexible 2+.
+    DeleteRecords = 21,
+    /// InitProducerId (key 22): versions 0-6, flexible 2+.
+    InitProducerId = 22,
+    /// OffsetForLeaderEpoch (key 23): versions 2-4, flexible 4+.
+    OffsetForLeaderEpoch = 23,
+    /// AddPartitionsToTxn (key 24): versions 0-5, flexible 3+.
+    AddPartitionsToTxn = 24,
+    /// AddOffsetsToTxn (key 25): versions 0-4, flexible 3+.
+    AddOffsetsToTxn = 25,
+    /// EndTxn (key 26): versions 0-5, flexible 3+.
+    EndTxn = 26,
+    /// WriteTxnMarkers (key 27): versions 1-2, flexible 1+.
+    WriteTxnMarkers = 27,
+    /// TxnOffsetCommit (key 28): versions 0-6, flexible 3+.
+    TxnOffsetCommit = 28,
+    /// DescribeAcls (key 29): versions 1-3, flexible 2+.
+    DescribeAcls = 29,
+    /// CreateAcls (key 30): versions 1-3, flexible 2+.
+    CreateAcls = 30,
+    /// DeleteAcls (key 31): versions 1-3, flexible 2+.
+    DeleteAcls = 31,
+    /// DescribeConfigs (key 32): versions 1-4, flexible 4+.
+    DescribeConfigs = 32,
+    /// AlterConfigs (key 33): versions 0-2, flexible 2+.
+    AlterConfigs = 33,
+    /// AlterReplicaLogDirs (key 34): versions 1-2, flexible 2+.
+    AlterReplicaLogDirs = 34,
+    /// DescribeLogDirs (key 35): versions 1-5, flexible 2+.
+    DescribeLogDirs = 35,
+    /// SaslAuthenticate (key 36): versions 0-2, flexible 2+.
+    SaslAuthenticate = 36,
+    /// CreatePartitions (key 37): versions 0-3, flexible 2+.
+    CreatePartitions = 37,
+    /// CreateDelegationToken (key 38): versions 1-3, flexible 2+.
+    CreateDelegationToken = 38,
+    /// RenewDelegationToken (key 39): versions 1-2, flexible 2+.
+    RenewDelegationToken = 39,
+    /// ExpireDelegationToken (key 40): versions 1-2, flexible 2+.
+    ExpireDelegationToken = 40,
+    /// DescribeDelegationToken (key 41): versions 1-3, flexible 2+.
+    DescribeDelegationToken = 41,
+    /// DeleteGroups (key 42): versions 0-3, flexible 2+.
+    DeleteGroups = 42,
+    /// ElectLeaders (key 43): versions 0-2, flexible 2+.
+    ElectLeaders = 43,
+    /// IncrementalAlterConfigs (key 44): versions 0-1, flexible 1+.
+    IncrementalAlterConfigs = 44,
+    /// AlterPartitionReassignments (key 45): versions 0-1, flexible 0+.
+    AlterPartitionReassignments = 45,
+    /// ListPartitionReassignments (key 46): versions 0, flexible 0+.
+    ListPartitionReassignments = 46,
+    /// OffsetDelete (key 47): versions 0, flexible none.
+    OffsetDelete = 47,
+    /// DescribeClientQuotas (key 48): versions 0-1, flexible 1+.
+    DescribeClientQuotas = 48,
+    /// AlterClientQuotas (key 49): versions 0-1, flexible 1+.
+    AlterClientQuotas = 49,
+    /// DescribeUserScramCredentials (key 50): versions 0, flexible 0+.
+    DescribeUserScramCredentials = 50,
+    /// AlterUserScramCredentials (key 51): versions 0, flexible 0+.
+    AlterUserScramCredentials = 51,
+    /// Vote (key 52): versions 0-2, flexible 0+.
+    Vote = 52,
+    /// BeginQuorumEpoch (key 53): versions 0-1, flexible 1+.
+    BeginQuorumEpoch = 53,
+    /// EndQuorumEpoch (key 54): versions 0-1, flexible 1+.
+    EndQuorumEpoch = 54,
+    /// DescribeQuorum (key 55): versions 0-2, flexible 0+.
+    DescribeQuorum = 55,
+    /// AlterPartition (key 56): versions 2-3, flexible 0+.
+    AlterPartition = 56,
+    /// UpdateFeatures (key 57): versions 0-2, flexible 0+.
+    UpdateFeatures = 57,
+    /// Envelope (key 58): versions 0, flexible 0+.
+    Envelope = 58,
+    /// FetchSnapshot (key 59): versions 0-1, flexible 0+.
+    FetchSnapshot = 59,
+    /// DescribeCluster (key 60): versions 0-2, flexible 0+.
+    DescribeCluster = 60,
+    /// DescribeProducers (key 61): versions 0, flexible 0+.
+    DescribeProducers = 61,
+    /// BrokerRegistration (key 62): versions 0-4, flexible 0+.
+    BrokerRegistration = 62,
+    /// BrokerHeartbeat (key 63): versions 0-2, flexible 0+.
+    BrokerHeartbeat = 63,
+    /// UnregisterBroker (key 64): versions 0, flexible 0+.
+    UnregisterBroker = 64,
+    /// DescribeTransactions (key 65): versions 0, flexible 0+.
+    DescribeTransactions = 65,
+    /// ListTransactions (key 66): versions 0-2, flexible 0+.
+    ListTransactions = 66,
+    /// AllocateProducerIds (key 67): versions 0, flexible 0+.
+    AllocateProducerIds = 67,
     /// ConsumerGroupHeartbeat (key 68): versions 0-1, flexible 0+.
     ConsumerGroupHeartbeat = 68,
     /// ConsumerGroupDescribe (key 69): versions 0-1, flexible 0+.
     ConsumerGroupDescribe = 69,
-    /// StreamsGroupHeartbeat (key 88): versions 0, flexible 0+.
+    /// ControllerRegistration (key 70): versions 0, flexible 0+.
+    ControllerRegistration = 70,
+    /// GetTelemetrySubscriptions (key 71): versions 0, flexible 0+.
+    GetTelemetrySubscriptions = 71,
+    /// PushTelemetry (key 72): versions 0, flexible 0+.
+    PushTelemetry = 72,
+    /// AssignReplicasToDirs (key 73): versions 0, flexible 0+.
+    AssignReplicasToDirs = 73,
+    /// ListConfigResources (key 74): versions 0-1, flexible 0+.
+    ListConfigResources = 74,
+    /// DescribeTopicPartitions (key 75): versions 0, flexible 0+.
+    DescribeTopicPartitions = 75,
+    /// ShareGroupHeartbeat (key 76): versions 1, flexible 0+.
+    ShareGroupHeartbeat = 76,
+    /// ShareGroupDescribe (key 77): versions 1, flexible 0+.
+    ShareGroupDescribe = 77,
+    /// ShareFetch (key 78): versions 1-2, flexible 0+.
+    ShareFetch = 78,
+    /// ShareAcknowledge (key 79): versions 1-2, flexible 0+.
+    ShareAcknowledge = 79,
+    /// AddRaftVoter (key 80): versions 0-1, flexible 0+.
+    AddRaftVoter = 80,
+    /// RemoveRaftVoter (key 81): versions 0, flexible 0+.
+    RemoveRaftVoter = 81,
+    /// UpdateRaftVoter (key 82): versions 0, flexible 0+.
+    UpdateRaftVoter = 82,
+    /// InitializeShareGroupState (key 83): versions 0, flexible 0+.
+    InitializeShareGroupState = 83,
+    /// ReadShareGroupState (key 84): versions 0, flexible 0+.
+    ReadShareGroupState = 84,
+    /// WriteShareGroupState (key 85): versions 0-1, flexible 0+.
+    WriteShareGroupState = 85,
+    /// DeleteShareGroupState (key 86): versions 0, flexible 0+.
+    DeleteShareGroupState = 86,
+    /// ReadShareGroupStateSummary (key 87): versions 0-1, flexible 0+.
+    ReadShareGroupStateSummary = 87,
+    /// StreamsGroupHeartbeat (key 88): versions 0-1, flexible 0+.
     StreamsGroupHeartbeat = 88,
-    /// StreamsGroupDescribe (key 89): versions 0, flexible 0+.
+    /// StreamsGroupDescribe (key 89): versions 0-1, flexible 0+.
     StreamsGroupDescribe = 89,
+    /// DescribeShareGroupOffsets (key 90): versions 0-1, flexible 0+.
+    DescribeShareGroupOffsets = 90,
+    /// AlterShareGroupOffsets (key 91): versions 0, flexible 0+.
+    AlterShareGroupOffsets = 91,
+    /// DeleteShareGroupOffsets (key 92): versions 0, flexible 0+.
+    DeleteShareGroupOffsets = 92,
+    /// StreamsGroupTopologyDescriptionUpdate (key 93): versions 0, flexible 0+.
+    StreamsGroupTopologyDescriptionUpdate = 93,
+    /// UnregisterController (key 94): versions 0, flexible 0+.
+    UnregisterController = 94,
 }
 impl ApiKey {
     /// Every API, by key.
@@ -43,17 +203,97 @@ impl ApiKey {
         ApiKey::Fetch,
         ApiKey::ListOffsets,
         ApiKey::Metadata,
+        ApiKey::LeaderAndIsr,
+        ApiKey::StopReplica,
+        ApiKey::UpdateMetadata,
+        ApiKey::ControlledShutdown,
         ApiKey::OffsetCommit,
         ApiKey::OffsetFetch,
         ApiKey::FindCoordinator,
+        ApiKey::JoinGroup,
+        ApiKey::Heartbeat,
+        ApiKey::LeaveGroup,
+        ApiKey::SyncGroup,
         ApiKey::DescribeGroups,
         ApiKey::ListGroups,
+        ApiKey::SaslHandshake,
         ApiKey::ApiVersions,
         ApiKey::CreateTopics,
+        ApiKey::DeleteTopics,
+        ApiKey::DeleteRecords,
+        ApiKey::InitProducerId,
+        ApiKey::OffsetForLeaderEpoch,
+        ApiKey::AddPartitionsToTxn,
+        ApiKey::AddOffsetsToTxn,
+        ApiKey::EndTxn,
+        ApiKey::WriteTxnMarkers,
+        ApiKey::TxnOffsetCommit,
+        ApiKey::DescribeAcls,
+        ApiKey::CreateAcls,
+        ApiKey::DeleteAcls,
+        ApiKey::DescribeConfigs,
+        ApiKey::AlterConfigs,
+        ApiKey::AlterReplicaLogDirs,
+        ApiKey::DescribeLogDirs,
+        ApiKey::SaslAuthenticate,
+        ApiKey::CreatePartitions,
+        ApiKey::CreateDelegationToken,
+        ApiKey::RenewDelegationToken,
+        ApiKey::ExpireDelegationToken,
+        ApiKey::DescribeDelegationToken,
+        ApiKey::DeleteGroups,
+        ApiKey::ElectLeaders,
+        ApiKey::IncrementalAlterConfigs,
+        ApiKey::AlterPartitionReassignments,
+        ApiKey::ListPartitionReassignments,
+        ApiKey::OffsetDelete,
+        ApiKey::DescribeClientQuotas,
+        ApiKey::AlterClientQuotas,
+        ApiKey::DescribeUserScramCredentials,
+        ApiKey::AlterUserScramCredentials,
+        ApiKey::Vote,
+        ApiKey::BeginQuorumEpoch,
+        ApiKey::EndQuorumEpoch,
+        ApiKey::DescribeQuorum,
+        ApiKey::AlterPartition,
+        ApiKey::UpdateFeatures,
+        ApiKey::Envelope,
+        ApiKey::FetchSnapshot,
+        ApiKey::DescribeCluster,
+        ApiKey::DescribeProducers,
+        ApiKey::BrokerRegistration,
+        ApiKey::BrokerHeartbeat,
+        ApiKey::UnregisterBroker,
+        ApiKey::DescribeTransactions,
+        ApiKey::ListTransactions,
+        ApiKey::AllocateProducerIds,
         ApiKey::ConsumerGroupHeartbeat,
         ApiKey::ConsumerGroupDescribe,
+        ApiKey::ControllerRegistration,
+        ApiKey::GetTelemetrySubscriptions,
+        ApiKey::PushTelemetry,
+        ApiKey::AssignReplicasToDirs,
+        ApiKey::ListConfigResources,
+        ApiKey::DescribeTopicPartitions,
+        ApiKey::ShareGroupHeartbeat,
+        ApiKey::ShareGroupDescribe,
+        ApiKey::ShareFetch,
+        ApiKey::ShareAcknowledge,
+        ApiKey::AddRaftVoter,
+        ApiKey::RemoveRaftVoter,
+        ApiKey::UpdateRaftVoter,
+        ApiKey::InitializeShareGroupState,
+        ApiKey::ReadShareGroupState,
+        ApiKey::WriteShareGroupState,
+        ApiKey::DeleteShareGroupState,
+        ApiKey::ReadShareGroupStateSummary,
         ApiKey::StreamsGroupHeartbeat,
         ApiKey::StreamsGroupDescribe,
+        ApiKey::DescribeShareGroupOffsets,
+        ApiKey::AlterShareGroupOffsets,
+        ApiKey::DeleteShareGroupOffsets,
+        ApiKey::StreamsGroupTopologyDescriptionUpdate,
+        ApiKey::UnregisterController,
     ];
     /// The API with key `key`, if this spec set has it.
     pub fn from_i16(key: i16) -> ::core::option::Option<ApiKey> {
@@ -62,17 +302,101 @@ impl ApiKey {
             1 => ::core::option::Option::Some(ApiKey::Fetch),
             2 => ::core::option::Option::Some(ApiKey::ListOffsets),
             3 => ::core::option::Option::Some(ApiKey::Metadata),
+            4 => ::core::option::Option::Some(ApiKey::LeaderAndIsr),
+            5 => ::core::option::Option::Some(ApiKey::StopReplica),
+            6 => ::core::option::Option::Some(ApiKey::UpdateMetadata),
+            7 => ::core::option::Option::Some(ApiKey::ControlledShutdown),
             8 => ::core::option::Option::Some(ApiKey::OffsetCommit),
             9 => ::core::option::Option::Some(ApiKey::OffsetFetch),
             10 => ::core::option::Option::Some(ApiKey::FindCoordinator),
+            11 => ::core::option::Option::Some(ApiKey::JoinGroup),
+            12 => ::core::option::Option::Some(ApiKey::Heartbeat),
+            13 => ::core::option::Option::Some(ApiKey::LeaveGroup),
+            14 => ::core::option::Option::Some(ApiKey::SyncGroup),
             15 => ::core::option::Option::Some(ApiKey::DescribeGroups),
             16 => ::core::option::Option::Some(ApiKey::ListGroups),
+            17 => ::core::option::Option::Some(ApiKey::SaslHandshake),
             18 => ::core::option::Option::Some(ApiKey::ApiVersions),
             19 => ::core::option::Option::Some(ApiKey::CreateTopics),
+            20 => ::core::option::Option::Some(ApiKey::DeleteTopics),
+            21 => ::core::option::Option::Some(ApiKey::DeleteRecords),
+            22 => ::core::option::Option::Some(ApiKey::InitProducerId),
+            23 => ::core::option::Option::Some(ApiKey::OffsetForLeaderEpoch),
+            24 => ::core::option::Option::Some(ApiKey::AddPartitionsToTxn),
+            25 => ::core::option::Option::Some(ApiKey::AddOffsetsToTxn),
+            26 => ::core::option::Option::Some(ApiKey::EndTxn),
+            27 => ::core::option::Option::Some(ApiKey::WriteTxnMarkers),
+            28 => ::core::option::Option::Some(ApiKey::TxnOffsetCommit),
+            29 => ::core::option::Option::Some(ApiKey::DescribeAcls),
+            30 => ::core::option::Option::Some(ApiKey::CreateAcls),
+            31 => ::core::option::Option::Some(ApiKey::DeleteAcls),
+            32 => ::core::option::Option::Some(ApiKey::DescribeConfigs),
+            33 => ::core::option::Option::Some(ApiKey::AlterConfigs),
+            34 => ::core::option::Option::Some(ApiKey::AlterReplicaLogDirs),
+            35 => ::core::option::Option::Some(ApiKey::DescribeLogDirs),
+            36 => ::core::option::Option::Some(ApiKey::SaslAuthenticate),
+            37 => ::core::option::Option::Some(ApiKey::CreatePartitions),
+            38 => ::core::option::Option::Some(ApiKey::CreateDelegationToken),
+            39 => ::core::option::Option::Some(ApiKey::RenewDelegationToken),
+            40 => ::core::option::Option::Some(ApiKey::ExpireDelegationToken),
+            41 => ::core::option::Option::Some(ApiKey::DescribeDelegationToken),
+            42 => ::core::option::Option::Some(ApiKey::DeleteGroups),
+            43 => ::core::option::Option::Some(ApiKey::ElectLeaders),
+            44 => ::core::option::Option::Some(ApiKey::IncrementalAlterConfigs),
+            45 => ::core::option::Option::Some(ApiKey::AlterPartitionReassignments),
+            46 => ::core::option::Option::Some(ApiKey::ListPartitionReassignments),
+            47 => ::core::option::Option::Some(ApiKey::OffsetDelete),
+            48 => ::core::option::Option::Some(ApiKey::DescribeClientQuotas),
+            49 => ::core::option::Option::Some(ApiKey::AlterClientQuotas),
+            50 => ::core::option::Option::Some(ApiKey::DescribeUserScramCredentials),
+            51 => ::core::option::Option::Some(ApiKey::AlterUserScramCredentials),
+            52 => ::core::option::Option::Some(ApiKey::Vote),
+            53 => ::core::option::Option::Some(ApiKey::BeginQuorumEpoch),
+            54 => ::core::option::Option::Some(ApiKey::EndQuorumEpoch),
+            55 => ::core::option::Option::Some(ApiKey::DescribeQuorum),
+            56 => ::core::option::Option::Some(ApiKey::AlterPartition),
+            57 => ::core::option::Option::Some(ApiKey::UpdateFeatures),
+            58 => ::core::option::Option::Some(ApiKey::Envelope),
+            59 => ::core::option::Option::Some(ApiKey::FetchSnapshot),
+            60 => ::core::option::Option::Some(ApiKey::DescribeCluster),
+            61 => ::core::option::Option::Some(ApiKey::DescribeProducers),
+            62 => ::core::option::Option::Some(ApiKey::BrokerRegistration),
+            63 => ::core::option::Option::Some(ApiKey::BrokerHeartbeat),
+            64 => ::core::option::Option::Some(ApiKey::UnregisterBroker),
+            65 => ::core::option::Option::Some(ApiKey::DescribeTransactions),
+            66 => ::core::option::Option::Some(ApiKey::ListTransactions),
+            67 => ::core::option::Option::Some(ApiKey::AllocateProducerIds),
             68 => ::core::option::Option::Some(ApiKey::ConsumerGroupHeartbeat),
             69 => ::core::option::Option::Some(ApiKey::ConsumerGroupDescribe),
+            70 => ::core::option::Option::Some(ApiKey::ControllerRegistration),
+            71 => ::core::option::Option::Some(ApiKey::GetTelemetrySubscriptions),
+            72 => ::core::option::Option::Some(ApiKey::PushTelemetry),
+            73 => ::core::option::Option::Some(ApiKey::AssignReplicasToDirs),
+            74 => ::core::option::Option::Some(ApiKey::ListConfigResources),
+            75 => ::core::option::Option::Some(ApiKey::DescribeTopicPartitions),
+            76 => ::core::option::Option::Some(ApiKey::ShareGroupHeartbeat),
+            77 => ::core::option::Option::Some(ApiKey::ShareGroupDescribe),
+            78 => ::core::option::Option::Some(ApiKey::ShareFetch),
+            79 => ::core::option::Option::Some(ApiKey::ShareAcknowledge),
+            80 => ::core::option::Option::Some(ApiKey::AddRaftVoter),
+            81 => ::core::option::Option::Some(ApiKey::RemoveRaftVoter),
+            82 => ::core::option::Option::Some(ApiKey::UpdateRaftVoter),
+            83 => ::core::option::Option::Some(ApiKey::InitializeShareGroupState),
+            84 => ::core::option::Option::Some(ApiKey::ReadShareGroupState),
+            85 => ::core::option::Option::Some(ApiKey::WriteShareGroupState),
+            86 => ::core::option::Option::Some(ApiKey::DeleteShareGroupState),
+            87 => ::core::option::Option::Some(ApiKey::ReadShareGroupStateSummary),
             88 => ::core::option::Option::Some(ApiKey::StreamsGroupHeartbeat),
             89 => ::core::option::Option::Some(ApiKey::StreamsGroupDescribe),
+            90 => ::core::option::Option::Some(ApiKey::DescribeShareGroupOffsets),
+            91 => ::core::option::Option::Some(ApiKey::AlterShareGroupOffsets),
+            92 => ::core::option::Option::Some(ApiKey::DeleteShareGroupOffsets),
+            93 => {
+                ::core::option::Option::Some(
+                    ApiKey::StreamsGroupTopologyDescriptionUpdate,
+                )
+            }
+            94 => ::core::option::Option::Some(ApiKey::UnregisterController),
             _ => ::core::option::Option::None,
         }
     }
@@ -87,37 +411,201 @@ impl ApiKey {
             ApiKey::Fetch => "Fetch",
             ApiKey::ListOffsets => "ListOffsets",
             ApiKey::Metadata => "Metadata",
+            ApiKey::LeaderAndIsr => "LeaderAndIsr",
+            ApiKey::StopReplica => "StopReplica",
+            ApiKey::UpdateMetadata => "UpdateMetadata",
+            ApiKey::ControlledShutdown => "ControlledShutdown",
             ApiKey::OffsetCommit => "OffsetCommit",
             ApiKey::OffsetFetch => "OffsetFetch",
             ApiKey::FindCoordinator => "FindCoordinator",
+            ApiKey::JoinGroup => "JoinGroup",
+            ApiKey::Heartbeat => "Heartbeat",
+            ApiKey::LeaveGroup => "LeaveGroup",
+            ApiKey::SyncGroup => "SyncGroup",
             ApiKey::DescribeGroups => "DescribeGroups",
             ApiKey::ListGroups => "ListGroups",
+            ApiKey::SaslHandshake => "SaslHandshake",
             ApiKey::ApiVersions => "ApiVersions",
             ApiKey::CreateTopics => "CreateTopics",
+            ApiKey::DeleteTopics => "DeleteTopics",
+            ApiKey::DeleteRecords => "DeleteRecords",
+            ApiKey::InitProducerId => "InitProducerId",
+            ApiKey::OffsetForLeaderEpoch => "OffsetForLeaderEpoch",
+            ApiKey::AddPartitionsToTxn => "AddPartitionsToTxn",
+            ApiKey::AddOffsetsToTxn => "AddOffsetsToTxn",
+            ApiKey::EndTxn => "EndTxn",
+            ApiKey::WriteTxnMarkers => "WriteTxnMarkers",
+            ApiKey::TxnOffsetCommit => "TxnOffsetCommit",
+            ApiKey::DescribeAcls => "DescribeAcls",
+            ApiKey::CreateAcls => "CreateAcls",
+            ApiKey::DeleteAcls => "DeleteAcls",
+            ApiKey::DescribeConfigs => "DescribeConfigs",
+            ApiKey::AlterConfigs => "AlterConfigs",
+            ApiKey::AlterReplicaLogDirs => "AlterReplicaLogDirs",
+            ApiKey::DescribeLogDirs => "DescribeLogDirs",
+            ApiKey::SaslAuthenticate => "SaslAuthenticate",
+            ApiKey::CreatePartitions => "CreatePartitions",
+            ApiKey::CreateDelegationToken => "CreateDelegationToken",
+            ApiKey::RenewDelegationToken => "RenewDelegationToken",
+            ApiKey::ExpireDelegationToken => "ExpireDelegationToken",
+            ApiKey::DescribeDelegationToken => "DescribeDelegationToken",
+            ApiKey::DeleteGroups => "DeleteGroups",
+            ApiKey::ElectLeaders => "ElectLeaders",
+            ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigs",
+            ApiKey::AlterPartitionReassignments => "AlterPartitionReassignments",
+            ApiKey::ListPartitionReassignments => "ListPartitionReassignments",
+            ApiKey::OffsetDelete => "OffsetDelete",
+            ApiKey::DescribeClientQuotas => "DescribeClientQuotas",
+            ApiKey::AlterClientQuotas => "AlterClientQuotas",
+            ApiKey::DescribeUserScramCredentials => "DescribeUserScramCredentials",
+            ApiKey::AlterUserScramCredentials => "AlterUserScramCredentials",
+            ApiKey::Vote => "Vote",
+            ApiKey::BeginQuorumEpoch => "BeginQuorumEpoch",
+            ApiKey::EndQuorumEpoch => "EndQuorumEpoch",
+            ApiKey::DescribeQuorum => "DescribeQuorum",
+            ApiKey::AlterPartition => "AlterPartition",
+            ApiKey::UpdateFeatures => "UpdateFeatures",
+            ApiKey::Envelope => "Envelope",
+            ApiKey::FetchSnapshot => "FetchSnapshot",
+            ApiKey::DescribeCluster => "DescribeCluster",
+            ApiKey::DescribeProducers => "DescribeProducers",
+            ApiKey::BrokerRegistration => "BrokerRegistration",
+            ApiKey::BrokerHeartbeat => "BrokerHeartbeat",
+            ApiKey::UnregisterBroker => "UnregisterBroker",
+            ApiKey::DescribeTransactions => "DescribeTransactions",
+            ApiKey::ListTransactions => "ListTransactions",
+            ApiKey::AllocateProducerIds => "AllocateProducerIds",
             ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeat",
             ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribe",
+            ApiKey::ControllerRegistration => "ControllerRegistration",
+            ApiKey::GetTelemetrySubscriptions => "GetTelemetrySubscriptions",
+            ApiKey::PushTelemetry => "PushTelemetry",
+            ApiKey::AssignReplicasToDirs => "AssignReplicasToDirs",
+            ApiKey::ListConfigResources => "ListConfigResources",
+            ApiKey::DescribeTopicPartitions => "DescribeTopicPartitions",
+            ApiKey::ShareGroupHeartbeat => "ShareGroupHeartbeat",
+            ApiKey::ShareGroupDescribe => "ShareGroupDescribe",
+            ApiKey::ShareFetch => "ShareFetch",
+            ApiKey::ShareAcknowledge => "ShareAcknowledge",
+            ApiKey::AddRaftVoter => "AddRaftVoter",
+            ApiKey::RemoveRaftVoter => "RemoveRaftVoter",
+            ApiKey::UpdateRaftVoter => "UpdateRaftVoter",
+            ApiKey::InitializeShareGroupState => "InitializeShareGroupState",
+            ApiKey::ReadShareGroupState => "ReadShareGroupState",
+            ApiKey::WriteShareGroupState => "WriteShareGroupState",
+            ApiKey::DeleteShareGroupState => "DeleteShareGroupState",
+            ApiKey::ReadShareGroupStateSummary => "ReadShareGroupStateSummary",
             ApiKey::StreamsGroupHeartbeat => "StreamsGroupHeartbeat",
             ApiKey::StreamsGroupDescribe => "StreamsGroupDescribe",
+            ApiKey::DescribeShareGroupOffsets => "DescribeShareGroupOffsets",
+            ApiKey::AlterShareGroupOffsets => "AlterShareGroupOffsets",
+            ApiKey::DeleteShareGroupOffsets => "DeleteShareGroupOffsets",
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                "StreamsGroupTopologyDescriptionUpdate"
+            }
+            ApiKey::UnregisterController => "UnregisterController",
         }
     }
     /// The request spec's `validVersions`.
     pub fn valid_versions(self) -> rt::VersionRange {
         match self {
-            ApiKey::Produce => rt::VersionRange::new(0i16, 11i16),
-            ApiKey::Fetch => rt::VersionRange::new(0i16, 17i16),
-            ApiKey::ListOffsets => rt::VersionRange::new(0i16, 9i16),
+            ApiKey::Produce => rt::VersionRange::new(3i16, 13i16),
+            ApiKey::Fetch => rt::VersionRange::new(4i16, 18i16),
+            ApiKey::ListOffsets => rt::VersionRange::new(1i16, 11i16),
             ApiKey::Metadata => rt::VersionRange::new(0i16, 13i16),
-            ApiKey::OffsetCommit => rt::VersionRange::new(0i16, 9i16),
-            ApiKey::OffsetFetch => rt::VersionRange::new(0i16, 9i16),
+            ApiKey::LeaderAndIsr => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::StopReplica => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::UpdateMetadata => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::ControlledShutdown => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::OffsetCommit => rt::VersionRange::new(2i16, 10i16),
+            ApiKey::OffsetFetch => rt::VersionRange::new(1i16, 10i16),
             ApiKey::FindCoordinator => rt::VersionRange::new(0i16, 6i16),
-            ApiKey::DescribeGroups => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::JoinGroup => rt::VersionRange::new(0i16, 9i16),
+            ApiKey::Heartbeat => rt::VersionRange::new(0i16, 4i16),
+            ApiKey::LeaveGroup => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::SyncGroup => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::DescribeGroups => rt::VersionRange::new(0i16, 6i16),
             ApiKey::ListGroups => rt::VersionRange::new(0i16, 5i16),
-            ApiKey::ApiVersions => rt::VersionRange::new(0i16, 4i16),
-            ApiKey::CreateTopics => rt::VersionRange::new(0i16, 7i16),
+            ApiKey::SaslHandshake => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::ApiVersions => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::CreateTopics => rt::VersionRange::new(2i16, 7i16),
+            ApiKey::DeleteTopics => rt::VersionRange::new(1i16, 6i16),
+            ApiKey::DeleteRecords => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::InitProducerId => rt::VersionRange::new(0i16, 6i16),
+            ApiKey::OffsetForLeaderEpoch => rt::VersionRange::new(2i16, 4i16),
+            ApiKey::AddPartitionsToTxn => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::AddOffsetsToTxn => rt::VersionRange::new(0i16, 4i16),
+            ApiKey::EndTxn => rt::VersionRange::new(0i16, 5i16),
+            ApiKey::WriteTxnMarkers => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::TxnOffsetCommit => rt::VersionRange::new(0i16, 6i16),
+            ApiKey::DescribeAcls => rt::VersionRange::new(1i16, 3i16),
+            ApiKey::CreateAcls => rt::VersionRange::new(1i16, 3i16),
+            ApiKey::DeleteAcls => rt::VersionRange::new(1i16, 3i16),
+            ApiKey::DescribeConfigs => rt::VersionRange::new(1i16, 4i16),
+            ApiKey::AlterConfigs => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::AlterReplicaLogDirs => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::DescribeLogDirs => rt::VersionRange::new(1i16, 5i16),
+            ApiKey::SaslAuthenticate => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::CreatePartitions => rt::VersionRange::new(0i16, 3i16),
+            ApiKey::CreateDelegationToken => rt::VersionRange::new(1i16, 3i16),
+            ApiKey::RenewDelegationToken => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::ExpireDelegationToken => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::DescribeDelegationToken => rt::VersionRange::new(1i16, 3i16),
+            ApiKey::DeleteGroups => rt::VersionRange::new(0i16, 3i16),
+            ApiKey::ElectLeaders => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::IncrementalAlterConfigs => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::AlterPartitionReassignments => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::ListPartitionReassignments => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::OffsetDelete => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::DescribeClientQuotas => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::AlterClientQuotas => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DescribeUserScramCredentials => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::AlterUserScramCredentials => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::Vote => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::BeginQuorumEpoch => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::EndQuorumEpoch => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DescribeQuorum => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::AlterPartition => rt::VersionRange::new(2i16, 3i16),
+            ApiKey::UpdateFeatures => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::Envelope => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::FetchSnapshot => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DescribeCluster => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::DescribeProducers => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::BrokerRegistration => rt::VersionRange::new(0i16, 4i16),
+            ApiKey::BrokerHeartbeat => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::UnregisterBroker => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::DescribeTransactions => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ListTransactions => rt::VersionRange::new(0i16, 2i16),
+            ApiKey::AllocateProducerIds => rt::VersionRange::new(0i16, 0i16),
             ApiKey::ConsumerGroupHeartbeat => rt::VersionRange::new(0i16, 1i16),
             ApiKey::ConsumerGroupDescribe => rt::VersionRange::new(0i16, 1i16),
-            ApiKey::StreamsGroupHeartbeat => rt::VersionRange::new(0i16, 0i16),
-            ApiKey::StreamsGroupDescribe => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ControllerRegistration => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::GetTelemetrySubscriptions => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::PushTelemetry => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::AssignReplicasToDirs => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ListConfigResources => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DescribeTopicPartitions => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ShareGroupHeartbeat => rt::VersionRange::new(1i16, 1i16),
+            ApiKey::ShareGroupDescribe => rt::VersionRange::new(1i16, 1i16),
+            ApiKey::ShareFetch => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::ShareAcknowledge => rt::VersionRange::new(1i16, 2i16),
+            ApiKey::AddRaftVoter => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::RemoveRaftVoter => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::UpdateRaftVoter => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::InitializeShareGroupState => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ReadShareGroupState => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::WriteShareGroupState => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DeleteShareGroupState => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::ReadShareGroupStateSummary => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::StreamsGroupHeartbeat => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::StreamsGroupDescribe => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::DescribeShareGroupOffsets => rt::VersionRange::new(0i16, 1i16),
+            ApiKey::AlterShareGroupOffsets => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::DeleteShareGroupOffsets => rt::VersionRange::new(0i16, 0i16),
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                rt::VersionRange::new(0i16, 0i16)
+            }
+            ApiKey::UnregisterController => rt::VersionRange::new(0i16, 0i16),
         }
     }
     /// The request spec's `flexibleVersions`.
@@ -127,17 +615,99 @@ impl ApiKey {
             ApiKey::Fetch => rt::VersionRange::new(12i16, 32767i16),
             ApiKey::ListOffsets => rt::VersionRange::new(6i16, 32767i16),
             ApiKey::Metadata => rt::VersionRange::new(9i16, 32767i16),
+            ApiKey::LeaderAndIsr => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::StopReplica => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::UpdateMetadata => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::ControlledShutdown => rt::VersionRange::new(0i16, -1i16),
             ApiKey::OffsetCommit => rt::VersionRange::new(8i16, 32767i16),
             ApiKey::OffsetFetch => rt::VersionRange::new(6i16, 32767i16),
             ApiKey::FindCoordinator => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::JoinGroup => rt::VersionRange::new(6i16, 32767i16),
+            ApiKey::Heartbeat => rt::VersionRange::new(4i16, 32767i16),
+            ApiKey::LeaveGroup => rt::VersionRange::new(4i16, 32767i16),
+            ApiKey::SyncGroup => rt::VersionRange::new(4i16, 32767i16),
             ApiKey::DescribeGroups => rt::VersionRange::new(5i16, 32767i16),
             ApiKey::ListGroups => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::SaslHandshake => rt::VersionRange::new(0i16, -1i16),
             ApiKey::ApiVersions => rt::VersionRange::new(3i16, 32767i16),
             ApiKey::CreateTopics => rt::VersionRange::new(5i16, 32767i16),
+            ApiKey::DeleteTopics => rt::VersionRange::new(4i16, 32767i16),
+            ApiKey::DeleteRecords => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::InitProducerId => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::OffsetForLeaderEpoch => rt::VersionRange::new(4i16, 32767i16),
+            ApiKey::AddPartitionsToTxn => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::AddOffsetsToTxn => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::EndTxn => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::WriteTxnMarkers => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::TxnOffsetCommit => rt::VersionRange::new(3i16, 32767i16),
+            ApiKey::DescribeAcls => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::CreateAcls => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::DeleteAcls => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::DescribeConfigs => rt::VersionRange::new(4i16, 32767i16),
+            ApiKey::AlterConfigs => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::AlterReplicaLogDirs => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::DescribeLogDirs => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::SaslAuthenticate => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::CreatePartitions => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::CreateDelegationToken => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::RenewDelegationToken => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::ExpireDelegationToken => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::DescribeDelegationToken => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::DeleteGroups => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::ElectLeaders => rt::VersionRange::new(2i16, 32767i16),
+            ApiKey::IncrementalAlterConfigs => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::AlterPartitionReassignments => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ListPartitionReassignments => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::OffsetDelete => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::DescribeClientQuotas => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::AlterClientQuotas => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::DescribeUserScramCredentials => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AlterUserScramCredentials => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::Vote => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::BeginQuorumEpoch => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::EndQuorumEpoch => rt::VersionRange::new(1i16, 32767i16),
+            ApiKey::DescribeQuorum => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AlterPartition => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::UpdateFeatures => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::Envelope => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::FetchSnapshot => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DescribeCluster => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DescribeProducers => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::BrokerRegistration => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::BrokerHeartbeat => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::UnregisterBroker => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DescribeTransactions => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ListTransactions => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AllocateProducerIds => rt::VersionRange::new(0i16, 32767i16),
             ApiKey::ConsumerGroupHeartbeat => rt::VersionRange::new(0i16, 32767i16),
             ApiKey::ConsumerGroupDescribe => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ControllerRegistration => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::GetTelemetrySubscriptions => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::PushTelemetry => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AssignReplicasToDirs => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ListConfigResources => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DescribeTopicPartitions => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ShareGroupHeartbeat => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ShareGroupDescribe => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ShareFetch => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ShareAcknowledge => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AddRaftVoter => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::RemoveRaftVoter => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::UpdateRaftVoter => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::InitializeShareGroupState => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ReadShareGroupState => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::WriteShareGroupState => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DeleteShareGroupState => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::ReadShareGroupStateSummary => rt::VersionRange::new(0i16, 32767i16),
             ApiKey::StreamsGroupHeartbeat => rt::VersionRange::new(0i16, 32767i16),
             ApiKey::StreamsGroupDescribe => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DescribeShareGroupOffsets => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::AlterShareGroupOffsets => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::DeleteShareGroupOffsets => rt::VersionRange::new(0i16, 32767i16),
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                rt::VersionRange::new(0i16, 32767i16)
+            }
+            ApiKey::UnregisterController => rt::VersionRange::new(0i16, 32767i16),
         }
     }
     /// The request header version for a request of this API at `version`: 2 in flexible
@@ -168,6 +738,10 @@ impl ApiKey {
                     _ => 2,
                 }
             }
+            ApiKey::LeaderAndIsr => 1,
+            ApiKey::StopReplica => 1,
+            ApiKey::UpdateMetadata => 1,
+            ApiKey::ControlledShutdown => 0,
             ApiKey::OffsetCommit => {
                 match version {
                     0..=7 => 1,
@@ -186,6 +760,30 @@ impl ApiKey {
                     _ => 2,
                 }
             }
+            ApiKey::JoinGroup => {
+                match version {
+                    0..=5 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::Heartbeat => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::LeaveGroup => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::SyncGroup => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
             ApiKey::DescribeGroups => {
                 match version {
                     0..=4 => 1,
@@ -198,6 +796,7 @@ impl ApiKey {
                     _ => 2,
                 }
             }
+            ApiKey::SaslHandshake => 1,
             ApiKey::ApiVersions => {
                 match version {
                     0..=2 => 1,
@@ -210,10 +809,226 @@ impl ApiKey {
                     _ => 2,
                 }
             }
+            ApiKey::DeleteTopics => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DeleteRecords => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::InitProducerId => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::OffsetForLeaderEpoch => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AddPartitionsToTxn => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AddOffsetsToTxn => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::EndTxn => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::WriteTxnMarkers => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::TxnOffsetCommit => {
+                match version {
+                    0..=2 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeAcls => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::CreateAcls => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DeleteAcls => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeConfigs => {
+                match version {
+                    0..=3 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AlterConfigs => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AlterReplicaLogDirs => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeLogDirs => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::SaslAuthenticate => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::CreatePartitions => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::CreateDelegationToken => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::RenewDelegationToken => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::ExpireDelegationToken => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeDelegationToken => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DeleteGroups => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::ElectLeaders => {
+                match version {
+                    0..=1 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::IncrementalAlterConfigs => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AlterPartitionReassignments => 2,
+            ApiKey::ListPartitionReassignments => 2,
+            ApiKey::OffsetDelete => 1,
+            ApiKey::DescribeClientQuotas => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::AlterClientQuotas => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeUserScramCredentials => 2,
+            ApiKey::AlterUserScramCredentials => 2,
+            ApiKey::Vote => 2,
+            ApiKey::BeginQuorumEpoch => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::EndQuorumEpoch => {
+                match version {
+                    0 => 1,
+                    _ => 2,
+                }
+            }
+            ApiKey::DescribeQuorum => 2,
+            ApiKey::AlterPartition => 2,
+            ApiKey::UpdateFeatures => 2,
+            ApiKey::Envelope => 2,
+            ApiKey::FetchSnapshot => 2,
+            ApiKey::DescribeCluster => 2,
+            ApiKey::DescribeProducers => 2,
+            ApiKey::BrokerRegistration => 2,
+            ApiKey::BrokerHeartbeat => 2,
+            ApiKey::UnregisterBroker => 2,
+            ApiKey::DescribeTransactions => 2,
+            ApiKey::ListTransactions => 2,
+            ApiKey::AllocateProducerIds => 2,
             ApiKey::ConsumerGroupHeartbeat => 2,
             ApiKey::ConsumerGroupDescribe => 2,
+            ApiKey::ControllerRegistration => 2,
+            ApiKey::GetTelemetrySubscriptions => 2,
+            ApiKey::PushTelemetry => 2,
+            ApiKey::AssignReplicasToDirs => 2,
+            ApiKey::ListConfigResources => 2,
+            ApiKey::DescribeTopicPartitions => 2,
+            ApiKey::ShareGroupHeartbeat => 2,
+            ApiKey::ShareGroupDescribe => 2,
+            ApiKey::ShareFetch => 2,
+            ApiKey::ShareAcknowledge => 2,
+            ApiKey::AddRaftVoter => 2,
+            ApiKey::RemoveRaftVoter => 2,
+            ApiKey::UpdateRaftVoter => 2,
+            ApiKey::InitializeShareGroupState => 2,
+            ApiKey::ReadShareGroupState => 2,
+            ApiKey::WriteShareGroupState => 2,
+            ApiKey::DeleteShareGroupState => 2,
+            ApiKey::ReadShareGroupStateSummary => 2,
             ApiKey::StreamsGroupHeartbeat => 2,
             ApiKey::StreamsGroupDescribe => 2,
+            ApiKey::DescribeShareGroupOffsets => 2,
+            ApiKey::AlterShareGroupOffsets => 2,
+            ApiKey::DeleteShareGroupOffsets => 2,
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => 2,
+            ApiKey::UnregisterController => 2,
         }
     }
     /// The response header version for a response of this API at `version`: 1 in the
@@ -245,6 +1060,10 @@ impl ApiKey {
                     _ => 1,
                 }
             }
+            ApiKey::LeaderAndIsr => 0,
+            ApiKey::StopReplica => 0,
+            ApiKey::UpdateMetadata => 0,
+            ApiKey::ControlledShutdown => 0,
             ApiKey::OffsetCommit => {
                 match version {
                     0..=7 => 0,
@@ -263,6 +1082,30 @@ impl ApiKey {
                     _ => 1,
                 }
             }
+            ApiKey::JoinGroup => {
+                match version {
+                    0..=5 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::Heartbeat => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::LeaveGroup => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::SyncGroup => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
             ApiKey::DescribeGroups => {
                 match version {
                     0..=4 => 0,
@@ -275,6 +1118,7 @@ impl ApiKey {
                     _ => 1,
                 }
             }
+            ApiKey::SaslHandshake => 0,
             ApiKey::ApiVersions => 0,
             ApiKey::CreateTopics => {
                 match version {
@@ -282,10 +1126,226 @@ impl ApiKey {
                     _ => 1,
                 }
             }
+            ApiKey::DeleteTopics => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DeleteRecords => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::InitProducerId => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::OffsetForLeaderEpoch => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AddPartitionsToTxn => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AddOffsetsToTxn => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::EndTxn => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::WriteTxnMarkers => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::TxnOffsetCommit => {
+                match version {
+                    0..=2 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeAcls => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::CreateAcls => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DeleteAcls => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeConfigs => {
+                match version {
+                    0..=3 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AlterConfigs => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AlterReplicaLogDirs => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeLogDirs => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::SaslAuthenticate => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::CreatePartitions => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::CreateDelegationToken => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::RenewDelegationToken => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::ExpireDelegationToken => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeDelegationToken => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DeleteGroups => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::ElectLeaders => {
+                match version {
+                    0..=1 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::IncrementalAlterConfigs => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AlterPartitionReassignments => 1,
+            ApiKey::ListPartitionReassignments => 1,
+            ApiKey::OffsetDelete => 0,
+            ApiKey::DescribeClientQuotas => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::AlterClientQuotas => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeUserScramCredentials => 1,
+            ApiKey::AlterUserScramCredentials => 1,
+            ApiKey::Vote => 1,
+            ApiKey::BeginQuorumEpoch => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::EndQuorumEpoch => {
+                match version {
+                    0 => 0,
+                    _ => 1,
+                }
+            }
+            ApiKey::DescribeQuorum => 1,
+            ApiKey::AlterPartition => 1,
+            ApiKey::UpdateFeatures => 1,
+            ApiKey::Envelope => 1,
+            ApiKey::FetchSnapshot => 1,
+            ApiKey::DescribeCluster => 1,
+            ApiKey::DescribeProducers => 1,
+            ApiKey::BrokerRegistration => 1,
+            ApiKey::BrokerHeartbeat => 1,
+            ApiKey::UnregisterBroker => 1,
+            ApiKey::DescribeTransactions => 1,
+            ApiKey::ListTransactions => 1,
+            ApiKey::AllocateProducerIds => 1,
             ApiKey::ConsumerGroupHeartbeat => 1,
             ApiKey::ConsumerGroupDescribe => 1,
+            ApiKey::ControllerRegistration => 1,
+            ApiKey::GetTelemetrySubscriptions => 1,
+            ApiKey::PushTelemetry => 1,
+            ApiKey::AssignReplicasToDirs => 1,
+            ApiKey::ListConfigResources => 1,
+            ApiKey::DescribeTopicPartitions => 1,
+            ApiKey::ShareGroupHeartbeat => 1,
+            ApiKey::ShareGroupDescribe => 1,
+            ApiKey::ShareFetch => 1,
+            ApiKey::ShareAcknowledge => 1,
+            ApiKey::AddRaftVoter => 1,
+            ApiKey::RemoveRaftVoter => 1,
+            ApiKey::UpdateRaftVoter => 1,
+            ApiKey::InitializeShareGroupState => 1,
+            ApiKey::ReadShareGroupState => 1,
+            ApiKey::WriteShareGroupState => 1,
+            ApiKey::DeleteShareGroupState => 1,
+            ApiKey::ReadShareGroupStateSummary => 1,
             ApiKey::StreamsGroupHeartbeat => 1,
             ApiKey::StreamsGroupDescribe => 1,
+            ApiKey::DescribeShareGroupOffsets => 1,
+            ApiKey::AlterShareGroupOffsets => 1,
+            ApiKey::DeleteShareGroupOffsets => 1,
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => 1,
+            ApiKey::UnregisterController => 1,
         }
     }
 }
@@ -306,20 +1366,162 @@ pub enum Request {
     ListOffsets(super::list_offsets_request::ListOffsetsRequest),
     /// A `MetadataRequest`.
     Metadata(super::metadata_request::MetadataRequest),
+    /// A `LeaderAndIsrRequest`.
+    LeaderAndIsr(super::leader_and_isr_request::LeaderAndIsrRequest),
+    /// A `StopReplicaRequest`.
+    StopReplica(super::stop_replica_request::StopReplicaRequest),
+    /// A `UpdateMetadataRequest`.
+    UpdateMetadata(super::update_metadata_request::UpdateMetadataRequest),
+    /// A `ControlledShutdownRequest`.
+    ControlledShutdown(super::controlled_shutdown_request::ControlledShutdownRequest),
     /// A `OffsetCommitRequest`.
     OffsetCommit(super::offset_commit_request::OffsetCommitRequest),
     /// A `OffsetFetchRequest`.
     OffsetFetch(super::offset_fetch_request::OffsetFetchRequest),
     /// A `FindCoordinatorRequest`.
     FindCoordinator(super::find_coordinator_request::FindCoordinatorRequest),
+    /// A `JoinGroupRequest`.
+    JoinGroup(super::join_group_request::JoinGroupRequest),
+    /// A `HeartbeatRequest`.
+    Heartbeat(super::heartbeat_request::HeartbeatRequest),
+    /// A `LeaveGroupRequest`.
+    LeaveGroup(super::leave_group_request::LeaveGroupRequest),
+    /// A `SyncGroupRequest`.
+    SyncGroup(super::sync_group_request::SyncGroupRequest),
     /// A `DescribeGroupsRequest`.
     DescribeGroups(super::describe_groups_request::DescribeGroupsRequest),
     /// A `ListGroupsRequest`.
     ListGroups(super::list_groups_request::ListGroupsRequest),
+    /// A `SaslHandshakeRequest`.
+    SaslHandshake(super::sasl_handshake_request::SaslHandshakeRequest),
     /// A `ApiVersionsRequest`.
     ApiVersions(super::api_versions_request::ApiVersionsRequest),
     /// A `CreateTopicsRequest`.
     CreateTopics(super::create_topics_request::CreateTopicsRequest),
+    /// A `DeleteTopicsRequest`.
+    DeleteTopics(super::delete_topics_request::DeleteTopicsRequest),
+    /// A `DeleteRecordsRequest`.
+    DeleteRecords(super::delete_records_request::DeleteRecordsRequest),
+    /// A `InitProducerIdRequest`.
+    InitProducerId(super::init_producer_id_request::InitProducerIdRequest),
+    /// A `OffsetForLeaderEpochRequest`.
+    OffsetForLeaderEpoch(
+        super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest,
+    ),
+    /// A `AddPartitionsToTxnRequest`.
+    AddPartitionsToTxn(super::add_partitions_to_txn_request::AddPartitionsToTxnRequest),
+    /// A `AddOffsetsToTxnRequest`.
+    AddOffsetsToTxn(super::add_offsets_to_txn_request::AddOffsetsToTxnRequest),
+    /// A `EndTxnRequest`.
+    EndTxn(super::end_txn_request::EndTxnRequest),
+    /// A `WriteTxnMarkersRequest`.
+    WriteTxnMarkers(super::write_txn_markers_request::WriteTxnMarkersRequest),
+    /// A `TxnOffsetCommitRequest`.
+    TxnOffsetCommit(super::txn_offset_commit_request::TxnOffsetCommitRequest),
+    /// A `DescribeAclsRequest`.
+    DescribeAcls(super::describe_acls_request::DescribeAclsRequest),
+    /// A `CreateAclsRequest`.
+    CreateAcls(super::create_acls_request::CreateAclsRequest),
+    /// A `DeleteAclsRequest`.
+    DeleteAcls(super::delete_acls_request::DeleteAclsRequest),
+    /// A `DescribeConfigsRequest`.
+    DescribeConfigs(super::describe_configs_request::DescribeConfigsRequest),
+    /// A `AlterConfigsRequest`.
+    AlterConfigs(super::alter_configs_request::AlterConfigsRequest),
+    /// A `AlterReplicaLogDirsRequest`.
+    AlterReplicaLogDirs(
+        super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest,
+    ),
+    /// A `DescribeLogDirsRequest`.
+    DescribeLogDirs(super::describe_log_dirs_request::DescribeLogDirsRequest),
+    /// A `SaslAuthenticateRequest`.
+    SaslAuthenticate(super::sasl_authenticate_request::SaslAuthenticateRequest),
+    /// A `CreatePartitionsRequest`.
+    CreatePartitions(super::create_partitions_request::CreatePartitionsRequest),
+    /// A `CreateDelegationTokenRequest`.
+    CreateDelegationToken(
+        super::create_delegation_token_request::CreateDelegationTokenRequest,
+    ),
+    /// A `RenewDelegationTokenRequest`.
+    RenewDelegationToken(
+        super::renew_delegation_token_request::RenewDelegationTokenRequest,
+    ),
+    /// A `ExpireDelegationTokenRequest`.
+    ExpireDelegationToken(
+        super::expire_delegation_token_request::ExpireDelegationTokenRequest,
+    ),
+    /// A `DescribeDelegationTokenRequest`.
+    DescribeDelegationToken(
+        super::describe_delegation_token_request::DescribeDelegationTokenRequest,
+    ),
+    /// A `DeleteGroupsRequest`.
+    DeleteGroups(super::delete_groups_request::DeleteGroupsRequest),
+    /// A `ElectLeadersRequest`.
+    ElectLeaders(super::elect_leaders_request::ElectLeadersRequest),
+    /// A `IncrementalAlterConfigsRequest`.
+    IncrementalAlterConfigs(
+        super::incremental_alter_configs_request::IncrementalAlterConfigsRequest,
+    ),
+    /// A `AlterPartitionReassignmentsRequest`.
+    AlterPartitionReassignments(
+        super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest,
+    ),
+    /// A `ListPartitionReassignmentsRequest`.
+    ListPartitionReassignments(
+        super::list_partition_reassignments_request::ListPartitionReassignmentsRequest,
+    ),
+    /// A `OffsetDeleteRequest`.
+    OffsetDelete(super::offset_delete_request::OffsetDeleteRequest),
+    /// A `DescribeClientQuotasRequest`.
+    DescribeClientQuotas(
+        super::describe_client_quotas_request::DescribeClientQuotasRequest,
+    ),
+    /// A `AlterClientQuotasRequest`.
+    AlterClientQuotas(super::alter_client_quotas_request::AlterClientQuotasRequest),
+    /// A `DescribeUserScramCredentialsRequest`.
+    DescribeUserScramCredentials(
+        super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest,
+    ),
+    /// A `AlterUserScramCredentialsRequest`.
+    AlterUserScramCredentials(
+        super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest,
+    ),
+    /// A `VoteRequest`.
+    Vote(super::vote_request::VoteRequest),
+    /// A `BeginQuorumEpochRequest`.
+    BeginQuorumEpoch(super::begin_quorum_epoch_request::BeginQuorumEpochRequest),
+    /// A `EndQuorumEpochRequest`.
+    EndQuorumEpoch(super::end_quorum_epoch_request::EndQuorumEpochRequest),
+    /// A `DescribeQuorumRequest`.
+    DescribeQuorum(super::describe_quorum_request::DescribeQuorumRequest),
+    /// A `AlterPartitionRequest`.
+    AlterPartition(super::alter_partition_request::AlterPartitionRequest),
+    /// A `UpdateFeaturesRequest`.
+    UpdateFeatures(super::update_features_request::UpdateFeaturesRequest),
+    /// A `EnvelopeRequest`.
+    Envelope(super::envelope_request::EnvelopeRequest),
+    /// A `FetchSnapshotRequest`.
+    FetchSnapshot(super::fetch_snapshot_request::FetchSnapshotRequest),
+    /// A `DescribeClusterRequest`.
+    DescribeCluster(super::describe_cluster_request::DescribeClusterRequest),
+    /// A `DescribeProducersRequest`.
+    DescribeProducers(super::describe_producers_request::DescribeProducersRequest),
+    /// A `BrokerRegistrationRequest`.
+    BrokerRegistration(super::broker_registration_request::BrokerRegistrationRequest),
+    /// A `BrokerHeartbeatRequest`.
+    BrokerHeartbeat(super::broker_heartbeat_request::BrokerHeartbeatRequest),
+    /// A `UnregisterBrokerRequest`.
+    UnregisterBroker(super::unregister_broker_request::UnregisterBrokerRequest),
+    /// A `DescribeTransactionsRequest`.
+    DescribeTransactions(
+        super::describe_transactions_request::DescribeTransactionsRequest,
+    ),
+    /// A `ListTransactionsRequest`.
+    ListTransactions(super::list_transactions_request::ListTransactionsRequest),
+    /// A `AllocateProducerIdsRequest`.
+    AllocateProducerIds(
+        super::allocate_producer_ids_request::AllocateProducerIdsRequest,
+    ),
     /// A `ConsumerGroupHeartbeatRequest`.
     ConsumerGroupHeartbeat(
         super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest,
@@ -328,6 +1530,64 @@ pub enum Request {
     ConsumerGroupDescribe(
         super::consumer_group_describe_request::ConsumerGroupDescribeRequest,
     ),
+    /// A `ControllerRegistrationRequest`.
+    ControllerRegistration(
+        super::controller_registration_request::ControllerRegistrationRequest,
+    ),
+    /// A `GetTelemetrySubscriptionsRequest`.
+    GetTelemetrySubscriptions(
+        super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
+    ),
+    /// A `PushTelemetryRequest`.
+    PushTelemetry(super::push_telemetry_request::PushTelemetryRequest),
+    /// A `AssignReplicasToDirsRequest`.
+    AssignReplicasToDirs(
+        super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest,
+    ),
+    /// A `ListConfigResourcesRequest`.
+    ListConfigResources(
+        super::list_config_resources_request::ListConfigResourcesRequest,
+    ),
+    /// A `DescribeTopicPartitionsRequest`.
+    DescribeTopicPartitions(
+        super::describe_topic_partitions_request::DescribeTopicPartitionsRequest,
+    ),
+    /// A `ShareGroupHeartbeatRequest`.
+    ShareGroupHeartbeat(
+        super::share_group_heartbeat_request::ShareGroupHeartbeatRequest,
+    ),
+    /// A `ShareGroupDescribeRequest`.
+    ShareGroupDescribe(super::share_group_describe_request::ShareGroupDescribeRequest),
+    /// A `ShareFetchRequest`.
+    ShareFetch(super::share_fetch_request::ShareFetchRequest),
+    /// A `ShareAcknowledgeRequest`.
+    ShareAcknowledge(super::share_acknowledge_request::ShareAcknowledgeRequest),
+    /// A `AddRaftVoterRequest`.
+    AddRaftVoter(super::add_raft_voter_request::AddRaftVoterRequest),
+    /// A `RemoveRaftVoterRequest`.
+    RemoveRaftVoter(super::remove_raft_voter_request::RemoveRaftVoterRequest),
+    /// A `UpdateRaftVoterRequest`.
+    UpdateRaftVoter(super::update_raft_voter_request::UpdateRaftVoterRequest),
+    /// A `InitializeShareGroupStateRequest`.
+    InitializeShareGroupState(
+        super::initialize_share_group_state_request::InitializeShareGroupStateRequest,
+    ),
+    /// A `ReadShareGroupStateRequest`.
+    ReadShareGroupState(
+        super::read_share_group_state_request::ReadShareGroupStateRequest,
+    ),
+    /// A `WriteShareGroupStateRequest`.
+    WriteShareGroupState(
+        super::write_share_group_state_request::WriteShareGroupStateRequest,
+    ),
+    /// A `DeleteShareGroupStateRequest`.
+    DeleteShareGroupState(
+        super::delete_share_group_state_request::DeleteShareGroupStateRequest,
+    ),
+    /// A `ReadShareGroupStateSummaryRequest`.
+    ReadShareGroupStateSummary(
+        super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest,
+    ),
     /// A `StreamsGroupHeartbeatRequest`.
     StreamsGroupHeartbeat(
         super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
@@ -335,6 +1595,26 @@ pub enum Request {
     /// A `StreamsGroupDescribeRequest`.
     StreamsGroupDescribe(
         super::streams_group_describe_request::StreamsGroupDescribeRequest,
+    ),
+    /// A `DescribeShareGroupOffsetsRequest`.
+    DescribeShareGroupOffsets(
+        super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest,
+    ),
+    /// A `AlterShareGroupOffsetsRequest`.
+    AlterShareGroupOffsets(
+        super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest,
+    ),
+    /// A `DeleteShareGroupOffsetsRequest`.
+    DeleteShareGroupOffsets(
+        super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest,
+    ),
+    /// A `StreamsGroupTopologyDescriptionUpdateRequest`.
+    StreamsGroupTopologyDescriptionUpdate(
+        super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest,
+    ),
+    /// A `UnregisterControllerRequest`.
+    UnregisterController(
+        super::unregister_controller_request::UnregisterControllerRequest,
     ),
 }
 impl Request {
@@ -345,17 +1625,103 @@ impl Request {
             Request::Fetch(_) => ApiKey::Fetch,
             Request::ListOffsets(_) => ApiKey::ListOffsets,
             Request::Metadata(_) => ApiKey::Metadata,
+            Request::LeaderAndIsr(_) => ApiKey::LeaderAndIsr,
+            Request::StopReplica(_) => ApiKey::StopReplica,
+            Request::UpdateMetadata(_) => ApiKey::UpdateMetadata,
+            Request::ControlledShutdown(_) => ApiKey::ControlledShutdown,
             Request::OffsetCommit(_) => ApiKey::OffsetCommit,
             Request::OffsetFetch(_) => ApiKey::OffsetFetch,
             Request::FindCoordinator(_) => ApiKey::FindCoordinator,
+            Request::JoinGroup(_) => ApiKey::JoinGroup,
+            Request::Heartbeat(_) => ApiKey::Heartbeat,
+            Request::LeaveGroup(_) => ApiKey::LeaveGroup,
+            Request::SyncGroup(_) => ApiKey::SyncGroup,
             Request::DescribeGroups(_) => ApiKey::DescribeGroups,
             Request::ListGroups(_) => ApiKey::ListGroups,
+            Request::SaslHandshake(_) => ApiKey::SaslHandshake,
             Request::ApiVersions(_) => ApiKey::ApiVersions,
             Request::CreateTopics(_) => ApiKey::CreateTopics,
+            Request::DeleteTopics(_) => ApiKey::DeleteTopics,
+            Request::DeleteRecords(_) => ApiKey::DeleteRecords,
+            Request::InitProducerId(_) => ApiKey::InitProducerId,
+            Request::OffsetForLeaderEpoch(_) => ApiKey::OffsetForLeaderEpoch,
+            Request::AddPartitionsToTxn(_) => ApiKey::AddPartitionsToTxn,
+            Request::AddOffsetsToTxn(_) => ApiKey::AddOffsetsToTxn,
+            Request::EndTxn(_) => ApiKey::EndTxn,
+            Request::WriteTxnMarkers(_) => ApiKey::WriteTxnMarkers,
+            Request::TxnOffsetCommit(_) => ApiKey::TxnOffsetCommit,
+            Request::DescribeAcls(_) => ApiKey::DescribeAcls,
+            Request::CreateAcls(_) => ApiKey::CreateAcls,
+            Request::DeleteAcls(_) => ApiKey::DeleteAcls,
+            Request::DescribeConfigs(_) => ApiKey::DescribeConfigs,
+            Request::AlterConfigs(_) => ApiKey::AlterConfigs,
+            Request::AlterReplicaLogDirs(_) => ApiKey::AlterReplicaLogDirs,
+            Request::DescribeLogDirs(_) => ApiKey::DescribeLogDirs,
+            Request::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
+            Request::CreatePartitions(_) => ApiKey::CreatePartitions,
+            Request::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
+            Request::RenewDelegationToken(_) => ApiKey::RenewDelegationToken,
+            Request::ExpireDelegationToken(_) => ApiKey::ExpireDelegationToken,
+            Request::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
+            Request::DeleteGroups(_) => ApiKey::DeleteGroups,
+            Request::ElectLeaders(_) => ApiKey::ElectLeaders,
+            Request::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            Request::AlterPartitionReassignments(_) => {
+                ApiKey::AlterPartitionReassignments
+            }
+            Request::ListPartitionReassignments(_) => ApiKey::ListPartitionReassignments,
+            Request::OffsetDelete(_) => ApiKey::OffsetDelete,
+            Request::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
+            Request::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
+            Request::DescribeUserScramCredentials(_) => {
+                ApiKey::DescribeUserScramCredentials
+            }
+            Request::AlterUserScramCredentials(_) => ApiKey::AlterUserScramCredentials,
+            Request::Vote(_) => ApiKey::Vote,
+            Request::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
+            Request::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
+            Request::DescribeQuorum(_) => ApiKey::DescribeQuorum,
+            Request::AlterPartition(_) => ApiKey::AlterPartition,
+            Request::UpdateFeatures(_) => ApiKey::UpdateFeatures,
+            Request::Envelope(_) => ApiKey::Envelope,
+            Request::FetchSnapshot(_) => ApiKey::FetchSnapshot,
+            Request::DescribeCluster(_) => ApiKey::DescribeCluster,
+            Request::DescribeProducers(_) => ApiKey::DescribeProducers,
+            Request::BrokerRegistration(_) => ApiKey::BrokerRegistration,
+            Request::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
+            Request::UnregisterBroker(_) => ApiKey::UnregisterBroker,
+            Request::DescribeTransactions(_) => ApiKey::DescribeTransactions,
+            Request::ListTransactions(_) => ApiKey::ListTransactions,
+            Request::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             Request::ConsumerGroupHeartbeat(_) => ApiKey::ConsumerGroupHeartbeat,
             Request::ConsumerGroupDescribe(_) => ApiKey::ConsumerGroupDescribe,
+            Request::ControllerRegistration(_) => ApiKey::ControllerRegistration,
+            Request::GetTelemetrySubscriptions(_) => ApiKey::GetTelemetrySubscriptions,
+            Request::PushTelemetry(_) => ApiKey::PushTelemetry,
+            Request::AssignReplicasToDirs(_) => ApiKey::AssignReplicasToDirs,
+            Request::ListConfigResources(_) => ApiKey::ListConfigResources,
+            Request::DescribeTopicPartitions(_) => ApiKey::DescribeTopicPartitions,
+            Request::ShareGroupHeartbeat(_) => ApiKey::ShareGroupHeartbeat,
+            Request::ShareGroupDescribe(_) => ApiKey::ShareGroupDescribe,
+            Request::ShareFetch(_) => ApiKey::ShareFetch,
+            Request::ShareAcknowledge(_) => ApiKey::ShareAcknowledge,
+            Request::AddRaftVoter(_) => ApiKey::AddRaftVoter,
+            Request::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
+            Request::UpdateRaftVoter(_) => ApiKey::UpdateRaftVoter,
+            Request::InitializeShareGroupState(_) => ApiKey::InitializeShareGroupState,
+            Request::ReadShareGroupState(_) => ApiKey::ReadShareGroupState,
+            Request::WriteShareGroupState(_) => ApiKey::WriteShareGroupState,
+            Request::DeleteShareGroupState(_) => ApiKey::DeleteShareGroupState,
+            Request::ReadShareGroupStateSummary(_) => ApiKey::ReadShareGroupStateSummary,
             Request::StreamsGroupHeartbeat(_) => ApiKey::StreamsGroupHeartbeat,
             Request::StreamsGroupDescribe(_) => ApiKey::StreamsGroupDescribe,
+            Request::DescribeShareGroupOffsets(_) => ApiKey::DescribeShareGroupOffsets,
+            Request::AlterShareGroupOffsets(_) => ApiKey::AlterShareGroupOffsets,
+            Request::DeleteShareGroupOffsets(_) => ApiKey::DeleteShareGroupOffsets,
+            Request::StreamsGroupTopologyDescriptionUpdate(_) => {
+                ApiKey::StreamsGroupTopologyDescriptionUpdate
+            }
+            Request::UnregisterController(_) => ApiKey::UnregisterController,
         }
     }
     /// Decodes the body of `api_key` at `version` from `r`.
@@ -401,6 +1767,38 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::LeaderAndIsr => {
+                    Request::LeaderAndIsr(
+                        <super::leader_and_isr_request::LeaderAndIsrRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StopReplica => {
+                    Request::StopReplica(
+                        <super::stop_replica_request::StopReplicaRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateMetadata => {
+                    Request::UpdateMetadata(
+                        <super::update_metadata_request::UpdateMetadataRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControlledShutdown => {
+                    Request::ControlledShutdown(
+                        <super::controlled_shutdown_request::ControlledShutdownRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::OffsetCommit => {
                     Request::OffsetCommit(
                         <super::offset_commit_request::OffsetCommitRequest as rt::Decode>::decode(
@@ -425,6 +1823,38 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::JoinGroup => {
+                    Request::JoinGroup(
+                        <super::join_group_request::JoinGroupRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Heartbeat => {
+                    Request::Heartbeat(
+                        <super::heartbeat_request::HeartbeatRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::LeaveGroup => {
+                    Request::LeaveGroup(
+                        <super::leave_group_request::LeaveGroupRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SyncGroup => {
+                    Request::SyncGroup(
+                        <super::sync_group_request::SyncGroupRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::DescribeGroups => {
                     Request::DescribeGroups(
                         <super::describe_groups_request::DescribeGroupsRequest as rt::Decode>::decode(
@@ -436,6 +1866,14 @@ impl Request {
                 ApiKey::ListGroups => {
                     Request::ListGroups(
                         <super::list_groups_request::ListGroupsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslHandshake => {
+                    Request::SaslHandshake(
+                        <super::sasl_handshake_request::SaslHandshakeRequest as rt::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -457,6 +1895,390 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::DeleteTopics => {
+                    Request::DeleteTopics(
+                        <super::delete_topics_request::DeleteTopicsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteRecords => {
+                    Request::DeleteRecords(
+                        <super::delete_records_request::DeleteRecordsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitProducerId => {
+                    Request::InitProducerId(
+                        <super::init_producer_id_request::InitProducerIdRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetForLeaderEpoch => {
+                    Request::OffsetForLeaderEpoch(
+                        <super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddPartitionsToTxn => {
+                    Request::AddPartitionsToTxn(
+                        <super::add_partitions_to_txn_request::AddPartitionsToTxnRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddOffsetsToTxn => {
+                    Request::AddOffsetsToTxn(
+                        <super::add_offsets_to_txn_request::AddOffsetsToTxnRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndTxn => {
+                    Request::EndTxn(
+                        <super::end_txn_request::EndTxnRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteTxnMarkers => {
+                    Request::WriteTxnMarkers(
+                        <super::write_txn_markers_request::WriteTxnMarkersRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::TxnOffsetCommit => {
+                    Request::TxnOffsetCommit(
+                        <super::txn_offset_commit_request::TxnOffsetCommitRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeAcls => {
+                    Request::DescribeAcls(
+                        <super::describe_acls_request::DescribeAclsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateAcls => {
+                    Request::CreateAcls(
+                        <super::create_acls_request::CreateAclsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteAcls => {
+                    Request::DeleteAcls(
+                        <super::delete_acls_request::DeleteAclsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeConfigs => {
+                    Request::DescribeConfigs(
+                        <super::describe_configs_request::DescribeConfigsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterConfigs => {
+                    Request::AlterConfigs(
+                        <super::alter_configs_request::AlterConfigsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterReplicaLogDirs => {
+                    Request::AlterReplicaLogDirs(
+                        <super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeLogDirs => {
+                    Request::DescribeLogDirs(
+                        <super::describe_log_dirs_request::DescribeLogDirsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslAuthenticate => {
+                    Request::SaslAuthenticate(
+                        <super::sasl_authenticate_request::SaslAuthenticateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreatePartitions => {
+                    Request::CreatePartitions(
+                        <super::create_partitions_request::CreatePartitionsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateDelegationToken => {
+                    Request::CreateDelegationToken(
+                        <super::create_delegation_token_request::CreateDelegationTokenRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RenewDelegationToken => {
+                    Request::RenewDelegationToken(
+                        <super::renew_delegation_token_request::RenewDelegationTokenRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ExpireDelegationToken => {
+                    Request::ExpireDelegationToken(
+                        <super::expire_delegation_token_request::ExpireDelegationTokenRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeDelegationToken => {
+                    Request::DescribeDelegationToken(
+                        <super::describe_delegation_token_request::DescribeDelegationTokenRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteGroups => {
+                    Request::DeleteGroups(
+                        <super::delete_groups_request::DeleteGroupsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ElectLeaders => {
+                    Request::ElectLeaders(
+                        <super::elect_leaders_request::ElectLeadersRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::IncrementalAlterConfigs => {
+                    Request::IncrementalAlterConfigs(
+                        <super::incremental_alter_configs_request::IncrementalAlterConfigsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartitionReassignments => {
+                    Request::AlterPartitionReassignments(
+                        <super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListPartitionReassignments => {
+                    Request::ListPartitionReassignments(
+                        <super::list_partition_reassignments_request::ListPartitionReassignmentsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetDelete => {
+                    Request::OffsetDelete(
+                        <super::offset_delete_request::OffsetDeleteRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeClientQuotas => {
+                    Request::DescribeClientQuotas(
+                        <super::describe_client_quotas_request::DescribeClientQuotasRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterClientQuotas => {
+                    Request::AlterClientQuotas(
+                        <super::alter_client_quotas_request::AlterClientQuotasRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeUserScramCredentials => {
+                    Request::DescribeUserScramCredentials(
+                        <super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterUserScramCredentials => {
+                    Request::AlterUserScramCredentials(
+                        <super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Vote => {
+                    Request::Vote(
+                        <super::vote_request::VoteRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BeginQuorumEpoch => {
+                    Request::BeginQuorumEpoch(
+                        <super::begin_quorum_epoch_request::BeginQuorumEpochRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndQuorumEpoch => {
+                    Request::EndQuorumEpoch(
+                        <super::end_quorum_epoch_request::EndQuorumEpochRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeQuorum => {
+                    Request::DescribeQuorum(
+                        <super::describe_quorum_request::DescribeQuorumRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartition => {
+                    Request::AlterPartition(
+                        <super::alter_partition_request::AlterPartitionRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateFeatures => {
+                    Request::UpdateFeatures(
+                        <super::update_features_request::UpdateFeaturesRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Envelope => {
+                    Request::Envelope(
+                        <super::envelope_request::EnvelopeRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FetchSnapshot => {
+                    Request::FetchSnapshot(
+                        <super::fetch_snapshot_request::FetchSnapshotRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeCluster => {
+                    Request::DescribeCluster(
+                        <super::describe_cluster_request::DescribeClusterRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeProducers => {
+                    Request::DescribeProducers(
+                        <super::describe_producers_request::DescribeProducersRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerRegistration => {
+                    Request::BrokerRegistration(
+                        <super::broker_registration_request::BrokerRegistrationRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerHeartbeat => {
+                    Request::BrokerHeartbeat(
+                        <super::broker_heartbeat_request::BrokerHeartbeatRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterBroker => {
+                    Request::UnregisterBroker(
+                        <super::unregister_broker_request::UnregisterBrokerRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTransactions => {
+                    Request::DescribeTransactions(
+                        <super::describe_transactions_request::DescribeTransactionsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListTransactions => {
+                    Request::ListTransactions(
+                        <super::list_transactions_request::ListTransactionsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AllocateProducerIds => {
+                    Request::AllocateProducerIds(
+                        <super::allocate_producer_ids_request::AllocateProducerIdsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ConsumerGroupHeartbeat => {
                     Request::ConsumerGroupHeartbeat(
                         <super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as rt::Decode>::decode(
@@ -468,6 +2290,150 @@ impl Request {
                 ApiKey::ConsumerGroupDescribe => {
                     Request::ConsumerGroupDescribe(
                         <super::consumer_group_describe_request::ConsumerGroupDescribeRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControllerRegistration => {
+                    Request::ControllerRegistration(
+                        <super::controller_registration_request::ControllerRegistrationRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::GetTelemetrySubscriptions => {
+                    Request::GetTelemetrySubscriptions(
+                        <super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::PushTelemetry => {
+                    Request::PushTelemetry(
+                        <super::push_telemetry_request::PushTelemetryRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AssignReplicasToDirs => {
+                    Request::AssignReplicasToDirs(
+                        <super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListConfigResources => {
+                    Request::ListConfigResources(
+                        <super::list_config_resources_request::ListConfigResourcesRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTopicPartitions => {
+                    Request::DescribeTopicPartitions(
+                        <super::describe_topic_partitions_request::DescribeTopicPartitionsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupHeartbeat => {
+                    Request::ShareGroupHeartbeat(
+                        <super::share_group_heartbeat_request::ShareGroupHeartbeatRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupDescribe => {
+                    Request::ShareGroupDescribe(
+                        <super::share_group_describe_request::ShareGroupDescribeRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareFetch => {
+                    Request::ShareFetch(
+                        <super::share_fetch_request::ShareFetchRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareAcknowledge => {
+                    Request::ShareAcknowledge(
+                        <super::share_acknowledge_request::ShareAcknowledgeRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddRaftVoter => {
+                    Request::AddRaftVoter(
+                        <super::add_raft_voter_request::AddRaftVoterRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RemoveRaftVoter => {
+                    Request::RemoveRaftVoter(
+                        <super::remove_raft_voter_request::RemoveRaftVoterRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateRaftVoter => {
+                    Request::UpdateRaftVoter(
+                        <super::update_raft_voter_request::UpdateRaftVoterRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitializeShareGroupState => {
+                    Request::InitializeShareGroupState(
+                        <super::initialize_share_group_state_request::InitializeShareGroupStateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupState => {
+                    Request::ReadShareGroupState(
+                        <super::read_share_group_state_request::ReadShareGroupStateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteShareGroupState => {
+                    Request::WriteShareGroupState(
+                        <super::write_share_group_state_request::WriteShareGroupStateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupState => {
+                    Request::DeleteShareGroupState(
+                        <super::delete_share_group_state_request::DeleteShareGroupStateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupStateSummary => {
+                    Request::ReadShareGroupStateSummary(
+                        <super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as rt::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -489,6 +2455,46 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::DescribeShareGroupOffsets => {
+                    Request::DescribeShareGroupOffsets(
+                        <super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterShareGroupOffsets => {
+                    Request::AlterShareGroupOffsets(
+                        <super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupOffsets => {
+                    Request::DeleteShareGroupOffsets(
+                        <super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                    Request::StreamsGroupTopologyDescriptionUpdate(
+                        <super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterController => {
+                    Request::UnregisterController(
+                        <super::unregister_controller_request::UnregisterControllerRequest as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
             },
         )
     }
@@ -504,17 +2510,115 @@ impl rt::Encode for Request {
             Request::Fetch(m) => rt::Encode::encode_raw(m, w, version),
             Request::ListOffsets(m) => rt::Encode::encode_raw(m, w, version),
             Request::Metadata(m) => rt::Encode::encode_raw(m, w, version),
+            Request::LeaderAndIsr(m) => rt::Encode::encode_raw(m, w, version),
+            Request::StopReplica(m) => rt::Encode::encode_raw(m, w, version),
+            Request::UpdateMetadata(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ControlledShutdown(m) => rt::Encode::encode_raw(m, w, version),
             Request::OffsetCommit(m) => rt::Encode::encode_raw(m, w, version),
             Request::OffsetFetch(m) => rt::Encode::encode_raw(m, w, version),
             Request::FindCoordinator(m) => rt::Encode::encode_raw(m, w, version),
+            Request::JoinGroup(m) => rt::Encode::encode_raw(m, w, version),
+            Request::Heartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Request::LeaveGroup(m) => rt::Encode::encode_raw(m, w, version),
+            Request::SyncGroup(m) => rt::Encode::encode_raw(m, w, version),
             Request::DescribeGroups(m) => rt::Encode::encode_raw(m, w, version),
             Request::ListGroups(m) => rt::Encode::encode_raw(m, w, version),
+            Request::SaslHandshake(m) => rt::Encode::encode_raw(m, w, version),
             Request::ApiVersions(m) => rt::Encode::encode_raw(m, w, version),
             Request::CreateTopics(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteTopics(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteRecords(m) => rt::Encode::encode_raw(m, w, version),
+            Request::InitProducerId(m) => rt::Encode::encode_raw(m, w, version),
+            Request::OffsetForLeaderEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AddPartitionsToTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AddOffsetsToTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Request::EndTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Request::WriteTxnMarkers(m) => rt::Encode::encode_raw(m, w, version),
+            Request::TxnOffsetCommit(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Request::CreateAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AlterConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AlterReplicaLogDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeLogDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::SaslAuthenticate(m) => rt::Encode::encode_raw(m, w, version),
+            Request::CreatePartitions(m) => rt::Encode::encode_raw(m, w, version),
+            Request::CreateDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Request::RenewDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ExpireDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteGroups(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ElectLeaders(m) => rt::Encode::encode_raw(m, w, version),
+            Request::IncrementalAlterConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AlterPartitionReassignments(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::ListPartitionReassignments(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::OffsetDelete(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeClientQuotas(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AlterClientQuotas(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeUserScramCredentials(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::AlterUserScramCredentials(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::Vote(m) => rt::Encode::encode_raw(m, w, version),
+            Request::BeginQuorumEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Request::EndQuorumEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeQuorum(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AlterPartition(m) => rt::Encode::encode_raw(m, w, version),
+            Request::UpdateFeatures(m) => rt::Encode::encode_raw(m, w, version),
+            Request::Envelope(m) => rt::Encode::encode_raw(m, w, version),
+            Request::FetchSnapshot(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeCluster(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeProducers(m) => rt::Encode::encode_raw(m, w, version),
+            Request::BrokerRegistration(m) => rt::Encode::encode_raw(m, w, version),
+            Request::BrokerHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Request::UnregisterBroker(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeTransactions(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ListTransactions(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AllocateProducerIds(m) => rt::Encode::encode_raw(m, w, version),
             Request::ConsumerGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
             Request::ConsumerGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ControllerRegistration(m) => rt::Encode::encode_raw(m, w, version),
+            Request::GetTelemetrySubscriptions(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::PushTelemetry(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AssignReplicasToDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ListConfigResources(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeTopicPartitions(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ShareGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ShareGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ShareFetch(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ShareAcknowledge(m) => rt::Encode::encode_raw(m, w, version),
+            Request::AddRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Request::RemoveRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Request::UpdateRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Request::InitializeShareGroupState(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::ReadShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Request::WriteShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Request::ReadShareGroupStateSummary(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
             Request::StreamsGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
             Request::StreamsGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DescribeShareGroupOffsets(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::AlterShareGroupOffsets(m) => rt::Encode::encode_raw(m, w, version),
+            Request::DeleteShareGroupOffsets(m) => rt::Encode::encode_raw(m, w, version),
+            Request::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Request::UnregisterController(m) => rt::Encode::encode_raw(m, w, version),
         }
     }
 }
@@ -538,6 +2642,29 @@ impl ::core::convert::From<super::metadata_request::MetadataRequest> for Request
         Request::Metadata(m)
     }
 }
+impl ::core::convert::From<super::leader_and_isr_request::LeaderAndIsrRequest>
+for Request {
+    fn from(m: super::leader_and_isr_request::LeaderAndIsrRequest) -> Self {
+        Request::LeaderAndIsr(m)
+    }
+}
+impl ::core::convert::From<super::stop_replica_request::StopReplicaRequest> for Request {
+    fn from(m: super::stop_replica_request::StopReplicaRequest) -> Self {
+        Request::StopReplica(m)
+    }
+}
+impl ::core::convert::From<super::update_metadata_request::UpdateMetadataRequest>
+for Request {
+    fn from(m: super::update_metadata_request::UpdateMetadataRequest) -> Self {
+        Request::UpdateMetadata(m)
+    }
+}
+impl ::core::convert::From<super::controlled_shutdown_request::ControlledShutdownRequest>
+for Request {
+    fn from(m: super::controlled_shutdown_request::ControlledShutdownRequest) -> Self {
+        Request::ControlledShutdown(m)
+    }
+}
 impl ::core::convert::From<super::offset_commit_request::OffsetCommitRequest>
 for Request {
     fn from(m: super::offset_commit_request::OffsetCommitRequest) -> Self {
@@ -555,6 +2682,26 @@ for Request {
         Request::FindCoordinator(m)
     }
 }
+impl ::core::convert::From<super::join_group_request::JoinGroupRequest> for Request {
+    fn from(m: super::join_group_request::JoinGroupRequest) -> Self {
+        Request::JoinGroup(m)
+    }
+}
+impl ::core::convert::From<super::heartbeat_request::HeartbeatRequest> for Request {
+    fn from(m: super::heartbeat_request::HeartbeatRequest) -> Self {
+        Request::Heartbeat(m)
+    }
+}
+impl ::core::convert::From<super::leave_group_request::LeaveGroupRequest> for Request {
+    fn from(m: super::leave_group_request::LeaveGroupRequest) -> Self {
+        Request::LeaveGroup(m)
+    }
+}
+impl ::core::convert::From<super::sync_group_request::SyncGroupRequest> for Request {
+    fn from(m: super::sync_group_request::SyncGroupRequest) -> Self {
+        Request::SyncGroup(m)
+    }
+}
 impl ::core::convert::From<super::describe_groups_request::DescribeGroupsRequest>
 for Request {
     fn from(m: super::describe_groups_request::DescribeGroupsRequest) -> Self {
@@ -566,6 +2713,12 @@ impl ::core::convert::From<super::list_groups_request::ListGroupsRequest> for Re
         Request::ListGroups(m)
     }
 }
+impl ::core::convert::From<super::sasl_handshake_request::SaslHandshakeRequest>
+for Request {
+    fn from(m: super::sasl_handshake_request::SaslHandshakeRequest) -> Self {
+        Request::SaslHandshake(m)
+    }
+}
 impl ::core::convert::From<super::api_versions_request::ApiVersionsRequest> for Request {
     fn from(m: super::api_versions_request::ApiVersionsRequest) -> Self {
         Request::ApiVersions(m)
@@ -575,6 +2728,332 @@ impl ::core::convert::From<super::create_topics_request::CreateTopicsRequest>
 for Request {
     fn from(m: super::create_topics_request::CreateTopicsRequest) -> Self {
         Request::CreateTopics(m)
+    }
+}
+impl ::core::convert::From<super::delete_topics_request::DeleteTopicsRequest>
+for Request {
+    fn from(m: super::delete_topics_request::DeleteTopicsRequest) -> Self {
+        Request::DeleteTopics(m)
+    }
+}
+impl ::core::convert::From<super::delete_records_request::DeleteRecordsRequest>
+for Request {
+    fn from(m: super::delete_records_request::DeleteRecordsRequest) -> Self {
+        Request::DeleteRecords(m)
+    }
+}
+impl ::core::convert::From<super::init_producer_id_request::InitProducerIdRequest>
+for Request {
+    fn from(m: super::init_producer_id_request::InitProducerIdRequest) -> Self {
+        Request::InitProducerId(m)
+    }
+}
+impl ::core::convert::From<
+    super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest,
+> for Request {
+    fn from(
+        m: super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest,
+    ) -> Self {
+        Request::OffsetForLeaderEpoch(m)
+    }
+}
+impl ::core::convert::From<
+    super::add_partitions_to_txn_request::AddPartitionsToTxnRequest,
+> for Request {
+    fn from(m: super::add_partitions_to_txn_request::AddPartitionsToTxnRequest) -> Self {
+        Request::AddPartitionsToTxn(m)
+    }
+}
+impl ::core::convert::From<super::add_offsets_to_txn_request::AddOffsetsToTxnRequest>
+for Request {
+    fn from(m: super::add_offsets_to_txn_request::AddOffsetsToTxnRequest) -> Self {
+        Request::AddOffsetsToTxn(m)
+    }
+}
+impl ::core::convert::From<super::end_txn_request::EndTxnRequest> for Request {
+    fn from(m: super::end_txn_request::EndTxnRequest) -> Self {
+        Request::EndTxn(m)
+    }
+}
+impl ::core::convert::From<super::write_txn_markers_request::WriteTxnMarkersRequest>
+for Request {
+    fn from(m: super::write_txn_markers_request::WriteTxnMarkersRequest) -> Self {
+        Request::WriteTxnMarkers(m)
+    }
+}
+impl ::core::convert::From<super::txn_offset_commit_request::TxnOffsetCommitRequest>
+for Request {
+    fn from(m: super::txn_offset_commit_request::TxnOffsetCommitRequest) -> Self {
+        Request::TxnOffsetCommit(m)
+    }
+}
+impl ::core::convert::From<super::describe_acls_request::DescribeAclsRequest>
+for Request {
+    fn from(m: super::describe_acls_request::DescribeAclsRequest) -> Self {
+        Request::DescribeAcls(m)
+    }
+}
+impl ::core::convert::From<super::create_acls_request::CreateAclsRequest> for Request {
+    fn from(m: super::create_acls_request::CreateAclsRequest) -> Self {
+        Request::CreateAcls(m)
+    }
+}
+impl ::core::convert::From<super::delete_acls_request::DeleteAclsRequest> for Request {
+    fn from(m: super::delete_acls_request::DeleteAclsRequest) -> Self {
+        Request::DeleteAcls(m)
+    }
+}
+impl ::core::convert::From<super::describe_configs_request::DescribeConfigsRequest>
+for Request {
+    fn from(m: super::describe_configs_request::DescribeConfigsRequest) -> Self {
+        Request::DescribeConfigs(m)
+    }
+}
+impl ::core::convert::From<super::alter_configs_request::AlterConfigsRequest>
+for Request {
+    fn from(m: super::alter_configs_request::AlterConfigsRequest) -> Self {
+        Request::AlterConfigs(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest,
+> for Request {
+    fn from(
+        m: super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest,
+    ) -> Self {
+        Request::AlterReplicaLogDirs(m)
+    }
+}
+impl ::core::convert::From<super::describe_log_dirs_request::DescribeLogDirsRequest>
+for Request {
+    fn from(m: super::describe_log_dirs_request::DescribeLogDirsRequest) -> Self {
+        Request::DescribeLogDirs(m)
+    }
+}
+impl ::core::convert::From<super::sasl_authenticate_request::SaslAuthenticateRequest>
+for Request {
+    fn from(m: super::sasl_authenticate_request::SaslAuthenticateRequest) -> Self {
+        Request::SaslAuthenticate(m)
+    }
+}
+impl ::core::convert::From<super::create_partitions_request::CreatePartitionsRequest>
+for Request {
+    fn from(m: super::create_partitions_request::CreatePartitionsRequest) -> Self {
+        Request::CreatePartitions(m)
+    }
+}
+impl ::core::convert::From<
+    super::create_delegation_token_request::CreateDelegationTokenRequest,
+> for Request {
+    fn from(
+        m: super::create_delegation_token_request::CreateDelegationTokenRequest,
+    ) -> Self {
+        Request::CreateDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::renew_delegation_token_request::RenewDelegationTokenRequest,
+> for Request {
+    fn from(
+        m: super::renew_delegation_token_request::RenewDelegationTokenRequest,
+    ) -> Self {
+        Request::RenewDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::expire_delegation_token_request::ExpireDelegationTokenRequest,
+> for Request {
+    fn from(
+        m: super::expire_delegation_token_request::ExpireDelegationTokenRequest,
+    ) -> Self {
+        Request::ExpireDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_delegation_token_request::DescribeDelegationTokenRequest,
+> for Request {
+    fn from(
+        m: super::describe_delegation_token_request::DescribeDelegationTokenRequest,
+    ) -> Self {
+        Request::DescribeDelegationToken(m)
+    }
+}
+impl ::core::convert::From<super::delete_groups_request::DeleteGroupsRequest>
+for Request {
+    fn from(m: super::delete_groups_request::DeleteGroupsRequest) -> Self {
+        Request::DeleteGroups(m)
+    }
+}
+impl ::core::convert::From<super::elect_leaders_request::ElectLeadersRequest>
+for Request {
+    fn from(m: super::elect_leaders_request::ElectLeadersRequest) -> Self {
+        Request::ElectLeaders(m)
+    }
+}
+impl ::core::convert::From<
+    super::incremental_alter_configs_request::IncrementalAlterConfigsRequest,
+> for Request {
+    fn from(
+        m: super::incremental_alter_configs_request::IncrementalAlterConfigsRequest,
+    ) -> Self {
+        Request::IncrementalAlterConfigs(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest,
+> for Request {
+    fn from(
+        m: super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest,
+    ) -> Self {
+        Request::AlterPartitionReassignments(m)
+    }
+}
+impl ::core::convert::From<
+    super::list_partition_reassignments_request::ListPartitionReassignmentsRequest,
+> for Request {
+    fn from(
+        m: super::list_partition_reassignments_request::ListPartitionReassignmentsRequest,
+    ) -> Self {
+        Request::ListPartitionReassignments(m)
+    }
+}
+impl ::core::convert::From<super::offset_delete_request::OffsetDeleteRequest>
+for Request {
+    fn from(m: super::offset_delete_request::OffsetDeleteRequest) -> Self {
+        Request::OffsetDelete(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_client_quotas_request::DescribeClientQuotasRequest,
+> for Request {
+    fn from(
+        m: super::describe_client_quotas_request::DescribeClientQuotasRequest,
+    ) -> Self {
+        Request::DescribeClientQuotas(m)
+    }
+}
+impl ::core::convert::From<super::alter_client_quotas_request::AlterClientQuotasRequest>
+for Request {
+    fn from(m: super::alter_client_quotas_request::AlterClientQuotasRequest) -> Self {
+        Request::AlterClientQuotas(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest,
+> for Request {
+    fn from(
+        m: super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest,
+    ) -> Self {
+        Request::DescribeUserScramCredentials(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest,
+> for Request {
+    fn from(
+        m: super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest,
+    ) -> Self {
+        Request::AlterUserScramCredentials(m)
+    }
+}
+impl ::core::convert::From<super::vote_request::VoteRequest> for Request {
+    fn from(m: super::vote_request::VoteRequest) -> Self {
+        Request::Vote(m)
+    }
+}
+impl ::core::convert::From<super::begin_quorum_epoch_request::BeginQuorumEpochRequest>
+for Request {
+    fn from(m: super::begin_quorum_epoch_request::BeginQuorumEpochRequest) -> Self {
+        Request::BeginQuorumEpoch(m)
+    }
+}
+impl ::core::convert::From<super::end_quorum_epoch_request::EndQuorumEpochRequest>
+for Request {
+    fn from(m: super::end_quorum_epoch_request::EndQuorumEpochRequest) -> Self {
+        Request::EndQuorumEpoch(m)
+    }
+}
+impl ::core::convert::From<super::describe_quorum_request::DescribeQuorumRequest>
+for Request {
+    fn from(m: super::describe_quorum_request::DescribeQuorumRequest) -> Self {
+        Request::DescribeQuorum(m)
+    }
+}
+impl ::core::convert::From<super::alter_partition_request::AlterPartitionRequest>
+for Request {
+    fn from(m: super::alter_partition_request::AlterPartitionRequest) -> Self {
+        Request::AlterPartition(m)
+    }
+}
+impl ::core::convert::From<super::update_features_request::UpdateFeaturesRequest>
+for Request {
+    fn from(m: super::update_features_request::UpdateFeaturesRequest) -> Self {
+        Request::UpdateFeatures(m)
+    }
+}
+impl ::core::convert::From<super::envelope_request::EnvelopeRequest> for Request {
+    fn from(m: super::envelope_request::EnvelopeRequest) -> Self {
+        Request::Envelope(m)
+    }
+}
+impl ::core::convert::From<super::fetch_snapshot_request::FetchSnapshotRequest>
+for Request {
+    fn from(m: super::fetch_snapshot_request::FetchSnapshotRequest) -> Self {
+        Request::FetchSnapshot(m)
+    }
+}
+impl ::core::convert::From<super::describe_cluster_request::DescribeClusterRequest>
+for Request {
+    fn from(m: super::describe_cluster_request::DescribeClusterRequest) -> Self {
+        Request::DescribeCluster(m)
+    }
+}
+impl ::core::convert::From<super::describe_producers_request::DescribeProducersRequest>
+for Request {
+    fn from(m: super::describe_producers_request::DescribeProducersRequest) -> Self {
+        Request::DescribeProducers(m)
+    }
+}
+impl ::core::convert::From<super::broker_registration_request::BrokerRegistrationRequest>
+for Request {
+    fn from(m: super::broker_registration_request::BrokerRegistrationRequest) -> Self {
+        Request::BrokerRegistration(m)
+    }
+}
+impl ::core::convert::From<super::broker_heartbeat_request::BrokerHeartbeatRequest>
+for Request {
+    fn from(m: super::broker_heartbeat_request::BrokerHeartbeatRequest) -> Self {
+        Request::BrokerHeartbeat(m)
+    }
+}
+impl ::core::convert::From<super::unregister_broker_request::UnregisterBrokerRequest>
+for Request {
+    fn from(m: super::unregister_broker_request::UnregisterBrokerRequest) -> Self {
+        Request::UnregisterBroker(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_transactions_request::DescribeTransactionsRequest,
+> for Request {
+    fn from(
+        m: super::describe_transactions_request::DescribeTransactionsRequest,
+    ) -> Self {
+        Request::DescribeTransactions(m)
+    }
+}
+impl ::core::convert::From<super::list_transactions_request::ListTransactionsRequest>
+for Request {
+    fn from(m: super::list_transactions_request::ListTransactionsRequest) -> Self {
+        Request::ListTransactions(m)
+    }
+}
+impl ::core::convert::From<
+    super::allocate_producer_ids_request::AllocateProducerIdsRequest,
+> for Request {
+    fn from(
+        m: super::allocate_producer_ids_request::AllocateProducerIdsRequest,
+    ) -> Self {
+        Request::AllocateProducerIds(m)
     }
 }
 impl ::core::convert::From<
@@ -596,6 +3075,147 @@ impl ::core::convert::From<
     }
 }
 impl ::core::convert::From<
+    super::controller_registration_request::ControllerRegistrationRequest,
+> for Request {
+    fn from(
+        m: super::controller_registration_request::ControllerRegistrationRequest,
+    ) -> Self {
+        Request::ControllerRegistration(m)
+    }
+}
+impl ::core::convert::From<
+    super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
+> for Request {
+    fn from(
+        m: super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest,
+    ) -> Self {
+        Request::GetTelemetrySubscriptions(m)
+    }
+}
+impl ::core::convert::From<super::push_telemetry_request::PushTelemetryRequest>
+for Request {
+    fn from(m: super::push_telemetry_request::PushTelemetryRequest) -> Self {
+        Request::PushTelemetry(m)
+    }
+}
+impl ::core::convert::From<
+    super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest,
+> for Request {
+    fn from(
+        m: super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest,
+    ) -> Self {
+        Request::AssignReplicasToDirs(m)
+    }
+}
+impl ::core::convert::From<
+    super::list_config_resources_request::ListConfigResourcesRequest,
+> for Request {
+    fn from(
+        m: super::list_config_resources_request::ListConfigResourcesRequest,
+    ) -> Self {
+        Request::ListConfigResources(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_topic_partitions_request::DescribeTopicPartitionsRequest,
+> for Request {
+    fn from(
+        m: super::describe_topic_partitions_request::DescribeTopicPartitionsRequest,
+    ) -> Self {
+        Request::DescribeTopicPartitions(m)
+    }
+}
+impl ::core::convert::From<
+    super::share_group_heartbeat_request::ShareGroupHeartbeatRequest,
+> for Request {
+    fn from(
+        m: super::share_group_heartbeat_request::ShareGroupHeartbeatRequest,
+    ) -> Self {
+        Request::ShareGroupHeartbeat(m)
+    }
+}
+impl ::core::convert::From<
+    super::share_group_describe_request::ShareGroupDescribeRequest,
+> for Request {
+    fn from(m: super::share_group_describe_request::ShareGroupDescribeRequest) -> Self {
+        Request::ShareGroupDescribe(m)
+    }
+}
+impl ::core::convert::From<super::share_fetch_request::ShareFetchRequest> for Request {
+    fn from(m: super::share_fetch_request::ShareFetchRequest) -> Self {
+        Request::ShareFetch(m)
+    }
+}
+impl ::core::convert::From<super::share_acknowledge_request::ShareAcknowledgeRequest>
+for Request {
+    fn from(m: super::share_acknowledge_request::ShareAcknowledgeRequest) -> Self {
+        Request::ShareAcknowledge(m)
+    }
+}
+impl ::core::convert::From<super::add_raft_voter_request::AddRaftVoterRequest>
+for Request {
+    fn from(m: super::add_raft_voter_request::AddRaftVoterRequest) -> Self {
+        Request::AddRaftVoter(m)
+    }
+}
+impl ::core::convert::From<super::remove_raft_voter_request::RemoveRaftVoterRequest>
+for Request {
+    fn from(m: super::remove_raft_voter_request::RemoveRaftVoterRequest) -> Self {
+        Request::RemoveRaftVoter(m)
+    }
+}
+impl ::core::convert::From<super::update_raft_voter_request::UpdateRaftVoterRequest>
+for Request {
+    fn from(m: super::update_raft_voter_request::UpdateRaftVoterRequest) -> Self {
+        Request::UpdateRaftVoter(m)
+    }
+}
+impl ::core::convert::From<
+    super::initialize_share_group_state_request::InitializeShareGroupStateRequest,
+> for Request {
+    fn from(
+        m: super::initialize_share_group_state_request::InitializeShareGroupStateRequest,
+    ) -> Self {
+        Request::InitializeShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::read_share_group_state_request::ReadShareGroupStateRequest,
+> for Request {
+    fn from(
+        m: super::read_share_group_state_request::ReadShareGroupStateRequest,
+    ) -> Self {
+        Request::ReadShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::write_share_group_state_request::WriteShareGroupStateRequest,
+> for Request {
+    fn from(
+        m: super::write_share_group_state_request::WriteShareGroupStateRequest,
+    ) -> Self {
+        Request::WriteShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::delete_share_group_state_request::DeleteShareGroupStateRequest,
+> for Request {
+    fn from(
+        m: super::delete_share_group_state_request::DeleteShareGroupStateRequest,
+    ) -> Self {
+        Request::DeleteShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest,
+> for Request {
+    fn from(
+        m: super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest,
+    ) -> Self {
+        Request::ReadShareGroupStateSummary(m)
+    }
+}
+impl ::core::convert::From<
     super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
 > for Request {
     fn from(
@@ -613,6 +3233,51 @@ impl ::core::convert::From<
         Request::StreamsGroupDescribe(m)
     }
 }
+impl ::core::convert::From<
+    super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest,
+> for Request {
+    fn from(
+        m: super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest,
+    ) -> Self {
+        Request::DescribeShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest,
+> for Request {
+    fn from(
+        m: super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest,
+    ) -> Self {
+        Request::AlterShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest,
+> for Request {
+    fn from(
+        m: super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest,
+    ) -> Self {
+        Request::DeleteShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest,
+> for Request {
+    fn from(
+        m: super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest,
+    ) -> Self {
+        Request::StreamsGroupTopologyDescriptionUpdate(m)
+    }
+}
+impl ::core::convert::From<
+    super::unregister_controller_request::UnregisterControllerRequest,
+> for Request {
+    fn from(
+        m: super::unregister_controller_request::UnregisterControllerRequest,
+    ) -> Self {
+        Request::UnregisterController(m)
+    }
+}
 /// Any response body of this spec set, tagged by API.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
@@ -624,20 +3289,164 @@ pub enum Response {
     ListOffsets(super::list_offsets_response::ListOffsetsResponse),
     /// A `MetadataResponse`.
     Metadata(super::metadata_response::MetadataResponse),
+    /// A `LeaderAndIsrResponse`.
+    LeaderAndIsr(super::leader_and_isr_response::LeaderAndIsrResponse),
+    /// A `StopReplicaResponse`.
+    StopReplica(super::stop_replica_response::StopReplicaResponse),
+    /// A `UpdateMetadataResponse`.
+    UpdateMetadata(super::update_metadata_response::UpdateMetadataResponse),
+    /// A `ControlledShutdownResponse`.
+    ControlledShutdown(super::controlled_shutdown_response::ControlledShutdownResponse),
     /// A `OffsetCommitResponse`.
     OffsetCommit(super::offset_commit_response::OffsetCommitResponse),
     /// A `OffsetFetchResponse`.
     OffsetFetch(super::offset_fetch_response::OffsetFetchResponse),
     /// A `FindCoordinatorResponse`.
     FindCoordinator(super::find_coordinator_response::FindCoordinatorResponse),
+    /// A `JoinGroupResponse`.
+    JoinGroup(super::join_group_response::JoinGroupResponse),
+    /// A `HeartbeatResponse`.
+    Heartbeat(super::heartbeat_response::HeartbeatResponse),
+    /// A `LeaveGroupResponse`.
+    LeaveGroup(super::leave_group_response::LeaveGroupResponse),
+    /// A `SyncGroupResponse`.
+    SyncGroup(super::sync_group_response::SyncGroupResponse),
     /// A `DescribeGroupsResponse`.
     DescribeGroups(super::describe_groups_response::DescribeGroupsResponse),
     /// A `ListGroupsResponse`.
     ListGroups(super::list_groups_response::ListGroupsResponse),
+    /// A `SaslHandshakeResponse`.
+    SaslHandshake(super::sasl_handshake_response::SaslHandshakeResponse),
     /// A `ApiVersionsResponse`.
     ApiVersions(super::api_versions_response::ApiVersionsResponse),
     /// A `CreateTopicsResponse`.
     CreateTopics(super::create_topics_response::CreateTopicsResponse),
+    /// A `DeleteTopicsResponse`.
+    DeleteTopics(super::delete_topics_response::DeleteTopicsResponse),
+    /// A `DeleteRecordsResponse`.
+    DeleteRecords(super::delete_records_response::DeleteRecordsResponse),
+    /// A `InitProducerIdResponse`.
+    InitProducerId(super::init_producer_id_response::InitProducerIdResponse),
+    /// A `OffsetForLeaderEpochResponse`.
+    OffsetForLeaderEpoch(
+        super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse,
+    ),
+    /// A `AddPartitionsToTxnResponse`.
+    AddPartitionsToTxn(
+        super::add_partitions_to_txn_response::AddPartitionsToTxnResponse,
+    ),
+    /// A `AddOffsetsToTxnResponse`.
+    AddOffsetsToTxn(super::add_offsets_to_txn_response::AddOffsetsToTxnResponse),
+    /// A `EndTxnResponse`.
+    EndTxn(super::end_txn_response::EndTxnResponse),
+    /// A `WriteTxnMarkersResponse`.
+    WriteTxnMarkers(super::write_txn_markers_response::WriteTxnMarkersResponse),
+    /// A `TxnOffsetCommitResponse`.
+    TxnOffsetCommit(super::txn_offset_commit_response::TxnOffsetCommitResponse),
+    /// A `DescribeAclsResponse`.
+    DescribeAcls(super::describe_acls_response::DescribeAclsResponse),
+    /// A `CreateAclsResponse`.
+    CreateAcls(super::create_acls_response::CreateAclsResponse),
+    /// A `DeleteAclsResponse`.
+    DeleteAcls(super::delete_acls_response::DeleteAclsResponse),
+    /// A `DescribeConfigsResponse`.
+    DescribeConfigs(super::describe_configs_response::DescribeConfigsResponse),
+    /// A `AlterConfigsResponse`.
+    AlterConfigs(super::alter_configs_response::AlterConfigsResponse),
+    /// A `AlterReplicaLogDirsResponse`.
+    AlterReplicaLogDirs(
+        super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse,
+    ),
+    /// A `DescribeLogDirsResponse`.
+    DescribeLogDirs(super::describe_log_dirs_response::DescribeLogDirsResponse),
+    /// A `SaslAuthenticateResponse`.
+    SaslAuthenticate(super::sasl_authenticate_response::SaslAuthenticateResponse),
+    /// A `CreatePartitionsResponse`.
+    CreatePartitions(super::create_partitions_response::CreatePartitionsResponse),
+    /// A `CreateDelegationTokenResponse`.
+    CreateDelegationToken(
+        super::create_delegation_token_response::CreateDelegationTokenResponse,
+    ),
+    /// A `RenewDelegationTokenResponse`.
+    RenewDelegationToken(
+        super::renew_delegation_token_response::RenewDelegationTokenResponse,
+    ),
+    /// A `ExpireDelegationTokenResponse`.
+    ExpireDelegationToken(
+        super::expire_delegation_token_response::ExpireDelegationTokenResponse,
+    ),
+    /// A `DescribeDelegationTokenResponse`.
+    DescribeDelegationToken(
+        super::describe_delegation_token_response::DescribeDelegationTokenResponse,
+    ),
+    /// A `DeleteGroupsResponse`.
+    DeleteGroups(super::delete_groups_response::DeleteGroupsResponse),
+    /// A `ElectLeadersResponse`.
+    ElectLeaders(super::elect_leaders_response::ElectLeadersResponse),
+    /// A `IncrementalAlterConfigsResponse`.
+    IncrementalAlterConfigs(
+        super::incremental_alter_configs_response::IncrementalAlterConfigsResponse,
+    ),
+    /// A `AlterPartitionReassignmentsResponse`.
+    AlterPartitionReassignments(
+        super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse,
+    ),
+    /// A `ListPartitionReassignmentsResponse`.
+    ListPartitionReassignments(
+        super::list_partition_reassignments_response::ListPartitionReassignmentsResponse,
+    ),
+    /// A `OffsetDeleteResponse`.
+    OffsetDelete(super::offset_delete_response::OffsetDeleteResponse),
+    /// A `DescribeClientQuotasResponse`.
+    DescribeClientQuotas(
+        super::describe_client_quotas_response::DescribeClientQuotasResponse,
+    ),
+    /// A `AlterClientQuotasResponse`.
+    AlterClientQuotas(super::alter_client_quotas_response::AlterClientQuotasResponse),
+    /// A `DescribeUserScramCredentialsResponse`.
+    DescribeUserScramCredentials(
+        super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse,
+    ),
+    /// A `AlterUserScramCredentialsResponse`.
+    AlterUserScramCredentials(
+        super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse,
+    ),
+    /// A `VoteResponse`.
+    Vote(super::vote_response::VoteResponse),
+    /// A `BeginQuorumEpochResponse`.
+    BeginQuorumEpoch(super::begin_quorum_epoch_response::BeginQuorumEpochResponse),
+    /// A `EndQuorumEpochResponse`.
+    EndQuorumEpoch(super::end_quorum_epoch_response::EndQuorumEpochResponse),
+    /// A `DescribeQuorumResponse`.
+    DescribeQuorum(super::describe_quorum_response::DescribeQuorumResponse),
+    /// A `AlterPartitionResponse`.
+    AlterPartition(super::alter_partition_response::AlterPartitionResponse),
+    /// A `UpdateFeaturesResponse`.
+    UpdateFeatures(super::update_features_response::UpdateFeaturesResponse),
+    /// A `EnvelopeResponse`.
+    Envelope(super::envelope_response::EnvelopeResponse),
+    /// A `FetchSnapshotResponse`.
+    FetchSnapshot(super::fetch_snapshot_response::FetchSnapshotResponse),
+    /// A `DescribeClusterResponse`.
+    DescribeCluster(super::describe_cluster_response::DescribeClusterResponse),
+    /// A `DescribeProducersResponse`.
+    DescribeProducers(super::describe_producers_response::DescribeProducersResponse),
+    /// A `BrokerRegistrationResponse`.
+    BrokerRegistration(super::broker_registration_response::BrokerRegistrationResponse),
+    /// A `BrokerHeartbeatResponse`.
+    BrokerHeartbeat(super::broker_heartbeat_response::BrokerHeartbeatResponse),
+    /// A `UnregisterBrokerResponse`.
+    UnregisterBroker(super::unregister_broker_response::UnregisterBrokerResponse),
+    /// A `DescribeTransactionsResponse`.
+    DescribeTransactions(
+        super::describe_transactions_response::DescribeTransactionsResponse,
+    ),
+    /// A `ListTransactionsResponse`.
+    ListTransactions(super::list_transactions_response::ListTransactionsResponse),
+    /// A `AllocateProducerIdsResponse`.
+    AllocateProducerIds(
+        super::allocate_producer_ids_response::AllocateProducerIdsResponse,
+    ),
     /// A `ConsumerGroupHeartbeatResponse`.
     ConsumerGroupHeartbeat(
         super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse,
@@ -646,6 +3455,64 @@ pub enum Response {
     ConsumerGroupDescribe(
         super::consumer_group_describe_response::ConsumerGroupDescribeResponse,
     ),
+    /// A `ControllerRegistrationResponse`.
+    ControllerRegistration(
+        super::controller_registration_response::ControllerRegistrationResponse,
+    ),
+    /// A `GetTelemetrySubscriptionsResponse`.
+    GetTelemetrySubscriptions(
+        super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse,
+    ),
+    /// A `PushTelemetryResponse`.
+    PushTelemetry(super::push_telemetry_response::PushTelemetryResponse),
+    /// A `AssignReplicasToDirsResponse`.
+    AssignReplicasToDirs(
+        super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse,
+    ),
+    /// A `ListConfigResourcesResponse`.
+    ListConfigResources(
+        super::list_config_resources_response::ListConfigResourcesResponse,
+    ),
+    /// A `DescribeTopicPartitionsResponse`.
+    DescribeTopicPartitions(
+        super::describe_topic_partitions_response::DescribeTopicPartitionsResponse,
+    ),
+    /// A `ShareGroupHeartbeatResponse`.
+    ShareGroupHeartbeat(
+        super::share_group_heartbeat_response::ShareGroupHeartbeatResponse,
+    ),
+    /// A `ShareGroupDescribeResponse`.
+    ShareGroupDescribe(super::share_group_describe_response::ShareGroupDescribeResponse),
+    /// A `ShareFetchResponse`.
+    ShareFetch(super::share_fetch_response::ShareFetchResponse),
+    /// A `ShareAcknowledgeResponse`.
+    ShareAcknowledge(super::share_acknowledge_response::ShareAcknowledgeResponse),
+    /// A `AddRaftVoterResponse`.
+    AddRaftVoter(super::add_raft_voter_response::AddRaftVoterResponse),
+    /// A `RemoveRaftVoterResponse`.
+    RemoveRaftVoter(super::remove_raft_voter_response::RemoveRaftVoterResponse),
+    /// A `UpdateRaftVoterResponse`.
+    UpdateRaftVoter(super::update_raft_voter_response::UpdateRaftVoterResponse),
+    /// A `InitializeShareGroupStateResponse`.
+    InitializeShareGroupState(
+        super::initialize_share_group_state_response::InitializeShareGroupStateResponse,
+    ),
+    /// A `ReadShareGroupStateResponse`.
+    ReadShareGroupState(
+        super::read_share_group_state_response::ReadShareGroupStateResponse,
+    ),
+    /// A `WriteShareGroupStateResponse`.
+    WriteShareGroupState(
+        super::write_share_group_state_response::WriteShareGroupStateResponse,
+    ),
+    /// A `DeleteShareGroupStateResponse`.
+    DeleteShareGroupState(
+        super::delete_share_group_state_response::DeleteShareGroupStateResponse,
+    ),
+    /// A `ReadShareGroupStateSummaryResponse`.
+    ReadShareGroupStateSummary(
+        super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse,
+    ),
     /// A `StreamsGroupHeartbeatResponse`.
     StreamsGroupHeartbeat(
         super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
@@ -653,6 +3520,26 @@ pub enum Response {
     /// A `StreamsGroupDescribeResponse`.
     StreamsGroupDescribe(
         super::streams_group_describe_response::StreamsGroupDescribeResponse,
+    ),
+    /// A `DescribeShareGroupOffsetsResponse`.
+    DescribeShareGroupOffsets(
+        super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse,
+    ),
+    /// A `AlterShareGroupOffsetsResponse`.
+    AlterShareGroupOffsets(
+        super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse,
+    ),
+    /// A `DeleteShareGroupOffsetsResponse`.
+    DeleteShareGroupOffsets(
+        super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse,
+    ),
+    /// A `StreamsGroupTopologyDescriptionUpdateResponse`.
+    StreamsGroupTopologyDescriptionUpdate(
+        super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+    ),
+    /// A `UnregisterControllerResponse`.
+    UnregisterController(
+        super::unregister_controller_response::UnregisterControllerResponse,
     ),
 }
 impl Response {
@@ -663,17 +3550,103 @@ impl Response {
             Response::Fetch(_) => ApiKey::Fetch,
             Response::ListOffsets(_) => ApiKey::ListOffsets,
             Response::Metadata(_) => ApiKey::Metadata,
+            Response::LeaderAndIsr(_) => ApiKey::LeaderAndIsr,
+            Response::StopReplica(_) => ApiKey::StopReplica,
+            Response::UpdateMetadata(_) => ApiKey::UpdateMetadata,
+            Response::ControlledShutdown(_) => ApiKey::ControlledShutdown,
             Response::OffsetCommit(_) => ApiKey::OffsetCommit,
             Response::OffsetFetch(_) => ApiKey::OffsetFetch,
             Response::FindCoordinator(_) => ApiKey::FindCoordinator,
+            Response::JoinGroup(_) => ApiKey::JoinGroup,
+            Response::Heartbeat(_) => ApiKey::Heartbeat,
+            Response::LeaveGroup(_) => ApiKey::LeaveGroup,
+            Response::SyncGroup(_) => ApiKey::SyncGroup,
             Response::DescribeGroups(_) => ApiKey::DescribeGroups,
             Response::ListGroups(_) => ApiKey::ListGroups,
+            Response::SaslHandshake(_) => ApiKey::SaslHandshake,
             Response::ApiVersions(_) => ApiKey::ApiVersions,
             Response::CreateTopics(_) => ApiKey::CreateTopics,
+            Response::DeleteTopics(_) => ApiKey::DeleteTopics,
+            Response::DeleteRecords(_) => ApiKey::DeleteRecords,
+            Response::InitProducerId(_) => ApiKey::InitProducerId,
+            Response::OffsetForLeaderEpoch(_) => ApiKey::OffsetForLeaderEpoch,
+            Response::AddPartitionsToTxn(_) => ApiKey::AddPartitionsToTxn,
+            Response::AddOffsetsToTxn(_) => ApiKey::AddOffsetsToTxn,
+            Response::EndTxn(_) => ApiKey::EndTxn,
+            Response::WriteTxnMarkers(_) => ApiKey::WriteTxnMarkers,
+            Response::TxnOffsetCommit(_) => ApiKey::TxnOffsetCommit,
+            Response::DescribeAcls(_) => ApiKey::DescribeAcls,
+            Response::CreateAcls(_) => ApiKey::CreateAcls,
+            Response::DeleteAcls(_) => ApiKey::DeleteAcls,
+            Response::DescribeConfigs(_) => ApiKey::DescribeConfigs,
+            Response::AlterConfigs(_) => ApiKey::AlterConfigs,
+            Response::AlterReplicaLogDirs(_) => ApiKey::AlterReplicaLogDirs,
+            Response::DescribeLogDirs(_) => ApiKey::DescribeLogDirs,
+            Response::SaslAuthenticate(_) => ApiKey::SaslAuthenticate,
+            Response::CreatePartitions(_) => ApiKey::CreatePartitions,
+            Response::CreateDelegationToken(_) => ApiKey::CreateDelegationToken,
+            Response::RenewDelegationToken(_) => ApiKey::RenewDelegationToken,
+            Response::ExpireDelegationToken(_) => ApiKey::ExpireDelegationToken,
+            Response::DescribeDelegationToken(_) => ApiKey::DescribeDelegationToken,
+            Response::DeleteGroups(_) => ApiKey::DeleteGroups,
+            Response::ElectLeaders(_) => ApiKey::ElectLeaders,
+            Response::IncrementalAlterConfigs(_) => ApiKey::IncrementalAlterConfigs,
+            Response::AlterPartitionReassignments(_) => {
+                ApiKey::AlterPartitionReassignments
+            }
+            Response::ListPartitionReassignments(_) => ApiKey::ListPartitionReassignments,
+            Response::OffsetDelete(_) => ApiKey::OffsetDelete,
+            Response::DescribeClientQuotas(_) => ApiKey::DescribeClientQuotas,
+            Response::AlterClientQuotas(_) => ApiKey::AlterClientQuotas,
+            Response::DescribeUserScramCredentials(_) => {
+                ApiKey::DescribeUserScramCredentials
+            }
+            Response::AlterUserScramCredentials(_) => ApiKey::AlterUserScramCredentials,
+            Response::Vote(_) => ApiKey::Vote,
+            Response::BeginQuorumEpoch(_) => ApiKey::BeginQuorumEpoch,
+            Response::EndQuorumEpoch(_) => ApiKey::EndQuorumEpoch,
+            Response::DescribeQuorum(_) => ApiKey::DescribeQuorum,
+            Response::AlterPartition(_) => ApiKey::AlterPartition,
+            Response::UpdateFeatures(_) => ApiKey::UpdateFeatures,
+            Response::Envelope(_) => ApiKey::Envelope,
+            Response::FetchSnapshot(_) => ApiKey::FetchSnapshot,
+            Response::DescribeCluster(_) => ApiKey::DescribeCluster,
+            Response::DescribeProducers(_) => ApiKey::DescribeProducers,
+            Response::BrokerRegistration(_) => ApiKey::BrokerRegistration,
+            Response::BrokerHeartbeat(_) => ApiKey::BrokerHeartbeat,
+            Response::UnregisterBroker(_) => ApiKey::UnregisterBroker,
+            Response::DescribeTransactions(_) => ApiKey::DescribeTransactions,
+            Response::ListTransactions(_) => ApiKey::ListTransactions,
+            Response::AllocateProducerIds(_) => ApiKey::AllocateProducerIds,
             Response::ConsumerGroupHeartbeat(_) => ApiKey::ConsumerGroupHeartbeat,
             Response::ConsumerGroupDescribe(_) => ApiKey::ConsumerGroupDescribe,
+            Response::ControllerRegistration(_) => ApiKey::ControllerRegistration,
+            Response::GetTelemetrySubscriptions(_) => ApiKey::GetTelemetrySubscriptions,
+            Response::PushTelemetry(_) => ApiKey::PushTelemetry,
+            Response::AssignReplicasToDirs(_) => ApiKey::AssignReplicasToDirs,
+            Response::ListConfigResources(_) => ApiKey::ListConfigResources,
+            Response::DescribeTopicPartitions(_) => ApiKey::DescribeTopicPartitions,
+            Response::ShareGroupHeartbeat(_) => ApiKey::ShareGroupHeartbeat,
+            Response::ShareGroupDescribe(_) => ApiKey::ShareGroupDescribe,
+            Response::ShareFetch(_) => ApiKey::ShareFetch,
+            Response::ShareAcknowledge(_) => ApiKey::ShareAcknowledge,
+            Response::AddRaftVoter(_) => ApiKey::AddRaftVoter,
+            Response::RemoveRaftVoter(_) => ApiKey::RemoveRaftVoter,
+            Response::UpdateRaftVoter(_) => ApiKey::UpdateRaftVoter,
+            Response::InitializeShareGroupState(_) => ApiKey::InitializeShareGroupState,
+            Response::ReadShareGroupState(_) => ApiKey::ReadShareGroupState,
+            Response::WriteShareGroupState(_) => ApiKey::WriteShareGroupState,
+            Response::DeleteShareGroupState(_) => ApiKey::DeleteShareGroupState,
+            Response::ReadShareGroupStateSummary(_) => ApiKey::ReadShareGroupStateSummary,
             Response::StreamsGroupHeartbeat(_) => ApiKey::StreamsGroupHeartbeat,
             Response::StreamsGroupDescribe(_) => ApiKey::StreamsGroupDescribe,
+            Response::DescribeShareGroupOffsets(_) => ApiKey::DescribeShareGroupOffsets,
+            Response::AlterShareGroupOffsets(_) => ApiKey::AlterShareGroupOffsets,
+            Response::DeleteShareGroupOffsets(_) => ApiKey::DeleteShareGroupOffsets,
+            Response::StreamsGroupTopologyDescriptionUpdate(_) => {
+                ApiKey::StreamsGroupTopologyDescriptionUpdate
+            }
+            Response::UnregisterController(_) => ApiKey::UnregisterController,
         }
     }
     /// Decodes the body of `api_key` at `version` from `r`.
@@ -719,6 +3692,38 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::LeaderAndIsr => {
+                    Response::LeaderAndIsr(
+                        <super::leader_and_isr_response::LeaderAndIsrResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StopReplica => {
+                    Response::StopReplica(
+                        <super::stop_replica_response::StopReplicaResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateMetadata => {
+                    Response::UpdateMetadata(
+                        <super::update_metadata_response::UpdateMetadataResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControlledShutdown => {
+                    Response::ControlledShutdown(
+                        <super::controlled_shutdown_response::ControlledShutdownResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::OffsetCommit => {
                     Response::OffsetCommit(
                         <super::offset_commit_response::OffsetCommitResponse as rt::Decode>::decode(
@@ -743,6 +3748,38 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::JoinGroup => {
+                    Response::JoinGroup(
+                        <super::join_group_response::JoinGroupResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Heartbeat => {
+                    Response::Heartbeat(
+                        <super::heartbeat_response::HeartbeatResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::LeaveGroup => {
+                    Response::LeaveGroup(
+                        <super::leave_group_response::LeaveGroupResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SyncGroup => {
+                    Response::SyncGroup(
+                        <super::sync_group_response::SyncGroupResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::DescribeGroups => {
                     Response::DescribeGroups(
                         <super::describe_groups_response::DescribeGroupsResponse as rt::Decode>::decode(
@@ -754,6 +3791,14 @@ impl Response {
                 ApiKey::ListGroups => {
                     Response::ListGroups(
                         <super::list_groups_response::ListGroupsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslHandshake => {
+                    Response::SaslHandshake(
+                        <super::sasl_handshake_response::SaslHandshakeResponse as rt::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -775,6 +3820,390 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::DeleteTopics => {
+                    Response::DeleteTopics(
+                        <super::delete_topics_response::DeleteTopicsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteRecords => {
+                    Response::DeleteRecords(
+                        <super::delete_records_response::DeleteRecordsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitProducerId => {
+                    Response::InitProducerId(
+                        <super::init_producer_id_response::InitProducerIdResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetForLeaderEpoch => {
+                    Response::OffsetForLeaderEpoch(
+                        <super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddPartitionsToTxn => {
+                    Response::AddPartitionsToTxn(
+                        <super::add_partitions_to_txn_response::AddPartitionsToTxnResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddOffsetsToTxn => {
+                    Response::AddOffsetsToTxn(
+                        <super::add_offsets_to_txn_response::AddOffsetsToTxnResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndTxn => {
+                    Response::EndTxn(
+                        <super::end_txn_response::EndTxnResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteTxnMarkers => {
+                    Response::WriteTxnMarkers(
+                        <super::write_txn_markers_response::WriteTxnMarkersResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::TxnOffsetCommit => {
+                    Response::TxnOffsetCommit(
+                        <super::txn_offset_commit_response::TxnOffsetCommitResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeAcls => {
+                    Response::DescribeAcls(
+                        <super::describe_acls_response::DescribeAclsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateAcls => {
+                    Response::CreateAcls(
+                        <super::create_acls_response::CreateAclsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteAcls => {
+                    Response::DeleteAcls(
+                        <super::delete_acls_response::DeleteAclsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeConfigs => {
+                    Response::DescribeConfigs(
+                        <super::describe_configs_response::DescribeConfigsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterConfigs => {
+                    Response::AlterConfigs(
+                        <super::alter_configs_response::AlterConfigsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterReplicaLogDirs => {
+                    Response::AlterReplicaLogDirs(
+                        <super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeLogDirs => {
+                    Response::DescribeLogDirs(
+                        <super::describe_log_dirs_response::DescribeLogDirsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslAuthenticate => {
+                    Response::SaslAuthenticate(
+                        <super::sasl_authenticate_response::SaslAuthenticateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreatePartitions => {
+                    Response::CreatePartitions(
+                        <super::create_partitions_response::CreatePartitionsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateDelegationToken => {
+                    Response::CreateDelegationToken(
+                        <super::create_delegation_token_response::CreateDelegationTokenResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RenewDelegationToken => {
+                    Response::RenewDelegationToken(
+                        <super::renew_delegation_token_response::RenewDelegationTokenResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ExpireDelegationToken => {
+                    Response::ExpireDelegationToken(
+                        <super::expire_delegation_token_response::ExpireDelegationTokenResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeDelegationToken => {
+                    Response::DescribeDelegationToken(
+                        <super::describe_delegation_token_response::DescribeDelegationTokenResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteGroups => {
+                    Response::DeleteGroups(
+                        <super::delete_groups_response::DeleteGroupsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ElectLeaders => {
+                    Response::ElectLeaders(
+                        <super::elect_leaders_response::ElectLeadersResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::IncrementalAlterConfigs => {
+                    Response::IncrementalAlterConfigs(
+                        <super::incremental_alter_configs_response::IncrementalAlterConfigsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartitionReassignments => {
+                    Response::AlterPartitionReassignments(
+                        <super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListPartitionReassignments => {
+                    Response::ListPartitionReassignments(
+                        <super::list_partition_reassignments_response::ListPartitionReassignmentsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetDelete => {
+                    Response::OffsetDelete(
+                        <super::offset_delete_response::OffsetDeleteResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeClientQuotas => {
+                    Response::DescribeClientQuotas(
+                        <super::describe_client_quotas_response::DescribeClientQuotasResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterClientQuotas => {
+                    Response::AlterClientQuotas(
+                        <super::alter_client_quotas_response::AlterClientQuotasResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeUserScramCredentials => {
+                    Response::DescribeUserScramCredentials(
+                        <super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterUserScramCredentials => {
+                    Response::AlterUserScramCredentials(
+                        <super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Vote => {
+                    Response::Vote(
+                        <super::vote_response::VoteResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BeginQuorumEpoch => {
+                    Response::BeginQuorumEpoch(
+                        <super::begin_quorum_epoch_response::BeginQuorumEpochResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndQuorumEpoch => {
+                    Response::EndQuorumEpoch(
+                        <super::end_quorum_epoch_response::EndQuorumEpochResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeQuorum => {
+                    Response::DescribeQuorum(
+                        <super::describe_quorum_response::DescribeQuorumResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartition => {
+                    Response::AlterPartition(
+                        <super::alter_partition_response::AlterPartitionResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateFeatures => {
+                    Response::UpdateFeatures(
+                        <super::update_features_response::UpdateFeaturesResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Envelope => {
+                    Response::Envelope(
+                        <super::envelope_response::EnvelopeResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FetchSnapshot => {
+                    Response::FetchSnapshot(
+                        <super::fetch_snapshot_response::FetchSnapshotResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeCluster => {
+                    Response::DescribeCluster(
+                        <super::describe_cluster_response::DescribeClusterResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeProducers => {
+                    Response::DescribeProducers(
+                        <super::describe_producers_response::DescribeProducersResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerRegistration => {
+                    Response::BrokerRegistration(
+                        <super::broker_registration_response::BrokerRegistrationResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerHeartbeat => {
+                    Response::BrokerHeartbeat(
+                        <super::broker_heartbeat_response::BrokerHeartbeatResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterBroker => {
+                    Response::UnregisterBroker(
+                        <super::unregister_broker_response::UnregisterBrokerResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTransactions => {
+                    Response::DescribeTransactions(
+                        <super::describe_transactions_response::DescribeTransactionsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListTransactions => {
+                    Response::ListTransactions(
+                        <super::list_transactions_response::ListTransactionsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AllocateProducerIds => {
+                    Response::AllocateProducerIds(
+                        <super::allocate_producer_ids_response::AllocateProducerIdsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ConsumerGroupHeartbeat => {
                     Response::ConsumerGroupHeartbeat(
                         <super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as rt::Decode>::decode(
@@ -786,6 +4215,150 @@ impl Response {
                 ApiKey::ConsumerGroupDescribe => {
                     Response::ConsumerGroupDescribe(
                         <super::consumer_group_describe_response::ConsumerGroupDescribeResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControllerRegistration => {
+                    Response::ControllerRegistration(
+                        <super::controller_registration_response::ControllerRegistrationResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::GetTelemetrySubscriptions => {
+                    Response::GetTelemetrySubscriptions(
+                        <super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::PushTelemetry => {
+                    Response::PushTelemetry(
+                        <super::push_telemetry_response::PushTelemetryResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AssignReplicasToDirs => {
+                    Response::AssignReplicasToDirs(
+                        <super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListConfigResources => {
+                    Response::ListConfigResources(
+                        <super::list_config_resources_response::ListConfigResourcesResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTopicPartitions => {
+                    Response::DescribeTopicPartitions(
+                        <super::describe_topic_partitions_response::DescribeTopicPartitionsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupHeartbeat => {
+                    Response::ShareGroupHeartbeat(
+                        <super::share_group_heartbeat_response::ShareGroupHeartbeatResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupDescribe => {
+                    Response::ShareGroupDescribe(
+                        <super::share_group_describe_response::ShareGroupDescribeResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareFetch => {
+                    Response::ShareFetch(
+                        <super::share_fetch_response::ShareFetchResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareAcknowledge => {
+                    Response::ShareAcknowledge(
+                        <super::share_acknowledge_response::ShareAcknowledgeResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddRaftVoter => {
+                    Response::AddRaftVoter(
+                        <super::add_raft_voter_response::AddRaftVoterResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RemoveRaftVoter => {
+                    Response::RemoveRaftVoter(
+                        <super::remove_raft_voter_response::RemoveRaftVoterResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateRaftVoter => {
+                    Response::UpdateRaftVoter(
+                        <super::update_raft_voter_response::UpdateRaftVoterResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitializeShareGroupState => {
+                    Response::InitializeShareGroupState(
+                        <super::initialize_share_group_state_response::InitializeShareGroupStateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupState => {
+                    Response::ReadShareGroupState(
+                        <super::read_share_group_state_response::ReadShareGroupStateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteShareGroupState => {
+                    Response::WriteShareGroupState(
+                        <super::write_share_group_state_response::WriteShareGroupStateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupState => {
+                    Response::DeleteShareGroupState(
+                        <super::delete_share_group_state_response::DeleteShareGroupStateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupStateSummary => {
+                    Response::ReadShareGroupStateSummary(
+                        <super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as rt::Decode>::decode(
                             r,
                             version,
                         )?,
@@ -807,6 +4380,46 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::DescribeShareGroupOffsets => {
+                    Response::DescribeShareGroupOffsets(
+                        <super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterShareGroupOffsets => {
+                    Response::AlterShareGroupOffsets(
+                        <super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupOffsets => {
+                    Response::DeleteShareGroupOffsets(
+                        <super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                    Response::StreamsGroupTopologyDescriptionUpdate(
+                        <super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterController => {
+                    Response::UnregisterController(
+                        <super::unregister_controller_response::UnregisterControllerResponse as rt::Decode>::decode(
+                            r,
+                            version,
+                        )?,
+                    )
+                }
             },
         )
     }
@@ -822,17 +4435,115 @@ impl rt::Encode for Response {
             Response::Fetch(m) => rt::Encode::encode_raw(m, w, version),
             Response::ListOffsets(m) => rt::Encode::encode_raw(m, w, version),
             Response::Metadata(m) => rt::Encode::encode_raw(m, w, version),
+            Response::LeaderAndIsr(m) => rt::Encode::encode_raw(m, w, version),
+            Response::StopReplica(m) => rt::Encode::encode_raw(m, w, version),
+            Response::UpdateMetadata(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ControlledShutdown(m) => rt::Encode::encode_raw(m, w, version),
             Response::OffsetCommit(m) => rt::Encode::encode_raw(m, w, version),
             Response::OffsetFetch(m) => rt::Encode::encode_raw(m, w, version),
             Response::FindCoordinator(m) => rt::Encode::encode_raw(m, w, version),
+            Response::JoinGroup(m) => rt::Encode::encode_raw(m, w, version),
+            Response::Heartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Response::LeaveGroup(m) => rt::Encode::encode_raw(m, w, version),
+            Response::SyncGroup(m) => rt::Encode::encode_raw(m, w, version),
             Response::DescribeGroups(m) => rt::Encode::encode_raw(m, w, version),
             Response::ListGroups(m) => rt::Encode::encode_raw(m, w, version),
+            Response::SaslHandshake(m) => rt::Encode::encode_raw(m, w, version),
             Response::ApiVersions(m) => rt::Encode::encode_raw(m, w, version),
             Response::CreateTopics(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteTopics(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteRecords(m) => rt::Encode::encode_raw(m, w, version),
+            Response::InitProducerId(m) => rt::Encode::encode_raw(m, w, version),
+            Response::OffsetForLeaderEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AddPartitionsToTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AddOffsetsToTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Response::EndTxn(m) => rt::Encode::encode_raw(m, w, version),
+            Response::WriteTxnMarkers(m) => rt::Encode::encode_raw(m, w, version),
+            Response::TxnOffsetCommit(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Response::CreateAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteAcls(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AlterConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AlterReplicaLogDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeLogDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::SaslAuthenticate(m) => rt::Encode::encode_raw(m, w, version),
+            Response::CreatePartitions(m) => rt::Encode::encode_raw(m, w, version),
+            Response::CreateDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Response::RenewDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ExpireDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeDelegationToken(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteGroups(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ElectLeaders(m) => rt::Encode::encode_raw(m, w, version),
+            Response::IncrementalAlterConfigs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AlterPartitionReassignments(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::ListPartitionReassignments(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::OffsetDelete(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeClientQuotas(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AlterClientQuotas(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeUserScramCredentials(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::AlterUserScramCredentials(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::Vote(m) => rt::Encode::encode_raw(m, w, version),
+            Response::BeginQuorumEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Response::EndQuorumEpoch(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeQuorum(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AlterPartition(m) => rt::Encode::encode_raw(m, w, version),
+            Response::UpdateFeatures(m) => rt::Encode::encode_raw(m, w, version),
+            Response::Envelope(m) => rt::Encode::encode_raw(m, w, version),
+            Response::FetchSnapshot(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeCluster(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeProducers(m) => rt::Encode::encode_raw(m, w, version),
+            Response::BrokerRegistration(m) => rt::Encode::encode_raw(m, w, version),
+            Response::BrokerHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Response::UnregisterBroker(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeTransactions(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ListTransactions(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AllocateProducerIds(m) => rt::Encode::encode_raw(m, w, version),
             Response::ConsumerGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
             Response::ConsumerGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ControllerRegistration(m) => rt::Encode::encode_raw(m, w, version),
+            Response::GetTelemetrySubscriptions(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::PushTelemetry(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AssignReplicasToDirs(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ListConfigResources(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeTopicPartitions(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ShareGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ShareGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ShareFetch(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ShareAcknowledge(m) => rt::Encode::encode_raw(m, w, version),
+            Response::AddRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Response::RemoveRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Response::UpdateRaftVoter(m) => rt::Encode::encode_raw(m, w, version),
+            Response::InitializeShareGroupState(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::ReadShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Response::WriteShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteShareGroupState(m) => rt::Encode::encode_raw(m, w, version),
+            Response::ReadShareGroupStateSummary(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
             Response::StreamsGroupHeartbeat(m) => rt::Encode::encode_raw(m, w, version),
             Response::StreamsGroupDescribe(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DescribeShareGroupOffsets(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::AlterShareGroupOffsets(m) => rt::Encode::encode_raw(m, w, version),
+            Response::DeleteShareGroupOffsets(m) => rt::Encode::encode_raw(m, w, version),
+            Response::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::Encode::encode_raw(m, w, version)
+            }
+            Response::UnregisterController(m) => rt::Encode::encode_raw(m, w, version),
         }
     }
 }
@@ -857,6 +4568,31 @@ impl ::core::convert::From<super::metadata_response::MetadataResponse> for Respo
         Response::Metadata(m)
     }
 }
+impl ::core::convert::From<super::leader_and_isr_response::LeaderAndIsrResponse>
+for Response {
+    fn from(m: super::leader_and_isr_response::LeaderAndIsrResponse) -> Self {
+        Response::LeaderAndIsr(m)
+    }
+}
+impl ::core::convert::From<super::stop_replica_response::StopReplicaResponse>
+for Response {
+    fn from(m: super::stop_replica_response::StopReplicaResponse) -> Self {
+        Response::StopReplica(m)
+    }
+}
+impl ::core::convert::From<super::update_metadata_response::UpdateMetadataResponse>
+for Response {
+    fn from(m: super::update_metadata_response::UpdateMetadataResponse) -> Self {
+        Response::UpdateMetadata(m)
+    }
+}
+impl ::core::convert::From<
+    super::controlled_shutdown_response::ControlledShutdownResponse,
+> for Response {
+    fn from(m: super::controlled_shutdown_response::ControlledShutdownResponse) -> Self {
+        Response::ControlledShutdown(m)
+    }
+}
 impl ::core::convert::From<super::offset_commit_response::OffsetCommitResponse>
 for Response {
     fn from(m: super::offset_commit_response::OffsetCommitResponse) -> Self {
@@ -875,6 +4611,27 @@ for Response {
         Response::FindCoordinator(m)
     }
 }
+impl ::core::convert::From<super::join_group_response::JoinGroupResponse> for Response {
+    fn from(m: super::join_group_response::JoinGroupResponse) -> Self {
+        Response::JoinGroup(m)
+    }
+}
+impl ::core::convert::From<super::heartbeat_response::HeartbeatResponse> for Response {
+    fn from(m: super::heartbeat_response::HeartbeatResponse) -> Self {
+        Response::Heartbeat(m)
+    }
+}
+impl ::core::convert::From<super::leave_group_response::LeaveGroupResponse>
+for Response {
+    fn from(m: super::leave_group_response::LeaveGroupResponse) -> Self {
+        Response::LeaveGroup(m)
+    }
+}
+impl ::core::convert::From<super::sync_group_response::SyncGroupResponse> for Response {
+    fn from(m: super::sync_group_response::SyncGroupResponse) -> Self {
+        Response::SyncGroup(m)
+    }
+}
 impl ::core::convert::From<super::describe_groups_response::DescribeGroupsResponse>
 for Response {
     fn from(m: super::describe_groups_response::DescribeGroupsResponse) -> Self {
@@ -887,6 +4644,12 @@ for Response {
         Response::ListGroups(m)
     }
 }
+impl ::core::convert::From<super::sasl_handshake_response::SaslHandshakeResponse>
+for Response {
+    fn from(m: super::sasl_handshake_response::SaslHandshakeResponse) -> Self {
+        Response::SaslHandshake(m)
+    }
+}
 impl ::core::convert::From<super::api_versions_response::ApiVersionsResponse>
 for Response {
     fn from(m: super::api_versions_response::ApiVersionsResponse) -> Self {
@@ -897,6 +4660,338 @@ impl ::core::convert::From<super::create_topics_response::CreateTopicsResponse>
 for Response {
     fn from(m: super::create_topics_response::CreateTopicsResponse) -> Self {
         Response::CreateTopics(m)
+    }
+}
+impl ::core::convert::From<super::delete_topics_response::DeleteTopicsResponse>
+for Response {
+    fn from(m: super::delete_topics_response::DeleteTopicsResponse) -> Self {
+        Response::DeleteTopics(m)
+    }
+}
+impl ::core::convert::From<super::delete_records_response::DeleteRecordsResponse>
+for Response {
+    fn from(m: super::delete_records_response::DeleteRecordsResponse) -> Self {
+        Response::DeleteRecords(m)
+    }
+}
+impl ::core::convert::From<super::init_producer_id_response::InitProducerIdResponse>
+for Response {
+    fn from(m: super::init_producer_id_response::InitProducerIdResponse) -> Self {
+        Response::InitProducerId(m)
+    }
+}
+impl ::core::convert::From<
+    super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse,
+> for Response {
+    fn from(
+        m: super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse,
+    ) -> Self {
+        Response::OffsetForLeaderEpoch(m)
+    }
+}
+impl ::core::convert::From<
+    super::add_partitions_to_txn_response::AddPartitionsToTxnResponse,
+> for Response {
+    fn from(
+        m: super::add_partitions_to_txn_response::AddPartitionsToTxnResponse,
+    ) -> Self {
+        Response::AddPartitionsToTxn(m)
+    }
+}
+impl ::core::convert::From<super::add_offsets_to_txn_response::AddOffsetsToTxnResponse>
+for Response {
+    fn from(m: super::add_offsets_to_txn_response::AddOffsetsToTxnResponse) -> Self {
+        Response::AddOffsetsToTxn(m)
+    }
+}
+impl ::core::convert::From<super::end_txn_response::EndTxnResponse> for Response {
+    fn from(m: super::end_txn_response::EndTxnResponse) -> Self {
+        Response::EndTxn(m)
+    }
+}
+impl ::core::convert::From<super::write_txn_markers_response::WriteTxnMarkersResponse>
+for Response {
+    fn from(m: super::write_txn_markers_response::WriteTxnMarkersResponse) -> Self {
+        Response::WriteTxnMarkers(m)
+    }
+}
+impl ::core::convert::From<super::txn_offset_commit_response::TxnOffsetCommitResponse>
+for Response {
+    fn from(m: super::txn_offset_commit_response::TxnOffsetCommitResponse) -> Self {
+        Response::TxnOffsetCommit(m)
+    }
+}
+impl ::core::convert::From<super::describe_acls_response::DescribeAclsResponse>
+for Response {
+    fn from(m: super::describe_acls_response::DescribeAclsResponse) -> Self {
+        Response::DescribeAcls(m)
+    }
+}
+impl ::core::convert::From<super::create_acls_response::CreateAclsResponse>
+for Response {
+    fn from(m: super::create_acls_response::CreateAclsResponse) -> Self {
+        Response::CreateAcls(m)
+    }
+}
+impl ::core::convert::From<super::delete_acls_response::DeleteAclsResponse>
+for Response {
+    fn from(m: super::delete_acls_response::DeleteAclsResponse) -> Self {
+        Response::DeleteAcls(m)
+    }
+}
+impl ::core::convert::From<super::describe_configs_response::DescribeConfigsResponse>
+for Response {
+    fn from(m: super::describe_configs_response::DescribeConfigsResponse) -> Self {
+        Response::DescribeConfigs(m)
+    }
+}
+impl ::core::convert::From<super::alter_configs_response::AlterConfigsResponse>
+for Response {
+    fn from(m: super::alter_configs_response::AlterConfigsResponse) -> Self {
+        Response::AlterConfigs(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse,
+> for Response {
+    fn from(
+        m: super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse,
+    ) -> Self {
+        Response::AlterReplicaLogDirs(m)
+    }
+}
+impl ::core::convert::From<super::describe_log_dirs_response::DescribeLogDirsResponse>
+for Response {
+    fn from(m: super::describe_log_dirs_response::DescribeLogDirsResponse) -> Self {
+        Response::DescribeLogDirs(m)
+    }
+}
+impl ::core::convert::From<super::sasl_authenticate_response::SaslAuthenticateResponse>
+for Response {
+    fn from(m: super::sasl_authenticate_response::SaslAuthenticateResponse) -> Self {
+        Response::SaslAuthenticate(m)
+    }
+}
+impl ::core::convert::From<super::create_partitions_response::CreatePartitionsResponse>
+for Response {
+    fn from(m: super::create_partitions_response::CreatePartitionsResponse) -> Self {
+        Response::CreatePartitions(m)
+    }
+}
+impl ::core::convert::From<
+    super::create_delegation_token_response::CreateDelegationTokenResponse,
+> for Response {
+    fn from(
+        m: super::create_delegation_token_response::CreateDelegationTokenResponse,
+    ) -> Self {
+        Response::CreateDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::renew_delegation_token_response::RenewDelegationTokenResponse,
+> for Response {
+    fn from(
+        m: super::renew_delegation_token_response::RenewDelegationTokenResponse,
+    ) -> Self {
+        Response::RenewDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::expire_delegation_token_response::ExpireDelegationTokenResponse,
+> for Response {
+    fn from(
+        m: super::expire_delegation_token_response::ExpireDelegationTokenResponse,
+    ) -> Self {
+        Response::ExpireDelegationToken(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_delegation_token_response::DescribeDelegationTokenResponse,
+> for Response {
+    fn from(
+        m: super::describe_delegation_token_response::DescribeDelegationTokenResponse,
+    ) -> Self {
+        Response::DescribeDelegationToken(m)
+    }
+}
+impl ::core::convert::From<super::delete_groups_response::DeleteGroupsResponse>
+for Response {
+    fn from(m: super::delete_groups_response::DeleteGroupsResponse) -> Self {
+        Response::DeleteGroups(m)
+    }
+}
+impl ::core::convert::From<super::elect_leaders_response::ElectLeadersResponse>
+for Response {
+    fn from(m: super::elect_leaders_response::ElectLeadersResponse) -> Self {
+        Response::ElectLeaders(m)
+    }
+}
+impl ::core::convert::From<
+    super::incremental_alter_configs_response::IncrementalAlterConfigsResponse,
+> for Response {
+    fn from(
+        m: super::incremental_alter_configs_response::IncrementalAlterConfigsResponse,
+    ) -> Self {
+        Response::IncrementalAlterConfigs(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse,
+> for Response {
+    fn from(
+        m: super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse,
+    ) -> Self {
+        Response::AlterPartitionReassignments(m)
+    }
+}
+impl ::core::convert::From<
+    super::list_partition_reassignments_response::ListPartitionReassignmentsResponse,
+> for Response {
+    fn from(
+        m: super::list_partition_reassignments_response::ListPartitionReassignmentsResponse,
+    ) -> Self {
+        Response::ListPartitionReassignments(m)
+    }
+}
+impl ::core::convert::From<super::offset_delete_response::OffsetDeleteResponse>
+for Response {
+    fn from(m: super::offset_delete_response::OffsetDeleteResponse) -> Self {
+        Response::OffsetDelete(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_client_quotas_response::DescribeClientQuotasResponse,
+> for Response {
+    fn from(
+        m: super::describe_client_quotas_response::DescribeClientQuotasResponse,
+    ) -> Self {
+        Response::DescribeClientQuotas(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_client_quotas_response::AlterClientQuotasResponse,
+> for Response {
+    fn from(m: super::alter_client_quotas_response::AlterClientQuotasResponse) -> Self {
+        Response::AlterClientQuotas(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse,
+> for Response {
+    fn from(
+        m: super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse,
+    ) -> Self {
+        Response::DescribeUserScramCredentials(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse,
+> for Response {
+    fn from(
+        m: super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse,
+    ) -> Self {
+        Response::AlterUserScramCredentials(m)
+    }
+}
+impl ::core::convert::From<super::vote_response::VoteResponse> for Response {
+    fn from(m: super::vote_response::VoteResponse) -> Self {
+        Response::Vote(m)
+    }
+}
+impl ::core::convert::From<super::begin_quorum_epoch_response::BeginQuorumEpochResponse>
+for Response {
+    fn from(m: super::begin_quorum_epoch_response::BeginQuorumEpochResponse) -> Self {
+        Response::BeginQuorumEpoch(m)
+    }
+}
+impl ::core::convert::From<super::end_quorum_epoch_response::EndQuorumEpochResponse>
+for Response {
+    fn from(m: super::end_quorum_epoch_response::EndQuorumEpochResponse) -> Self {
+        Response::EndQuorumEpoch(m)
+    }
+}
+impl ::core::convert::From<super::describe_quorum_response::DescribeQuorumResponse>
+for Response {
+    fn from(m: super::describe_quorum_response::DescribeQuorumResponse) -> Self {
+        Response::DescribeQuorum(m)
+    }
+}
+impl ::core::convert::From<super::alter_partition_response::AlterPartitionResponse>
+for Response {
+    fn from(m: super::alter_partition_response::AlterPartitionResponse) -> Self {
+        Response::AlterPartition(m)
+    }
+}
+impl ::core::convert::From<super::update_features_response::UpdateFeaturesResponse>
+for Response {
+    fn from(m: super::update_features_response::UpdateFeaturesResponse) -> Self {
+        Response::UpdateFeatures(m)
+    }
+}
+impl ::core::convert::From<super::envelope_response::EnvelopeResponse> for Response {
+    fn from(m: super::envelope_response::EnvelopeResponse) -> Self {
+        Response::Envelope(m)
+    }
+}
+impl ::core::convert::From<super::fetch_snapshot_response::FetchSnapshotResponse>
+for Response {
+    fn from(m: super::fetch_snapshot_response::FetchSnapshotResponse) -> Self {
+        Response::FetchSnapshot(m)
+    }
+}
+impl ::core::convert::From<super::describe_cluster_response::DescribeClusterResponse>
+for Response {
+    fn from(m: super::describe_cluster_response::DescribeClusterResponse) -> Self {
+        Response::DescribeCluster(m)
+    }
+}
+impl ::core::convert::From<super::describe_producers_response::DescribeProducersResponse>
+for Response {
+    fn from(m: super::describe_producers_response::DescribeProducersResponse) -> Self {
+        Response::DescribeProducers(m)
+    }
+}
+impl ::core::convert::From<
+    super::broker_registration_response::BrokerRegistrationResponse,
+> for Response {
+    fn from(m: super::broker_registration_response::BrokerRegistrationResponse) -> Self {
+        Response::BrokerRegistration(m)
+    }
+}
+impl ::core::convert::From<super::broker_heartbeat_response::BrokerHeartbeatResponse>
+for Response {
+    fn from(m: super::broker_heartbeat_response::BrokerHeartbeatResponse) -> Self {
+        Response::BrokerHeartbeat(m)
+    }
+}
+impl ::core::convert::From<super::unregister_broker_response::UnregisterBrokerResponse>
+for Response {
+    fn from(m: super::unregister_broker_response::UnregisterBrokerResponse) -> Self {
+        Response::UnregisterBroker(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_transactions_response::DescribeTransactionsResponse,
+> for Response {
+    fn from(
+        m: super::describe_transactions_response::DescribeTransactionsResponse,
+    ) -> Self {
+        Response::DescribeTransactions(m)
+    }
+}
+impl ::core::convert::From<super::list_transactions_response::ListTransactionsResponse>
+for Response {
+    fn from(m: super::list_transactions_response::ListTransactionsResponse) -> Self {
+        Response::ListTransactions(m)
+    }
+}
+impl ::core::convert::From<
+    super::allocate_producer_ids_response::AllocateProducerIdsResponse,
+> for Response {
+    fn from(
+        m: super::allocate_producer_ids_response::AllocateProducerIdsResponse,
+    ) -> Self {
+        Response::AllocateProducerIds(m)
     }
 }
 impl ::core::convert::From<
@@ -918,6 +5013,150 @@ impl ::core::convert::From<
     }
 }
 impl ::core::convert::From<
+    super::controller_registration_response::ControllerRegistrationResponse,
+> for Response {
+    fn from(
+        m: super::controller_registration_response::ControllerRegistrationResponse,
+    ) -> Self {
+        Response::ControllerRegistration(m)
+    }
+}
+impl ::core::convert::From<
+    super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse,
+> for Response {
+    fn from(
+        m: super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse,
+    ) -> Self {
+        Response::GetTelemetrySubscriptions(m)
+    }
+}
+impl ::core::convert::From<super::push_telemetry_response::PushTelemetryResponse>
+for Response {
+    fn from(m: super::push_telemetry_response::PushTelemetryResponse) -> Self {
+        Response::PushTelemetry(m)
+    }
+}
+impl ::core::convert::From<
+    super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse,
+> for Response {
+    fn from(
+        m: super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse,
+    ) -> Self {
+        Response::AssignReplicasToDirs(m)
+    }
+}
+impl ::core::convert::From<
+    super::list_config_resources_response::ListConfigResourcesResponse,
+> for Response {
+    fn from(
+        m: super::list_config_resources_response::ListConfigResourcesResponse,
+    ) -> Self {
+        Response::ListConfigResources(m)
+    }
+}
+impl ::core::convert::From<
+    super::describe_topic_partitions_response::DescribeTopicPartitionsResponse,
+> for Response {
+    fn from(
+        m: super::describe_topic_partitions_response::DescribeTopicPartitionsResponse,
+    ) -> Self {
+        Response::DescribeTopicPartitions(m)
+    }
+}
+impl ::core::convert::From<
+    super::share_group_heartbeat_response::ShareGroupHeartbeatResponse,
+> for Response {
+    fn from(
+        m: super::share_group_heartbeat_response::ShareGroupHeartbeatResponse,
+    ) -> Self {
+        Response::ShareGroupHeartbeat(m)
+    }
+}
+impl ::core::convert::From<
+    super::share_group_describe_response::ShareGroupDescribeResponse,
+> for Response {
+    fn from(
+        m: super::share_group_describe_response::ShareGroupDescribeResponse,
+    ) -> Self {
+        Response::ShareGroupDescribe(m)
+    }
+}
+impl ::core::convert::From<super::share_fetch_response::ShareFetchResponse>
+for Response {
+    fn from(m: super::share_fetch_response::ShareFetchResponse) -> Self {
+        Response::ShareFetch(m)
+    }
+}
+impl ::core::convert::From<super::share_acknowledge_response::ShareAcknowledgeResponse>
+for Response {
+    fn from(m: super::share_acknowledge_response::ShareAcknowledgeResponse) -> Self {
+        Response::ShareAcknowledge(m)
+    }
+}
+impl ::core::convert::From<super::add_raft_voter_response::AddRaftVoterResponse>
+for Response {
+    fn from(m: super::add_raft_voter_response::AddRaftVoterResponse) -> Self {
+        Response::AddRaftVoter(m)
+    }
+}
+impl ::core::convert::From<super::remove_raft_voter_response::RemoveRaftVoterResponse>
+for Response {
+    fn from(m: super::remove_raft_voter_response::RemoveRaftVoterResponse) -> Self {
+        Response::RemoveRaftVoter(m)
+    }
+}
+impl ::core::convert::From<super::update_raft_voter_response::UpdateRaftVoterResponse>
+for Response {
+    fn from(m: super::update_raft_voter_response::UpdateRaftVoterResponse) -> Self {
+        Response::UpdateRaftVoter(m)
+    }
+}
+impl ::core::convert::From<
+    super::initialize_share_group_state_response::InitializeShareGroupStateResponse,
+> for Response {
+    fn from(
+        m: super::initialize_share_group_state_response::InitializeShareGroupStateResponse,
+    ) -> Self {
+        Response::InitializeShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::read_share_group_state_response::ReadShareGroupStateResponse,
+> for Response {
+    fn from(
+        m: super::read_share_group_state_response::ReadShareGroupStateResponse,
+    ) -> Self {
+        Response::ReadShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::write_share_group_state_response::WriteShareGroupStateResponse,
+> for Response {
+    fn from(
+        m: super::write_share_group_state_response::WriteShareGroupStateResponse,
+    ) -> Self {
+        Response::WriteShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::delete_share_group_state_response::DeleteShareGroupStateResponse,
+> for Response {
+    fn from(
+        m: super::delete_share_group_state_response::DeleteShareGroupStateResponse,
+    ) -> Self {
+        Response::DeleteShareGroupState(m)
+    }
+}
+impl ::core::convert::From<
+    super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse,
+> for Response {
+    fn from(
+        m: super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse,
+    ) -> Self {
+        Response::ReadShareGroupStateSummary(m)
+    }
+}
+impl ::core::convert::From<
     super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
 > for Response {
     fn from(
@@ -935,6 +5174,51 @@ impl ::core::convert::From<
         Response::StreamsGroupDescribe(m)
     }
 }
+impl ::core::convert::From<
+    super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse,
+> for Response {
+    fn from(
+        m: super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse,
+    ) -> Self {
+        Response::DescribeShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse,
+> for Response {
+    fn from(
+        m: super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse,
+    ) -> Self {
+        Response::AlterShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse,
+> for Response {
+    fn from(
+        m: super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse,
+    ) -> Self {
+        Response::DeleteShareGroupOffsets(m)
+    }
+}
+impl ::core::convert::From<
+    super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+> for Response {
+    fn from(
+        m: super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+    ) -> Self {
+        Response::StreamsGroupTopologyDescriptionUpdate(m)
+    }
+}
+impl ::core::convert::From<
+    super::unregister_controller_response::UnregisterControllerResponse,
+> for Response {
+    fn from(
+        m: super::unregister_controller_response::UnregisterControllerResponse,
+    ) -> Self {
+        Response::UnregisterController(m)
+    }
+}
 #[cfg(feature = "json")]
 impl Request {
     /// Kafka's JSON form of the request body at `version` (see `kwire_protocol::wire::json`).
@@ -950,17 +5234,123 @@ impl Request {
             Request::Fetch(m) => rt::json::JsonForm::to_json(m, version),
             Request::ListOffsets(m) => rt::json::JsonForm::to_json(m, version),
             Request::Metadata(m) => rt::json::JsonForm::to_json(m, version),
+            Request::LeaderAndIsr(m) => rt::json::JsonForm::to_json(m, version),
+            Request::StopReplica(m) => rt::json::JsonForm::to_json(m, version),
+            Request::UpdateMetadata(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ControlledShutdown(m) => rt::json::JsonForm::to_json(m, version),
             Request::OffsetCommit(m) => rt::json::JsonForm::to_json(m, version),
             Request::OffsetFetch(m) => rt::json::JsonForm::to_json(m, version),
             Request::FindCoordinator(m) => rt::json::JsonForm::to_json(m, version),
+            Request::JoinGroup(m) => rt::json::JsonForm::to_json(m, version),
+            Request::Heartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Request::LeaveGroup(m) => rt::json::JsonForm::to_json(m, version),
+            Request::SyncGroup(m) => rt::json::JsonForm::to_json(m, version),
             Request::DescribeGroups(m) => rt::json::JsonForm::to_json(m, version),
             Request::ListGroups(m) => rt::json::JsonForm::to_json(m, version),
+            Request::SaslHandshake(m) => rt::json::JsonForm::to_json(m, version),
             Request::ApiVersions(m) => rt::json::JsonForm::to_json(m, version),
             Request::CreateTopics(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DeleteTopics(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DeleteRecords(m) => rt::json::JsonForm::to_json(m, version),
+            Request::InitProducerId(m) => rt::json::JsonForm::to_json(m, version),
+            Request::OffsetForLeaderEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AddPartitionsToTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AddOffsetsToTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Request::EndTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Request::WriteTxnMarkers(m) => rt::json::JsonForm::to_json(m, version),
+            Request::TxnOffsetCommit(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Request::CreateAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DeleteAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeConfigs(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AlterConfigs(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AlterReplicaLogDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeLogDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Request::SaslAuthenticate(m) => rt::json::JsonForm::to_json(m, version),
+            Request::CreatePartitions(m) => rt::json::JsonForm::to_json(m, version),
+            Request::CreateDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Request::RenewDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ExpireDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeDelegationToken(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::DeleteGroups(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ElectLeaders(m) => rt::json::JsonForm::to_json(m, version),
+            Request::IncrementalAlterConfigs(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::AlterPartitionReassignments(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::ListPartitionReassignments(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::OffsetDelete(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeClientQuotas(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AlterClientQuotas(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeUserScramCredentials(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::AlterUserScramCredentials(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::Vote(m) => rt::json::JsonForm::to_json(m, version),
+            Request::BeginQuorumEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Request::EndQuorumEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeQuorum(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AlterPartition(m) => rt::json::JsonForm::to_json(m, version),
+            Request::UpdateFeatures(m) => rt::json::JsonForm::to_json(m, version),
+            Request::Envelope(m) => rt::json::JsonForm::to_json(m, version),
+            Request::FetchSnapshot(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeCluster(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeProducers(m) => rt::json::JsonForm::to_json(m, version),
+            Request::BrokerRegistration(m) => rt::json::JsonForm::to_json(m, version),
+            Request::BrokerHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Request::UnregisterBroker(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeTransactions(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ListTransactions(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AllocateProducerIds(m) => rt::json::JsonForm::to_json(m, version),
             Request::ConsumerGroupHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
             Request::ConsumerGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ControllerRegistration(m) => rt::json::JsonForm::to_json(m, version),
+            Request::GetTelemetrySubscriptions(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::PushTelemetry(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AssignReplicasToDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ListConfigResources(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeTopicPartitions(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::ShareGroupHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ShareGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ShareFetch(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ShareAcknowledge(m) => rt::json::JsonForm::to_json(m, version),
+            Request::AddRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Request::RemoveRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Request::UpdateRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Request::InitializeShareGroupState(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::ReadShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Request::WriteShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DeleteShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Request::ReadShareGroupStateSummary(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
             Request::StreamsGroupHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
             Request::StreamsGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DescribeShareGroupOffsets(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::AlterShareGroupOffsets(m) => rt::json::JsonForm::to_json(m, version),
+            Request::DeleteShareGroupOffsets(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Request::UnregisterController(m) => rt::json::JsonForm::to_json(m, version),
         }
     }
     /// Reads the request body of `api_key` at `version` from its JSON form.
@@ -1006,6 +5396,38 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::LeaderAndIsr => {
+                    Request::LeaderAndIsr(
+                        <super::leader_and_isr_request::LeaderAndIsrRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StopReplica => {
+                    Request::StopReplica(
+                        <super::stop_replica_request::StopReplicaRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateMetadata => {
+                    Request::UpdateMetadata(
+                        <super::update_metadata_request::UpdateMetadataRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControlledShutdown => {
+                    Request::ControlledShutdown(
+                        <super::controlled_shutdown_request::ControlledShutdownRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::OffsetCommit => {
                     Request::OffsetCommit(
                         <super::offset_commit_request::OffsetCommitRequest as rt::json::JsonForm>::from_json(
@@ -1030,6 +5452,38 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::JoinGroup => {
+                    Request::JoinGroup(
+                        <super::join_group_request::JoinGroupRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Heartbeat => {
+                    Request::Heartbeat(
+                        <super::heartbeat_request::HeartbeatRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::LeaveGroup => {
+                    Request::LeaveGroup(
+                        <super::leave_group_request::LeaveGroupRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SyncGroup => {
+                    Request::SyncGroup(
+                        <super::sync_group_request::SyncGroupRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::DescribeGroups => {
                     Request::DescribeGroups(
                         <super::describe_groups_request::DescribeGroupsRequest as rt::json::JsonForm>::from_json(
@@ -1041,6 +5495,14 @@ impl Request {
                 ApiKey::ListGroups => {
                     Request::ListGroups(
                         <super::list_groups_request::ListGroupsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslHandshake => {
+                    Request::SaslHandshake(
+                        <super::sasl_handshake_request::SaslHandshakeRequest as rt::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -1062,6 +5524,390 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::DeleteTopics => {
+                    Request::DeleteTopics(
+                        <super::delete_topics_request::DeleteTopicsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteRecords => {
+                    Request::DeleteRecords(
+                        <super::delete_records_request::DeleteRecordsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitProducerId => {
+                    Request::InitProducerId(
+                        <super::init_producer_id_request::InitProducerIdRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetForLeaderEpoch => {
+                    Request::OffsetForLeaderEpoch(
+                        <super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddPartitionsToTxn => {
+                    Request::AddPartitionsToTxn(
+                        <super::add_partitions_to_txn_request::AddPartitionsToTxnRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddOffsetsToTxn => {
+                    Request::AddOffsetsToTxn(
+                        <super::add_offsets_to_txn_request::AddOffsetsToTxnRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndTxn => {
+                    Request::EndTxn(
+                        <super::end_txn_request::EndTxnRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteTxnMarkers => {
+                    Request::WriteTxnMarkers(
+                        <super::write_txn_markers_request::WriteTxnMarkersRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::TxnOffsetCommit => {
+                    Request::TxnOffsetCommit(
+                        <super::txn_offset_commit_request::TxnOffsetCommitRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeAcls => {
+                    Request::DescribeAcls(
+                        <super::describe_acls_request::DescribeAclsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateAcls => {
+                    Request::CreateAcls(
+                        <super::create_acls_request::CreateAclsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteAcls => {
+                    Request::DeleteAcls(
+                        <super::delete_acls_request::DeleteAclsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeConfigs => {
+                    Request::DescribeConfigs(
+                        <super::describe_configs_request::DescribeConfigsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterConfigs => {
+                    Request::AlterConfigs(
+                        <super::alter_configs_request::AlterConfigsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterReplicaLogDirs => {
+                    Request::AlterReplicaLogDirs(
+                        <super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeLogDirs => {
+                    Request::DescribeLogDirs(
+                        <super::describe_log_dirs_request::DescribeLogDirsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslAuthenticate => {
+                    Request::SaslAuthenticate(
+                        <super::sasl_authenticate_request::SaslAuthenticateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreatePartitions => {
+                    Request::CreatePartitions(
+                        <super::create_partitions_request::CreatePartitionsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateDelegationToken => {
+                    Request::CreateDelegationToken(
+                        <super::create_delegation_token_request::CreateDelegationTokenRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RenewDelegationToken => {
+                    Request::RenewDelegationToken(
+                        <super::renew_delegation_token_request::RenewDelegationTokenRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ExpireDelegationToken => {
+                    Request::ExpireDelegationToken(
+                        <super::expire_delegation_token_request::ExpireDelegationTokenRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeDelegationToken => {
+                    Request::DescribeDelegationToken(
+                        <super::describe_delegation_token_request::DescribeDelegationTokenRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteGroups => {
+                    Request::DeleteGroups(
+                        <super::delete_groups_request::DeleteGroupsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ElectLeaders => {
+                    Request::ElectLeaders(
+                        <super::elect_leaders_request::ElectLeadersRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::IncrementalAlterConfigs => {
+                    Request::IncrementalAlterConfigs(
+                        <super::incremental_alter_configs_request::IncrementalAlterConfigsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartitionReassignments => {
+                    Request::AlterPartitionReassignments(
+                        <super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListPartitionReassignments => {
+                    Request::ListPartitionReassignments(
+                        <super::list_partition_reassignments_request::ListPartitionReassignmentsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetDelete => {
+                    Request::OffsetDelete(
+                        <super::offset_delete_request::OffsetDeleteRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeClientQuotas => {
+                    Request::DescribeClientQuotas(
+                        <super::describe_client_quotas_request::DescribeClientQuotasRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterClientQuotas => {
+                    Request::AlterClientQuotas(
+                        <super::alter_client_quotas_request::AlterClientQuotasRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeUserScramCredentials => {
+                    Request::DescribeUserScramCredentials(
+                        <super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterUserScramCredentials => {
+                    Request::AlterUserScramCredentials(
+                        <super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Vote => {
+                    Request::Vote(
+                        <super::vote_request::VoteRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BeginQuorumEpoch => {
+                    Request::BeginQuorumEpoch(
+                        <super::begin_quorum_epoch_request::BeginQuorumEpochRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndQuorumEpoch => {
+                    Request::EndQuorumEpoch(
+                        <super::end_quorum_epoch_request::EndQuorumEpochRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeQuorum => {
+                    Request::DescribeQuorum(
+                        <super::describe_quorum_request::DescribeQuorumRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartition => {
+                    Request::AlterPartition(
+                        <super::alter_partition_request::AlterPartitionRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateFeatures => {
+                    Request::UpdateFeatures(
+                        <super::update_features_request::UpdateFeaturesRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Envelope => {
+                    Request::Envelope(
+                        <super::envelope_request::EnvelopeRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FetchSnapshot => {
+                    Request::FetchSnapshot(
+                        <super::fetch_snapshot_request::FetchSnapshotRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeCluster => {
+                    Request::DescribeCluster(
+                        <super::describe_cluster_request::DescribeClusterRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeProducers => {
+                    Request::DescribeProducers(
+                        <super::describe_producers_request::DescribeProducersRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerRegistration => {
+                    Request::BrokerRegistration(
+                        <super::broker_registration_request::BrokerRegistrationRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerHeartbeat => {
+                    Request::BrokerHeartbeat(
+                        <super::broker_heartbeat_request::BrokerHeartbeatRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterBroker => {
+                    Request::UnregisterBroker(
+                        <super::unregister_broker_request::UnregisterBrokerRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTransactions => {
+                    Request::DescribeTransactions(
+                        <super::describe_transactions_request::DescribeTransactionsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListTransactions => {
+                    Request::ListTransactions(
+                        <super::list_transactions_request::ListTransactionsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AllocateProducerIds => {
+                    Request::AllocateProducerIds(
+                        <super::allocate_producer_ids_request::AllocateProducerIdsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ConsumerGroupHeartbeat => {
                     Request::ConsumerGroupHeartbeat(
                         <super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest as rt::json::JsonForm>::from_json(
@@ -1078,6 +5924,150 @@ impl Request {
                         )?,
                     )
                 }
+                ApiKey::ControllerRegistration => {
+                    Request::ControllerRegistration(
+                        <super::controller_registration_request::ControllerRegistrationRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::GetTelemetrySubscriptions => {
+                    Request::GetTelemetrySubscriptions(
+                        <super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::PushTelemetry => {
+                    Request::PushTelemetry(
+                        <super::push_telemetry_request::PushTelemetryRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AssignReplicasToDirs => {
+                    Request::AssignReplicasToDirs(
+                        <super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListConfigResources => {
+                    Request::ListConfigResources(
+                        <super::list_config_resources_request::ListConfigResourcesRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTopicPartitions => {
+                    Request::DescribeTopicPartitions(
+                        <super::describe_topic_partitions_request::DescribeTopicPartitionsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupHeartbeat => {
+                    Request::ShareGroupHeartbeat(
+                        <super::share_group_heartbeat_request::ShareGroupHeartbeatRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupDescribe => {
+                    Request::ShareGroupDescribe(
+                        <super::share_group_describe_request::ShareGroupDescribeRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareFetch => {
+                    Request::ShareFetch(
+                        <super::share_fetch_request::ShareFetchRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareAcknowledge => {
+                    Request::ShareAcknowledge(
+                        <super::share_acknowledge_request::ShareAcknowledgeRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddRaftVoter => {
+                    Request::AddRaftVoter(
+                        <super::add_raft_voter_request::AddRaftVoterRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RemoveRaftVoter => {
+                    Request::RemoveRaftVoter(
+                        <super::remove_raft_voter_request::RemoveRaftVoterRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateRaftVoter => {
+                    Request::UpdateRaftVoter(
+                        <super::update_raft_voter_request::UpdateRaftVoterRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitializeShareGroupState => {
+                    Request::InitializeShareGroupState(
+                        <super::initialize_share_group_state_request::InitializeShareGroupStateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupState => {
+                    Request::ReadShareGroupState(
+                        <super::read_share_group_state_request::ReadShareGroupStateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteShareGroupState => {
+                    Request::WriteShareGroupState(
+                        <super::write_share_group_state_request::WriteShareGroupStateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupState => {
+                    Request::DeleteShareGroupState(
+                        <super::delete_share_group_state_request::DeleteShareGroupStateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupStateSummary => {
+                    Request::ReadShareGroupStateSummary(
+                        <super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::StreamsGroupHeartbeat => {
                     Request::StreamsGroupHeartbeat(
                         <super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest as rt::json::JsonForm>::from_json(
@@ -1089,6 +6079,46 @@ impl Request {
                 ApiKey::StreamsGroupDescribe => {
                     Request::StreamsGroupDescribe(
                         <super::streams_group_describe_request::StreamsGroupDescribeRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeShareGroupOffsets => {
+                    Request::DescribeShareGroupOffsets(
+                        <super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterShareGroupOffsets => {
+                    Request::AlterShareGroupOffsets(
+                        <super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupOffsets => {
+                    Request::DeleteShareGroupOffsets(
+                        <super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                    Request::StreamsGroupTopologyDescriptionUpdate(
+                        <super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterController => {
+                    Request::UnregisterController(
+                        <super::unregister_controller_request::UnregisterControllerRequest as rt::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -1113,19 +6143,129 @@ impl Response {
             Response::Fetch(m) => rt::json::JsonForm::to_json(m, version),
             Response::ListOffsets(m) => rt::json::JsonForm::to_json(m, version),
             Response::Metadata(m) => rt::json::JsonForm::to_json(m, version),
+            Response::LeaderAndIsr(m) => rt::json::JsonForm::to_json(m, version),
+            Response::StopReplica(m) => rt::json::JsonForm::to_json(m, version),
+            Response::UpdateMetadata(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ControlledShutdown(m) => rt::json::JsonForm::to_json(m, version),
             Response::OffsetCommit(m) => rt::json::JsonForm::to_json(m, version),
             Response::OffsetFetch(m) => rt::json::JsonForm::to_json(m, version),
             Response::FindCoordinator(m) => rt::json::JsonForm::to_json(m, version),
+            Response::JoinGroup(m) => rt::json::JsonForm::to_json(m, version),
+            Response::Heartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Response::LeaveGroup(m) => rt::json::JsonForm::to_json(m, version),
+            Response::SyncGroup(m) => rt::json::JsonForm::to_json(m, version),
             Response::DescribeGroups(m) => rt::json::JsonForm::to_json(m, version),
             Response::ListGroups(m) => rt::json::JsonForm::to_json(m, version),
+            Response::SaslHandshake(m) => rt::json::JsonForm::to_json(m, version),
             Response::ApiVersions(m) => rt::json::JsonForm::to_json(m, version),
             Response::CreateTopics(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DeleteTopics(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DeleteRecords(m) => rt::json::JsonForm::to_json(m, version),
+            Response::InitProducerId(m) => rt::json::JsonForm::to_json(m, version),
+            Response::OffsetForLeaderEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AddPartitionsToTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AddOffsetsToTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Response::EndTxn(m) => rt::json::JsonForm::to_json(m, version),
+            Response::WriteTxnMarkers(m) => rt::json::JsonForm::to_json(m, version),
+            Response::TxnOffsetCommit(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Response::CreateAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DeleteAcls(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeConfigs(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AlterConfigs(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AlterReplicaLogDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeLogDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Response::SaslAuthenticate(m) => rt::json::JsonForm::to_json(m, version),
+            Response::CreatePartitions(m) => rt::json::JsonForm::to_json(m, version),
+            Response::CreateDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Response::RenewDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ExpireDelegationToken(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeDelegationToken(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::DeleteGroups(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ElectLeaders(m) => rt::json::JsonForm::to_json(m, version),
+            Response::IncrementalAlterConfigs(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::AlterPartitionReassignments(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::ListPartitionReassignments(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::OffsetDelete(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeClientQuotas(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AlterClientQuotas(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeUserScramCredentials(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::AlterUserScramCredentials(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::Vote(m) => rt::json::JsonForm::to_json(m, version),
+            Response::BeginQuorumEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Response::EndQuorumEpoch(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeQuorum(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AlterPartition(m) => rt::json::JsonForm::to_json(m, version),
+            Response::UpdateFeatures(m) => rt::json::JsonForm::to_json(m, version),
+            Response::Envelope(m) => rt::json::JsonForm::to_json(m, version),
+            Response::FetchSnapshot(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeCluster(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeProducers(m) => rt::json::JsonForm::to_json(m, version),
+            Response::BrokerRegistration(m) => rt::json::JsonForm::to_json(m, version),
+            Response::BrokerHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Response::UnregisterBroker(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeTransactions(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ListTransactions(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AllocateProducerIds(m) => rt::json::JsonForm::to_json(m, version),
             Response::ConsumerGroupHeartbeat(m) => {
                 rt::json::JsonForm::to_json(m, version)
             }
             Response::ConsumerGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ControllerRegistration(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::GetTelemetrySubscriptions(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::PushTelemetry(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AssignReplicasToDirs(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ListConfigResources(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeTopicPartitions(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::ShareGroupHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ShareGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ShareFetch(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ShareAcknowledge(m) => rt::json::JsonForm::to_json(m, version),
+            Response::AddRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Response::RemoveRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Response::UpdateRaftVoter(m) => rt::json::JsonForm::to_json(m, version),
+            Response::InitializeShareGroupState(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::ReadShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Response::WriteShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DeleteShareGroupState(m) => rt::json::JsonForm::to_json(m, version),
+            Response::ReadShareGroupStateSummary(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
             Response::StreamsGroupHeartbeat(m) => rt::json::JsonForm::to_json(m, version),
             Response::StreamsGroupDescribe(m) => rt::json::JsonForm::to_json(m, version),
+            Response::DescribeShareGroupOffsets(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::AlterShareGroupOffsets(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::DeleteShareGroupOffsets(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::StreamsGroupTopologyDescriptionUpdate(m) => {
+                rt::json::JsonForm::to_json(m, version)
+            }
+            Response::UnregisterController(m) => rt::json::JsonForm::to_json(m, version),
         }
     }
     /// Reads the response body of `api_key` at `version` from its JSON form.
@@ -1171,6 +6311,38 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::LeaderAndIsr => {
+                    Response::LeaderAndIsr(
+                        <super::leader_and_isr_response::LeaderAndIsrResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StopReplica => {
+                    Response::StopReplica(
+                        <super::stop_replica_response::StopReplicaResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateMetadata => {
+                    Response::UpdateMetadata(
+                        <super::update_metadata_response::UpdateMetadataResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ControlledShutdown => {
+                    Response::ControlledShutdown(
+                        <super::controlled_shutdown_response::ControlledShutdownResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::OffsetCommit => {
                     Response::OffsetCommit(
                         <super::offset_commit_response::OffsetCommitResponse as rt::json::JsonForm>::from_json(
@@ -1195,6 +6367,38 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::JoinGroup => {
+                    Response::JoinGroup(
+                        <super::join_group_response::JoinGroupResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Heartbeat => {
+                    Response::Heartbeat(
+                        <super::heartbeat_response::HeartbeatResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::LeaveGroup => {
+                    Response::LeaveGroup(
+                        <super::leave_group_response::LeaveGroupResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SyncGroup => {
+                    Response::SyncGroup(
+                        <super::sync_group_response::SyncGroupResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::DescribeGroups => {
                     Response::DescribeGroups(
                         <super::describe_groups_response::DescribeGroupsResponse as rt::json::JsonForm>::from_json(
@@ -1206,6 +6410,14 @@ impl Response {
                 ApiKey::ListGroups => {
                     Response::ListGroups(
                         <super::list_groups_response::ListGroupsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslHandshake => {
+                    Response::SaslHandshake(
+                        <super::sasl_handshake_response::SaslHandshakeResponse as rt::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,
@@ -1227,6 +6439,390 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::DeleteTopics => {
+                    Response::DeleteTopics(
+                        <super::delete_topics_response::DeleteTopicsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteRecords => {
+                    Response::DeleteRecords(
+                        <super::delete_records_response::DeleteRecordsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitProducerId => {
+                    Response::InitProducerId(
+                        <super::init_producer_id_response::InitProducerIdResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetForLeaderEpoch => {
+                    Response::OffsetForLeaderEpoch(
+                        <super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddPartitionsToTxn => {
+                    Response::AddPartitionsToTxn(
+                        <super::add_partitions_to_txn_response::AddPartitionsToTxnResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddOffsetsToTxn => {
+                    Response::AddOffsetsToTxn(
+                        <super::add_offsets_to_txn_response::AddOffsetsToTxnResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndTxn => {
+                    Response::EndTxn(
+                        <super::end_txn_response::EndTxnResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteTxnMarkers => {
+                    Response::WriteTxnMarkers(
+                        <super::write_txn_markers_response::WriteTxnMarkersResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::TxnOffsetCommit => {
+                    Response::TxnOffsetCommit(
+                        <super::txn_offset_commit_response::TxnOffsetCommitResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeAcls => {
+                    Response::DescribeAcls(
+                        <super::describe_acls_response::DescribeAclsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateAcls => {
+                    Response::CreateAcls(
+                        <super::create_acls_response::CreateAclsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteAcls => {
+                    Response::DeleteAcls(
+                        <super::delete_acls_response::DeleteAclsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeConfigs => {
+                    Response::DescribeConfigs(
+                        <super::describe_configs_response::DescribeConfigsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterConfigs => {
+                    Response::AlterConfigs(
+                        <super::alter_configs_response::AlterConfigsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterReplicaLogDirs => {
+                    Response::AlterReplicaLogDirs(
+                        <super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeLogDirs => {
+                    Response::DescribeLogDirs(
+                        <super::describe_log_dirs_response::DescribeLogDirsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::SaslAuthenticate => {
+                    Response::SaslAuthenticate(
+                        <super::sasl_authenticate_response::SaslAuthenticateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreatePartitions => {
+                    Response::CreatePartitions(
+                        <super::create_partitions_response::CreatePartitionsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::CreateDelegationToken => {
+                    Response::CreateDelegationToken(
+                        <super::create_delegation_token_response::CreateDelegationTokenResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RenewDelegationToken => {
+                    Response::RenewDelegationToken(
+                        <super::renew_delegation_token_response::RenewDelegationTokenResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ExpireDelegationToken => {
+                    Response::ExpireDelegationToken(
+                        <super::expire_delegation_token_response::ExpireDelegationTokenResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeDelegationToken => {
+                    Response::DescribeDelegationToken(
+                        <super::describe_delegation_token_response::DescribeDelegationTokenResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteGroups => {
+                    Response::DeleteGroups(
+                        <super::delete_groups_response::DeleteGroupsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ElectLeaders => {
+                    Response::ElectLeaders(
+                        <super::elect_leaders_response::ElectLeadersResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::IncrementalAlterConfigs => {
+                    Response::IncrementalAlterConfigs(
+                        <super::incremental_alter_configs_response::IncrementalAlterConfigsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartitionReassignments => {
+                    Response::AlterPartitionReassignments(
+                        <super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListPartitionReassignments => {
+                    Response::ListPartitionReassignments(
+                        <super::list_partition_reassignments_response::ListPartitionReassignmentsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::OffsetDelete => {
+                    Response::OffsetDelete(
+                        <super::offset_delete_response::OffsetDeleteResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeClientQuotas => {
+                    Response::DescribeClientQuotas(
+                        <super::describe_client_quotas_response::DescribeClientQuotasResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterClientQuotas => {
+                    Response::AlterClientQuotas(
+                        <super::alter_client_quotas_response::AlterClientQuotasResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeUserScramCredentials => {
+                    Response::DescribeUserScramCredentials(
+                        <super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterUserScramCredentials => {
+                    Response::AlterUserScramCredentials(
+                        <super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Vote => {
+                    Response::Vote(
+                        <super::vote_response::VoteResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BeginQuorumEpoch => {
+                    Response::BeginQuorumEpoch(
+                        <super::begin_quorum_epoch_response::BeginQuorumEpochResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::EndQuorumEpoch => {
+                    Response::EndQuorumEpoch(
+                        <super::end_quorum_epoch_response::EndQuorumEpochResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeQuorum => {
+                    Response::DescribeQuorum(
+                        <super::describe_quorum_response::DescribeQuorumResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterPartition => {
+                    Response::AlterPartition(
+                        <super::alter_partition_response::AlterPartitionResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateFeatures => {
+                    Response::UpdateFeatures(
+                        <super::update_features_response::UpdateFeaturesResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::Envelope => {
+                    Response::Envelope(
+                        <super::envelope_response::EnvelopeResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::FetchSnapshot => {
+                    Response::FetchSnapshot(
+                        <super::fetch_snapshot_response::FetchSnapshotResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeCluster => {
+                    Response::DescribeCluster(
+                        <super::describe_cluster_response::DescribeClusterResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeProducers => {
+                    Response::DescribeProducers(
+                        <super::describe_producers_response::DescribeProducersResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerRegistration => {
+                    Response::BrokerRegistration(
+                        <super::broker_registration_response::BrokerRegistrationResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::BrokerHeartbeat => {
+                    Response::BrokerHeartbeat(
+                        <super::broker_heartbeat_response::BrokerHeartbeatResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterBroker => {
+                    Response::UnregisterBroker(
+                        <super::unregister_broker_response::UnregisterBrokerResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTransactions => {
+                    Response::DescribeTransactions(
+                        <super::describe_transactions_response::DescribeTransactionsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListTransactions => {
+                    Response::ListTransactions(
+                        <super::list_transactions_response::ListTransactionsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AllocateProducerIds => {
+                    Response::AllocateProducerIds(
+                        <super::allocate_producer_ids_response::AllocateProducerIdsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::ConsumerGroupHeartbeat => {
                     Response::ConsumerGroupHeartbeat(
                         <super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse as rt::json::JsonForm>::from_json(
@@ -1243,6 +6839,150 @@ impl Response {
                         )?,
                     )
                 }
+                ApiKey::ControllerRegistration => {
+                    Response::ControllerRegistration(
+                        <super::controller_registration_response::ControllerRegistrationResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::GetTelemetrySubscriptions => {
+                    Response::GetTelemetrySubscriptions(
+                        <super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::PushTelemetry => {
+                    Response::PushTelemetry(
+                        <super::push_telemetry_response::PushTelemetryResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AssignReplicasToDirs => {
+                    Response::AssignReplicasToDirs(
+                        <super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ListConfigResources => {
+                    Response::ListConfigResources(
+                        <super::list_config_resources_response::ListConfigResourcesResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeTopicPartitions => {
+                    Response::DescribeTopicPartitions(
+                        <super::describe_topic_partitions_response::DescribeTopicPartitionsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupHeartbeat => {
+                    Response::ShareGroupHeartbeat(
+                        <super::share_group_heartbeat_response::ShareGroupHeartbeatResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareGroupDescribe => {
+                    Response::ShareGroupDescribe(
+                        <super::share_group_describe_response::ShareGroupDescribeResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareFetch => {
+                    Response::ShareFetch(
+                        <super::share_fetch_response::ShareFetchResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ShareAcknowledge => {
+                    Response::ShareAcknowledge(
+                        <super::share_acknowledge_response::ShareAcknowledgeResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AddRaftVoter => {
+                    Response::AddRaftVoter(
+                        <super::add_raft_voter_response::AddRaftVoterResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::RemoveRaftVoter => {
+                    Response::RemoveRaftVoter(
+                        <super::remove_raft_voter_response::RemoveRaftVoterResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UpdateRaftVoter => {
+                    Response::UpdateRaftVoter(
+                        <super::update_raft_voter_response::UpdateRaftVoterResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::InitializeShareGroupState => {
+                    Response::InitializeShareGroupState(
+                        <super::initialize_share_group_state_response::InitializeShareGroupStateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupState => {
+                    Response::ReadShareGroupState(
+                        <super::read_share_group_state_response::ReadShareGroupStateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::WriteShareGroupState => {
+                    Response::WriteShareGroupState(
+                        <super::write_share_group_state_response::WriteShareGroupStateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupState => {
+                    Response::DeleteShareGroupState(
+                        <super::delete_share_group_state_response::DeleteShareGroupStateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::ReadShareGroupStateSummary => {
+                    Response::ReadShareGroupStateSummary(
+                        <super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
                 ApiKey::StreamsGroupHeartbeat => {
                     Response::StreamsGroupHeartbeat(
                         <super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse as rt::json::JsonForm>::from_json(
@@ -1254,6 +6994,46 @@ impl Response {
                 ApiKey::StreamsGroupDescribe => {
                     Response::StreamsGroupDescribe(
                         <super::streams_group_describe_response::StreamsGroupDescribeResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DescribeShareGroupOffsets => {
+                    Response::DescribeShareGroupOffsets(
+                        <super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::AlterShareGroupOffsets => {
+                    Response::AlterShareGroupOffsets(
+                        <super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::DeleteShareGroupOffsets => {
+                    Response::DeleteShareGroupOffsets(
+                        <super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                    Response::StreamsGroupTopologyDescriptionUpdate(
+                        <super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse as rt::json::JsonForm>::from_json(
+                            value,
+                            version,
+                        )?,
+                    )
+                }
+                ApiKey::UnregisterController => {
+                    Response::UnregisterController(
+                        <super::unregister_controller_response::UnregisterControllerResponse as rt::json::JsonForm>::from_json(
                             value,
                             version,
                         )?,

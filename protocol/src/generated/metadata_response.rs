@@ -32,7 +32,7 @@ pub struct MetadataResponse {
     pub cluster_authorized_operations: i32,
     /// Error for the whole request, 0 on success (v13+). A non-zero value such as REBOOTSTRAP_REQUIRED tells the client to rediscover the cluster from its bootstrap servers (KIP-1102).
     ///
-    /// Spec: `ErrorCode: int16` (versions 13+, default 0, ignorable).
+    /// Spec: `ErrorCode: int16` (versions 13+, ignorable).
     pub error_code: i16,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: rt::UnknownTaggedFields,
@@ -575,7 +575,7 @@ impl<'a> MetadataResponseRef<'a> {
     }
     /// Error for the whole request, 0 on success (v13+). A non-zero value such as REBOOTSTRAP_REQUIRED tells the client to rediscover the cluster from its bootstrap servers (KIP-1102).
     ///
-    /// Spec: `ErrorCode: int16` (versions 13+, default 0, ignorable).
+    /// Spec: `ErrorCode: int16` (versions 13+, ignorable).
     #[inline]
     pub fn error_code(&self) -> i16 {
         match self.offs[6] {

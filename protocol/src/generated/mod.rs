@@ -5,10 +5,72 @@
 //! Each spec is a module; every message is also re-exported here, with the `api` items
 //! (`ApiKey`, `Request`, `Response`, `RequestFrame`, `ResponseFrame`).
 
+/// `AbortedTxn` (data), from `schemas/AbortedTxn.json`.
+pub mod aborted_txn;
+/// `AddOffsetsToTxnRequest` (request), from `schemas/AddOffsetsToTxnRequest.json`.
+pub mod add_offsets_to_txn_request;
+/// `AddOffsetsToTxnResponse` (response), from `schemas/AddOffsetsToTxnResponse.json`.
+pub mod add_offsets_to_txn_response;
+/// `AddPartitionsToTxnRequest` (request), from `schemas/AddPartitionsToTxnRequest.json`.
+pub mod add_partitions_to_txn_request;
+/// `AddPartitionsToTxnResponse` (response), from `schemas/AddPartitionsToTxnResponse.json`.
+pub mod add_partitions_to_txn_response;
+/// `AddRaftVoterRequest` (request), from `schemas/AddRaftVoterRequest.json`.
+pub mod add_raft_voter_request;
+/// `AddRaftVoterResponse` (response), from `schemas/AddRaftVoterResponse.json`.
+pub mod add_raft_voter_response;
+/// `AllocateProducerIdsRequest` (request), from `schemas/AllocateProducerIdsRequest.json`.
+pub mod allocate_producer_ids_request;
+/// `AllocateProducerIdsResponse` (response), from `schemas/AllocateProducerIdsResponse.json`.
+pub mod allocate_producer_ids_response;
+/// `AlterClientQuotasRequest` (request), from `schemas/AlterClientQuotasRequest.json`.
+pub mod alter_client_quotas_request;
+/// `AlterClientQuotasResponse` (response), from `schemas/AlterClientQuotasResponse.json`.
+pub mod alter_client_quotas_response;
+/// `AlterConfigsRequest` (request), from `schemas/AlterConfigsRequest.json`.
+pub mod alter_configs_request;
+/// `AlterConfigsResponse` (response), from `schemas/AlterConfigsResponse.json`.
+pub mod alter_configs_response;
+/// `AlterPartitionReassignmentsRequest` (request), from `schemas/AlterPartitionReassignmentsRequest.json`.
+pub mod alter_partition_reassignments_request;
+/// `AlterPartitionReassignmentsResponse` (response), from `schemas/AlterPartitionReassignmentsResponse.json`.
+pub mod alter_partition_reassignments_response;
+/// `AlterPartitionRequest` (request), from `schemas/AlterPartitionRequest.json`.
+pub mod alter_partition_request;
+/// `AlterPartitionResponse` (response), from `schemas/AlterPartitionResponse.json`.
+pub mod alter_partition_response;
+/// `AlterReplicaLogDirsRequest` (request), from `schemas/AlterReplicaLogDirsRequest.json`.
+pub mod alter_replica_log_dirs_request;
+/// `AlterReplicaLogDirsResponse` (response), from `schemas/AlterReplicaLogDirsResponse.json`.
+pub mod alter_replica_log_dirs_response;
+/// `AlterShareGroupOffsetsRequest` (request), from `schemas/AlterShareGroupOffsetsRequest.json`.
+pub mod alter_share_group_offsets_request;
+/// `AlterShareGroupOffsetsResponse` (response), from `schemas/AlterShareGroupOffsetsResponse.json`.
+pub mod alter_share_group_offsets_response;
+/// `AlterUserScramCredentialsRequest` (request), from `schemas/AlterUserScramCredentialsRequest.json`.
+pub mod alter_user_scram_credentials_request;
+/// `AlterUserScramCredentialsResponse` (response), from `schemas/AlterUserScramCredentialsResponse.json`.
+pub mod alter_user_scram_credentials_response;
 /// `ApiVersionsRequest` (request), from `schemas/ApiVersionsRequest.json`.
 pub mod api_versions_request;
 /// `ApiVersionsResponse` (response), from `schemas/ApiVersionsResponse.json`.
 pub mod api_versions_response;
+/// `AssignReplicasToDirsRequest` (request), from `schemas/AssignReplicasToDirsRequest.json`.
+pub mod assign_replicas_to_dirs_request;
+/// `AssignReplicasToDirsResponse` (response), from `schemas/AssignReplicasToDirsResponse.json`.
+pub mod assign_replicas_to_dirs_response;
+/// `BeginQuorumEpochRequest` (request), from `schemas/BeginQuorumEpochRequest.json`.
+pub mod begin_quorum_epoch_request;
+/// `BeginQuorumEpochResponse` (response), from `schemas/BeginQuorumEpochResponse.json`.
+pub mod begin_quorum_epoch_response;
+/// `BrokerHeartbeatRequest` (request), from `schemas/BrokerHeartbeatRequest.json`.
+pub mod broker_heartbeat_request;
+/// `BrokerHeartbeatResponse` (response), from `schemas/BrokerHeartbeatResponse.json`.
+pub mod broker_heartbeat_response;
+/// `BrokerRegistrationRequest` (request), from `schemas/BrokerRegistrationRequest.json`.
+pub mod broker_registration_request;
+/// `BrokerRegistrationResponse` (response), from `schemas/BrokerRegistrationResponse.json`.
+pub mod broker_registration_response;
 /// `ConsumerGroupDescribeRequest` (request), from `schemas/ConsumerGroupDescribeRequest.json`.
 pub mod consumer_group_describe_request;
 /// `ConsumerGroupDescribeResponse` (response), from `schemas/ConsumerGroupDescribeResponse.json`.
@@ -17,22 +79,174 @@ pub mod consumer_group_describe_response;
 pub mod consumer_group_heartbeat_request;
 /// `ConsumerGroupHeartbeatResponse` (response), from `schemas/ConsumerGroupHeartbeatResponse.json`.
 pub mod consumer_group_heartbeat_response;
+/// `ConsumerProtocolAssignment` (data), from `schemas/ConsumerProtocolAssignment.json`.
+pub mod consumer_protocol_assignment;
+/// `ConsumerProtocolSubscription` (data), from `schemas/ConsumerProtocolSubscription.json`.
+pub mod consumer_protocol_subscription;
+/// `ControlRecordTypeSchema` (data), from `schemas/ControlRecordTypeSchema.json`.
+pub mod control_record_type_schema;
+/// `ControlledShutdownRequest` (request), from `schemas/ControlledShutdownRequest.json`.
+pub mod controlled_shutdown_request;
+/// `ControlledShutdownResponse` (response), from `schemas/ControlledShutdownResponse.json`.
+pub mod controlled_shutdown_response;
+/// `ControllerRegistrationRequest` (request), from `schemas/ControllerRegistrationRequest.json`.
+pub mod controller_registration_request;
+/// `ControllerRegistrationResponse` (response), from `schemas/ControllerRegistrationResponse.json`.
+pub mod controller_registration_response;
+/// `CreateAclsRequest` (request), from `schemas/CreateAclsRequest.json`.
+pub mod create_acls_request;
+/// `CreateAclsResponse` (response), from `schemas/CreateAclsResponse.json`.
+pub mod create_acls_response;
+/// `CreateDelegationTokenRequest` (request), from `schemas/CreateDelegationTokenRequest.json`.
+pub mod create_delegation_token_request;
+/// `CreateDelegationTokenResponse` (response), from `schemas/CreateDelegationTokenResponse.json`.
+pub mod create_delegation_token_response;
+/// `CreatePartitionsRequest` (request), from `schemas/CreatePartitionsRequest.json`.
+pub mod create_partitions_request;
+/// `CreatePartitionsResponse` (response), from `schemas/CreatePartitionsResponse.json`.
+pub mod create_partitions_response;
 /// `CreateTopicsRequest` (request), from `schemas/CreateTopicsRequest.json`.
 pub mod create_topics_request;
 /// `CreateTopicsResponse` (response), from `schemas/CreateTopicsResponse.json`.
 pub mod create_topics_response;
+/// `DefaultPrincipalData` (data), from `schemas/DefaultPrincipalData.json`.
+pub mod default_principal_data;
+/// `DeleteAclsRequest` (request), from `schemas/DeleteAclsRequest.json`.
+pub mod delete_acls_request;
+/// `DeleteAclsResponse` (response), from `schemas/DeleteAclsResponse.json`.
+pub mod delete_acls_response;
+/// `DeleteGroupsRequest` (request), from `schemas/DeleteGroupsRequest.json`.
+pub mod delete_groups_request;
+/// `DeleteGroupsResponse` (response), from `schemas/DeleteGroupsResponse.json`.
+pub mod delete_groups_response;
+/// `DeleteRecordsRequest` (request), from `schemas/DeleteRecordsRequest.json`.
+pub mod delete_records_request;
+/// `DeleteRecordsResponse` (response), from `schemas/DeleteRecordsResponse.json`.
+pub mod delete_records_response;
+/// `DeleteShareGroupOffsetsRequest` (request), from `schemas/DeleteShareGroupOffsetsRequest.json`.
+pub mod delete_share_group_offsets_request;
+/// `DeleteShareGroupOffsetsResponse` (response), from `schemas/DeleteShareGroupOffsetsResponse.json`.
+pub mod delete_share_group_offsets_response;
+/// `DeleteShareGroupStateRequest` (request), from `schemas/DeleteShareGroupStateRequest.json`.
+pub mod delete_share_group_state_request;
+/// `DeleteShareGroupStateResponse` (response), from `schemas/DeleteShareGroupStateResponse.json`.
+pub mod delete_share_group_state_response;
+/// `DeleteTopicsRequest` (request), from `schemas/DeleteTopicsRequest.json`.
+pub mod delete_topics_request;
+/// `DeleteTopicsResponse` (response), from `schemas/DeleteTopicsResponse.json`.
+pub mod delete_topics_response;
+/// `DescribeAclsRequest` (request), from `schemas/DescribeAclsRequest.json`.
+pub mod describe_acls_request;
+/// `DescribeAclsResponse` (response), from `schemas/DescribeAclsResponse.json`.
+pub mod describe_acls_response;
+/// `DescribeClientQuotasRequest` (request), from `schemas/DescribeClientQuotasRequest.json`.
+pub mod describe_client_quotas_request;
+/// `DescribeClientQuotasResponse` (response), from `schemas/DescribeClientQuotasResponse.json`.
+pub mod describe_client_quotas_response;
+/// `DescribeClusterRequest` (request), from `schemas/DescribeClusterRequest.json`.
+pub mod describe_cluster_request;
+/// `DescribeClusterResponse` (response), from `schemas/DescribeClusterResponse.json`.
+pub mod describe_cluster_response;
+/// `DescribeConfigsRequest` (request), from `schemas/DescribeConfigsRequest.json`.
+pub mod describe_configs_request;
+/// `DescribeConfigsResponse` (response), from `schemas/DescribeConfigsResponse.json`.
+pub mod describe_configs_response;
+/// `DescribeDelegationTokenRequest` (request), from `schemas/DescribeDelegationTokenRequest.json`.
+pub mod describe_delegation_token_request;
+/// `DescribeDelegationTokenResponse` (response), from `schemas/DescribeDelegationTokenResponse.json`.
+pub mod describe_delegation_token_response;
 /// `DescribeGroupsRequest` (request), from `schemas/DescribeGroupsRequest.json`.
 pub mod describe_groups_request;
 /// `DescribeGroupsResponse` (response), from `schemas/DescribeGroupsResponse.json`.
 pub mod describe_groups_response;
+/// `DescribeLogDirsRequest` (request), from `schemas/DescribeLogDirsRequest.json`.
+pub mod describe_log_dirs_request;
+/// `DescribeLogDirsResponse` (response), from `schemas/DescribeLogDirsResponse.json`.
+pub mod describe_log_dirs_response;
+/// `DescribeProducersRequest` (request), from `schemas/DescribeProducersRequest.json`.
+pub mod describe_producers_request;
+/// `DescribeProducersResponse` (response), from `schemas/DescribeProducersResponse.json`.
+pub mod describe_producers_response;
+/// `DescribeQuorumRequest` (request), from `schemas/DescribeQuorumRequest.json`.
+pub mod describe_quorum_request;
+/// `DescribeQuorumResponse` (response), from `schemas/DescribeQuorumResponse.json`.
+pub mod describe_quorum_response;
+/// `DescribeShareGroupOffsetsRequest` (request), from `schemas/DescribeShareGroupOffsetsRequest.json`.
+pub mod describe_share_group_offsets_request;
+/// `DescribeShareGroupOffsetsResponse` (response), from `schemas/DescribeShareGroupOffsetsResponse.json`.
+pub mod describe_share_group_offsets_response;
+/// `DescribeTopicPartitionsRequest` (request), from `schemas/DescribeTopicPartitionsRequest.json`.
+pub mod describe_topic_partitions_request;
+/// `DescribeTopicPartitionsResponse` (response), from `schemas/DescribeTopicPartitionsResponse.json`.
+pub mod describe_topic_partitions_response;
+/// `DescribeTransactionsRequest` (request), from `schemas/DescribeTransactionsRequest.json`.
+pub mod describe_transactions_request;
+/// `DescribeTransactionsResponse` (response), from `schemas/DescribeTransactionsResponse.json`.
+pub mod describe_transactions_response;
+/// `DescribeUserScramCredentialsRequest` (request), from `schemas/DescribeUserScramCredentialsRequest.json`.
+pub mod describe_user_scram_credentials_request;
+/// `DescribeUserScramCredentialsResponse` (response), from `schemas/DescribeUserScramCredentialsResponse.json`.
+pub mod describe_user_scram_credentials_response;
+/// `ElectLeadersRequest` (request), from `schemas/ElectLeadersRequest.json`.
+pub mod elect_leaders_request;
+/// `ElectLeadersResponse` (response), from `schemas/ElectLeadersResponse.json`.
+pub mod elect_leaders_response;
+/// `EndQuorumEpochRequest` (request), from `schemas/EndQuorumEpochRequest.json`.
+pub mod end_quorum_epoch_request;
+/// `EndQuorumEpochResponse` (response), from `schemas/EndQuorumEpochResponse.json`.
+pub mod end_quorum_epoch_response;
+/// `EndTxnMarker` (data), from `schemas/EndTxnMarker.json`.
+pub mod end_txn_marker;
+/// `EndTxnRequest` (request), from `schemas/EndTxnRequest.json`.
+pub mod end_txn_request;
+/// `EndTxnResponse` (response), from `schemas/EndTxnResponse.json`.
+pub mod end_txn_response;
+/// `EnvelopeRequest` (request), from `schemas/EnvelopeRequest.json`.
+pub mod envelope_request;
+/// `EnvelopeResponse` (response), from `schemas/EnvelopeResponse.json`.
+pub mod envelope_response;
+/// `ExpireDelegationTokenRequest` (request), from `schemas/ExpireDelegationTokenRequest.json`.
+pub mod expire_delegation_token_request;
+/// `ExpireDelegationTokenResponse` (response), from `schemas/ExpireDelegationTokenResponse.json`.
+pub mod expire_delegation_token_response;
 /// `FetchRequest` (request), from `schemas/FetchRequest.json`.
 pub mod fetch_request;
 /// `FetchResponse` (response), from `schemas/FetchResponse.json`.
 pub mod fetch_response;
+/// `FetchSnapshotRequest` (request), from `schemas/FetchSnapshotRequest.json`.
+pub mod fetch_snapshot_request;
+/// `FetchSnapshotResponse` (response), from `schemas/FetchSnapshotResponse.json`.
+pub mod fetch_snapshot_response;
 /// `FindCoordinatorRequest` (request), from `schemas/FindCoordinatorRequest.json`.
 pub mod find_coordinator_request;
 /// `FindCoordinatorResponse` (response), from `schemas/FindCoordinatorResponse.json`.
 pub mod find_coordinator_response;
+/// `GetTelemetrySubscriptionsRequest` (request), from `schemas/GetTelemetrySubscriptionsRequest.json`.
+pub mod get_telemetry_subscriptions_request;
+/// `GetTelemetrySubscriptionsResponse` (response), from `schemas/GetTelemetrySubscriptionsResponse.json`.
+pub mod get_telemetry_subscriptions_response;
+/// `HeartbeatRequest` (request), from `schemas/HeartbeatRequest.json`.
+pub mod heartbeat_request;
+/// `HeartbeatResponse` (response), from `schemas/HeartbeatResponse.json`.
+pub mod heartbeat_response;
+/// `IncrementalAlterConfigsRequest` (request), from `schemas/IncrementalAlterConfigsRequest.json`.
+pub mod incremental_alter_configs_request;
+/// `IncrementalAlterConfigsResponse` (response), from `schemas/IncrementalAlterConfigsResponse.json`.
+pub mod incremental_alter_configs_response;
+/// `InitProducerIdRequest` (request), from `schemas/InitProducerIdRequest.json`.
+pub mod init_producer_id_request;
+/// `InitProducerIdResponse` (response), from `schemas/InitProducerIdResponse.json`.
+pub mod init_producer_id_response;
+/// `InitializeShareGroupStateRequest` (request), from `schemas/InitializeShareGroupStateRequest.json`.
+pub mod initialize_share_group_state_request;
+/// `InitializeShareGroupStateResponse` (response), from `schemas/InitializeShareGroupStateResponse.json`.
+pub mod initialize_share_group_state_response;
+/// `JoinGroupRequest` (request), from `schemas/JoinGroupRequest.json`.
+pub mod join_group_request;
+/// `JoinGroupResponse` (response), from `schemas/JoinGroupResponse.json`.
+pub mod join_group_response;
+/// `KRaftVersionRecord` (data), from `schemas/KRaftVersionRecord.json`.
+pub mod k_raft_version_record;
 /// `KwireCommittedOffsetKey` (data), from `schemas/KwireCommittedOffsetKey.json`.
 pub mod kwire_committed_offset_key;
 /// `KwireCommittedOffsetValue` (data), from `schemas/KwireCommittedOffsetValue.json`.
@@ -93,6 +307,20 @@ pub mod kwire_streams_group_topology_value;
 pub mod kwire_topic_key;
 /// `KwireTopicValue` (data), from `schemas/KwireTopicValue.json`.
 pub mod kwire_topic_value;
+/// `LeaderAndIsrRequest` (request), from `schemas/LeaderAndIsrRequest.json`.
+pub mod leader_and_isr_request;
+/// `LeaderAndIsrResponse` (response), from `schemas/LeaderAndIsrResponse.json`.
+pub mod leader_and_isr_response;
+/// `LeaderChangeMessage` (data), from `schemas/LeaderChangeMessage.json`.
+pub mod leader_change_message;
+/// `LeaveGroupRequest` (request), from `schemas/LeaveGroupRequest.json`.
+pub mod leave_group_request;
+/// `LeaveGroupResponse` (response), from `schemas/LeaveGroupResponse.json`.
+pub mod leave_group_response;
+/// `ListConfigResourcesRequest` (request), from `schemas/ListConfigResourcesRequest.json`.
+pub mod list_config_resources_request;
+/// `ListConfigResourcesResponse` (response), from `schemas/ListConfigResourcesResponse.json`.
+pub mod list_config_resources_response;
 /// `ListGroupsRequest` (request), from `schemas/ListGroupsRequest.json`.
 pub mod list_groups_request;
 /// `ListGroupsResponse` (response), from `schemas/ListGroupsResponse.json`.
@@ -101,6 +329,14 @@ pub mod list_groups_response;
 pub mod list_offsets_request;
 /// `ListOffsetsResponse` (response), from `schemas/ListOffsetsResponse.json`.
 pub mod list_offsets_response;
+/// `ListPartitionReassignmentsRequest` (request), from `schemas/ListPartitionReassignmentsRequest.json`.
+pub mod list_partition_reassignments_request;
+/// `ListPartitionReassignmentsResponse` (response), from `schemas/ListPartitionReassignmentsResponse.json`.
+pub mod list_partition_reassignments_response;
+/// `ListTransactionsRequest` (request), from `schemas/ListTransactionsRequest.json`.
+pub mod list_transactions_request;
+/// `ListTransactionsResponse` (response), from `schemas/ListTransactionsResponse.json`.
+pub mod list_transactions_response;
 /// `MetadataRequest` (request), from `schemas/MetadataRequest.json`.
 pub mod metadata_request;
 /// `MetadataResponse` (response), from `schemas/MetadataResponse.json`.
@@ -109,18 +345,78 @@ pub mod metadata_response;
 pub mod offset_commit_request;
 /// `OffsetCommitResponse` (response), from `schemas/OffsetCommitResponse.json`.
 pub mod offset_commit_response;
+/// `OffsetDeleteRequest` (request), from `schemas/OffsetDeleteRequest.json`.
+pub mod offset_delete_request;
+/// `OffsetDeleteResponse` (response), from `schemas/OffsetDeleteResponse.json`.
+pub mod offset_delete_response;
 /// `OffsetFetchRequest` (request), from `schemas/OffsetFetchRequest.json`.
 pub mod offset_fetch_request;
 /// `OffsetFetchResponse` (response), from `schemas/OffsetFetchResponse.json`.
 pub mod offset_fetch_response;
+/// `OffsetForLeaderEpochRequest` (request), from `schemas/OffsetForLeaderEpochRequest.json`.
+pub mod offset_for_leader_epoch_request;
+/// `OffsetForLeaderEpochResponse` (response), from `schemas/OffsetForLeaderEpochResponse.json`.
+pub mod offset_for_leader_epoch_response;
 /// `ProduceRequest` (request), from `schemas/ProduceRequest.json`.
 pub mod produce_request;
 /// `ProduceResponse` (response), from `schemas/ProduceResponse.json`.
 pub mod produce_response;
+/// `PushTelemetryRequest` (request), from `schemas/PushTelemetryRequest.json`.
+pub mod push_telemetry_request;
+/// `PushTelemetryResponse` (response), from `schemas/PushTelemetryResponse.json`.
+pub mod push_telemetry_response;
+/// `ReadShareGroupStateRequest` (request), from `schemas/ReadShareGroupStateRequest.json`.
+pub mod read_share_group_state_request;
+/// `ReadShareGroupStateResponse` (response), from `schemas/ReadShareGroupStateResponse.json`.
+pub mod read_share_group_state_response;
+/// `ReadShareGroupStateSummaryRequest` (request), from `schemas/ReadShareGroupStateSummaryRequest.json`.
+pub mod read_share_group_state_summary_request;
+/// `ReadShareGroupStateSummaryResponse` (response), from `schemas/ReadShareGroupStateSummaryResponse.json`.
+pub mod read_share_group_state_summary_response;
+/// `RemoveRaftVoterRequest` (request), from `schemas/RemoveRaftVoterRequest.json`.
+pub mod remove_raft_voter_request;
+/// `RemoveRaftVoterResponse` (response), from `schemas/RemoveRaftVoterResponse.json`.
+pub mod remove_raft_voter_response;
+/// `RenewDelegationTokenRequest` (request), from `schemas/RenewDelegationTokenRequest.json`.
+pub mod renew_delegation_token_request;
+/// `RenewDelegationTokenResponse` (response), from `schemas/RenewDelegationTokenResponse.json`.
+pub mod renew_delegation_token_response;
 /// `RequestHeader` (header), from `schemas/RequestHeader.json`.
 pub mod request_header;
 /// `ResponseHeader` (header), from `schemas/ResponseHeader.json`.
 pub mod response_header;
+/// `SaslAuthenticateRequest` (request), from `schemas/SaslAuthenticateRequest.json`.
+pub mod sasl_authenticate_request;
+/// `SaslAuthenticateResponse` (response), from `schemas/SaslAuthenticateResponse.json`.
+pub mod sasl_authenticate_response;
+/// `SaslHandshakeRequest` (request), from `schemas/SaslHandshakeRequest.json`.
+pub mod sasl_handshake_request;
+/// `SaslHandshakeResponse` (response), from `schemas/SaslHandshakeResponse.json`.
+pub mod sasl_handshake_response;
+/// `ShareAcknowledgeRequest` (request), from `schemas/ShareAcknowledgeRequest.json`.
+pub mod share_acknowledge_request;
+/// `ShareAcknowledgeResponse` (response), from `schemas/ShareAcknowledgeResponse.json`.
+pub mod share_acknowledge_response;
+/// `ShareFetchRequest` (request), from `schemas/ShareFetchRequest.json`.
+pub mod share_fetch_request;
+/// `ShareFetchResponse` (response), from `schemas/ShareFetchResponse.json`.
+pub mod share_fetch_response;
+/// `ShareGroupDescribeRequest` (request), from `schemas/ShareGroupDescribeRequest.json`.
+pub mod share_group_describe_request;
+/// `ShareGroupDescribeResponse` (response), from `schemas/ShareGroupDescribeResponse.json`.
+pub mod share_group_describe_response;
+/// `ShareGroupHeartbeatRequest` (request), from `schemas/ShareGroupHeartbeatRequest.json`.
+pub mod share_group_heartbeat_request;
+/// `ShareGroupHeartbeatResponse` (response), from `schemas/ShareGroupHeartbeatResponse.json`.
+pub mod share_group_heartbeat_response;
+/// `SnapshotFooterRecord` (data), from `schemas/SnapshotFooterRecord.json`.
+pub mod snapshot_footer_record;
+/// `SnapshotHeaderRecord` (data), from `schemas/SnapshotHeaderRecord.json`.
+pub mod snapshot_header_record;
+/// `StopReplicaRequest` (request), from `schemas/StopReplicaRequest.json`.
+pub mod stop_replica_request;
+/// `StopReplicaResponse` (response), from `schemas/StopReplicaResponse.json`.
+pub mod stop_replica_response;
 /// `StreamsGroupDescribeRequest` (request), from `schemas/StreamsGroupDescribeRequest.json`.
 pub mod streams_group_describe_request;
 /// `StreamsGroupDescribeResponse` (response), from `schemas/StreamsGroupDescribeResponse.json`.
@@ -129,23 +425,176 @@ pub mod streams_group_describe_response;
 pub mod streams_group_heartbeat_request;
 /// `StreamsGroupHeartbeatResponse` (response), from `schemas/StreamsGroupHeartbeatResponse.json`.
 pub mod streams_group_heartbeat_response;
+/// `StreamsGroupTopologyDescriptionUpdateRequest` (request), from `schemas/StreamsGroupTopologyDescriptionUpdateRequest.json`.
+pub mod streams_group_topology_description_update_request;
+/// `StreamsGroupTopologyDescriptionUpdateResponse` (response), from `schemas/StreamsGroupTopologyDescriptionUpdateResponse.json`.
+pub mod streams_group_topology_description_update_response;
+/// `SyncGroupRequest` (request), from `schemas/SyncGroupRequest.json`.
+pub mod sync_group_request;
+/// `SyncGroupResponse` (response), from `schemas/SyncGroupResponse.json`.
+pub mod sync_group_response;
+/// `TxnOffsetCommitRequest` (request), from `schemas/TxnOffsetCommitRequest.json`.
+pub mod txn_offset_commit_request;
+/// `TxnOffsetCommitResponse` (response), from `schemas/TxnOffsetCommitResponse.json`.
+pub mod txn_offset_commit_response;
+/// `UnregisterBrokerRequest` (request), from `schemas/UnregisterBrokerRequest.json`.
+pub mod unregister_broker_request;
+/// `UnregisterBrokerResponse` (response), from `schemas/UnregisterBrokerResponse.json`.
+pub mod unregister_broker_response;
+/// `UnregisterControllerRequest` (request), from `schemas/UnregisterControllerRequest.json`.
+pub mod unregister_controller_request;
+/// `UnregisterControllerResponse` (response), from `schemas/UnregisterControllerResponse.json`.
+pub mod unregister_controller_response;
+/// `UpdateFeaturesRequest` (request), from `schemas/UpdateFeaturesRequest.json`.
+pub mod update_features_request;
+/// `UpdateFeaturesResponse` (response), from `schemas/UpdateFeaturesResponse.json`.
+pub mod update_features_response;
+/// `UpdateMetadataRequest` (request), from `schemas/UpdateMetadataRequest.json`.
+pub mod update_metadata_request;
+/// `UpdateMetadataResponse` (response), from `schemas/UpdateMetadataResponse.json`.
+pub mod update_metadata_response;
+/// `UpdateRaftVoterRequest` (request), from `schemas/UpdateRaftVoterRequest.json`.
+pub mod update_raft_voter_request;
+/// `UpdateRaftVoterResponse` (response), from `schemas/UpdateRaftVoterResponse.json`.
+pub mod update_raft_voter_response;
+/// `VoteRequest` (request), from `schemas/VoteRequest.json`.
+pub mod vote_request;
+/// `VoteResponse` (response), from `schemas/VoteResponse.json`.
+pub mod vote_response;
+/// `VotersRecord` (data), from `schemas/VotersRecord.json`.
+pub mod voters_record;
+/// `WriteShareGroupStateRequest` (request), from `schemas/WriteShareGroupStateRequest.json`.
+pub mod write_share_group_state_request;
+/// `WriteShareGroupStateResponse` (response), from `schemas/WriteShareGroupStateResponse.json`.
+pub mod write_share_group_state_response;
+/// `WriteTxnMarkersRequest` (request), from `schemas/WriteTxnMarkersRequest.json`.
+pub mod write_txn_markers_request;
+/// `WriteTxnMarkersResponse` (response), from `schemas/WriteTxnMarkersResponse.json`.
+pub mod write_txn_markers_response;
 /// API keys, header versions and request/response dispatch for this spec set.
 pub mod api;
 const _: () = ::kwire_protocol::__private::expect_runtime(2);
+pub use aborted_txn::AbortedTxn;
+pub use add_offsets_to_txn_request::AddOffsetsToTxnRequest;
+pub use add_offsets_to_txn_response::AddOffsetsToTxnResponse;
+pub use add_partitions_to_txn_request::AddPartitionsToTxnRequest;
+pub use add_partitions_to_txn_response::AddPartitionsToTxnResponse;
+pub use add_raft_voter_request::AddRaftVoterRequest;
+pub use add_raft_voter_response::AddRaftVoterResponse;
+pub use allocate_producer_ids_request::AllocateProducerIdsRequest;
+pub use allocate_producer_ids_response::AllocateProducerIdsResponse;
+pub use alter_client_quotas_request::AlterClientQuotasRequest;
+pub use alter_client_quotas_response::AlterClientQuotasResponse;
+pub use alter_configs_request::AlterConfigsRequest;
+pub use alter_configs_response::AlterConfigsResponse;
+pub use alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+pub use alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
+pub use alter_partition_request::AlterPartitionRequest;
+pub use alter_partition_response::AlterPartitionResponse;
+pub use alter_replica_log_dirs_request::AlterReplicaLogDirsRequest;
+pub use alter_replica_log_dirs_response::AlterReplicaLogDirsResponse;
+pub use alter_share_group_offsets_request::AlterShareGroupOffsetsRequest;
+pub use alter_share_group_offsets_response::AlterShareGroupOffsetsResponse;
+pub use alter_user_scram_credentials_request::AlterUserScramCredentialsRequest;
+pub use alter_user_scram_credentials_response::AlterUserScramCredentialsResponse;
 pub use api_versions_request::ApiVersionsRequest;
 pub use api_versions_response::ApiVersionsResponse;
+pub use assign_replicas_to_dirs_request::AssignReplicasToDirsRequest;
+pub use assign_replicas_to_dirs_response::AssignReplicasToDirsResponse;
+pub use begin_quorum_epoch_request::BeginQuorumEpochRequest;
+pub use begin_quorum_epoch_response::BeginQuorumEpochResponse;
+pub use broker_heartbeat_request::BrokerHeartbeatRequest;
+pub use broker_heartbeat_response::BrokerHeartbeatResponse;
+pub use broker_registration_request::BrokerRegistrationRequest;
+pub use broker_registration_response::BrokerRegistrationResponse;
 pub use consumer_group_describe_request::ConsumerGroupDescribeRequest;
 pub use consumer_group_describe_response::ConsumerGroupDescribeResponse;
 pub use consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 pub use consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+pub use consumer_protocol_assignment::ConsumerProtocolAssignment;
+pub use consumer_protocol_subscription::ConsumerProtocolSubscription;
+pub use control_record_type_schema::ControlRecordTypeSchema;
+pub use controlled_shutdown_request::ControlledShutdownRequest;
+pub use controlled_shutdown_response::ControlledShutdownResponse;
+pub use controller_registration_request::ControllerRegistrationRequest;
+pub use controller_registration_response::ControllerRegistrationResponse;
+pub use create_acls_request::CreateAclsRequest;
+pub use create_acls_response::CreateAclsResponse;
+pub use create_delegation_token_request::CreateDelegationTokenRequest;
+pub use create_delegation_token_response::CreateDelegationTokenResponse;
+pub use create_partitions_request::CreatePartitionsRequest;
+pub use create_partitions_response::CreatePartitionsResponse;
 pub use create_topics_request::CreateTopicsRequest;
 pub use create_topics_response::CreateTopicsResponse;
+pub use default_principal_data::DefaultPrincipalData;
+pub use delete_acls_request::DeleteAclsRequest;
+pub use delete_acls_response::DeleteAclsResponse;
+pub use delete_groups_request::DeleteGroupsRequest;
+pub use delete_groups_response::DeleteGroupsResponse;
+pub use delete_records_request::DeleteRecordsRequest;
+pub use delete_records_response::DeleteRecordsResponse;
+pub use delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest;
+pub use delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse;
+pub use delete_share_group_state_request::DeleteShareGroupStateRequest;
+pub use delete_share_group_state_response::DeleteShareGroupStateResponse;
+pub use delete_topics_request::DeleteTopicsRequest;
+pub use delete_topics_response::DeleteTopicsResponse;
+pub use describe_acls_request::DescribeAclsRequest;
+pub use describe_acls_response::DescribeAclsResponse;
+pub use describe_client_quotas_request::DescribeClientQuotasRequest;
+pub use describe_client_quotas_response::DescribeClientQuotasResponse;
+pub use describe_cluster_request::DescribeClusterRequest;
+pub use describe_cluster_response::DescribeClusterResponse;
+pub use describe_configs_request::DescribeConfigsRequest;
+pub use describe_configs_response::DescribeConfigsResponse;
+pub use describe_delegation_token_request::DescribeDelegationTokenRequest;
+pub use describe_delegation_token_response::DescribeDelegationTokenResponse;
 pub use describe_groups_request::DescribeGroupsRequest;
 pub use describe_groups_response::DescribeGroupsResponse;
+pub use describe_log_dirs_request::DescribeLogDirsRequest;
+pub use describe_log_dirs_response::DescribeLogDirsResponse;
+pub use describe_producers_request::DescribeProducersRequest;
+pub use describe_producers_response::DescribeProducersResponse;
+pub use describe_quorum_request::DescribeQuorumRequest;
+pub use describe_quorum_response::DescribeQuorumResponse;
+pub use describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest;
+pub use describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse;
+pub use describe_topic_partitions_request::DescribeTopicPartitionsRequest;
+pub use describe_topic_partitions_response::DescribeTopicPartitionsResponse;
+pub use describe_transactions_request::DescribeTransactionsRequest;
+pub use describe_transactions_response::DescribeTransactionsResponse;
+pub use describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest;
+pub use describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse;
+pub use elect_leaders_request::ElectLeadersRequest;
+pub use elect_leaders_response::ElectLeadersResponse;
+pub use end_quorum_epoch_request::EndQuorumEpochRequest;
+pub use end_quorum_epoch_response::EndQuorumEpochResponse;
+pub use end_txn_marker::EndTxnMarker;
+pub use end_txn_request::EndTxnRequest;
+pub use end_txn_response::EndTxnResponse;
+pub use envelope_request::EnvelopeRequest;
+pub use envelope_response::EnvelopeResponse;
+pub use expire_delegation_token_request::ExpireDelegationTokenRequest;
+pub use expire_delegation_token_response::ExpireDelegationTokenResponse;
 pub use fetch_request::FetchRequest;
 pub use fetch_response::FetchResponse;
+pub use fetch_snapshot_request::FetchSnapshotRequest;
+pub use fetch_snapshot_response::FetchSnapshotResponse;
 pub use find_coordinator_request::FindCoordinatorRequest;
 pub use find_coordinator_response::FindCoordinatorResponse;
+pub use get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest;
+pub use get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse;
+pub use heartbeat_request::HeartbeatRequest;
+pub use heartbeat_response::HeartbeatResponse;
+pub use incremental_alter_configs_request::IncrementalAlterConfigsRequest;
+pub use incremental_alter_configs_response::IncrementalAlterConfigsResponse;
+pub use init_producer_id_request::InitProducerIdRequest;
+pub use init_producer_id_response::InitProducerIdResponse;
+pub use initialize_share_group_state_request::InitializeShareGroupStateRequest;
+pub use initialize_share_group_state_response::InitializeShareGroupStateResponse;
+pub use join_group_request::JoinGroupRequest;
+pub use join_group_response::JoinGroupResponse;
+pub use k_raft_version_record::KRaftVersionRecord;
 pub use kwire_committed_offset_key::KwireCommittedOffsetKey;
 pub use kwire_committed_offset_value::KwireCommittedOffsetValue;
 pub use kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;
@@ -176,22 +625,86 @@ pub use kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
 pub use kwire_streams_group_topology_value::KwireStreamsGroupTopologyValue;
 pub use kwire_topic_key::KwireTopicKey;
 pub use kwire_topic_value::KwireTopicValue;
+pub use leader_and_isr_request::LeaderAndIsrRequest;
+pub use leader_and_isr_response::LeaderAndIsrResponse;
+pub use leader_change_message::LeaderChangeMessage;
+pub use leave_group_request::LeaveGroupRequest;
+pub use leave_group_response::LeaveGroupResponse;
+pub use list_config_resources_request::ListConfigResourcesRequest;
+pub use list_config_resources_response::ListConfigResourcesResponse;
 pub use list_groups_request::ListGroupsRequest;
 pub use list_groups_response::ListGroupsResponse;
 pub use list_offsets_request::ListOffsetsRequest;
 pub use list_offsets_response::ListOffsetsResponse;
+pub use list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+pub use list_partition_reassignments_response::ListPartitionReassignmentsResponse;
+pub use list_transactions_request::ListTransactionsRequest;
+pub use list_transactions_response::ListTransactionsResponse;
 pub use metadata_request::MetadataRequest;
 pub use metadata_response::MetadataResponse;
 pub use offset_commit_request::OffsetCommitRequest;
 pub use offset_commit_response::OffsetCommitResponse;
+pub use offset_delete_request::OffsetDeleteRequest;
+pub use offset_delete_response::OffsetDeleteResponse;
 pub use offset_fetch_request::OffsetFetchRequest;
 pub use offset_fetch_response::OffsetFetchResponse;
+pub use offset_for_leader_epoch_request::OffsetForLeaderEpochRequest;
+pub use offset_for_leader_epoch_response::OffsetForLeaderEpochResponse;
 pub use produce_request::ProduceRequest;
 pub use produce_response::ProduceResponse;
+pub use push_telemetry_request::PushTelemetryRequest;
+pub use push_telemetry_response::PushTelemetryResponse;
+pub use read_share_group_state_request::ReadShareGroupStateRequest;
+pub use read_share_group_state_response::ReadShareGroupStateResponse;
+pub use read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest;
+pub use read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse;
+pub use remove_raft_voter_request::RemoveRaftVoterRequest;
+pub use remove_raft_voter_response::RemoveRaftVoterResponse;
+pub use renew_delegation_token_request::RenewDelegationTokenRequest;
+pub use renew_delegation_token_response::RenewDelegationTokenResponse;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use sasl_authenticate_request::SaslAuthenticateRequest;
+pub use sasl_authenticate_response::SaslAuthenticateResponse;
+pub use sasl_handshake_request::SaslHandshakeRequest;
+pub use sasl_handshake_response::SaslHandshakeResponse;
+pub use share_acknowledge_request::ShareAcknowledgeRequest;
+pub use share_acknowledge_response::ShareAcknowledgeResponse;
+pub use share_fetch_request::ShareFetchRequest;
+pub use share_fetch_response::ShareFetchResponse;
+pub use share_group_describe_request::ShareGroupDescribeRequest;
+pub use share_group_describe_response::ShareGroupDescribeResponse;
+pub use share_group_heartbeat_request::ShareGroupHeartbeatRequest;
+pub use share_group_heartbeat_response::ShareGroupHeartbeatResponse;
+pub use snapshot_footer_record::SnapshotFooterRecord;
+pub use snapshot_header_record::SnapshotHeaderRecord;
+pub use stop_replica_request::StopReplicaRequest;
+pub use stop_replica_response::StopReplicaResponse;
 pub use streams_group_describe_request::StreamsGroupDescribeRequest;
 pub use streams_group_describe_response::StreamsGroupDescribeResponse;
 pub use streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 pub use streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+pub use streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+pub use streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
+pub use sync_group_request::SyncGroupRequest;
+pub use sync_group_response::SyncGroupResponse;
+pub use txn_offset_commit_request::TxnOffsetCommitRequest;
+pub use txn_offset_commit_response::TxnOffsetCommitResponse;
+pub use unregister_broker_request::UnregisterBrokerRequest;
+pub use unregister_broker_response::UnregisterBrokerResponse;
+pub use unregister_controller_request::UnregisterControllerRequest;
+pub use unregister_controller_response::UnregisterControllerResponse;
+pub use update_features_request::UpdateFeaturesRequest;
+pub use update_features_response::UpdateFeaturesResponse;
+pub use update_metadata_request::UpdateMetadataRequest;
+pub use update_metadata_response::UpdateMetadataResponse;
+pub use update_raft_voter_request::UpdateRaftVoterRequest;
+pub use update_raft_voter_response::UpdateRaftVoterResponse;
+pub use vote_request::VoteRequest;
+pub use vote_response::VoteResponse;
+pub use voters_record::VotersRecord;
+pub use write_share_group_state_request::WriteShareGroupStateRequest;
+pub use write_share_group_state_response::WriteShareGroupStateResponse;
+pub use write_txn_markers_request::WriteTxnMarkersRequest;
+pub use write_txn_markers_response::WriteTxnMarkersResponse;
 pub use api::*;

@@ -5,21 +5,21 @@
 //! |---|---|---|---|
 //! | 0 | Produce | 3-11 | ≥ 3 is what librdkafka's MsgVer2 feature needs |
 //! | 1 | Fetch | 4-16 | by name below 13, by topic id from 13; never a fetch session |
-//! | 2 | ListOffsets | 0-9 | |
+//! | 2 | ListOffsets | 1-9 | |
 //! | 3 | Metadata | 0-13 | v12+ by topic id; v13 has the top-level ErrorCode |
-//! | 8 | OffsetCommit | 0-9 | |
-//! | 9 | OffsetFetch | 0-9 | v8+ batched groups |
+//! | 8 | OffsetCommit | 2-9 | |
+//! | 9 | OffsetFetch | 1-9 | v8+ batched groups |
 //! | 10 | FindCoordinator | 0-6 | v4+ batched keys |
 //! | 15 | DescribeGroups | 0-5 | no classic groups: Dead or Empty |
 //! | 16 | ListGroups | 0-5 | |
 //! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
-//! | 19 | CreateTopics | 0-7 | |
+//! | 19 | CreateTopics | 2-7 | |
 //! | 68 | ConsumerGroupHeartbeat | 0-1 | |
 //! | 69 | ConsumerGroupDescribe | 0-1 | |
 //! | 88 | StreamsGroupHeartbeat | 0 | |
 //! | 89 | StreamsGroupDescribe | 0 | |
 //!
-//! Telemetry (71/72), the classic group protocol, transactions, SASL and OffsetForLeaderEpoch are
+//! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72), the classic group protocol, transactions, SASL and OffsetForLeaderEpoch are
 //! not advertised.
 
 use kwire_protocol::error::ErrorCode;
@@ -30,128 +30,25 @@ use kwire_protocol::generated::ApiKey;
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::Produce, 3, 11),
     (ApiKey::Fetch, 4, 16),
-    (ApiKey::ListOffsets, 0, 9),
+    (ApiKey::ListOffsets, 1, 9),
     (ApiKey::Metadata, 0, 13),
-    (ApiKey::OffsetCommit, 0, 9),
-    (ApiKey::OffsetFetch, 0, 9),
+    (ApiKey::OffsetCommit, 2, 9),
+    (ApiKey::OffsetFetch, 1, 9),
     (ApiKey::FindCoordinator, 0, 6),
     (ApiKey::DescribeGroups, 0, 5),
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::ApiVersions, 0, 4),
-    (ApiKey::CreateTopics, 0, 7),
+    (ApiKey::CreateTopics, 2, 7),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
     (ApiKey::StreamsGroupHeartbeat, 0, 0),
     (ApiKey::StreamsGroupDescribe, 0, 0),
 ];
 
-/// The name of every API key of Kafka 4.4, by key (Kafka's `ApiKeys`: 0 `Produce` to 94
-/// `UnregisterController`), so that a refused request is logged by name even when kwire has no
-/// codec for it.
-pub const KAFKA_API_NAMES: [&str; 95] = [
-    "Produce",
-    "Fetch",
-    "ListOffsets",
-    "Metadata",
-    "LeaderAndIsr",
-    "StopReplica",
-    "UpdateMetadata",
-    "ControlledShutdown",
-    "OffsetCommit",
-    "OffsetFetch",
-    "FindCoordinator",
-    "JoinGroup",
-    "Heartbeat",
-    "LeaveGroup",
-    "SyncGroup",
-    "DescribeGroups",
-    "ListGroups",
-    "SaslHandshake",
-    "ApiVersions",
-    "CreateTopics",
-    "DeleteTopics",
-    "DeleteRecords",
-    "InitProducerId",
-    "OffsetForLeaderEpoch",
-    "AddPartitionsToTxn",
-    "AddOffsetsToTxn",
-    "EndTxn",
-    "WriteTxnMarkers",
-    "TxnOffsetCommit",
-    "DescribeAcls",
-    "CreateAcls",
-    "DeleteAcls",
-    "DescribeConfigs",
-    "AlterConfigs",
-    "AlterReplicaLogDirs",
-    "DescribeLogDirs",
-    "SaslAuthenticate",
-    "CreatePartitions",
-    "CreateDelegationToken",
-    "RenewDelegationToken",
-    "ExpireDelegationToken",
-    "DescribeDelegationToken",
-    "DeleteGroups",
-    "ElectLeaders",
-    "IncrementalAlterConfigs",
-    "AlterPartitionReassignments",
-    "ListPartitionReassignments",
-    "OffsetDelete",
-    "DescribeClientQuotas",
-    "AlterClientQuotas",
-    "DescribeUserScramCredentials",
-    "AlterUserScramCredentials",
-    "Vote",
-    "BeginQuorumEpoch",
-    "EndQuorumEpoch",
-    "DescribeQuorum",
-    "AlterPartition",
-    "UpdateFeatures",
-    "Envelope",
-    "FetchSnapshot",
-    "DescribeCluster",
-    "DescribeProducers",
-    "BrokerRegistration",
-    "BrokerHeartbeat",
-    "UnregisterBroker",
-    "DescribeTransactions",
-    "ListTransactions",
-    "AllocateProducerIds",
-    "ConsumerGroupHeartbeat",
-    "ConsumerGroupDescribe",
-    "ControllerRegistration",
-    "GetTelemetrySubscriptions",
-    "PushTelemetry",
-    "AssignReplicasToDirs",
-    "ListConfigResources",
-    "DescribeTopicPartitions",
-    "ShareGroupHeartbeat",
-    "ShareGroupDescribe",
-    "ShareFetch",
-    "ShareAcknowledge",
-    "AddRaftVoter",
-    "RemoveRaftVoter",
-    "UpdateRaftVoter",
-    "InitializeShareGroupState",
-    "ReadShareGroupState",
-    "WriteShareGroupState",
-    "DeleteShareGroupState",
-    "ReadShareGroupStateSummary",
-    "StreamsGroupHeartbeat",
-    "StreamsGroupDescribe",
-    "DescribeShareGroupOffsets",
-    "AlterShareGroupOffsets",
-    "DeleteShareGroupOffsets",
-    "StreamsGroupTopologyDescriptionUpdate",
-    "UnregisterController",
-];
 
 /// The name of a raw API key: Kafka 4.4's name, or `API key N` for a key Kafka does not define.
 pub fn api_label(key: i16) -> String {
-    usize::try_from(key)
-        .ok()
-        .and_then(|k| KAFKA_API_NAMES.get(k))
-        .map_or_else(|| format!("API key {key}"), |n| (*n).to_string())
+    ApiKey::from_i16(key).map_or_else(|| format!("API key {key}"), |k| k.name().to_string())
 }
 
 /// Why a request of API `key` is refused, for a key or version [`is_supported`] rejects:
@@ -161,7 +58,7 @@ pub fn unsupported_reason(key: i16) -> String {
         Some((api, lo, hi)) => {
             format!("version not supported ({} {lo}-{hi})", api.name())
         }
-        None if usize::try_from(key).is_ok_and(|k| k < KAFKA_API_NAMES.len()) => {
+        None if ApiKey::from_i16(key).is_some() => {
             "API not served by kwire-server".to_string()
         }
         None => "unknown API key".to_string(),

@@ -242,6 +242,7 @@ fn on_frame(frame: Bytes, shared: &Shared, peer: &mut Peer) -> Step {
             }
         },
         Outcome::Silent => Step::Nothing,
+        Outcome::Close(why) => Step::Close(why),
         Outcome::Park(wait) => Step::Reply(Answer::Fetch {
             correlation_id,
             wait: Box::new(wait),

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AbortedTxn.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AbortedTxn {
-    /// TODO
+    /// Producer id of the transaction that was aborted.
     ///
     /// Spec: `ProducerId: int64` (versions 0+).
     pub producer_id: i64,
-    /// TODO
+    /// Offset of the first record the aborted transaction wrote to this partition.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Offset of the last record (the abort marker) of the aborted transaction in this partition.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// Partition's last stable offset (LSO) recorded when the abort was written.
     ///
     /// Spec: `LastStableOffset: int64` (versions 0+).
     pub last_stable_offset: i64,
@@ -254,7 +254,7 @@ impl<'a> AbortedTxnRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Producer id of the transaction that was aborted.
     ///
     /// Spec: `ProducerId: int64` (versions 0+).
     #[inline]
@@ -267,7 +267,7 @@ impl<'a> AbortedTxnRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset of the first record the aborted transaction wrote to this partition.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -280,7 +280,7 @@ impl<'a> AbortedTxnRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset of the last record (the abort marker) of the aborted transaction in this partition.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -293,7 +293,7 @@ impl<'a> AbortedTxnRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition's last stable offset (LSO) recorded when the abort was written.
     ///
     /// Spec: `LastStableOffset: int64` (versions 0+).
     #[inline]

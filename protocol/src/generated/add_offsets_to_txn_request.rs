@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AddOffsetsToTxnRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddOffsetsToTxnRequest {
-    /// TODO
+    /// Transactional id of the producer whose transaction should include the group's offsets.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Producer id the transactional id currently holds (from InitProducerId).
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch paired with ProducerId; a stale epoch gets the request fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// Consumer group whose offset commits join the transaction.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
@@ -304,7 +304,7 @@ impl<'a> AddOffsetsToTxnRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id of the producer whose transaction should include the group's offsets.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     #[inline]
@@ -319,7 +319,7 @@ impl<'a> AddOffsetsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the transactional id currently holds (from InitProducerId).
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -332,7 +332,7 @@ impl<'a> AddOffsetsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch paired with ProducerId; a stale epoch gets the request fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -345,7 +345,7 @@ impl<'a> AddOffsetsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Consumer group whose offset commits join the transaction.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AddPartitionsToTxnRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnRequest {
-    /// TODO
+    /// Batch of transactions, each with the partitions to enlist (v4+, broker-to-coordinator batching from KIP-890).
     ///
     /// Spec: `Transactions: []AddPartitionsToTxnTransaction` (versions 4+).
     pub transactions: ::std::vec::Vec<AddPartitionsToTxnTransaction>,
-    /// TODO
+    /// Transactional id that owns the transaction (v0-3 single-transaction form).
     ///
     /// Spec: `V3AndBelowTransactionalId: string` (versions 0-3, entity transactionalId).
     pub v3_and_below_transactional_id: rt::KStr,
-    /// TODO
+    /// Producer id the transactional id currently holds (v0-3).
     ///
     /// Spec: `V3AndBelowProducerId: int64` (versions 0-3, entity producerId).
     pub v3_and_below_producer_id: i64,
-    /// TODO
+    /// Producer epoch paired with the producer id (v0-3).
     ///
     /// Spec: `V3AndBelowProducerEpoch: int16` (versions 0-3).
     pub v3_and_below_producer_epoch: i16,
-    /// TODO
+    /// Topics and partitions to enlist in the transaction (v0-3).
     ///
     /// Spec: `V3AndBelowTopics: []AddPartitionsToTxnTopic` (versions 0-3).
     pub v3_and_below_topics: ::std::vec::Vec<AddPartitionsToTxnTopic>,
@@ -491,7 +491,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Batch of transactions, each with the partitions to enlist (v4+, broker-to-coordinator batching from KIP-890).
     ///
     /// Spec: `Transactions: []AddPartitionsToTxnTransaction` (versions 4+).
     #[inline]
@@ -507,7 +507,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Transactional id that owns the transaction (v0-3 single-transaction form).
     ///
     /// Spec: `V3AndBelowTransactionalId: string` (versions 0-3, entity transactionalId).
     #[inline]
@@ -522,7 +522,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the transactional id currently holds (v0-3).
     ///
     /// Spec: `V3AndBelowProducerId: int64` (versions 0-3, entity producerId).
     #[inline]
@@ -535,7 +535,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch paired with the producer id (v0-3).
     ///
     /// Spec: `V3AndBelowProducerEpoch: int16` (versions 0-3).
     #[inline]
@@ -548,7 +548,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics and partitions to enlist in the transaction (v0-3).
     ///
     /// Spec: `V3AndBelowTopics: []AddPartitionsToTxnTopic` (versions 0-3).
     #[inline]
@@ -717,23 +717,23 @@ impl<'a> rt::view::View<'a> for AddPartitionsToTxnRequestRef<'a> {
 /// `AddPartitionsToTxnTransaction`: inline struct of `AddPartitionsToTxnRequest` (versions 4-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnTransaction {
-    /// TODO
+    /// Transactional id that owns this transaction.
     ///
     /// Spec: `TransactionalId: string` (versions 4+, map key, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Producer id the transactional id currently holds.
     ///
     /// Spec: `ProducerId: int64` (versions 4+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch paired with ProducerId; a stale epoch gets the producer fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 4+).
     pub producer_epoch: i16,
-    /// TODO
+    /// When true, only verify that the partitions are already in the transaction instead of adding them (used by brokers, KIP-890).
     ///
     /// Spec: `VerifyOnly: bool` (versions 4+, default false).
     pub verify_only: bool,
-    /// TODO
+    /// Topics and partitions to enlist in this transaction.
     ///
     /// Spec: `Topics: []AddPartitionsToTxnTopic` (versions 4+).
     pub topics: ::std::vec::Vec<AddPartitionsToTxnTopic>,
@@ -990,7 +990,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id that owns this transaction.
     ///
     /// Spec: `TransactionalId: string` (versions 4+, map key, entity transactionalId).
     #[inline]
@@ -1003,7 +1003,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the transactional id currently holds.
     ///
     /// Spec: `ProducerId: int64` (versions 4+, entity producerId).
     #[inline]
@@ -1016,7 +1016,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch paired with ProducerId; a stale epoch gets the producer fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 4+).
     #[inline]
@@ -1029,7 +1029,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// When true, only verify that the partitions are already in the transaction instead of adding them (used by brokers, KIP-890).
     ///
     /// Spec: `VerifyOnly: bool` (versions 4+, default false).
     #[inline]
@@ -1042,7 +1042,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics and partitions to enlist in this transaction.
     ///
     /// Spec: `Topics: []AddPartitionsToTxnTopic` (versions 4+).
     #[inline]
@@ -1193,11 +1193,11 @@ impl<'a> rt::view::View<'a> for AddPartitionsToTxnTransactionRef<'a> {
 /// `AddPartitionsToTxnTopic`: common struct of `AddPartitionsToTxnRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnTopic {
-    /// TODO
+    /// Name of a topic to enlist.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's partitions to enlist.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -1334,7 +1334,7 @@ impl<'a> AddPartitionsToTxnTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of a topic to enlist.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -1349,7 +1349,7 @@ impl<'a> AddPartitionsToTxnTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's partitions to enlist.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AddPartitionsToTxnResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the request as a whole, 0 on success (v4+).
     ///
     /// Spec: `ErrorCode: int16` (versions 4+, ignorable).
     pub error_code: i16,
-    /// TODO
+    /// One result per transaction in the request (v4+).
     ///
     /// Spec: `ResultsByTransaction: []AddPartitionsToTxnResult` (versions 4+).
     pub results_by_transaction: ::std::vec::Vec<AddPartitionsToTxnResult>,
-    /// TODO
+    /// Per-topic outcome for the single transaction (v0-3).
     ///
     /// Spec: `ResultsByTopicV3AndBelow: []AddPartitionsToTxnTopicResult` (versions 0-3).
     pub results_by_topic_v3_and_below: ::std::vec::Vec<AddPartitionsToTxnTopicResult>,
@@ -410,7 +410,7 @@ impl<'a> AddPartitionsToTxnResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -423,7 +423,7 @@ impl<'a> AddPartitionsToTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the request as a whole, 0 on success (v4+).
     ///
     /// Spec: `ErrorCode: int16` (versions 4+, ignorable).
     #[inline]
@@ -436,7 +436,7 @@ impl<'a> AddPartitionsToTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per transaction in the request (v4+).
     ///
     /// Spec: `ResultsByTransaction: []AddPartitionsToTxnResult` (versions 4+).
     #[inline]
@@ -452,7 +452,7 @@ impl<'a> AddPartitionsToTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-topic outcome for the single transaction (v0-3).
     ///
     /// Spec: `ResultsByTopicV3AndBelow: []AddPartitionsToTxnTopicResult` (versions 0-3).
     #[inline]
@@ -600,11 +600,11 @@ impl<'a> rt::view::View<'a> for AddPartitionsToTxnResponseRef<'a> {
 /// `AddPartitionsToTxnResult`: inline struct of `AddPartitionsToTxnResponse` (versions 4-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnResult {
-    /// TODO
+    /// Transactional id this result belongs to.
     ///
     /// Spec: `TransactionalId: string` (versions 4+, map key, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Per-topic outcome for this transaction.
     ///
     /// Spec: `TopicResults: []AddPartitionsToTxnTopicResult` (versions 4+).
     pub topic_results: ::std::vec::Vec<AddPartitionsToTxnTopicResult>,
@@ -793,7 +793,7 @@ impl<'a> AddPartitionsToTxnResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id this result belongs to.
     ///
     /// Spec: `TransactionalId: string` (versions 4+, map key, entity transactionalId).
     #[inline]
@@ -806,7 +806,7 @@ impl<'a> AddPartitionsToTxnResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-topic outcome for this transaction.
     ///
     /// Spec: `TopicResults: []AddPartitionsToTxnTopicResult` (versions 4+).
     #[inline]
@@ -926,11 +926,11 @@ impl<'a> rt::view::View<'a> for AddPartitionsToTxnResultRef<'a> {
 /// `AddPartitionsToTxnTopicResult`: common struct of `AddPartitionsToTxnResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnTopicResult {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Per-partition outcome within this topic.
     ///
     /// Spec: `ResultsByPartition: []AddPartitionsToTxnPartitionResult` (versions 0+).
     pub results_by_partition: ::std::vec::Vec<AddPartitionsToTxnPartitionResult>,
@@ -1072,7 +1072,7 @@ impl<'a> AddPartitionsToTxnTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -1087,7 +1087,7 @@ impl<'a> AddPartitionsToTxnTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-partition outcome within this topic.
     ///
     /// Spec: `ResultsByPartition: []AddPartitionsToTxnPartitionResult` (versions 0+).
     #[inline]
@@ -1201,11 +1201,11 @@ impl<'a> rt::view::View<'a> for AddPartitionsToTxnTopicResultRef<'a> {
 /// `AddPartitionsToTxnPartitionResult`: common struct of `AddPartitionsToTxnResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AddPartitionsToTxnPartitionResult {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 when it is (or already was) in the transaction.
     ///
     /// Spec: `PartitionErrorCode: int16` (versions 0+).
     pub partition_error_code: i16,
@@ -1334,7 +1334,7 @@ impl<'a> AddPartitionsToTxnPartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     #[inline]
@@ -1347,7 +1347,7 @@ impl<'a> AddPartitionsToTxnPartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 when it is (or already was) in the transaction.
     ///
     /// Spec: `PartitionErrorCode: int16` (versions 0+).
     #[inline]

@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AddRaftVoterRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AddRaftVoterRequest {
-    /// TODO
+    /// Cluster id the caller believes it is talking to; null skips the cluster id check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// How long in ms the leader may take to finish adding the voter before answering with a timeout.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     pub timeout_ms: i32,
-    /// TODO
+    /// Node id of the replica to promote into the KRaft voter set (KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     pub voter_id: i32,
-    /// TODO
+    /// Log directory uuid of the new voter; together with VoterId it names the exact replica.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     pub voter_directory_id: rt::Uuid,
-    /// TODO
+    /// Addresses on which other voters can reach the new voter, one per listener name.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     pub listeners: ::std::vec::Vec<Listener>,
-    /// TODO
+    /// v1+: if true (default) the leader answers once the enlarged voter set is committed; if false, as soon as it has appended the change to its own log.
     ///
     /// Spec: `AckWhenCommitted: bool` (versions 1+, default true).
     pub ack_when_committed: bool,
@@ -369,7 +369,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Cluster id the caller believes it is talking to; null skips the cluster id check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     #[inline]
@@ -382,7 +382,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How long in ms the leader may take to finish adding the voter before answering with a timeout.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     #[inline]
@@ -395,7 +395,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the replica to promote into the KRaft voter set (KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     #[inline]
@@ -408,7 +408,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directory uuid of the new voter; together with VoterId it names the exact replica.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     #[inline]
@@ -421,7 +421,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Addresses on which other voters can reach the new voter, one per listener name.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     #[inline]
@@ -435,7 +435,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: if true (default) the leader answers once the enlarged voter set is committed; if false, as soon as it has appended the change to its own log.
     ///
     /// Spec: `AckWhenCommitted: bool` (versions 1+, default true).
     #[inline]
@@ -558,15 +558,15 @@ impl<'a> rt::view::View<'a> for AddRaftVoterRequestRef<'a> {
 /// `Listener`: inline struct of `AddRaftVoterRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Listener {
-    /// TODO
+    /// Listener name, e.g. CONTROLLER.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Host name or IP of this listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of this listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
@@ -687,7 +687,7 @@ impl<'a> ListenerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name, e.g. CONTROLLER.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -700,7 +700,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP of this listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -713,7 +713,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of this listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AllocateProducerIdsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllocateProducerIdsRequest {
-    /// TODO
+    /// Id of the broker asking the controller for a block of producer ids (KIP-730).
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Broker epoch of the asking broker, so the controller can reject a stale incarnation; -1 if unknown.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     pub broker_epoch: i64,
@@ -268,7 +268,7 @@ impl<'a> AllocateProducerIdsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the broker asking the controller for a block of producer ids (KIP-730).
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -281,7 +281,7 @@ impl<'a> AllocateProducerIdsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker epoch of the asking broker, so the controller can reject a stale incarnation; -1 if unknown.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AllocateProducerIdsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AllocateProducerIdsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// First producer id of the granted block (inclusive).
     ///
     /// Spec: `ProducerIdStart: int64` (versions 0+, entity producerId).
     pub producer_id_start: i64,
-    /// TODO
+    /// How many consecutive producer ids the block holds, starting at ProducerIdStart.
     ///
     /// Spec: `ProducerIdLen: int32` (versions 0+).
     pub producer_id_len: i32,
@@ -284,7 +284,7 @@ impl<'a> AllocateProducerIdsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -297,7 +297,7 @@ impl<'a> AllocateProducerIdsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -310,7 +310,7 @@ impl<'a> AllocateProducerIdsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// First producer id of the granted block (inclusive).
     ///
     /// Spec: `ProducerIdStart: int64` (versions 0+, entity producerId).
     #[inline]
@@ -323,7 +323,7 @@ impl<'a> AllocateProducerIdsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many consecutive producer ids the block holds, starting at ProducerIdStart.
     ///
     /// Spec: `ProducerIdLen: int32` (versions 0+).
     #[inline]

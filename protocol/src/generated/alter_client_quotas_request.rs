@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterClientQuotasRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterClientQuotasRequest {
-    /// TODO
+    /// One item per entity whose quotas should change.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+).
     pub entries: ::std::vec::Vec<EntryData>,
-    /// TODO
+    /// True makes the broker only check the changes and leave quotas untouched.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     pub validate_only: bool,
@@ -279,7 +279,7 @@ impl<'a> AlterClientQuotasRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// One item per entity whose quotas should change.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+).
     #[inline]
@@ -299,7 +299,7 @@ impl<'a> AlterClientQuotasRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True makes the broker only check the changes and leave quotas untouched.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     #[inline]
@@ -400,11 +400,11 @@ impl<'a> rt::view::View<'a> for AlterClientQuotasRequestRef<'a> {
 /// `EntityData`: inline struct of `AlterClientQuotasRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityData {
-    /// TODO
+    /// Kind of entity component: "user", "client-id" or "ip".
     ///
     /// Spec: `EntityType: string` (versions 0+).
     pub entity_type: rt::KStr,
-    /// TODO
+    /// Component value; null targets the default quota for this entity type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     pub entity_name: ::core::option::Option<rt::KStr>,
@@ -557,7 +557,7 @@ impl<'a> EntityDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of entity component: "user", "client-id" or "ip".
     ///
     /// Spec: `EntityType: string` (versions 0+).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> EntityDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Component value; null targets the default quota for this entity type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     #[inline]
@@ -671,15 +671,15 @@ impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
 /// `OpData`: inline struct of `AlterClientQuotasRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OpData {
-    /// TODO
+    /// Name of the quota setting, e.g. "producer_byte_rate".
     ///
     /// Spec: `Key: string` (versions 0+).
     pub key: rt::KStr,
-    /// TODO
+    /// New quota value; not used when Remove is true.
     ///
     /// Spec: `Value: float64` (versions 0+).
     pub value: f64,
-    /// TODO
+    /// True deletes the quota setting; false sets it to Value.
     ///
     /// Spec: `Remove: bool` (versions 0+).
     pub remove: bool,
@@ -816,7 +816,7 @@ impl<'a> OpDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the quota setting, e.g. "producer_byte_rate".
     ///
     /// Spec: `Key: string` (versions 0+).
     #[inline]
@@ -831,7 +831,7 @@ impl<'a> OpDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New quota value; not used when Remove is true.
     ///
     /// Spec: `Value: float64` (versions 0+).
     #[inline]
@@ -844,7 +844,7 @@ impl<'a> OpDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True deletes the quota setting; false sets it to Value.
     ///
     /// Spec: `Remove: bool` (versions 0+).
     #[inline]
@@ -948,11 +948,11 @@ impl<'a> rt::view::View<'a> for OpDataRef<'a> {
 /// `EntryData`: inline struct of `AlterClientQuotasRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EntryData {
-    /// TODO
+    /// Components that together name the entity (e.g. user and client id).
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     pub entity: ::std::vec::Vec<EntityData>,
-    /// TODO
+    /// Quota changes to apply to this entity.
     ///
     /// Spec: `Ops: []OpData` (versions 0+).
     pub ops: ::std::vec::Vec<OpData>,
@@ -1102,7 +1102,7 @@ impl<'a> EntryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Components that together name the entity (e.g. user and client id).
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     #[inline]
@@ -1122,7 +1122,7 @@ impl<'a> EntryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Quota changes to apply to this entity.
     ///
     /// Spec: `Ops: []OpData` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterClientQuotasResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterClientQuotasResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Outcome per entity named in the request.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+).
     pub entries: ::std::vec::Vec<EntryData>,
@@ -280,7 +280,7 @@ impl<'a> AlterClientQuotasResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -293,7 +293,7 @@ impl<'a> AlterClientQuotasResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per entity named in the request.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+).
     #[inline]
@@ -401,11 +401,11 @@ impl<'a> rt::view::View<'a> for AlterClientQuotasResponseRef<'a> {
 /// `EntityData`: inline struct of `AlterClientQuotasResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityData {
-    /// TODO
+    /// Kind of entity component: "user", "client-id" or "ip".
     ///
     /// Spec: `EntityType: string` (versions 0+).
     pub entity_type: rt::KStr,
-    /// TODO
+    /// Component value; null stands for the default entity of this type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     pub entity_name: ::core::option::Option<rt::KStr>,
@@ -558,7 +558,7 @@ impl<'a> EntityDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of entity component: "user", "client-id" or "ip".
     ///
     /// Spec: `EntityType: string` (versions 0+).
     #[inline]
@@ -573,7 +573,7 @@ impl<'a> EntityDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Component value; null stands for the default entity of this type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     #[inline]
@@ -672,15 +672,15 @@ impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
 /// `EntryData`: inline struct of `AlterClientQuotasResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryData {
-    /// TODO
+    /// Error code for this entity; 0 when its quota changes were applied.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Components naming the entity this result is about.
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     pub entity: ::std::vec::Vec<EntityData>,
@@ -849,7 +849,7 @@ impl<'a> EntryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for this entity; 0 when its quota changes were applied.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -862,7 +862,7 @@ impl<'a> EntryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -876,7 +876,7 @@ impl<'a> EntryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Components naming the entity this result is about.
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterConfigsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterConfigsRequest {
-    /// TODO
+    /// Resources whose configuration is replaced, one entry each.
     ///
     /// Spec: `Resources: []AlterConfigsResource` (versions 0+).
     pub resources: ::std::vec::Vec<AlterConfigsResource>,
-    /// TODO
+    /// If true, the broker only checks the request and leaves every config unchanged.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     pub validate_only: bool,
@@ -282,7 +282,7 @@ impl<'a> AlterConfigsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resources whose configuration is replaced, one entry each.
     ///
     /// Spec: `Resources: []AlterConfigsResource` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> AlterConfigsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, the broker only checks the request and leaves every config unchanged.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     #[inline]
@@ -403,11 +403,11 @@ impl<'a> rt::view::View<'a> for AlterConfigsRequestRef<'a> {
 /// `AlterableConfig`: inline struct of `AlterConfigsRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterableConfig {
-    /// TODO
+    /// Config key, e.g. retention.ms.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// New value for the key; null clears it.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     pub value: ::core::option::Option<rt::KStr>,
@@ -557,7 +557,7 @@ impl<'a> AlterableConfigRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Config key, e.g. retention.ms.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> AlterableConfigRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New value for the key; null clears it.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     #[inline]
@@ -669,15 +669,15 @@ impl<'a> rt::view::View<'a> for AlterableConfigRef<'a> {
 /// `AlterConfigsResource`: inline struct of `AlterConfigsRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterConfigsResource {
-    /// TODO
+    /// Kind of resource, as a ConfigResource type code (2 = topic, 4 = broker, 8 = broker logger, ...).
     ///
     /// Spec: `ResourceType: int8` (versions 0+, map key).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource: topic name, or broker id as a string (empty for the cluster-wide broker default).
     ///
     /// Spec: `ResourceName: string` (versions 0+, map key).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Full set of config entries for this resource; keys left out revert to their defaults (non-incremental).
     ///
     /// Spec: `Configs: []AlterableConfig` (versions 0+).
     pub configs: ::std::vec::Vec<AlterableConfig>,
@@ -825,7 +825,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of resource, as a ConfigResource type code (2 = topic, 4 = broker, 8 = broker logger, ...).
     ///
     /// Spec: `ResourceType: int8` (versions 0+, map key).
     #[inline]
@@ -838,7 +838,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource: topic name, or broker id as a string (empty for the cluster-wide broker default).
     ///
     /// Spec: `ResourceName: string` (versions 0+, map key).
     #[inline]
@@ -853,7 +853,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Full set of config entries for this resource; keys left out revert to their defaults (non-incremental).
     ///
     /// Spec: `Configs: []AlterableConfig` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterConfigsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterConfigsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One result per resource in the request.
     ///
     /// Spec: `Responses: []AlterConfigsResourceResponse` (versions 0+).
     pub responses: ::std::vec::Vec<AlterConfigsResourceResponse>,
@@ -282,7 +282,7 @@ impl<'a> AlterConfigsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> AlterConfigsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per resource in the request.
     ///
     /// Spec: `Responses: []AlterConfigsResourceResponse` (versions 0+).
     #[inline]
@@ -405,19 +405,19 @@ impl<'a> rt::view::View<'a> for AlterConfigsResponseRef<'a> {
 /// `AlterConfigsResourceResponse`: inline struct of `AlterConfigsResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterConfigsResourceResponse {
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Kind of resource, echoed from the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource, echoed from the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
@@ -584,7 +584,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -597,7 +597,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -611,7 +611,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Kind of resource, echoed from the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -624,7 +624,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource, echoed from the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterPartitionReassignmentsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterPartitionReassignmentsRequest {
-    /// TODO
+    /// Time in ms the controller may spend on the request before answering with REQUEST_TIMED_OUT.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     pub timeout_ms: i32,
-    /// TODO
+    /// If false (v1+), any reassignment that would change a partition's replica count is refused (KIP-860); true keeps the old behaviour.
     ///
     /// Spec: `AllowReplicationFactorChange: bool` (versions 1+, default true).
     pub allow_replication_factor_change: bool,
-    /// TODO
+    /// Topics with partitions to move.
     ///
     /// Spec: `Topics: []ReassignableTopic` (versions 0+).
     pub topics: ::std::vec::Vec<ReassignableTopic>,
@@ -326,7 +326,7 @@ impl<'a> AlterPartitionReassignmentsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the controller may spend on the request before answering with REQUEST_TIMED_OUT.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     #[inline]
@@ -339,7 +339,7 @@ impl<'a> AlterPartitionReassignmentsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If false (v1+), any reassignment that would change a partition's replica count is refused (KIP-860); true keeps the old behaviour.
     ///
     /// Spec: `AllowReplicationFactorChange: bool` (versions 1+, default true).
     #[inline]
@@ -352,7 +352,7 @@ impl<'a> AlterPartitionReassignmentsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics with partitions to move.
     ///
     /// Spec: `Topics: []ReassignableTopic` (versions 0+).
     #[inline]
@@ -455,11 +455,11 @@ impl<'a> rt::view::View<'a> for AlterPartitionReassignmentsRequestRef<'a> {
 /// `ReassignablePartition`: inline struct of `AlterPartitionReassignmentsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReassignablePartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Broker ids of the new replica set, preferred leader first; null cancels a reassignment in progress for the partition.
     ///
     /// Spec: `Replicas: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     pub replicas: ::core::option::Option<rt::PrimArray<i32>>,
@@ -596,7 +596,7 @@ impl<'a> ReassignablePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -609,7 +609,7 @@ impl<'a> ReassignablePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the new replica set, preferred leader first; null cancels a reassignment in progress for the partition.
     ///
     /// Spec: `Replicas: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     #[inline]
@@ -693,11 +693,11 @@ impl<'a> rt::view::View<'a> for ReassignablePartitionRef<'a> {
 /// `ReassignableTopic`: inline struct of `AlterPartitionReassignmentsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReassignableTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partitions of this topic whose replica set changes.
     ///
     /// Spec: `Partitions: []ReassignablePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<ReassignablePartition>,
@@ -829,7 +829,7 @@ impl<'a> ReassignableTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -842,7 +842,7 @@ impl<'a> ReassignableTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic whose replica set changes.
     ///
     /// Spec: `Partitions: []ReassignablePartition` (versions 0+).
     #[inline]

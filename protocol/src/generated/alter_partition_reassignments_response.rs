@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterPartitionReassignmentsResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterPartitionReassignmentsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Echo of the request flag (v1+): whether replica-count changes were permitted.
     ///
     /// Spec: `AllowReplicationFactorChange: bool` (versions 1+, default true, ignorable).
     pub allow_replication_factor_change: bool,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []ReassignableTopicResponse` (versions 0+).
     pub responses: ::std::vec::Vec<ReassignableTopicResponse>,
@@ -358,7 +358,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -371,7 +371,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Echo of the request flag (v1+): whether replica-count changes were permitted.
     ///
     /// Spec: `AllowReplicationFactorChange: bool` (versions 1+, default true, ignorable).
     #[inline]
@@ -384,7 +384,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -397,7 +397,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -410,7 +410,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []ReassignableTopicResponse` (versions 0+).
     #[inline]
@@ -526,15 +526,15 @@ impl<'a> rt::view::View<'a> for AlterPartitionReassignmentsResponseRef<'a> {
 /// `ReassignablePartitionResponse`: inline struct of `AlterPartitionReassignmentsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReassignablePartitionResponse {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -686,7 +686,7 @@ impl<'a> ReassignablePartitionResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -699,7 +699,7 @@ impl<'a> ReassignablePartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -712,7 +712,7 @@ impl<'a> ReassignablePartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -805,11 +805,11 @@ impl<'a> rt::view::View<'a> for ReassignablePartitionResponseRef<'a> {
 /// `ReassignableTopicResponse`: inline struct of `AlterPartitionReassignmentsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReassignableTopicResponse {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []ReassignablePartitionResponse` (versions 0+).
     pub partitions: ::std::vec::Vec<ReassignablePartitionResponse>,
@@ -941,7 +941,7 @@ impl<'a> ReassignableTopicResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -954,7 +954,7 @@ impl<'a> ReassignableTopicResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []ReassignablePartitionResponse` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterPartitionRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterPartitionRequest {
-    /// TODO
+    /// Id of the partition leader sending the ISR change.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Registration epoch of the sending broker, so the controller can reject a stale leader; -1 if unknown.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     pub broker_epoch: i64,
-    /// TODO
+    /// ISR changes, grouped by topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -297,7 +297,7 @@ impl<'a> AlterPartitionRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the partition leader sending the ISR change.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -310,7 +310,7 @@ impl<'a> AlterPartitionRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Registration epoch of the sending broker, so the controller can reject a stale leader; -1 if unknown.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     #[inline]
@@ -323,7 +323,7 @@ impl<'a> AlterPartitionRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// ISR changes, grouped by topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -424,11 +424,11 @@ impl<'a> rt::view::View<'a> for AlterPartitionRequestRef<'a> {
 /// `BrokerState`: inline struct of `AlterPartitionRequest` (versions 3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerState {
-    /// TODO
+    /// Broker id of an in-sync replica.
     ///
     /// Spec: `BrokerId: int32` (versions 3+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Broker epoch the leader saw in that replica's fetches; -1 when the replica did not report one, which skips the epoch check.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 3+, default -1).
     pub broker_epoch: i64,
@@ -590,7 +590,7 @@ impl<'a> BrokerStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Broker id of an in-sync replica.
     ///
     /// Spec: `BrokerId: int32` (versions 3+, entity brokerId).
     #[inline]
@@ -603,7 +603,7 @@ impl<'a> BrokerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker epoch the leader saw in that replica's fetches; -1 when the replica did not report one, which skips the epoch check.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 3+, default -1).
     #[inline]
@@ -696,27 +696,27 @@ impl<'a> rt::view::View<'a> for BrokerStateRef<'a> {
 /// `PartitionData`: inline struct of `AlterPartitionRequest` (versions 2-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Leader epoch under which the sender leads this partition.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// v0-2 only: broker ids of the proposed in-sync replica set; v3 sends NewIsrWithEpochs instead.
     ///
     /// Spec: `NewIsr: []int32` (versions 0-2, entity brokerId).
     pub new_isr: rt::PrimArray<i32>,
-    /// TODO
+    /// v3+: proposed in-sync replica set, each member with its broker epoch (KIP-903).
     ///
     /// Spec: `NewIsrWithEpochs: []BrokerState` (versions 3+).
     pub new_isr_with_epochs: ::std::vec::Vec<BrokerState>,
-    /// TODO
+    /// v1+: 1 while the leader is still recovering after an unclean election, 0 when recovered (KIP-704).
     ///
     /// Spec: `LeaderRecoveryState: int8` (versions 1+, default 0).
     pub leader_recovery_state: i8,
-    /// TODO
+    /// Partition epoch the leader last saw; the controller refuses the change if its own epoch differs.
     ///
     /// Spec: `PartitionEpoch: int32` (versions 0+).
     pub partition_epoch: i32,
@@ -946,7 +946,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -959,7 +959,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch under which the sender leads this partition.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -972,7 +972,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v0-2 only: broker ids of the proposed in-sync replica set; v3 sends NewIsrWithEpochs instead.
     ///
     /// Spec: `NewIsr: []int32` (versions 0-2, entity brokerId).
     #[inline]
@@ -986,7 +986,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: proposed in-sync replica set, each member with its broker epoch (KIP-903).
     ///
     /// Spec: `NewIsrWithEpochs: []BrokerState` (versions 3+).
     #[inline]
@@ -1000,7 +1000,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: 1 while the leader is still recovering after an unclean election, 0 when recovered (KIP-704).
     ///
     /// Spec: `LeaderRecoveryState: int8` (versions 1+, default 0).
     #[inline]
@@ -1013,7 +1013,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition epoch the leader last saw; the controller refuses the change if its own epoch differs.
     ///
     /// Spec: `PartitionEpoch: int32` (versions 0+).
     #[inline]
@@ -1150,11 +1150,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `AlterPartitionRequest` (versions 2-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// v2+: uuid of the topic (replaces the topic name, KIP-841).
     ///
     /// Spec: `TopicId: uuid` (versions 2+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// ISR changes for the partitions of this topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1284,7 +1284,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// v2+: uuid of the topic (replaces the topic name, KIP-841).
     ///
     /// Spec: `TopicId: uuid` (versions 2+, ignorable).
     #[inline]
@@ -1297,7 +1297,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// ISR changes for the partitions of this topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterPartitionResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterPartitionResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Outcome per topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -286,7 +286,7 @@ impl<'a> AlterPartitionResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -299,7 +299,7 @@ impl<'a> AlterPartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -312,7 +312,7 @@ impl<'a> AlterPartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -413,31 +413,31 @@ impl<'a> rt::view::View<'a> for AlterPartitionResponseRef<'a> {
 /// `PartitionData`: inline struct of `AlterPartitionResponse` (versions 2-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error code for this partition, 0 if the ISR change was accepted.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Broker id of the leader after the change.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Leader epoch after the change.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// Broker ids of the in-sync replicas now recorded by the controller.
     ///
     /// Spec: `Isr: []int32` (versions 0+, entity brokerId).
     pub isr: rt::PrimArray<i32>,
-    /// TODO
+    /// v1+: 1 if the leader is still recovering after an unclean election, else 0 (KIP-704).
     ///
     /// Spec: `LeaderRecoveryState: int8` (versions 1+, default 0, ignorable).
     pub leader_recovery_state: i8,
-    /// TODO
+    /// Partition epoch now held by the controller; the leader sends it with its next change.
     ///
     /// Spec: `PartitionEpoch: int32` (versions 0+).
     pub partition_epoch: i32,
@@ -608,7 +608,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -621,7 +621,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition, 0 if the ISR change was accepted.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -634,7 +634,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker id of the leader after the change.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -647,7 +647,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch after the change.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -660,7 +660,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the in-sync replicas now recorded by the controller.
     ///
     /// Spec: `Isr: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -674,7 +674,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: 1 if the leader is still recovering after an unclean election, else 0 (KIP-704).
     ///
     /// Spec: `LeaderRecoveryState: int8` (versions 1+, default 0, ignorable).
     #[inline]
@@ -687,7 +687,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition epoch now held by the controller; the leader sends it with its next change.
     ///
     /// Spec: `PartitionEpoch: int32` (versions 0+).
     #[inline]
@@ -805,11 +805,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `AlterPartitionResponse` (versions 2-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// v2+: uuid of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 2+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -939,7 +939,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// v2+: uuid of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 2+, ignorable).
     #[inline]
@@ -952,7 +952,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

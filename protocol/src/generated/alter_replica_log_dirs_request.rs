@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterReplicaLogDirsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDirsRequest {
-    /// TODO
+    /// Target log directories, each with the replicas to move into it (KIP-113).
     ///
     /// Spec: `Dirs: []AlterReplicaLogDir` (versions 0+).
     pub dirs: ::std::vec::Vec<AlterReplicaLogDir>,
@@ -270,7 +270,7 @@ impl<'a> AlterReplicaLogDirsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Target log directories, each with the replicas to move into it (KIP-113).
     ///
     /// Spec: `Dirs: []AlterReplicaLogDir` (versions 0+).
     #[inline]
@@ -373,11 +373,11 @@ impl<'a> rt::view::View<'a> for AlterReplicaLogDirsRequestRef<'a> {
 /// `AlterReplicaLogDirTopic`: inline struct of `AlterReplicaLogDirsRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDirTopic {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's partitions to move.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -514,7 +514,7 @@ impl<'a> AlterReplicaLogDirTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -529,7 +529,7 @@ impl<'a> AlterReplicaLogDirTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's partitions to move.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]
@@ -641,11 +641,11 @@ impl<'a> rt::view::View<'a> for AlterReplicaLogDirTopicRef<'a> {
 /// `AlterReplicaLogDir`: inline struct of `AlterReplicaLogDirsRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDir {
-    /// TODO
+    /// Absolute path of the destination log directory on the broker.
     ///
     /// Spec: `Path: string` (versions 0+, map key).
     pub path: rt::KStr,
-    /// TODO
+    /// Topics whose replicas should be moved into this directory.
     ///
     /// Spec: `Topics: []AlterReplicaLogDirTopic` (versions 0+).
     pub topics: ::std::vec::Vec<AlterReplicaLogDirTopic>,
@@ -787,7 +787,7 @@ impl<'a> AlterReplicaLogDirRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Absolute path of the destination log directory on the broker.
     ///
     /// Spec: `Path: string` (versions 0+, map key).
     #[inline]
@@ -802,7 +802,7 @@ impl<'a> AlterReplicaLogDirRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose replicas should be moved into this directory.
     ///
     /// Spec: `Topics: []AlterReplicaLogDirTopic` (versions 0+).
     #[inline]

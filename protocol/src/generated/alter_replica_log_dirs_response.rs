@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterReplicaLogDirsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDirsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One result per topic in the request.
     ///
     /// Spec: `Results: []AlterReplicaLogDirTopicResult` (versions 0+).
     pub results: ::std::vec::Vec<AlterReplicaLogDirTopicResult>,
@@ -285,7 +285,7 @@ impl<'a> AlterReplicaLogDirsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -298,7 +298,7 @@ impl<'a> AlterReplicaLogDirsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per topic in the request.
     ///
     /// Spec: `Results: []AlterReplicaLogDirTopicResult` (versions 0+).
     #[inline]
@@ -408,11 +408,11 @@ impl<'a> rt::view::View<'a> for AlterReplicaLogDirsResponseRef<'a> {
 /// `AlterReplicaLogDirPartitionResult`: inline struct of `AlterReplicaLogDirsResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDirPartitionResult {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for moving this replica, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -541,7 +541,7 @@ impl<'a> AlterReplicaLogDirPartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -554,7 +554,7 @@ impl<'a> AlterReplicaLogDirPartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for moving this replica, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -649,11 +649,11 @@ impl<'a> rt::view::View<'a> for AlterReplicaLogDirPartitionResultRef<'a> {
 /// `AlterReplicaLogDirTopicResult`: inline struct of `AlterReplicaLogDirsResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterReplicaLogDirTopicResult {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// One result per partition of this topic.
     ///
     /// Spec: `Partitions: []AlterReplicaLogDirPartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<AlterReplicaLogDirPartitionResult>,
@@ -798,7 +798,7 @@ impl<'a> AlterReplicaLogDirTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -813,7 +813,7 @@ impl<'a> AlterReplicaLogDirTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per partition of this topic.
     ///
     /// Spec: `Partitions: []AlterReplicaLogDirPartitionResult` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterShareGroupOffsetsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsRequest {
-    /// TODO
+    /// Share group whose start offsets are changed; the group must have no active members.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics whose share-partition start offsets are set.
     ///
     /// Spec: `Topics: []AlterShareGroupOffsetsRequestTopic` (versions 0+).
     pub topics: ::std::vec::Vec<AlterShareGroupOffsetsRequestTopic>,
@@ -273,7 +273,7 @@ impl<'a> AlterShareGroupOffsetsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose start offsets are changed; the group must have no active members.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> AlterShareGroupOffsetsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose share-partition start offsets are set.
     ///
     /// Spec: `Topics: []AlterShareGroupOffsetsRequestTopic` (versions 0+).
     #[inline]
@@ -383,11 +383,11 @@ impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsRequestRef<'a> {
 /// `AlterShareGroupOffsetsRequestPartition`: inline struct of `AlterShareGroupOffsetsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsRequestPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// New start offset of the share-partition: records below it are no longer delivered to the group (KIP-932).
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
@@ -507,7 +507,7 @@ impl<'a> AlterShareGroupOffsetsRequestPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -520,7 +520,7 @@ impl<'a> AlterShareGroupOffsetsRequestPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New start offset of the share-partition: records below it are no longer delivered to the group (KIP-932).
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -605,11 +605,11 @@ impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsRequestPartitionRef<'a> {
 /// `AlterShareGroupOffsetsRequestTopic`: inline struct of `AlterShareGroupOffsetsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsRequestTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, map key, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partitions of the topic to change.
     ///
     /// Spec: `Partitions: []AlterShareGroupOffsetsRequestPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<AlterShareGroupOffsetsRequestPartition>,
@@ -743,7 +743,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -756,7 +756,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic to change.
     ///
     /// Spec: `Partitions: []AlterShareGroupOffsetsRequestPartition` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterShareGroupOffsetsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request (e.g. NOT_COORDINATOR, NON_EMPTY_GROUP), 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []AlterShareGroupOffsetsResponseTopic` (versions 0+).
     pub responses: ::std::vec::Vec<AlterShareGroupOffsetsResponseTopic>,
@@ -319,7 +319,7 @@ impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -332,7 +332,7 @@ impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request (e.g. NOT_COORDINATOR, NON_EMPTY_GROUP), 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -345,7 +345,7 @@ impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []AlterShareGroupOffsetsResponseTopic` (versions 0+).
     #[inline]
@@ -469,15 +469,15 @@ impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsResponseRef<'a> {
 /// `AlterShareGroupOffsetsResponsePartition`: inline struct of `AlterShareGroupOffsetsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsResponsePartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -618,7 +618,7 @@ impl<'a> AlterShareGroupOffsetsResponsePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -631,7 +631,7 @@ impl<'a> AlterShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -644,7 +644,7 @@ impl<'a> AlterShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -737,15 +737,15 @@ impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsResponsePartitionRef<'a> {
 /// `AlterShareGroupOffsetsResponseTopic`: inline struct of `AlterShareGroupOffsetsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterShareGroupOffsetsResponseTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, map key, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []AlterShareGroupOffsetsResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<AlterShareGroupOffsetsResponsePartition>,
@@ -885,7 +885,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -898,7 +898,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -911,7 +911,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []AlterShareGroupOffsetsResponsePartition` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterUserScramCredentialsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterUserScramCredentialsRequest {
-    /// TODO
+    /// SCRAM credentials to delete.
     ///
     /// Spec: `Deletions: []ScramCredentialDeletion` (versions 0+).
     pub deletions: ::std::vec::Vec<ScramCredentialDeletion>,
-    /// TODO
+    /// SCRAM credentials to create or replace.
     ///
     /// Spec: `Upsertions: []ScramCredentialUpsertion` (versions 0+).
     pub upsertions: ::std::vec::Vec<ScramCredentialUpsertion>,
@@ -291,7 +291,7 @@ impl<'a> AlterUserScramCredentialsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// SCRAM credentials to delete.
     ///
     /// Spec: `Deletions: []ScramCredentialDeletion` (versions 0+).
     #[inline]
@@ -305,7 +305,7 @@ impl<'a> AlterUserScramCredentialsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// SCRAM credentials to create or replace.
     ///
     /// Spec: `Upsertions: []ScramCredentialUpsertion` (versions 0+).
     #[inline]
@@ -407,11 +407,11 @@ impl<'a> rt::view::View<'a> for AlterUserScramCredentialsRequestRef<'a> {
 /// `ScramCredentialDeletion`: inline struct of `AlterUserScramCredentialsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ScramCredentialDeletion {
-    /// TODO
+    /// User whose credential is deleted.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
-    /// TODO
+    /// SCRAM mechanism of the credential: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     pub mechanism: i8,
@@ -528,7 +528,7 @@ impl<'a> ScramCredentialDeletionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// User whose credential is deleted.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]
@@ -541,7 +541,7 @@ impl<'a> ScramCredentialDeletionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// SCRAM mechanism of the credential: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     #[inline]
@@ -625,23 +625,23 @@ impl<'a> rt::view::View<'a> for ScramCredentialDeletionRef<'a> {
 /// `ScramCredentialUpsertion`: inline struct of `AlterUserScramCredentialsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ScramCredentialUpsertion {
-    /// TODO
+    /// User whose credential is created or replaced.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
-    /// TODO
+    /// SCRAM mechanism of the credential: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     pub mechanism: i8,
-    /// TODO
+    /// Hash iteration count used to derive SaltedPassword.
     ///
     /// Spec: `Iterations: int32` (versions 0+).
     pub iterations: i32,
-    /// TODO
+    /// Random salt the client chose for this credential.
     ///
     /// Spec: `Salt: bytes` (versions 0+).
     pub salt: rt::Bytes,
-    /// TODO
+    /// Password after salting and hashing with the given mechanism and iterations (the client never sends the clear password).
     ///
     /// Spec: `SaltedPassword: bytes` (versions 0+).
     pub salted_password: rt::Bytes,
@@ -782,7 +782,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// User whose credential is created or replaced.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]
@@ -795,7 +795,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// SCRAM mechanism of the credential: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     #[inline]
@@ -808,7 +808,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Hash iteration count used to derive SaltedPassword.
     ///
     /// Spec: `Iterations: int32` (versions 0+).
     #[inline]
@@ -821,7 +821,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Random salt the client chose for this credential.
     ///
     /// Spec: `Salt: bytes` (versions 0+).
     #[inline]
@@ -835,7 +835,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Password after salting and hashing with the given mechanism and iterations (the client never sends the clear password).
     ///
     /// Spec: `SaltedPassword: bytes` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AlterUserScramCredentialsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterUserScramCredentialsResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Outcome for each user touched by a deletion or upsertion (one entry per user).
     ///
     /// Spec: `Results: []AlterUserScramCredentialsResult` (versions 0+).
     pub results: ::std::vec::Vec<AlterUserScramCredentialsResult>,
@@ -273,7 +273,7 @@ impl<'a> AlterUserScramCredentialsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> AlterUserScramCredentialsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome for each user touched by a deletion or upsertion (one entry per user).
     ///
     /// Spec: `Results: []AlterUserScramCredentialsResult` (versions 0+).
     #[inline]
@@ -380,15 +380,15 @@ impl<'a> rt::view::View<'a> for AlterUserScramCredentialsResponseRef<'a> {
 /// `AlterUserScramCredentialsResult`: inline struct of `AlterUserScramCredentialsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterUserScramCredentialsResult {
-    /// TODO
+    /// User this result is for.
     ///
     /// Spec: `User: string` (versions 0+).
     pub user: rt::KStr,
-    /// TODO
+    /// Error code for this user's changes; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable error detail; null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -535,7 +535,7 @@ impl<'a> AlterUserScramCredentialsResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// User this result is for.
     ///
     /// Spec: `User: string` (versions 0+).
     #[inline]
@@ -548,7 +548,7 @@ impl<'a> AlterUserScramCredentialsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this user's changes; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -561,7 +561,7 @@ impl<'a> AlterUserScramCredentialsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable error detail; null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]

@@ -14,11 +14,11 @@ pub struct ApiVersionsRequest {
     ///
     /// Spec: `ClientSoftwareVersion: string` (versions 3+, ignorable).
     pub client_software_version: rt::KStr,
-    /// TODO
+    /// Cluster the client expects to reach (v5+, KIP-1242), or null if unknown; a mismatch lets the broker tell the client to rebootstrap. Send it together with NodeId.
     ///
     /// Spec: `ClusterId: string` (versions 5+, nullable 5+, default null, ignorable).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Node id the client expects to reach (v5+, KIP-1242), or -1 if unknown. Send it together with ClusterId.
     ///
     /// Spec: `NodeId: int32` (versions 5+, default -1, ignorable).
     pub node_id: i32,
@@ -422,7 +422,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Cluster the client expects to reach (v5+, KIP-1242), or null if unknown; a mismatch lets the broker tell the client to rebootstrap. Send it together with NodeId.
     ///
     /// Spec: `ClusterId: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -435,7 +435,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id the client expects to reach (v5+, KIP-1242), or -1 if unknown. Send it together with ClusterId.
     ///
     /// Spec: `NodeId: int32` (versions 5+, default -1, ignorable).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AssignReplicasToDirsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AssignReplicasToDirsRequest {
-    /// TODO
+    /// Id of the broker sending the request.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Current epoch of the sending broker, so the controller can reject a stale or fenced broker.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     pub broker_epoch: i64,
-    /// TODO
+    /// Log directories of the broker, each with the partitions it has placed there (KIP-858).
     ///
     /// Spec: `Directories: []DirectoryData` (versions 0+).
     pub directories: ::std::vec::Vec<DirectoryData>,
@@ -300,7 +300,7 @@ impl<'a> AssignReplicasToDirsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the broker sending the request.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -313,7 +313,7 @@ impl<'a> AssignReplicasToDirsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Current epoch of the sending broker, so the controller can reject a stale or fenced broker.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     #[inline]
@@ -326,7 +326,7 @@ impl<'a> AssignReplicasToDirsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directories of the broker, each with the partitions it has placed there (KIP-858).
     ///
     /// Spec: `Directories: []DirectoryData` (versions 0+).
     #[inline]
@@ -427,7 +427,7 @@ impl<'a> rt::view::View<'a> for AssignReplicasToDirsRequestRef<'a> {
 /// `PartitionData`: inline struct of `AssignReplicasToDirsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
@@ -537,7 +537,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -613,11 +613,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `AssignReplicasToDirsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of that topic placed in this directory.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -747,7 +747,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -760,7 +760,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of that topic placed in this directory.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -852,11 +852,11 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `DirectoryData`: inline struct of `AssignReplicasToDirsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirectoryData {
-    /// TODO
+    /// Uuid of the log directory.
     ///
     /// Spec: `Id: uuid` (versions 0+).
     pub id: rt::Uuid,
-    /// TODO
+    /// Topics with partitions placed in this directory.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -985,7 +985,7 @@ impl<'a> DirectoryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Uuid of the log directory.
     ///
     /// Spec: `Id: uuid` (versions 0+).
     #[inline]
@@ -998,7 +998,7 @@ impl<'a> DirectoryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics with partitions placed in this directory.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `AssignReplicasToDirsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AssignReplicasToDirsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Results per log directory.
     ///
     /// Spec: `Directories: []DirectoryData` (versions 0+).
     pub directories: ::std::vec::Vec<DirectoryData>,
@@ -289,7 +289,7 @@ impl<'a> AssignReplicasToDirsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> AssignReplicasToDirsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -315,7 +315,7 @@ impl<'a> AssignReplicasToDirsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Results per log directory.
     ///
     /// Spec: `Directories: []DirectoryData` (versions 0+).
     #[inline]
@@ -416,11 +416,11 @@ impl<'a> rt::view::View<'a> for AssignReplicasToDirsResponseRef<'a> {
 /// `PartitionData`: inline struct of `AssignReplicasToDirsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -540,7 +540,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -553,7 +553,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -638,11 +638,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `AssignReplicasToDirsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -772,7 +772,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -785,7 +785,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -877,11 +877,11 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `DirectoryData`: inline struct of `AssignReplicasToDirsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirectoryData {
-    /// TODO
+    /// Uuid of the log directory.
     ///
     /// Spec: `Id: uuid` (versions 0+).
     pub id: rt::Uuid,
-    /// TODO
+    /// Results per topic within this directory.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -1010,7 +1010,7 @@ impl<'a> DirectoryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Uuid of the log directory.
     ///
     /// Spec: `Id: uuid` (versions 0+).
     #[inline]
@@ -1023,7 +1023,7 @@ impl<'a> DirectoryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Results per topic within this directory.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `BeginQuorumEpochRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BeginQuorumEpochRequest {
-    /// TODO
+    /// Id of the cluster the sender belongs to; null if not set.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Replica id of the voter this request is addressed to; -1 when unknown (v1+).
     ///
     /// Spec: `VoterId: int32` (versions 1+, default -1, ignorable, entity brokerId).
     pub voter_id: i32,
-    /// TODO
+    /// Topics (in practice the metadata log topic) covered by this request.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
-    /// TODO
+    /// Listener endpoints where the new leader can be reached (v1+).
     ///
     /// Spec: `LeaderEndpoints: []LeaderEndpoint` (versions 1+, ignorable).
     pub leader_endpoints: ::std::vec::Vec<LeaderEndpoint>,
@@ -380,7 +380,7 @@ impl<'a> BeginQuorumEpochRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the cluster the sender belongs to; null if not set.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -394,7 +394,7 @@ impl<'a> BeginQuorumEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replica id of the voter this request is addressed to; -1 when unknown (v1+).
     ///
     /// Spec: `VoterId: int32` (versions 1+, default -1, ignorable, entity brokerId).
     #[inline]
@@ -407,7 +407,7 @@ impl<'a> BeginQuorumEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics (in practice the metadata log topic) covered by this request.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -427,7 +427,7 @@ impl<'a> BeginQuorumEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Listener endpoints where the new leader can be reached (v1+).
     ///
     /// Spec: `LeaderEndpoints: []LeaderEndpoint` (versions 1+, ignorable).
     #[inline]
@@ -564,19 +564,19 @@ impl<'a> rt::view::View<'a> for BeginQuorumEpochRequestRef<'a> {
 /// `PartitionData`: inline struct of `BeginQuorumEpochRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Directory id of the voter this request is addressed to (v1+).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+, ignorable).
     pub voter_directory_id: rt::Uuid,
-    /// TODO
+    /// Replica id of the leader that just won the election.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Epoch in which that leader was elected.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -731,7 +731,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -744,7 +744,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Directory id of the voter this request is addressed to (v1+).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+, ignorable).
     #[inline]
@@ -757,7 +757,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replica id of the leader that just won the election.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -770,7 +770,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch in which that leader was elected.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -881,11 +881,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `BeginQuorumEpochRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partitions of this topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1027,7 +1027,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1042,7 +1042,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1154,15 +1154,15 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `LeaderEndpoint`: inline struct of `BeginQuorumEpochRequest` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderEndpoint {
-    /// TODO
+    /// Listener name of this endpoint.
     ///
     /// Spec: `Name: string` (versions 1+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Host name or IP address of the leader on this listener.
     ///
     /// Spec: `Host: string` (versions 1+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the leader on this listener.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     pub port: u16,
@@ -1337,7 +1337,7 @@ impl<'a> LeaderEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name of this endpoint.
     ///
     /// Spec: `Name: string` (versions 1+, map key).
     #[inline]
@@ -1350,7 +1350,7 @@ impl<'a> LeaderEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address of the leader on this listener.
     ///
     /// Spec: `Host: string` (versions 1+).
     #[inline]
@@ -1363,7 +1363,7 @@ impl<'a> LeaderEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the leader on this listener.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     #[inline]

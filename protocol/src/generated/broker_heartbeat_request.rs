@@ -6,31 +6,31 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `BrokerHeartbeatRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerHeartbeatRequest {
-    /// TODO
+    /// Id of the broker sending the heartbeat.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Epoch the controller gave the broker when it registered; -1 if none.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     pub broker_epoch: i64,
-    /// TODO
+    /// Offset in the metadata log up to which the broker has applied records.
     ///
     /// Spec: `CurrentMetadataOffset: int64` (versions 0+).
     pub current_metadata_offset: i64,
-    /// TODO
+    /// True to ask the controller to fence this broker (or keep it fenced).
     ///
     /// Spec: `WantFence: bool` (versions 0+).
     pub want_fence: bool,
-    /// TODO
+    /// True when the broker is shutting down in a controlled way and asks the controller to move leadership away.
     ///
     /// Spec: `WantShutDown: bool` (versions 0+).
     pub want_shut_down: bool,
-    /// TODO
+    /// Ids of log directories on this broker that have failed (v1+, tagged).
     ///
     /// Spec: `OfflineLogDirs: []uuid` (versions 1+, tag 0 in 1+).
     pub offline_log_dirs: rt::PrimArray<rt::Uuid>,
-    /// TODO
+    /// Ids of log directories where no new partitions should be placed (v2+, tagged); null until the broker has reached the RECOVERY state.
     ///
     /// Spec: `CordonedLogDirs: []uuid` (versions 2+, nullable 2+, tag 1 in 2+, default null).
     pub cordoned_log_dirs: ::core::option::Option<rt::PrimArray<rt::Uuid>>,
@@ -554,7 +554,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the broker sending the heartbeat.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -567,7 +567,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch the controller gave the broker when it registered; -1 if none.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     #[inline]
@@ -580,7 +580,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset in the metadata log up to which the broker has applied records.
     ///
     /// Spec: `CurrentMetadataOffset: int64` (versions 0+).
     #[inline]
@@ -593,7 +593,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True to ask the controller to fence this broker (or keep it fenced).
     ///
     /// Spec: `WantFence: bool` (versions 0+).
     #[inline]
@@ -606,7 +606,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True when the broker is shutting down in a controlled way and asks the controller to move leadership away.
     ///
     /// Spec: `WantShutDown: bool` (versions 0+).
     #[inline]
@@ -619,7 +619,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ids of log directories on this broker that have failed (v1+, tagged).
     ///
     /// Spec: `OfflineLogDirs: []uuid` (versions 1+, tag 0 in 1+).
     #[inline]
@@ -633,7 +633,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ids of log directories where no new partitions should be placed (v2+, tagged); null until the broker has reached the RECOVERY state.
     ///
     /// Spec: `CordonedLogDirs: []uuid` (versions 2+, nullable 2+, tag 1 in 2+, default null).
     #[inline]

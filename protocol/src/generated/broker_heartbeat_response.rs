@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `BrokerHeartbeatResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerHeartbeatResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the heartbeat, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// True once the controller judges the broker close enough to the end of the metadata log.
     ///
     /// Spec: `IsCaughtUp: bool` (versions 0+, default false).
     pub is_caught_up: bool,
-    /// TODO
+    /// True while the controller keeps the broker fenced.
     ///
     /// Spec: `IsFenced: bool` (versions 0+, default true).
     pub is_fenced: bool,
-    /// TODO
+    /// True when the controller allows the broker to finish shutting down.
     ///
     /// Spec: `ShouldShutDown: bool` (versions 0+).
     pub should_shut_down: bool,
@@ -306,7 +306,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -319,7 +319,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the heartbeat, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -332,7 +332,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True once the controller judges the broker close enough to the end of the metadata log.
     ///
     /// Spec: `IsCaughtUp: bool` (versions 0+, default false).
     #[inline]
@@ -345,7 +345,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True while the controller keeps the broker fenced.
     ///
     /// Spec: `IsFenced: bool` (versions 0+, default true).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True when the controller allows the broker to finish shutting down.
     ///
     /// Spec: `ShouldShutDown: bool` (versions 0+).
     #[inline]

@@ -6,39 +6,39 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `BrokerRegistrationRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerRegistrationRequest {
-    /// TODO
+    /// Id of the registering broker (node.id).
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Id of the cluster the broker believes it belongs to; the controller refuses a mismatch.
     ///
     /// Spec: `ClusterId: string` (versions 0+).
     pub cluster_id: rt::KStr,
-    /// TODO
+    /// Random uuid picked each time the broker process starts, so the controller can tell restarts apart.
     ///
     /// Spec: `IncarnationId: uuid` (versions 0+).
     pub incarnation_id: rt::Uuid,
-    /// TODO
+    /// Endpoints on which the broker accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     pub listeners: ::std::vec::Vec<Listener>,
-    /// TODO
+    /// Feature levels the broker can run. Before v4, features whose lowest level is 0 are left out (KAFKA-17011).
     ///
     /// Spec: `Features: []Feature` (versions 0+).
     pub features: ::std::vec::Vec<Feature>,
-    /// TODO
+    /// Rack the broker is placed in, or null when none is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+).
     pub rack: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v1+: true for a ZooKeeper-mode broker taking part in a migration to KRaft (KIP-866).
     ///
     /// Spec: `IsMigratingZkBroker: bool` (versions 1+, default false).
     pub is_migrating_zk_broker: bool,
-    /// TODO
+    /// v2+ (KIP-858): uuids of the broker's log directories that are online.
     ///
     /// Spec: `LogDirs: []uuid` (versions 2+, ignorable).
     pub log_dirs: rt::PrimArray<rt::Uuid>,
-    /// TODO
+    /// v3+ (KIP-966): the broker epoch held before a clean shutdown; -1 when the last shutdown was not clean or is unknown.
     ///
     /// Spec: `PreviousBrokerEpoch: int64` (versions 3+, default -1, ignorable).
     pub previous_broker_epoch: i64,
@@ -465,7 +465,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the registering broker (node.id).
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -478,7 +478,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the cluster the broker believes it belongs to; the controller refuses a mismatch.
     ///
     /// Spec: `ClusterId: string` (versions 0+).
     #[inline]
@@ -491,7 +491,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Random uuid picked each time the broker process starts, so the controller can tell restarts apart.
     ///
     /// Spec: `IncarnationId: uuid` (versions 0+).
     #[inline]
@@ -504,7 +504,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Endpoints on which the broker accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     #[inline]
@@ -518,7 +518,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Feature levels the broker can run. Before v4, features whose lowest level is 0 are left out (KAFKA-17011).
     ///
     /// Spec: `Features: []Feature` (versions 0+).
     #[inline]
@@ -532,7 +532,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack the broker is placed in, or null when none is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+).
     #[inline]
@@ -545,7 +545,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: true for a ZooKeeper-mode broker taking part in a migration to KRaft (KIP-866).
     ///
     /// Spec: `IsMigratingZkBroker: bool` (versions 1+, default false).
     #[inline]
@@ -558,7 +558,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+ (KIP-858): uuids of the broker's log directories that are online.
     ///
     /// Spec: `LogDirs: []uuid` (versions 2+, ignorable).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+ (KIP-966): the broker epoch held before a clean shutdown; -1 when the last shutdown was not clean or is unknown.
     ///
     /// Spec: `PreviousBrokerEpoch: int64` (versions 3+, default -1, ignorable).
     #[inline]
@@ -739,19 +739,19 @@ impl<'a> rt::view::View<'a> for BrokerRegistrationRequestRef<'a> {
 /// `Listener`: inline struct of `BrokerRegistrationRequest` (versions 0-4).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Listener {
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
-    /// TODO
+    /// Security protocol id of the listener: 0 = PLAINTEXT, 1 = SSL, 2 = SASL_PLAINTEXT, 3 = SASL_SSL.
     ///
     /// Spec: `SecurityProtocol: int16` (versions 0+).
     pub security_protocol: i16,
@@ -882,7 +882,7 @@ impl<'a> ListenerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -895,7 +895,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -908,7 +908,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     #[inline]
@@ -921,7 +921,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Security protocol id of the listener: 0 = PLAINTEXT, 1 = SSL, 2 = SASL_PLAINTEXT, 3 = SASL_SSL.
     ///
     /// Spec: `SecurityProtocol: int16` (versions 0+).
     #[inline]
@@ -1022,15 +1022,15 @@ impl<'a> rt::view::View<'a> for ListenerRef<'a> {
 /// `Feature`: inline struct of `BrokerRegistrationRequest` (versions 0-4).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Feature {
-    /// TODO
+    /// Feature name, such as metadata.version.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Lowest level of this feature the broker can run.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     pub min_supported_version: i16,
-    /// TODO
+    /// Highest level of this feature the broker can run.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     pub max_supported_version: i16,
@@ -1175,7 +1175,7 @@ impl<'a> FeatureRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Feature name, such as metadata.version.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -1188,7 +1188,7 @@ impl<'a> FeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Lowest level of this feature the broker can run.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     #[inline]
@@ -1201,7 +1201,7 @@ impl<'a> FeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest level of this feature the broker can run.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `BrokerRegistrationResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrokerRegistrationResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the registration, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Epoch the controller gave this registration, or -1 when none was given.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     pub broker_epoch: i64,
@@ -281,7 +281,7 @@ impl<'a> BrokerRegistrationResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -294,7 +294,7 @@ impl<'a> BrokerRegistrationResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the registration, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -307,7 +307,7 @@ impl<'a> BrokerRegistrationResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch the controller gave this registration, or -1 when none was given.
     ///
     /// Spec: `BrokerEpoch: int64` (versions 0+, default -1).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ConsumerProtocolAssignment.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConsumerProtocolAssignment {
-    /// TODO
+    /// Partitions the group leader handed to this consumer, grouped by topic.
     ///
     /// Spec: `AssignedPartitions: []TopicPartition` (versions 0+).
     pub assigned_partitions: ::std::vec::Vec<TopicPartition>,
-    /// TODO
+    /// Opaque bytes the assignor passes along to the member; null when it has nothing to add.
     ///
     /// Spec: `UserData: bytes` (versions 0+, nullable 0+, default null).
     pub user_data: ::core::option::Option<rt::Bytes>,
@@ -252,7 +252,7 @@ impl<'a> ConsumerProtocolAssignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partitions the group leader handed to this consumer, grouped by topic.
     ///
     /// Spec: `AssignedPartitions: []TopicPartition` (versions 0+).
     #[inline]
@@ -266,7 +266,7 @@ impl<'a> ConsumerProtocolAssignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque bytes the assignor passes along to the member; null when it has nothing to add.
     ///
     /// Spec: `UserData: bytes` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -334,11 +334,11 @@ impl<'a> rt::view::View<'a> for ConsumerProtocolAssignmentRef<'a> {
 /// `TopicPartition`: inline struct of `ConsumerProtocolAssignment` (versions 0-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartition {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's partitions that the consumer owns.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -446,7 +446,7 @@ impl<'a> TopicPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -459,7 +459,7 @@ impl<'a> TopicPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's partitions that the consumer owns.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

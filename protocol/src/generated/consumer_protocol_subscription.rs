@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ConsumerProtocolSubscription.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsumerProtocolSubscription {
-    /// TODO
+    /// Names of the topics this member subscribes to.
     ///
     /// Spec: `Topics: []string` (versions 0+).
     pub topics: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Opaque bytes for the assignor, echoed to it unchanged; null if none.
     ///
     /// Spec: `UserData: bytes` (versions 0+, nullable 0+, default null).
     pub user_data: ::core::option::Option<rt::Bytes>,
-    /// TODO
+    /// v1+: partitions the member holds right now, so cooperative assignors can keep them in place.
     ///
     /// Spec: `OwnedPartitions: []TopicPartition` (versions 1+, ignorable).
     pub owned_partitions: ::std::vec::Vec<TopicPartition>,
-    /// TODO
+    /// v2+: group generation in which OwnedPartitions was assigned, letting the leader spot stale ownership; -1 if unknown.
     ///
     /// Spec: `GenerationId: int32` (versions 2+, default -1, ignorable).
     pub generation_id: i32,
-    /// TODO
+    /// v3+: rack of the member (client.rack) for rack-aware assignment, or null.
     ///
     /// Spec: `RackId: string` (versions 3+, nullable 3+, default null, ignorable).
     pub rack_id: ::core::option::Option<rt::KStr>,
@@ -376,7 +376,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Names of the topics this member subscribes to.
     ///
     /// Spec: `Topics: []string` (versions 0+).
     #[inline]
@@ -390,7 +390,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque bytes for the assignor, echoed to it unchanged; null if none.
     ///
     /// Spec: `UserData: bytes` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -403,7 +403,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: partitions the member holds right now, so cooperative assignors can keep them in place.
     ///
     /// Spec: `OwnedPartitions: []TopicPartition` (versions 1+, ignorable).
     #[inline]
@@ -417,7 +417,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+: group generation in which OwnedPartitions was assigned, letting the leader spot stale ownership; -1 if unknown.
     ///
     /// Spec: `GenerationId: int32` (versions 2+, default -1, ignorable).
     #[inline]
@@ -430,7 +430,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: rack of the member (client.rack) for rack-aware assignment, or null.
     ///
     /// Spec: `RackId: string` (versions 3+, nullable 3+, default null, ignorable).
     #[inline]
@@ -542,11 +542,11 @@ impl<'a> rt::view::View<'a> for ConsumerProtocolSubscriptionRef<'a> {
 /// `TopicPartition`: inline struct of `ConsumerProtocolSubscription` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartition {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 1+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Indexes of the owned partitions of this topic.
     ///
     /// Spec: `Partitions: []int32` (versions 1+).
     pub partitions: rt::PrimArray<i32>,
@@ -694,7 +694,7 @@ impl<'a> TopicPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 1+, map key, entity topicName).
     #[inline]
@@ -707,7 +707,7 @@ impl<'a> TopicPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of the owned partitions of this topic.
     ///
     /// Spec: `Partitions: []int32` (versions 1+).
     #[inline]

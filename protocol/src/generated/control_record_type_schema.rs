@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ControlRecordTypeSchema.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ControlRecordTypeSchema {
-    /// TODO
+    /// Kind of control record: 0 = abort marker, 1 = commit marker; KRaft logs use higher values (leader change, snapshot header and footer, voters).
     ///
     /// Spec: `Type: int16` (versions 0+).
     pub r#type: i16,
@@ -209,7 +209,7 @@ impl<'a> ControlRecordTypeSchemaRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of control record: 0 = abort marker, 1 = commit marker; KRaft logs use higher values (leader change, snapshot header and footer, voters).
     ///
     /// Spec: `Type: int16` (versions 0+).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ControllerRegistrationRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ControllerRegistrationRequest {
-    /// TODO
+    /// Node id of the controller registering itself.
     ///
     /// Spec: `ControllerId: int32` (versions 0+).
     pub controller_id: i32,
-    /// TODO
+    /// Random id picked at process start, so a restart of the same controller can be told apart.
     ///
     /// Spec: `IncarnationId: uuid` (versions 0+).
     pub incarnation_id: rt::Uuid,
-    /// TODO
+    /// True when this controller has the configuration needed for a ZooKeeper migration.
     ///
     /// Spec: `ZkMigrationReady: bool` (versions 0+).
     pub zk_migration_ready: bool,
-    /// TODO
+    /// Endpoints on which this controller accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     pub listeners: ::std::vec::Vec<Listener>,
-    /// TODO
+    /// Feature ranges this controller supports.
     ///
     /// Spec: `Features: []Feature` (versions 0+).
     pub features: ::std::vec::Vec<Feature>,
@@ -329,7 +329,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id of the controller registering itself.
     ///
     /// Spec: `ControllerId: int32` (versions 0+).
     #[inline]
@@ -342,7 +342,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Random id picked at process start, so a restart of the same controller can be told apart.
     ///
     /// Spec: `IncarnationId: uuid` (versions 0+).
     #[inline]
@@ -355,7 +355,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True when this controller has the configuration needed for a ZooKeeper migration.
     ///
     /// Spec: `ZkMigrationReady: bool` (versions 0+).
     #[inline]
@@ -368,7 +368,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Endpoints on which this controller accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     #[inline]
@@ -382,7 +382,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Feature ranges this controller supports.
     ///
     /// Spec: `Features: []Feature` (versions 0+).
     #[inline]
@@ -503,19 +503,19 @@ impl<'a> rt::view::View<'a> for ControllerRegistrationRequestRef<'a> {
 /// `Listener`: inline struct of `ControllerRegistrationRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Listener {
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Host name or address of the listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
-    /// TODO
+    /// Security protocol id of the listener (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL).
     ///
     /// Spec: `SecurityProtocol: int16` (versions 0+).
     pub security_protocol: i16,
@@ -646,7 +646,7 @@ impl<'a> ListenerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -659,7 +659,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or address of the listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -672,7 +672,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     #[inline]
@@ -685,7 +685,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Security protocol id of the listener (0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL).
     ///
     /// Spec: `SecurityProtocol: int16` (versions 0+).
     #[inline]
@@ -786,15 +786,15 @@ impl<'a> rt::view::View<'a> for ListenerRef<'a> {
 /// `Feature`: inline struct of `ControllerRegistrationRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Feature {
-    /// TODO
+    /// Feature name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Lowest level of the feature this controller supports.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     pub min_supported_version: i16,
-    /// TODO
+    /// Highest level of the feature this controller supports.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     pub max_supported_version: i16,
@@ -939,7 +939,7 @@ impl<'a> FeatureRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Feature name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -952,7 +952,7 @@ impl<'a> FeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Lowest level of the feature this controller supports.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     #[inline]
@@ -965,7 +965,7 @@ impl<'a> FeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest level of the feature this controller supports.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     #[inline]

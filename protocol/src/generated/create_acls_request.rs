@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreateAclsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateAclsRequest {
-    /// TODO
+    /// ACL bindings to add.
     ///
     /// Spec: `Creations: []AclCreation` (versions 0+).
     pub creations: ::std::vec::Vec<AclCreation>,
@@ -266,7 +266,7 @@ impl<'a> CreateAclsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// ACL bindings to add.
     ///
     /// Spec: `Creations: []AclCreation` (versions 0+).
     #[inline]
@@ -369,31 +369,31 @@ impl<'a> rt::view::View<'a> for CreateAclsRequestRef<'a> {
 /// `AclCreation`: inline struct of `CreateAclsRequest` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AclCreation {
-    /// TODO
+    /// Resource kind the ACL protects (topic, group, cluster, ...), as the AclResourceType code.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource, or the prefix when the pattern type is prefixed.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// v1+: how ResourceName is matched, 3 = literal (default), 4 = prefixed.
     ///
     /// Spec: `ResourcePatternType: int8` (versions 1+, default 3).
     pub resource_pattern_type: i8,
-    /// TODO
+    /// Principal the ACL applies to, e.g. User:alice.
     ///
     /// Spec: `Principal: string` (versions 0+).
     pub principal: rt::KStr,
-    /// TODO
+    /// Client host the ACL applies to, or * for any host.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// Operation code the ACL covers (read, write, describe, ...).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     pub operation: i8,
-    /// TODO
+    /// Whether the ACL allows or denies, as the AclPermissionType code.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     pub permission_type: i8,
@@ -584,7 +584,7 @@ impl<'a> AclCreationRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resource kind the ACL protects (topic, group, cluster, ...), as the AclResourceType code.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -597,7 +597,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource, or the prefix when the pattern type is prefixed.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -612,7 +612,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: how ResourceName is matched, 3 = literal (default), 4 = prefixed.
     ///
     /// Spec: `ResourcePatternType: int8` (versions 1+, default 3).
     #[inline]
@@ -625,7 +625,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal the ACL applies to, e.g. User:alice.
     ///
     /// Spec: `Principal: string` (versions 0+).
     #[inline]
@@ -640,7 +640,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Client host the ACL applies to, or * for any host.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -655,7 +655,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Operation code the ACL covers (read, write, describe, ...).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     #[inline]
@@ -668,7 +668,7 @@ impl<'a> AclCreationRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Whether the ACL allows or denies, as the AclPermissionType code.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreateAclsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateAclsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Outcome per requested ACL, in request order.
     ///
     /// Spec: `Results: []AclCreationResult` (versions 0+).
     pub results: ::std::vec::Vec<AclCreationResult>,
@@ -281,7 +281,7 @@ impl<'a> CreateAclsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -294,7 +294,7 @@ impl<'a> CreateAclsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per requested ACL, in request order.
     ///
     /// Spec: `Results: []AclCreationResult` (versions 0+).
     #[inline]
@@ -402,11 +402,11 @@ impl<'a> rt::view::View<'a> for CreateAclsResponseRef<'a> {
 /// `AclCreationResult`: inline struct of `CreateAclsResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AclCreationResult {
-    /// TODO
+    /// Error code, 0 if this ACL was created.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -556,7 +556,7 @@ impl<'a> AclCreationResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code, 0 if this ACL was created.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -569,7 +569,7 @@ impl<'a> AclCreationResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]

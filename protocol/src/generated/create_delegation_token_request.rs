@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreateDelegationTokenRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateDelegationTokenRequest {
-    /// TODO
+    /// v3+: principal type of the user the token is created for; null means the caller owns it.
     ///
     /// Spec: `OwnerPrincipalType: string` (versions 3+, nullable 3+).
     pub owner_principal_type: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v3+: principal name of the user the token is created for; null means the caller owns it.
     ///
     /// Spec: `OwnerPrincipalName: string` (versions 3+, nullable 3+).
     pub owner_principal_name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Principals besides the owner that may renew the token.
     ///
     /// Spec: `Renewers: []CreatableRenewers` (versions 0+).
     pub renewers: ::std::vec::Vec<CreatableRenewers>,
-    /// TODO
+    /// Requested maximum life of the token in ms; -1 uses the broker's delegation.token.max.lifetime.ms.
     ///
     /// Spec: `MaxLifetimeMs: int64` (versions 0+).
     pub max_lifetime_ms: i64,
@@ -417,7 +417,7 @@ impl<'a> CreateDelegationTokenRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// v3+: principal type of the user the token is created for; null means the caller owns it.
     ///
     /// Spec: `OwnerPrincipalType: string` (versions 3+, nullable 3+).
     #[inline]
@@ -430,7 +430,7 @@ impl<'a> CreateDelegationTokenRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: principal name of the user the token is created for; null means the caller owns it.
     ///
     /// Spec: `OwnerPrincipalName: string` (versions 3+, nullable 3+).
     #[inline]
@@ -443,7 +443,7 @@ impl<'a> CreateDelegationTokenRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principals besides the owner that may renew the token.
     ///
     /// Spec: `Renewers: []CreatableRenewers` (versions 0+).
     #[inline]
@@ -463,7 +463,7 @@ impl<'a> CreateDelegationTokenRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Requested maximum life of the token in ms; -1 uses the broker's delegation.token.max.lifetime.ms.
     ///
     /// Spec: `MaxLifetimeMs: int64` (versions 0+).
     #[inline]
@@ -592,11 +592,11 @@ impl<'a> rt::view::View<'a> for CreateDelegationTokenRequestRef<'a> {
 /// `CreatableRenewers`: inline struct of `CreateDelegationTokenRequest` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreatableRenewers {
-    /// TODO
+    /// Principal type, e.g. User.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     pub principal_type: rt::KStr,
-    /// TODO
+    /// Principal name.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     pub principal_name: rt::KStr,
@@ -729,7 +729,7 @@ impl<'a> CreatableRenewersRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal type, e.g. User.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     #[inline]
@@ -744,7 +744,7 @@ impl<'a> CreatableRenewersRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     #[inline]

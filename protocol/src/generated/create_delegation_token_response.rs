@@ -6,47 +6,47 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreateDelegationTokenResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateDelegationTokenResponse {
-    /// TODO
+    /// Error code, 0 if the token was created.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Principal type (e.g. User) of whoever owns the token.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     pub principal_type: rt::KStr,
-    /// TODO
+    /// Principal name of the token owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     pub principal_name: rt::KStr,
-    /// TODO
+    /// v3+: principal type of the caller that asked for the token.
     ///
     /// Spec: `TokenRequesterPrincipalType: string` (versions 3+).
     pub token_requester_principal_type: rt::KStr,
-    /// TODO
+    /// v3+: principal name of the caller that asked for the token.
     ///
     /// Spec: `TokenRequesterPrincipalName: string` (versions 3+).
     pub token_requester_principal_name: rt::KStr,
-    /// TODO
+    /// Creation time of the token, ms since the Unix epoch.
     ///
     /// Spec: `IssueTimestampMs: int64` (versions 0+).
     pub issue_timestamp_ms: i64,
-    /// TODO
+    /// Time the token lapses unless renewed, ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     pub expiry_timestamp_ms: i64,
-    /// TODO
+    /// Latest time up to which the token can be renewed, ms since the Unix epoch.
     ///
     /// Spec: `MaxTimestampMs: int64` (versions 0+).
     pub max_timestamp_ms: i64,
-    /// TODO
+    /// Identifier of the token.
     ///
     /// Spec: `TokenId: string` (versions 0+).
     pub token_id: rt::KStr,
-    /// TODO
+    /// HMAC of the token, used as its secret when authenticating.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     pub hmac: rt::Bytes,
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
@@ -481,7 +481,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code, 0 if the token was created.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -494,7 +494,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal type (e.g. User) of whoever owns the token.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     #[inline]
@@ -509,7 +509,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name of the token owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     #[inline]
@@ -524,7 +524,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: principal type of the caller that asked for the token.
     ///
     /// Spec: `TokenRequesterPrincipalType: string` (versions 3+).
     #[inline]
@@ -537,7 +537,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: principal name of the caller that asked for the token.
     ///
     /// Spec: `TokenRequesterPrincipalName: string` (versions 3+).
     #[inline]
@@ -550,7 +550,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Creation time of the token, ms since the Unix epoch.
     ///
     /// Spec: `IssueTimestampMs: int64` (versions 0+).
     #[inline]
@@ -563,7 +563,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time the token lapses unless renewed, ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     #[inline]
@@ -576,7 +576,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Latest time up to which the token can be renewed, ms since the Unix epoch.
     ///
     /// Spec: `MaxTimestampMs: int64` (versions 0+).
     #[inline]
@@ -589,7 +589,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Identifier of the token.
     ///
     /// Spec: `TokenId: string` (versions 0+).
     #[inline]
@@ -604,7 +604,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// HMAC of the token, used as its secret when authenticating.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     #[inline]
@@ -619,7 +619,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]

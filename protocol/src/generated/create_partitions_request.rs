@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreatePartitionsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreatePartitionsRequest {
-    /// TODO
+    /// Topics to grow, one entry each.
     ///
     /// Spec: `Topics: []CreatePartitionsTopic` (versions 0+).
     pub topics: ::std::vec::Vec<CreatePartitionsTopic>,
-    /// TODO
+    /// Time in ms the broker waits for the partitions to exist before it answers.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     pub timeout_ms: i32,
-    /// TODO
+    /// If true, the request is only validated; no partition is added.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     pub validate_only: bool,
@@ -302,7 +302,7 @@ impl<'a> CreatePartitionsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics to grow, one entry each.
     ///
     /// Spec: `Topics: []CreatePartitionsTopic` (versions 0+).
     #[inline]
@@ -322,7 +322,7 @@ impl<'a> CreatePartitionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the broker waits for the partitions to exist before it answers.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     #[inline]
@@ -335,7 +335,7 @@ impl<'a> CreatePartitionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, the request is only validated; no partition is added.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     #[inline]
@@ -445,7 +445,7 @@ impl<'a> rt::view::View<'a> for CreatePartitionsRequestRef<'a> {
 /// `CreatePartitionsAssignment`: inline struct of `CreatePartitionsRequest` (versions 0-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreatePartitionsAssignment {
-    /// TODO
+    /// Broker ids to host the replicas of one new partition; the first is the preferred leader.
     ///
     /// Spec: `BrokerIds: []int32` (versions 0+, entity brokerId).
     pub broker_ids: rt::PrimArray<i32>,
@@ -576,7 +576,7 @@ impl<'a> CreatePartitionsAssignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Broker ids to host the replicas of one new partition; the first is the preferred leader.
     ///
     /// Spec: `BrokerIds: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -679,15 +679,15 @@ impl<'a> rt::view::View<'a> for CreatePartitionsAssignmentRef<'a> {
 /// `CreatePartitionsTopic`: inline struct of `CreatePartitionsRequest` (versions 0-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreatePartitionsTopic {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Total number of partitions the topic should have afterwards (not the number to add); must exceed the current count.
     ///
     /// Spec: `Count: int32` (versions 0+).
     pub count: i32,
-    /// TODO
+    /// Replica placement for each added partition, in order; null lets the controller choose.
     ///
     /// Spec: `Assignments: []CreatePartitionsAssignment` (versions 0+, nullable 0+).
     pub assignments: ::core::option::Option<::std::vec::Vec<CreatePartitionsAssignment>>,
@@ -865,7 +865,7 @@ impl<'a> CreatePartitionsTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -880,7 +880,7 @@ impl<'a> CreatePartitionsTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Total number of partitions the topic should have afterwards (not the number to add); must exceed the current count.
     ///
     /// Spec: `Count: int32` (versions 0+).
     #[inline]
@@ -893,7 +893,7 @@ impl<'a> CreatePartitionsTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replica placement for each added partition, in order; null lets the controller choose.
     ///
     /// Spec: `Assignments: []CreatePartitionsAssignment` (versions 0+, nullable 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `CreatePartitionsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreatePartitionsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One result per topic in the request.
     ///
     /// Spec: `Results: []CreatePartitionsTopicResult` (versions 0+).
     pub results: ::std::vec::Vec<CreatePartitionsTopicResult>,
@@ -282,7 +282,7 @@ impl<'a> CreatePartitionsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> CreatePartitionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per topic in the request.
     ///
     /// Spec: `Results: []CreatePartitionsTopicResult` (versions 0+).
     #[inline]
@@ -403,15 +403,15 @@ impl<'a> rt::view::View<'a> for CreatePartitionsResponseRef<'a> {
 /// `CreatePartitionsTopicResult`: inline struct of `CreatePartitionsResponse` (versions 0-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreatePartitionsTopicResult {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -557,7 +557,7 @@ impl<'a> CreatePartitionsTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> CreatePartitionsTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -585,7 +585,7 @@ impl<'a> CreatePartitionsTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]

@@ -10,7 +10,7 @@ pub struct CreateTopicsRequest {
     ///
     /// Spec: `Topics: []CreatableTopic` (versions 0+).
     pub topics: ::std::vec::Vec<CreatableTopic>,
-    /// Time in ms to wait for the topics to be created before answering.
+    /// How long in ms the broker waits for the topics to exist before it answers.
     ///
     /// Spec: `timeoutMs: int32` (versions 0+, default 60000).
     pub timeout_ms: i32,
@@ -330,7 +330,7 @@ impl<'a> CreateTopicsRequestRef<'a> {
             }
         }
     }
-    /// Time in ms to wait for the topics to be created before answering.
+    /// How long in ms the broker waits for the topics to exist before it answers.
     ///
     /// Spec: `timeoutMs: int32` (versions 0+, default 60000).
     #[inline]

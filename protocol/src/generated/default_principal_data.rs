@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DefaultPrincipalData.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DefaultPrincipalData {
-    /// TODO
+    /// Principal type, e.g. User.
     ///
     /// Spec: `Type: string` (versions 0+).
     pub r#type: rt::KStr,
-    /// TODO
+    /// Principal name within that type.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
-    /// TODO
+    /// True when the forwarding broker authenticated this principal with a delegation token (KIP-590 forwarding).
     ///
     /// Spec: `TokenAuthenticated: bool` (versions 0+).
     pub token_authenticated: bool,
@@ -262,7 +262,7 @@ impl<'a> DefaultPrincipalDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal type, e.g. User.
     ///
     /// Spec: `Type: string` (versions 0+).
     #[inline]
@@ -275,7 +275,7 @@ impl<'a> DefaultPrincipalDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name within that type.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]
@@ -288,7 +288,7 @@ impl<'a> DefaultPrincipalDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True when the forwarding broker authenticated this principal with a delegation token (KIP-590 forwarding).
     ///
     /// Spec: `TokenAuthenticated: bool` (versions 0+).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteAclsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteAclsRequest {
-    /// TODO
+    /// Filters; every ACL matching any of them is removed.
     ///
     /// Spec: `Filters: []DeleteAclsFilter` (versions 0+).
     pub filters: ::std::vec::Vec<DeleteAclsFilter>,
@@ -269,7 +269,7 @@ impl<'a> DeleteAclsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Filters; every ACL matching any of them is removed.
     ///
     /// Spec: `Filters: []DeleteAclsFilter` (versions 0+).
     #[inline]
@@ -372,31 +372,31 @@ impl<'a> rt::view::View<'a> for DeleteAclsRequestRef<'a> {
 /// `DeleteAclsFilter`: inline struct of `DeleteAclsRequest` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAclsFilter {
-    /// TODO
+    /// Resource kind to match, as an AclResourceType code (1 = any).
     ///
     /// Spec: `ResourceTypeFilter: int8` (versions 0+).
     pub resource_type_filter: i8,
-    /// TODO
+    /// Resource name to match, or null for every name.
     ///
     /// Spec: `ResourceNameFilter: string` (versions 0+, nullable 0+).
     pub resource_name_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v1+: pattern type to match: 1 = any, 2 = match, 3 = literal (default), 4 = prefixed.
     ///
     /// Spec: `PatternTypeFilter: int8` (versions 1+, default 3).
     pub pattern_type_filter: i8,
-    /// TODO
+    /// Principal to match, or null for every principal.
     ///
     /// Spec: `PrincipalFilter: string` (versions 0+, nullable 0+).
     pub principal_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Host to match, or null for every host.
     ///
     /// Spec: `HostFilter: string` (versions 0+, nullable 0+).
     pub host_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Operation code to match (1 = any).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     pub operation: i8,
-    /// TODO
+    /// Permission code to match (1 = any, 2 = deny, 3 = allow).
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     pub permission_type: i8,
@@ -611,7 +611,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resource kind to match, as an AclResourceType code (1 = any).
     ///
     /// Spec: `ResourceTypeFilter: int8` (versions 0+).
     #[inline]
@@ -624,7 +624,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resource name to match, or null for every name.
     ///
     /// Spec: `ResourceNameFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -638,7 +638,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: pattern type to match: 1 = any, 2 = match, 3 = literal (default), 4 = prefixed.
     ///
     /// Spec: `PatternTypeFilter: int8` (versions 1+, default 3).
     #[inline]
@@ -651,7 +651,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal to match, or null for every principal.
     ///
     /// Spec: `PrincipalFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -665,7 +665,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host to match, or null for every host.
     ///
     /// Spec: `HostFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -679,7 +679,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Operation code to match (1 = any).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     #[inline]
@@ -692,7 +692,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Permission code to match (1 = any, 2 = deny, 3 = allow).
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteAclsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteAclsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Outcome per filter, in request order.
     ///
     /// Spec: `FilterResults: []DeleteAclsFilterResult` (versions 0+).
     pub filter_results: ::std::vec::Vec<DeleteAclsFilterResult>,
@@ -281,7 +281,7 @@ impl<'a> DeleteAclsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -294,7 +294,7 @@ impl<'a> DeleteAclsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per filter, in request order.
     ///
     /// Spec: `FilterResults: []DeleteAclsFilterResult` (versions 0+).
     #[inline]
@@ -404,39 +404,39 @@ impl<'a> rt::view::View<'a> for DeleteAclsResponseRef<'a> {
 /// `DeleteAclsMatchingAcl`: inline struct of `DeleteAclsResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAclsMatchingAcl {
-    /// TODO
+    /// Error code for removing this ACL, 0 if it was removed.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null if it was removed.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Resource kind of the matched ACL.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Resource name of the matched ACL.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// v1+: pattern type of the matched ACL (3 = literal, 4 = prefixed).
     ///
     /// Spec: `PatternType: int8` (versions 1+, default 3).
     pub pattern_type: i8,
-    /// TODO
+    /// Principal of the matched ACL.
     ///
     /// Spec: `Principal: string` (versions 0+).
     pub principal: rt::KStr,
-    /// TODO
+    /// Host of the matched ACL.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// Operation code of the matched ACL.
     ///
     /// Spec: `Operation: int8` (versions 0+).
     pub operation: i8,
-    /// TODO
+    /// Permission code of the matched ACL (allow or deny).
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     pub permission_type: i8,
@@ -645,7 +645,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for removing this ACL, 0 if it was removed.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -658,7 +658,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null if it was removed.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -672,7 +672,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resource kind of the matched ACL.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -685,7 +685,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resource name of the matched ACL.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -700,7 +700,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: pattern type of the matched ACL (3 = literal, 4 = prefixed).
     ///
     /// Spec: `PatternType: int8` (versions 1+, default 3).
     #[inline]
@@ -713,7 +713,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal of the matched ACL.
     ///
     /// Spec: `Principal: string` (versions 0+).
     #[inline]
@@ -728,7 +728,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host of the matched ACL.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -743,7 +743,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Operation code of the matched ACL.
     ///
     /// Spec: `Operation: int8` (versions 0+).
     #[inline]
@@ -756,7 +756,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Permission code of the matched ACL (allow or deny).
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     #[inline]
@@ -901,15 +901,15 @@ impl<'a> rt::view::View<'a> for DeleteAclsMatchingAclRef<'a> {
 /// `DeleteAclsFilterResult`: inline struct of `DeleteAclsResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteAclsFilterResult {
-    /// TODO
+    /// Error code for the filter as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// ACLs this filter matched, with the outcome of deleting each.
     ///
     /// Spec: `MatchingAcls: []DeleteAclsMatchingAcl` (versions 0+).
     pub matching_acls: ::std::vec::Vec<DeleteAclsMatchingAcl>,
@@ -1081,7 +1081,7 @@ impl<'a> DeleteAclsFilterResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for the filter as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1094,7 +1094,7 @@ impl<'a> DeleteAclsFilterResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -1108,7 +1108,7 @@ impl<'a> DeleteAclsFilterResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// ACLs this filter matched, with the outcome of deleting each.
     ///
     /// Spec: `MatchingAcls: []DeleteAclsMatchingAcl` (versions 0+).
     #[inline]

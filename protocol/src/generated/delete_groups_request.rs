@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteGroupsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteGroupsRequest {
-    /// TODO
+    /// Ids of the groups to delete.
     ///
     /// Spec: `GroupsNames: []string` (versions 0+, entity groupId).
     pub groups_names: ::std::vec::Vec<rt::KStr>,
@@ -266,7 +266,7 @@ impl<'a> DeleteGroupsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Ids of the groups to delete.
     ///
     /// Spec: `GroupsNames: []string` (versions 0+, entity groupId).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteGroupsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteGroupsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per group named in the request.
     ///
     /// Spec: `Results: []DeletableGroupResult` (versions 0+).
     pub results: ::std::vec::Vec<DeletableGroupResult>,
@@ -282,7 +282,7 @@ impl<'a> DeleteGroupsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> DeleteGroupsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per group named in the request.
     ///
     /// Spec: `Results: []DeletableGroupResult` (versions 0+).
     #[inline]
@@ -403,15 +403,15 @@ impl<'a> rt::view::View<'a> for DeleteGroupsResponseRef<'a> {
 /// `DeletableGroupResult`: inline struct of `DeleteGroupsResponse` (versions 0-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeletableGroupResult {
-    /// TODO
+    /// Group id.
     ///
     /// Spec: `GroupId: string` (versions 0+, map key, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Error for this group, 0 when it was deleted.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// v3+: human-readable cause when ErrorCode is non-zero (GROUP_DELETION_FAILED, for example); null otherwise.
     ///
     /// Spec: `ErrorMessage: string` (versions 3+, nullable 3+, default null, ignorable).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -579,7 +579,7 @@ impl<'a> DeletableGroupResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group id.
     ///
     /// Spec: `GroupId: string` (versions 0+, map key, entity groupId).
     #[inline]
@@ -594,7 +594,7 @@ impl<'a> DeletableGroupResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this group, 0 when it was deleted.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -607,7 +607,7 @@ impl<'a> DeletableGroupResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: human-readable cause when ErrorCode is non-zero (GROUP_DELETION_FAILED, for example); null otherwise.
     ///
     /// Spec: `ErrorMessage: string` (versions 3+, nullable 3+, default null, ignorable).
     #[inline]

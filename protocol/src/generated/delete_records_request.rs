@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteRecordsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsRequest {
-    /// TODO
+    /// Topics to trim, each with its partitions.
     ///
     /// Spec: `Topics: []DeleteRecordsTopic` (versions 0+).
     pub topics: ::std::vec::Vec<DeleteRecordsTopic>,
-    /// TODO
+    /// How long in ms the broker may wait for the deletions to be acknowledged by replicas.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     pub timeout_ms: i32,
@@ -282,7 +282,7 @@ impl<'a> DeleteRecordsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics to trim, each with its partitions.
     ///
     /// Spec: `Topics: []DeleteRecordsTopic` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> DeleteRecordsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How long in ms the broker may wait for the deletions to be acknowledged by replicas.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     #[inline]
@@ -403,11 +403,11 @@ impl<'a> rt::view::View<'a> for DeleteRecordsRequestRef<'a> {
 /// `DeleteRecordsPartition`: inline struct of `DeleteRecordsRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Records below this offset are deleted (it becomes the new log start offset); -1 means up to the high watermark.
     ///
     /// Spec: `Offset: int64` (versions 0+).
     pub offset: i64,
@@ -536,7 +536,7 @@ impl<'a> DeleteRecordsPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -549,7 +549,7 @@ impl<'a> DeleteRecordsPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Records below this offset are deleted (it becomes the new log start offset); -1 means up to the high watermark.
     ///
     /// Spec: `Offset: int64` (versions 0+).
     #[inline]
@@ -644,11 +644,11 @@ impl<'a> rt::view::View<'a> for DeleteRecordsPartitionRef<'a> {
 /// `DeleteRecordsTopic`: inline struct of `DeleteRecordsRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partitions of the topic to trim.
     ///
     /// Spec: `Partitions: []DeleteRecordsPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<DeleteRecordsPartition>,
@@ -790,7 +790,7 @@ impl<'a> DeleteRecordsTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -805,7 +805,7 @@ impl<'a> DeleteRecordsTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic to trim.
     ///
     /// Spec: `Partitions: []DeleteRecordsPartition` (versions 0+).
     #[inline]

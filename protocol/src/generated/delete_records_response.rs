@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteRecordsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Topics: []DeleteRecordsTopicResult` (versions 0+).
     pub topics: ::std::vec::Vec<DeleteRecordsTopicResult>,
@@ -282,7 +282,7 @@ impl<'a> DeleteRecordsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> DeleteRecordsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Topics: []DeleteRecordsTopicResult` (versions 0+).
     #[inline]
@@ -403,15 +403,15 @@ impl<'a> rt::view::View<'a> for DeleteRecordsResponseRef<'a> {
 /// `DeleteRecordsPartitionResult`: inline struct of `DeleteRecordsResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsPartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     pub partition_index: i32,
-    /// TODO
+    /// Log start offset of the partition after the deletion.
     ///
     /// Spec: `LowWatermark: int64` (versions 0+).
     pub low_watermark: i64,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -546,7 +546,7 @@ impl<'a> DeleteRecordsPartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     #[inline]
@@ -559,7 +559,7 @@ impl<'a> DeleteRecordsPartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log start offset of the partition after the deletion.
     ///
     /// Spec: `LowWatermark: int64` (versions 0+).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> DeleteRecordsPartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -672,11 +672,11 @@ impl<'a> rt::view::View<'a> for DeleteRecordsPartitionResultRef<'a> {
 /// `DeleteRecordsTopicResult`: inline struct of `DeleteRecordsResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteRecordsTopicResult {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []DeleteRecordsPartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<DeleteRecordsPartitionResult>,
@@ -818,7 +818,7 @@ impl<'a> DeleteRecordsTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -833,7 +833,7 @@ impl<'a> DeleteRecordsTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []DeleteRecordsPartitionResult` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteShareGroupOffsetsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteShareGroupOffsetsRequest {
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics whose share-group offsets (share-partition state) should be removed.
     ///
     /// Spec: `Topics: []DeleteShareGroupOffsetsRequestTopic` (versions 0+).
     pub topics: ::std::vec::Vec<DeleteShareGroupOffsetsRequestTopic>,
@@ -273,7 +273,7 @@ impl<'a> DeleteShareGroupOffsetsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> DeleteShareGroupOffsetsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose share-group offsets (share-partition state) should be removed.
     ///
     /// Spec: `Topics: []DeleteShareGroupOffsetsRequestTopic` (versions 0+).
     #[inline]
@@ -383,7 +383,7 @@ impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsRequestRef<'a> {
 /// `DeleteShareGroupOffsetsRequestTopic`: inline struct of `DeleteShareGroupOffsetsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteShareGroupOffsetsRequestTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
@@ -496,7 +496,7 @@ impl<'a> DeleteShareGroupOffsetsRequestTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteShareGroupOffsetsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteShareGroupOffsetsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// One result per requested topic.
     ///
     /// Spec: `Responses: []DeleteShareGroupOffsetsResponseTopic` (versions 0+).
     pub responses: ::std::vec::Vec<DeleteShareGroupOffsetsResponseTopic>,
@@ -319,7 +319,7 @@ impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -332,7 +332,7 @@ impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -345,7 +345,7 @@ impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One result per requested topic.
     ///
     /// Spec: `Responses: []DeleteShareGroupOffsetsResponseTopic` (versions 0+).
     #[inline]
@@ -469,19 +469,19 @@ impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsResponseRef<'a> {
 /// `DeleteShareGroupOffsetsResponseTopic`: inline struct of `DeleteShareGroupOffsetsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteShareGroupOffsetsResponseTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this topic's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -629,7 +629,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -642,7 +642,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -655,7 +655,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -668,7 +668,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this topic's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]

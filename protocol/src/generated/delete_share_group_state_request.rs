@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteShareGroupStateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteShareGroupStateRequest {
-    /// TODO
+    /// Share group whose persisted state is deleted.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics whose share-partition state is deleted.
     ///
     /// Spec: `Topics: []DeleteStateData` (versions 0+).
     pub topics: ::std::vec::Vec<DeleteStateData>,
@@ -269,7 +269,7 @@ impl<'a> DeleteShareGroupStateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose persisted state is deleted.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     #[inline]
@@ -282,7 +282,7 @@ impl<'a> DeleteShareGroupStateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose share-partition state is deleted.
     ///
     /// Spec: `Topics: []DeleteStateData` (versions 0+).
     #[inline]
@@ -377,7 +377,7 @@ impl<'a> rt::view::View<'a> for DeleteShareGroupStateRequestRef<'a> {
 /// `PartitionData`: inline struct of `DeleteShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
@@ -487,7 +487,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -563,11 +563,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `DeleteStateData`: inline struct of `DeleteShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteStateData {
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of this topic whose state is deleted.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -697,7 +697,7 @@ impl<'a> DeleteStateDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -710,7 +710,7 @@ impl<'a> DeleteStateDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic whose state is deleted.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteTopicsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteTopicsRequest {
-    /// TODO
+    /// Topics to delete (v6+), each given by name or by id.
     ///
     /// Spec: `Topics: []DeleteTopicState` (versions 6+).
     pub topics: ::std::vec::Vec<DeleteTopicState>,
-    /// TODO
+    /// Topics to delete, by name (v0-5; v6 uses Topics instead).
     ///
     /// Spec: `TopicNames: []string` (versions 0-5, ignorable, entity topicName).
     pub topic_names: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// How long in ms the controller may take to finish the deletions before answering.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     pub timeout_ms: i32,
@@ -344,7 +344,7 @@ impl<'a> DeleteTopicsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics to delete (v6+), each given by name or by id.
     ///
     /// Spec: `Topics: []DeleteTopicState` (versions 6+).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> DeleteTopicsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics to delete, by name (v0-5; v6 uses Topics instead).
     ///
     /// Spec: `TopicNames: []string` (versions 0-5, ignorable, entity topicName).
     #[inline]
@@ -378,7 +378,7 @@ impl<'a> DeleteTopicsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How long in ms the controller may take to finish the deletions before answering.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+).
     #[inline]
@@ -508,11 +508,11 @@ impl<'a> rt::view::View<'a> for DeleteTopicsRequestRef<'a> {
 /// `DeleteTopicState`: inline struct of `DeleteTopicsRequest` (versions 6).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteTopicState {
-    /// TODO
+    /// Topic name, or null when the topic is given by TopicId.
     ///
     /// Spec: `Name: string` (versions 6+, nullable 6+, default null, entity topicName).
     pub name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Id of the topic; the all-zero uuid when the topic is given by Name.
     ///
     /// Spec: `TopicId: uuid` (versions 6+).
     pub topic_id: rt::Uuid,
@@ -690,7 +690,7 @@ impl<'a> DeleteTopicStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name, or null when the topic is given by TopicId.
     ///
     /// Spec: `Name: string` (versions 6+, nullable 6+, default null, entity topicName).
     #[inline]
@@ -703,7 +703,7 @@ impl<'a> DeleteTopicStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic; the all-zero uuid when the topic is given by Name.
     ///
     /// Spec: `TopicId: uuid` (versions 6+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DeleteTopicsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeleteTopicsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit. (v1+)
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []DeletableTopicResult` (versions 0+).
     pub responses: ::std::vec::Vec<DeletableTopicResult>,
@@ -282,7 +282,7 @@ impl<'a> DeleteTopicsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit. (v1+)
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> DeleteTopicsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Responses: []DeletableTopicResult` (versions 0+).
     #[inline]
@@ -403,19 +403,19 @@ impl<'a> rt::view::View<'a> for DeleteTopicsResponseRef<'a> {
 /// `DeletableTopicResult`: inline struct of `DeleteTopicsResponse` (versions 1-6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeletableTopicResult {
-    /// TODO
+    /// Topic name; may be null from v6 when the topic was given by id and is not known.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 6+, map key, entity topicName).
     pub name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Id of the topic (v6+).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none (v5+).
     ///
     /// Spec: `ErrorMessage: string` (versions 5+, nullable 5+, default null, ignorable).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -630,7 +630,7 @@ impl<'a> DeletableTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name; may be null from v6 when the topic was given by id and is not known.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 6+, map key, entity topicName).
     #[inline]
@@ -644,7 +644,7 @@ impl<'a> DeletableTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic (v6+).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     #[inline]
@@ -657,7 +657,7 @@ impl<'a> DeletableTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -670,7 +670,7 @@ impl<'a> DeletableTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none (v5+).
     ///
     /// Spec: `ErrorMessage: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]

@@ -6,31 +6,31 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeAclsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeAclsRequest {
-    /// TODO
+    /// Resource type to match (e.g. 1 = any, 2 = topic, 3 = group).
     ///
     /// Spec: `ResourceTypeFilter: int8` (versions 0+).
     pub resource_type_filter: i8,
-    /// TODO
+    /// Resource name to match; null matches every name.
     ///
     /// Spec: `ResourceNameFilter: string` (versions 0+, nullable 0+).
     pub resource_name_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// How ResourceNameFilter is matched (v1+): 1 = any, 2 = match, 3 = literal (the default), 4 = prefixed.
     ///
     /// Spec: `PatternTypeFilter: int8` (versions 1+, default 3).
     pub pattern_type_filter: i8,
-    /// TODO
+    /// Principal to match, e.g. "User:alice"; null matches every principal.
     ///
     /// Spec: `PrincipalFilter: string` (versions 0+, nullable 0+).
     pub principal_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Client host to match; null matches every host.
     ///
     /// Spec: `HostFilter: string` (versions 0+, nullable 0+).
     pub host_filter: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// ACL operation to match (e.g. 1 = any, 3 = read, 4 = write).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     pub operation: i8,
-    /// TODO
+    /// Permission to match: 1 = any, 2 = deny, 3 = allow.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     pub permission_type: i8,
@@ -389,7 +389,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resource type to match (e.g. 1 = any, 2 = topic, 3 = group).
     ///
     /// Spec: `ResourceTypeFilter: int8` (versions 0+).
     #[inline]
@@ -402,7 +402,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resource name to match; null matches every name.
     ///
     /// Spec: `ResourceNameFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -416,7 +416,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How ResourceNameFilter is matched (v1+): 1 = any, 2 = match, 3 = literal (the default), 4 = prefixed.
     ///
     /// Spec: `PatternTypeFilter: int8` (versions 1+, default 3).
     #[inline]
@@ -429,7 +429,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal to match, e.g. "User:alice"; null matches every principal.
     ///
     /// Spec: `PrincipalFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -443,7 +443,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Client host to match; null matches every host.
     ///
     /// Spec: `HostFilter: string` (versions 0+, nullable 0+).
     #[inline]
@@ -457,7 +457,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// ACL operation to match (e.g. 1 = any, 3 = read, 4 = write).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     #[inline]
@@ -470,7 +470,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Permission to match: 1 = any, 2 = deny, 3 = allow.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     #[inline]

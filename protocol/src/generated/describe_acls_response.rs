@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeAclsResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeAclsResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Resources that have at least one ACL matching the filter.
     ///
     /// Spec: `Resources: []DescribeAclsResource` (versions 0+).
     pub resources: ::std::vec::Vec<DescribeAclsResource>,
@@ -340,7 +340,7 @@ impl<'a> DescribeAclsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -353,7 +353,7 @@ impl<'a> DescribeAclsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -366,7 +366,7 @@ impl<'a> DescribeAclsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -380,7 +380,7 @@ impl<'a> DescribeAclsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resources that have at least one ACL matching the filter.
     ///
     /// Spec: `Resources: []DescribeAclsResource` (versions 0+).
     #[inline]
@@ -505,19 +505,19 @@ impl<'a> rt::view::View<'a> for DescribeAclsResponseRef<'a> {
 /// `AclDescription`: inline struct of `DescribeAclsResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AclDescription {
-    /// TODO
+    /// Principal the ACL applies to, e.g. "User:alice".
     ///
     /// Spec: `Principal: string` (versions 0+).
     pub principal: rt::KStr,
-    /// TODO
+    /// Client host the ACL applies to ("*" for any).
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// Operation the ACL covers (e.g. 3 = read, 4 = write).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     pub operation: i8,
-    /// TODO
+    /// Whether the ACL allows (3) or denies (2) the operation.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     pub permission_type: i8,
@@ -663,7 +663,7 @@ impl<'a> AclDescriptionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal the ACL applies to, e.g. "User:alice".
     ///
     /// Spec: `Principal: string` (versions 0+).
     #[inline]
@@ -678,7 +678,7 @@ impl<'a> AclDescriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Client host the ACL applies to ("*" for any).
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -693,7 +693,7 @@ impl<'a> AclDescriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Operation the ACL covers (e.g. 3 = read, 4 = write).
     ///
     /// Spec: `Operation: int8` (versions 0+).
     #[inline]
@@ -706,7 +706,7 @@ impl<'a> AclDescriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Whether the ACL allows (3) or denies (2) the operation.
     ///
     /// Spec: `PermissionType: int8` (versions 0+).
     #[inline]
@@ -819,19 +819,19 @@ impl<'a> rt::view::View<'a> for AclDescriptionRef<'a> {
 /// `DescribeAclsResource`: inline struct of `DescribeAclsResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeAclsResource {
-    /// TODO
+    /// Resource type (e.g. 2 = topic, 3 = group).
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Resource name.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Pattern type of the resource (v1+): 3 = literal, 4 = prefixed.
     ///
     /// Spec: `PatternType: int8` (versions 1+, default 3).
     pub pattern_type: i8,
-    /// TODO
+    /// Matching ACLs bound to this resource.
     ///
     /// Spec: `Acls: []AclDescription` (versions 0+).
     pub acls: ::std::vec::Vec<AclDescription>,
@@ -996,7 +996,7 @@ impl<'a> DescribeAclsResourceRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resource type (e.g. 2 = topic, 3 = group).
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -1009,7 +1009,7 @@ impl<'a> DescribeAclsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Resource name.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -1024,7 +1024,7 @@ impl<'a> DescribeAclsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Pattern type of the resource (v1+): 3 = literal, 4 = prefixed.
     ///
     /// Spec: `PatternType: int8` (versions 1+, default 3).
     #[inline]
@@ -1037,7 +1037,7 @@ impl<'a> DescribeAclsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Matching ACLs bound to this resource.
     ///
     /// Spec: `Acls: []AclDescription` (versions 0+).
     #[inline]

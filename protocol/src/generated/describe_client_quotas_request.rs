@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeClientQuotasRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeClientQuotasRequest {
-    /// TODO
+    /// Filter conditions; an entity is returned only if it satisfies every one of them.
     ///
     /// Spec: `Components: []ComponentData` (versions 0+).
     pub components: ::std::vec::Vec<ComponentData>,
-    /// TODO
+    /// If true, leave out entities that also have types not named in Components; if false, such entities can match too.
     ///
     /// Spec: `Strict: bool` (versions 0+).
     pub strict: bool,
@@ -282,7 +282,7 @@ impl<'a> DescribeClientQuotasRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Filter conditions; an entity is returned only if it satisfies every one of them.
     ///
     /// Spec: `Components: []ComponentData` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> DescribeClientQuotasRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, leave out entities that also have types not named in Components; if false, such entities can match too.
     ///
     /// Spec: `Strict: bool` (versions 0+).
     #[inline]
@@ -403,15 +403,15 @@ impl<'a> rt::view::View<'a> for DescribeClientQuotasRequestRef<'a> {
 /// `ComponentData`: inline struct of `DescribeClientQuotasRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentData {
-    /// TODO
+    /// Entity type this condition looks at: user, client-id or ip.
     ///
     /// Spec: `EntityType: string` (versions 0+).
     pub entity_type: rt::KStr,
-    /// TODO
+    /// 0 = the entity's name equals Match, 1 = the default entity of this type, 2 = any explicitly named entity of this type.
     ///
     /// Spec: `MatchType: int8` (versions 0+).
     pub match_type: i8,
-    /// TODO
+    /// Name to compare with when MatchType is 0; null for the other match types.
     ///
     /// Spec: `Match: string` (versions 0+, nullable 0+).
     pub r#match: ::core::option::Option<rt::KStr>,
@@ -571,7 +571,7 @@ impl<'a> ComponentDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Entity type this condition looks at: user, client-id or ip.
     ///
     /// Spec: `EntityType: string` (versions 0+).
     #[inline]
@@ -586,7 +586,7 @@ impl<'a> ComponentDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// 0 = the entity's name equals Match, 1 = the default entity of this type, 2 = any explicitly named entity of this type.
     ///
     /// Spec: `MatchType: int8` (versions 0+).
     #[inline]
@@ -599,7 +599,7 @@ impl<'a> ComponentDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name to compare with when MatchType is 0; null for the other match types.
     ///
     /// Spec: `Match: string` (versions 0+, nullable 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeClientQuotasResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeClientQuotasResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Matching quota entities with their values; null when ErrorCode is set.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+, nullable 0+).
     pub entries: ::core::option::Option<::std::vec::Vec<EntryData>>,
@@ -359,7 +359,7 @@ impl<'a> DescribeClientQuotasResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -372,7 +372,7 @@ impl<'a> DescribeClientQuotasResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -385,7 +385,7 @@ impl<'a> DescribeClientQuotasResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -399,7 +399,7 @@ impl<'a> DescribeClientQuotasResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Matching quota entities with their values; null when ErrorCode is set.
     ///
     /// Spec: `Entries: []EntryData` (versions 0+, nullable 0+).
     #[inline]
@@ -522,11 +522,11 @@ impl<'a> rt::view::View<'a> for DescribeClientQuotasResponseRef<'a> {
 /// `EntityData`: inline struct of `DescribeClientQuotasResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityData {
-    /// TODO
+    /// Entity type: user, client-id or ip.
     ///
     /// Spec: `EntityType: string` (versions 0+).
     pub entity_type: rt::KStr,
-    /// TODO
+    /// Entity name, or null for the default entity of that type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     pub entity_name: ::core::option::Option<rt::KStr>,
@@ -679,7 +679,7 @@ impl<'a> EntityDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Entity type: user, client-id or ip.
     ///
     /// Spec: `EntityType: string` (versions 0+).
     #[inline]
@@ -694,7 +694,7 @@ impl<'a> EntityDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Entity name, or null for the default entity of that type.
     ///
     /// Spec: `EntityName: string` (versions 0+, nullable 0+).
     #[inline]
@@ -793,11 +793,11 @@ impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
 /// `ValueData`: inline struct of `DescribeClientQuotasResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValueData {
-    /// TODO
+    /// Quota config name, such as producer_byte_rate.
     ///
     /// Spec: `Key: string` (versions 0+).
     pub key: rt::KStr,
-    /// TODO
+    /// Value configured for that quota.
     ///
     /// Spec: `Value: float64` (versions 0+).
     pub value: f64,
@@ -924,7 +924,7 @@ impl<'a> ValueDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Quota config name, such as producer_byte_rate.
     ///
     /// Spec: `Key: string` (versions 0+).
     #[inline]
@@ -939,7 +939,7 @@ impl<'a> ValueDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Value configured for that quota.
     ///
     /// Spec: `Value: float64` (versions 0+).
     #[inline]
@@ -1034,11 +1034,11 @@ impl<'a> rt::view::View<'a> for ValueDataRef<'a> {
 /// `EntryData`: inline struct of `DescribeClientQuotasResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EntryData {
-    /// TODO
+    /// Components that identify the entity (a user plus a client-id, for example).
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     pub entity: ::std::vec::Vec<EntityData>,
-    /// TODO
+    /// Quotas configured for this entity.
     ///
     /// Spec: `Values: []ValueData` (versions 0+).
     pub values: ::std::vec::Vec<ValueData>,
@@ -1189,7 +1189,7 @@ impl<'a> EntryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Components that identify the entity (a user plus a client-id, for example).
     ///
     /// Spec: `Entity: []EntityData` (versions 0+).
     #[inline]
@@ -1209,7 +1209,7 @@ impl<'a> EntryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Quotas configured for this entity.
     ///
     /// Spec: `Values: []ValueData` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeClusterRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeClusterRequest {
-    /// TODO
+    /// Set to have ClusterAuthorizedOperations filled in the response.
     ///
     /// Spec: `IncludeClusterAuthorizedOperations: bool` (versions 0+).
     pub include_cluster_authorized_operations: bool,
-    /// TODO
+    /// What to list (v1+, KIP-919): 1 = brokers, 2 = controllers.
     ///
     /// Spec: `EndpointType: int8` (versions 1+, default 1).
     pub endpoint_type: i8,
-    /// TODO
+    /// v2+ (KIP-1073): also list brokers that are currently fenced.
     ///
     /// Spec: `IncludeFencedBrokers: bool` (versions 2+).
     pub include_fenced_brokers: bool,
@@ -327,7 +327,7 @@ impl<'a> DescribeClusterRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Set to have ClusterAuthorizedOperations filled in the response.
     ///
     /// Spec: `IncludeClusterAuthorizedOperations: bool` (versions 0+).
     #[inline]
@@ -340,7 +340,7 @@ impl<'a> DescribeClusterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// What to list (v1+, KIP-919): 1 = brokers, 2 = controllers.
     ///
     /// Spec: `EndpointType: int8` (versions 1+, default 1).
     #[inline]
@@ -353,7 +353,7 @@ impl<'a> DescribeClusterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+ (KIP-1073): also list brokers that are currently fenced.
     ///
     /// Spec: `IncludeFencedBrokers: bool` (versions 2+).
     #[inline]

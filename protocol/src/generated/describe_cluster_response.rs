@@ -6,35 +6,35 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeClusterResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeClusterResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success; from v1 it may be MISMATCHED_ENDPOINT_TYPE or UNSUPPORTED_ENDPOINT_TYPE.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Kind of node listed in Brokers (v1+): 1 = brokers, 2 = controllers.
     ///
     /// Spec: `EndpointType: int8` (versions 1+, default 1).
     pub endpoint_type: i8,
-    /// TODO
+    /// Id of the cluster the responding node is part of.
     ///
     /// Spec: `ClusterId: string` (versions 0+).
     pub cluster_id: rt::KStr,
-    /// TODO
+    /// Controller id as seen by the responder: a controller reports the current KRaft quorum leader, a broker reports some live broker picked at random; -1 if unknown.
     ///
     /// Spec: `ControllerId: int32` (versions 0+, default -1, entity brokerId).
     pub controller_id: i32,
-    /// TODO
+    /// Nodes of the requested EndpointType.
     ///
     /// Spec: `Brokers: []DescribeClusterBroker` (versions 0+).
     pub brokers: ::std::vec::Vec<DescribeClusterBroker>,
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on the cluster; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `ClusterAuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub cluster_authorized_operations: i32,
@@ -409,7 +409,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -422,7 +422,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success; from v1 it may be MISMATCHED_ENDPOINT_TYPE or UNSUPPORTED_ENDPOINT_TYPE.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -435,7 +435,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -448,7 +448,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Kind of node listed in Brokers (v1+): 1 = brokers, 2 = controllers.
     ///
     /// Spec: `EndpointType: int8` (versions 1+, default 1).
     #[inline]
@@ -461,7 +461,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the cluster the responding node is part of.
     ///
     /// Spec: `ClusterId: string` (versions 0+).
     #[inline]
@@ -474,7 +474,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Controller id as seen by the responder: a controller reports the current KRaft quorum leader, a broker reports some live broker picked at random; -1 if unknown.
     ///
     /// Spec: `ControllerId: int32` (versions 0+, default -1, entity brokerId).
     #[inline]
@@ -487,7 +487,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Nodes of the requested EndpointType.
     ///
     /// Spec: `Brokers: []DescribeClusterBroker` (versions 0+).
     #[inline]
@@ -501,7 +501,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on the cluster; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `ClusterAuthorizedOperations: int32` (versions 0+, default -2147483648).
     #[inline]
@@ -638,23 +638,23 @@ impl<'a> rt::view::View<'a> for DescribeClusterResponseRef<'a> {
 /// `DescribeClusterBroker`: inline struct of `DescribeClusterResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeClusterBroker {
-    /// TODO
+    /// Node id.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, map key, entity brokerId).
     pub broker_id: i32,
-    /// TODO
+    /// Hostname to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: int32` (versions 0+).
     pub port: i32,
-    /// TODO
+    /// Rack the node is placed in, or null when none is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     pub rack: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v2+: set for a fenced broker; fenced brokers are listed only when the request had IncludeFencedBrokers.
     ///
     /// Spec: `IsFenced: bool` (versions 2+).
     pub is_fenced: bool,
@@ -816,7 +816,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, map key, entity brokerId).
     #[inline]
@@ -829,7 +829,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Hostname to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -842,7 +842,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: int32` (versions 0+).
     #[inline]
@@ -855,7 +855,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack the node is placed in, or null when none is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -868,7 +868,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+: set for a fenced broker; fenced brokers are listed only when the request had IncludeFencedBrokers.
     ///
     /// Spec: `IsFenced: bool` (versions 2+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeConfigsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeConfigsRequest {
-    /// TODO
+    /// Resources (topics, brokers, ...) whose configuration is read.
     ///
     /// Spec: `Resources: []DescribeConfigsResource` (versions 0+).
     pub resources: ::std::vec::Vec<DescribeConfigsResource>,
-    /// TODO
+    /// If true (v1+), each entry also lists the other sources that define the key, in precedence order.
     ///
     /// Spec: `IncludeSynonyms: bool` (versions 1+, default false).
     pub include_synonyms: bool,
-    /// TODO
+    /// If true (v3+), each entry carries the key's documentation text.
     ///
     /// Spec: `IncludeDocumentation: bool` (versions 3+, default false).
     pub include_documentation: bool,
@@ -319,7 +319,7 @@ impl<'a> DescribeConfigsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resources (topics, brokers, ...) whose configuration is read.
     ///
     /// Spec: `Resources: []DescribeConfigsResource` (versions 0+).
     #[inline]
@@ -339,7 +339,7 @@ impl<'a> DescribeConfigsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true (v1+), each entry also lists the other sources that define the key, in precedence order.
     ///
     /// Spec: `IncludeSynonyms: bool` (versions 1+, default false).
     #[inline]
@@ -352,7 +352,7 @@ impl<'a> DescribeConfigsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true (v3+), each entry carries the key's documentation text.
     ///
     /// Spec: `IncludeDocumentation: bool` (versions 3+, default false).
     #[inline]
@@ -464,15 +464,15 @@ impl<'a> rt::view::View<'a> for DescribeConfigsRequestRef<'a> {
 /// `DescribeConfigsResource`: inline struct of `DescribeConfigsRequest` (versions 1-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeConfigsResource {
-    /// TODO
+    /// Kind of resource: 2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource; a broker id as a string, or empty for the cluster-wide broker defaults.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Keys to return, or null for every key of the resource.
     ///
     /// Spec: `ConfigurationKeys: []string` (versions 0+, nullable 0+).
     pub configuration_keys: ::core::option::Option<::std::vec::Vec<rt::KStr>>,
@@ -644,7 +644,7 @@ impl<'a> DescribeConfigsResourceRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of resource: 2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -657,7 +657,7 @@ impl<'a> DescribeConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource; a broker id as a string, or empty for the cluster-wide broker defaults.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -672,7 +672,7 @@ impl<'a> DescribeConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Keys to return, or null for every key of the resource.
     ///
     /// Spec: `ConfigurationKeys: []string` (versions 0+, nullable 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeConfigsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeConfigsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Result per requested resource.
     ///
     /// Spec: `Results: []DescribeConfigsResult` (versions 0+).
     pub results: ::std::vec::Vec<DescribeConfigsResult>,
@@ -282,7 +282,7 @@ impl<'a> DescribeConfigsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> DescribeConfigsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per requested resource.
     ///
     /// Spec: `Results: []DescribeConfigsResult` (versions 0+).
     #[inline]
@@ -403,15 +403,15 @@ impl<'a> rt::view::View<'a> for DescribeConfigsResponseRef<'a> {
 /// `DescribeConfigsSynonym`: inline struct of `DescribeConfigsResponse` (versions 1-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeConfigsSynonym {
-    /// TODO
+    /// Key name at this source, which may differ from the topic-level name.
     ///
     /// Spec: `Name: string` (versions 1+).
     pub name: rt::KStr,
-    /// TODO
+    /// Value at this source, or null when sensitive.
     ///
     /// Spec: `Value: string` (versions 1+, nullable 0+).
     pub value: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Source of this value, with the codes of ConfigSource.
     ///
     /// Spec: `Source: int8` (versions 1+).
     pub source: i8,
@@ -568,7 +568,7 @@ impl<'a> DescribeConfigsSynonymRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Key name at this source, which may differ from the topic-level name.
     ///
     /// Spec: `Name: string` (versions 1+).
     #[inline]
@@ -583,7 +583,7 @@ impl<'a> DescribeConfigsSynonymRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Value at this source, or null when sensitive.
     ///
     /// Spec: `Value: string` (versions 1+, nullable 0+).
     #[inline]
@@ -597,7 +597,7 @@ impl<'a> DescribeConfigsSynonymRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Source of this value, with the codes of ConfigSource.
     ///
     /// Spec: `Source: int8` (versions 1+).
     #[inline]
@@ -698,35 +698,35 @@ impl<'a> rt::view::View<'a> for DescribeConfigsSynonymRef<'a> {
 /// `DescribeConfigsResourceResult`: inline struct of `DescribeConfigsResponse` (versions 1-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeConfigsResourceResult {
-    /// TODO
+    /// Configuration key.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
-    /// TODO
+    /// Current value, or null when it is sensitive or unset.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     pub value: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// True if the key cannot be changed at runtime.
     ///
     /// Spec: `ReadOnly: bool` (versions 0+).
     pub read_only: bool,
-    /// TODO
+    /// Where the value comes from (v1+): 1 dynamic topic, 2 dynamic broker, 3 dynamic default broker, 4 static broker, 5 default, 6 dynamic broker logger, 7 client metrics, 8 group; 0 unknown.
     ///
     /// Spec: `ConfigSource: int8` (versions 1+, default -1, ignorable).
     pub config_source: i8,
-    /// TODO
+    /// True if the value is secret (e.g. a password); then Value is null.
     ///
     /// Spec: `IsSensitive: bool` (versions 0+).
     pub is_sensitive: bool,
-    /// TODO
+    /// Every source defining this key (v1+), highest precedence first; empty unless IncludeSynonyms was set.
     ///
     /// Spec: `Synonyms: []DescribeConfigsSynonym` (versions 1+, ignorable).
     pub synonyms: ::std::vec::Vec<DescribeConfigsSynonym>,
-    /// TODO
+    /// Data type of the value (v3+): 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST, 8 CLASS, 9 PASSWORD; 0 unknown.
     ///
     /// Spec: `ConfigType: int8` (versions 3+, default 0, ignorable).
     pub config_type: i8,
-    /// TODO
+    /// Documentation text of the key (v3+), or null when not asked for.
     ///
     /// Spec: `Documentation: string` (versions 3+, nullable 0+, ignorable).
     pub documentation: ::core::option::Option<rt::KStr>,
@@ -979,7 +979,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Configuration key.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]
@@ -994,7 +994,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Current value, or null when it is sensitive or unset.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     #[inline]
@@ -1008,7 +1008,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True if the key cannot be changed at runtime.
     ///
     /// Spec: `ReadOnly: bool` (versions 0+).
     #[inline]
@@ -1021,7 +1021,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Where the value comes from (v1+): 1 dynamic topic, 2 dynamic broker, 3 dynamic default broker, 4 static broker, 5 default, 6 dynamic broker logger, 7 client metrics, 8 group; 0 unknown.
     ///
     /// Spec: `ConfigSource: int8` (versions 1+, default -1, ignorable).
     #[inline]
@@ -1034,7 +1034,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True if the value is secret (e.g. a password); then Value is null.
     ///
     /// Spec: `IsSensitive: bool` (versions 0+).
     #[inline]
@@ -1047,7 +1047,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Every source defining this key (v1+), highest precedence first; empty unless IncludeSynonyms was set.
     ///
     /// Spec: `Synonyms: []DescribeConfigsSynonym` (versions 1+, ignorable).
     #[inline]
@@ -1067,7 +1067,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Data type of the value (v3+): 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE, 7 LIST, 8 CLASS, 9 PASSWORD; 0 unknown.
     ///
     /// Spec: `ConfigType: int8` (versions 3+, default 0, ignorable).
     #[inline]
@@ -1080,7 +1080,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Documentation text of the key (v3+), or null when not asked for.
     ///
     /// Spec: `Documentation: string` (versions 3+, nullable 0+, ignorable).
     #[inline]
@@ -1236,23 +1236,23 @@ impl<'a> rt::view::View<'a> for DescribeConfigsResourceResultRef<'a> {
 /// `DescribeConfigsResult`: inline struct of `DescribeConfigsResponse` (versions 1-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeConfigsResult {
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Kind of resource, as in the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource, as in the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Entries of the resource's configuration.
     ///
     /// Spec: `Configs: []DescribeConfigsResourceResult` (versions 0+).
     pub configs: ::std::vec::Vec<DescribeConfigsResourceResult>,
@@ -1441,7 +1441,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1454,7 +1454,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -1468,7 +1468,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Kind of resource, as in the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -1481,7 +1481,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource, as in the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -1496,7 +1496,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Entries of the resource's configuration.
     ///
     /// Spec: `Configs: []DescribeConfigsResourceResult` (versions 0+).
     #[inline]

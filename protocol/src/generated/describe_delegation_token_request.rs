@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeDelegationTokenRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeDelegationTokenRequest {
-    /// TODO
+    /// Owners whose tokens to describe; null describes every token the caller is allowed to see.
     ///
     /// Spec: `Owners: []DescribeDelegationTokenOwner` (versions 0+, nullable 0+).
     pub owners: ::core::option::Option<::std::vec::Vec<DescribeDelegationTokenOwner>>,
@@ -302,7 +302,7 @@ impl<'a> DescribeDelegationTokenRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Owners whose tokens to describe; null describes every token the caller is allowed to see.
     ///
     /// Spec: `Owners: []DescribeDelegationTokenOwner` (versions 0+, nullable 0+).
     #[inline]
@@ -405,11 +405,11 @@ impl<'a> rt::view::View<'a> for DescribeDelegationTokenRequestRef<'a> {
 /// `DescribeDelegationTokenOwner`: inline struct of `DescribeDelegationTokenRequest` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeDelegationTokenOwner {
-    /// TODO
+    /// Principal type of the owner, such as User.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     pub principal_type: rt::KStr,
-    /// TODO
+    /// Principal name of the owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     pub principal_name: rt::KStr,
@@ -542,7 +542,7 @@ impl<'a> DescribeDelegationTokenOwnerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal type of the owner, such as User.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     #[inline]
@@ -557,7 +557,7 @@ impl<'a> DescribeDelegationTokenOwnerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name of the owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeDelegationTokenResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeDelegationTokenResponse {
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Tokens that match the request.
     ///
     /// Spec: `Tokens: []DescribedDelegationToken` (versions 0+).
     pub tokens: ::std::vec::Vec<DescribedDelegationToken>,
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
@@ -298,7 +298,7 @@ impl<'a> DescribeDelegationTokenResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -311,7 +311,7 @@ impl<'a> DescribeDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Tokens that match the request.
     ///
     /// Spec: `Tokens: []DescribedDelegationToken` (versions 0+).
     #[inline]
@@ -331,7 +331,7 @@ impl<'a> DescribeDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -437,11 +437,11 @@ impl<'a> rt::view::View<'a> for DescribeDelegationTokenResponseRef<'a> {
 /// `DescribedDelegationTokenRenewer`: inline struct of `DescribeDelegationTokenResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribedDelegationTokenRenewer {
-    /// TODO
+    /// Principal type of the renewer.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     pub principal_type: rt::KStr,
-    /// TODO
+    /// Principal name of the renewer.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     pub principal_name: rt::KStr,
@@ -574,7 +574,7 @@ impl<'a> DescribedDelegationTokenRenewerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal type of the renewer.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     #[inline]
@@ -589,7 +589,7 @@ impl<'a> DescribedDelegationTokenRenewerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name of the renewer.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     #[inline]
@@ -690,43 +690,43 @@ impl<'a> rt::view::View<'a> for DescribedDelegationTokenRenewerRef<'a> {
 /// `DescribedDelegationToken`: inline struct of `DescribeDelegationTokenResponse` (versions 1-3).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribedDelegationToken {
-    /// TODO
+    /// Principal type of the token's owner.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     pub principal_type: rt::KStr,
-    /// TODO
+    /// Principal name of the token's owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     pub principal_name: rt::KStr,
-    /// TODO
+    /// v3+: principal type of whoever created the token, which may differ from the owner (KIP-373).
     ///
     /// Spec: `TokenRequesterPrincipalType: string` (versions 3+).
     pub token_requester_principal_type: rt::KStr,
-    /// TODO
+    /// v3+: principal name of whoever created the token, which may differ from the owner (KIP-373).
     ///
     /// Spec: `TokenRequesterPrincipalName: string` (versions 3+).
     pub token_requester_principal_name: rt::KStr,
-    /// TODO
+    /// Creation time of the token, in ms since the Unix epoch.
     ///
     /// Spec: `IssueTimestamp: int64` (versions 0+).
     pub issue_timestamp: i64,
-    /// TODO
+    /// Time the token lapses unless renewed, in ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestamp: int64` (versions 0+).
     pub expiry_timestamp: i64,
-    /// TODO
+    /// Latest time, in ms since the Unix epoch, that renewals can push the expiry to.
     ///
     /// Spec: `MaxTimestamp: int64` (versions 0+).
     pub max_timestamp: i64,
-    /// TODO
+    /// Unique id of the token.
     ///
     /// Spec: `TokenId: string` (versions 0+).
     pub token_id: rt::KStr,
-    /// TODO
+    /// HMAC of the token; together with TokenId it serves as the SCRAM credential for authentication.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     pub hmac: rt::Bytes,
-    /// TODO
+    /// Principals allowed to renew this token.
     ///
     /// Spec: `Renewers: []DescribedDelegationTokenRenewer` (versions 0+).
     pub renewers: ::std::vec::Vec<DescribedDelegationTokenRenewer>,
@@ -1007,7 +1007,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Principal type of the token's owner.
     ///
     /// Spec: `PrincipalType: string` (versions 0+).
     #[inline]
@@ -1022,7 +1022,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principal name of the token's owner.
     ///
     /// Spec: `PrincipalName: string` (versions 0+).
     #[inline]
@@ -1037,7 +1037,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: principal type of whoever created the token, which may differ from the owner (KIP-373).
     ///
     /// Spec: `TokenRequesterPrincipalType: string` (versions 3+).
     #[inline]
@@ -1050,7 +1050,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: principal name of whoever created the token, which may differ from the owner (KIP-373).
     ///
     /// Spec: `TokenRequesterPrincipalName: string` (versions 3+).
     #[inline]
@@ -1063,7 +1063,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Creation time of the token, in ms since the Unix epoch.
     ///
     /// Spec: `IssueTimestamp: int64` (versions 0+).
     #[inline]
@@ -1076,7 +1076,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time the token lapses unless renewed, in ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestamp: int64` (versions 0+).
     #[inline]
@@ -1089,7 +1089,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Latest time, in ms since the Unix epoch, that renewals can push the expiry to.
     ///
     /// Spec: `MaxTimestamp: int64` (versions 0+).
     #[inline]
@@ -1102,7 +1102,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Unique id of the token.
     ///
     /// Spec: `TokenId: string` (versions 0+).
     #[inline]
@@ -1117,7 +1117,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// HMAC of the token; together with TokenId it serves as the SCRAM credential for authentication.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     #[inline]
@@ -1132,7 +1132,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Principals allowed to renew this token.
     ///
     /// Spec: `Renewers: []DescribedDelegationTokenRenewer` (versions 0+).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeGroupsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeGroupsRequest {
-    /// Ids of the groups to describe.
+    /// Group ids to look up.
     ///
     /// Spec: `Groups: []string` (versions 0+, entity groupId).
     pub groups: ::std::vec::Vec<rt::KStr>,
@@ -305,7 +305,7 @@ impl<'a> DescribeGroupsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// Ids of the groups to describe.
+    /// Group ids to look up.
     ///
     /// Spec: `Groups: []string` (versions 0+, entity groupId).
     #[inline]

@@ -856,7 +856,7 @@ pub struct DescribedGroup {
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode (v6+), or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 6+, nullable 6+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -1166,7 +1166,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode (v6+), or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 6+, nullable 6+, default null).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeLogDirsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeLogDirsRequest {
-    /// TODO
+    /// Partitions to report on, grouped by topic; null asks for every partition on the broker.
     ///
     /// Spec: `Topics: []DescribableLogDirTopic` (versions 0+, nullable 0+).
     pub topics: ::core::option::Option<::std::vec::Vec<DescribableLogDirTopic>>,
@@ -298,7 +298,7 @@ impl<'a> DescribeLogDirsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partitions to report on, grouped by topic; null asks for every partition on the broker.
     ///
     /// Spec: `Topics: []DescribableLogDirTopic` (versions 0+, nullable 0+).
     #[inline]
@@ -399,11 +399,11 @@ impl<'a> rt::view::View<'a> for DescribeLogDirsRequestRef<'a> {
 /// `DescribableLogDirTopic`: inline struct of `DescribeLogDirsRequest` (versions 1-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribableLogDirTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Indexes of the partitions of this topic to report on.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -541,7 +541,7 @@ impl<'a> DescribableLogDirTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -556,7 +556,7 @@ impl<'a> DescribableLogDirTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of the partitions of this topic to report on.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeLogDirsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeLogDirsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// v3+: error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 3+, ignorable).
     pub error_code: i16,
-    /// TODO
+    /// One entry per log directory of the broker.
     ///
     /// Spec: `Results: []DescribeLogDirsResult` (versions 0+).
     pub results: ::std::vec::Vec<DescribeLogDirsResult>,
@@ -306,7 +306,7 @@ impl<'a> DescribeLogDirsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -319,7 +319,7 @@ impl<'a> DescribeLogDirsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 3+, ignorable).
     #[inline]
@@ -332,7 +332,7 @@ impl<'a> DescribeLogDirsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per log directory of the broker.
     ///
     /// Spec: `Results: []DescribeLogDirsResult` (versions 0+).
     #[inline]
@@ -451,19 +451,19 @@ impl<'a> rt::view::View<'a> for DescribeLogDirsResponseRef<'a> {
 /// `DescribeLogDirsPartition`: inline struct of `DescribeLogDirsResponse` (versions 1-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeLogDirsPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Bytes on disk used by this replica's log segments.
     ///
     /// Spec: `PartitionSize: int64` (versions 0+).
     pub partition_size: i64,
-    /// TODO
+    /// How many offsets this log trails by: behind the high watermark for the live log, or behind the live replica's end offset for a future log.
     ///
     /// Spec: `OffsetLag: int64` (versions 0+).
     pub offset_lag: i64,
-    /// TODO
+    /// True for a future log being built by AlterReplicaLogDirs to take over from the replica's current log.
     ///
     /// Spec: `IsFutureKey: bool` (versions 0+).
     pub is_future_key: bool,
@@ -604,7 +604,7 @@ impl<'a> DescribeLogDirsPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -617,7 +617,7 @@ impl<'a> DescribeLogDirsPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Bytes on disk used by this replica's log segments.
     ///
     /// Spec: `PartitionSize: int64` (versions 0+).
     #[inline]
@@ -630,7 +630,7 @@ impl<'a> DescribeLogDirsPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many offsets this log trails by: behind the high watermark for the live log, or behind the live replica's end offset for a future log.
     ///
     /// Spec: `OffsetLag: int64` (versions 0+).
     #[inline]
@@ -643,7 +643,7 @@ impl<'a> DescribeLogDirsPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True for a future log being built by AlterReplicaLogDirs to take over from the replica's current log.
     ///
     /// Spec: `IsFutureKey: bool` (versions 0+).
     #[inline]
@@ -748,11 +748,11 @@ impl<'a> rt::view::View<'a> for DescribeLogDirsPartitionRef<'a> {
 /// `DescribeLogDirsTopic`: inline struct of `DescribeLogDirsResponse` (versions 1-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeLogDirsTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Replicas of this topic held in the directory.
     ///
     /// Spec: `Partitions: []DescribeLogDirsPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<DescribeLogDirsPartition>,
@@ -894,7 +894,7 @@ impl<'a> DescribeLogDirsTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -909,7 +909,7 @@ impl<'a> DescribeLogDirsTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replicas of this topic held in the directory.
     ///
     /// Spec: `Partitions: []DescribeLogDirsPartition` (versions 0+).
     #[inline]
@@ -1021,27 +1021,27 @@ impl<'a> rt::view::View<'a> for DescribeLogDirsTopicRef<'a> {
 /// `DescribeLogDirsResult`: inline struct of `DescribeLogDirsResponse` (versions 1-5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeLogDirsResult {
-    /// TODO
+    /// Error code for this directory (e.g. KAFKA_STORAGE_ERROR if it is offline), 0 if healthy.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Absolute path of the log directory.
     ///
     /// Spec: `LogDir: string` (versions 0+).
     pub log_dir: rt::KStr,
-    /// TODO
+    /// Replicas held in this directory, grouped by topic.
     ///
     /// Spec: `Topics: []DescribeLogDirsTopic` (versions 0+).
     pub topics: ::std::vec::Vec<DescribeLogDirsTopic>,
-    /// TODO
+    /// v4+: capacity in bytes of the volume holding this directory, not counting tiered storage; -1 if unknown.
     ///
     /// Spec: `TotalBytes: int64` (versions 4+, default -1, ignorable).
     pub total_bytes: i64,
-    /// TODO
+    /// v4+: free bytes left on the volume holding this directory, not counting tiered storage; -1 if unknown.
     ///
     /// Spec: `UsableBytes: int64` (versions 4+, default -1, ignorable).
     pub usable_bytes: i64,
-    /// TODO
+    /// v5+: true if the directory is cordoned, so no new replicas are placed in it.
     ///
     /// Spec: `IsCordoned: bool` (versions 5+, default false, ignorable).
     pub is_cordoned: bool,
@@ -1254,7 +1254,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for this directory (e.g. KAFKA_STORAGE_ERROR if it is offline), 0 if healthy.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1267,7 +1267,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Absolute path of the log directory.
     ///
     /// Spec: `LogDir: string` (versions 0+).
     #[inline]
@@ -1282,7 +1282,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replicas held in this directory, grouped by topic.
     ///
     /// Spec: `Topics: []DescribeLogDirsTopic` (versions 0+).
     #[inline]
@@ -1302,7 +1302,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v4+: capacity in bytes of the volume holding this directory, not counting tiered storage; -1 if unknown.
     ///
     /// Spec: `TotalBytes: int64` (versions 4+, default -1, ignorable).
     #[inline]
@@ -1315,7 +1315,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v4+: free bytes left on the volume holding this directory, not counting tiered storage; -1 if unknown.
     ///
     /// Spec: `UsableBytes: int64` (versions 4+, default -1, ignorable).
     #[inline]
@@ -1328,7 +1328,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v5+: true if the directory is cordoned, so no new replicas are placed in it.
     ///
     /// Spec: `IsCordoned: bool` (versions 5+, default false, ignorable).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeProducersRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeProducersRequest {
-    /// TODO
+    /// Topics whose active producers are wanted (KIP-664).
     ///
     /// Spec: `Topics: []TopicRequest` (versions 0+).
     pub topics: ::std::vec::Vec<TopicRequest>,
@@ -254,7 +254,7 @@ impl<'a> DescribeProducersRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics whose active producers are wanted (KIP-664).
     ///
     /// Spec: `Topics: []TopicRequest` (versions 0+).
     #[inline]
@@ -341,11 +341,11 @@ impl<'a> rt::view::View<'a> for DescribeProducersRequestRef<'a> {
 /// `TopicRequest`: inline struct of `DescribeProducersRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicRequest {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's partitions to inspect.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     pub partition_indexes: rt::PrimArray<i32>,
@@ -472,7 +472,7 @@ impl<'a> TopicRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -485,7 +485,7 @@ impl<'a> TopicRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's partitions to inspect.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeProducersResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeProducersResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per requested topic.
     ///
     /// Spec: `Topics: []TopicResponse` (versions 0+).
     pub topics: ::std::vec::Vec<TopicResponse>,
@@ -267,7 +267,7 @@ impl<'a> DescribeProducersResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -280,7 +280,7 @@ impl<'a> DescribeProducersResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested topic.
     ///
     /// Spec: `Topics: []TopicResponse` (versions 0+).
     #[inline]
@@ -372,27 +372,27 @@ impl<'a> rt::view::View<'a> for DescribeProducersResponseRef<'a> {
 /// `ProducerState`: inline struct of `DescribeProducersResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProducerState {
-    /// TODO
+    /// Id of the producer.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Epoch of the producer.
     ///
     /// Spec: `ProducerEpoch: int32` (versions 0+).
     pub producer_epoch: i32,
-    /// TODO
+    /// Sequence number of the newest batch written by this producer; -1 if none.
     ///
     /// Spec: `LastSequence: int32` (versions 0+, default -1).
     pub last_sequence: i32,
-    /// TODO
+    /// Timestamp (ms since epoch) of the newest batch written by this producer; -1 if none.
     ///
     /// Spec: `LastTimestamp: int64` (versions 0+, default -1).
     pub last_timestamp: i64,
-    /// TODO
+    /// Epoch of the transaction coordinator that last wrote a marker for this producer; -1 if none.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     pub coordinator_epoch: i32,
-    /// TODO
+    /// First offset of the producer's open transaction in this partition; -1 when no transaction is open.
     ///
     /// Spec: `CurrentTxnStartOffset: int64` (versions 0+, default -1).
     pub current_txn_start_offset: i64,
@@ -559,7 +559,7 @@ impl<'a> ProducerStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the producer.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> ProducerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the producer.
     ///
     /// Spec: `ProducerEpoch: int32` (versions 0+).
     #[inline]
@@ -585,7 +585,7 @@ impl<'a> ProducerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Sequence number of the newest batch written by this producer; -1 if none.
     ///
     /// Spec: `LastSequence: int32` (versions 0+, default -1).
     #[inline]
@@ -598,7 +598,7 @@ impl<'a> ProducerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Timestamp (ms since epoch) of the newest batch written by this producer; -1 if none.
     ///
     /// Spec: `LastTimestamp: int64` (versions 0+, default -1).
     #[inline]
@@ -611,7 +611,7 @@ impl<'a> ProducerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the transaction coordinator that last wrote a marker for this producer; -1 if none.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     #[inline]
@@ -624,7 +624,7 @@ impl<'a> ProducerStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// First offset of the producer's open transaction in this partition; -1 when no transaction is open.
     ///
     /// Spec: `CurrentTxnStartOffset: int64` (versions 0+, default -1).
     #[inline]
@@ -729,19 +729,19 @@ impl<'a> rt::view::View<'a> for ProducerStateRef<'a> {
 /// `PartitionResponse`: inline struct of `DescribeProducersResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionResponse {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode; may be null even on error.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Producers the partition leader currently tracks state for.
     ///
     /// Spec: `ActiveProducers: []ProducerState` (versions 0+).
     pub active_producers: ::std::vec::Vec<ProducerState>,
@@ -900,7 +900,7 @@ impl<'a> PartitionResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -913,7 +913,7 @@ impl<'a> PartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -926,7 +926,7 @@ impl<'a> PartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode; may be null even on error.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -939,7 +939,7 @@ impl<'a> PartitionResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producers the partition leader currently tracks state for.
     ///
     /// Spec: `ActiveProducers: []ProducerState` (versions 0+).
     #[inline]
@@ -1048,11 +1048,11 @@ impl<'a> rt::view::View<'a> for PartitionResponseRef<'a> {
 /// `TopicResponse`: inline struct of `DescribeProducersResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicResponse {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// One entry per requested partition of this topic.
     ///
     /// Spec: `Partitions: []PartitionResponse` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionResponse>,
@@ -1184,7 +1184,7 @@ impl<'a> TopicResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -1197,7 +1197,7 @@ impl<'a> TopicResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested partition of this topic.
     ///
     /// Spec: `Partitions: []PartitionResponse` (versions 0+).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeQuorumRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeQuorumRequest {
-    /// TODO
+    /// Topics whose Raft quorum is described; in practice only the __cluster_metadata topic (KIP-595).
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -254,7 +254,7 @@ impl<'a> DescribeQuorumRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics whose Raft quorum is described; in practice only the __cluster_metadata topic (KIP-595).
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -341,7 +341,7 @@ impl<'a> rt::view::View<'a> for DescribeQuorumRequestRef<'a> {
 /// `PartitionData`: inline struct of `DescribeQuorumRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
@@ -451,7 +451,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -527,11 +527,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `DescribeQuorumRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partitions of this topic to describe.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -662,7 +662,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -675,7 +675,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic to describe.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeQuorumResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeQuorumResponse {
-    /// TODO
+    /// Error for the request as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none (v2+).
     ///
     /// Spec: `ErrorMessage: string` (versions 2+, nullable 2+, ignorable).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// One entry per requested topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
-    /// TODO
+    /// Endpoints of the quorum members listed above (v2+, KIP-853).
     ///
     /// Spec: `Nodes: []Node` (versions 2+).
     pub nodes: ::std::vec::Vec<Node>,
@@ -372,7 +372,7 @@ impl<'a> DescribeQuorumResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the request as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -385,7 +385,7 @@ impl<'a> DescribeQuorumResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none (v2+).
     ///
     /// Spec: `ErrorMessage: string` (versions 2+, nullable 2+, ignorable).
     #[inline]
@@ -398,7 +398,7 @@ impl<'a> DescribeQuorumResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -412,7 +412,7 @@ impl<'a> DescribeQuorumResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Endpoints of the quorum members listed above (v2+, KIP-853).
     ///
     /// Spec: `Nodes: []Node` (versions 2+).
     #[inline]
@@ -539,35 +539,35 @@ impl<'a> rt::view::View<'a> for DescribeQuorumResponseRef<'a> {
 /// `PartitionData`: inline struct of `DescribeQuorumResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionData {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none (v2+).
     ///
     /// Spec: `ErrorMessage: string` (versions 2+, nullable 2+, ignorable).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Node id of the quorum leader; -1 if no leader is known.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Newest leader epoch this node knows of.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// High watermark of the quorum log: offsets below it are committed by a majority of voters.
     ///
     /// Spec: `HighWatermark: int64` (versions 0+).
     pub high_watermark: i64,
-    /// TODO
+    /// Replicas that currently vote in the quorum, with their replication progress.
     ///
     /// Spec: `CurrentVoters: []ReplicaState` (versions 0+).
     pub current_voters: ::std::vec::Vec<ReplicaState>,
-    /// TODO
+    /// Replicas that replicate the log without voting (e.g. brokers).
     ///
     /// Spec: `Observers: []ReplicaState` (versions 0+).
     pub observers: ::std::vec::Vec<ReplicaState>,
@@ -801,7 +801,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -814,7 +814,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -827,7 +827,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none (v2+).
     ///
     /// Spec: `ErrorMessage: string` (versions 2+, nullable 2+, ignorable).
     #[inline]
@@ -840,7 +840,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the quorum leader; -1 if no leader is known.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -853,7 +853,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Newest leader epoch this node knows of.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -866,7 +866,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// High watermark of the quorum log: offsets below it are committed by a majority of voters.
     ///
     /// Spec: `HighWatermark: int64` (versions 0+).
     #[inline]
@@ -879,7 +879,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replicas that currently vote in the quorum, with their replication progress.
     ///
     /// Spec: `CurrentVoters: []ReplicaState` (versions 0+).
     #[inline]
@@ -893,7 +893,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replicas that replicate the log without voting (e.g. brokers).
     ///
     /// Spec: `Observers: []ReplicaState` (versions 0+).
     #[inline]
@@ -1042,11 +1042,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `DescribeQuorumResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// One entry per requested partition.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1177,7 +1177,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1190,7 +1190,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested partition.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1285,15 +1285,15 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `Listener`: inline struct of `DescribeQuorumResponse` (versions 2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Listener {
-    /// TODO
+    /// Listener name, e.g. CONTROLLER.
     ///
     /// Spec: `Name: string` (versions 2+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Host name or IP address of the listener.
     ///
     /// Spec: `Host: string` (versions 2+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the listener.
     ///
     /// Spec: `Port: uint16` (versions 2+).
     pub port: u16,
@@ -1459,7 +1459,7 @@ impl<'a> ListenerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name, e.g. CONTROLLER.
     ///
     /// Spec: `Name: string` (versions 2+, map key).
     #[inline]
@@ -1472,7 +1472,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address of the listener.
     ///
     /// Spec: `Host: string` (versions 2+).
     #[inline]
@@ -1485,7 +1485,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the listener.
     ///
     /// Spec: `Port: uint16` (versions 2+).
     #[inline]
@@ -1595,11 +1595,11 @@ impl<'a> rt::view::View<'a> for ListenerRef<'a> {
 /// `Node`: inline struct of `DescribeQuorumResponse` (versions 2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Node {
-    /// TODO
+    /// Node id these listeners belong to.
     ///
     /// Spec: `NodeId: int32` (versions 2+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// Listeners on which this controller accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 2+).
     pub listeners: ::std::vec::Vec<Listener>,
@@ -1769,7 +1769,7 @@ impl<'a> NodeRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id these listeners belong to.
     ///
     /// Spec: `NodeId: int32` (versions 2+, map key, entity brokerId).
     #[inline]
@@ -1782,7 +1782,7 @@ impl<'a> NodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Listeners on which this controller accepts connections.
     ///
     /// Spec: `Listeners: []Listener` (versions 2+).
     #[inline]
@@ -1886,23 +1886,23 @@ impl<'a> rt::view::View<'a> for NodeRef<'a> {
 /// `ReplicaState`: common struct of `DescribeQuorumResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplicaState {
-    /// TODO
+    /// Node id of the replica.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, entity brokerId).
     pub replica_id: i32,
-    /// TODO
+    /// Id of the log directory holding this replica (v2+, KIP-853).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 2+).
     pub replica_directory_id: rt::Uuid,
-    /// TODO
+    /// Log end offset last reported by this replica; -1 if unknown.
     ///
     /// Spec: `LogEndOffset: int64` (versions 0+).
     pub log_end_offset: i64,
-    /// TODO
+    /// Leader's clock (ms since epoch) at this replica's latest fetch; -1 for the leader itself or when unknown (v1+, KIP-836).
     ///
     /// Spec: `LastFetchTimestamp: int64` (versions 1+, default -1, ignorable).
     pub last_fetch_timestamp: i64,
-    /// TODO
+    /// Leader's clock (ms since epoch) when the replica was last fully caught up with the leader's log end; the leader reports the current time, -1 when unknown (v1+, KIP-836).
     ///
     /// Spec: `LastCaughtUpTimestamp: int64` (versions 1+, default -1, ignorable).
     pub last_caught_up_timestamp: i64,
@@ -2106,7 +2106,7 @@ impl<'a> ReplicaStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id of the replica.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -2119,7 +2119,7 @@ impl<'a> ReplicaStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the log directory holding this replica (v2+, KIP-853).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 2+).
     #[inline]
@@ -2132,7 +2132,7 @@ impl<'a> ReplicaStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log end offset last reported by this replica; -1 if unknown.
     ///
     /// Spec: `LogEndOffset: int64` (versions 0+).
     #[inline]
@@ -2145,7 +2145,7 @@ impl<'a> ReplicaStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader's clock (ms since epoch) at this replica's latest fetch; -1 for the leader itself or when unknown (v1+, KIP-836).
     ///
     /// Spec: `LastFetchTimestamp: int64` (versions 1+, default -1, ignorable).
     #[inline]
@@ -2158,7 +2158,7 @@ impl<'a> ReplicaStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader's clock (ms since epoch) when the replica was last fully caught up with the leader's log end; the leader reports the current time, -1 when unknown (v1+, KIP-836).
     ///
     /// Spec: `LastCaughtUpTimestamp: int64` (versions 1+, default -1, ignorable).
     #[inline]

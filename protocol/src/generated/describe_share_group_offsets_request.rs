@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeShareGroupOffsetsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeShareGroupOffsetsRequest {
-    /// TODO
+    /// Share groups whose offsets are wanted (KIP-932).
     ///
     /// Spec: `Groups: []DescribeShareGroupOffsetsRequestGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribeShareGroupOffsetsRequestGroup>,
@@ -261,7 +261,7 @@ impl<'a> DescribeShareGroupOffsetsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share groups whose offsets are wanted (KIP-932).
     ///
     /// Spec: `Groups: []DescribeShareGroupOffsetsRequestGroup` (versions 0+).
     #[inline]
@@ -350,11 +350,11 @@ impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsRequestRef<'a> {
 /// `DescribeShareGroupOffsetsRequestTopic`: inline struct of `DescribeShareGroupOffsetsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeShareGroupOffsetsRequestTopic {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's partitions to report on.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -483,7 +483,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -496,7 +496,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's partitions to report on.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]
@@ -585,11 +585,11 @@ impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsRequestTopicRef<'a> {
 /// `DescribeShareGroupOffsetsRequestGroup`: inline struct of `DescribeShareGroupOffsetsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeShareGroupOffsetsRequestGroup {
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics to report on; null means every topic-partition the group has state for.
     ///
     /// Spec: `Topics: []DescribeShareGroupOffsetsRequestTopic` (versions 0+, nullable 0+).
     pub topics: ::core::option::Option<
@@ -743,7 +743,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroupRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -756,7 +756,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics to report on; null means every topic-partition the group has state for.
     ///
     /// Spec: `Topics: []DescribeShareGroupOffsetsRequestTopic` (versions 0+, nullable 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeShareGroupOffsetsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeShareGroupOffsetsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per requested group.
     ///
     /// Spec: `Groups: []DescribeShareGroupOffsetsResponseGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribeShareGroupOffsetsResponseGroup>,
@@ -273,7 +273,7 @@ impl<'a> DescribeShareGroupOffsetsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> DescribeShareGroupOffsetsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested group.
     ///
     /// Spec: `Groups: []DescribeShareGroupOffsetsResponseGroup` (versions 0+).
     #[inline]
@@ -380,27 +380,27 @@ impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponseRef<'a> {
 /// `DescribeShareGroupOffsetsResponsePartition`: inline struct of `DescribeShareGroupOffsetsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeShareGroupOffsetsResponsePartition {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Start offset of the share-partition: records below it are no longer delivered to the group.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
-    /// TODO
+    /// Leader epoch of the partition as known to the share-group state.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// Number of records in the share-partition still to be consumed; -1 if unknown (v1+, KIP-1226).
     ///
     /// Spec: `Lag: int64` (versions 1+, default -1, ignorable).
     pub lag: i64,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -583,7 +583,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -596,7 +596,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Start offset of the share-partition: records below it are no longer delivered to the group.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -609,7 +609,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch of the partition as known to the share-group state.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -622,7 +622,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Number of records in the share-partition still to be consumed; -1 if unknown (v1+, KIP-1226).
     ///
     /// Spec: `Lag: int64` (versions 1+, default -1, ignorable).
     #[inline]
@@ -635,7 +635,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -648,7 +648,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this partition's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -762,15 +762,15 @@ impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponsePartitionRef<'a
 /// `DescribeShareGroupOffsetsResponseTopic`: inline struct of `DescribeShareGroupOffsetsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeShareGroupOffsetsResponseTopic {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// One entry per reported partition of this topic.
     ///
     /// Spec: `Partitions: []DescribeShareGroupOffsetsResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<DescribeShareGroupOffsetsResponsePartition>,
@@ -910,7 +910,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -923,7 +923,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -936,7 +936,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per reported partition of this topic.
     ///
     /// Spec: `Partitions: []DescribeShareGroupOffsetsResponsePartition` (versions 0+).
     #[inline]
@@ -1038,19 +1038,19 @@ impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponseTopicRef<'a> {
 /// `DescribeShareGroupOffsetsResponseGroup`: inline struct of `DescribeShareGroupOffsetsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeShareGroupOffsetsResponseGroup {
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// One entry per topic reported for this group.
     ///
     /// Spec: `Topics: []DescribeShareGroupOffsetsResponseTopic` (versions 0+).
     pub topics: ::std::vec::Vec<DescribeShareGroupOffsetsResponseTopic>,
-    /// TODO
+    /// Error for this group, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this group's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -1208,7 +1208,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the share group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -1221,7 +1221,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per topic reported for this group.
     ///
     /// Spec: `Topics: []DescribeShareGroupOffsetsResponseTopic` (versions 0+).
     #[inline]
@@ -1237,7 +1237,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this group, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1250,7 +1250,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this group's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]

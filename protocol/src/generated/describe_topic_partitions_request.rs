@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeTopicPartitionsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeTopicPartitionsRequest {
-    /// TODO
+    /// Topics to describe, by name.
     ///
     /// Spec: `Topics: []TopicRequest` (versions 0+).
     pub topics: ::std::vec::Vec<TopicRequest>,
-    /// TODO
+    /// Most partitions to return in one response (default 2000); the broker may apply a lower cap of its own.
     ///
     /// Spec: `ResponsePartitionLimit: int32` (versions 0+, default 2000).
     pub response_partition_limit: i32,
-    /// TODO
+    /// Where to resume a paged listing: topic and first partition to describe. Null starts from the first topic.
     ///
     /// Spec: `Cursor: Cursor` (versions 0+, nullable 0+, default null).
     pub cursor: ::core::option::Option<Cursor>,
@@ -327,7 +327,7 @@ impl<'a> DescribeTopicPartitionsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topics to describe, by name.
     ///
     /// Spec: `Topics: []TopicRequest` (versions 0+).
     #[inline]
@@ -341,7 +341,7 @@ impl<'a> DescribeTopicPartitionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Most partitions to return in one response (default 2000); the broker may apply a lower cap of its own.
     ///
     /// Spec: `ResponsePartitionLimit: int32` (versions 0+, default 2000).
     #[inline]
@@ -354,7 +354,7 @@ impl<'a> DescribeTopicPartitionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Where to resume a paged listing: topic and first partition to describe. Null starts from the first topic.
     ///
     /// Spec: `Cursor: Cursor` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -467,7 +467,7 @@ impl<'a> rt::view::View<'a> for DescribeTopicPartitionsRequestRef<'a> {
 /// `TopicRequest`: inline struct of `DescribeTopicPartitionsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicRequest {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
@@ -578,7 +578,7 @@ impl<'a> TopicRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -657,11 +657,11 @@ impl<'a> rt::view::View<'a> for TopicRequestRef<'a> {
 /// `Cursor`: inline struct of `DescribeTopicPartitionsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Cursor {
-    /// TODO
+    /// Topic to resume at.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// First partition of that topic to include.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
@@ -780,7 +780,7 @@ impl<'a> CursorRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic to resume at.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -793,7 +793,7 @@ impl<'a> CursorRef<'a> {
             }
         }
     }
-    /// TODO
+    /// First partition of that topic to include.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]

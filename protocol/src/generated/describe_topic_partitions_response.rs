@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeTopicPartitionsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeTopicPartitionsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per described topic.
     ///
     /// Spec: `Topics: []DescribeTopicPartitionsResponseTopic` (versions 0+).
     pub topics: ::std::vec::Vec<DescribeTopicPartitionsResponseTopic>,
-    /// TODO
+    /// Where the next request should resume when ResponsePartitionLimit cut this response short; null when nothing is left.
     ///
     /// Spec: `NextCursor: Cursor` (versions 0+, nullable 0+, default null).
     pub next_cursor: ::core::option::Option<Cursor>,
@@ -310,7 +310,7 @@ impl<'a> DescribeTopicPartitionsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     #[inline]
@@ -323,7 +323,7 @@ impl<'a> DescribeTopicPartitionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per described topic.
     ///
     /// Spec: `Topics: []DescribeTopicPartitionsResponseTopic` (versions 0+).
     #[inline]
@@ -339,7 +339,7 @@ impl<'a> DescribeTopicPartitionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Where the next request should resume when ResponsePartitionLimit cut this response short; null when nothing is left.
     ///
     /// Spec: `NextCursor: Cursor` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -452,39 +452,39 @@ impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponseRef<'a> {
 /// `DescribeTopicPartitionsResponsePartition`: inline struct of `DescribeTopicPartitionsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeTopicPartitionsResponsePartition {
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Partition number within the topic.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Broker id of the partition leader, or -1 when there is no leader.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Epoch of the partition's current leader; -1 when not known.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+, default -1, ignorable).
     pub leader_epoch: i32,
-    /// TODO
+    /// Broker ids of every replica of the partition.
     ///
     /// Spec: `ReplicaNodes: []int32` (versions 0+, entity brokerId).
     pub replica_nodes: rt::PrimArray<i32>,
-    /// TODO
+    /// Broker ids of the replicas currently in sync with the leader.
     ///
     /// Spec: `IsrNodes: []int32` (versions 0+, entity brokerId).
     pub isr_nodes: rt::PrimArray<i32>,
-    /// TODO
+    /// Broker ids of the eligible leader replicas (ELR, KIP-966): out of the ISR but still safe to elect. Null when not reported.
     ///
     /// Spec: `EligibleLeaderReplicas: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     pub eligible_leader_replicas: ::core::option::Option<rt::PrimArray<i32>>,
-    /// TODO
+    /// Broker ids that were last in the ELR before it emptied (KIP-966), kept to help recovery when no safe leader is left. Null when not reported.
     ///
     /// Spec: `LastKnownElr: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     pub last_known_elr: ::core::option::Option<rt::PrimArray<i32>>,
-    /// TODO
+    /// Broker ids of the replicas that are offline.
     ///
     /// Spec: `OfflineReplicas: []int32` (versions 0+, ignorable, entity brokerId).
     pub offline_replicas: rt::PrimArray<i32>,
@@ -742,7 +742,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -755,7 +755,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition number within the topic.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -768,7 +768,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker id of the partition leader, or -1 when there is no leader.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -781,7 +781,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the partition's current leader; -1 when not known.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+, default -1, ignorable).
     #[inline]
@@ -794,7 +794,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of every replica of the partition.
     ///
     /// Spec: `ReplicaNodes: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -808,7 +808,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the replicas currently in sync with the leader.
     ///
     /// Spec: `IsrNodes: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -822,7 +822,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the eligible leader replicas (ELR, KIP-966): out of the ISR but still safe to elect. Null when not reported.
     ///
     /// Spec: `EligibleLeaderReplicas: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     #[inline]
@@ -837,7 +837,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids that were last in the ELR before it emptied (KIP-966), kept to help recovery when no safe leader is left. Null when not reported.
     ///
     /// Spec: `LastKnownElr: []int32` (versions 0+, nullable 0+, default null, entity brokerId).
     #[inline]
@@ -850,7 +850,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the replicas that are offline.
     ///
     /// Spec: `OfflineReplicas: []int32` (versions 0+, ignorable, entity brokerId).
     #[inline]
@@ -991,27 +991,27 @@ impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponsePartitionRef<'a> 
 /// `DescribeTopicPartitionsResponseTopic`: inline struct of `DescribeTopicPartitionsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeTopicPartitionsResponseTopic {
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Topic name; may be null when the topic could not be resolved.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 0+, map key, entity topicName).
     pub name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// True for topics Kafka uses for itself, such as __consumer_offsets.
     ///
     /// Spec: `IsInternal: bool` (versions 0+, default false, ignorable).
     pub is_internal: bool,
-    /// TODO
+    /// Partitions of the topic included in this page.
     ///
     /// Spec: `Partitions: []DescribeTopicPartitionsResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<DescribeTopicPartitionsResponsePartition>,
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on this topic; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `TopicAuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub topic_authorized_operations: i32,
@@ -1205,7 +1205,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this topic, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1218,7 +1218,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topic name; may be null when the topic could not be resolved.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 0+, map key, entity topicName).
     #[inline]
@@ -1231,7 +1231,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, ignorable).
     #[inline]
@@ -1244,7 +1244,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True for topics Kafka uses for itself, such as __consumer_offsets.
     ///
     /// Spec: `IsInternal: bool` (versions 0+, default false, ignorable).
     #[inline]
@@ -1257,7 +1257,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic included in this page.
     ///
     /// Spec: `Partitions: []DescribeTopicPartitionsResponsePartition` (versions 0+).
     #[inline]
@@ -1273,7 +1273,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on this topic; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `TopicAuthorizedOperations: int32` (versions 0+, default -2147483648).
     #[inline]
@@ -1388,11 +1388,11 @@ impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponseTopicRef<'a> {
 /// `Cursor`: inline struct of `DescribeTopicPartitionsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Cursor {
-    /// TODO
+    /// Topic to resume at.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// First partition of that topic still to describe.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
@@ -1511,7 +1511,7 @@ impl<'a> CursorRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic to resume at.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1524,7 +1524,7 @@ impl<'a> CursorRef<'a> {
             }
         }
     }
-    /// TODO
+    /// First partition of that topic still to describe.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]

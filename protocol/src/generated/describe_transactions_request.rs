@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeTransactionsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeTransactionsRequest {
-    /// TODO
+    /// Transactional ids to describe (KIP-664); an empty list yields an empty response.
     ///
     /// Spec: `TransactionalIds: []string` (versions 0+, entity transactionalId).
     pub transactional_ids: ::std::vec::Vec<rt::KStr>,
@@ -253,7 +253,7 @@ impl<'a> DescribeTransactionsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional ids to describe (KIP-664); an empty list yields an empty response.
     ///
     /// Spec: `TransactionalIds: []string` (versions 0+, entity transactionalId).
     #[inline]

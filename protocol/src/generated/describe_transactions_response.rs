@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeTransactionsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DescribeTransactionsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per requested transactional id.
     ///
     /// Spec: `TransactionStates: []TransactionState` (versions 0+).
     pub transaction_states: ::std::vec::Vec<TransactionState>,
@@ -272,7 +272,7 @@ impl<'a> DescribeTransactionsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -285,7 +285,7 @@ impl<'a> DescribeTransactionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested transactional id.
     ///
     /// Spec: `TransactionStates: []TransactionState` (versions 0+).
     #[inline]
@@ -377,11 +377,11 @@ impl<'a> rt::view::View<'a> for DescribeTransactionsResponseRef<'a> {
 /// `TopicData`: inline struct of `DescribeTransactionsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Indexes of this topic's enlisted partitions.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -509,7 +509,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -522,7 +522,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's enlisted partitions.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]
@@ -611,35 +611,35 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `TransactionState`: inline struct of `DescribeTransactionsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TransactionState {
-    /// TODO
+    /// Error for this transactional id, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Transactional id described by this entry.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Coordinator's state name for the transaction, e.g. Ongoing, PrepareCommit, CompleteAbort.
     ///
     /// Spec: `TransactionState: string` (versions 0+).
     pub transaction_state: rt::KStr,
-    /// TODO
+    /// Transaction timeout in ms configured by the producer.
     ///
     /// Spec: `TransactionTimeoutMs: int32` (versions 0+).
     pub transaction_timeout_ms: i32,
-    /// TODO
+    /// Start time of the current transaction, in ms since epoch; -1 if the coordinator has none recorded.
     ///
     /// Spec: `TransactionStartTimeMs: int64` (versions 0+).
     pub transaction_start_time_ms: i64,
-    /// TODO
+    /// Producer id that the transactional id currently maps to.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch that goes with ProducerId.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// Partitions enlisted in the open transaction; while it is being committed or aborted, only those still waiting for their marker.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -833,7 +833,7 @@ impl<'a> TransactionStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this transactional id, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -846,7 +846,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Transactional id described by this entry.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     #[inline]
@@ -859,7 +859,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Coordinator's state name for the transaction, e.g. Ongoing, PrepareCommit, CompleteAbort.
     ///
     /// Spec: `TransactionState: string` (versions 0+).
     #[inline]
@@ -872,7 +872,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Transaction timeout in ms configured by the producer.
     ///
     /// Spec: `TransactionTimeoutMs: int32` (versions 0+).
     #[inline]
@@ -885,7 +885,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Start time of the current transaction, in ms since epoch; -1 if the coordinator has none recorded.
     ///
     /// Spec: `TransactionStartTimeMs: int64` (versions 0+).
     #[inline]
@@ -898,7 +898,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id that the transactional id currently maps to.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -911,7 +911,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch that goes with ProducerId.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -924,7 +924,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions enlisted in the open transaction; while it is being committed or aborted, only those still waiting for their marker.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]

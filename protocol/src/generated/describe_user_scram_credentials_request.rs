@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeUserScramCredentialsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeUserScramCredentialsRequest {
-    /// TODO
+    /// Users whose SCRAM credentials to describe; null or empty describes every user that has some.
     ///
     /// Spec: `Users: []UserName` (versions 0+, nullable 0+).
     pub users: ::core::option::Option<::std::vec::Vec<UserName>>,
@@ -276,7 +276,7 @@ impl<'a> DescribeUserScramCredentialsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Users whose SCRAM credentials to describe; null or empty describes every user that has some.
     ///
     /// Spec: `Users: []UserName` (versions 0+, nullable 0+).
     #[inline]
@@ -361,7 +361,7 @@ impl<'a> rt::view::View<'a> for DescribeUserScramCredentialsRequestRef<'a> {
 /// `UserName`: inline struct of `DescribeUserScramCredentialsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UserName {
-    /// TODO
+    /// User name.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
@@ -472,7 +472,7 @@ impl<'a> UserNameRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// User name.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `DescribeUserScramCredentialsResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeUserScramCredentialsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request (authorization or broker trouble), 0 otherwise; per-user failures are in Results.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// One entry per described user.
     ///
     /// Spec: `Results: []DescribeUserScramCredentialsResult` (versions 0+).
     pub results: ::std::vec::Vec<DescribeUserScramCredentialsResult>,
@@ -331,7 +331,7 @@ impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -344,7 +344,7 @@ impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request (authorization or broker trouble), 0 otherwise; per-user failures are in Results.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -357,7 +357,7 @@ impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -370,7 +370,7 @@ impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per described user.
     ///
     /// Spec: `Results: []DescribeUserScramCredentialsResult` (versions 0+).
     #[inline]
@@ -481,11 +481,11 @@ impl<'a> rt::view::View<'a> for DescribeUserScramCredentialsResponseRef<'a> {
 /// `CredentialInfo`: inline struct of `DescribeUserScramCredentialsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CredentialInfo {
-    /// TODO
+    /// SCRAM mechanism: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     pub mechanism: i8,
-    /// TODO
+    /// Iteration count the salted password of this credential was derived with.
     ///
     /// Spec: `Iterations: int32` (versions 0+).
     pub iterations: i32,
@@ -605,7 +605,7 @@ impl<'a> CredentialInfoRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// SCRAM mechanism: 1 = SCRAM-SHA-256, 2 = SCRAM-SHA-512.
     ///
     /// Spec: `Mechanism: int8` (versions 0+).
     #[inline]
@@ -618,7 +618,7 @@ impl<'a> CredentialInfoRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Iteration count the salted password of this credential was derived with.
     ///
     /// Spec: `Iterations: int32` (versions 0+).
     #[inline]
@@ -703,19 +703,19 @@ impl<'a> rt::view::View<'a> for CredentialInfoRef<'a> {
 /// `DescribeUserScramCredentialsResult`: inline struct of `DescribeUserScramCredentialsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribeUserScramCredentialsResult {
-    /// TODO
+    /// User name.
     ///
     /// Spec: `User: string` (versions 0+).
     pub user: rt::KStr,
-    /// TODO
+    /// Error for this user, 0 on success (RESOURCE_NOT_FOUND when a named user has no credentials).
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this user's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// SCRAM credentials the user has, one per mechanism.
     ///
     /// Spec: `CredentialInfos: []CredentialInfo` (versions 0+).
     pub credential_infos: ::std::vec::Vec<CredentialInfo>,
@@ -881,7 +881,7 @@ impl<'a> DescribeUserScramCredentialsResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// User name.
     ///
     /// Spec: `User: string` (versions 0+).
     #[inline]
@@ -894,7 +894,7 @@ impl<'a> DescribeUserScramCredentialsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this user, 0 on success (RESOURCE_NOT_FOUND when a named user has no credentials).
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -907,7 +907,7 @@ impl<'a> DescribeUserScramCredentialsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this user's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -920,7 +920,7 @@ impl<'a> DescribeUserScramCredentialsResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// SCRAM credentials the user has, one per mechanism.
     ///
     /// Spec: `CredentialInfos: []CredentialInfo` (versions 0+).
     #[inline]

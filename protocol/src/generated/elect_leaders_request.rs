@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ElectLeadersRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElectLeadersRequest {
-    /// TODO
+    /// Kind of election (v1+, KIP-460): 0 = preferred replica, 1 = unclean, i.e. any live replica when no in-sync one is left. v0 always means preferred.
     ///
     /// Spec: `ElectionType: int8` (versions 1+).
     pub election_type: i8,
-    /// TODO
+    /// Partitions to run elections for, grouped by topic; null means every partition in the cluster.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+, nullable 0+).
     pub topic_partitions: ::core::option::Option<::std::vec::Vec<TopicPartitions>>,
-    /// TODO
+    /// Upper bound, in ms, on how long the elections may take before the response is sent.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     pub timeout_ms: i32,
@@ -344,7 +344,7 @@ impl<'a> ElectLeadersRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of election (v1+, KIP-460): 0 = preferred replica, 1 = unclean, i.e. any live replica when no in-sync one is left. v0 always means preferred.
     ///
     /// Spec: `ElectionType: int8` (versions 1+).
     #[inline]
@@ -357,7 +357,7 @@ impl<'a> ElectLeadersRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions to run elections for, grouped by topic; null means every partition in the cluster.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+, nullable 0+).
     #[inline]
@@ -378,7 +378,7 @@ impl<'a> ElectLeadersRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Upper bound, in ms, on how long the elections may take before the response is sent.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     #[inline]
@@ -489,11 +489,11 @@ impl<'a> rt::view::View<'a> for ElectLeadersRequestRef<'a> {
 /// `TopicPartitions`: inline struct of `ElectLeadersRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -631,7 +631,7 @@ impl<'a> TopicPartitionsRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -646,7 +646,7 @@ impl<'a> TopicPartitionsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ElectLeadersResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElectLeadersResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// v1+: error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 1+).
     pub error_code: i16,
-    /// TODO
+    /// Results grouped by topic; empty when the request asked for all partitions (null) and the caller is not authorized.
     ///
     /// Spec: `ReplicaElectionResults: []ReplicaElectionResult` (versions 0+).
     pub replica_election_results: ::std::vec::Vec<ReplicaElectionResult>,
@@ -323,7 +323,7 @@ impl<'a> ElectLeadersResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -336,7 +336,7 @@ impl<'a> ElectLeadersResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 1+).
     #[inline]
@@ -349,7 +349,7 @@ impl<'a> ElectLeadersResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Results grouped by topic; empty when the request asked for all partitions (null) and the caller is not authorized.
     ///
     /// Spec: `ReplicaElectionResults: []ReplicaElectionResult` (versions 0+).
     #[inline]
@@ -470,15 +470,15 @@ impl<'a> rt::view::View<'a> for ElectLeadersResponseRef<'a> {
 /// `PartitionResult`: inline struct of `ElectLeadersResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionId: int32` (versions 0+).
     pub partition_id: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -639,7 +639,7 @@ impl<'a> PartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionId: int32` (versions 0+).
     #[inline]
@@ -652,7 +652,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -665,7 +665,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -769,11 +769,11 @@ impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
 /// `ReplicaElectionResult`: inline struct of `ElectLeadersResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplicaElectionResult {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `PartitionResult: []PartitionResult` (versions 0+).
     pub partition_result: ::std::vec::Vec<PartitionResult>,
@@ -913,7 +913,7 @@ impl<'a> ReplicaElectionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, entity topicName).
     #[inline]
@@ -928,7 +928,7 @@ impl<'a> ReplicaElectionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `PartitionResult: []PartitionResult` (versions 0+).
     #[inline]

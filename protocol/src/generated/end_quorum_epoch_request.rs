@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EndQuorumEpochRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndQuorumEpochRequest {
-    /// TODO
+    /// Id of the cluster, checked by the receiver; null skips the check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Raft topics, in practice just __cluster_metadata.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
-    /// TODO
+    /// v1+ (KIP-853): listeners on which the resigning leader can be reached.
     ///
     /// Spec: `LeaderEndpoints: []LeaderEndpoint` (versions 1+, ignorable).
     pub leader_endpoints: ::std::vec::Vec<LeaderEndpoint>,
@@ -344,7 +344,7 @@ impl<'a> EndQuorumEpochRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the cluster, checked by the receiver; null skips the check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> EndQuorumEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Raft topics, in practice just __cluster_metadata.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -378,7 +378,7 @@ impl<'a> EndQuorumEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+ (KIP-853): listeners on which the resigning leader can be reached.
     ///
     /// Spec: `LeaderEndpoints: []LeaderEndpoint` (versions 1+, ignorable).
     #[inline]
@@ -504,11 +504,11 @@ impl<'a> rt::view::View<'a> for EndQuorumEpochRequestRef<'a> {
 /// `ReplicaInfo`: inline struct of `EndQuorumEpochRequest` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplicaInfo {
-    /// TODO
+    /// Replica id of the candidate.
     ///
     /// Spec: `CandidateId: int32` (versions 1+, entity brokerId).
     pub candidate_id: i32,
-    /// TODO
+    /// Uuid of the candidate's log directory.
     ///
     /// Spec: `CandidateDirectoryId: uuid` (versions 1+).
     pub candidate_directory_id: rt::Uuid,
@@ -678,7 +678,7 @@ impl<'a> ReplicaInfoRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Replica id of the candidate.
     ///
     /// Spec: `CandidateId: int32` (versions 1+, entity brokerId).
     #[inline]
@@ -691,7 +691,7 @@ impl<'a> ReplicaInfoRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Uuid of the candidate's log directory.
     ///
     /// Spec: `CandidateDirectoryId: uuid` (versions 1+).
     #[inline]
@@ -794,23 +794,23 @@ impl<'a> rt::view::View<'a> for ReplicaInfoRef<'a> {
 /// `PartitionData`: inline struct of `EndQuorumEpochRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Id of the leader that is stepping down.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Epoch of the leader that is stepping down.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// v0 only: voter ids, best first, that should start an election first; replaced by PreferredCandidates in v1.
     ///
     /// Spec: `PreferredSuccessors: []int32` (versions 0, ignorable).
     pub preferred_successors: rt::PrimArray<i32>,
-    /// TODO
+    /// v1+ (KIP-853): replicas, best first, that should be first to stand for election.
     ///
     /// Spec: `PreferredCandidates: []ReplicaInfo` (versions 1+, ignorable).
     pub preferred_candidates: ::std::vec::Vec<ReplicaInfo>,
@@ -1029,7 +1029,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -1042,7 +1042,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the leader that is stepping down.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -1055,7 +1055,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the leader that is stepping down.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -1068,7 +1068,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v0 only: voter ids, best first, that should start an election first; replaced by PreferredCandidates in v1.
     ///
     /// Spec: `PreferredSuccessors: []int32` (versions 0, ignorable).
     #[inline]
@@ -1082,7 +1082,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+ (KIP-853): replicas, best first, that should be first to stand for election.
     ///
     /// Spec: `PreferredCandidates: []ReplicaInfo` (versions 1+, ignorable).
     #[inline]
@@ -1221,11 +1221,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `EndQuorumEpochRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partitions of that topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1367,7 +1367,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1382,7 +1382,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of that topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1494,15 +1494,15 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `LeaderEndpoint`: inline struct of `EndQuorumEpochRequest` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderEndpoint {
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 1+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 1+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     pub port: u16,
@@ -1677,7 +1677,7 @@ impl<'a> LeaderEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 1+, map key).
     #[inline]
@@ -1690,7 +1690,7 @@ impl<'a> LeaderEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 1+).
     #[inline]
@@ -1703,7 +1703,7 @@ impl<'a> LeaderEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     #[inline]

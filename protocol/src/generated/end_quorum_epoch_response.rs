@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EndQuorumEpochResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndQuorumEpochResponse {
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Results grouped by topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
-    /// TODO
+    /// v1+ tagged (KIP-853): how to reach each leader named in the partition results.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
@@ -368,7 +368,7 @@ impl<'a> EndQuorumEpochResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -381,7 +381,7 @@ impl<'a> EndQuorumEpochResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Results grouped by topic.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -401,7 +401,7 @@ impl<'a> EndQuorumEpochResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+ tagged (KIP-853): how to reach each leader named in the partition results.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     #[inline]
@@ -525,19 +525,19 @@ impl<'a> rt::view::View<'a> for EndQuorumEpochResponseRef<'a> {
 /// `PartitionData`: inline struct of `EndQuorumEpochResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Id of the leader as far as the responder knows, -1 when it knows none.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Newest leader epoch the responder has seen.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -678,7 +678,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -691,7 +691,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -704,7 +704,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the leader as far as the responder knows, -1 when it knows none.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -717,7 +717,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Newest leader epoch the responder has seen.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -822,11 +822,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `EndQuorumEpochResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -968,7 +968,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -983,7 +983,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1095,15 +1095,15 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `NodeEndpoint`: inline struct of `EndQuorumEpochResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeEndpoint {
-    /// TODO
+    /// Id of the node these endpoints belong to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 1+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     pub port: u16,
@@ -1282,7 +1282,7 @@ impl<'a> NodeEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the node these endpoints belong to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     #[inline]
@@ -1295,7 +1295,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 1+).
     #[inline]
@@ -1308,7 +1308,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EndTxnMarker.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndTxnMarker {
-    /// TODO
+    /// Epoch of the transaction coordinator that wrote the marker, used to reject markers from an older coordinator.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     pub coordinator_epoch: i32,
@@ -210,7 +210,7 @@ impl<'a> EndTxnMarkerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Epoch of the transaction coordinator that wrote the marker, used to reject markers from an older coordinator.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     #[inline]

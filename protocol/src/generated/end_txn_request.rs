@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EndTxnRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EndTxnRequest {
-    /// TODO
+    /// Transactional id of the producer whose open transaction is finished.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Producer id the transaction runs under.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch the client holds; an older epoch is fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// True to commit the transaction, false to abort it.
     ///
     /// Spec: `Committed: bool` (versions 0+).
     pub committed: bool,
@@ -299,7 +299,7 @@ impl<'a> EndTxnRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id of the producer whose open transaction is finished.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     #[inline]
@@ -314,7 +314,7 @@ impl<'a> EndTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the transaction runs under.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -327,7 +327,7 @@ impl<'a> EndTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch the client holds; an older epoch is fenced.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -340,7 +340,7 @@ impl<'a> EndTxnRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True to commit the transaction, false to abort it.
     ///
     /// Spec: `Committed: bool` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EndTxnResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EndTxnResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code, 0 if the transaction was ended.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// v5+: producer id to use for the next transaction (KIP-890); -1 if not given.
     ///
     /// Spec: `ProducerId: int64` (versions 5+, default -1, ignorable, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// v5+: producer epoch to use for the next transaction, bumped after every transaction (KIP-890); -1 if not given.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 5+, default -1, ignorable).
     pub producer_epoch: i16,
@@ -329,7 +329,7 @@ impl<'a> EndTxnResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -342,7 +342,7 @@ impl<'a> EndTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code, 0 if the transaction was ended.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -355,7 +355,7 @@ impl<'a> EndTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v5+: producer id to use for the next transaction (KIP-890); -1 if not given.
     ///
     /// Spec: `ProducerId: int64` (versions 5+, default -1, ignorable, entity producerId).
     #[inline]
@@ -368,7 +368,7 @@ impl<'a> EndTxnResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v5+: producer epoch to use for the next transaction, bumped after every transaction (KIP-890); -1 if not given.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 5+, default -1, ignorable).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EnvelopeRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvelopeRequest {
-    /// TODO
+    /// The forwarded client request, header included, in serialized form.
     ///
     /// Spec: `RequestData: bytes` (versions 0+).
     pub request_data: rt::Bytes,
-    /// TODO
+    /// Serialized principal of the client that sent the original request, as authenticated by the forwarding broker; null if absent.
     ///
     /// Spec: `RequestPrincipal: bytes` (versions 0+, nullable 0+).
     pub request_principal: ::core::option::Option<rt::Bytes>,
-    /// TODO
+    /// IP address of the original client as raw bytes (4 for IPv4, 16 for IPv6).
     ///
     /// Spec: `ClientHostAddress: bytes` (versions 0+).
     pub client_host_address: rt::Bytes,
@@ -292,7 +292,7 @@ impl<'a> EnvelopeRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// The forwarded client request, header included, in serialized form.
     ///
     /// Spec: `RequestData: bytes` (versions 0+).
     #[inline]
@@ -306,7 +306,7 @@ impl<'a> EnvelopeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Serialized principal of the client that sent the original request, as authenticated by the forwarding broker; null if absent.
     ///
     /// Spec: `RequestPrincipal: bytes` (versions 0+, nullable 0+).
     #[inline]
@@ -319,7 +319,7 @@ impl<'a> EnvelopeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// IP address of the original client as raw bytes (4 for IPv4, 16 for IPv6).
     ///
     /// Spec: `ClientHostAddress: bytes` (versions 0+).
     #[inline]

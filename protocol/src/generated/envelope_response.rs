@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `EnvelopeResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EnvelopeResponse {
-    /// TODO
+    /// Serialized response to the wrapped request, header included; null when the envelope itself failed.
     ///
     /// Spec: `ResponseData: bytes` (versions 0+, nullable 0+, default null).
     pub response_data: ::core::option::Option<rt::Bytes>,
-    /// TODO
+    /// Error for the envelope itself, 0 on success; errors of the wrapped request travel inside ResponseData.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -264,7 +264,7 @@ impl<'a> EnvelopeResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Serialized response to the wrapped request, header included; null when the envelope itself failed.
     ///
     /// Spec: `ResponseData: bytes` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -277,7 +277,7 @@ impl<'a> EnvelopeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the envelope itself, 0 on success; errors of the wrapped request travel inside ResponseData.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ExpireDelegationTokenRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExpireDelegationTokenRequest {
-    /// TODO
+    /// HMAC identifying the token to expire.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     pub hmac: rt::Bytes,
-    /// TODO
+    /// How many ms from now the token should lapse; a negative value expires it at once.
     ///
     /// Spec: `ExpiryTimePeriodMs: int64` (versions 0+).
     pub expiry_time_period_ms: i64,
@@ -268,7 +268,7 @@ impl<'a> ExpireDelegationTokenRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// HMAC identifying the token to expire.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     #[inline]
@@ -283,7 +283,7 @@ impl<'a> ExpireDelegationTokenRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many ms from now the token should lapse; a negative value expires it at once.
     ///
     /// Spec: `ExpiryTimePeriodMs: int64` (versions 0+).
     #[inline]

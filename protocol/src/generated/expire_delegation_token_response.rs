@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ExpireDelegationTokenResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExpireDelegationTokenResponse {
-    /// TODO
+    /// Error code, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// New expiry time of the token, ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     pub expiry_timestamp_ms: i64,
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
@@ -286,7 +286,7 @@ impl<'a> ExpireDelegationTokenResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -299,7 +299,7 @@ impl<'a> ExpireDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New expiry time of the token, ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     #[inline]
@@ -312,7 +312,7 @@ impl<'a> ExpireDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]

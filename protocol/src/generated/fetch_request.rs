@@ -1421,7 +1421,7 @@ pub struct FetchPartition {
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 17+, tag 0 in 17+, ignorable).
     pub replica_directory_id: rt::Uuid,
-    /// TODO
+    /// High watermark the follower currently knows for this partition (v18+, KIP-1166); -1 if unknown, i64::MAX when the follower does not report it.
     ///
     /// Spec: `HighWatermark: int64` (versions 18+, tag 1 in 18+, default 9223372036854775807, ignorable).
     pub high_watermark: i64,
@@ -1824,7 +1824,7 @@ impl<'a> FetchPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// High watermark the follower currently knows for this partition (v18+, KIP-1166); -1 if unknown, i64::MAX when the follower does not report it.
     ///
     /// Spec: `HighWatermark: int64` (versions 18+, tag 1 in 18+, default 9223372036854775807, ignorable).
     #[inline]

@@ -1750,7 +1750,7 @@ pub struct PartitionData {
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// High watermark: one past the offset of the last record every in-sync replica holds.
+    /// High watermark: the offset just after the newest record held by every in-sync replica.
     ///
     /// Spec: `HighWatermark: int64` (versions 0+).
     pub high_watermark: i64,
@@ -2256,7 +2256,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// High watermark: one past the offset of the last record every in-sync replica holds.
+    /// High watermark: the offset just after the newest record held by every in-sync replica.
     ///
     /// Spec: `HighWatermark: int64` (versions 0+).
     #[inline]

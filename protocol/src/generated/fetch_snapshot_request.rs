@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `FetchSnapshotRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FetchSnapshotRequest {
-    /// TODO
+    /// Cluster id when the sender knows it; lets the leader reject fetches from another cluster before broker registration. Null if unknown.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, tag 0 in 0+, default null).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Replica id of the fetching follower; -1 when not a replica.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, default -1, entity brokerId).
     pub replica_id: i32,
-    /// TODO
+    /// Upper bound in bytes on snapshot data returned, summed over all partitions.
     ///
     /// Spec: `MaxBytes: int32` (versions 0+, default 2147483647).
     pub max_bytes: i32,
-    /// TODO
+    /// Topics whose snapshots are wanted.
     ///
     /// Spec: `Topics: []TopicSnapshot` (versions 0+).
     pub topics: ::std::vec::Vec<TopicSnapshot>,
@@ -369,7 +369,7 @@ impl<'a> FetchSnapshotRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Cluster id when the sender knows it; lets the leader reject fetches from another cluster before broker registration. Null if unknown.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, tag 0 in 0+, default null).
     #[inline]
@@ -382,7 +382,7 @@ impl<'a> FetchSnapshotRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replica id of the fetching follower; -1 when not a replica.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, default -1, entity brokerId).
     #[inline]
@@ -395,7 +395,7 @@ impl<'a> FetchSnapshotRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Upper bound in bytes on snapshot data returned, summed over all partitions.
     ///
     /// Spec: `MaxBytes: int32` (versions 0+, default 2147483647).
     #[inline]
@@ -408,7 +408,7 @@ impl<'a> FetchSnapshotRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose snapshots are wanted.
     ///
     /// Spec: `Topics: []TopicSnapshot` (versions 0+).
     #[inline]
@@ -528,11 +528,11 @@ impl<'a> rt::view::View<'a> for FetchSnapshotRequestRef<'a> {
 /// `SnapshotId`: inline struct of `FetchSnapshotRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SnapshotId {
-    /// TODO
+    /// End offset (exclusive) of the snapshot.
     ///
     /// Spec: `EndOffset: int64` (versions 0+).
     pub end_offset: i64,
-    /// TODO
+    /// Epoch of the last record covered by the snapshot.
     ///
     /// Spec: `Epoch: int32` (versions 0+).
     pub epoch: i32,
@@ -652,7 +652,7 @@ impl<'a> SnapshotIdRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// End offset (exclusive) of the snapshot.
     ///
     /// Spec: `EndOffset: int64` (versions 0+).
     #[inline]
@@ -665,7 +665,7 @@ impl<'a> SnapshotIdRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the last record covered by the snapshot.
     ///
     /// Spec: `Epoch: int32` (versions 0+).
     #[inline]
@@ -750,23 +750,23 @@ impl<'a> rt::view::View<'a> for SnapshotIdRef<'a> {
 /// `PartitionSnapshot`: inline struct of `FetchSnapshotRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionSnapshot {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Leader epoch the follower believes is current; -1 if it does not know.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 0+).
     pub current_leader_epoch: i32,
-    /// TODO
+    /// Identifies which snapshot to read (end offset and epoch).
     ///
     /// Spec: `SnapshotId: SnapshotId` (versions 0+).
     pub snapshot_id: SnapshotId,
-    /// TODO
+    /// Byte offset inside the snapshot at which to resume reading.
     ///
     /// Spec: `Position: int64` (versions 0+).
     pub position: i64,
-    /// TODO
+    /// Log directory id of the fetching follower (tagged, v1+).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 1+, tag 0 in 1+, ignorable).
     pub replica_directory_id: rt::Uuid,
@@ -958,7 +958,7 @@ impl<'a> PartitionSnapshotRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -971,7 +971,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch the follower believes is current; -1 if it does not know.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -984,7 +984,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Identifies which snapshot to read (end offset and epoch).
     ///
     /// Spec: `SnapshotId: SnapshotId` (versions 0+).
     #[inline]
@@ -998,7 +998,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Byte offset inside the snapshot at which to resume reading.
     ///
     /// Spec: `Position: int64` (versions 0+).
     #[inline]
@@ -1011,7 +1011,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directory id of the fetching follower (tagged, v1+).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 1+, tag 0 in 1+, ignorable).
     #[inline]
@@ -1139,11 +1139,11 @@ impl<'a> rt::view::View<'a> for PartitionSnapshotRef<'a> {
 /// `TopicSnapshot`: inline struct of `FetchSnapshotRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicSnapshot {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partitions whose snapshots are wanted.
     ///
     /// Spec: `Partitions: []PartitionSnapshot` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionSnapshot>,
@@ -1275,7 +1275,7 @@ impl<'a> TopicSnapshotRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -1288,7 +1288,7 @@ impl<'a> TopicSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions whose snapshots are wanted.
     ///
     /// Spec: `Partitions: []PartitionSnapshot` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `FetchSnapshotResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FetchSnapshotResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the whole request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Per-topic snapshot data.
     ///
     /// Spec: `Topics: []TopicSnapshot` (versions 0+).
     pub topics: ::std::vec::Vec<TopicSnapshot>,
-    /// TODO
+    /// Endpoints of the leaders named in CurrentLeader (tagged, v1+).
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
@@ -399,7 +399,7 @@ impl<'a> FetchSnapshotResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     #[inline]
@@ -412,7 +412,7 @@ impl<'a> FetchSnapshotResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the whole request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -425,7 +425,7 @@ impl<'a> FetchSnapshotResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-topic snapshot data.
     ///
     /// Spec: `Topics: []TopicSnapshot` (versions 0+).
     #[inline]
@@ -439,7 +439,7 @@ impl<'a> FetchSnapshotResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Endpoints of the leaders named in CurrentLeader (tagged, v1+).
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     #[inline]
@@ -575,11 +575,11 @@ impl<'a> rt::view::View<'a> for FetchSnapshotResponseRef<'a> {
 /// `SnapshotId`: inline struct of `FetchSnapshotResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SnapshotId {
-    /// TODO
+    /// End offset (exclusive) of the snapshot.
     ///
     /// Spec: `EndOffset: int64` (versions 0+).
     pub end_offset: i64,
-    /// TODO
+    /// Epoch of the last record covered by the snapshot.
     ///
     /// Spec: `Epoch: int32` (versions 0+).
     pub epoch: i32,
@@ -699,7 +699,7 @@ impl<'a> SnapshotIdRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// End offset (exclusive) of the snapshot.
     ///
     /// Spec: `EndOffset: int64` (versions 0+).
     #[inline]
@@ -712,7 +712,7 @@ impl<'a> SnapshotIdRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the last record covered by the snapshot.
     ///
     /// Spec: `Epoch: int32` (versions 0+).
     #[inline]
@@ -797,11 +797,11 @@ impl<'a> rt::view::View<'a> for SnapshotIdRef<'a> {
 /// `LeaderIdAndEpoch`: inline struct of `FetchSnapshotResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderIdAndEpoch {
-    /// TODO
+    /// Replica id of the leader; -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Leader epoch; the highest the responder knows.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -921,7 +921,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Replica id of the leader; -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -934,7 +934,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch; the highest the responder knows.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -1019,31 +1019,31 @@ impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
 /// `PartitionSnapshot`: inline struct of `FetchSnapshotResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionSnapshot {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Index: int32` (versions 0+).
     pub index: i32,
-    /// TODO
+    /// Error code for this partition; 0 when the read succeeded.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Snapshot (end offset and epoch) the data was read from.
     ///
     /// Spec: `SnapshotId: SnapshotId` (versions 0+).
     pub snapshot_id: SnapshotId,
-    /// TODO
+    /// Leader of the partition as known when the data was read (tagged).
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+, tag 0 in 0+).
     pub current_leader: LeaderIdAndEpoch,
-    /// TODO
+    /// Full size of the snapshot in bytes.
     ///
     /// Spec: `Size: int64` (versions 0+).
     pub size: i64,
-    /// TODO
+    /// Byte offset within the snapshot where UnalignedRecords begins.
     ///
     /// Spec: `Position: int64` (versions 0+).
     pub position: i64,
-    /// TODO
+    /// Raw chunk of the snapshot file; it need not start or end on a record batch boundary.
     ///
     /// Spec: `UnalignedRecords: records` (versions 0+).
     pub unaligned_records: rt::Bytes,
@@ -1244,7 +1244,7 @@ impl<'a> PartitionSnapshotRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Index: int32` (versions 0+).
     #[inline]
@@ -1257,7 +1257,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition; 0 when the read succeeded.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1270,7 +1270,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Snapshot (end offset and epoch) the data was read from.
     ///
     /// Spec: `SnapshotId: SnapshotId` (versions 0+).
     #[inline]
@@ -1284,7 +1284,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader of the partition as known when the data was read (tagged).
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+, tag 0 in 0+).
     #[inline]
@@ -1298,7 +1298,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Full size of the snapshot in bytes.
     ///
     /// Spec: `Size: int64` (versions 0+).
     #[inline]
@@ -1311,7 +1311,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Byte offset within the snapshot where UnalignedRecords begins.
     ///
     /// Spec: `Position: int64` (versions 0+).
     #[inline]
@@ -1324,7 +1324,7 @@ impl<'a> PartitionSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Raw chunk of the snapshot file; it need not start or end on a record batch boundary.
     ///
     /// Spec: `UnalignedRecords: records` (versions 0+).
     #[inline]
@@ -1462,11 +1462,11 @@ impl<'a> rt::view::View<'a> for PartitionSnapshotRef<'a> {
 /// `TopicSnapshot`: inline struct of `FetchSnapshotResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicSnapshot {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Per-partition snapshot data of this topic.
     ///
     /// Spec: `Partitions: []PartitionSnapshot` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionSnapshot>,
@@ -1598,7 +1598,7 @@ impl<'a> TopicSnapshotRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -1611,7 +1611,7 @@ impl<'a> TopicSnapshotRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-partition snapshot data of this topic.
     ///
     /// Spec: `Partitions: []PartitionSnapshot` (versions 0+).
     #[inline]
@@ -1706,15 +1706,15 @@ impl<'a> rt::view::View<'a> for TopicSnapshotRef<'a> {
 /// `NodeEndpoint`: inline struct of `FetchSnapshotResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeEndpoint {
-    /// TODO
+    /// Node id these endpoints belong to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// Host name or IP address of the node.
     ///
     /// Spec: `Host: string` (versions 1+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the node.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     pub port: u16,
@@ -1884,7 +1884,7 @@ impl<'a> NodeEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id these endpoints belong to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     #[inline]
@@ -1897,7 +1897,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address of the node.
     ///
     /// Spec: `Host: string` (versions 1+).
     #[inline]
@@ -1910,7 +1910,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the node.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     #[inline]

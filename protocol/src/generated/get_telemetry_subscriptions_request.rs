@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `GetTelemetrySubscriptionsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTelemetrySubscriptionsRequest {
-    /// TODO
+    /// Client instance id; send the zero UUID on the first call so the broker assigns one.
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     pub client_instance_id: rt::Uuid,
@@ -241,7 +241,7 @@ impl<'a> GetTelemetrySubscriptionsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Client instance id; send the zero UUID on the first call so the broker assigns one.
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     #[inline]

@@ -6,39 +6,39 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `GetTelemetrySubscriptionsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTelemetrySubscriptionsResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Instance id the broker assigned when the request carried the zero UUID; otherwise the zero UUID.
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     pub client_instance_id: rt::Uuid,
-    /// TODO
+    /// Id of the subscription set now in force for this client; echo it in PushTelemetry (KIP-714).
     ///
     /// Spec: `SubscriptionId: int32` (versions 0+).
     pub subscription_id: i32,
-    /// TODO
+    /// Compression codecs the broker will take for PushTelemetry payloads, in order of preference.
     ///
     /// Spec: `AcceptedCompressionTypes: []int8` (versions 0+).
     pub accepted_compression_types: rt::PrimArray<i8>,
-    /// TODO
+    /// How often, in ms, the client should push metrics; the smallest interval of its matching subscriptions.
     ///
     /// Spec: `PushIntervalMs: int32` (versions 0+).
     pub push_interval_ms: i32,
-    /// TODO
+    /// Largest metrics payload in bytes the broker will take in one PushTelemetry.
     ///
     /// Spec: `TelemetryMaxBytes: int32` (versions 0+).
     pub telemetry_max_bytes: i32,
-    /// TODO
+    /// True: report counters and other monotonic metrics as deltas; false: as cumulative totals.
     ///
     /// Spec: `DeltaTemporality: bool` (versions 0+).
     pub delta_temporality: bool,
-    /// TODO
+    /// Metric name prefixes the client should send; an empty list means none, a list holding one empty string means all.
     ///
     /// Spec: `RequestedMetrics: []string` (versions 0+).
     pub requested_metrics: ::std::vec::Vec<rt::KStr>,
@@ -386,7 +386,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -399,7 +399,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -412,7 +412,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Instance id the broker assigned when the request carried the zero UUID; otherwise the zero UUID.
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     #[inline]
@@ -425,7 +425,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the subscription set now in force for this client; echo it in PushTelemetry (KIP-714).
     ///
     /// Spec: `SubscriptionId: int32` (versions 0+).
     #[inline]
@@ -438,7 +438,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Compression codecs the broker will take for PushTelemetry payloads, in order of preference.
     ///
     /// Spec: `AcceptedCompressionTypes: []int8` (versions 0+).
     #[inline]
@@ -452,7 +452,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How often, in ms, the client should push metrics; the smallest interval of its matching subscriptions.
     ///
     /// Spec: `PushIntervalMs: int32` (versions 0+).
     #[inline]
@@ -465,7 +465,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Largest metrics payload in bytes the broker will take in one PushTelemetry.
     ///
     /// Spec: `TelemetryMaxBytes: int32` (versions 0+).
     #[inline]
@@ -478,7 +478,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True: report counters and other monotonic metrics as deltas; false: as cumulative totals.
     ///
     /// Spec: `DeltaTemporality: bool` (versions 0+).
     #[inline]
@@ -491,7 +491,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Metric name prefixes the client should send; an empty list means none, a list holding one empty string means all.
     ///
     /// Spec: `RequestedMetrics: []string` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `HeartbeatRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeartbeatRequest {
-    /// TODO
+    /// Group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Group generation the member believes is current.
     ///
     /// Spec: `GenerationId: int32` (versions 0+).
     pub generation_id: i32,
-    /// TODO
+    /// Member id the coordinator assigned to the sender.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// v3+: static member id (group.instance.id) of the sender, or null for a dynamic member.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
@@ -338,7 +338,7 @@ impl<'a> HeartbeatRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -353,7 +353,7 @@ impl<'a> HeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Group generation the member believes is current.
     ///
     /// Spec: `GenerationId: int32` (versions 0+).
     #[inline]
@@ -366,7 +366,7 @@ impl<'a> HeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id the coordinator assigned to the sender.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -381,7 +381,7 @@ impl<'a> HeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v3+: static member id (group.instance.id) of the sender, or null for a dynamic member.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `HeartbeatResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeartbeatResponse {
-    /// TODO
+    /// v1+: Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code, 0 if all is well; REBALANCE_IN_PROGRESS tells the member to rejoin.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -273,7 +273,7 @@ impl<'a> HeartbeatResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// v1+: Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> HeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code, 0 if all is well; REBALANCE_IN_PROGRESS tells the member to rejoin.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]

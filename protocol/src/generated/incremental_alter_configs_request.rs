@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `IncrementalAlterConfigsRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IncrementalAlterConfigsRequest {
-    /// TODO
+    /// Resources whose configuration is changed, each with its key operations.
     ///
     /// Spec: `Resources: []AlterConfigsResource` (versions 0+).
     pub resources: ::std::vec::Vec<AlterConfigsResource>,
-    /// TODO
+    /// If true, the broker only checks the changes and applies none of them.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     pub validate_only: bool,
@@ -286,7 +286,7 @@ impl<'a> IncrementalAlterConfigsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Resources whose configuration is changed, each with its key operations.
     ///
     /// Spec: `Resources: []AlterConfigsResource` (versions 0+).
     #[inline]
@@ -306,7 +306,7 @@ impl<'a> IncrementalAlterConfigsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, the broker only checks the changes and applies none of them.
     ///
     /// Spec: `ValidateOnly: bool` (versions 0+).
     #[inline]
@@ -407,15 +407,15 @@ impl<'a> rt::view::View<'a> for IncrementalAlterConfigsRequestRef<'a> {
 /// `AlterableConfig`: inline struct of `IncrementalAlterConfigsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterableConfig {
-    /// TODO
+    /// Configuration key.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// What to do with the key: 0 SET, 1 DELETE (back to default), 2 APPEND and 3 SUBTRACT (list values only).
     ///
     /// Spec: `ConfigOperation: int8` (versions 0+, map key).
     pub config_operation: i8,
-    /// TODO
+    /// Value for SET, or element(s) to add or remove for APPEND/SUBTRACT; null for DELETE.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     pub value: ::core::option::Option<rt::KStr>,
@@ -572,7 +572,7 @@ impl<'a> AlterableConfigRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Configuration key.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -587,7 +587,7 @@ impl<'a> AlterableConfigRef<'a> {
             }
         }
     }
-    /// TODO
+    /// What to do with the key: 0 SET, 1 DELETE (back to default), 2 APPEND and 3 SUBTRACT (list values only).
     ///
     /// Spec: `ConfigOperation: int8` (versions 0+, map key).
     #[inline]
@@ -600,7 +600,7 @@ impl<'a> AlterableConfigRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Value for SET, or element(s) to add or remove for APPEND/SUBTRACT; null for DELETE.
     ///
     /// Spec: `Value: string` (versions 0+, nullable 0+).
     #[inline]
@@ -702,15 +702,15 @@ impl<'a> rt::view::View<'a> for AlterableConfigRef<'a> {
 /// `AlterConfigsResource`: inline struct of `IncrementalAlterConfigsRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlterConfigsResource {
-    /// TODO
+    /// Kind of resource: 2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group.
     ///
     /// Spec: `ResourceType: int8` (versions 0+, map key).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource; a broker id as a string, or empty for the cluster-wide broker defaults.
     ///
     /// Spec: `ResourceName: string` (versions 0+, map key).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Changes to apply to the resource.
     ///
     /// Spec: `Configs: []AlterableConfig` (versions 0+).
     pub configs: ::std::vec::Vec<AlterableConfig>,
@@ -858,7 +858,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Kind of resource: 2 topic, 4 broker, 8 broker logger, 16 client metrics, 32 group.
     ///
     /// Spec: `ResourceType: int8` (versions 0+, map key).
     #[inline]
@@ -871,7 +871,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource; a broker id as a string, or empty for the cluster-wide broker defaults.
     ///
     /// Spec: `ResourceName: string` (versions 0+, map key).
     #[inline]
@@ -886,7 +886,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Changes to apply to the resource.
     ///
     /// Spec: `Configs: []AlterableConfig` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `IncrementalAlterConfigsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IncrementalAlterConfigsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Result per resource in the request.
     ///
     /// Spec: `Responses: []AlterConfigsResourceResponse` (versions 0+).
     pub responses: ::std::vec::Vec<AlterConfigsResourceResponse>,
@@ -286,7 +286,7 @@ impl<'a> IncrementalAlterConfigsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -299,7 +299,7 @@ impl<'a> IncrementalAlterConfigsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per resource in the request.
     ///
     /// Spec: `Responses: []AlterConfigsResourceResponse` (versions 0+).
     #[inline]
@@ -409,19 +409,19 @@ impl<'a> rt::view::View<'a> for IncrementalAlterConfigsResponseRef<'a> {
 /// `AlterConfigsResourceResponse`: inline struct of `IncrementalAlterConfigsResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlterConfigsResourceResponse {
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Kind of resource, as in the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     pub resource_type: i8,
-    /// TODO
+    /// Name of the resource, as in the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
@@ -588,7 +588,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this resource, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -601,7 +601,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -615,7 +615,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Kind of resource, as in the request.
     ///
     /// Spec: `ResourceType: int8` (versions 0+).
     #[inline]
@@ -628,7 +628,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the resource, as in the request.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]

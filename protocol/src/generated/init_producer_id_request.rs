@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `InitProducerIdRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitProducerIdRequest {
-    /// TODO
+    /// Transactional id of the producer; null for an idempotent producer without transactions.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, nullable 0+, entity transactionalId).
     pub transactional_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Ms a transaction of this producer may stay idle before the coordinator aborts it; only used with a TransactionalId.
     ///
     /// Spec: `TransactionTimeoutMs: int32` (versions 0+).
     pub transaction_timeout_ms: i32,
-    /// TODO
+    /// Producer id the client already holds, or -1; lets the coordinator tell a retry apart from a new client reusing an expired transactional id (v3+).
     ///
     /// Spec: `ProducerId: int64` (versions 3+, default -1, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Epoch the client holds for ProducerId, or -1; a mismatch with the coordinator's epoch fails the request (v3+).
     ///
     /// Spec: `ProducerEpoch: int16` (versions 3+, default -1).
     pub producer_epoch: i16,
-    /// TODO
+    /// Ask for two-phase commit (2PC) transactions, KIP-939 (v6+).
     ///
     /// Spec: `Enable2Pc: bool` (versions 6+, default false).
     pub enable2_pc: bool,
-    /// TODO
+    /// Keep the in-flight (prepared) transaction rather than aborting it, KIP-939 (v6+).
     ///
     /// Spec: `KeepPreparedTxn: bool` (versions 6+, default false).
     pub keep_prepared_txn: bool,
@@ -429,7 +429,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id of the producer; null for an idempotent producer without transactions.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, nullable 0+, entity transactionalId).
     #[inline]
@@ -443,7 +443,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ms a transaction of this producer may stay idle before the coordinator aborts it; only used with a TransactionalId.
     ///
     /// Spec: `TransactionTimeoutMs: int32` (versions 0+).
     #[inline]
@@ -456,7 +456,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the client already holds, or -1; lets the coordinator tell a retry apart from a new client reusing an expired transactional id (v3+).
     ///
     /// Spec: `ProducerId: int64` (versions 3+, default -1, entity producerId).
     #[inline]
@@ -469,7 +469,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch the client holds for ProducerId, or -1; a mismatch with the coordinator's epoch fails the request (v3+).
     ///
     /// Spec: `ProducerEpoch: int16` (versions 3+, default -1).
     #[inline]
@@ -482,7 +482,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ask for two-phase commit (2PC) transactions, KIP-939 (v6+).
     ///
     /// Spec: `Enable2Pc: bool` (versions 6+, default false).
     #[inline]
@@ -495,7 +495,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Keep the in-flight (prepared) transaction rather than aborting it, KIP-939 (v6+).
     ///
     /// Spec: `KeepPreparedTxn: bool` (versions 6+, default false).
     #[inline]

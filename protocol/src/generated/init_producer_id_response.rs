@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `InitProducerIdResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitProducerIdResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Producer id the client must use from now on; -1 on error.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, default -1, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch that goes with ProducerId.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// With KeepPreparedTxn: producer id of the transaction still in flight, or -1 when there is none (v6+, KIP-939).
     ///
     /// Spec: `OngoingTxnProducerId: int64` (versions 6+, default -1, entity producerId).
     pub ongoing_txn_producer_id: i64,
-    /// TODO
+    /// With KeepPreparedTxn: epoch of the in-flight transaction's producer id, or -1 when there is none (v6+, KIP-939).
     ///
     /// Spec: `OngoingTxnProducerEpoch: int16` (versions 6+, default -1).
     pub ongoing_txn_producer_epoch: i16,
@@ -386,7 +386,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     #[inline]
@@ -399,7 +399,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -412,7 +412,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id the client must use from now on; -1 on error.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, default -1, entity producerId).
     #[inline]
@@ -425,7 +425,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch that goes with ProducerId.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -438,7 +438,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// With KeepPreparedTxn: producer id of the transaction still in flight, or -1 when there is none (v6+, KIP-939).
     ///
     /// Spec: `OngoingTxnProducerId: int64` (versions 6+, default -1, entity producerId).
     #[inline]
@@ -451,7 +451,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// With KeepPreparedTxn: epoch of the in-flight transaction's producer id, or -1 when there is none (v6+, KIP-939).
     ///
     /// Spec: `OngoingTxnProducerEpoch: int16` (versions 6+, default -1).
     #[inline]

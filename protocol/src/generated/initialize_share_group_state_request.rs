@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `InitializeShareGroupStateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeShareGroupStateRequest {
-    /// TODO
+    /// Share group whose state is being set up.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics whose share-partition state is set up.
     ///
     /// Spec: `Topics: []InitializeStateData` (versions 0+).
     pub topics: ::std::vec::Vec<InitializeStateData>,
@@ -273,7 +273,7 @@ impl<'a> InitializeShareGroupStateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose state is being set up.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> InitializeShareGroupStateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose share-partition state is set up.
     ///
     /// Spec: `Topics: []InitializeStateData` (versions 0+).
     #[inline]
@@ -381,15 +381,15 @@ impl<'a> rt::view::View<'a> for InitializeShareGroupStateRequestRef<'a> {
 /// `PartitionData`: inline struct of `InitializeShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// State epoch to record for this share-partition.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     pub state_epoch: i32,
-    /// TODO
+    /// Start offset to record for the share-partition; -1 leaves the start offset as it is.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
@@ -515,7 +515,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -528,7 +528,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// State epoch to record for this share-partition.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     #[inline]
@@ -541,7 +541,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Start offset to record for the share-partition; -1 leaves the start offset as it is.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -631,11 +631,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `InitializeStateData`: inline struct of `InitializeShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeStateData {
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of this topic to set up.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -765,7 +765,7 @@ impl<'a> InitializeStateDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -778,7 +778,7 @@ impl<'a> InitializeStateDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic to set up.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

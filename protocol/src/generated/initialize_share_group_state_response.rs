@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `InitializeShareGroupStateResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeShareGroupStateResponse {
-    /// TODO
+    /// Per-topic outcome of the initialization.
     ///
     /// Spec: `Results: []InitializeStateResult` (versions 0+).
     pub results: ::std::vec::Vec<InitializeStateResult>,
@@ -261,7 +261,7 @@ impl<'a> InitializeShareGroupStateResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Per-topic outcome of the initialization.
     ///
     /// Spec: `Results: []InitializeStateResult` (versions 0+).
     #[inline]
@@ -348,15 +348,15 @@ impl<'a> rt::view::View<'a> for InitializeShareGroupStateResponseRef<'a> {
 /// `PartitionResult`: inline struct of `InitializeShareGroupStateResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Error code for this partition; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -497,7 +497,7 @@ impl<'a> PartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -510,7 +510,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -523,7 +523,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable error detail; null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -616,11 +616,11 @@ impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
 /// `InitializeStateResult`: inline struct of `InitializeShareGroupStateResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeStateResult {
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Per-partition outcome of this topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionResult>,
@@ -750,7 +750,7 @@ impl<'a> InitializeStateResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic id.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -763,7 +763,7 @@ impl<'a> InitializeStateResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-partition outcome of this topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     #[inline]

@@ -6,35 +6,35 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `JoinGroupRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JoinGroupRequest {
-    /// TODO
+    /// Group to join.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Ms without a heartbeat after which the coordinator drops the member from the group.
     ///
     /// Spec: `SessionTimeoutMs: int32` (versions 0+).
     pub session_timeout_ms: i32,
-    /// TODO
+    /// Longest time in ms the coordinator waits for every member to rejoin during a rebalance (v1+; a v0 join uses SessionTimeoutMs for this).
     ///
     /// Spec: `RebalanceTimeoutMs: int32` (versions 1+, default -1, ignorable).
     pub rebalance_timeout_ms: i32,
-    /// TODO
+    /// Member id from the coordinator; empty on the very first join.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static membership id set by the user (group.instance.id), or null for a dynamic member (v5+, KIP-345).
     ///
     /// Spec: `GroupInstanceId: string` (versions 5+, nullable 5+, default null).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Kind of group protocol, e.g. "consumer" or "connect"; all members must agree.
     ///
     /// Spec: `ProtocolType: string` (versions 0+).
     pub protocol_type: rt::KStr,
-    /// TODO
+    /// Assignment protocols this member can run, most preferred first.
     ///
     /// Spec: `Protocols: []JoinGroupRequestProtocol` (versions 0+).
     pub protocols: ::std::vec::Vec<JoinGroupRequestProtocol>,
-    /// TODO
+    /// Free-text cause of this (re)join, for logs (v8+, KIP-800); null if none.
     ///
     /// Spec: `Reason: string` (versions 8+, nullable 8+, default null, ignorable).
     pub reason: ::core::option::Option<rt::KStr>,
@@ -468,7 +468,7 @@ impl<'a> JoinGroupRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group to join.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -483,7 +483,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ms without a heartbeat after which the coordinator drops the member from the group.
     ///
     /// Spec: `SessionTimeoutMs: int32` (versions 0+).
     #[inline]
@@ -496,7 +496,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Longest time in ms the coordinator waits for every member to rejoin during a rebalance (v1+; a v0 join uses SessionTimeoutMs for this).
     ///
     /// Spec: `RebalanceTimeoutMs: int32` (versions 1+, default -1, ignorable).
     #[inline]
@@ -509,7 +509,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id from the coordinator; empty on the very first join.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -524,7 +524,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static membership id set by the user (group.instance.id), or null for a dynamic member (v5+, KIP-345).
     ///
     /// Spec: `GroupInstanceId: string` (versions 5+, nullable 5+, default null).
     #[inline]
@@ -538,7 +538,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Kind of group protocol, e.g. "consumer" or "connect"; all members must agree.
     ///
     /// Spec: `ProtocolType: string` (versions 0+).
     #[inline]
@@ -553,7 +553,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Assignment protocols this member can run, most preferred first.
     ///
     /// Spec: `Protocols: []JoinGroupRequestProtocol` (versions 0+).
     #[inline]
@@ -573,7 +573,7 @@ impl<'a> JoinGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Free-text cause of this (re)join, for logs (v8+, KIP-800); null if none.
     ///
     /// Spec: `Reason: string` (versions 8+, nullable 8+, default null, ignorable).
     #[inline]
@@ -739,11 +739,11 @@ impl<'a> rt::view::View<'a> for JoinGroupRequestRef<'a> {
 /// `JoinGroupRequestProtocol`: inline struct of `JoinGroupRequest` (versions 0-9).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JoinGroupRequestProtocol {
-    /// TODO
+    /// Protocol name, e.g. an assignor such as "range".
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Opaque bytes for this protocol (for consumers, the subscription).
     ///
     /// Spec: `Metadata: bytes` (versions 0+).
     pub metadata: rt::Bytes,
@@ -873,7 +873,7 @@ impl<'a> JoinGroupRequestProtocolRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Protocol name, e.g. an assignor such as "range".
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -888,7 +888,7 @@ impl<'a> JoinGroupRequestProtocolRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque bytes for this protocol (for consumers, the subscription).
     ///
     /// Spec: `Metadata: bytes` (versions 0+).
     #[inline]

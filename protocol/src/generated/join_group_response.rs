@@ -6,39 +6,39 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `JoinGroupResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JoinGroupResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit (v2+).
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 2+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Generation the group is now in; -1 on error.
     ///
     /// Spec: `GenerationId: int32` (versions 0+, default -1).
     pub generation_id: i32,
-    /// TODO
+    /// Protocol type of the group, e.g. "consumer" (v7+); null if not known.
     ///
     /// Spec: `ProtocolType: string` (versions 7+, nullable 7+, default null, ignorable).
     pub protocol_type: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Assignment protocol the coordinator chose for this generation; may be null from v7.
     ///
     /// Spec: `ProtocolName: string` (versions 0+, nullable 7+).
     pub protocol_name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Member id of the group leader, which computes the assignment.
     ///
     /// Spec: `Leader: string` (versions 0+).
     pub leader: rt::KStr,
-    /// TODO
+    /// True tells a rejoining static leader not to recompute the assignment, as the group's current one still holds (v9+, KIP-814).
     ///
     /// Spec: `SkipAssignment: bool` (versions 9+, default false).
     pub skip_assignment: bool,
-    /// TODO
+    /// Member id the coordinator gave this member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Members of the group with their metadata; only filled in for the leader.
     ///
     /// Spec: `Members: []JoinGroupResponseMember` (versions 0+).
     pub members: ::std::vec::Vec<JoinGroupResponseMember>,
@@ -487,7 +487,7 @@ impl<'a> JoinGroupResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit (v2+).
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 2+, ignorable).
     #[inline]
@@ -500,7 +500,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -513,7 +513,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Generation the group is now in; -1 on error.
     ///
     /// Spec: `GenerationId: int32` (versions 0+, default -1).
     #[inline]
@@ -526,7 +526,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Protocol type of the group, e.g. "consumer" (v7+); null if not known.
     ///
     /// Spec: `ProtocolType: string` (versions 7+, nullable 7+, default null, ignorable).
     #[inline]
@@ -539,7 +539,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Assignment protocol the coordinator chose for this generation; may be null from v7.
     ///
     /// Spec: `ProtocolName: string` (versions 0+, nullable 7+).
     #[inline]
@@ -553,7 +553,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id of the group leader, which computes the assignment.
     ///
     /// Spec: `Leader: string` (versions 0+).
     #[inline]
@@ -568,7 +568,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True tells a rejoining static leader not to recompute the assignment, as the group's current one still holds (v9+, KIP-814).
     ///
     /// Spec: `SkipAssignment: bool` (versions 9+, default false).
     #[inline]
@@ -581,7 +581,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id the coordinator gave this member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -596,7 +596,7 @@ impl<'a> JoinGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Members of the group with their metadata; only filled in for the leader.
     ///
     /// Spec: `Members: []JoinGroupResponseMember` (versions 0+).
     #[inline]
@@ -778,15 +778,15 @@ impl<'a> rt::view::View<'a> for JoinGroupResponseRef<'a> {
 /// `JoinGroupResponseMember`: inline struct of `JoinGroupResponse` (versions 0-9).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JoinGroupResponseMember {
-    /// TODO
+    /// Member id.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static membership id of this member, or null if dynamic (v5+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 5+, nullable 5+, default null, ignorable).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Opaque protocol metadata this member sent when joining (its subscription).
     ///
     /// Spec: `Metadata: bytes` (versions 0+).
     pub metadata: rt::Bytes,
@@ -957,7 +957,7 @@ impl<'a> JoinGroupResponseMemberRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Member id.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -972,7 +972,7 @@ impl<'a> JoinGroupResponseMemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static membership id of this member, or null if dynamic (v5+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -986,7 +986,7 @@ impl<'a> JoinGroupResponseMemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque protocol metadata this member sent when joining (its subscription).
     ///
     /// Spec: `Metadata: bytes` (versions 0+).
     #[inline]

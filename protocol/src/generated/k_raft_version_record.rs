@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `KRaftVersionRecord.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KRaftVersionRecord {
-    /// TODO
+    /// Layout version of this record (currently 0).
     ///
     /// Spec: `Version: int16` (versions 0+).
     pub version: i16,
-    /// TODO
+    /// kraft.version feature level in force from this point of the log: 0 = static voter set, 1 = dynamic voters (KIP-853).
     ///
     /// Spec: `KRaftVersion: int16` (versions 0+).
     pub k_raft_version: i16,
@@ -256,7 +256,7 @@ impl<'a> KRaftVersionRecordRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Layout version of this record (currently 0).
     ///
     /// Spec: `Version: int16` (versions 0+).
     #[inline]
@@ -269,7 +269,7 @@ impl<'a> KRaftVersionRecordRef<'a> {
             }
         }
     }
-    /// TODO
+    /// kraft.version feature level in force from this point of the log: 0 = static voter set, 1 = dynamic voters (KIP-853).
     ///
     /// Spec: `KRaftVersion: int16` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `LeaderChangeMessage.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderChangeMessage {
-    /// TODO
+    /// Schema version of this control record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     pub version: i16,
-    /// TODO
+    /// Id of the node that won the election for this epoch.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Voters of the KRaft quorum in this epoch.
     ///
     /// Spec: `Voters: []Voter` (versions 0+).
     pub voters: ::std::vec::Vec<Voter>,
-    /// TODO
+    /// Voters that granted their vote to the new leader.
     ///
     /// Spec: `GrantingVoters: []Voter` (versions 0+).
     pub granting_voters: ::std::vec::Vec<Voter>,
@@ -311,7 +311,7 @@ impl<'a> LeaderChangeMessageRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Schema version of this control record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     #[inline]
@@ -324,7 +324,7 @@ impl<'a> LeaderChangeMessageRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the node that won the election for this epoch.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -337,7 +337,7 @@ impl<'a> LeaderChangeMessageRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Voters of the KRaft quorum in this epoch.
     ///
     /// Spec: `Voters: []Voter` (versions 0+).
     #[inline]
@@ -351,7 +351,7 @@ impl<'a> LeaderChangeMessageRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Voters that granted their vote to the new leader.
     ///
     /// Spec: `GrantingVoters: []Voter` (versions 0+).
     #[inline]
@@ -467,11 +467,11 @@ impl<'a> rt::view::View<'a> for LeaderChangeMessageRef<'a> {
 /// `Voter`: common struct of `LeaderChangeMessage` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Voter {
-    /// TODO
+    /// Node id of the voter.
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     pub voter_id: i32,
-    /// TODO
+    /// Id of the voter's metadata log directory (v1+, KIP-853).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+).
     pub voter_directory_id: rt::Uuid,
@@ -609,7 +609,7 @@ impl<'a> VoterRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id of the voter.
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     #[inline]
@@ -622,7 +622,7 @@ impl<'a> VoterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the voter's metadata log directory (v1+, KIP-853).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `LeaveGroupRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaveGroupRequest {
-    /// TODO
+    /// Group the member(s) leave.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Id of the single leaving member (v0-2).
     ///
     /// Spec: `MemberId: string` (versions 0-2).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Members leaving in this one request (v3+).
     ///
     /// Spec: `Members: []MemberIdentity` (versions 3+).
     pub members: ::std::vec::Vec<MemberIdentity>,
@@ -352,7 +352,7 @@ impl<'a> LeaveGroupRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group the member(s) leave.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -367,7 +367,7 @@ impl<'a> LeaveGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the single leaving member (v0-2).
     ///
     /// Spec: `MemberId: string` (versions 0-2).
     #[inline]
@@ -380,7 +380,7 @@ impl<'a> LeaveGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Members leaving in this one request (v3+).
     ///
     /// Spec: `Members: []MemberIdentity` (versions 3+).
     #[inline]
@@ -513,15 +513,15 @@ impl<'a> rt::view::View<'a> for LeaveGroupRequestRef<'a> {
 /// `MemberIdentity`: inline struct of `LeaveGroupRequest` (versions 3-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemberIdentity {
-    /// TODO
+    /// Member id of the leaving member; may be empty for a static member given only by GroupInstanceId.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static member id (group.instance.id) of the leaving member, or null for a dynamic member.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Free-text reason for leaving, for the coordinator's log (v5+, KIP-800), or null.
     ///
     /// Spec: `Reason: string` (versions 5+, nullable 5+, default null, ignorable).
     pub reason: ::core::option::Option<rt::KStr>,
@@ -744,7 +744,7 @@ impl<'a> MemberIdentityRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Member id of the leaving member; may be empty for a static member given only by GroupInstanceId.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     #[inline]
@@ -759,7 +759,7 @@ impl<'a> MemberIdentityRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static member id (group.instance.id) of the leaving member, or null for a dynamic member.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     #[inline]
@@ -773,7 +773,7 @@ impl<'a> MemberIdentityRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Free-text reason for leaving, for the coordinator's log (v5+, KIP-800), or null.
     ///
     /// Spec: `Reason: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]

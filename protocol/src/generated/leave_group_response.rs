@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `LeaveGroupResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaveGroupResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit. (v1+)
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Result per leaving member (v3+).
     ///
     /// Spec: `Members: []MemberResponse` (versions 3+).
     pub members: ::std::vec::Vec<MemberResponse>,
@@ -334,7 +334,7 @@ impl<'a> LeaveGroupResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit. (v1+)
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     #[inline]
@@ -347,7 +347,7 @@ impl<'a> LeaveGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -360,7 +360,7 @@ impl<'a> LeaveGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per leaving member (v3+).
     ///
     /// Spec: `Members: []MemberResponse` (versions 3+).
     #[inline]
@@ -485,15 +485,15 @@ impl<'a> rt::view::View<'a> for LeaveGroupResponseRef<'a> {
 /// `MemberResponse`: inline struct of `LeaveGroupResponse` (versions 3-5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemberResponse {
-    /// TODO
+    /// Member id, as in the request.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static member id, as in the request, or null.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Error for this member, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 3+).
     pub error_code: i16,
@@ -720,7 +720,7 @@ impl<'a> MemberResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Member id, as in the request.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     #[inline]
@@ -735,7 +735,7 @@ impl<'a> MemberResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static member id, as in the request, or null.
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+).
     #[inline]
@@ -749,7 +749,7 @@ impl<'a> MemberResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this member, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 3+).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListConfigResourcesRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListConfigResourcesRequest {
-    /// TODO
+    /// Config resource types to list (e.g. 16 = client metrics, 32 = group); empty means every supported type (v1+, KIP-1142).
     ///
     /// Spec: `ResourceTypes: []int8` (versions 1+).
     pub resource_types: rt::PrimArray<i8>,
@@ -277,7 +277,7 @@ impl<'a> ListConfigResourcesRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Config resource types to list (e.g. 16 = client metrics, 32 = group); empty means every supported type (v1+, KIP-1142).
     ///
     /// Spec: `ResourceTypes: []int8` (versions 1+).
     #[inline]

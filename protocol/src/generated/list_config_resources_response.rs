@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListConfigResourcesResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListConfigResourcesResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Config resources found.
     ///
     /// Spec: `ConfigResources: []ConfigResource` (versions 0+).
     pub config_resources: ::std::vec::Vec<ConfigResource>,
@@ -289,7 +289,7 @@ impl<'a> ListConfigResourcesResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> ListConfigResourcesResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -315,7 +315,7 @@ impl<'a> ListConfigResourcesResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Config resources found.
     ///
     /// Spec: `ConfigResources: []ConfigResource` (versions 0+).
     #[inline]
@@ -416,11 +416,11 @@ impl<'a> rt::view::View<'a> for ListConfigResourcesResponseRef<'a> {
 /// `ConfigResource`: inline struct of `ListConfigResourcesResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigResource {
-    /// TODO
+    /// Name of the config resource.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     pub resource_name: rt::KStr,
-    /// TODO
+    /// Type of the config resource (v1+); v0 only lists client metrics (16).
     ///
     /// Spec: `ResourceType: int8` (versions 1+, default 16, ignorable).
     pub resource_type: i8,
@@ -559,7 +559,7 @@ impl<'a> ConfigResourceRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the config resource.
     ///
     /// Spec: `ResourceName: string` (versions 0+).
     #[inline]
@@ -572,7 +572,7 @@ impl<'a> ConfigResourceRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Type of the config resource (v1+); v0 only lists client metrics (16).
     ///
     /// Spec: `ResourceType: int8` (versions 1+, default 16, ignorable).
     #[inline]

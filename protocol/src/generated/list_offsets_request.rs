@@ -18,7 +18,7 @@ pub struct ListOffsetsRequest {
     ///
     /// Spec: `Topics: []ListOffsetsTopic` (versions 0+).
     pub topics: ::std::vec::Vec<ListOffsetsTopic>,
-    /// TODO
+    /// Ms to wait for an answer when the lookup must read tiered (remote) storage (v10+).
     ///
     /// Spec: `TimeoutMs: int32` (versions 10+, ignorable).
     pub timeout_ms: i32,
@@ -383,7 +383,7 @@ impl<'a> ListOffsetsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ms to wait for an answer when the lookup must read tiered (remote) storage (v10+).
     ///
     /// Spec: `TimeoutMs: int32` (versions 10+, ignorable).
     #[inline]

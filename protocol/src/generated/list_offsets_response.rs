@@ -433,7 +433,7 @@ pub struct ListOffsetsPartitionResponse {
     ///
     /// Spec: `Timestamp: int64` (versions 1+, default -1).
     pub timestamp: i64,
-    /// Offset found, or -1 if there is none.
+    /// Offset matching the lookup; -1 when no offset qualifies.
     ///
     /// Spec: `Offset: int64` (versions 1+, default -1).
     pub offset: i64,
@@ -654,7 +654,7 @@ impl<'a> ListOffsetsPartitionResponseRef<'a> {
             }
         }
     }
-    /// Offset found, or -1 if there is none.
+    /// Offset matching the lookup; -1 when no offset qualifies.
     ///
     /// Spec: `Offset: int64` (versions 1+, default -1).
     #[inline]

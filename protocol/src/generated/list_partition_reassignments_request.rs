@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListPartitionReassignmentsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPartitionReassignmentsRequest {
-    /// TODO
+    /// Upper bound, in ms, on how long the controller may take to answer.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     pub timeout_ms: i32,
-    /// TODO
+    /// Topics to report on; null lists every reassignment under way.
     ///
     /// Spec: `Topics: []ListPartitionReassignmentsTopics` (versions 0+, nullable 0+, default null).
     pub topics: ::core::option::Option<
@@ -294,7 +294,7 @@ impl<'a> ListPartitionReassignmentsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Upper bound, in ms, on how long the controller may take to answer.
     ///
     /// Spec: `TimeoutMs: int32` (versions 0+, default 60000).
     #[inline]
@@ -307,7 +307,7 @@ impl<'a> ListPartitionReassignmentsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics to report on; null lists every reassignment under way.
     ///
     /// Spec: `Topics: []ListPartitionReassignmentsTopics` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -399,11 +399,11 @@ impl<'a> rt::view::View<'a> for ListPartitionReassignmentsRequestRef<'a> {
 /// `ListPartitionReassignmentsTopics`: inline struct of `ListPartitionReassignmentsRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPartitionReassignmentsTopics {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partition numbers of that topic to report on.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     pub partition_indexes: rt::PrimArray<i32>,
@@ -530,7 +530,7 @@ impl<'a> ListPartitionReassignmentsTopicsRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -543,7 +543,7 @@ impl<'a> ListPartitionReassignmentsTopicsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition numbers of that topic to report on.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListPartitionReassignmentsResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPartitionReassignmentsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Reassignments in progress, grouped by topic.
     ///
     /// Spec: `Topics: []OngoingTopicReassignment` (versions 0+).
     pub topics: ::std::vec::Vec<OngoingTopicReassignment>,
@@ -331,7 +331,7 @@ impl<'a> ListPartitionReassignmentsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -344,7 +344,7 @@ impl<'a> ListPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -357,7 +357,7 @@ impl<'a> ListPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -370,7 +370,7 @@ impl<'a> ListPartitionReassignmentsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Reassignments in progress, grouped by topic.
     ///
     /// Spec: `Topics: []OngoingTopicReassignment` (versions 0+).
     #[inline]
@@ -479,19 +479,19 @@ impl<'a> rt::view::View<'a> for ListPartitionReassignmentsResponseRef<'a> {
 /// `OngoingPartitionReassignment`: inline struct of `ListPartitionReassignmentsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OngoingPartitionReassignment {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Broker ids of the whole replica set while the move runs, old and new replicas alike.
     ///
     /// Spec: `Replicas: []int32` (versions 0+, entity brokerId).
     pub replicas: rt::PrimArray<i32>,
-    /// TODO
+    /// Broker ids the reassignment is adding as replicas.
     ///
     /// Spec: `AddingReplicas: []int32` (versions 0+, entity brokerId).
     pub adding_replicas: rt::PrimArray<i32>,
-    /// TODO
+    /// Broker ids that will stop being replicas once the reassignment completes.
     ///
     /// Spec: `RemovingReplicas: []int32` (versions 0+, entity brokerId).
     pub removing_replicas: rt::PrimArray<i32>,
@@ -648,7 +648,7 @@ impl<'a> OngoingPartitionReassignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -661,7 +661,7 @@ impl<'a> OngoingPartitionReassignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids of the whole replica set while the move runs, old and new replicas alike.
     ///
     /// Spec: `Replicas: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -675,7 +675,7 @@ impl<'a> OngoingPartitionReassignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids the reassignment is adding as replicas.
     ///
     /// Spec: `AddingReplicas: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -689,7 +689,7 @@ impl<'a> OngoingPartitionReassignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Broker ids that will stop being replicas once the reassignment completes.
     ///
     /// Spec: `RemovingReplicas: []int32` (versions 0+, entity brokerId).
     #[inline]
@@ -793,11 +793,11 @@ impl<'a> rt::view::View<'a> for OngoingPartitionReassignmentRef<'a> {
 /// `OngoingTopicReassignment`: inline struct of `ListPartitionReassignmentsResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OngoingTopicReassignment {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partitions of this topic being reassigned.
     ///
     /// Spec: `Partitions: []OngoingPartitionReassignment` (versions 0+).
     pub partitions: ::std::vec::Vec<OngoingPartitionReassignment>,
@@ -929,7 +929,7 @@ impl<'a> OngoingTopicReassignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -942,7 +942,7 @@ impl<'a> OngoingTopicReassignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic being reassigned.
     ///
     /// Spec: `Partitions: []OngoingPartitionReassignment` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListTransactionsRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListTransactionsRequest {
-    /// TODO
+    /// Only list transactions in one of these states; empty means any state.
     ///
     /// Spec: `StateFilters: []string` (versions 0+).
     pub state_filters: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Only list transactions of these producer ids; empty means any producer.
     ///
     /// Spec: `ProducerIdFilters: []int64` (versions 0+, entity producerId).
     pub producer_id_filters: rt::PrimArray<i64>,
-    /// TODO
+    /// Only list transactions open for longer than this many ms; negative means no limit (v1+, KIP-994).
     ///
     /// Spec: `DurationFilter: int64` (versions 1+, default -1).
     pub duration_filter: i64,
-    /// TODO
+    /// Regular expression the transactional id must match; null or empty matches all (v2+, KIP-1152).
     ///
     /// Spec: `TransactionalIdPattern: string` (versions 2+, nullable 2+, default null).
     pub transactional_id_pattern: ::core::option::Option<rt::KStr>,
@@ -377,7 +377,7 @@ impl<'a> ListTransactionsRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Only list transactions in one of these states; empty means any state.
     ///
     /// Spec: `StateFilters: []string` (versions 0+).
     #[inline]
@@ -391,7 +391,7 @@ impl<'a> ListTransactionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Only list transactions of these producer ids; empty means any producer.
     ///
     /// Spec: `ProducerIdFilters: []int64` (versions 0+, entity producerId).
     #[inline]
@@ -405,7 +405,7 @@ impl<'a> ListTransactionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Only list transactions open for longer than this many ms; negative means no limit (v1+, KIP-994).
     ///
     /// Spec: `DurationFilter: int64` (versions 1+, default -1).
     #[inline]
@@ -418,7 +418,7 @@ impl<'a> ListTransactionsRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Regular expression the transactional id must match; null or empty matches all (v2+, KIP-1152).
     ///
     /// Spec: `TransactionalIdPattern: string` (versions 2+, nullable 2+, default null).
     #[inline]

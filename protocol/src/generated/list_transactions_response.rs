@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ListTransactionsResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListTransactionsResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Requested state filters that this coordinator does not recognize.
     ///
     /// Spec: `UnknownStateFilters: []string` (versions 0+).
     pub unknown_state_filters: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Transactions that passed every filter, one entry each.
     ///
     /// Spec: `TransactionStates: []TransactionState` (versions 0+).
     pub transaction_states: ::std::vec::Vec<TransactionState>,
@@ -321,7 +321,7 @@ impl<'a> ListTransactionsResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -334,7 +334,7 @@ impl<'a> ListTransactionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -347,7 +347,7 @@ impl<'a> ListTransactionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Requested state filters that this coordinator does not recognize.
     ///
     /// Spec: `UnknownStateFilters: []string` (versions 0+).
     #[inline]
@@ -361,7 +361,7 @@ impl<'a> ListTransactionsResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Transactions that passed every filter, one entry each.
     ///
     /// Spec: `TransactionStates: []TransactionState` (versions 0+).
     #[inline]
@@ -475,15 +475,15 @@ impl<'a> rt::view::View<'a> for ListTransactionsResponseRef<'a> {
 /// `TransactionState`: inline struct of `ListTransactionsResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TransactionState {
-    /// TODO
+    /// Transactional id of the entry.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Producer id that the transactional id currently maps to.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Coordinator's state name for the transaction, e.g. Ongoing or Empty.
     ///
     /// Spec: `TransactionState: string` (versions 0+).
     pub transaction_state: rt::KStr,
@@ -613,7 +613,7 @@ impl<'a> TransactionStateRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transactional id of the entry.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     #[inline]
@@ -626,7 +626,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id that the transactional id currently maps to.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -639,7 +639,7 @@ impl<'a> TransactionStateRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Coordinator's state name for the transaction, e.g. Ongoing or Empty.
     ///
     /// Spec: `TransactionState: string` (versions 0+).
     #[inline]

@@ -1085,7 +1085,7 @@ pub struct MetadataResponsePartition {
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// Epoch of the current leader, or -1 if unknown.
+    /// Epoch of the partition's current leader; -1 when not known (v7+).
     ///
     /// Spec: `LeaderEpoch: int32` (versions 7+, default -1, ignorable).
     pub leader_epoch: i32,
@@ -1366,7 +1366,7 @@ impl<'a> MetadataResponsePartitionRef<'a> {
             }
         }
     }
-    /// Epoch of the current leader, or -1 if unknown.
+    /// Epoch of the partition's current leader; -1 when not known (v7+).
     ///
     /// Spec: `LeaderEpoch: int32` (versions 7+, default -1, ignorable).
     #[inline]
@@ -1592,7 +1592,7 @@ pub struct MetadataResponseTopic {
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// Topic name. May be null (v12+) only for a topic asked for by id that does not exist; set whenever ErrorCode is 0. At least one of Name and TopicId is set.
+    /// Topic name. May be null (v12+) only for a topic asked for by id that does not exist; set whenever ErrorCode is 0. Name, TopicId or both are always filled in.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 12+, map key, entity topicName).
     pub name: ::core::option::Option<rt::KStr>,
@@ -1875,7 +1875,7 @@ impl<'a> MetadataResponseTopicRef<'a> {
             }
         }
     }
-    /// Topic name. May be null (v12+) only for a topic asked for by id that does not exist; set whenever ErrorCode is 0. At least one of Name and TopicId is set.
+    /// Topic name. May be null (v12+) only for a topic asked for by id that does not exist; set whenever ErrorCode is 0. Name, TopicId or both are always filled in.
     ///
     /// Spec: `Name: string` (versions 0+, nullable 12+, map key, entity topicName).
     #[inline]

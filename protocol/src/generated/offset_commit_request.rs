@@ -990,7 +990,7 @@ pub struct OffsetCommitRequestTopic {
     ///
     /// Spec: `Name: string` (versions 0-9, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// v10+: topic uuid, which replaces the name (KIP-848).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     pub topic_id: rt::Uuid,
@@ -1182,7 +1182,7 @@ impl<'a> OffsetCommitRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v10+: topic uuid, which replaces the name (KIP-848).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     #[inline]

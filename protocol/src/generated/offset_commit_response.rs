@@ -666,7 +666,7 @@ pub struct OffsetCommitResponseTopic {
     ///
     /// Spec: `Name: string` (versions 0-9, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// v10+: topic uuid, which replaces the name (KIP-848).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     pub topic_id: rt::Uuid,
@@ -858,7 +858,7 @@ impl<'a> OffsetCommitResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v10+: topic uuid, which replaces the name (KIP-848).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     #[inline]

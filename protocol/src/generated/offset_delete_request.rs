@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `OffsetDeleteRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteRequest {
-    /// TODO
+    /// Group whose committed offsets are removed.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Committed offsets to remove, grouped by topic.
     ///
     /// Spec: `Topics: []OffsetDeleteRequestTopic` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetDeleteRequestTopic>,
@@ -243,7 +243,7 @@ impl<'a> OffsetDeleteRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group whose committed offsets are removed.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -256,7 +256,7 @@ impl<'a> OffsetDeleteRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Committed offsets to remove, grouped by topic.
     ///
     /// Spec: `Topics: []OffsetDeleteRequestTopic` (versions 0+).
     #[inline]
@@ -328,7 +328,7 @@ impl<'a> rt::view::View<'a> for OffsetDeleteRequestRef<'a> {
 /// `OffsetDeleteRequestPartition`: inline struct of `OffsetDeleteRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteRequestPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
@@ -418,7 +418,7 @@ impl<'a> OffsetDeleteRequestPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -471,11 +471,11 @@ impl<'a> rt::view::View<'a> for OffsetDeleteRequestPartitionRef<'a> {
 /// `OffsetDeleteRequestTopic`: inline struct of `OffsetDeleteRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteRequestTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partitions of the topic whose committed offset is removed.
     ///
     /// Spec: `Partitions: []OffsetDeleteRequestPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<OffsetDeleteRequestPartition>,
@@ -587,7 +587,7 @@ impl<'a> OffsetDeleteRequestTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -600,7 +600,7 @@ impl<'a> OffsetDeleteRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic whose committed offset is removed.
     ///
     /// Spec: `Partitions: []OffsetDeleteRequestPartition` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `OffsetDeleteResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteResponse {
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Topics: []OffsetDeleteResponseTopic` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetDeleteResponseTopic>,
@@ -263,7 +263,7 @@ impl<'a> OffsetDeleteResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -276,7 +276,7 @@ impl<'a> OffsetDeleteResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+, ignorable).
     #[inline]
@@ -289,7 +289,7 @@ impl<'a> OffsetDeleteResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Topics: []OffsetDeleteResponseTopic` (versions 0+).
     #[inline]
@@ -367,11 +367,11 @@ impl<'a> rt::view::View<'a> for OffsetDeleteResponseRef<'a> {
 /// `OffsetDeleteResponsePartition`: inline struct of `OffsetDeleteResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteResponsePartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     pub partition_index: i32,
-    /// TODO
+    /// Error code for this partition (e.g. GROUP_SUBSCRIBED_TO_TOPIC), 0 if the offset was removed.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -471,7 +471,7 @@ impl<'a> OffsetDeleteResponsePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     #[inline]
@@ -484,7 +484,7 @@ impl<'a> OffsetDeleteResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition (e.g. GROUP_SUBSCRIBED_TO_TOPIC), 0 if the offset was removed.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -546,11 +546,11 @@ impl<'a> rt::view::View<'a> for OffsetDeleteResponsePartitionRef<'a> {
 /// `OffsetDeleteResponseTopic`: inline struct of `OffsetDeleteResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetDeleteResponseTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []OffsetDeleteResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<OffsetDeleteResponsePartition>,
@@ -662,7 +662,7 @@ impl<'a> OffsetDeleteResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -675,7 +675,7 @@ impl<'a> OffsetDeleteResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []OffsetDeleteResponsePartition` (versions 0+).
     #[inline]

@@ -985,7 +985,7 @@ pub struct OffsetFetchRequestTopics {
     ///
     /// Spec: `Name: string` (versions 8-9, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic (v10+, replacing Name).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     pub topic_id: rt::Uuid,
@@ -1195,7 +1195,7 @@ impl<'a> OffsetFetchRequestTopicsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic (v10+, replacing Name).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     #[inline]

@@ -1871,7 +1871,7 @@ pub struct OffsetFetchResponseTopics {
     ///
     /// Spec: `Name: string` (versions 8-9, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic (v10+, replacing Name).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     pub topic_id: rt::Uuid,
@@ -2086,7 +2086,7 @@ impl<'a> OffsetFetchResponseTopicsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic (v10+, replacing Name).
     ///
     /// Spec: `TopicId: uuid` (versions 10+, ignorable).
     #[inline]

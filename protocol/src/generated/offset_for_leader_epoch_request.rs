@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `OffsetForLeaderEpochRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OffsetForLeaderEpochRequest {
-    /// TODO
+    /// v3+: broker id of the asking follower, -1 for a consumer; the default -2 marks a debug client.
     ///
     /// Spec: `ReplicaId: int32` (versions 3+, default -2, ignorable, entity brokerId).
     pub replica_id: i32,
-    /// TODO
+    /// Partitions to look up, grouped by topic.
     ///
     /// Spec: `Topics: []OffsetForLeaderTopic` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetForLeaderTopic>,
@@ -307,7 +307,7 @@ impl<'a> OffsetForLeaderEpochRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// v3+: broker id of the asking follower, -1 for a consumer; the default -2 marks a debug client.
     ///
     /// Spec: `ReplicaId: int32` (versions 3+, default -2, ignorable, entity brokerId).
     #[inline]
@@ -320,7 +320,7 @@ impl<'a> OffsetForLeaderEpochRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions to look up, grouped by topic.
     ///
     /// Spec: `Topics: []OffsetForLeaderTopic` (versions 0+).
     #[inline]
@@ -434,15 +434,15 @@ impl<'a> rt::view::View<'a> for OffsetForLeaderEpochRequestRef<'a> {
 /// `OffsetForLeaderPartition`: inline struct of `OffsetForLeaderEpochRequest` (versions 2-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OffsetForLeaderPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// v2+: leader epoch the caller knows, used for fencing: a newer one than the broker's gets UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 2+, default -1, ignorable).
     pub current_leader_epoch: i32,
-    /// TODO
+    /// Epoch whose end offset is wanted.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -588,7 +588,7 @@ impl<'a> OffsetForLeaderPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -601,7 +601,7 @@ impl<'a> OffsetForLeaderPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+: leader epoch the caller knows, used for fencing: a newer one than the broker's gets UNKNOWN_LEADER_EPOCH, an older one FENCED_LEADER_EPOCH; -1 skips the check.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 2+, default -1, ignorable).
     #[inline]
@@ -614,7 +614,7 @@ impl<'a> OffsetForLeaderPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch whose end offset is wanted.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -714,11 +714,11 @@ impl<'a> rt::view::View<'a> for OffsetForLeaderPartitionRef<'a> {
 /// `OffsetForLeaderTopic`: inline struct of `OffsetForLeaderEpochRequest` (versions 2-4).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetForLeaderTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Partitions of this topic to look up.
     ///
     /// Spec: `Partitions: []OffsetForLeaderPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<OffsetForLeaderPartition>,
@@ -861,7 +861,7 @@ impl<'a> OffsetForLeaderTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -876,7 +876,7 @@ impl<'a> OffsetForLeaderTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic to look up.
     ///
     /// Spec: `Partitions: []OffsetForLeaderPartition` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `OffsetForLeaderEpochResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetForLeaderEpochResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 2+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Answers grouped by topic.
     ///
     /// Spec: `Topics: []OffsetForLeaderTopicResult` (versions 0+).
     pub topics: ::std::vec::Vec<OffsetForLeaderTopicResult>,
@@ -285,7 +285,7 @@ impl<'a> OffsetForLeaderEpochResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 2+, ignorable).
     #[inline]
@@ -298,7 +298,7 @@ impl<'a> OffsetForLeaderEpochResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Answers grouped by topic.
     ///
     /// Spec: `Topics: []OffsetForLeaderTopicResult` (versions 0+).
     #[inline]
@@ -406,19 +406,19 @@ impl<'a> rt::view::View<'a> for OffsetForLeaderEpochResponseRef<'a> {
 /// `EpochEndOffset`: inline struct of `OffsetForLeaderEpochResponse` (versions 2-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EpochEndOffset {
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Largest epoch in the log that is not above the requested one; -1 if none.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 1+, default -1, ignorable).
     pub leader_epoch: i32,
-    /// TODO
+    /// Offset one past the last record of that epoch (the start offset of the next epoch); -1 if unknown.
     ///
     /// Spec: `EndOffset: int64` (versions 0+, default -1).
     pub end_offset: i64,
@@ -571,7 +571,7 @@ impl<'a> EpochEndOffsetRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -584,7 +584,7 @@ impl<'a> EpochEndOffsetRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -597,7 +597,7 @@ impl<'a> EpochEndOffsetRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Largest epoch in the log that is not above the requested one; -1 if none.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 1+, default -1, ignorable).
     #[inline]
@@ -610,7 +610,7 @@ impl<'a> EpochEndOffsetRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset one past the last record of that epoch (the start offset of the next epoch); -1 if unknown.
     ///
     /// Spec: `EndOffset: int64` (versions 0+, default -1).
     #[inline]
@@ -715,11 +715,11 @@ impl<'a> rt::view::View<'a> for EpochEndOffsetRef<'a> {
 /// `OffsetForLeaderTopicResult`: inline struct of `OffsetForLeaderEpochResponse` (versions 2-4).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetForLeaderTopicResult {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     pub topic: rt::KStr,
-    /// TODO
+    /// Answer per partition of the topic.
     ///
     /// Spec: `Partitions: []EpochEndOffset` (versions 0+).
     pub partitions: ::std::vec::Vec<EpochEndOffset>,
@@ -859,7 +859,7 @@ impl<'a> OffsetForLeaderTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Topic: string` (versions 0+, map key, entity topicName).
     #[inline]
@@ -874,7 +874,7 @@ impl<'a> OffsetForLeaderTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Answer per partition of the topic.
     ///
     /// Spec: `Partitions: []EpochEndOffset` (versions 0+).
     #[inline]

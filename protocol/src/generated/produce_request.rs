@@ -745,7 +745,7 @@ pub struct TopicProduceData {
     ///
     /// Spec: `Name: string` (versions 0-12, ignorable, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic to append to; replaces Name from v13 (KIP-516).
     ///
     /// Spec: `TopicId: uuid` (versions 13+, ignorable, map key).
     pub topic_id: rt::Uuid,
@@ -941,7 +941,7 @@ impl<'a> TopicProduceDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic to append to; replaces Name from v13 (KIP-516).
     ///
     /// Spec: `TopicId: uuid` (versions 13+, ignorable, map key).
     #[inline]

@@ -1833,7 +1833,7 @@ pub struct TopicProduceResponse {
     ///
     /// Spec: `Name: string` (versions 0-12, ignorable, map key, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic; replaces Name from v13 (KIP-516).
     ///
     /// Spec: `TopicId: uuid` (versions 13+, ignorable, map key).
     pub topic_id: rt::Uuid,
@@ -2029,7 +2029,7 @@ impl<'a> TopicProduceResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic; replaces Name from v13 (KIP-516).
     ///
     /// Spec: `TopicId: uuid` (versions 13+, ignorable, map key).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `PushTelemetryRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PushTelemetryRequest {
-    /// TODO
+    /// Id the broker gave this client in GetTelemetrySubscriptions (KIP-714).
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     pub client_instance_id: rt::Uuid,
-    /// TODO
+    /// Id of the metrics subscription the client is pushing for; a stale id makes the broker reject the push.
     ///
     /// Spec: `SubscriptionId: int32` (versions 0+).
     pub subscription_id: i32,
-    /// TODO
+    /// True on the last push, sent as the client shuts down.
     ///
     /// Spec: `Terminating: bool` (versions 0+).
     pub terminating: bool,
-    /// TODO
+    /// Codec of the Metrics payload: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd.
     ///
     /// Spec: `CompressionType: int8` (versions 0+).
     pub compression_type: i8,
-    /// TODO
+    /// Metrics payload: an OpenTelemetry MetricsData (v1) protobuf message, compressed with CompressionType.
     ///
     /// Spec: `Metrics: bytes` (versions 0+).
     pub metrics: rt::Bytes,
@@ -295,7 +295,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id the broker gave this client in GetTelemetrySubscriptions (KIP-714).
     ///
     /// Spec: `ClientInstanceId: uuid` (versions 0+).
     #[inline]
@@ -308,7 +308,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the metrics subscription the client is pushing for; a stale id makes the broker reject the push.
     ///
     /// Spec: `SubscriptionId: int32` (versions 0+).
     #[inline]
@@ -321,7 +321,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True on the last push, sent as the client shuts down.
     ///
     /// Spec: `Terminating: bool` (versions 0+).
     #[inline]
@@ -334,7 +334,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Codec of the Metrics payload: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd.
     ///
     /// Spec: `CompressionType: int8` (versions 0+).
     #[inline]
@@ -347,7 +347,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Metrics payload: an OpenTelemetry MetricsData (v1) protobuf message, compressed with CompressionType.
     ///
     /// Spec: `Metrics: bytes` (versions 0+).
     #[inline]

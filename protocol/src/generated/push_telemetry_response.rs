@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `PushTelemetryResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PushTelemetryResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the push, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -257,7 +257,7 @@ impl<'a> PushTelemetryResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -270,7 +270,7 @@ impl<'a> PushTelemetryResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the push, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]

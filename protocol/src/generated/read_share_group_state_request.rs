@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ReadShareGroupStateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadShareGroupStateRequest {
-    /// TODO
+    /// Share group whose persisted state is read.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Topics whose share-partition state is read.
     ///
     /// Spec: `Topics: []ReadStateData` (versions 0+).
     pub topics: ::std::vec::Vec<ReadStateData>,
@@ -267,7 +267,7 @@ impl<'a> ReadShareGroupStateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose persisted state is read.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     #[inline]
@@ -280,7 +280,7 @@ impl<'a> ReadShareGroupStateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose share-partition state is read.
     ///
     /// Spec: `Topics: []ReadStateData` (versions 0+).
     #[inline]
@@ -375,11 +375,11 @@ impl<'a> rt::view::View<'a> for ReadShareGroupStateRequestRef<'a> {
 /// `PartitionData`: inline struct of `ReadShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Partition leader epoch known to the reading broker; the share coordinator rejects a read carrying an epoch older than one it has seen (FENCED_LEADER_EPOCH).
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -499,7 +499,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -512,7 +512,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition leader epoch known to the reading broker; the share coordinator rejects a read carrying an epoch older than one it has seen (FENCED_LEADER_EPOCH).
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -597,11 +597,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `ReadStateData`: inline struct of `ReadShareGroupStateRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadStateData {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of the topic to read.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -731,7 +731,7 @@ impl<'a> ReadStateDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -744,7 +744,7 @@ impl<'a> ReadStateDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic to read.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

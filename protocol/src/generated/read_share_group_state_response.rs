@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ReadShareGroupStateResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadShareGroupStateResponse {
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Results: []ReadStateResult` (versions 0+).
     pub results: ::std::vec::Vec<ReadStateResult>,
@@ -257,7 +257,7 @@ impl<'a> ReadShareGroupStateResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Results: []ReadStateResult` (versions 0+).
     #[inline]
@@ -344,19 +344,19 @@ impl<'a> rt::view::View<'a> for ReadShareGroupStateResponseRef<'a> {
 /// `StateBatch`: inline struct of `ReadShareGroupStateResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StateBatch {
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// State of every record in the range: 0 available, 2 acknowledged, 4 archived.
     ///
     /// Spec: `DeliveryState: int8` (versions 0+).
     pub delivery_state: i8,
-    /// TODO
+    /// How many times the records of the range have been handed to consumers.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     pub delivery_count: i16,
@@ -488,7 +488,7 @@ impl<'a> StateBatchRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -501,7 +501,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -514,7 +514,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// State of every record in the range: 0 available, 2 acknowledged, 4 archived.
     ///
     /// Spec: `DeliveryState: int8` (versions 0+).
     #[inline]
@@ -527,7 +527,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many times the records of the range have been handed to consumers.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     #[inline]
@@ -622,27 +622,27 @@ impl<'a> rt::view::View<'a> for StateBatchRef<'a> {
 /// `PartitionResult`: inline struct of `ReadShareGroupStateResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Epoch of the persisted share-partition state, bumped whenever the state is reset.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     pub state_epoch: i32,
-    /// TODO
+    /// Lowest offset still tracked for the share group in this partition; -1 when the state has not been initialized.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
-    /// TODO
+    /// Offset ranges above StartOffset with their delivery state.
     ///
     /// Spec: `StateBatches: []StateBatch` (versions 0+).
     pub state_batches: ::std::vec::Vec<StateBatch>,
@@ -817,7 +817,7 @@ impl<'a> PartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -830,7 +830,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -843,7 +843,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -856,7 +856,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the persisted share-partition state, bumped whenever the state is reset.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     #[inline]
@@ -869,7 +869,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Lowest offset still tracked for the share group in this partition; -1 when the state has not been initialized.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -882,7 +882,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset ranges above StartOffset with their delivery state.
     ///
     /// Spec: `StateBatches: []StateBatch` (versions 0+).
     #[inline]
@@ -1005,11 +1005,11 @@ impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
 /// `ReadStateResult`: inline struct of `ReadShareGroupStateResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadStateResult {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionResult>,
@@ -1139,7 +1139,7 @@ impl<'a> ReadStateResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -1152,7 +1152,7 @@ impl<'a> ReadStateResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     #[inline]

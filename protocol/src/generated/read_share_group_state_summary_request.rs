@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ReadShareGroupStateSummaryRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadShareGroupStateSummaryRequest {
-    /// TODO
+    /// Share group whose state is summarised.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Share-partitions to summarise, grouped by topic.
     ///
     /// Spec: `Topics: []ReadStateSummaryData` (versions 0+).
     pub topics: ::std::vec::Vec<ReadStateSummaryData>,
@@ -273,7 +273,7 @@ impl<'a> ReadShareGroupStateSummaryRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose state is summarised.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     #[inline]
@@ -286,7 +286,7 @@ impl<'a> ReadShareGroupStateSummaryRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Share-partitions to summarise, grouped by topic.
     ///
     /// Spec: `Topics: []ReadStateSummaryData` (versions 0+).
     #[inline]
@@ -381,11 +381,11 @@ impl<'a> rt::view::View<'a> for ReadShareGroupStateSummaryRequestRef<'a> {
 /// `PartitionData`: inline struct of `ReadShareGroupStateSummaryRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Caller's view of the share-partition leader epoch, used for fencing.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -505,7 +505,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -518,7 +518,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Caller's view of the share-partition leader epoch, used for fencing.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -603,11 +603,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `ReadStateSummaryData`: inline struct of `ReadShareGroupStateSummaryRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadStateSummaryData {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of this topic to summarise.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -737,7 +737,7 @@ impl<'a> ReadStateSummaryDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -750,7 +750,7 @@ impl<'a> ReadStateSummaryDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of this topic to summarise.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

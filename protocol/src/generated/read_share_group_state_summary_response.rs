@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ReadShareGroupStateSummaryResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadShareGroupStateSummaryResponse {
-    /// TODO
+    /// Summaries grouped by topic.
     ///
     /// Spec: `Results: []ReadStateSummaryResult` (versions 0+).
     pub results: ::std::vec::Vec<ReadStateSummaryResult>,
@@ -261,7 +261,7 @@ impl<'a> ReadShareGroupStateSummaryResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Summaries grouped by topic.
     ///
     /// Spec: `Results: []ReadStateSummaryResult` (versions 0+).
     #[inline]
@@ -348,31 +348,31 @@ impl<'a> rt::view::View<'a> for ReadShareGroupStateSummaryResponseRef<'a> {
 /// `PartitionResult`: inline struct of `ReadShareGroupStateSummaryResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Epoch of the stored share-partition state.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     pub state_epoch: i32,
-    /// TODO
+    /// Leader epoch recorded with the stored state.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// Share-partition start offset: records below it are all done with.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
-    /// TODO
+    /// v1+: how many offsets at or after StartOffset have finished delivery (KIP-1226); -1 if unknown.
     ///
     /// Spec: `DeliveryCompleteCount: int32` (versions 1+, default -1, ignorable).
     pub delivery_complete_count: i32,
@@ -571,7 +571,7 @@ impl<'a> PartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -584,7 +584,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -597,7 +597,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -610,7 +610,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the stored share-partition state.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     #[inline]
@@ -623,7 +623,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch recorded with the stored state.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -636,7 +636,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Share-partition start offset: records below it are all done with.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -649,7 +649,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: how many offsets at or after StartOffset have finished delivery (KIP-1226); -1 if unknown.
     ///
     /// Spec: `DeliveryCompleteCount: int32` (versions 1+, default -1, ignorable).
     #[inline]
@@ -772,11 +772,11 @@ impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
 /// `ReadStateSummaryResult`: inline struct of `ReadShareGroupStateSummaryResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadStateSummaryResult {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Summary per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionResult>,
@@ -906,7 +906,7 @@ impl<'a> ReadStateSummaryResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -919,7 +919,7 @@ impl<'a> ReadStateSummaryResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Summary per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     #[inline]

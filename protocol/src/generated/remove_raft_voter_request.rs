@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `RemoveRaftVoterRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoveRaftVoterRequest {
-    /// TODO
+    /// Cluster id the sender believes it talks to; null skips the check (KIP-853).
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Node id of the voter to drop from the quorum.
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     pub voter_id: i32,
-    /// TODO
+    /// Log directory id of the voter to drop, telling apart two incarnations of the same node id.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     pub voter_directory_id: rt::Uuid,
@@ -295,7 +295,7 @@ impl<'a> RemoveRaftVoterRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Cluster id the sender believes it talks to; null skips the check (KIP-853).
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     #[inline]
@@ -308,7 +308,7 @@ impl<'a> RemoveRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the voter to drop from the quorum.
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     #[inline]
@@ -321,7 +321,7 @@ impl<'a> RemoveRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directory id of the voter to drop, telling apart two incarnations of the same node id.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `RemoveRaftVoterResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoveRaftVoterResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, ignorable).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -296,7 +296,7 @@ impl<'a> RemoveRaftVoterResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -309,7 +309,7 @@ impl<'a> RemoveRaftVoterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -322,7 +322,7 @@ impl<'a> RemoveRaftVoterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, ignorable).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `RenewDelegationTokenRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RenewDelegationTokenRequest {
-    /// TODO
+    /// HMAC identifying the token whose lifetime should be extended.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     pub hmac: rt::Bytes,
-    /// TODO
+    /// How far to push the expiry, in ms from now; a negative value asks for the broker's default renew interval. The expiry never moves past the token's MaxTimestamp.
     ///
     /// Spec: `RenewPeriodMs: int64` (versions 0+).
     pub renew_period_ms: i64,
@@ -268,7 +268,7 @@ impl<'a> RenewDelegationTokenRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// HMAC identifying the token whose lifetime should be extended.
     ///
     /// Spec: `Hmac: bytes` (versions 0+).
     #[inline]
@@ -283,7 +283,7 @@ impl<'a> RenewDelegationTokenRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How far to push the expiry, in ms from now; a negative value asks for the broker's default renew interval. The expiry never moves past the token's MaxTimestamp.
     ///
     /// Spec: `RenewPeriodMs: int64` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `RenewDelegationTokenResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RenewDelegationTokenResponse {
-    /// TODO
+    /// Error for the renewal, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// New expiry time of the token, in ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     pub expiry_timestamp_ms: i64,
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
@@ -285,7 +285,7 @@ impl<'a> RenewDelegationTokenResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the renewal, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -298,7 +298,7 @@ impl<'a> RenewDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New expiry time of the token, in ms since the Unix epoch.
     ///
     /// Spec: `ExpiryTimestampMs: int64` (versions 0+).
     #[inline]
@@ -311,7 +311,7 @@ impl<'a> RenewDelegationTokenResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]

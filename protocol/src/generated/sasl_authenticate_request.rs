@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SaslAuthenticateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SaslAuthenticateRequest {
-    /// TODO
+    /// Opaque SASL token from the client; its content depends on the mechanism chosen in SaslHandshake.
     ///
     /// Spec: `AuthBytes: bytes` (versions 0+).
     pub auth_bytes: rt::Bytes,
@@ -256,7 +256,7 @@ impl<'a> SaslAuthenticateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Opaque SASL token from the client; its content depends on the mechanism chosen in SaslHandshake.
     ///
     /// Spec: `AuthBytes: bytes` (versions 0+).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SaslAuthenticateResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SaslAuthenticateResponse {
-    /// TODO
+    /// Error for the authentication step, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Opaque SASL token from the server (a challenge or the final reply), mechanism specific.
     ///
     /// Spec: `AuthBytes: bytes` (versions 0+).
     pub auth_bytes: rt::Bytes,
-    /// TODO
+    /// Time in ms until the session expires and the client must re-authenticate on the same connection (v1+, KIP-368); 0 means no limit.
     ///
     /// Spec: `SessionLifetimeMs: int64` (versions 1+, default 0, ignorable).
     pub session_lifetime_ms: i64,
@@ -335,7 +335,7 @@ impl<'a> SaslAuthenticateResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the authentication step, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -348,7 +348,7 @@ impl<'a> SaslAuthenticateResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -362,7 +362,7 @@ impl<'a> SaslAuthenticateResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque SASL token from the server (a challenge or the final reply), mechanism specific.
     ///
     /// Spec: `AuthBytes: bytes` (versions 0+).
     #[inline]
@@ -377,7 +377,7 @@ impl<'a> SaslAuthenticateResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Time in ms until the session expires and the client must re-authenticate on the same connection (v1+, KIP-368); 0 means no limit.
     ///
     /// Spec: `SessionLifetimeMs: int64` (versions 1+, default 0, ignorable).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SaslHandshakeRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SaslHandshakeRequest {
-    /// TODO
+    /// SASL mechanism the client wants to authenticate with, such as PLAIN, SCRAM-SHA-256 or GSSAPI.
     ///
     /// Spec: `Mechanism: string` (versions 0+).
     pub mechanism: rt::KStr,
@@ -214,7 +214,7 @@ impl<'a> SaslHandshakeRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// SASL mechanism the client wants to authenticate with, such as PLAIN, SCRAM-SHA-256 or GSSAPI.
     ///
     /// Spec: `Mechanism: string` (versions 0+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SaslHandshakeResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SaslHandshakeResponse {
-    /// TODO
+    /// 0 on success; UNSUPPORTED_SASL_MECHANISM when the requested mechanism is not enabled here.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// SASL mechanisms the server has enabled on this listener.
     ///
     /// Spec: `Mechanisms: []string` (versions 0+).
     pub mechanisms: ::std::vec::Vec<rt::KStr>,
@@ -235,7 +235,7 @@ impl<'a> SaslHandshakeResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// 0 on success; UNSUPPORTED_SASL_MECHANISM when the requested mechanism is not enabled here.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -248,7 +248,7 @@ impl<'a> SaslHandshakeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// SASL mechanisms the server has enabled on this listener.
     ///
     /// Spec: `Mechanisms: []string` (versions 0+).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareAcknowledgeRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShareAcknowledgeRequest {
-    /// TODO
+    /// Share group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, nullable 0+, default null, entity groupId).
     pub group_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Member id of the sender in the share group.
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+).
     pub member_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Share session epoch: 0 opens a session, -1 closes it, any other value is the next number in the session's sequence.
     ///
     /// Spec: `ShareSessionEpoch: int32` (versions 0+).
     pub share_session_epoch: i32,
-    /// TODO
+    /// v2+: true if some AcknowledgeTypes are 4 (renew), extending the acquisition lock (KIP-1222).
     ///
     /// Spec: `IsRenewAck: bool` (versions 2+, default false).
     pub is_renew_ack: bool,
-    /// TODO
+    /// Records to acknowledge, grouped by topic.
     ///
     /// Spec: `Topics: []AcknowledgeTopic` (versions 0+).
     pub topics: ::std::vec::Vec<AcknowledgeTopic>,
@@ -360,7 +360,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, nullable 0+, default null, entity groupId).
     #[inline]
@@ -373,7 +373,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id of the sender in the share group.
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+).
     #[inline]
@@ -386,7 +386,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Share session epoch: 0 opens a session, -1 closes it, any other value is the next number in the session's sequence.
     ///
     /// Spec: `ShareSessionEpoch: int32` (versions 0+).
     #[inline]
@@ -399,7 +399,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+: true if some AcknowledgeTypes are 4 (renew), extending the acquisition lock (KIP-1222).
     ///
     /// Spec: `IsRenewAck: bool` (versions 2+, default false).
     #[inline]
@@ -412,7 +412,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Records to acknowledge, grouped by topic.
     ///
     /// Spec: `Topics: []AcknowledgeTopic` (versions 0+).
     #[inline]
@@ -529,15 +529,15 @@ impl<'a> rt::view::View<'a> for ShareAcknowledgeRequestRef<'a> {
 /// `AcknowledgementBatch`: inline struct of `ShareAcknowledgeRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AcknowledgementBatch {
-    /// TODO
+    /// Lowest offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Highest offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// One code for the whole range or one per offset: gap (0), accept (1), release (2), reject (3), renew (4, v2+).
     ///
     /// Spec: `AcknowledgeTypes: []int8` (versions 0+).
     pub acknowledge_types: rt::PrimArray<i8>,
@@ -675,7 +675,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Lowest offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -688,7 +688,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -701,7 +701,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One code for the whole range or one per offset: gap (0), accept (1), release (2), reject (3), renew (4, v2+).
     ///
     /// Spec: `AcknowledgeTypes: []int8` (versions 0+).
     #[inline]
@@ -796,11 +796,11 @@ impl<'a> rt::view::View<'a> for AcknowledgementBatchRef<'a> {
 /// `AcknowledgePartition`: inline struct of `ShareAcknowledgeRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AcknowledgePartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     pub partition_index: i32,
-    /// TODO
+    /// Ranges of offsets with how each is acknowledged.
     ///
     /// Spec: `AcknowledgementBatches: []AcknowledgementBatch` (versions 0+).
     pub acknowledgement_batches: ::std::vec::Vec<AcknowledgementBatch>,
@@ -942,7 +942,7 @@ impl<'a> AcknowledgePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     #[inline]
@@ -955,7 +955,7 @@ impl<'a> AcknowledgePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Ranges of offsets with how each is acknowledged.
     ///
     /// Spec: `AcknowledgementBatches: []AcknowledgementBatch` (versions 0+).
     #[inline]
@@ -1049,11 +1049,11 @@ impl<'a> rt::view::View<'a> for AcknowledgePartitionRef<'a> {
 /// `AcknowledgeTopic`: inline struct of `ShareAcknowledgeRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AcknowledgeTopic {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Records to acknowledge, per partition of the topic.
     ///
     /// Spec: `Partitions: []AcknowledgePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<AcknowledgePartition>,
@@ -1186,7 +1186,7 @@ impl<'a> AcknowledgeTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     #[inline]
@@ -1199,7 +1199,7 @@ impl<'a> AcknowledgeTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Records to acknowledge, per partition of the topic.
     ///
     /// Spec: `Partitions: []AcknowledgePartition` (versions 0+).
     #[inline]

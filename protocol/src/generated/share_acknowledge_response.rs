@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareAcknowledgeResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareAcknowledgeResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v2+: how long in ms acquired records stay locked to this member, e.g. after a renew (KIP-1222).
     ///
     /// Spec: `AcquisitionLockTimeoutMs: int32` (versions 2+, ignorable).
     pub acquisition_lock_timeout_ms: i32,
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Responses: []ShareAcknowledgeTopicResponse` (versions 0+).
     pub responses: ::std::vec::Vec<ShareAcknowledgeTopicResponse>,
-    /// TODO
+    /// Addresses of the leaders named in CurrentLeader for partitions that failed with NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 0+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
@@ -375,7 +375,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -388,7 +388,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -401,7 +401,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -414,7 +414,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v2+: how long in ms acquired records stay locked to this member, e.g. after a renew (KIP-1222).
     ///
     /// Spec: `AcquisitionLockTimeoutMs: int32` (versions 2+, ignorable).
     #[inline]
@@ -427,7 +427,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Responses: []ShareAcknowledgeTopicResponse` (versions 0+).
     #[inline]
@@ -443,7 +443,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Addresses of the leaders named in CurrentLeader for partitions that failed with NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 0+).
     #[inline]
@@ -578,11 +578,11 @@ impl<'a> rt::view::View<'a> for ShareAcknowledgeResponseRef<'a> {
 /// `LeaderIdAndEpoch`: inline struct of `ShareAcknowledgeResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderIdAndEpoch {
-    /// TODO
+    /// Broker id of the leader, -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+).
     pub leader_id: i32,
-    /// TODO
+    /// Newest leader epoch the broker knows.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -702,7 +702,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Broker id of the leader, -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+).
     #[inline]
@@ -715,7 +715,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Newest leader epoch the broker knows.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -800,19 +800,19 @@ impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
 /// `PartitionData`: inline struct of `ShareAcknowledgeResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Leader the broker knows for this partition, to redirect the client after NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+).
     pub current_leader: LeaderIdAndEpoch,
@@ -961,7 +961,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -974,7 +974,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -987,7 +987,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -1000,7 +1000,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader the broker knows for this partition, to redirect the client after NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+).
     #[inline]
@@ -1107,11 +1107,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `ShareAcknowledgeTopicResponse`: inline struct of `ShareAcknowledgeResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareAcknowledgeTopicResponse {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1241,7 +1241,7 @@ impl<'a> ShareAcknowledgeTopicResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     #[inline]
@@ -1254,7 +1254,7 @@ impl<'a> ShareAcknowledgeTopicResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1346,19 +1346,19 @@ impl<'a> rt::view::View<'a> for ShareAcknowledgeTopicResponseRef<'a> {
 /// `NodeEndpoint`: inline struct of `ShareAcknowledgeResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeEndpoint {
-    /// TODO
+    /// Broker id.
     ///
     /// Spec: `NodeId: int32` (versions 0+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// Host name of the broker.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// Port of the broker.
     ///
     /// Spec: `Port: int32` (versions 0+).
     pub port: i32,
-    /// TODO
+    /// Rack id of this broker; null when no rack is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     pub rack: ::core::option::Option<rt::KStr>,
@@ -1496,7 +1496,7 @@ impl<'a> NodeEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Broker id.
     ///
     /// Spec: `NodeId: int32` (versions 0+, map key, entity brokerId).
     #[inline]
@@ -1509,7 +1509,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name of the broker.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -1522,7 +1522,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Port of the broker.
     ///
     /// Spec: `Port: int32` (versions 0+).
     #[inline]
@@ -1535,7 +1535,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack id of this broker; null when no rack is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     #[inline]

@@ -6,51 +6,51 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareFetchRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShareFetchRequest {
-    /// TODO
+    /// Share group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, nullable 0+, default null, entity groupId).
     pub group_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Member id of the fetching share consumer (KIP-932).
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+).
     pub member_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Position of this request in its share session: 0 opens a session, -1 closes it, otherwise one more than the previous request.
     ///
     /// Spec: `ShareSessionEpoch: int32` (versions 0+).
     pub share_session_epoch: i32,
-    /// TODO
+    /// Longest time in ms the broker may hold the request while waiting for MinBytes of data.
     ///
     /// Spec: `MaxWaitMs: int32` (versions 0+).
     pub max_wait_ms: i32,
-    /// TODO
+    /// Bytes of record data the broker should gather before answering, unless MaxWaitMs passes first.
     ///
     /// Spec: `MinBytes: int32` (versions 0+).
     pub min_bytes: i32,
-    /// TODO
+    /// Upper bound in bytes on the record data of the whole response; a first batch larger than this is still returned (KIP-74).
     ///
     /// Spec: `MaxBytes: int32` (versions 0+, default 2147483647).
     pub max_bytes: i32,
-    /// TODO
+    /// Soft cap on the records acquired by this fetch; it may be exceeded so that whole batches are returned (v1+).
     ///
     /// Spec: `MaxRecords: int32` (versions 1+).
     pub max_records: i32,
-    /// TODO
+    /// Preferred number of records per acquired range and per acknowledgement batch (v1+).
     ///
     /// Spec: `BatchSize: int32` (versions 1+).
     pub batch_size: i32,
-    /// TODO
+    /// How records are acquired (v2+, KIP-1206): 0 batch-optimized, 1 strictly limited to MaxRecords.
     ///
     /// Spec: `ShareAcquireMode: int8` (versions 2+, default 0, ignorable).
     pub share_acquire_mode: i8,
-    /// TODO
+    /// True when AcknowledgementBatches contain Renew acknowledgements (v2+, KIP-1222).
     ///
     /// Spec: `IsRenewAck: bool` (versions 2+, default false).
     pub is_renew_ack: bool,
-    /// TODO
+    /// Topics to fetch from or acknowledge on.
     ///
     /// Spec: `Topics: []FetchTopic` (versions 0+).
     pub topics: ::std::vec::Vec<FetchTopic>,
-    /// TODO
+    /// Partitions to drop from the share session.
     ///
     /// Spec: `ForgottenTopicsData: []ForgottenTopic` (versions 0+).
     pub forgotten_topics_data: ::std::vec::Vec<ForgottenTopic>,
@@ -491,7 +491,7 @@ impl<'a> ShareFetchRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group the member belongs to.
     ///
     /// Spec: `GroupId: string` (versions 0+, nullable 0+, default null, entity groupId).
     #[inline]
@@ -504,7 +504,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id of the fetching share consumer (KIP-932).
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+).
     #[inline]
@@ -517,7 +517,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Position of this request in its share session: 0 opens a session, -1 closes it, otherwise one more than the previous request.
     ///
     /// Spec: `ShareSessionEpoch: int32` (versions 0+).
     #[inline]
@@ -530,7 +530,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Longest time in ms the broker may hold the request while waiting for MinBytes of data.
     ///
     /// Spec: `MaxWaitMs: int32` (versions 0+).
     #[inline]
@@ -543,7 +543,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Bytes of record data the broker should gather before answering, unless MaxWaitMs passes first.
     ///
     /// Spec: `MinBytes: int32` (versions 0+).
     #[inline]
@@ -556,7 +556,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Upper bound in bytes on the record data of the whole response; a first batch larger than this is still returned (KIP-74).
     ///
     /// Spec: `MaxBytes: int32` (versions 0+, default 2147483647).
     #[inline]
@@ -569,7 +569,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Soft cap on the records acquired by this fetch; it may be exceeded so that whole batches are returned (v1+).
     ///
     /// Spec: `MaxRecords: int32` (versions 1+).
     #[inline]
@@ -582,7 +582,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Preferred number of records per acquired range and per acknowledgement batch (v1+).
     ///
     /// Spec: `BatchSize: int32` (versions 1+).
     #[inline]
@@ -595,7 +595,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How records are acquired (v2+, KIP-1206): 0 batch-optimized, 1 strictly limited to MaxRecords.
     ///
     /// Spec: `ShareAcquireMode: int8` (versions 2+, default 0, ignorable).
     #[inline]
@@ -608,7 +608,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True when AcknowledgementBatches contain Renew acknowledgements (v2+, KIP-1222).
     ///
     /// Spec: `IsRenewAck: bool` (versions 2+, default false).
     #[inline]
@@ -621,7 +621,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics to fetch from or acknowledge on.
     ///
     /// Spec: `Topics: []FetchTopic` (versions 0+).
     #[inline]
@@ -635,7 +635,7 @@ impl<'a> ShareFetchRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions to drop from the share session.
     ///
     /// Spec: `ForgottenTopicsData: []ForgottenTopic` (versions 0+).
     #[inline]
@@ -809,15 +809,15 @@ impl<'a> rt::view::View<'a> for ShareFetchRequestRef<'a> {
 /// `AcknowledgementBatch`: inline struct of `ShareFetchRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AcknowledgementBatch {
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// Acknowledgement per offset of the range, or a single one for all of it: gap = 0, accept = 1, release = 2, reject = 3, renew = 4 (v2+).
     ///
     /// Spec: `AcknowledgeTypes: []int8` (versions 0+).
     pub acknowledge_types: rt::PrimArray<i8>,
@@ -955,7 +955,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -968,7 +968,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -981,7 +981,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Acknowledgement per offset of the range, or a single one for all of it: gap = 0, accept = 1, release = 2, reject = 3, renew = 4 (v2+).
     ///
     /// Spec: `AcknowledgeTypes: []int8` (versions 0+).
     #[inline]
@@ -1076,15 +1076,15 @@ impl<'a> rt::view::View<'a> for AcknowledgementBatchRef<'a> {
 /// `FetchPartition`: inline struct of `ShareFetchRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FetchPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     pub partition_index: i32,
-    /// TODO
+    /// Byte limit for this partition (v0 only, no longer supported); 0 meant acknowledge only, without fetching.
     ///
     /// Spec: `PartitionMaxBytes: int32` (versions 0).
     pub partition_max_bytes: i32,
-    /// TODO
+    /// Offset ranges of earlier fetched records that the consumer acknowledges in this request.
     ///
     /// Spec: `AcknowledgementBatches: []AcknowledgementBatch` (versions 0+).
     pub acknowledgement_batches: ::std::vec::Vec<AcknowledgementBatch>,
@@ -1243,7 +1243,7 @@ impl<'a> FetchPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+, map key).
     #[inline]
@@ -1256,7 +1256,7 @@ impl<'a> FetchPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Byte limit for this partition (v0 only, no longer supported); 0 meant acknowledge only, without fetching.
     ///
     /// Spec: `PartitionMaxBytes: int32` (versions 0).
     #[inline]
@@ -1269,7 +1269,7 @@ impl<'a> FetchPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset ranges of earlier fetched records that the consumer acknowledges in this request.
     ///
     /// Spec: `AcknowledgementBatches: []AcknowledgementBatch` (versions 0+).
     #[inline]
@@ -1364,11 +1364,11 @@ impl<'a> rt::view::View<'a> for FetchPartitionRef<'a> {
 /// `FetchTopic`: inline struct of `ShareFetchRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FetchTopic {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of the topic in this request.
     ///
     /// Spec: `Partitions: []FetchPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<FetchPartition>,
@@ -1498,7 +1498,7 @@ impl<'a> FetchTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     #[inline]
@@ -1511,7 +1511,7 @@ impl<'a> FetchTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic in this request.
     ///
     /// Spec: `Partitions: []FetchPartition` (versions 0+).
     #[inline]
@@ -1603,11 +1603,11 @@ impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
 /// `ForgottenTopic`: inline struct of `ShareFetchRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ForgottenTopic {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Indexes of the partitions to drop.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -1735,7 +1735,7 @@ impl<'a> ForgottenTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -1748,7 +1748,7 @@ impl<'a> ForgottenTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of the partitions to drop.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareFetchResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareFetchResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// How long in ms the returned records stay acquired by this member before they become available again (v1+).
     ///
     /// Spec: `AcquisitionLockTimeoutMs: int32` (versions 1+).
     pub acquisition_lock_timeout_ms: i32,
-    /// TODO
+    /// Result per topic.
     ///
     /// Spec: `Responses: []ShareFetchableTopicResponse` (versions 0+).
     pub responses: ::std::vec::Vec<ShareFetchableTopicResponse>,
-    /// TODO
+    /// Host and port of each leader named in a partition that failed with NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 0+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
@@ -362,7 +362,7 @@ impl<'a> ShareFetchResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -375,7 +375,7 @@ impl<'a> ShareFetchResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -388,7 +388,7 @@ impl<'a> ShareFetchResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -401,7 +401,7 @@ impl<'a> ShareFetchResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How long in ms the returned records stay acquired by this member before they become available again (v1+).
     ///
     /// Spec: `AcquisitionLockTimeoutMs: int32` (versions 1+).
     #[inline]
@@ -414,7 +414,7 @@ impl<'a> ShareFetchResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic.
     ///
     /// Spec: `Responses: []ShareFetchableTopicResponse` (versions 0+).
     #[inline]
@@ -430,7 +430,7 @@ impl<'a> ShareFetchResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host and port of each leader named in a partition that failed with NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 0+).
     #[inline]
@@ -559,11 +559,11 @@ impl<'a> rt::view::View<'a> for ShareFetchResponseRef<'a> {
 /// `LeaderIdAndEpoch`: inline struct of `ShareFetchResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LeaderIdAndEpoch {
-    /// TODO
+    /// Broker id of the leader, or -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+).
     pub leader_id: i32,
-    /// TODO
+    /// Leader epoch of that leader, or -1 if unknown.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
@@ -683,7 +683,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Broker id of the leader, or -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+).
     #[inline]
@@ -696,7 +696,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch of that leader, or -1 if unknown.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -781,15 +781,15 @@ impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
 /// `AcquiredRecords`: inline struct of `ShareFetchResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AcquiredRecords {
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// How many times these records have been delivered, this delivery included.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     pub delivery_count: i16,
@@ -915,7 +915,7 @@ impl<'a> AcquiredRecordsRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// First offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -928,7 +928,7 @@ impl<'a> AcquiredRecordsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Last offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -941,7 +941,7 @@ impl<'a> AcquiredRecordsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many times these records have been delivered, this delivery included.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     #[inline]
@@ -1031,35 +1031,35 @@ impl<'a> rt::view::View<'a> for AcquiredRecordsRef<'a> {
 /// `PartitionData`: inline struct of `ShareFetchResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error of the fetch part for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail of the fetch error, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Error of the acknowledgements for this partition, 0 on success.
     ///
     /// Spec: `AcknowledgeErrorCode: int16` (versions 0+).
     pub acknowledge_error_code: i16,
-    /// TODO
+    /// Human-readable detail of the acknowledgement error, or null when there is none.
     ///
     /// Spec: `AcknowledgeErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub acknowledge_error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Leader the broker knows for the partition, so the client can redirect after NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+).
     pub current_leader: LeaderIdAndEpoch,
-    /// TODO
+    /// Record batches fetched from the partition; AcquiredRecords says which of them this member holds.
     ///
     /// Spec: `Records: records` (versions 0+, nullable 0).
     pub records: ::core::option::Option<rt::Bytes>,
-    /// TODO
+    /// Offset ranges now acquired by this member, which it must acknowledge.
     ///
     /// Spec: `AcquiredRecords: []AcquiredRecords` (versions 0+).
     pub acquired_records: ::std::vec::Vec<AcquiredRecords>,
@@ -1290,7 +1290,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -1303,7 +1303,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error of the fetch part for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1316,7 +1316,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail of the fetch error, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -1329,7 +1329,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error of the acknowledgements for this partition, 0 on success.
     ///
     /// Spec: `AcknowledgeErrorCode: int16` (versions 0+).
     #[inline]
@@ -1342,7 +1342,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail of the acknowledgement error, or null when there is none.
     ///
     /// Spec: `AcknowledgeErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -1355,7 +1355,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader the broker knows for the partition, so the client can redirect after NOT_LEADER_OR_FOLLOWER.
     ///
     /// Spec: `CurrentLeader: LeaderIdAndEpoch` (versions 0+).
     #[inline]
@@ -1369,7 +1369,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Record batches fetched from the partition; AcquiredRecords says which of them this member holds.
     ///
     /// Spec: `Records: records` (versions 0+, nullable 0).
     #[inline]
@@ -1382,7 +1382,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset ranges now acquired by this member, which it must acknowledge.
     ///
     /// Spec: `AcquiredRecords: []AcquiredRecords` (versions 0+).
     #[inline]
@@ -1522,11 +1522,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `ShareFetchableTopicResponse`: inline struct of `ShareFetchResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareFetchableTopicResponse {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1656,7 +1656,7 @@ impl<'a> ShareFetchableTopicResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+, map key).
     #[inline]
@@ -1669,7 +1669,7 @@ impl<'a> ShareFetchableTopicResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1761,19 +1761,19 @@ impl<'a> rt::view::View<'a> for ShareFetchableTopicResponseRef<'a> {
 /// `NodeEndpoint`: inline struct of `ShareFetchResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeEndpoint {
-    /// TODO
+    /// Node id.
     ///
     /// Spec: `NodeId: int32` (versions 0+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// Host name of the node.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// Port of the node.
     ///
     /// Spec: `Port: int32` (versions 0+).
     pub port: i32,
-    /// TODO
+    /// Rack id of the node; null when no rack is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     pub rack: ::core::option::Option<rt::KStr>,
@@ -1911,7 +1911,7 @@ impl<'a> NodeEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id.
     ///
     /// Spec: `NodeId: int32` (versions 0+, map key, entity brokerId).
     #[inline]
@@ -1924,7 +1924,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name of the node.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -1937,7 +1937,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Port of the node.
     ///
     /// Spec: `Port: int32` (versions 0+).
     #[inline]
@@ -1950,7 +1950,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack id of the node; null when no rack is configured.
     ///
     /// Spec: `Rack: string` (versions 0+, nullable 0+, default null).
     #[inline]

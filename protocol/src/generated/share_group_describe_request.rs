@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareGroupDescribeRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareGroupDescribeRequest {
-    /// TODO
+    /// Ids of the share groups to describe.
     ///
     /// Spec: `GroupIds: []string` (versions 0+, entity groupId).
     pub group_ids: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Set to have AuthorizedOperations filled in for each group.
     ///
     /// Spec: `IncludeAuthorizedOperations: bool` (versions 0+).
     pub include_authorized_operations: bool,
@@ -271,7 +271,7 @@ impl<'a> ShareGroupDescribeRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Ids of the share groups to describe.
     ///
     /// Spec: `GroupIds: []string` (versions 0+, entity groupId).
     #[inline]
@@ -285,7 +285,7 @@ impl<'a> ShareGroupDescribeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Set to have AuthorizedOperations filled in for each group.
     ///
     /// Spec: `IncludeAuthorizedOperations: bool` (versions 0+).
     #[inline]

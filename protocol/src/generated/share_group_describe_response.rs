@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareGroupDescribeResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareGroupDescribeResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// One entry per requested group.
     ///
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     pub groups: ::std::vec::Vec<DescribedGroup>,
@@ -267,7 +267,7 @@ impl<'a> ShareGroupDescribeResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -280,7 +280,7 @@ impl<'a> ShareGroupDescribeResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per requested group.
     ///
     /// Spec: `Groups: []DescribedGroup` (versions 0+).
     #[inline]
@@ -372,31 +372,31 @@ impl<'a> rt::view::View<'a> for ShareGroupDescribeResponseRef<'a> {
 /// `Member`: inline struct of `ShareGroupDescribeResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Member {
-    /// TODO
+    /// Id of the member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Rack of the member, or null when not set.
     ///
     /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
     pub rack_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Epoch the member is currently at.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     pub member_epoch: i32,
-    /// TODO
+    /// client.id the member connected with.
     ///
     /// Spec: `ClientId: string` (versions 0+).
     pub client_id: rt::KStr,
-    /// TODO
+    /// Host (address) the member connected from.
     ///
     /// Spec: `ClientHost: string` (versions 0+).
     pub client_host: rt::KStr,
-    /// TODO
+    /// Topics the member subscribes to.
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, entity topicName).
     pub subscribed_topic_names: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Partitions currently assigned to the member.
     ///
     /// Spec: `Assignment: Assignment` (versions 0+).
     pub assignment: Assignment,
@@ -576,7 +576,7 @@ impl<'a> MemberRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -589,7 +589,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack of the member, or null when not set.
     ///
     /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -602,7 +602,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch the member is currently at.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     #[inline]
@@ -615,7 +615,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// client.id the member connected with.
     ///
     /// Spec: `ClientId: string` (versions 0+).
     #[inline]
@@ -628,7 +628,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host (address) the member connected from.
     ///
     /// Spec: `ClientHost: string` (versions 0+).
     #[inline]
@@ -641,7 +641,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics the member subscribes to.
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, entity topicName).
     #[inline]
@@ -655,7 +655,7 @@ impl<'a> MemberRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions currently assigned to the member.
     ///
     /// Spec: `Assignment: Assignment` (versions 0+).
     #[inline]
@@ -785,39 +785,39 @@ impl<'a> rt::view::View<'a> for MemberRef<'a> {
 /// `DescribedGroup`: inline struct of `ShareGroupDescribeResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DescribedGroup {
-    /// TODO
+    /// Error for this group, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for this group's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Group id.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Current state of the group (Empty, Stable or Dead, for example), or empty.
     ///
     /// Spec: `GroupState: string` (versions 0+).
     pub group_state: rt::KStr,
-    /// TODO
+    /// Epoch of the group, bumped whenever its membership or subscriptions change.
     ///
     /// Spec: `GroupEpoch: int32` (versions 0+).
     pub group_epoch: i32,
-    /// TODO
+    /// Group epoch for which the current target assignment was computed.
     ///
     /// Spec: `AssignmentEpoch: int32` (versions 0+).
     pub assignment_epoch: i32,
-    /// TODO
+    /// Name of the server-side assignor the group uses, such as simple.
     ///
     /// Spec: `AssignorName: string` (versions 0+).
     pub assignor_name: rt::KStr,
-    /// TODO
+    /// Current members of the group.
     ///
     /// Spec: `Members: []Member` (versions 0+).
     pub members: ::std::vec::Vec<Member>,
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on the group; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub authorized_operations: i32,
@@ -1034,7 +1034,7 @@ impl<'a> DescribedGroupRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for this group, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -1047,7 +1047,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for this group's ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -1060,7 +1060,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Group id.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -1073,7 +1073,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Current state of the group (Empty, Stable or Dead, for example), or empty.
     ///
     /// Spec: `GroupState: string` (versions 0+).
     #[inline]
@@ -1086,7 +1086,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the group, bumped whenever its membership or subscriptions change.
     ///
     /// Spec: `GroupEpoch: int32` (versions 0+).
     #[inline]
@@ -1099,7 +1099,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Group epoch for which the current target assignment was computed.
     ///
     /// Spec: `AssignmentEpoch: int32` (versions 0+).
     #[inline]
@@ -1112,7 +1112,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the server-side assignor the group uses, such as simple.
     ///
     /// Spec: `AssignorName: string` (versions 0+).
     #[inline]
@@ -1125,7 +1125,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Current members of the group.
     ///
     /// Spec: `Members: []Member` (versions 0+).
     #[inline]
@@ -1139,7 +1139,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Bitfield of ACL operations the caller may perform on the group; -2147483648 (INT32_MIN) when not requested.
     ///
     /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
     #[inline]
@@ -1282,15 +1282,15 @@ impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
 /// `TopicPartitions`: common struct of `ShareGroupDescribeResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -1425,7 +1425,7 @@ impl<'a> TopicPartitionsRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -1438,7 +1438,7 @@ impl<'a> TopicPartitionsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1451,7 +1451,7 @@ impl<'a> TopicPartitionsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition numbers of that topic.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]
@@ -1545,7 +1545,7 @@ impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
 /// `Assignment`: common struct of `ShareGroupDescribeResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
-    /// TODO
+    /// Assigned partitions, grouped by topic.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
@@ -1669,7 +1669,7 @@ impl<'a> AssignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Assigned partitions, grouped by topic.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareGroupHeartbeatRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareGroupHeartbeatRequest {
-    /// TODO
+    /// Id of the share group (KIP-932).
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Member id chosen by the consumer (a UUID string); it stays the same for the whole life of the consumer process.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Member epoch the consumer last got; 0 to join, -1 to leave the group.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     pub member_epoch: i32,
-    /// TODO
+    /// Rack of the consumer; null when unchanged since the last heartbeat or not set.
     ///
     /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
     pub rack_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Topic names the member subscribes to; null when unchanged since the last heartbeat.
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, nullable 0+, default null, entity topicName).
     pub subscribed_topic_names: ::core::option::Option<::std::vec::Vec<rt::KStr>>,
@@ -332,7 +332,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the share group (KIP-932).
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -345,7 +345,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id chosen by the consumer (a UUID string); it stays the same for the whole life of the consumer process.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -358,7 +358,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member epoch the consumer last got; 0 to join, -1 to leave the group.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     #[inline]
@@ -371,7 +371,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Rack of the consumer; null when unchanged since the last heartbeat or not set.
     ///
     /// Spec: `RackId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -384,7 +384,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topic names the member subscribes to; null when unchanged since the last heartbeat.
     ///
     /// Spec: `SubscribedTopicNames: []string` (versions 0+, nullable 0+, default null, entity topicName).
     #[inline]

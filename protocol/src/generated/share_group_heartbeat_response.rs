@@ -6,31 +6,31 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `ShareGroupHeartbeatResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ShareGroupHeartbeatResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the heartbeat, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Member id of the consumer, echoed back by the coordinator; null on some errors.
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+, default null).
     pub member_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Member epoch the consumer should use from now on.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     pub member_epoch: i32,
-    /// TODO
+    /// How long in ms the member should wait before its next heartbeat.
     ///
     /// Spec: `HeartbeatIntervalMs: int32` (versions 0+).
     pub heartbeat_interval_ms: i32,
-    /// TODO
+    /// New partition assignment for the member; null when it has not changed.
     ///
     /// Spec: `Assignment: Assignment` (versions 0+, nullable 0+, default null).
     pub assignment: ::core::option::Option<Assignment>,
@@ -389,7 +389,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -402,7 +402,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the heartbeat, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -415,7 +415,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -428,7 +428,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id of the consumer, echoed back by the coordinator; null on some errors.
     ///
     /// Spec: `MemberId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -441,7 +441,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member epoch the consumer should use from now on.
     ///
     /// Spec: `MemberEpoch: int32` (versions 0+).
     #[inline]
@@ -454,7 +454,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How long in ms the member should wait before its next heartbeat.
     ///
     /// Spec: `HeartbeatIntervalMs: int32` (versions 0+).
     #[inline]
@@ -467,7 +467,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New partition assignment for the member; null when it has not changed.
     ///
     /// Spec: `Assignment: Assignment` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -603,7 +603,7 @@ impl<'a> rt::view::View<'a> for ShareGroupHeartbeatResponseRef<'a> {
 /// `Assignment`: inline struct of `ShareGroupHeartbeatResponse` (versions 1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Assignment {
-    /// TODO
+    /// Partitions the member should consume, grouped by topic.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     pub topic_partitions: ::std::vec::Vec<TopicPartitions>,
@@ -727,7 +727,7 @@ impl<'a> AssignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partitions the member should consume, grouped by topic.
     ///
     /// Spec: `TopicPartitions: []TopicPartitions` (versions 0+).
     #[inline]
@@ -814,11 +814,11 @@ impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
 /// `TopicPartitions`: common struct of `ShareGroupHeartbeatResponse` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicPartitions {
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Indexes of this topic's assigned partitions.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     pub partitions: rt::PrimArray<i32>,
@@ -946,7 +946,7 @@ impl<'a> TopicPartitionsRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the topic.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -959,7 +959,7 @@ impl<'a> TopicPartitionsRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Indexes of this topic's assigned partitions.
     ///
     /// Spec: `Partitions: []int32` (versions 0+).
     #[inline]

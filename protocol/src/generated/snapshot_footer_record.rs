@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SnapshotFooterRecord.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SnapshotFooterRecord {
-    /// TODO
+    /// Format version of this footer record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     pub version: i16,
@@ -237,7 +237,7 @@ impl<'a> SnapshotFooterRecordRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Format version of this footer record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     #[inline]

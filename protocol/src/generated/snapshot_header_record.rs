@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SnapshotHeaderRecord.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SnapshotHeaderRecord {
-    /// TODO
+    /// Layout version of this header record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     pub version: i16,
-    /// TODO
+    /// Append time, in ms since the Unix epoch, of the last log record the snapshot covers.
     ///
     /// Spec: `LastContainedLogTimestamp: int64` (versions 0+).
     pub last_contained_log_timestamp: i64,
@@ -266,7 +266,7 @@ impl<'a> SnapshotHeaderRecordRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Layout version of this header record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     #[inline]
@@ -279,7 +279,7 @@ impl<'a> SnapshotHeaderRecordRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Append time, in ms since the Unix epoch, of the last log record the snapshot covers.
     ///
     /// Spec: `LastContainedLogTimestamp: int64` (versions 0+).
     #[inline]

@@ -14,7 +14,7 @@ pub struct StreamsGroupDescribeRequest {
     ///
     /// Spec: `IncludeAuthorizedOperations: bool` (versions 0+).
     pub include_authorized_operations: bool,
-    /// TODO
+    /// If true, ask for the full topology description stored via the topology description plugin (v1+, KIP-1331).
     ///
     /// Spec: `IncludeTopologyDescription: bool` (versions 1+, default false).
     pub include_topology_description: bool,
@@ -342,7 +342,7 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, ask for the full topology description stored via the topology description plugin (v1+, KIP-1331).
     ///
     /// Spec: `IncludeTopologyDescription: bool` (versions 1+, default false).
     #[inline]

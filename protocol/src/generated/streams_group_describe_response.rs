@@ -1816,15 +1816,15 @@ pub struct DescribedGroup {
     ///
     /// Spec: `AuthorizedOperations: int32` (versions 0+, default -2147483648).
     pub authorized_operations: i32,
-    /// TODO
+    /// Full topology description of the group (v1+, KIP-1331); set only when TopologyDescriptionStatus is 3 (AVAILABLE), null otherwise.
     ///
     /// Spec: `TopologyDescription: TopologyDescription` (versions 1+, nullable 1+, default null).
     pub topology_description: ::core::option::Option<TopologyDescription>,
-    /// TODO
+    /// Why TopologyDescription is or is not set (v1+): 0 = not requested, 1 = none stored for this group, 2 = the broker could not fetch it (see broker logs), 3 = available.
     ///
     /// Spec: `TopologyDescriptionStatus: int8` (versions 1+, default 0).
     pub topology_description_status: i8,
-    /// TODO
+    /// Name of the task assignor to be applied at the next assignment (v1+, KIP-1357); it can differ from the one behind the current assignment, as a config change does not force a rebalance. Null if describing failed.
     ///
     /// Spec: `AssignorName: string` (versions 1+, nullable 1+, default null, ignorable).
     pub assignor_name: ::core::option::Option<rt::KStr>,
@@ -2313,7 +2313,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Full topology description of the group (v1+, KIP-1331); set only when TopologyDescriptionStatus is 3 (AVAILABLE), null otherwise.
     ///
     /// Spec: `TopologyDescription: TopologyDescription` (versions 1+, nullable 1+, default null).
     #[inline]
@@ -2330,7 +2330,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Why TopologyDescription is or is not set (v1+): 0 = not requested, 1 = none stored for this group, 2 = the broker could not fetch it (see broker logs), 3 = available.
     ///
     /// Spec: `TopologyDescriptionStatus: int8` (versions 1+, default 0).
     #[inline]
@@ -2343,7 +2343,7 @@ impl<'a> DescribedGroupRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Name of the task assignor to be applied at the next assignment (v1+, KIP-1357); it can differ from the one behind the current assignment, as a config change does not force a rebalance. Null if describing failed.
     ///
     /// Spec: `AssignorName: string` (versions 1+, nullable 1+, default null, ignorable).
     #[inline]
@@ -4105,11 +4105,11 @@ impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
 /// `TopologyDescription`: common struct of `StreamsGroupDescribeResponse` (versions 1+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescription {
-    /// TODO
+    /// Sub-topologies the topology consists of.
     ///
     /// Spec: `Subtopologies: []TopologyDescriptionSubtopology` (versions 1+).
     pub subtopologies: ::std::vec::Vec<TopologyDescriptionSubtopology>,
-    /// TODO
+    /// Global state stores of the topology.
     ///
     /// Spec: `GlobalStores: []TopologyDescriptionGlobalStore` (versions 1+).
     pub global_stores: ::std::vec::Vec<TopologyDescriptionGlobalStore>,
@@ -4301,7 +4301,7 @@ impl<'a> TopologyDescriptionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Sub-topologies the topology consists of.
     ///
     /// Spec: `Subtopologies: []TopologyDescriptionSubtopology` (versions 1+).
     #[inline]
@@ -4317,7 +4317,7 @@ impl<'a> TopologyDescriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Global state stores of the topology.
     ///
     /// Spec: `GlobalStores: []TopologyDescriptionGlobalStore` (versions 1+).
     #[inline]
@@ -4433,11 +4433,11 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionRef<'a> {
 /// `TopologyDescriptionSubtopology`: common struct of `StreamsGroupDescribeResponse` (versions 1+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionSubtopology {
-    /// TODO
+    /// Id of the sub-topology; unique in its topology.
     ///
     /// Spec: `SubtopologyId: string` (versions 1+).
     pub subtopology_id: rt::KStr,
-    /// TODO
+    /// Nodes of the processing graph in this sub-topology.
     ///
     /// Spec: `Nodes: []TopologyDescriptionNode` (versions 1+).
     pub nodes: ::std::vec::Vec<TopologyDescriptionNode>,
@@ -4613,7 +4613,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the sub-topology; unique in its topology.
     ///
     /// Spec: `SubtopologyId: string` (versions 1+).
     #[inline]
@@ -4626,7 +4626,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Nodes of the processing graph in this sub-topology.
     ///
     /// Spec: `Nodes: []TopologyDescriptionNode` (versions 1+).
     #[inline]
@@ -4734,27 +4734,27 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionSubtopologyRef<'a> {
 /// `TopologyDescriptionNode`: common struct of `StreamsGroupDescribeResponse` (versions 1+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionNode {
-    /// TODO
+    /// Node name, e.g. KSTREAM-SOURCE-0000000000.
     ///
     /// Spec: `Name: string` (versions 1+).
     pub name: rt::KStr,
-    /// TODO
+    /// Node kind, as a code: source (1), processor (2) or sink (3).
     ///
     /// Spec: `NodeType: int8` (versions 1+).
     pub node_type: i8,
-    /// TODO
+    /// Topics a source node consumes; empty for other kinds, or when a source picks its topics at run time.
     ///
     /// Spec: `SourceTopics: []string` (versions 1+, entity topicName).
     pub source_topics: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Topic a sink node produces to; null for other kinds, or when the sink picks its topic at run time.
     ///
     /// Spec: `SinkTopic: string` (versions 1+, nullable 1+, default null, entity topicName).
     pub sink_topic: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Names of the state stores a processor node uses; empty for other kinds.
     ///
     /// Spec: `Stores: []string` (versions 1+).
     pub stores: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Names of the nodes this node forwards records to; predecessors are derived from these edges.
     ///
     /// Spec: `Successors: []string` (versions 1+).
     pub successors: ::std::vec::Vec<rt::KStr>,
@@ -5053,7 +5053,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node name, e.g. KSTREAM-SOURCE-0000000000.
     ///
     /// Spec: `Name: string` (versions 1+).
     #[inline]
@@ -5066,7 +5066,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node kind, as a code: source (1), processor (2) or sink (3).
     ///
     /// Spec: `NodeType: int8` (versions 1+).
     #[inline]
@@ -5079,7 +5079,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics a source node consumes; empty for other kinds, or when a source picks its topics at run time.
     ///
     /// Spec: `SourceTopics: []string` (versions 1+, entity topicName).
     #[inline]
@@ -5093,7 +5093,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topic a sink node produces to; null for other kinds, or when the sink picks its topic at run time.
     ///
     /// Spec: `SinkTopic: string` (versions 1+, nullable 1+, default null, entity topicName).
     #[inline]
@@ -5106,7 +5106,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Names of the state stores a processor node uses; empty for other kinds.
     ///
     /// Spec: `Stores: []string` (versions 1+).
     #[inline]
@@ -5120,7 +5120,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Names of the nodes this node forwards records to; predecessors are derived from these edges.
     ///
     /// Spec: `Successors: []string` (versions 1+).
     #[inline]
@@ -5300,11 +5300,11 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionNodeRef<'a> {
 /// `TopologyDescriptionGlobalStore`: common struct of `StreamsGroupDescribeResponse` (versions 1+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionGlobalStore {
-    /// TODO
+    /// Source node that feeds the global store.
     ///
     /// Spec: `Source: TopologyDescriptionNode` (versions 1+).
     pub source: TopologyDescriptionNode,
-    /// TODO
+    /// Processor node that writes into the global store.
     ///
     /// Spec: `Processor: TopologyDescriptionNode` (versions 1+).
     pub processor: TopologyDescriptionNode,
@@ -5482,7 +5482,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Source node that feeds the global store.
     ///
     /// Spec: `Source: TopologyDescriptionNode` (versions 1+).
     #[inline]
@@ -5498,7 +5498,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Processor node that writes into the global store.
     ///
     /// Spec: `Processor: TopologyDescriptionNode` (versions 1+).
     #[inline]

@@ -30,7 +30,7 @@ pub struct StreamsGroupHeartbeatResponse {
     ///
     /// Spec: `HeartbeatIntervalMs: int32` (versions 0+).
     pub heartbeat_interval_ms: i32,
-    /// TODO
+    /// Old int32 form of AcceptableRecoveryLag, only in v0; v1+ uses AcceptableRecoveryLag.
     ///
     /// Spec: `AcceptableRecoveryLagLegacy: int32` (versions 0).
     pub acceptable_recovery_lag_legacy: i32,
@@ -58,7 +58,7 @@ pub struct StreamsGroupHeartbeatResponse {
     ///
     /// Spec: `WarmupTasks: []TaskIds` (versions 0+, nullable 0+, default null).
     pub warmup_tasks: ::core::option::Option<::std::vec::Vec<TaskIds>>,
-    /// TODO
+    /// True asks the member to send its topology description with StreamsGroupTopologyDescriptionUpdate, as the broker lacks a current one (v1+, KIP-1331).
     ///
     /// Spec: `TopologyDescriptionRequired: bool` (versions 1+, default false).
     pub topology_description_required: bool,
@@ -794,7 +794,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Old int32 form of AcceptableRecoveryLag, only in v0; v1+ uses AcceptableRecoveryLag.
     ///
     /// Spec: `AcceptableRecoveryLagLegacy: int32` (versions 0).
     #[inline]
@@ -893,7 +893,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True asks the member to send its topology description with StreamsGroupTopologyDescriptionUpdate, as the broker lacks a current one (v1+, KIP-1331).
     ///
     /// Spec: `TopologyDescriptionRequired: bool` (versions 1+, default false).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `StreamsGroupTopologyDescriptionUpdateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StreamsGroupTopologyDescriptionUpdateRequest {
-    /// TODO
+    /// Id of the streams group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Id of the member pushing the description. If the member is no longer in the group (or the group is gone), the broker answers UNKNOWN_MEMBER_ID and the client should then rejoin as a fenced member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Topology epoch the description belongs to.
     ///
     /// Spec: `TopologyEpoch: int32` (versions 0+).
     pub topology_epoch: i32,
-    /// TODO
+    /// Description of the topology to store for the group (KIP-1331).
     ///
     /// Spec: `TopologyDescription: TopologyDescription` (versions 0+).
     pub topology_description: TopologyDescription,
@@ -289,7 +289,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the streams group.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the member pushing the description. If the member is no longer in the group (or the group is gone), the broker answers UNKNOWN_MEMBER_ID and the client should then rejoin as a fenced member.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -315,7 +315,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topology epoch the description belongs to.
     ///
     /// Spec: `TopologyEpoch: int32` (versions 0+).
     #[inline]
@@ -328,7 +328,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Description of the topology to store for the group (KIP-1331).
     ///
     /// Spec: `TopologyDescription: TopologyDescription` (versions 0+).
     #[inline]
@@ -436,11 +436,11 @@ impl<'a> rt::view::View<'a> for StreamsGroupTopologyDescriptionUpdateRequestRef<
 /// `TopologyDescription`: common struct of `StreamsGroupTopologyDescriptionUpdateRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescription {
-    /// TODO
+    /// Sub-topologies the topology consists of.
     ///
     /// Spec: `Subtopologies: []TopologyDescriptionSubtopology` (versions 0+).
     pub subtopologies: ::std::vec::Vec<TopologyDescriptionSubtopology>,
-    /// TODO
+    /// Global state stores of the topology.
     ///
     /// Spec: `GlobalStores: []TopologyDescriptionGlobalStore` (versions 0+).
     pub global_stores: ::std::vec::Vec<TopologyDescriptionGlobalStore>,
@@ -588,7 +588,7 @@ impl<'a> TopologyDescriptionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Sub-topologies the topology consists of.
     ///
     /// Spec: `Subtopologies: []TopologyDescriptionSubtopology` (versions 0+).
     #[inline]
@@ -604,7 +604,7 @@ impl<'a> TopologyDescriptionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Global state stores of the topology.
     ///
     /// Spec: `GlobalStores: []TopologyDescriptionGlobalStore` (versions 0+).
     #[inline]
@@ -708,11 +708,11 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionRef<'a> {
 /// `TopologyDescriptionSubtopology`: common struct of `StreamsGroupTopologyDescriptionUpdateRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionSubtopology {
-    /// TODO
+    /// Id of the sub-topology; unique in its topology.
     ///
     /// Spec: `SubtopologyId: string` (versions 0+).
     pub subtopology_id: rt::KStr,
-    /// TODO
+    /// Nodes of the processing graph in this sub-topology.
     ///
     /// Spec: `Nodes: []TopologyDescriptionNode` (versions 0+).
     pub nodes: ::std::vec::Vec<TopologyDescriptionNode>,
@@ -848,7 +848,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the sub-topology; unique in its topology.
     ///
     /// Spec: `SubtopologyId: string` (versions 0+).
     #[inline]
@@ -861,7 +861,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Nodes of the processing graph in this sub-topology.
     ///
     /// Spec: `Nodes: []TopologyDescriptionNode` (versions 0+).
     #[inline]
@@ -957,27 +957,27 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionSubtopologyRef<'a> {
 /// `TopologyDescriptionNode`: common struct of `StreamsGroupTopologyDescriptionUpdateRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionNode {
-    /// TODO
+    /// Node name, e.g. KSTREAM-SOURCE-0000000000.
     ///
     /// Spec: `Name: string` (versions 0+).
     pub name: rt::KStr,
-    /// TODO
+    /// Node kind, as a code: source (1), processor (2) or sink (3).
     ///
     /// Spec: `NodeType: int8` (versions 0+).
     pub node_type: i8,
-    /// TODO
+    /// Topics a source node consumes; empty for other kinds, or when a source picks its topics at run time.
     ///
     /// Spec: `SourceTopics: []string` (versions 0+, entity topicName).
     pub source_topics: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Topic a sink node produces to; null for other kinds, or when the sink picks its topic at run time.
     ///
     /// Spec: `SinkTopic: string` (versions 0+, nullable 0+, default null, entity topicName).
     pub sink_topic: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Names of the state stores a processor node uses; empty for other kinds.
     ///
     /// Spec: `Stores: []string` (versions 0+).
     pub stores: ::std::vec::Vec<rt::KStr>,
-    /// TODO
+    /// Names of the nodes this node forwards records to; predecessors are derived from these edges.
     ///
     /// Spec: `Successors: []string` (versions 0+).
     pub successors: ::std::vec::Vec<rt::KStr>,
@@ -1153,7 +1153,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node name, e.g. KSTREAM-SOURCE-0000000000.
     ///
     /// Spec: `Name: string` (versions 0+).
     #[inline]
@@ -1166,7 +1166,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node kind, as a code: source (1), processor (2) or sink (3).
     ///
     /// Spec: `NodeType: int8` (versions 0+).
     #[inline]
@@ -1179,7 +1179,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics a source node consumes; empty for other kinds, or when a source picks its topics at run time.
     ///
     /// Spec: `SourceTopics: []string` (versions 0+, entity topicName).
     #[inline]
@@ -1193,7 +1193,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topic a sink node produces to; null for other kinds, or when the sink picks its topic at run time.
     ///
     /// Spec: `SinkTopic: string` (versions 0+, nullable 0+, default null, entity topicName).
     #[inline]
@@ -1206,7 +1206,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Names of the state stores a processor node uses; empty for other kinds.
     ///
     /// Spec: `Stores: []string` (versions 0+).
     #[inline]
@@ -1220,7 +1220,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Names of the nodes this node forwards records to; predecessors are derived from these edges.
     ///
     /// Spec: `Successors: []string` (versions 0+).
     #[inline]
@@ -1351,11 +1351,11 @@ impl<'a> rt::view::View<'a> for TopologyDescriptionNodeRef<'a> {
 /// `TopologyDescriptionGlobalStore`: common struct of `StreamsGroupTopologyDescriptionUpdateRequest` (versions 0+).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopologyDescriptionGlobalStore {
-    /// TODO
+    /// Source node that feeds the global store.
     ///
     /// Spec: `Source: TopologyDescriptionNode` (versions 0+).
     pub source: TopologyDescriptionNode,
-    /// TODO
+    /// Processor node that writes into the global store.
     ///
     /// Spec: `Processor: TopologyDescriptionNode` (versions 0+).
     pub processor: TopologyDescriptionNode,
@@ -1478,7 +1478,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Source node that feeds the global store.
     ///
     /// Spec: `Source: TopologyDescriptionNode` (versions 0+).
     #[inline]
@@ -1494,7 +1494,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Processor node that writes into the global store.
     ///
     /// Spec: `Processor: TopologyDescriptionNode` (versions 0+).
     #[inline]

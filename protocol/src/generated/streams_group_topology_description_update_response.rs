@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `StreamsGroupTopologyDescriptionUpdateResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StreamsGroupTopologyDescriptionUpdateResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error for the update, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -289,7 +289,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -302,7 +302,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for the update, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -315,7 +315,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null when there is none.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]

@@ -6,31 +6,31 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SyncGroupRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SyncGroupRequest {
-    /// TODO
+    /// Group being synced.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Generation the member joined in.
     ///
     /// Spec: `GenerationId: int32` (versions 0+).
     pub generation_id: i32,
-    /// TODO
+    /// Member id from JoinGroup.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static membership id, or null for a dynamic member (v3+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Protocol type from JoinGroup, checked by the coordinator (v5+); null skips the check.
     ///
     /// Spec: `ProtocolType: string` (versions 5+, nullable 5+, default null, ignorable).
     pub protocol_type: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Protocol name from JoinGroup, checked by the coordinator (v5+); null skips the check.
     ///
     /// Spec: `ProtocolName: string` (versions 5+, nullable 5+, default null, ignorable).
     pub protocol_name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Assignments computed by the leader, one per member; empty when sent by a follower.
     ///
     /// Spec: `Assignments: []SyncGroupRequestAssignment` (versions 0+).
     pub assignments: ::std::vec::Vec<SyncGroupRequestAssignment>,
@@ -462,7 +462,7 @@ impl<'a> SyncGroupRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Group being synced.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -477,7 +477,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Generation the member joined in.
     ///
     /// Spec: `GenerationId: int32` (versions 0+).
     #[inline]
@@ -490,7 +490,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id from JoinGroup.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -505,7 +505,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static membership id, or null for a dynamic member (v3+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     #[inline]
@@ -519,7 +519,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Protocol type from JoinGroup, checked by the coordinator (v5+); null skips the check.
     ///
     /// Spec: `ProtocolType: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -532,7 +532,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Protocol name from JoinGroup, checked by the coordinator (v5+); null skips the check.
     ///
     /// Spec: `ProtocolName: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -545,7 +545,7 @@ impl<'a> SyncGroupRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Assignments computed by the leader, one per member; empty when sent by a follower.
     ///
     /// Spec: `Assignments: []SyncGroupRequestAssignment` (versions 0+).
     #[inline]
@@ -715,11 +715,11 @@ impl<'a> rt::view::View<'a> for SyncGroupRequestRef<'a> {
 /// `SyncGroupRequestAssignment`: inline struct of `SyncGroupRequest` (versions 0-5).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SyncGroupRequestAssignment {
-    /// TODO
+    /// Member receiving this assignment.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Opaque assignment bytes for that member.
     ///
     /// Spec: `Assignment: bytes` (versions 0+).
     pub assignment: rt::Bytes,
@@ -852,7 +852,7 @@ impl<'a> SyncGroupRequestAssignmentRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Member receiving this assignment.
     ///
     /// Spec: `MemberId: string` (versions 0+).
     #[inline]
@@ -867,7 +867,7 @@ impl<'a> SyncGroupRequestAssignmentRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque assignment bytes for that member.
     ///
     /// Spec: `Assignment: bytes` (versions 0+).
     #[inline]

@@ -6,23 +6,23 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `SyncGroupResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SyncGroupResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit (v1+).
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Protocol type of the group (v5+); null if not known.
     ///
     /// Spec: `ProtocolType: string` (versions 5+, nullable 5+, default null, ignorable).
     pub protocol_type: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Protocol name chosen for the generation (v5+); null if not known.
     ///
     /// Spec: `ProtocolName: string` (versions 5+, nullable 5+, default null, ignorable).
     pub protocol_name: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Opaque assignment bytes for this member.
     ///
     /// Spec: `Assignment: bytes` (versions 0+).
     pub assignment: rt::Bytes,
@@ -385,7 +385,7 @@ impl<'a> SyncGroupResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit (v1+).
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 1+, ignorable).
     #[inline]
@@ -398,7 +398,7 @@ impl<'a> SyncGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -411,7 +411,7 @@ impl<'a> SyncGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Protocol type of the group (v5+); null if not known.
     ///
     /// Spec: `ProtocolType: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -424,7 +424,7 @@ impl<'a> SyncGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Protocol name chosen for the generation (v5+); null if not known.
     ///
     /// Spec: `ProtocolName: string` (versions 5+, nullable 5+, default null, ignorable).
     #[inline]
@@ -437,7 +437,7 @@ impl<'a> SyncGroupResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Opaque assignment bytes for this member.
     ///
     /// Spec: `Assignment: bytes` (versions 0+).
     #[inline]

@@ -6,35 +6,35 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `TxnOffsetCommitRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TxnOffsetCommitRequest {
-    /// TODO
+    /// transactional.id of the producer whose transaction includes the offsets.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     pub transactional_id: rt::KStr,
-    /// TODO
+    /// Consumer group the offsets are committed for.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     pub group_id: rt::KStr,
-    /// TODO
+    /// Producer id bound to the transactional id.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch, used to fence zombie producers.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// Generation id of the group under the classic protocol, or the member epoch under the consumer protocol (KIP-848); -1 when unknown (v3+).
     ///
     /// Spec: `GenerationIdOrMemberEpoch: int32` (versions 3+, default -1).
     pub generation_id_or_member_epoch: i32,
-    /// TODO
+    /// Member id of the committing consumer (v3+), or empty when unknown.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     pub member_id: rt::KStr,
-    /// TODO
+    /// Static member id (group.instance.id) of the committing member, or null (v3+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     pub group_instance_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Offsets to commit, grouped by topic.
     ///
     /// Spec: `Topics: []TxnOffsetCommitRequestTopic` (versions 0+).
     pub topics: ::std::vec::Vec<TxnOffsetCommitRequestTopic>,
@@ -485,7 +485,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// transactional.id of the producer whose transaction includes the offsets.
     ///
     /// Spec: `TransactionalId: string` (versions 0+, entity transactionalId).
     #[inline]
@@ -500,7 +500,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Consumer group the offsets are committed for.
     ///
     /// Spec: `GroupId: string` (versions 0+, entity groupId).
     #[inline]
@@ -515,7 +515,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer id bound to the transactional id.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -528,7 +528,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch, used to fence zombie producers.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -541,7 +541,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Generation id of the group under the classic protocol, or the member epoch under the consumer protocol (KIP-848); -1 when unknown (v3+).
     ///
     /// Spec: `GenerationIdOrMemberEpoch: int32` (versions 3+, default -1).
     #[inline]
@@ -554,7 +554,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Member id of the committing consumer (v3+), or empty when unknown.
     ///
     /// Spec: `MemberId: string` (versions 3+).
     #[inline]
@@ -567,7 +567,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Static member id (group.instance.id) of the committing member, or null (v3+).
     ///
     /// Spec: `GroupInstanceId: string` (versions 3+, nullable 3+, default null).
     #[inline]
@@ -580,7 +580,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offsets to commit, grouped by topic.
     ///
     /// Spec: `Topics: []TxnOffsetCommitRequestTopic` (versions 0+).
     #[inline]
@@ -755,19 +755,19 @@ impl<'a> rt::view::View<'a> for TxnOffsetCommitRequestRef<'a> {
 /// `TxnOffsetCommitRequestPartition`: inline struct of `TxnOffsetCommitRequest` (versions 0-6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TxnOffsetCommitRequestPartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Offset to commit: the next record the group should consume.
     ///
     /// Spec: `CommittedOffset: int64` (versions 0+).
     pub committed_offset: i64,
-    /// TODO
+    /// Leader epoch of the last record consumed (v2+), or -1 if unknown.
     ///
     /// Spec: `CommittedLeaderEpoch: int32` (versions 2+, default -1, ignorable).
     pub committed_leader_epoch: i32,
-    /// TODO
+    /// Free-form text stored with the offset, or null.
     ///
     /// Spec: `CommittedMetadata: string` (versions 0+, nullable 0+).
     pub committed_metadata: ::core::option::Option<rt::KStr>,
@@ -950,7 +950,7 @@ impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -963,7 +963,7 @@ impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Offset to commit: the next record the group should consume.
     ///
     /// Spec: `CommittedOffset: int64` (versions 0+).
     #[inline]
@@ -976,7 +976,7 @@ impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch of the last record consumed (v2+), or -1 if unknown.
     ///
     /// Spec: `CommittedLeaderEpoch: int32` (versions 2+, default -1, ignorable).
     #[inline]
@@ -989,7 +989,7 @@ impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Free-form text stored with the offset, or null.
     ///
     /// Spec: `CommittedMetadata: string` (versions 0+, nullable 0+).
     #[inline]
@@ -1104,15 +1104,15 @@ impl<'a> rt::view::View<'a> for TxnOffsetCommitRequestPartitionRef<'a> {
 /// `TxnOffsetCommitRequestTopic`: inline struct of `TxnOffsetCommitRequest` (versions 0-6).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TxnOffsetCommitRequestTopic {
-    /// TODO
+    /// Topic name (v0-5).
     ///
     /// Spec: `Name: string` (versions 0-5, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic (v6+, KIP-1319).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Partitions of the topic with their offsets.
     ///
     /// Spec: `Partitions: []TxnOffsetCommitRequestPartition` (versions 0+).
     pub partitions: ::std::vec::Vec<TxnOffsetCommitRequestPartition>,
@@ -1285,7 +1285,7 @@ impl<'a> TxnOffsetCommitRequestTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name (v0-5).
     ///
     /// Spec: `Name: string` (versions 0-5, ignorable, entity topicName).
     #[inline]
@@ -1300,7 +1300,7 @@ impl<'a> TxnOffsetCommitRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic (v6+, KIP-1319).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     #[inline]
@@ -1313,7 +1313,7 @@ impl<'a> TxnOffsetCommitRequestTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions of the topic with their offsets.
     ///
     /// Spec: `Partitions: []TxnOffsetCommitRequestPartition` (versions 0+).
     #[inline]

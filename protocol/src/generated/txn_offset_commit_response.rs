@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `TxnOffsetCommitResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TxnOffsetCommitResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Topics: []TxnOffsetCommitResponseTopic` (versions 0+).
     pub topics: ::std::vec::Vec<TxnOffsetCommitResponseTopic>,
@@ -282,7 +282,7 @@ impl<'a> TxnOffsetCommitResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -295,7 +295,7 @@ impl<'a> TxnOffsetCommitResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per topic in the request.
     ///
     /// Spec: `Topics: []TxnOffsetCommitResponseTopic` (versions 0+).
     #[inline]
@@ -403,11 +403,11 @@ impl<'a> rt::view::View<'a> for TxnOffsetCommitResponseRef<'a> {
 /// `TxnOffsetCommitResponsePartition`: inline struct of `TxnOffsetCommitResponse` (versions 0-6).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TxnOffsetCommitResponsePartition {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -536,7 +536,7 @@ impl<'a> TxnOffsetCommitResponsePartitionRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -549,7 +549,7 @@ impl<'a> TxnOffsetCommitResponsePartitionRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -644,15 +644,15 @@ impl<'a> rt::view::View<'a> for TxnOffsetCommitResponsePartitionRef<'a> {
 /// `TxnOffsetCommitResponseTopic`: inline struct of `TxnOffsetCommitResponse` (versions 0-6).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TxnOffsetCommitResponseTopic {
-    /// TODO
+    /// Topic name (v0-5).
     ///
     /// Spec: `Name: string` (versions 0-5, ignorable, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Id of the topic (v6+).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []TxnOffsetCommitResponsePartition` (versions 0+).
     pub partitions: ::std::vec::Vec<TxnOffsetCommitResponsePartition>,
@@ -825,7 +825,7 @@ impl<'a> TxnOffsetCommitResponseTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name (v0-5).
     ///
     /// Spec: `Name: string` (versions 0-5, ignorable, entity topicName).
     #[inline]
@@ -840,7 +840,7 @@ impl<'a> TxnOffsetCommitResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Id of the topic (v6+).
     ///
     /// Spec: `TopicId: uuid` (versions 6+, ignorable).
     #[inline]
@@ -853,7 +853,7 @@ impl<'a> TxnOffsetCommitResponseTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Result per partition of the topic.
     ///
     /// Spec: `Partitions: []TxnOffsetCommitResponsePartition` (versions 0+).
     #[inline]

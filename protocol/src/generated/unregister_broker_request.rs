@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UnregisterBrokerRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnregisterBrokerRequest {
-    /// TODO
+    /// Id of the broker to remove from the cluster metadata.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     pub broker_id: i32,
@@ -237,7 +237,7 @@ impl<'a> UnregisterBrokerRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the broker to remove from the cluster metadata.
     ///
     /// Spec: `BrokerId: int32` (versions 0+, entity brokerId).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UnregisterControllerRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnregisterControllerRequest {
-    /// TODO
+    /// Node id of the controller to remove from the registrations.
     ///
     /// Spec: `ControllerId: int32` (versions 0+).
     pub controller_id: i32,
@@ -240,7 +240,7 @@ impl<'a> UnregisterControllerRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id of the controller to remove from the registrations.
     ///
     /// Spec: `ControllerId: int32` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UpdateFeaturesRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateFeaturesRequest {
-    /// TODO
+    /// How long in ms the controller may take to apply the updates before timing out; default 60000.
     ///
     /// Spec: `timeoutMs: int32` (versions 0+, default 60000).
     pub timeout_ms: i32,
-    /// TODO
+    /// Changes to finalized feature levels, one per feature.
     ///
     /// Spec: `FeatureUpdates: []FeatureUpdateKey` (versions 0+).
     pub feature_updates: ::std::vec::Vec<FeatureUpdateKey>,
-    /// TODO
+    /// v1+: true to check the updates without applying them.
     ///
     /// Spec: `ValidateOnly: bool` (versions 1+, default false).
     pub validate_only: bool,
@@ -312,7 +312,7 @@ impl<'a> UpdateFeaturesRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// How long in ms the controller may take to apply the updates before timing out; default 60000.
     ///
     /// Spec: `timeoutMs: int32` (versions 0+, default 60000).
     #[inline]
@@ -325,7 +325,7 @@ impl<'a> UpdateFeaturesRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Changes to finalized feature levels, one per feature.
     ///
     /// Spec: `FeatureUpdates: []FeatureUpdateKey` (versions 0+).
     #[inline]
@@ -339,7 +339,7 @@ impl<'a> UpdateFeaturesRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: true to check the updates without applying them.
     ///
     /// Spec: `ValidateOnly: bool` (versions 1+, default false).
     #[inline]
@@ -441,19 +441,19 @@ impl<'a> rt::view::View<'a> for UpdateFeaturesRequestRef<'a> {
 /// `FeatureUpdateKey`: inline struct of `UpdateFeaturesRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeatureUpdateKey {
-    /// TODO
+    /// Feature name, e.g. metadata.version.
     ///
     /// Spec: `Feature: string` (versions 0+, map key).
     pub feature: rt::KStr,
-    /// TODO
+    /// Target finalized level; values of 1 or more set the level, a value below 1 removes the feature.
     ///
     /// Spec: `MaxVersionLevel: int16` (versions 0+).
     pub max_version_level: i16,
-    /// TODO
+    /// v0 only: true lets the update lower or remove the level; replaced by UpgradeType in v1.
     ///
     /// Spec: `AllowDowngrade: bool` (versions 0).
     pub allow_downgrade: bool,
-    /// TODO
+    /// v1+: 1 = upgrade only (default), 2 = safe (lossless) downgrade, 3 = unsafe (lossy) downgrade.
     ///
     /// Spec: `UpgradeType: int8` (versions 1+, default 1).
     pub upgrade_type: i8,
@@ -631,7 +631,7 @@ impl<'a> FeatureUpdateKeyRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Feature name, e.g. metadata.version.
     ///
     /// Spec: `Feature: string` (versions 0+, map key).
     #[inline]
@@ -644,7 +644,7 @@ impl<'a> FeatureUpdateKeyRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Target finalized level; values of 1 or more set the level, a value below 1 removes the feature.
     ///
     /// Spec: `MaxVersionLevel: int16` (versions 0+).
     #[inline]
@@ -657,7 +657,7 @@ impl<'a> FeatureUpdateKeyRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v0 only: true lets the update lower or remove the level; replaced by UpgradeType in v1.
     ///
     /// Spec: `AllowDowngrade: bool` (versions 0).
     #[inline]
@@ -670,7 +670,7 @@ impl<'a> FeatureUpdateKeyRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: 1 = upgrade only (default), 2 = safe (lossless) downgrade, 3 = unsafe (lossy) downgrade.
     ///
     /// Spec: `UpgradeType: int8` (versions 1+, default 1).
     #[inline]

@@ -6,19 +6,19 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UpdateFeaturesResponse.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateFeaturesResponse {
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// v0-1 only: outcome per feature; from v2 only the top-level error is sent.
     ///
     /// Spec: `Results: []UpdatableFeatureResult` (versions 0-1, ignorable).
     pub results: ::std::vec::Vec<UpdatableFeatureResult>,
@@ -343,7 +343,7 @@ impl<'a> UpdateFeaturesResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the response was delayed because the client exceeded a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -356,7 +356,7 @@ impl<'a> UpdateFeaturesResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the whole request, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -369,7 +369,7 @@ impl<'a> UpdateFeaturesResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]
@@ -382,7 +382,7 @@ impl<'a> UpdateFeaturesResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v0-1 only: outcome per feature; from v2 only the top-level error is sent.
     ///
     /// Spec: `Results: []UpdatableFeatureResult` (versions 0-1, ignorable).
     #[inline]
@@ -497,15 +497,15 @@ impl<'a> rt::view::View<'a> for UpdateFeaturesResponseRef<'a> {
 /// `UpdatableFeatureResult`: inline struct of `UpdateFeaturesResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdatableFeatureResult {
-    /// TODO
+    /// Feature name.
     ///
     /// Spec: `Feature: string` (versions 0+, map key).
     pub feature: rt::KStr,
-    /// TODO
+    /// Error code for this feature, 0 if it was updated.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -653,7 +653,7 @@ impl<'a> UpdatableFeatureResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Feature name.
     ///
     /// Spec: `Feature: string` (versions 0+, map key).
     #[inline]
@@ -666,7 +666,7 @@ impl<'a> UpdatableFeatureResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this feature, 0 if it was updated.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -679,7 +679,7 @@ impl<'a> UpdatableFeatureResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+).
     #[inline]

@@ -6,27 +6,27 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UpdateRaftVoterRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateRaftVoterRequest {
-    /// TODO
+    /// Id of the cluster the sender belongs to; null if not set.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Leader epoch the voter believes is current; -1 if unknown.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 0+).
     pub current_leader_epoch: i32,
-    /// TODO
+    /// Replica id of the voter whose entry is updated (KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     pub voter_id: i32,
-    /// TODO
+    /// Directory id of the voter whose entry is updated.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     pub voter_directory_id: rt::Uuid,
-    /// TODO
+    /// Listener endpoints of the voter.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     pub listeners: ::std::vec::Vec<Listener>,
-    /// TODO
+    /// Range of kraft.version values the voter supports.
     ///
     /// Spec: `KRaftVersionFeature: KRaftVersionFeature` (versions 0+).
     pub k_raft_version_feature: KRaftVersionFeature,
@@ -367,7 +367,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Id of the cluster the sender belongs to; null if not set.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+).
     #[inline]
@@ -380,7 +380,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch the voter believes is current; -1 if unknown.
     ///
     /// Spec: `CurrentLeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -393,7 +393,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Replica id of the voter whose entry is updated (KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 0+).
     #[inline]
@@ -406,7 +406,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Directory id of the voter whose entry is updated.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     #[inline]
@@ -419,7 +419,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Listener endpoints of the voter.
     ///
     /// Spec: `Listeners: []Listener` (versions 0+).
     #[inline]
@@ -433,7 +433,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Range of kraft.version values the voter supports.
     ///
     /// Spec: `KRaftVersionFeature: KRaftVersionFeature` (versions 0+).
     #[inline]
@@ -561,15 +561,15 @@ impl<'a> rt::view::View<'a> for UpdateRaftVoterRequestRef<'a> {
 /// `Listener`: inline struct of `UpdateRaftVoterRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Listener {
-    /// TODO
+    /// Listener name of this endpoint.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// Host name or IP address on this listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port on this listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
@@ -690,7 +690,7 @@ impl<'a> ListenerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name of this endpoint.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -703,7 +703,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address on this listener.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -716,7 +716,7 @@ impl<'a> ListenerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port on this listener.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     #[inline]
@@ -808,11 +808,11 @@ impl<'a> rt::view::View<'a> for ListenerRef<'a> {
 /// `KRaftVersionFeature`: inline struct of `UpdateRaftVoterRequest` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KRaftVersionFeature {
-    /// TODO
+    /// Lowest kraft.version the voter supports.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     pub min_supported_version: i16,
-    /// TODO
+    /// Highest kraft.version the voter supports.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     pub max_supported_version: i16,
@@ -950,7 +950,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Lowest kraft.version the voter supports.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     #[inline]
@@ -963,7 +963,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest kraft.version the voter supports.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     #[inline]

@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `UpdateRaftVoterResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateRaftVoterResponse {
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     pub throttle_time_ms: i32,
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Leader of the KRaft quorum as known to the responder (tagged).
     ///
     /// Spec: `CurrentLeader: CurrentLeader` (versions 0+, tag 0 in 0+).
     pub current_leader: CurrentLeader,
@@ -318,7 +318,7 @@ impl<'a> UpdateRaftVoterResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Time in ms the broker held back this response because of a quota; 0 when no quota was hit.
     ///
     /// Spec: `ThrottleTimeMs: int32` (versions 0+).
     #[inline]
@@ -331,7 +331,7 @@ impl<'a> UpdateRaftVoterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for the request; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -344,7 +344,7 @@ impl<'a> UpdateRaftVoterResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader of the KRaft quorum as known to the responder (tagged).
     ///
     /// Spec: `CurrentLeader: CurrentLeader` (versions 0+, tag 0 in 0+).
     #[inline]
@@ -450,19 +450,19 @@ impl<'a> rt::view::View<'a> for UpdateRaftVoterResponseRef<'a> {
 /// `CurrentLeader`: inline struct of `UpdateRaftVoterResponse` (versions 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurrentLeader {
-    /// TODO
+    /// Replica id of that leader; -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, default -1, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Leader epoch; the highest the responder knows, -1 if unknown.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+, default -1).
     pub leader_epoch: i32,
-    /// TODO
+    /// Host name or IP address of the leader.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the leader.
     ///
     /// Spec: `Port: int32` (versions 0+).
     pub port: i32,
@@ -606,7 +606,7 @@ impl<'a> CurrentLeaderRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Replica id of that leader; -1 if unknown.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, default -1, entity brokerId).
     #[inline]
@@ -619,7 +619,7 @@ impl<'a> CurrentLeaderRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Leader epoch; the highest the responder knows, -1 if unknown.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+, default -1).
     #[inline]
@@ -632,7 +632,7 @@ impl<'a> CurrentLeaderRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address of the leader.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -645,7 +645,7 @@ impl<'a> CurrentLeaderRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the leader.
     ///
     /// Spec: `Port: int32` (versions 0+).
     #[inline]

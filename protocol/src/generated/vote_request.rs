@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `VoteRequest.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VoteRequest {
-    /// TODO
+    /// Cluster id the candidate believes it belongs to; null skips the check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     pub cluster_id: ::core::option::Option<rt::KStr>,
-    /// TODO
+    /// Node id of the voter asked for its vote; -1 if not set (v1+, KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 1+, default -1, ignorable, entity brokerId).
     pub voter_id: i32,
-    /// TODO
+    /// Topics the election is for; in practice only __cluster_metadata (KIP-595).
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
@@ -313,7 +313,7 @@ impl<'a> VoteRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Cluster id the candidate believes it belongs to; null skips the check.
     ///
     /// Spec: `ClusterId: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -326,7 +326,7 @@ impl<'a> VoteRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the voter asked for its vote; -1 if not set (v1+, KIP-853).
     ///
     /// Spec: `VoterId: int32` (versions 1+, default -1, ignorable, entity brokerId).
     #[inline]
@@ -339,7 +339,7 @@ impl<'a> VoteRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics the election is for; in practice only __cluster_metadata (KIP-595).
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -444,35 +444,35 @@ impl<'a> rt::view::View<'a> for VoteRequestRef<'a> {
 /// `PartitionData`: inline struct of `VoteRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Epoch the candidate is campaigning in.
     ///
     /// Spec: `ReplicaEpoch: int32` (versions 0+).
     pub replica_epoch: i32,
-    /// TODO
+    /// Node id of the candidate.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, entity brokerId).
     pub replica_id: i32,
-    /// TODO
+    /// Log directory id of the candidate (v1+, KIP-853).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 1+, ignorable).
     pub replica_directory_id: rt::Uuid,
-    /// TODO
+    /// Log directory id of the voter asked for its vote (v1+, KIP-853).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+, ignorable).
     pub voter_directory_id: rt::Uuid,
-    /// TODO
+    /// Epoch of the newest record in the candidate's log; voters use it to judge whether the log is up to date.
     ///
     /// Spec: `LastOffsetEpoch: int32` (versions 0+).
     pub last_offset_epoch: i32,
-    /// TODO
+    /// Log end offset of the candidate's metadata log.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// If true, this is a pre-vote: it probes whether the candidate could win without bumping or persisting any epoch (v2+, KIP-996).
     ///
     /// Spec: `PreVote: bool` (versions 2+).
     pub pre_vote: bool,
@@ -683,7 +683,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -696,7 +696,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch the candidate is campaigning in.
     ///
     /// Spec: `ReplicaEpoch: int32` (versions 0+).
     #[inline]
@@ -709,7 +709,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the candidate.
     ///
     /// Spec: `ReplicaId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -722,7 +722,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directory id of the candidate (v1+, KIP-853).
     ///
     /// Spec: `ReplicaDirectoryId: uuid` (versions 1+, ignorable).
     #[inline]
@@ -735,7 +735,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log directory id of the voter asked for its vote (v1+, KIP-853).
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 1+, ignorable).
     #[inline]
@@ -748,7 +748,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the newest record in the candidate's log; voters use it to judge whether the log is up to date.
     ///
     /// Spec: `LastOffsetEpoch: int32` (versions 0+).
     #[inline]
@@ -761,7 +761,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Log end offset of the candidate's metadata log.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -774,7 +774,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// If true, this is a pre-vote: it probes whether the candidate could win without bumping or persisting any epoch (v2+, KIP-996).
     ///
     /// Spec: `PreVote: bool` (versions 2+).
     #[inline]
@@ -911,11 +911,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `VoteRequest` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// Partitions the candidate asks a vote for.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1046,7 +1046,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -1059,7 +1059,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partitions the candidate asks a vote for.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

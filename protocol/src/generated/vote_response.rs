@@ -6,15 +6,15 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `VoteResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VoteResponse {
-    /// TODO
+    /// Error for the request as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// One entry per topic in the request.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     pub topics: ::std::vec::Vec<TopicData>,
-    /// TODO
+    /// Endpoints of the leaders named in the partition results (v1+, KIP-853).
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     pub node_endpoints: ::std::vec::Vec<NodeEndpoint>,
@@ -378,7 +378,7 @@ impl<'a> VoteResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Error for the request as a whole, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -391,7 +391,7 @@ impl<'a> VoteResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per topic in the request.
     ///
     /// Spec: `Topics: []TopicData` (versions 0+).
     #[inline]
@@ -405,7 +405,7 @@ impl<'a> VoteResponseRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Endpoints of the leaders named in the partition results (v1+, KIP-853).
     ///
     /// Spec: `NodeEndpoints: []NodeEndpoint` (versions 1+, tag 0 in 1+).
     #[inline]
@@ -532,23 +532,23 @@ impl<'a> rt::view::View<'a> for VoteResponseRef<'a> {
 /// `PartitionData`: inline struct of `VoteResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionData {
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Node id of the leader as the voter sees it; -1 if it knows none.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     pub leader_id: i32,
-    /// TODO
+    /// Newest leader epoch the voter knows of.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// True if the voter gives the candidate its vote.
     ///
     /// Spec: `VoteGranted: bool` (versions 0+).
     pub vote_granted: bool,
@@ -686,7 +686,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Index of the partition.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -699,7 +699,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error for this partition, 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -712,7 +712,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Node id of the leader as the voter sees it; -1 if it knows none.
     ///
     /// Spec: `LeaderId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -725,7 +725,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Newest leader epoch the voter knows of.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -738,7 +738,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// True if the voter gives the candidate its vote.
     ///
     /// Spec: `VoteGranted: bool` (versions 0+).
     #[inline]
@@ -838,11 +838,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `TopicData`: inline struct of `VoteResponse` (versions 0-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicData {
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     pub topic_name: rt::KStr,
-    /// TODO
+    /// One entry per partition in the request.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -973,7 +973,7 @@ impl<'a> TopicDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Name of the topic.
     ///
     /// Spec: `TopicName: string` (versions 0+, entity topicName).
     #[inline]
@@ -986,7 +986,7 @@ impl<'a> TopicDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// One entry per partition in the request.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]
@@ -1081,15 +1081,15 @@ impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
 /// `NodeEndpoint`: inline struct of `VoteResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeEndpoint {
-    /// TODO
+    /// Node id the endpoint belongs to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     pub node_id: i32,
-    /// TODO
+    /// Host name or IP address of the node.
     ///
     /// Spec: `Host: string` (versions 1+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port of the node.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     pub port: u16,
@@ -1259,7 +1259,7 @@ impl<'a> NodeEndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Node id the endpoint belongs to.
     ///
     /// Spec: `NodeId: int32` (versions 1+, map key, entity brokerId).
     #[inline]
@@ -1272,7 +1272,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Host name or IP address of the node.
     ///
     /// Spec: `Host: string` (versions 1+).
     #[inline]
@@ -1285,7 +1285,7 @@ impl<'a> NodeEndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port of the node.
     ///
     /// Spec: `Port: uint16` (versions 1+).
     #[inline]

@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `VotersRecord.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VotersRecord {
-    /// TODO
+    /// Layout version of this record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     pub version: i16,
-    /// TODO
+    /// Every voter of the KRaft quorum as of this record (KIP-853).
     ///
     /// Spec: `Voters: []Voter` (versions 0+).
     pub voters: ::std::vec::Vec<Voter>,
@@ -263,7 +263,7 @@ impl<'a> VotersRecordRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Layout version of this record.
     ///
     /// Spec: `Version: int16` (versions 0+).
     #[inline]
@@ -276,7 +276,7 @@ impl<'a> VotersRecordRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Every voter of the KRaft quorum as of this record (KIP-853).
     ///
     /// Spec: `Voters: []Voter` (versions 0+).
     #[inline]
@@ -368,15 +368,15 @@ impl<'a> rt::view::View<'a> for VotersRecordRef<'a> {
 /// `Endpoint`: inline struct of `VotersRecord` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Endpoint {
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     pub name: rt::KStr,
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     pub host: rt::KStr,
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     pub port: u16,
@@ -497,7 +497,7 @@ impl<'a> EndpointRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Listener name.
     ///
     /// Spec: `Name: string` (versions 0+, map key).
     #[inline]
@@ -510,7 +510,7 @@ impl<'a> EndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// DNS name or IP address to connect to.
     ///
     /// Spec: `Host: string` (versions 0+).
     #[inline]
@@ -523,7 +523,7 @@ impl<'a> EndpointRef<'a> {
             }
         }
     }
-    /// TODO
+    /// TCP port to connect to.
     ///
     /// Spec: `Port: uint16` (versions 0+).
     #[inline]
@@ -615,11 +615,11 @@ impl<'a> rt::view::View<'a> for EndpointRef<'a> {
 /// `KRaftVersionFeature`: inline struct of `VotersRecord` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KRaftVersionFeature {
-    /// TODO
+    /// Lowest kraft.version level the voter can run.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     pub min_supported_version: i16,
-    /// TODO
+    /// Highest kraft.version level the voter can run.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     pub max_supported_version: i16,
@@ -757,7 +757,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Lowest kraft.version level the voter can run.
     ///
     /// Spec: `MinSupportedVersion: int16` (versions 0+).
     #[inline]
@@ -770,7 +770,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest kraft.version level the voter can run.
     ///
     /// Spec: `MaxSupportedVersion: int16` (versions 0+).
     #[inline]
@@ -855,19 +855,19 @@ impl<'a> rt::view::View<'a> for KRaftVersionFeatureRef<'a> {
 /// `Voter`: inline struct of `VotersRecord` (versions 0).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Voter {
-    /// TODO
+    /// Replica (node) id of the voter.
     ///
     /// Spec: `VoterId: int32` (versions 0+, entity brokerId).
     pub voter_id: i32,
-    /// TODO
+    /// Uuid of the log directory holding the voter's metadata log; tells apart successive replicas that reuse one id.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     pub voter_directory_id: rt::Uuid,
-    /// TODO
+    /// Listeners the other quorum members can use to reach this voter.
     ///
     /// Spec: `Endpoints: []Endpoint` (versions 0+).
     pub endpoints: ::std::vec::Vec<Endpoint>,
-    /// TODO
+    /// Range of kraft.version levels the voter can run.
     ///
     /// Spec: `KRaftVersionFeature: KRaftVersionFeature` (versions 0+).
     pub k_raft_version_feature: KRaftVersionFeature,
@@ -1030,7 +1030,7 @@ impl<'a> VoterRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Replica (node) id of the voter.
     ///
     /// Spec: `VoterId: int32` (versions 0+, entity brokerId).
     #[inline]
@@ -1043,7 +1043,7 @@ impl<'a> VoterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Uuid of the log directory holding the voter's metadata log; tells apart successive replicas that reuse one id.
     ///
     /// Spec: `VoterDirectoryId: uuid` (versions 0+).
     #[inline]
@@ -1056,7 +1056,7 @@ impl<'a> VoterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Listeners the other quorum members can use to reach this voter.
     ///
     /// Spec: `Endpoints: []Endpoint` (versions 0+).
     #[inline]
@@ -1070,7 +1070,7 @@ impl<'a> VoterRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Range of kraft.version levels the voter can run.
     ///
     /// Spec: `KRaftVersionFeature: KRaftVersionFeature` (versions 0+).
     #[inline]

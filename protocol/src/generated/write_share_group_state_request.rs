@@ -6,11 +6,11 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `WriteShareGroupStateRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteShareGroupStateRequest {
-    /// TODO
+    /// Share group whose state is written.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     pub group_id: rt::KStr,
-    /// TODO
+    /// State to write, grouped by topic.
     ///
     /// Spec: `Topics: []WriteStateData` (versions 0+).
     pub topics: ::std::vec::Vec<WriteStateData>,
@@ -269,7 +269,7 @@ impl<'a> WriteShareGroupStateRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Share group whose state is written.
     ///
     /// Spec: `GroupId: string` (versions 0+).
     #[inline]
@@ -282,7 +282,7 @@ impl<'a> WriteShareGroupStateRequestRef<'a> {
             }
         }
     }
-    /// TODO
+    /// State to write, grouped by topic.
     ///
     /// Spec: `Topics: []WriteStateData` (versions 0+).
     #[inline]
@@ -377,19 +377,19 @@ impl<'a> rt::view::View<'a> for WriteShareGroupStateRequestRef<'a> {
 /// `StateBatch`: inline struct of `WriteShareGroupStateRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StateBatch {
-    /// TODO
+    /// Lowest offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     pub first_offset: i64,
-    /// TODO
+    /// Highest offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     pub last_offset: i64,
-    /// TODO
+    /// State of the records in the range: 0 = available, 2 = acknowledged, 4 = archived.
     ///
     /// Spec: `DeliveryState: int8` (versions 0+).
     pub delivery_state: i8,
-    /// TODO
+    /// How many times the records in the range have been handed out.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     pub delivery_count: i16,
@@ -521,7 +521,7 @@ impl<'a> StateBatchRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Lowest offset of the range.
     ///
     /// Spec: `FirstOffset: int64` (versions 0+).
     #[inline]
@@ -534,7 +534,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Highest offset of the range, inclusive.
     ///
     /// Spec: `LastOffset: int64` (versions 0+).
     #[inline]
@@ -547,7 +547,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// State of the records in the range: 0 = available, 2 = acknowledged, 4 = archived.
     ///
     /// Spec: `DeliveryState: int8` (versions 0+).
     #[inline]
@@ -560,7 +560,7 @@ impl<'a> StateBatchRef<'a> {
             }
         }
     }
-    /// TODO
+    /// How many times the records in the range have been handed out.
     ///
     /// Spec: `DeliveryCount: int16` (versions 0+).
     #[inline]
@@ -655,27 +655,27 @@ impl<'a> rt::view::View<'a> for StateBatchRef<'a> {
 /// `PartitionData`: inline struct of `WriteShareGroupStateRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionData {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Epoch of the share-partition state being written; an outdated one is fenced.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     pub state_epoch: i32,
-    /// TODO
+    /// Writer's view of the share-partition leader epoch, used for fencing.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     pub leader_epoch: i32,
-    /// TODO
+    /// New start offset of the share-partition; -1 leaves it unchanged.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     pub start_offset: i64,
-    /// TODO
+    /// v1+: how many offsets at or after the start offset have finished delivery (KIP-1226); -1 if not given.
     ///
     /// Spec: `DeliveryCompleteCount: int32` (versions 1+, default -1, ignorable).
     pub delivery_complete_count: i32,
-    /// TODO
+    /// Per-range delivery state of in-flight records.
     ///
     /// Spec: `StateBatches: []StateBatch` (versions 0+).
     pub state_batches: ::std::vec::Vec<StateBatch>,
@@ -862,7 +862,7 @@ impl<'a> PartitionDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -875,7 +875,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Epoch of the share-partition state being written; an outdated one is fenced.
     ///
     /// Spec: `StateEpoch: int32` (versions 0+).
     #[inline]
@@ -888,7 +888,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Writer's view of the share-partition leader epoch, used for fencing.
     ///
     /// Spec: `LeaderEpoch: int32` (versions 0+).
     #[inline]
@@ -901,7 +901,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// New start offset of the share-partition; -1 leaves it unchanged.
     ///
     /// Spec: `StartOffset: int64` (versions 0+).
     #[inline]
@@ -914,7 +914,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// v1+: how many offsets at or after the start offset have finished delivery (KIP-1226); -1 if not given.
     ///
     /// Spec: `DeliveryCompleteCount: int32` (versions 1+, default -1, ignorable).
     #[inline]
@@ -927,7 +927,7 @@ impl<'a> PartitionDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-range delivery state of in-flight records.
     ///
     /// Spec: `StateBatches: []StateBatch` (versions 0+).
     #[inline]
@@ -1049,11 +1049,11 @@ impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
 /// `WriteStateData`: inline struct of `WriteShareGroupStateRequest` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteStateData {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// State to write, per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionData>,
@@ -1183,7 +1183,7 @@ impl<'a> WriteStateDataRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -1196,7 +1196,7 @@ impl<'a> WriteStateDataRef<'a> {
             }
         }
     }
-    /// TODO
+    /// State to write, per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionData` (versions 0+).
     #[inline]

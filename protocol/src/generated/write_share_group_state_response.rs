@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `WriteShareGroupStateResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteShareGroupStateResponse {
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Results: []WriteStateResult` (versions 0+).
     pub results: ::std::vec::Vec<WriteStateResult>,
@@ -260,7 +260,7 @@ impl<'a> WriteShareGroupStateResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Outcome grouped by topic.
     ///
     /// Spec: `Results: []WriteStateResult` (versions 0+).
     #[inline]
@@ -347,15 +347,15 @@ impl<'a> rt::view::View<'a> for WriteShareGroupStateResponseRef<'a> {
 /// `PartitionResult`: inline struct of `WriteShareGroupStateResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     pub partition: i32,
-    /// TODO
+    /// Error code for this partition, 0 if the state was written.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     pub error_message: ::core::option::Option<rt::KStr>,
@@ -496,7 +496,7 @@ impl<'a> PartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `Partition: int32` (versions 0+).
     #[inline]
@@ -509,7 +509,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for this partition, 0 if the state was written.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -522,7 +522,7 @@ impl<'a> PartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Human-readable detail for ErrorCode, or null on success.
     ///
     /// Spec: `ErrorMessage: string` (versions 0+, nullable 0+, default null).
     #[inline]
@@ -615,11 +615,11 @@ impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
 /// `WriteStateResult`: inline struct of `WriteShareGroupStateResponse` (versions 0-1).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteStateResult {
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     pub topic_id: rt::Uuid,
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<PartitionResult>,
@@ -749,7 +749,7 @@ impl<'a> WriteStateResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic uuid.
     ///
     /// Spec: `TopicId: uuid` (versions 0+).
     #[inline]
@@ -762,7 +762,7 @@ impl<'a> WriteStateResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome per partition of the topic.
     ///
     /// Spec: `Partitions: []PartitionResult` (versions 0+).
     #[inline]

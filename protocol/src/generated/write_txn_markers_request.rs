@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `WriteTxnMarkersRequest.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteTxnMarkersRequest {
-    /// TODO
+    /// Transaction markers to append, one item per producer transaction.
     ///
     /// Spec: `Markers: []WritableTxnMarker` (versions 0+).
     pub markers: ::std::vec::Vec<WritableTxnMarker>,
@@ -257,7 +257,7 @@ impl<'a> WriteTxnMarkersRequestRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Transaction markers to append, one item per producer transaction.
     ///
     /// Spec: `Markers: []WritableTxnMarker` (versions 0+).
     #[inline]
@@ -344,11 +344,11 @@ impl<'a> rt::view::View<'a> for WriteTxnMarkersRequestRef<'a> {
 /// `WritableTxnMarkerTopic`: inline struct of `WriteTxnMarkersRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WritableTxnMarkerTopic {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Partition indexes that get the marker.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     pub partition_indexes: rt::PrimArray<i32>,
@@ -475,7 +475,7 @@ impl<'a> WritableTxnMarkerTopicRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -488,7 +488,7 @@ impl<'a> WritableTxnMarkerTopicRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Partition indexes that get the marker.
     ///
     /// Spec: `PartitionIndexes: []int32` (versions 0+).
     #[inline]
@@ -577,27 +577,27 @@ impl<'a> rt::view::View<'a> for WritableTxnMarkerTopicRef<'a> {
 /// `WritableTxnMarker`: inline struct of `WriteTxnMarkersRequest` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WritableTxnMarker {
-    /// TODO
+    /// Producer id of the transaction being ended.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Producer epoch written into the marker.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     pub producer_epoch: i16,
-    /// TODO
+    /// Outcome recorded by the marker: true = COMMIT, false = ABORT.
     ///
     /// Spec: `TransactionResult: bool` (versions 0+).
     pub transaction_result: bool,
-    /// TODO
+    /// Topics whose partitions get the marker.
     ///
     /// Spec: `Topics: []WritableTxnMarkerTopic` (versions 0+).
     pub topics: ::std::vec::Vec<WritableTxnMarkerTopic>,
-    /// TODO
+    /// Coordinator epoch of the transaction log partition that owns this transaction; lets brokers fence stale coordinators.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     pub coordinator_epoch: i32,
-    /// TODO
+    /// Transaction protocol version the marker belongs to: 0 or 1 = classic, 2 = TV2 (v2+, KIP-1228).
     ///
     /// Spec: `TransactionVersion: int8` (versions 2+, default 0, ignorable).
     pub transaction_version: i8,
@@ -773,7 +773,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Producer id of the transaction being ended.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -786,7 +786,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Producer epoch written into the marker.
     ///
     /// Spec: `ProducerEpoch: int16` (versions 0+).
     #[inline]
@@ -799,7 +799,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Outcome recorded by the marker: true = COMMIT, false = ABORT.
     ///
     /// Spec: `TransactionResult: bool` (versions 0+).
     #[inline]
@@ -812,7 +812,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Topics whose partitions get the marker.
     ///
     /// Spec: `Topics: []WritableTxnMarkerTopic` (versions 0+).
     #[inline]
@@ -826,7 +826,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Coordinator epoch of the transaction log partition that owns this transaction; lets brokers fence stale coordinators.
     ///
     /// Spec: `CoordinatorEpoch: int32` (versions 0+).
     #[inline]
@@ -839,7 +839,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Transaction protocol version the marker belongs to: 0 or 1 = classic, 2 = TV2 (v2+, KIP-1228).
     ///
     /// Spec: `TransactionVersion: int8` (versions 2+, default 0, ignorable).
     #[inline]

@@ -6,7 +6,7 @@ use ::kwire_protocol::__private as rt;
 /// Generated from `WriteTxnMarkersResponse.json`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WriteTxnMarkersResponse {
-    /// TODO
+    /// Outcome per producer transaction in the request.
     ///
     /// Spec: `Markers: []WritableTxnMarkerResult` (versions 0+).
     pub markers: ::std::vec::Vec<WritableTxnMarkerResult>,
@@ -257,7 +257,7 @@ impl<'a> WriteTxnMarkersResponseRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Outcome per producer transaction in the request.
     ///
     /// Spec: `Markers: []WritableTxnMarkerResult` (versions 0+).
     #[inline]
@@ -344,11 +344,11 @@ impl<'a> rt::view::View<'a> for WriteTxnMarkersResponseRef<'a> {
 /// `WritableTxnMarkerPartitionResult`: inline struct of `WriteTxnMarkersResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WritableTxnMarkerPartitionResult {
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     pub partition_index: i32,
-    /// TODO
+    /// Error code for writing the marker here; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     pub error_code: i16,
@@ -468,7 +468,7 @@ impl<'a> WritableTxnMarkerPartitionResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Partition index.
     ///
     /// Spec: `PartitionIndex: int32` (versions 0+).
     #[inline]
@@ -481,7 +481,7 @@ impl<'a> WritableTxnMarkerPartitionResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Error code for writing the marker here; 0 on success.
     ///
     /// Spec: `ErrorCode: int16` (versions 0+).
     #[inline]
@@ -566,11 +566,11 @@ impl<'a> rt::view::View<'a> for WritableTxnMarkerPartitionResultRef<'a> {
 /// `WritableTxnMarkerTopicResult`: inline struct of `WriteTxnMarkersResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WritableTxnMarkerTopicResult {
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     pub name: rt::KStr,
-    /// TODO
+    /// Per-partition outcome of this topic.
     ///
     /// Spec: `Partitions: []WritableTxnMarkerPartitionResult` (versions 0+).
     pub partitions: ::std::vec::Vec<WritableTxnMarkerPartitionResult>,
@@ -702,7 +702,7 @@ impl<'a> WritableTxnMarkerTopicResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Topic name.
     ///
     /// Spec: `Name: string` (versions 0+, entity topicName).
     #[inline]
@@ -715,7 +715,7 @@ impl<'a> WritableTxnMarkerTopicResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-partition outcome of this topic.
     ///
     /// Spec: `Partitions: []WritableTxnMarkerPartitionResult` (versions 0+).
     #[inline]
@@ -812,11 +812,11 @@ impl<'a> rt::view::View<'a> for WritableTxnMarkerTopicResultRef<'a> {
 /// `WritableTxnMarkerResult`: inline struct of `WriteTxnMarkersResponse` (versions 1-2).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WritableTxnMarkerResult {
-    /// TODO
+    /// Producer id the result is for.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     pub producer_id: i64,
-    /// TODO
+    /// Per-topic outcome.
     ///
     /// Spec: `Topics: []WritableTxnMarkerTopicResult` (versions 0+).
     pub topics: ::std::vec::Vec<WritableTxnMarkerTopicResult>,
@@ -949,7 +949,7 @@ impl<'a> WritableTxnMarkerResultRef<'a> {
     pub fn encoded(&self) -> &'a [u8] {
         self.buf
     }
-    /// TODO
+    /// Producer id the result is for.
     ///
     /// Spec: `ProducerId: int64` (versions 0+, entity producerId).
     #[inline]
@@ -962,7 +962,7 @@ impl<'a> WritableTxnMarkerResultRef<'a> {
             }
         }
     }
-    /// TODO
+    /// Per-topic outcome.
     ///
     /// Spec: `Topics: []WritableTxnMarkerTopicResult` (versions 0+).
     #[inline]

@@ -18,7 +18,7 @@ use kwire_protocol::generated::produce_response::{
     PartitionProduceResponse, ProduceResponse, TopicProduceResponse,
 };
 use kwire_protocol::generated::ApiKey;
-use kwire_protocol::wire::{PrimArray, Uuid};
+use kwire_protocol::wire::Uuid;
 
 use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
@@ -174,16 +174,6 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
                     };
                     let hw = log.high_watermark();
                     let start = log.log_start_offset();
-                    if v == 0 {
-                        let mut offs: Vec<i64> = match p.timestamp {
-                            -1 if hw > start => vec![hw, start],
-                            -1 => vec![hw],
-                            _ => vec![start],
-                        };
-                        offs.truncate(usize::try_from(p.max_num_offsets).unwrap_or(0));
-                        resp.old_style_offsets = PrimArray::from(offs);
-                        return resp;
-                    }
                     let (offset, ts) = match p.timestamp {
                         -2 | -4 => (start, -1),
                         -1 => (hw, -1),

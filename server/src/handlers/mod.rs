@@ -71,6 +71,9 @@ pub enum Outcome {
     Silent,
     /// Hold the Fetch (answered later, still in request order).
     Park(FetchWait),
+    /// Close the connection, for this reason (an API in [`crate::apis::SUPPORTED`] without a
+    /// handler; a test keeps the two in step).
+    Close(String),
 }
 
 /// Handles one decoded request (see the module docs). The API and version were checked against
@@ -145,6 +148,9 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
             }
             Request::ListOffsets(r) => Outcome::Respond(data::list_offsets(b, ctx, &r).into()),
             Request::Fetch(r) => data::fetch(b, ctx, r, shared.config.max_fetch_wait_ms),
+            // The caller checks the API against `SUPPORTED` first, so this is a table/handler
+            // mismatch: close rather than answer wrongly.
+            other => Outcome::Close(format!("{} has no handler", other.api_key().name())),
         };
         let committed = b.commit().is_ok() && b.write_failures() == failures;
         if committed {

@@ -79,11 +79,7 @@ pub fn offset_commit(
                         offset: p.committed_offset,
                         leader_epoch: p.committed_leader_epoch,
                         metadata: p.committed_metadata.as_ref().map(|m| m.to_string()),
-                        commit_timestamp_ms: if ctx.version == 1 && p.commit_timestamp >= 0 {
-                            p.commit_timestamp
-                        } else {
-                            ctx.now
-                        },
+                        commit_timestamp_ms: ctx.now,
                     },
                 ));
                 accepted.push((ti, pi));

@@ -75,8 +75,10 @@ pub struct StreamsGroupConfig {
     pub max_standby_replicas: i32,
     /// `group.streams.initial.rebalance.delay.ms` (default 3000; 0 turns it off).
     pub initial_rebalance_delay_ms: i32,
-    /// `AcceptableRecoveryLag` sent in every response (docs/coordinator.md, D2: 10000).
-    pub acceptable_recovery_lag: i32,
+    /// `AcceptableRecoveryLag` (offsets) sent in every response (docs/coordinator.md, D2: 10000).
+    /// v0 carries it as the int32 `AcceptableRecoveryLagLegacy` (saturated to `i32::MAX`), v1+ as
+    /// the int64 `AcceptableRecoveryLag` (StreamsGroupHeartbeatResponse, Kafka 4.4).
+    pub acceptable_recovery_lag: i64,
     /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,
     /// The task assignor (Kafka has only `sticky`; tests may install their own).

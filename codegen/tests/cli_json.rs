@@ -210,8 +210,8 @@ fn bad_arguments_exit_2_and_mismatches_exit_1() {
     assert_eq!(code, 0);
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (vec!["decode", "--api", "99", "--version", "0", frame], 2, "error: unknown API key `99`: schemas/ has 0 Produce, 1 Fetch, 2 ListOffsets, 3 Metadata,"),
-        (vec!["decode", "--api", "JoinGroup", "--version", "0", frame], 2, "error: unknown API key `JoinGroup`"),
-        (vec!["decode", "--api", "18", "--version", "9", frame], 2, "error: ApiVersions has no version 9 (valid versions 0-4)"),
+        (vec!["decode", "--api", "NoSuchApi", "--version", "0", frame], 2, "error: unknown API key `NoSuchApi`"),
+        (vec!["decode", "--api", "18", "--version", "9", frame], 2, "error: ApiVersions has no version 9 (valid versions 0-5)"),
         (vec!["decode", "--api", "18", "--version", "0", "0012zz"], 2, "error: bad hex: 'z' at character 4 is not a hex digit"),
         (vec!["decode", "--api", "18", "--version", "0", "001"], 2, "error: bad hex: odd number of hex digits (3)"),
         (vec!["decode", "--api", "18", "--version", "0", "@/nonexistent/frame.bin"], 2, "error: /nonexistent/frame.bin:"),

@@ -45,7 +45,6 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::StreamsGroupDescribe, 0, 0),
 ];
 
-
 /// The name of a raw API key: Kafka 4.4's name, or `API key N` for a key Kafka does not define.
 pub fn api_label(key: i16) -> String {
     ApiKey::from_i16(key).map_or_else(|| format!("API key {key}"), |k| k.name().to_string())
@@ -58,9 +57,7 @@ pub fn unsupported_reason(key: i16) -> String {
         Some((api, lo, hi)) => {
             format!("version not supported ({} {lo}-{hi})", api.name())
         }
-        None if ApiKey::from_i16(key).is_some() => {
-            "API not served by kwire-server".to_string()
-        }
+        None if ApiKey::from_i16(key).is_some() => "API not served by kwire-server".to_string(),
         None => "unknown API key".to_string(),
     }
 }

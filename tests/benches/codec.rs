@@ -22,7 +22,8 @@ use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatRequestRef, TopicPartitions,
 };
 use kwire_protocol::generated::metadata_response::{
-    MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseRef, MetadataResponseTopic,
+    MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseRef,
+    MetadataResponseTopic,
 };
 use kwire_protocol::generated::streams_group_heartbeat_request as sghb;
 use kwire_protocol::wire::{Encode, Message, Uuid};
@@ -71,13 +72,20 @@ fn bench_metadata(c: &mut Criterion) {
     let bytes = metadata().to_bytes(12).unwrap();
     // Both sides encode a message decoded from the same bytes (strings are slices of them).
     let ours = MetadataResponse::decode_bytes(bytes.clone(), 12).unwrap();
-    let theirs = kafka_protocol::messages::MetadataResponse::decode(&mut bytes.clone(), 12).unwrap();
+    let theirs =
+        kafka_protocol::messages::MetadataResponse::decode(&mut bytes.clone(), 12).unwrap();
     let mut g = c.benchmark_group("metadata_response_v12");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("kwire/decode", |b| b.iter(|| MetadataResponse::decode_bytes(black_box(bytes.clone()), 12).unwrap()));
+    g.bench_function("kwire/decode", |b| {
+        b.iter(|| MetadataResponse::decode_bytes(black_box(bytes.clone()), 12).unwrap())
+    });
     // Borrowed decode: validate everything (as owned decoding does) and locate the top level.
     g.bench_function("kwire/view_parse", |b| {
-        b.iter(|| MetadataResponseRef::parse(black_box(&bytes), 12).unwrap().controller_id())
+        b.iter(|| {
+            MetadataResponseRef::parse(black_box(&bytes), 12)
+                .unwrap()
+                .controller_id()
+        })
     });
     // …and then read every topic's name and every partition's index and leader.
     g.bench_function("kwire/view_walk", |b| {
@@ -94,7 +102,10 @@ fn bench_metadata(c: &mut Criterion) {
         })
     });
     g.bench_function("kafka-protocol/decode", |b| {
-        b.iter(|| kafka_protocol::messages::MetadataResponse::decode(&mut black_box(bytes.clone()), 12).unwrap())
+        b.iter(|| {
+            kafka_protocol::messages::MetadataResponse::decode(&mut black_box(bytes.clone()), 12)
+                .unwrap()
+        })
     });
     let mut buf = BytesMut::with_capacity(bytes.len() * 2);
     g.bench_function("kwire/encode", |b| {
@@ -158,8 +169,12 @@ fn bench_fetch(c: &mut Criterion) {
     let theirs = kafka_protocol::messages::FetchResponse::decode(&mut bytes.clone(), 16).unwrap();
     let mut g = c.benchmark_group("fetch_response_v16_1mib");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    g.bench_function("kwire/decode", |b| b.iter(|| Ours::decode_bytes(black_box(bytes.clone()), 16).unwrap()));
-    g.bench_function("kwire/view_parse", |b| b.iter(|| OursRef::parse(black_box(&bytes), 16).unwrap().session_id()));
+    g.bench_function("kwire/decode", |b| {
+        b.iter(|| Ours::decode_bytes(black_box(bytes.clone()), 16).unwrap())
+    });
+    g.bench_function("kwire/view_parse", |b| {
+        b.iter(|| OursRef::parse(black_box(&bytes), 16).unwrap().session_id())
+    });
     g.bench_function("kwire/view_walk", |b| {
         b.iter(|| {
             let v = OursRef::parse(black_box(&bytes), 16).unwrap();
@@ -173,7 +188,10 @@ fn bench_fetch(c: &mut Criterion) {
         })
     });
     g.bench_function("kafka-protocol/decode", |b| {
-        b.iter(|| kafka_protocol::messages::FetchResponse::decode(&mut black_box(bytes.clone()), 16).unwrap())
+        b.iter(|| {
+            kafka_protocol::messages::FetchResponse::decode(&mut black_box(bytes.clone()), 16)
+                .unwrap()
+        })
     });
     let mut buf = BytesMut::with_capacity(bytes.len() * 2);
     g.bench_function("kwire/encode", |b| {
@@ -183,7 +201,9 @@ fn bench_fetch(c: &mut Criterion) {
         })
     });
     // Vectored output: the records stay shared with the message (chunks for `writev`).
-    g.bench_function("kwire/encode_chunks", |b| b.iter(|| black_box(&ours).to_chunks(16, 1024).unwrap()));
+    g.bench_function("kwire/encode_chunks", |b| {
+        b.iter(|| black_box(&ours).to_chunks(16, 1024).unwrap())
+    });
     g.bench_function("kafka-protocol/encode", |b| {
         b.iter(|| {
             buf.clear();
@@ -202,7 +222,11 @@ fn heartbeat() -> ConsumerGroupHeartbeatRequest {
         subscribed_topic_names: Some(vec!["orders".into(), "payments".into(), "refunds".into()]),
         topic_partitions: Some(
             (0..3)
-                .map(|t| TopicPartitions { topic_id: Uuid::from_u128(t + 1), partitions: (0..8).collect(), ..Default::default() })
+                .map(|t| TopicPartitions {
+                    topic_id: Uuid::from_u128(t + 1),
+                    partitions: (0..8).collect(),
+                    ..Default::default()
+                })
                 .collect(),
         ),
         ..Default::default()
@@ -212,20 +236,36 @@ fn heartbeat() -> ConsumerGroupHeartbeatRequest {
 fn bench_heartbeat(c: &mut Criterion) {
     let ours = heartbeat();
     let bytes = ours.to_bytes(0).unwrap();
-    let theirs = kafka_protocol::messages::ConsumerGroupHeartbeatRequest::decode(&mut bytes.clone(), 0).unwrap();
+    let theirs =
+        kafka_protocol::messages::ConsumerGroupHeartbeatRequest::decode(&mut bytes.clone(), 0)
+            .unwrap();
     let mut g = c.benchmark_group("consumer_group_heartbeat_request_v1");
     // kafka-protocol 0.15.1 knows v0 only; v1 adds one nullable string (null here), so both
     // sides are timed at v0 for the comparison and kwire also at v1.
-    g.bench_function("kwire/decode", |b| b.iter(|| ConsumerGroupHeartbeatRequest::decode_bytes(black_box(bytes.clone()), 0).unwrap()));
+    g.bench_function("kwire/decode", |b| {
+        b.iter(|| ConsumerGroupHeartbeatRequest::decode_bytes(black_box(bytes.clone()), 0).unwrap())
+    });
     let bytes_v1 = ours.to_bytes(1).unwrap();
     g.bench_function("kwire/decode_v1", |b| {
-        b.iter(|| ConsumerGroupHeartbeatRequest::decode_bytes(black_box(bytes_v1.clone()), 1).unwrap())
+        b.iter(|| {
+            ConsumerGroupHeartbeatRequest::decode_bytes(black_box(bytes_v1.clone()), 1).unwrap()
+        })
     });
     g.bench_function("kwire/view", |b| {
-        b.iter(|| ConsumerGroupHeartbeatRequestRef::parse(black_box(&bytes), 0).unwrap().member_epoch())
+        b.iter(|| {
+            ConsumerGroupHeartbeatRequestRef::parse(black_box(&bytes), 0)
+                .unwrap()
+                .member_epoch()
+        })
     });
     g.bench_function("kafka-protocol/decode", |b| {
-        b.iter(|| kafka_protocol::messages::ConsumerGroupHeartbeatRequest::decode(&mut black_box(bytes.clone()), 0).unwrap())
+        b.iter(|| {
+            kafka_protocol::messages::ConsumerGroupHeartbeatRequest::decode(
+                &mut black_box(bytes.clone()),
+                0,
+            )
+            .unwrap()
+        })
     });
     let mut buf = BytesMut::with_capacity(1024);
     g.bench_function("kwire/encode", |b| {
@@ -280,7 +320,9 @@ fn bench_streams(c: &mut Criterion) {
     let bytes = ours.to_bytes(0).unwrap();
     let mut g = c.benchmark_group("streams_group_heartbeat_request_v0_20_subtopologies");
     g.bench_function("kwire/decode", |b| {
-        b.iter(|| sghb::StreamsGroupHeartbeatRequest::decode_bytes(black_box(bytes.clone()), 0).unwrap())
+        b.iter(|| {
+            sghb::StreamsGroupHeartbeatRequest::decode_bytes(black_box(bytes.clone()), 0).unwrap()
+        })
     });
     let mut buf = BytesMut::with_capacity(bytes.len() * 2);
     g.bench_function("kwire/encode", |b| {
@@ -297,7 +339,13 @@ fn bench_streams(c: &mut Criterion) {
 }
 
 #[cfg(kwire_shared)]
-criterion_group!(benches, bench_metadata, bench_fetch, bench_heartbeat, bench_streams);
+criterion_group!(
+    benches,
+    bench_metadata,
+    bench_fetch,
+    bench_heartbeat,
+    bench_streams
+);
 // Without the shared material (tests/build.rs), Kafka's own Fetch spec is not compiled.
 #[cfg(not(kwire_shared))]
 criterion_group!(benches, bench_metadata, bench_heartbeat, bench_streams);

@@ -14,7 +14,10 @@ pub mod kafka390 {
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// The shared material tests/build.rs found (`$KWIRE_SHARED`, else `<workspace root>/../shared`):
@@ -43,6 +46,12 @@ pub fn hex(b: &[u8]) -> String {
 /// # Panics
 /// On characters that are not hex digits (test input is ours).
 pub fn unhex(s: &str) -> Vec<u8> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace() && *c != '_').collect();
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
+    let s: String = s
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_')
+        .collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
 }

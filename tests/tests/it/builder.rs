@@ -22,10 +22,12 @@ fn builder_output_matches_the_committed_code_byte_for_byte() {
         ..Default::default()
     };
     let committed = kwire_protocol::generated::MetadataRequest {
-        topics: Some(vec![kwire_protocol::generated::metadata_request::MetadataRequestTopic {
-            name: Some("orders".into()),
-            ..Default::default()
-        }]),
+        topics: Some(vec![
+            kwire_protocol::generated::metadata_request::MetadataRequestTopic {
+                name: Some("orders".into()),
+                ..Default::default()
+            },
+        ]),
         allow_auto_topic_creation: false,
         ..Default::default()
     };
@@ -37,7 +39,10 @@ fn builder_output_matches_the_committed_code_byte_for_byte() {
         <built::metadata_request::MetadataRequest as Message>::VALID_VERSIONS,
         <kwire_protocol::generated::MetadataRequest as Message>::VALID_VERSIONS
     );
-    assert_eq!(built::api::ApiKey::ALL.len(), kwire_protocol::generated::ApiKey::ALL.len());
+    assert_eq!(
+        built::api::ApiKey::ALL.len(),
+        kwire_protocol::generated::ApiKey::ALL.len()
+    );
 }
 
 #[test]
@@ -53,8 +58,14 @@ fn builder_output_names_only_the_runtime_core_and_std() {
             continue;
         }
         let rest = &text[i + 2..];
-        let root: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let root: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
         roots.insert(root);
     }
-    assert_eq!(roots.into_iter().collect::<Vec<_>>(), vec!["core", "kwire_protocol", "std"]);
+    assert_eq!(
+        roots.into_iter().collect::<Vec<_>>(),
+        vec!["core", "kwire_protocol", "std"]
+    );
 }

@@ -5,7 +5,10 @@
 //! responses use response header v0.
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn corpus_3_9_0_generates_compiles_and_round_trips() {
     let dir = kwire_tests::shared().join("kafka-specs").join("3.9.0");
     let s = xtask::corpus::corpus(&dir, &Default::default()).expect("corpus run");
@@ -52,11 +55,24 @@ fn corpus_of_a_kafka_checkout_takes_the_common_message_folders() {
     let units = xtask::corpus::spec_units(&root).unwrap();
     let names: Vec<&str> = units.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["clients", "group-coordinator", "metadata"]);
-    assert_eq!(units[0].1, root.join("clients/src/main/resources/common/message"));
-    assert_eq!(units[2].1, root.join("metadata/src/main/resources/common/metadata"));
+    assert_eq!(
+        units[0].1,
+        root.join("clients/src/main/resources/common/message")
+    );
+    assert_eq!(
+        units[2].1,
+        root.join("metadata/src/main/resources/common/metadata")
+    );
     // One such folder given directly is one unit, named for its module.
-    let one = xtask::corpus::spec_units(&root.join("clients/src/main/resources/common/message")).unwrap();
-    assert_eq!(one, [("clients".to_string(), root.join("clients/src/main/resources/common/message"))]);
+    let one =
+        xtask::corpus::spec_units(&root.join("clients/src/main/resources/common/message")).unwrap();
+    assert_eq!(
+        one,
+        [(
+            "clients".to_string(),
+            root.join("clients/src/main/resources/common/message")
+        )]
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }
 
@@ -64,7 +80,11 @@ fn corpus_of_a_kafka_checkout_takes_the_common_message_folders() {
 #[test]
 fn corpus_of_a_folder_of_spec_folders_takes_every_json_folder() {
     let root = scratch("folders");
-    for rel in ["clients/FooRequest.json", "group-coordinator/BarKey.json", "nested/deeper/Baz.json"] {
+    for rel in [
+        "clients/FooRequest.json",
+        "group-coordinator/BarKey.json",
+        "nested/deeper/Baz.json",
+    ] {
         touch(&root, rel);
     }
     let units = xtask::corpus::spec_units(&root).unwrap();
@@ -79,7 +99,12 @@ fn corpus_errors_say_where_to_get_specs() {
     let root = scratch("empty");
     for dir in [root.join("absent"), root.clone()] {
         let e = xtask::corpus::spec_units(&dir).unwrap_err().to_string();
-        assert!(e.contains("common/message") && e.contains("KWIRE_SHARED") && e.contains("apache/kafka"), "{e}");
+        assert!(
+            e.contains("common/message")
+                && e.contains("KWIRE_SHARED")
+                && e.contains("apache/kafka"),
+            "{e}"
+        );
     }
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -76,7 +76,9 @@ const SAMPLES: &[(SampleMode, u64)] = &[
 
 fn our_sample<O: Message + Sample>(seed: u64, mode: SampleMode, v: i16) -> R<Bytes> {
     let mut g = SampleGen::new(seed, mode);
-    O::sample(&mut g, v).to_bytes(v).map_err(|e| format!("kwire encode of its own sample: {e}"))
+    O::sample(&mut g, v)
+        .to_bytes(v)
+        .map_err(|e| format!("kwire encode of its own sample: {e}"))
 }
 
 fn our_roundtrip<O: Message>(b: Bytes, v: i16) -> R<Bytes> {
@@ -85,7 +87,9 @@ fn our_roundtrip<O: Message>(b: Bytes, v: i16) -> R<Bytes> {
 }
 
 fn our_debug<O: Message>(b: Bytes, v: i16) -> R<String> {
-    O::decode_bytes(b, v).map(|m| format!("{m:#?}")).map_err(|e| format!("kwire decode: {e}"))
+    O::decode_bytes(b, v)
+        .map(|m| format!("{m:#?}"))
+        .map_err(|e| format!("kwire decode: {e}"))
 }
 
 /// Which kwire field covers byte `off`: decode the first `off` bytes; the error names the field
@@ -98,7 +102,9 @@ fn our_field_at<O: Message>(b: Bytes, v: i16, off: usize) -> String {
 }
 
 fn our_default<O: Message>(v: i16) -> R<Bytes> {
-    O::default().to_bytes(v).map_err(|e| format!("kwire encode of Default: {e}"))
+    O::default()
+        .to_bytes(v)
+        .map_err(|e| format!("kwire encode of Default: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,16 +123,22 @@ macro_rules! their_side {
 
             pub fn encode<T: Encodable>(t: &T, v: i16) -> R<Bytes> {
                 let mut out = BytesMut::new();
-                t.encode(&mut out, v).map_err(|e| format!("kafka-protocol encode: {e:#}"))?;
+                t.encode(&mut out, v)
+                    .map_err(|e| format!("kafka-protocol encode: {e:#}"))?;
                 Ok(out.freeze())
             }
 
             /// Their decode of `b` (all of it) then their encode.
             pub fn roundtrip<T: Encodable + Decodable>(b: Bytes, v: i16) -> R<Bytes> {
                 let mut buf = b.clone();
-                let t = T::decode(&mut buf, v).map_err(|e| format!("kafka-protocol decode: {e:#}"))?;
+                let t =
+                    T::decode(&mut buf, v).map_err(|e| format!("kafka-protocol decode: {e:#}"))?;
                 if buf.has_remaining() {
-                    return Err(format!("kafka-protocol decode left {} of {} bytes unread", buf.remaining(), b.len()));
+                    return Err(format!(
+                        "kafka-protocol decode left {} of {} bytes unread",
+                        buf.remaining(),
+                        b.len()
+                    ));
                 }
                 encode(&t, v)
             }
@@ -221,10 +233,17 @@ fn first_debug_difference(a: &str, b: &str) -> Option<String> {
         path.truncate(depth);
         let t = line.trim();
         if t.ends_with('{') || t.ends_with('[') || t.ends_with('(') {
-            path.push(t.trim_end_matches(['{', '[', '(']).trim().trim_end_matches(':').to_string());
+            path.push(
+                t.trim_end_matches(['{', '[', '('])
+                    .trim()
+                    .trim_end_matches(':')
+                    .to_string(),
+            );
         }
     }
-    let depth = la.get(i).map_or(0, |l| (l.len() - l.trim_start().len()) / 4);
+    let depth = la
+        .get(i)
+        .map_or(0, |l| (l.len() - l.trim_start().len()) / 4);
     path.truncate(depth);
     Some(format!(
         "first differing field (kwire's Debug, line {}): {}\n      kwire bytes: {}\n      their bytes: {}",
@@ -238,13 +257,28 @@ fn first_debug_difference(a: &str, b: &str) -> Option<String> {
 /// A disagreement report: both byte strings, where they first differ, and which field.
 fn describe(p: &Pair, v: i16, ours: &Bytes, theirs: &Bytes) -> String {
     let mut s = String::new();
-    let off = ours.iter().zip(theirs.iter()).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
+    let off = ours
+        .iter()
+        .zip(theirs.iter())
+        .position(|(a, b)| a != b)
+        .unwrap_or(ours.len().min(theirs.len()));
     let _ = writeln!(s, "    kwire bytes ({}): {}", ours.len(), hex(ours));
     let _ = writeln!(s, "    their bytes ({}): {}", theirs.len(), hex(theirs));
     let _ = writeln!(s, "    first differing byte: offset {off}");
-    let _ = writeln!(s, "    kwire field at that offset (kwire bytes): {}", (p.our_field_at)(ours.clone(), v, off));
-    let _ = writeln!(s, "    kwire field at that offset (their bytes): {}", (p.our_field_at)(theirs.clone(), v, off));
-    match ((p.our_debug)(ours.clone(), v), (p.our_debug)(theirs.clone(), v)) {
+    let _ = writeln!(
+        s,
+        "    kwire field at that offset (kwire bytes): {}",
+        (p.our_field_at)(ours.clone(), v, off)
+    );
+    let _ = writeln!(
+        s,
+        "    kwire field at that offset (their bytes): {}",
+        (p.our_field_at)(theirs.clone(), v, off)
+    );
+    match (
+        (p.our_debug)(ours.clone(), v),
+        (p.our_debug)(theirs.clone(), v),
+    ) {
         (Ok(a), Ok(b)) => match first_debug_difference(&a, &b) {
             Some(d) => {
                 let _ = writeln!(s, "    {d}");
@@ -254,8 +288,16 @@ fn describe(p: &Pair, v: i16, ours: &Bytes, theirs: &Bytes) -> String {
             }
         },
         (a, b) => {
-            let _ = writeln!(s, "    kwire decode of kwire bytes: {}", a.err().unwrap_or_else(|| "ok".into()));
-            let _ = writeln!(s, "    kwire decode of their bytes: {}", b.err().unwrap_or_else(|| "ok".into()));
+            let _ = writeln!(
+                s,
+                "    kwire decode of kwire bytes: {}",
+                a.err().unwrap_or_else(|| "ok".into())
+            );
+            let _ = writeln!(
+                s,
+                "    kwire decode of their bytes: {}",
+                b.err().unwrap_or_else(|| "ok".into())
+            );
         }
     }
     s
@@ -269,10 +311,12 @@ fn run(crate_version: &str, pairs: &[Pair], out: &mut Outcome) {
             let mut bad = false;
             let fail = |what: &str, msg: String, out: &mut Outcome| {
                 if let Some(rule) = excluded(crate_version, p.name, v, what) {
-                    out.excluded.push(format!("{} v{v} ({what}): {rule}", p.name));
+                    out.excluded
+                        .push(format!("{} v{v} ({what}): {rule}", p.name));
                     false
                 } else {
-                    out.failures.push(format!("[{crate_version}] {} v{v} ({what}): {msg}", p.name));
+                    out.failures
+                        .push(format!("[{crate_version}] {} v{v} ({what}): {msg}", p.name));
                     true
                 }
             };
@@ -316,7 +360,8 @@ fn run(crate_version: &str, pairs: &[Pair], out: &mut Outcome) {
             // (b) their Default → kwire decode → kwire encode.
             let theirs_default = (p.their_default)(v);
             if let Err(e) = &theirs_default {
-                out.their_default_unencodable.push(format!("{} v{v}: {e}", p.name));
+                out.their_default_unencodable
+                    .push(format!("{} v{v}: {e}", p.name));
             }
             if let Ok(theirs) = &theirs_default {
                 out.checks += 1;
@@ -325,7 +370,14 @@ fn run(crate_version: &str, pairs: &[Pair], out: &mut Outcome) {
                 match (p.our_rt)(theirs.clone(), v) {
                     Ok(again) if again == *theirs => {}
                     Ok(again) => {
-                        bad |= fail("b", format!("kwire re-encode differs\n{}", describe(p, v, &again, theirs)), out);
+                        bad |= fail(
+                            "b",
+                            format!(
+                                "kwire re-encode differs\n{}",
+                                describe(p, v, &again, theirs)
+                            ),
+                            out,
+                        );
                     }
                     Err(e) => {
                         bad |= fail("b", format!("{e}\n    their bytes: {}", hex(theirs)), out);
@@ -337,8 +389,14 @@ fn run(crate_version: &str, pairs: &[Pair], out: &mut Outcome) {
                 out.checks += 1;
                 out.by_direction[2] += 1;
                 if ours != *theirs {
-                    bad |=
-                        fail("c", format!("the Defaults encode differently\n{}", describe(p, v, &ours, theirs)), out);
+                    bad |= fail(
+                        "c",
+                        format!(
+                            "the Defaults encode differently\n{}",
+                            describe(p, v, &ours, theirs)
+                        ),
+                        out,
+                    );
                 }
             }
             if ran && !bad {
@@ -349,13 +407,22 @@ fn run(crate_version: &str, pairs: &[Pair], out: &mut Outcome) {
 }
 
 /// One hand-built message: their value's bytes at `v` → kwire decode → kwire encode.
-fn check_built(crate_version: &str, label: &str, p: &Pair, v: i16, theirs: R<Bytes>, out: &mut Outcome) {
+fn check_built(
+    crate_version: &str,
+    label: &str,
+    p: &Pair,
+    v: i16,
+    theirs: R<Bytes>,
+    out: &mut Outcome,
+) {
     out.checks += 1;
     out.by_direction[3] += 1;
     let theirs = match theirs {
         Ok(b) => b,
         Err(e) => {
-            out.failures.push(format!("[{crate_version}] built {label} v{v}: their encode failed: {e}"));
+            out.failures.push(format!(
+                "[{crate_version}] built {label} v{v}: their encode failed: {e}"
+            ));
             return;
         }
     };
@@ -365,9 +432,10 @@ fn check_built(crate_version: &str, label: &str, p: &Pair, v: i16, theirs: R<Byt
             "[{crate_version}] built {label} v{v}: kwire re-encode differs\n{}",
             describe(p, v, &again, &theirs)
         )),
-        Err(e) => {
-            out.failures.push(format!("[{crate_version}] built {label} v{v}: {e}\n    their bytes: {}", hex(&theirs)))
-        }
+        Err(e) => out.failures.push(format!(
+            "[{crate_version}] built {label} v{v}: {e}\n    their bytes: {}",
+            hex(&theirs)
+        )),
     }
 }
 
@@ -376,7 +444,9 @@ fn check_built(crate_version: &str, label: &str, p: &Pair, v: i16, theirs: R<Byt
 fn check_value(crate_version: &str, label: &str, ok: bool, detail: String, out: &mut Outcome) {
     out.checks += 1;
     if !ok {
-        out.failures.push(format!("[{crate_version}] {label}: value check failed: {detail}"));
+        out.failures.push(format!(
+            "[{crate_version}] {label}: value check failed: {detail}"
+        ));
     }
 }
 
@@ -403,7 +473,11 @@ fn finish(crate_version: &str, out: &Outcome) {
         println!("[{crate_version}] excluded: {e}");
     }
     if !out.failures.is_empty() {
-        let heads: Vec<&str> = out.failures.iter().filter_map(|s| s.lines().next()).collect();
+        let heads: Vec<&str> = out
+            .failures
+            .iter()
+            .filter_map(|s| s.lines().next())
+            .collect();
         let shown: Vec<&str> = out.failures.iter().take(6).map(String::as_str).collect();
         panic!(
             "[{crate_version}] {} disagreement(s) between kwire and kafka-protocol:\n{}\n\nthe first {} in full:\n{}",
@@ -521,9 +595,15 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
     use kafka_protocol::indexmap::IndexMap;
     use kafka_protocol::messages::*;
     use kafka_protocol::protocol::StrBytes;
-    use kafka_protocol::records::{Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType};
+    use kafka_protocol::records::{
+        Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+    };
     use kp015::encode;
-    let pair = |n: &str| *all.iter().find(|p| p.name == n).unwrap_or_else(|| panic!("no pair {n}"));
+    let pair = |n: &str| {
+        *all.iter()
+            .find(|p| p.name == n)
+            .unwrap_or_else(|| panic!("no pair {n}"))
+    };
     let s = |x: &'static str| StrBytes::from_static_str(x);
     let topic = |x: &'static str| TopicName(s(x));
     let uid = uuid::Uuid::from_u128(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
@@ -552,7 +632,10 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         RecordBatchEncoder::encode(
             &mut buf,
             &recs,
-            &RecordEncodeOptions { version: 2, compression: Compression::None },
+            &RecordEncodeOptions {
+                version: 2,
+                compression: Compression::None,
+            },
         )
         .expect("their record encoder");
         buf.freeze()
@@ -568,14 +651,26 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         t.name = topic("orders");
         t.partition_data = vec![part];
         let mut m = ProduceRequest::default();
-        m.transactional_id = if v % 2 == 0 { None } else { Some(TransactionalId(s("tx-1"))) };
+        m.transactional_id = if v % 2 == 0 {
+            None
+        } else {
+            Some(TransactionalId(s("tx-1")))
+        };
         m.acks = -1;
         m.timeout_ms = 30_000;
         m.topic_data = vec![t];
         if v >= 9 {
-            m.unknown_tagged_fields.insert(7, Bytes::from_static(b"\x01\x02"));
+            m.unknown_tagged_fields
+                .insert(7, Bytes::from_static(b"\x01\x02"));
         }
-        check_built(V, "ProduceRequest(records, unknown tag)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "ProduceRequest(records, unknown tag)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 
     // Fetch request: tagged cluster_id (nullable string, default null) and replica_state (struct).
@@ -606,12 +701,20 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         m.topics = vec![t];
         m.rack_id = s("rack-1");
         let b = encode(&m, v);
-        check_built(V, "FetchRequest(tagged cluster_id, replica_state)", &p, v, b.clone(), out);
+        check_built(
+            V,
+            "FetchRequest(tagged cluster_id, replica_state)",
+            &p,
+            v,
+            b.clone(),
+            out,
+        );
         if let Some(o) = ours::<k390::FetchRequest>(&b, v) {
             let ok = o.cluster_id.as_deref() == Some("cluster-é")
                 && o.max_wait_ms == 500
                 && o.rack_id == "rack-1"
-                && (v < 15 || (o.replica_state.replica_id == 3 && o.replica_state.replica_epoch == 9))
+                && (v < 15
+                    || (o.replica_state.replica_id == 3 && o.replica_state.replica_epoch == 9))
                 && o.topics[0].partitions[0].fetch_offset == 42;
             check_value(V, &format!("FetchRequest v{v}"), ok, format!("{o:?}"), out);
         }
@@ -658,7 +761,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
             m.node_endpoints = vec![n];
         }
         let b = encode(&m, v);
-        check_built(V, "FetchResponse(records, tagged structs, node_endpoints)", &p, v, b.clone(), out);
+        check_built(
+            V,
+            "FetchResponse(records, tagged structs, node_endpoints)",
+            &p,
+            v,
+            b.clone(),
+            out,
+        );
         if let Some(o) = ours::<k390::FetchResponse>(&b, v) {
             let q = &o.responses[0].partitions[0];
             let ok = q.records.as_ref() == Some(&records)
@@ -670,7 +780,8 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
                         && q.current_leader.leader_epoch == 8
                         && q.snapshot_id.end_offset == 11
                         && q.snapshot_id.epoch == 2))
-                && (v < 16 || (o.node_endpoints[0].port == 9092 && o.node_endpoints[0].rack.is_none()));
+                && (v < 16
+                    || (o.node_endpoints[0].port == 9092 && o.node_endpoints[0].rack.is_none()));
             check_value(V, &format!("FetchResponse v{v}"), ok, format!("{o:?}"), out);
         }
     }
@@ -698,7 +809,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
             m.zk_migration_ready = true;
         }
         let b = encode(&m, v);
-        check_built(V, "ApiVersionsResponse(tagged features)", &p, v, b.clone(), out);
+        check_built(
+            V,
+            "ApiVersionsResponse(tagged features)",
+            &p,
+            v,
+            b.clone(),
+            out,
+        );
         if let Some(o) = ours::<k390::ApiVersionsResponse>(&b, v) {
             let ok = o.api_keys[0].api_key == 3
                 && o.api_keys[0].max_version == 12
@@ -707,7 +825,13 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
                         && o.finalized_features_epoch == 5
                         && o.finalized_features[0].min_version_level == 21
                         && o.zk_migration_ready));
-            check_value(V, &format!("ApiVersionsResponse v{v}"), ok, format!("{o:?}"), out);
+            check_value(
+                V,
+                &format!("ApiVersionsResponse v{v}"),
+                ok,
+                format!("{o:?}"),
+                out,
+            );
         }
     }
 
@@ -743,7 +867,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         m.brokers = vec![b];
         m.topics = vec![t];
         m.cluster_id = if v >= 2 { Some(s("c")) } else { None };
-        check_built(V, "MetadataResponse(uuid, null name, unknown tag)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "MetadataResponse(uuid, null name, unknown tag)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 
     // Consumer group heartbeat response: a non-tagged nullable struct (int8 marker), both ways.
@@ -761,7 +892,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
             a.topic_partitions = vec![tp];
             m.assignment = Some(a);
         }
-        check_built(V, "ConsumerGroupHeartbeatResponse(nullable struct)", &p, 0, encode(&m, 0), out);
+        check_built(
+            V,
+            "ConsumerGroupHeartbeatResponse(nullable struct)",
+            &p,
+            0,
+            encode(&m, 0),
+            out,
+        );
     }
 
     // Request header: null client id (int16 -1 even in v2), and an unknown tag in v2.
@@ -773,9 +911,17 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         m.correlation_id = 99;
         m.client_id = None;
         if v == 2 {
-            m.unknown_tagged_fields.insert(3, Bytes::from_static(b"abc"));
+            m.unknown_tagged_fields
+                .insert(3, Bytes::from_static(b"abc"));
         }
-        check_built(V, "RequestHeader(null client_id)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "RequestHeader(null client_id)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 
     // Join group: bytes metadata, nullable group_instance_id, nullable reason (tagged? no: v8+).
@@ -799,7 +945,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         if v >= 8 {
             m.reason = Some(s("why"));
         }
-        check_built(V, "JoinGroupRequest(bytes, nullable strings)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "JoinGroupRequest(bytes, nullable strings)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 
     // Describe quorum response: nested arrays, int64s, tagged-free flexible structs with nodes (v2).
@@ -837,7 +990,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
             n.listeners = vec![l];
             m.nodes = vec![n];
         }
-        check_built(V, "DescribeQuorumResponse(nodes)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "DescribeQuorumResponse(nodes)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 
     // Create topics response: tagged topic_config_error_code, nullable configs, uuid.
@@ -856,7 +1016,14 @@ fn built_015(all: &[Pair], out: &mut Outcome) {
         }
         let mut m = CreateTopicsResponse::default();
         m.topics = vec![t];
-        check_built(V, "CreateTopicsResponse(tagged error code)", &p, v, encode(&m, v), out);
+        check_built(
+            V,
+            "CreateTopicsResponse(tagged error code)",
+            &p,
+            v,
+            encode(&m, v),
+            out,
+        );
     }
 }
 
@@ -876,7 +1043,11 @@ fn absent_fields_015(out: &mut Outcome) {
             (Err(_), Err(_)) => true,
             _ => false,
         };
-        let detail = format!("kwire: {:?}\n    theirs: {:?}", ours.map(|b| hex(&b)), theirs.map(|b| hex(&b)));
+        let detail = format!(
+            "kwire: {:?}\n    theirs: {:?}",
+            ours.map(|b| hex(&b)),
+            theirs.map(|b| hex(&b))
+        );
         check_value(V, label, ok, detail, out);
     };
 
@@ -934,7 +1105,10 @@ fn absent_fields_015(out: &mut Outcome) {
     );
 
     // Non-ignorable: AllowAutoTopicCreation (4+, default true) = false at v3 is refused by both.
-    let ours = k390::MetadataRequest { allow_auto_topic_creation: false, ..Default::default() };
+    let ours = k390::MetadataRequest {
+        allow_auto_topic_creation: false,
+        ..Default::default()
+    };
     let mut theirs = kp::MetadataRequest::default();
     theirs.allow_auto_topic_creation = false;
     let label = "non-ignorable AllowAutoTopicCreation=false refused at MetadataRequest v3";
@@ -966,7 +1140,11 @@ fn absent_fields_015(out: &mut Outcome) {
     // refuses (TaggedFieldsNotFlexible); kafka-protocol silently drops them. Excluded: only
     // kwire's side is asserted, their behaviour is printed.
     let ours = k390::MetadataRequest {
-        unknown_tagged_fields: vec![RawTaggedField { tag: 5, data: Bytes::from_static(b"x") }].into(),
+        unknown_tagged_fields: vec![RawTaggedField {
+            tag: 5,
+            data: Bytes::from_static(b"x"),
+        }]
+        .into(),
         ..Default::default()
     };
     let ours_r = ours.to_bytes(8).map_err(|e| e.to_string());
@@ -978,7 +1156,9 @@ fn absent_fields_015(out: &mut Outcome) {
         out,
     );
     let mut theirs = kp::MetadataRequest::default();
-    theirs.unknown_tagged_fields.insert(5, Bytes::from_static(b"x"));
+    theirs
+        .unknown_tagged_fields
+        .insert(5, Bytes::from_static(b"x"));
     let theirs_r = kp015::encode(&theirs, 8);
     out.excluded.push(format!(
         "MetadataRequest v8 with unknown tagged fields: kafka-protocol {} (Kafka refuses: UnsupportedVersionException)",
@@ -987,7 +1167,10 @@ fn absent_fields_015(out: &mut Outcome) {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn kwire_3_9_0_clients_agrees_with_kafka_protocol_0_15_1() {
     #[cfg(kwire_shared)]
     {
@@ -999,7 +1182,12 @@ fn kwire_3_9_0_clients_agrees_with_kafka_protocol_0_15_1() {
         run("0.15.1", &requests, &mut out);
         run("0.15.1", &responses, &mut out);
         run("0.15.1", &others, &mut out);
-        let all: Vec<Pair> = requests.iter().chain(&responses).chain(&others).copied().collect();
+        let all: Vec<Pair> = requests
+            .iter()
+            .chain(&responses)
+            .chain(&others)
+            .copied()
+            .collect();
         built_015(&all, &mut out);
         absent_fields_015(&mut out);
 
@@ -1017,7 +1205,11 @@ fn kwire_3_9_0_clients_agrees_with_kafka_protocol_0_15_1() {
             + span(RequestHeader::VERSIONS.min, RequestHeader::VERSIONS.max)
             + span(ResponseHeader::VERSIONS.min, ResponseHeader::VERSIONS.max);
         let data_names: Vec<&str> = others.iter().skip(2).map(|p| p.name).collect();
-        let api_covered = out.covered.iter().filter(|(n, _)| !data_names.contains(n)).count();
+        let api_covered = out
+            .covered
+            .iter()
+            .filter(|(n, _)| !data_names.contains(n))
+            .count();
         let data_covered = out.covered.len() - api_covered;
         println!(
             "kafka-protocol 0.15.1: {api_covered} / {their_total} (message, version) pairs covered \
@@ -1080,7 +1272,11 @@ fn kwire_schemas_agree_with_kafka_protocol_0_18_0() {
         t0.elapsed()
     );
     finish("0.18.0", &out);
-    assert_eq!(newer_covered, newer.len(), "every version newer than 3.9.0 is cross-checked");
+    assert_eq!(
+        newer_covered,
+        newer.len(),
+        "every version newer than 3.9.0 is cross-checked"
+    );
 }
 
 /// Messages built with kafka-protocol 0.18.0's API at the versions newer than 3.9.0.
@@ -1089,7 +1285,11 @@ fn built_018(all: &[Pair], out: &mut Outcome) {
     use kafka_protocol_018::protocol::StrBytes;
     use kp018::encode;
     const V: &str = "0.18.0";
-    let pair = |n: &str| *all.iter().find(|p| p.name == n).unwrap_or_else(|| panic!("no pair {n}"));
+    let pair = |n: &str| {
+        *all.iter()
+            .find(|p| p.name == n)
+            .unwrap_or_else(|| panic!("no pair {n}"))
+    };
     let s = |x: &'static str| StrBytes::from_static_str(x);
     let uid = uuid::Uuid::from_u128(0xfeed_0000_0000_0000_0000_0000_0000_beef);
 
@@ -1104,7 +1304,14 @@ fn built_018(all: &[Pair], out: &mut Outcome) {
     t.name = None;
     m.topics = vec![t];
     let b = encode(&m, 13);
-    check_built(V, "MetadataResponse(error_code)", &pair("MetadataResponse"), 13, b.clone(), out);
+    check_built(
+        V,
+        "MetadataResponse(error_code)",
+        &pair("MetadataResponse"),
+        13,
+        b.clone(),
+        out,
+    );
     if let Some(o) = ours::<g::MetadataResponse>(&b, 13) {
         let ok = o.error_code == 35
             && o.controller_id == 4
@@ -1119,7 +1326,14 @@ fn built_018(all: &[Pair], out: &mut Outcome) {
     t.topic_id = uid;
     t.name = None;
     m.topics = Some(vec![t]);
-    check_built(V, "MetadataRequest(topic id)", &pair("MetadataRequest"), 13, encode(&m, 13), out);
+    check_built(
+        V,
+        "MetadataRequest(topic id)",
+        &pair("MetadataRequest"),
+        13,
+        encode(&m, 13),
+        out,
+    );
 
     for regex in [None, Some(s("orders-.*"))] {
         let mut m = ConsumerGroupHeartbeatRequest::default();
@@ -1148,8 +1362,16 @@ fn built_018(all: &[Pair], out: &mut Outcome) {
             let ok = o.subscribed_topic_regex.as_deref() == want.as_deref()
                 && o.server_assignor.as_deref() == Some("uniform")
                 && o.rebalance_timeout_ms == 30_000
-                && o.topic_partitions.as_ref().is_some_and(|t| t[0].partitions == [0, 1]);
-            check_value(V, "ConsumerGroupHeartbeatRequest v1", ok, format!("{o:?}"), out);
+                && o.topic_partitions
+                    .as_ref()
+                    .is_some_and(|t| t[0].partitions == [0, 1]);
+            check_value(
+                V,
+                "ConsumerGroupHeartbeatRequest v1",
+                ok,
+                format!("{o:?}"),
+                out,
+            );
         }
     }
 
@@ -1186,14 +1408,29 @@ fn built_018(all: &[Pair], out: &mut Outcome) {
     );
     if let Some(o) = ours::<g::ConsumerGroupDescribeResponse>(&b, 1) {
         let mem = &o.groups[0].members[0];
-        let ok = mem.member_type == 1 && mem.subscribed_topic_regex.as_deref() == Some("x.*") && mem.member_id == "m";
-        check_value(V, "ConsumerGroupDescribeResponse v1", ok, format!("{o:?}"), out);
+        let ok = mem.member_type == 1
+            && mem.subscribed_topic_regex.as_deref() == Some("x.*")
+            && mem.member_id == "m";
+        check_value(
+            V,
+            "ConsumerGroupDescribeResponse v1",
+            ok,
+            format!("{o:?}"),
+            out,
+        );
     }
 
     let mut m = ConsumerGroupDescribeRequest::default();
     m.group_ids = vec![GroupId(s("g"))];
     m.include_authorized_operations = true;
-    check_built(V, "ConsumerGroupDescribeRequest", &pair("ConsumerGroupDescribeRequest"), 1, encode(&m, 1), out);
+    check_built(
+        V,
+        "ConsumerGroupDescribeRequest",
+        &pair("ConsumerGroupDescribeRequest"),
+        1,
+        encode(&m, 1),
+        out,
+    );
 }
 
 /// The other way for the fields new since 3.9.0: kwire builds them, kafka-protocol 0.18.0 reads
@@ -1208,10 +1445,22 @@ fn kwire_built_018(out: &mut Outcome) {
         T::decode(&mut b, v).ok().filter(|_| b.is_empty())
     }
 
-    let m = g::MetadataResponse { error_code: 35, controller_id: 4, ..Default::default() };
+    let m = g::MetadataResponse {
+        error_code: 35,
+        controller_id: 4,
+        ..Default::default()
+    };
     let t = theirs::<kp::MetadataResponse>(&m, 13);
-    let ok = t.as_ref().is_some_and(|t| t.error_code == 35 && t.controller_id.0 == 4);
-    check_value(V, "kwire-built MetadataResponse v13", ok, format!("{t:?}"), out);
+    let ok = t
+        .as_ref()
+        .is_some_and(|t| t.error_code == 35 && t.controller_id.0 == 4);
+    check_value(
+        V,
+        "kwire-built MetadataResponse v13",
+        ok,
+        format!("{t:?}"),
+        out,
+    );
 
     let m = g::ConsumerGroupHeartbeatRequest {
         group_id: "g".into(),
@@ -1221,9 +1470,16 @@ fn kwire_built_018(out: &mut Outcome) {
     };
     let t = theirs::<kp::ConsumerGroupHeartbeatRequest>(&m, 1);
     let ok = t.as_ref().is_some_and(|t| {
-        t.subscribed_topic_regex.as_deref() == Some("orders-.*") && t.server_assignor.as_deref() == Some("range")
+        t.subscribed_topic_regex.as_deref() == Some("orders-.*")
+            && t.server_assignor.as_deref() == Some("range")
     });
-    check_value(V, "kwire-built ConsumerGroupHeartbeatRequest v1", ok, format!("{t:?}"), out);
+    check_value(
+        V,
+        "kwire-built ConsumerGroupHeartbeatRequest v1",
+        ok,
+        format!("{t:?}"),
+        out,
+    );
 
     let m = g::ConsumerGroupDescribeResponse {
         groups: vec![g::consumer_group_describe_response::DescribedGroup {
@@ -1238,10 +1494,16 @@ fn kwire_built_018(out: &mut Outcome) {
         ..Default::default()
     };
     let t = theirs::<kp::ConsumerGroupDescribeResponse>(&m, 1);
-    let ok = t
-        .as_ref()
-        .is_some_and(|t| t.groups[0].members[0].member_type == 0 && &*t.groups[0].members[0].member_id == "m");
-    check_value(V, "kwire-built ConsumerGroupDescribeResponse v1", ok, format!("{t:?}"), out);
+    let ok = t.as_ref().is_some_and(|t| {
+        t.groups[0].members[0].member_type == 0 && &*t.groups[0].members[0].member_id == "m"
+    });
+    check_value(
+        V,
+        "kwire-built ConsumerGroupDescribeResponse v1",
+        ok,
+        format!("{t:?}"),
+        out,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1250,12 +1512,16 @@ fn kwire_built_018(out: &mut Outcome) {
 #[test]
 fn a_disagreement_is_reported_with_bytes_and_field() {
     use kwire_protocol::generated::{metadata_response, MetadataResponse};
-    let pair = pairs!(kwire_protocol::generated, kafka_protocol_018::messages, kp018; MetadataResponse)[0];
+    let pair =
+        pairs!(kwire_protocol::generated, kafka_protocol_018::messages, kp018; MetadataResponse)[0];
     let m = MetadataResponse {
         throttle_time_ms: 1,
         topics: vec![metadata_response::MetadataResponseTopic {
             name: Some("orders".into()),
-            partitions: vec![metadata_response::MetadataResponsePartition { leader_id: 7, ..Default::default() }],
+            partitions: vec![metadata_response::MetadataResponsePartition {
+                leader_id: 7,
+                ..Default::default()
+            }],
             ..Default::default()
         }],
         ..Default::default()
@@ -1264,11 +1530,18 @@ fn a_disagreement_is_reported_with_bytes_and_field() {
     let mut other = ours.to_vec();
     // The last partition's leader_id (int32) is the 4 bytes after its error code and index:
     // flip a byte of it by finding the value 7 written big-endian.
-    let at = other.windows(4).position(|w| w == [0, 0, 0, 7]).expect("leader id 7 in the bytes") + 3;
+    let at = other
+        .windows(4)
+        .position(|w| w == [0, 0, 0, 7])
+        .expect("leader id 7 in the bytes")
+        + 3;
     other[at] = 9;
     let report = describe(&pair, 12, &ours, &Bytes::from(other));
     println!("what a disagreement report looks like:\n{report}");
-    assert!(report.contains(&format!("first differing byte: offset {at}")), "{report}");
+    assert!(
+        report.contains(&format!("first differing byte: offset {at}")),
+        "{report}"
+    );
     assert!(report.contains("leader_id"), "{report}");
     assert!(report.contains(&hex(&ours)), "{report}");
 }

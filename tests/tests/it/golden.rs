@@ -219,7 +219,10 @@ fn print_counts(title: &str, counts: &BTreeMap<(i16, i16), usize>) {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn requests_decode_and_reencode_byte_exact() {
     let frames = load();
     let mut checked: BTreeMap<(i16, i16), usize> = BTreeMap::new();
@@ -292,6 +295,7 @@ fn requests_decode_and_reencode_byte_exact() {
         ((18, 0), 4),
         ((18, 3), 5),
         ((68, 1), 4),
+        ((71, 0), 2),
     ]
     .into_iter()
     .collect();
@@ -448,7 +452,10 @@ fn check_metadata_stray_byte(f: &Frame) -> ResponseFrame {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn responses_decode_and_reencode() {
     let frames = load();
     let mut checked: BTreeMap<(i16, i16, Outcome), usize> = BTreeMap::new();
@@ -516,6 +523,7 @@ fn responses_decode_and_reencode() {
         ((18, 3, Outcome::Exact), 1), // the dumb test server's (standard) answer
         ((18, 3, Outcome::ApiVersionsV3Quirk), 4),
         ((68, 1, Outcome::Exact), 4),
+        ((71, 0, Outcome::Exact), 2),
     ]
     .into_iter()
     .collect();
@@ -539,7 +547,10 @@ fn request(f: &Frame) -> Request {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn spot_check_consumer_group_heartbeat() {
     let frames = load();
     let hb: Vec<_> = find(&frames, Dir::Request, 68, 1)
@@ -618,7 +629,10 @@ fn spot_check_consumer_group_heartbeat() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn spot_check_metadata() {
     let frames = load();
     // Requests: first an empty topic list (brokers only), then t1 by topic id, with no name.
@@ -695,7 +709,10 @@ fn spot_check_metadata() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn spot_check_api_versions_and_find_coordinator() {
     let frames = load();
     for f in find(&frames, Dir::Request, 18, 3) {
@@ -818,7 +835,10 @@ fn spot_check_api_versions_and_find_coordinator() {
 
 /// Quirks (a) and (b) on their own, so that they are visible by name.
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn mock_quirks() {
     let frames = load();
     let av: Vec<_> = find(&frames, Dir::Response, 18, 3)

@@ -58,18 +58,58 @@ struct Case {
 }
 
 /// A per-file fixture whose diagnostic carries a help line.
-const fn file(code: &'static str, fixture: &'static str, line: usize, col: usize, text: &'static str) -> Case {
-    Case { code, fixture, file: None, line, col, text, help: true, also: &[] }
+const fn file(
+    code: &'static str,
+    fixture: &'static str,
+    line: usize,
+    col: usize,
+    text: &'static str,
+) -> Case {
+    Case {
+        code,
+        fixture,
+        file: None,
+        line,
+        col,
+        text,
+        help: true,
+        also: &[],
+    }
 }
 
 /// A per-file fixture whose diagnostic has no known fix (help not required).
-const fn file_no_help(code: &'static str, fixture: &'static str, line: usize, col: usize, text: &'static str) -> Case {
-    Case { help: false, ..file(code, fixture, line, col, text) }
+const fn file_no_help(
+    code: &'static str,
+    fixture: &'static str,
+    line: usize,
+    col: usize,
+    text: &'static str,
+) -> Case {
+    Case {
+        help: false,
+        ..file(code, fixture, line, col, text)
+    }
 }
 
 /// A folder fixture: the diagnostic is on `file` of the folder.
-const fn folder(code: &'static str, fixture: &'static str, file: &'static str, line: usize, col: usize, text: &'static str) -> Case {
-    Case { code, fixture, file: Some(file), line, col, text, help: true, also: &[] }
+const fn folder(
+    code: &'static str,
+    fixture: &'static str,
+    file: &'static str,
+    line: usize,
+    col: usize,
+    text: &'static str,
+) -> Case {
+    Case {
+        code,
+        fixture,
+        file: Some(file),
+        line,
+        col,
+        text,
+        help: true,
+        also: &[],
+    }
 }
 
 /// Every fixture. The `text` column is the marker: the exact offending text of the fixture.
@@ -77,64 +117,220 @@ const CASES: &[Case] = &[
     // K1xxx: syntax.
     file("K1001", "K1001_hash_comment.json", 8, 3, "# a hash comment"),
     file("K1002", "K1002_missing_comma.json", 4, 20, ""),
-    file("K1003", "K1003_unterminated_string.json", 9, 66, "\"A number."),
+    file(
+        "K1003",
+        "K1003_unterminated_string.json",
+        9,
+        66,
+        "\"A number.",
+    ),
     file("K1004", "K1004_tab_in_string.json", 9, 68, "\t"),
     file("K1005", "K1005_invalid_escape.json", 9, 69, "\\x"),
-    file("K1006", "K1006_unterminated_block_comment.json", 12, 1, "/*"),
+    file(
+        "K1006",
+        "K1006_unterminated_block_comment.json",
+        12,
+        1,
+        "/*",
+    ),
     file("K1007", "K1007_trailing_comma.json", 9, 79, ","),
     file("K1008", "K1008_missing_colon.json", 5, 9, ""),
     file("K1009", "K1009_bare_key.json", 6, 3, "validVersions"),
     file("K1010", "K1010_unclosed_brace.json", 11, 1, ""),
-    file("K1011", "K1011_trailing_content.json", 12, 1, "{ \"name\": \"Baz\" }"),
+    file(
+        "K1011",
+        "K1011_trailing_content.json",
+        12,
+        1,
+        "{ \"name\": \"Baz\" }",
+    ),
     file("K1012", "K1012_leading_zero.json", 3, 13, "01000"),
     file("K1013", "K1013_empty.json", 2, 1, ""),
     // The 126th `[` of the `fields` of a `[]int32` field (fields Kafka ignores) is level 129.
     file("K1014", "K1014_too_deep.json", 10, 142, "["),
     file("K1015", "K1015_nbsp.json", 4, 10, "\u{a0}"),
     // K2xxx: message and field rules. K2001 has one fixture per kind of place.
-    file("K2001", "K2001_missing_field_versions.json", 9, 7, "\"name\""),
+    file(
+        "K2001",
+        "K2001_missing_field_versions.json",
+        9,
+        7,
+        "\"name\"",
+    ),
     file("K2001", "K2001_missing_flexible_versions.json", 2, 1, "{"),
     file("K2002", "K2002_unknown_key.json", 9, 57, "\"abut\""),
     file_no_help("K2003", "K2003_wrong_kind.json", 9, 66, "[\"A number.\"]"),
-    file("K2004", "K2004_version_range_spaces.json", 9, 51, "\"0 - 2\""),
-    file("K2005", "K2005_unknown_message_type.json", 4, 11, "\"requets\""),
+    file(
+        "K2004",
+        "K2004_version_range_spaces.json",
+        9,
+        51,
+        "\"0 - 2\"",
+    ),
+    file(
+        "K2005",
+        "K2005_unknown_message_type.json",
+        4,
+        11,
+        "\"requets\"",
+    ),
     file("K2006", "K2006_bare_word.json", 9, 70, "yes"),
     file("K2007", "K2007_unknown_field_type.json", 9, 30, "\"int\""),
     file_no_help("K2008", "K2008_api_key_out_of_range.json", 3, 13, "40000"),
     file_no_help("K2009", "K2009_bad_boolean.json", 9, 70, "\"yes\""),
     file("K2010", "K2010_invalid_default.json", 9, 68, "\"0X10\""),
     file("K2011", "K2011_unknown_listener.json", 8, 17, "\"brokr\""),
-    file("K2012", "K2012_unknown_entity_type.json", 9, 72, "\"topic\""),
-    file_no_help("K2013", "K2013_header_versions_outside.json", 8, 23, "\"5+\""),
+    file(
+        "K2012",
+        "K2012_unknown_entity_type.json",
+        9,
+        72,
+        "\"topic\"",
+    ),
+    file_no_help(
+        "K2013",
+        "K2013_header_versions_outside.json",
+        8,
+        23,
+        "\"5+\"",
+    ),
     file("K2014", "K2014_float_api_key.json", 3, 13, "1000.5"),
     file("K2015", "K2015_duplicate_key.json", 9, 57, "\"versions\""),
     file("K2016", "K2016_tbd_api_key.json", 3, 13, "TBD"),
-    file("K2101", "K2101_flexible_not_open_ended.json", 7, 23, "\"1-2\""),
-    file("K2102", "K2102_listeners_on_response.json", 8, 16, "[\"broker\"]"),
+    file(
+        "K2101",
+        "K2101_flexible_not_open_ended.json",
+        7,
+        23,
+        "\"1-2\"",
+    ),
+    file(
+        "K2102",
+        "K2102_listeners_on_response.json",
+        8,
+        16,
+        "[\"broker\"]",
+    ),
     file("K2103", "K2103_unstable_on_response.json", 8, 28, "true"),
-    file("K2104", "K2104_valid_versions_open_ended.json", 6, 20, "\"0+\""),
+    file(
+        "K2104",
+        "K2104_valid_versions_open_ended.json",
+        6,
+        20,
+        "\"0+\"",
+    ),
     file("K2105", "K2105_invalid_field_name.json", 9, 15, "\"_Bar\""),
-    file("K2106", "K2106_array_of_arrays.json", 9, 30, "\"[][]int32\""),
+    file(
+        "K2106",
+        "K2106_array_of_arrays.json",
+        9,
+        30,
+        "\"[][]int32\"",
+    ),
     file("K2107", "K2107_nullable_int.json", 9, 77, "\"0+\""),
-    file("K2108", "K2108_entity_type_mismatch.json", 9, 71, "\"topicName\""),
-    file("K2109", "K2109_fields_on_primitive.json", 10, 7, "\"fields\""),
-    file("K2110", "K2110_flexible_override_on_int.json", 9, 77, "\"none\""),
-    file("K2111", "K2111_flexible_override_not_subset.json", 9, 78, "\"0+\""),
+    file(
+        "K2108",
+        "K2108_entity_type_mismatch.json",
+        9,
+        71,
+        "\"topicName\"",
+    ),
+    file(
+        "K2109",
+        "K2109_fields_on_primitive.json",
+        10,
+        7,
+        "\"fields\"",
+    ),
+    file(
+        "K2110",
+        "K2110_flexible_override_on_int.json",
+        9,
+        77,
+        "\"none\"",
+    ),
+    file(
+        "K2111",
+        "K2111_flexible_override_not_subset.json",
+        9,
+        78,
+        "\"0+\"",
+    ),
     file("K2112", "K2112_zero_copy_on_string.json", 9, 70, "true"),
     file("K2113", "K2113_tagged_map_key.json", 10, 82, "0"),
     file("K2114", "K2114_negative_tag.json", 9, 64, "-1"),
-    file("K2115", "K2115_tag_without_tagged_versions.json", 9, 64, "0"),
-    file("K2116", "K2116_tagged_versions_without_tag.json", 9, 75, "\"1+\""),
-    file("K2117", "K2117_partly_nullable_tagged.json", 9, 78, "\"2+\""),
-    file("K2118", "K2118_tagged_versions_not_open_ended.json", 9, 85, "\"1-2\""),
-    file("K2119", "K2119_tagged_versions_not_in_versions.json", 9, 86, "\"1+\""),
-    file("K2120", "K2120_tagged_versions_not_flexible.json", 9, 85, "\"0+\""),
+    file(
+        "K2115",
+        "K2115_tag_without_tagged_versions.json",
+        9,
+        64,
+        "0",
+    ),
+    file(
+        "K2116",
+        "K2116_tagged_versions_without_tag.json",
+        9,
+        75,
+        "\"1+\"",
+    ),
+    file(
+        "K2117",
+        "K2117_partly_nullable_tagged.json",
+        9,
+        78,
+        "\"2+\"",
+    ),
+    file(
+        "K2118",
+        "K2118_tagged_versions_not_open_ended.json",
+        9,
+        85,
+        "\"1-2\"",
+    ),
+    file(
+        "K2119",
+        "K2119_tagged_versions_not_in_versions.json",
+        9,
+        86,
+        "\"1+\"",
+    ),
+    file(
+        "K2120",
+        "K2120_tagged_versions_not_flexible.json",
+        9,
+        85,
+        "\"0+\"",
+    ),
     file("K2121", "K2121_tagged_records.json", 9, 92, "0"),
-    file("K2122", "K2122_array_of_records.json", 9, 30, "\"[]records\""),
+    file(
+        "K2122",
+        "K2122_array_of_records.json",
+        9,
+        30,
+        "\"[]records\"",
+    ),
     file("K2123", "K2123_empty_valid_versions.json", 6, 20, "\"3-1\""),
-    file("K2150", "K2150_nullable_outside_versions.json", 9, 78, "\"0+\""),
-    file("K2151", "K2151_deprecated_outside_valid.json", 8, 25, "\"7-9\""),
-    file("K2152", "K2152_primitive_outside_versions.json", 10, 51, "\"5+\""),
+    file(
+        "K2150",
+        "K2150_nullable_outside_versions.json",
+        9,
+        78,
+        "\"0+\"",
+    ),
+    file(
+        "K2151",
+        "K2151_deprecated_outside_valid.json",
+        8,
+        25,
+        "\"7-9\"",
+    ),
+    file(
+        "K2152",
+        "K2152_primitive_outside_versions.json",
+        10,
+        51,
+        "\"5+\"",
+    ),
     file("K2153", "K2153_versions_none.json", 10, 51, "\"none\""),
     file("K2154", "K2154_empty_struct_fields.json", 9, 94, "[]"),
     file("K2155", "K2155_octal_default.json", 9, 68, "\"010\""),
@@ -143,28 +339,126 @@ const CASES: &[Case] = &[
     file("K3001", "K3001_undefined_struct.json", 9, 30, "\"Missing\""),
     file("K3002", "K3002_duplicate_tag.json", 10, 64, "0"),
     file("K3003", "K3003_tags_not_contiguous.json", 9, 64, "1"),
-    file("K3004", "K3004_duplicate_field_name.json", 10, 15, "\"Bar\""),
+    file(
+        "K3004",
+        "K3004_duplicate_field_name.json",
+        10,
+        15,
+        "\"Bar\"",
+    ),
     // A lower-case common struct cannot be referenced (a lower-case type is K2007), so it is
     // also unused.
-    file("K3005", "K3005_lower_case_common_struct.json", 12, 15, "\"baz\""),
+    file(
+        "K3005",
+        "K3005_lower_case_common_struct.json",
+        12,
+        15,
+        "\"baz\"",
+    ),
     file("K3006", "K3006_common_struct_twice.json", 15, 15, "\"Baz\""),
-    file("K3007", "K3007_common_struct_respecified.json", 9, 30, "\"Baz\""),
+    file(
+        "K3007",
+        "K3007_common_struct_respecified.json",
+        9,
+        30,
+        "\"Baz\"",
+    ),
     file("K3008", "K3008_inline_struct_twice.json", 12, 31, "\"Baz\""),
-    file("K3009", "K3009_inline_struct_in_common_struct.json", 13, 32, "\"Inner\""),
-    file("K3010", "K3010_struct_field_outside_versions.json", 10, 49, "\"5+\""),
+    file(
+        "K3009",
+        "K3009_inline_struct_in_common_struct.json",
+        13,
+        32,
+        "\"Inner\"",
+    ),
+    file(
+        "K3010",
+        "K3010_struct_field_outside_versions.json",
+        10,
+        49,
+        "\"5+\"",
+    ),
     file("K3011", "K3011_top_level_map_key.json", 9, 67, "true"),
-    file("K3012", "K3012_rust_name_collision.json", 10, 15, "\"fooBar\""),
-    file("K3050", "K3050_unused_common_struct.json", 12, 15, "\"Baz\""),
+    file(
+        "K3012",
+        "K3012_rust_name_collision.json",
+        10,
+        15,
+        "\"fooBar\"",
+    ),
+    file(
+        "K3050",
+        "K3050_unused_common_struct.json",
+        12,
+        15,
+        "\"Baz\"",
+    ),
     file("K3051", "K3051_map_key_outside_array.json", 10, 68, "true"),
     // K4xxx: folder-wide rules.
-    folder("K4001", "K4001_duplicate_api_key", "OtherResponse.json", 3, 13, "1000"),
-    folder("K4002", "K4002_request_without_response", "BarRequest.json", 3, 13, "1001"),
-    folder("K4003", "K4003_missing_suffix", "FooRequest.json", 5, 11, "\"Foo\""),
-    folder("K4004", "K4004_duplicate_metadata_key", "FooRecord.json", 3, 13, "90"),
-    folder("K4005", "K4005_duplicate_name", "Foo.json", 5, 11, "\"FooData\""),
-    folder("K4006", "K4006_mismatched_names", "FooRequest.json", 5, 11, "\"FooRequest\""),
-    folder("K4050", "K4050_valid_versions_differ", "FooRequest.json", 6, 20, "\"0-2\""),
-    folder("K4051", "K4051_flexible_versions_differ", "FooRequest.json", 7, 23, "\"1+\""),
+    folder(
+        "K4001",
+        "K4001_duplicate_api_key",
+        "OtherResponse.json",
+        3,
+        13,
+        "1000",
+    ),
+    folder(
+        "K4002",
+        "K4002_request_without_response",
+        "BarRequest.json",
+        3,
+        13,
+        "1001",
+    ),
+    folder(
+        "K4003",
+        "K4003_missing_suffix",
+        "FooRequest.json",
+        5,
+        11,
+        "\"Foo\"",
+    ),
+    folder(
+        "K4004",
+        "K4004_duplicate_metadata_key",
+        "FooRecord.json",
+        3,
+        13,
+        "90",
+    ),
+    folder(
+        "K4005",
+        "K4005_duplicate_name",
+        "Foo.json",
+        5,
+        11,
+        "\"FooData\"",
+    ),
+    folder(
+        "K4006",
+        "K4006_mismatched_names",
+        "FooRequest.json",
+        5,
+        11,
+        "\"FooRequest\"",
+    ),
+    folder(
+        "K4050",
+        "K4050_valid_versions_differ",
+        "FooRequest.json",
+        6,
+        20,
+        "\"0-2\"",
+    ),
+    folder(
+        "K4051",
+        "K4051_flexible_versions_differ",
+        "FooRequest.json",
+        7,
+        23,
+        "\"1+\"",
+    ),
 ];
 
 /// Documented codes deliberately without a fixture, with the reason. Empty: every documented
@@ -186,10 +480,17 @@ const CORPUS_WARNINGS: &[(&str, &str)] = &[
 ];
 
 /// The module docs that hold the code tables.
-const DOC_SOURCES: &[&str] = &["codegen/src/lower.rs", "codegen/src/validate.rs", "codegen/src/syntax/parser.rs"];
+const DOC_SOURCES: &[&str] = &[
+    "codegen/src/lower.rs",
+    "codegen/src/validate.rs",
+    "codegen/src/syntax/parser.rs",
+];
 
 fn fixtures_dir() -> PathBuf {
-    kwire_tests::workspace_root().join("tests").join("fixtures").join("invalid")
+    kwire_tests::workspace_root()
+        .join("tests")
+        .join("fixtures")
+        .join("invalid")
 }
 
 /// Whether `s` is a diagnostic code: `K` and four digits.
@@ -203,20 +504,31 @@ fn documented_codes() -> BTreeMap<String, bool> {
     let mut out = BTreeMap::new();
     for src in DOC_SOURCES {
         let path = kwire_tests::workspace_root().join(src);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         let mut rows = 0;
         for line in text.lines() {
-            let Some(doc) = line.trim_start().strip_prefix("//!") else { continue };
-            let Some(row) = doc.trim().strip_prefix('|') else { continue };
+            let Some(doc) = line.trim_start().strip_prefix("//!") else {
+                continue;
+            };
+            let Some(row) = doc.trim().strip_prefix('|') else {
+                continue;
+            };
             let code = row.split('|').next().unwrap_or("").trim();
             if is_code(code) {
                 rows += 1;
                 let warning = row.contains("warning");
                 let prev = out.insert(code.to_string(), warning);
-                assert!(prev.is_none() || prev == Some(warning), "{code} is documented both as a warning and as an error");
+                assert!(
+                    prev.is_none() || prev == Some(warning),
+                    "{code} is documented both as a warning and as an error"
+                );
             }
         }
-        assert!(rows > 0, "no `| Kxxxx |` rows found in the module docs of {src}");
+        assert!(
+            rows > 0,
+            "no `| Kxxxx |` rows found in the module docs of {src}"
+        );
     }
     out
 }
@@ -224,7 +536,11 @@ fn documented_codes() -> BTreeMap<String, bool> {
 /// The code string literals (`"K1234"`) of every `.rs` file under `codegen/src`.
 fn code_literals() -> BTreeMap<String, String> {
     fn walk(dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("reading codegen/src").filter_map(Result::ok).map(|e| e.path()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("reading codegen/src")
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for p in entries {
             if p.is_dir() {
@@ -234,14 +550,18 @@ fn code_literals() -> BTreeMap<String, String> {
                 for (i, _) in text.match_indices("\"K") {
                     let lit = &text[i + 1..];
                     if lit.len() > 5 && is_code(&lit[..5]) && lit.as_bytes()[5] == b'"' {
-                        out.entry(lit[..5].to_string()).or_insert_with(|| p.display().to_string());
+                        out.entry(lit[..5].to_string())
+                            .or_insert_with(|| p.display().to_string());
                     }
                 }
             }
         }
     }
     let mut out = BTreeMap::new();
-    walk(&kwire_tests::workspace_root().join("codegen").join("src"), &mut out);
+    walk(
+        &kwire_tests::workspace_root().join("codegen").join("src"),
+        &mut out,
+    );
     out
 }
 
@@ -249,12 +569,22 @@ fn code_literals() -> BTreeMap<String, String> {
 fn check_case(case: &Case) -> Checked {
     let path = fixtures_dir().join(case.fixture);
     if case.file.is_some() {
-        assert!(path.is_dir(), "{}: a folder fixture must be a folder", path.display());
+        assert!(
+            path.is_dir(),
+            "{}: a folder fixture must be a folder",
+            path.display()
+        );
         let files = read_dir(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        assert!((2..=3).contains(&files.len()), "{}: expected 2-3 spec files, found {}", case.fixture, files.len());
+        assert!(
+            (2..=3).contains(&files.len()),
+            "{}: expected 2-3 spec files, found {}",
+            case.fixture,
+            files.len()
+        );
         check_files(files)
     } else {
-        let f = read_file(path.clone()).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let f =
+            read_file(path.clone()).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
         check_files_alone(vec![f])
     }
 }
@@ -264,8 +594,19 @@ fn describe(checked: &Checked) -> String {
     for (f, ds) in checked.files.iter().zip(&checked.diagnostics) {
         for d in ds {
             let (l, c) = line_col(&f.text, d.span.start);
-            let text = f.text.get(d.span.start..d.span.end).unwrap_or("<not a char range>");
-            let _ = write!(s, "\n  {} {} {}:{l}:{c} {text:?}: {} (help: {:?})", d.code, d.severity.as_str(), f.file_name(), d.message, d.help);
+            let text = f
+                .text
+                .get(d.span.start..d.span.end)
+                .unwrap_or("<not a char range>");
+            let _ = write!(
+                s,
+                "\n  {} {} {}:{l}:{c} {text:?}: {} (help: {:?})",
+                d.code,
+                d.severity.as_str(),
+                f.file_name(),
+                d.message,
+                d.help
+            );
         }
     }
     if s.is_empty() {
@@ -282,13 +623,24 @@ fn case_problems(case: &Case, documented: &BTreeMap<String, bool>) -> Vec<String
         .files
         .iter()
         .zip(&checked.diagnostics)
-        .flat_map(|(f, ds)| ds.iter().map(move |d| (f.text.as_str(), f.path.to_str().unwrap_or(""), d)))
+        .flat_map(|(f, ds)| {
+            ds.iter()
+                .map(move |d| (f.text.as_str(), f.path.to_str().unwrap_or(""), d))
+        })
         .collect();
     let Some(&is_warning) = documented.get(case.code) else {
         return vec![format!("{} is not documented in any code table", case.code)];
     };
-    let errors: BTreeSet<&str> = all.iter().filter(|(_, _, d)| d.is_error()).map(|(_, _, d)| d.code).collect();
-    let warnings: BTreeSet<&str> = all.iter().filter(|(_, _, d)| !d.is_error()).map(|(_, _, d)| d.code).collect();
+    let errors: BTreeSet<&str> = all
+        .iter()
+        .filter(|(_, _, d)| d.is_error())
+        .map(|(_, _, d)| d.code)
+        .collect();
+    let warnings: BTreeSet<&str> = all
+        .iter()
+        .filter(|(_, _, d)| !d.is_error())
+        .map(|(_, _, d)| d.code)
+        .collect();
     let mut want_errors = BTreeSet::new();
     let mut want_warnings: BTreeSet<&str> = case.also.iter().copied().collect();
     if is_warning {
@@ -297,17 +649,30 @@ fn case_problems(case: &Case, documented: &BTreeMap<String, bool>) -> Vec<String
         want_errors.insert(case.code);
     }
     if errors != want_errors {
-        problems.push(format!("error codes are {errors:?}, expected {want_errors:?}"));
+        problems.push(format!(
+            "error codes are {errors:?}, expected {want_errors:?}"
+        ));
     }
     if warnings != want_warnings {
-        problems.push(format!("warning codes are {warnings:?}, expected {want_warnings:?}"));
+        problems.push(format!(
+            "warning codes are {warnings:?}, expected {want_warnings:?}"
+        ));
     }
-    let mine: Vec<&(&str, &str, &Diagnostic)> = all.iter().filter(|(_, _, d)| d.code == case.code).collect();
+    let mine: Vec<&(&str, &str, &Diagnostic)> =
+        all.iter().filter(|(_, _, d)| d.code == case.code).collect();
     if mine.len() != 1 {
-        problems.push(format!("{} diagnostics with code {}, expected exactly 1", mine.len(), case.code));
+        problems.push(format!(
+            "{} diagnostics with code {}, expected exactly 1",
+            mine.len(),
+            case.code
+        ));
     }
     if let Some((text, path, d)) = mine.first() {
-        let want_sev = if is_warning { Severity::Warning } else { Severity::Error };
+        let want_sev = if is_warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
         if d.severity != want_sev {
             problems.push(format!("severity {:?}, expected {want_sev:?}", d.severity));
         }
@@ -317,7 +682,12 @@ fn case_problems(case: &Case, documented: &BTreeMap<String, bool>) -> Vec<String
             }
         }
         if line_col(text, d.span.start) != (case.line, case.col) {
-            problems.push(format!("span starts at {:?}, expected {}:{}", line_col(text, d.span.start), case.line, case.col));
+            problems.push(format!(
+                "span starts at {:?}, expected {}:{}",
+                line_col(text, d.span.start),
+                case.line,
+                case.col
+            ));
         }
         match text.get(d.span.start..d.span.end) {
             Some(t) if t == case.text => {}
@@ -328,7 +698,10 @@ fn case_problems(case: &Case, documented: &BTreeMap<String, bool>) -> Vec<String
         let line_text = text.lines().nth(case.line - 1).unwrap_or("");
         let rest: String = line_text.chars().skip(case.col - 1).collect();
         if !case.text.is_empty() && !rest.starts_with(case.text.lines().next().unwrap_or("")) {
-            problems.push(format!("the table's text {:?} is not at {}:{} of the fixture", case.text, case.line, case.col));
+            problems.push(format!(
+                "the table's text {:?} is not at {}:{} of the fixture",
+                case.text, case.line, case.col
+            ));
         }
         let has_help = d.help.as_deref().is_some_and(|h| !h.trim().is_empty());
         if case.help && !has_help {
@@ -351,10 +724,21 @@ fn every_fixture_gives_exactly_its_code_at_its_span() {
     for case in CASES {
         let p = case_problems(case, &documented);
         if !p.is_empty() {
-            failures.push(format!("{} ({}):\n    {}", case.code, case.fixture, p.join("\n    ")));
+            failures.push(format!(
+                "{} ({}):\n    {}",
+                case.code,
+                case.fixture,
+                p.join("\n    ")
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} fixtures fail:\n{}", failures.len(), CASES.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures fail:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -399,10 +783,16 @@ fn every_documented_code_has_a_fixture() {
     }
     for c in CASES {
         if !c.fixture.starts_with(&format!("{}_", c.code)) {
-            problems.push(format!("fixture {} of {} does not start with `{}_`", c.fixture, c.code, c.code));
+            problems.push(format!(
+                "fixture {} of {} does not start with `{}_`",
+                c.fixture, c.code, c.code
+            ));
         }
         if c.code.starts_with("K4") != c.file.is_some() {
-            problems.push(format!("{}: folder-wide codes (K4xxx) have folder fixtures, the others file fixtures", c.code));
+            problems.push(format!(
+                "{}: folder-wide codes (K4xxx) have folder fixtures, the others file fixtures",
+                c.code
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -416,7 +806,10 @@ fn every_documented_code_has_a_fixture() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn kafka_3_9_0_corpus_has_no_errors_and_known_warnings() {
     let root = kwire_tests::shared().join("kafka-specs").join("3.9.0");
     assert!(root.is_dir(), "{} is absent", root.display());
@@ -432,13 +825,19 @@ fn kafka_3_9_0_corpus_has_no_errors_and_known_warnings() {
     let mut warnings: Vec<(String, String)> = Vec::new();
     let mut nfiles = 0;
     for dir in &folders {
-        let checked = check_files(read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display())));
+        let checked =
+            check_files(read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display())));
         nfiles += checked.files.len();
         for (f, ds) in checked.files.iter().zip(&checked.diagnostics) {
             for d in ds {
                 let (l, c) = line_col(&f.text, d.span.start);
                 if d.is_error() {
-                    errors.push(format!("{}:{l}:{c}: {} {}", f.path.display(), d.code, d.message));
+                    errors.push(format!(
+                        "{}:{l}:{c}: {} {}",
+                        f.path.display(),
+                        d.code,
+                        d.message
+                    ));
                 } else {
                     warnings.push((d.code.to_string(), f.file_name()));
                 }
@@ -446,8 +845,15 @@ fn kafka_3_9_0_corpus_has_no_errors_and_known_warnings() {
         }
     }
     assert_eq!(nfiles, 245, "Kafka 3.9.0 has 245 spec files");
-    assert!(errors.is_empty(), "errors in Kafka 3.9.0's specs:\n{}", errors.join("\n"));
-    let mut want: Vec<(String, String)> = CORPUS_WARNINGS.iter().map(|(c, f)| (c.to_string(), f.to_string())).collect();
+    assert!(
+        errors.is_empty(),
+        "errors in Kafka 3.9.0's specs:\n{}",
+        errors.join("\n")
+    );
+    let mut want: Vec<(String, String)> = CORPUS_WARNINGS
+        .iter()
+        .map(|(c, f)| (c.to_string(), f.to_string()))
+        .collect();
     want.sort();
     warnings.sort();
     assert_eq!(warnings, want, "the warnings of Kafka 3.9.0's specs");
@@ -467,33 +873,71 @@ fn kafka_divergences() {
     let cases: &[(&str, &[&str])] = &[
         // Kafka: a tag with empty taggedVersions fails rule 21 (`taggedVersions.empty()`).
         // kwire: accepted silently, the field is tagged in no version.
-        (r#"{ "name": "Bar", "type": "int32", "versions": "0+", "tag": 0, "taggedVersions": "none" }"#, &["K2115"]),
+        (
+            r#"{ "name": "Bar", "type": "int32", "versions": "0+", "tag": 0, "taggedVersions": "none" }"#,
+            &["K2115"],
+        ),
         // Kafka: taggedVersions `none` without a tag is fine (rule 22 tests `!taggedVersions.empty()`).
         // kwire: K2116.
-        (r#"{ "name": "Bar", "type": "int32", "versions": "0+", "taggedVersions": "none" }"#, &[]),
+        (
+            r#"{ "name": "Bar", "type": "int32", "versions": "0+", "taggedVersions": "none" }"#,
+            &[],
+        ),
         // Kafka: an empty `versions` is absent, and with no taggedVersions fails rule 10.
         // kwire: no diagnostic at all, and the field silently disappears from the spec.
-        (r#"{ "name": "Bar", "type": "int32", "versions": "" }"#, &["K2001"]),
+        (
+            r#"{ "name": "Bar", "type": "int32", "versions": "" }"#,
+            &["K2001"],
+        ),
         // Kafka: no versions and taggedVersions `none` fails rule 10. kwire: K2116 instead of K2001.
-        (r#"{ "name": "Bar", "type": "int32", "taggedVersions": "none" }"#, &["K2001"]),
+        (
+            r#"{ "name": "Bar", "type": "int32", "taggedVersions": "none" }"#,
+            &["K2001"],
+        ),
         // Kafka: an empty version string is absent (`Versions.parse` returns the default).
         // kwire: K2004 (and for taggedVersions also K2116).
-        (r#"{ "name": "Bar", "type": "string", "versions": "0+", "nullableVersions": "" }"#, &[]),
-        (r#"{ "name": "Bar", "type": "string", "versions": "0+", "taggedVersions": "" }"#, &[]),
-        (r#"{ "name": "Bar", "type": "string", "versions": "0+", "flexibleVersions": "" }"#, &[]),
+        (
+            r#"{ "name": "Bar", "type": "string", "versions": "0+", "nullableVersions": "" }"#,
+            &[],
+        ),
+        (
+            r#"{ "name": "Bar", "type": "string", "versions": "0+", "taggedVersions": "" }"#,
+            &[],
+        ),
+        (
+            r#"{ "name": "Bar", "type": "string", "versions": "0+", "flexibleVersions": "" }"#,
+            &[],
+        ),
         // One slip, one error: a tag that is not an int32 is K2008; kwire adds a K2116 ("has
         // taggedVersions but no tag").
-        (r#"{ "name": "Bar", "type": "int32", "versions": "1+", "tag": 3000000000, "taggedVersions": "1+" }"#, &["K2008"]),
-        (r#"{ "name": "Bar", "type": "int32", "versions": "1+", "tag": "abc", "taggedVersions": "1+" }"#, &["K2008"]),
+        (
+            r#"{ "name": "Bar", "type": "int32", "versions": "1+", "tag": 3000000000, "taggedVersions": "1+" }"#,
+            &["K2008"],
+        ),
+        (
+            r#"{ "name": "Bar", "type": "int32", "versions": "1+", "tag": "abc", "taggedVersions": "1+" }"#,
+            &["K2008"],
+        ),
     ];
     let mut failures = Vec::new();
     for (field, want) in cases {
         let text = spec_with_field(field);
-        let checked = check_files_alone(vec![kwire_codegen::SourceFile { path: PathBuf::from("FooRequest.json"), text }]);
-        let got: Vec<&str> = checked.diagnostics.iter().flatten().filter(|d| d.is_error()).map(|d| d.code).collect();
+        let checked = check_files_alone(vec![kwire_codegen::SourceFile {
+            path: PathBuf::from("FooRequest.json"),
+            text,
+        }]);
+        let got: Vec<&str> = checked
+            .diagnostics
+            .iter()
+            .flatten()
+            .filter(|d| d.is_error())
+            .map(|d| d.code)
+            .collect();
         let fields = checked.specs.first().map(|s| s.fields.len());
         if got != *want || (want.is_empty() && fields != Some(1)) {
-            failures.push(format!("{field}\n    errors {got:?}, expected {want:?}; fields lowered: {fields:?}"));
+            failures.push(format!(
+                "{field}\n    errors {got:?}, expected {want:?}; fields lowered: {fields:?}"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

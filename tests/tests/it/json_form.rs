@@ -18,7 +18,9 @@
 
 use bytes::Bytes;
 use kwire_protocol::generated::*;
-use kwire_protocol::wire::json::{JsonError, JsonErrorKind, JsonForm, Value, Versioned, VersionedSeed};
+use kwire_protocol::wire::json::{
+    JsonError, JsonErrorKind, JsonForm, Value, Versioned, VersionedSeed,
+};
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::{Encode, EncodeErrorKind, Message, RawTaggedField, Uuid};
 use serde::de::DeserializeSeed;
@@ -41,7 +43,11 @@ const ID: Uuid = Uuid([0xfb, 0xef, 0xbe, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
 const ID_TEXT: &str = "----_wAAAAAAAAAAAAAAAQ";
 
 fn item(key: &'static str, weight: f64) -> Item {
-    Item { key: key.into(), weight, ..Default::default() }
+    Item {
+        key: key.into(),
+        weight,
+        ..Default::default()
+    }
 }
 
 /// A message valid at every version of JsonTypesData (v0 included: no tagged value set, names
@@ -64,7 +70,11 @@ fn base() -> JsonTypesData {
         records: Some(Bytes::from_static(b"rec")),
         ints: vec![1, -2].into(),
         names: Some(vec!["a".into(), "é".into()]),
-        point: Point { x: 1, y: -1, ..Default::default() },
+        point: Point {
+            x: 1,
+            y: -1,
+            ..Default::default()
+        },
         items: vec![item("k", 1.5), item("", -0.25)],
         dropped: "d".into(),
         ..Default::default()
@@ -85,14 +95,28 @@ fn text(m: &JsonTypesData, v: i16) -> String {
 
 /// to_json → from_json gives the message back (through text too), and the same bytes.
 fn assert_round_trip<T: Message + JsonForm>(m: &T, v: i16) {
-    let j = m.to_json(v).unwrap_or_else(|e| panic!("{} v{v}: to_json: {e}", T::NAME));
-    let back = T::from_json(&j, v).unwrap_or_else(|e| panic!("{} v{v}: from_json: {e}\n{j:#}", T::NAME));
-    assert_eq!(&back, m, "{} v{v}: from_json(to_json(x)) != x\n{j:#}", T::NAME);
+    let j = m
+        .to_json(v)
+        .unwrap_or_else(|e| panic!("{} v{v}: to_json: {e}", T::NAME));
+    let back =
+        T::from_json(&j, v).unwrap_or_else(|e| panic!("{} v{v}: from_json: {e}\n{j:#}", T::NAME));
+    assert_eq!(
+        &back,
+        m,
+        "{} v{v}: from_json(to_json(x)) != x\n{j:#}",
+        T::NAME
+    );
     let parsed: Value = serde_json::from_str(&serde_json::to_string(&j).unwrap()).unwrap();
     assert_eq!(parsed, j, "{} v{v}: JSON text changed the value", T::NAME);
-    let back2 = T::from_json(&parsed, v).unwrap_or_else(|e| panic!("{} v{v}: from_json(text): {e}", T::NAME));
+    let back2 = T::from_json(&parsed, v)
+        .unwrap_or_else(|e| panic!("{} v{v}: from_json(text): {e}", T::NAME));
     assert_eq!(&back2, m, "{} v{v}: through text", T::NAME);
-    assert_eq!(back.to_bytes(v).unwrap(), m.to_bytes(v).unwrap(), "{} v{v}: bytes differ", T::NAME);
+    assert_eq!(
+        back.to_bytes(v).unwrap(),
+        m.to_bytes(v).unwrap(),
+        "{} v{v}: bytes differ",
+        T::NAME
+    );
 }
 
 #[test]
@@ -100,7 +124,10 @@ fn every_type_has_kafkas_shape_at_v0() {
     let m = JsonTypesData { mixed: 0, ..base() };
     // v0: not flexible, so no tagged fields; Mixed is untagged and written even when 0; Added
     // (v2+) is left out; Dropped (v0-1) is written.
-    assert_eq!(text(&m, 0), format!(r#"{COMMON},"dropped":"d","mixed":0}}"#));
+    assert_eq!(
+        text(&m, 0),
+        format!(r#"{COMMON},"dropped":"d","mixed":0}}"#)
+    );
     assert_round_trip(&m, 0);
 }
 
@@ -114,14 +141,35 @@ fn every_type_has_kafkas_shape_at_v1_with_defaults_left_out() {
 
 #[test]
 fn tagged_fields_are_written_when_non_default() {
-    let m = JsonTypesData { mixed: 3, hint: 8, note: Some("n".into()), opt: Some(Opt { v: 2, ..Default::default() }), ..base() };
-    assert_eq!(text(&m, 1), format!(r#"{COMMON},"dropped":"d","mixed":3,"hint":8,"note":"n","opt":{{"v":2}}}}"#));
+    let m = JsonTypesData {
+        mixed: 3,
+        hint: 8,
+        note: Some("n".into()),
+        opt: Some(Opt {
+            v: 2,
+            ..Default::default()
+        }),
+        ..base()
+    };
+    assert_eq!(
+        text(&m, 1),
+        format!(r#"{COMMON},"dropped":"d","mixed":3,"hint":8,"note":"n","opt":{{"v":2}}}}"#)
+    );
     assert_round_trip(&m, 1);
     // At v2 Added (v2+) is mandatory and written even at its default; Dropped (v0-1, ignorable)
     // is dropped although it holds a value, as the binary encoder drops it.
-    assert_eq!(text(&m, 2), format!(r#"{COMMON},"added":0,"mixed":3,"hint":8,"note":"n","opt":{{"v":2}}}}"#));
+    assert_eq!(
+        text(&m, 2),
+        format!(r#"{COMMON},"added":0,"mixed":3,"hint":8,"note":"n","opt":{{"v":2}}}}"#)
+    );
     let back = JsonTypesData::from_json(&m.to_json(2).unwrap(), 2).unwrap();
-    assert_eq!(back, JsonTypesData { dropped: "".into(), ..m.clone() });
+    assert_eq!(
+        back,
+        JsonTypesData {
+            dropped: "".into(),
+            ..m.clone()
+        }
+    );
     assert_eq!(back.to_bytes(2).unwrap(), m.to_bytes(2).unwrap());
 }
 
@@ -138,9 +186,19 @@ fn non_finite_floats_and_nulls() {
     let j = m.to_json(1).unwrap();
     assert_eq!(j["ratio"], json!("-Infinity"));
     assert_eq!(j["items"][0]["weight"], json!("Infinity"));
-    assert_eq!((j["maybeBlob"].clone(), j["records"].clone(), j["names"].clone()), (Value::Null, Value::Null, Value::Null));
+    assert_eq!(
+        (
+            j["maybeBlob"].clone(),
+            j["records"].clone(),
+            j["names"].clone()
+        ),
+        (Value::Null, Value::Null, Value::Null)
+    );
     assert_round_trip(&m, 1);
-    let nan = JsonTypesData { ratio: f64::NAN, ..base() };
+    let nan = JsonTypesData {
+        ratio: f64::NAN,
+        ..base()
+    };
     let j = nan.to_json(1).unwrap();
     assert_eq!(j["ratio"], json!("NaN"));
     assert!(JsonTypesData::from_json(&j, 1).unwrap().ratio.is_nan());
@@ -151,20 +209,40 @@ fn unknown_tagged_fields_round_trip_under_their_own_key() {
     let m = JsonTypesData {
         hint: 9,
         unknown_tagged_fields: vec![
-            RawTaggedField { tag: 10, data: Bytes::from_static(&[1, 2]) },
-            RawTaggedField { tag: 300, data: Bytes::new() },
-        ].into(),
+            RawTaggedField {
+                tag: 10,
+                data: Bytes::from_static(&[1, 2]),
+            },
+            RawTaggedField {
+                tag: 300,
+                data: Bytes::new(),
+            },
+        ]
+        .into(),
         point: Point::default(),
         ..base()
     };
     let j = m.to_json(1).unwrap();
-    assert_eq!(j["_unknownTaggedFields"], json!([{"tag": 10, "data": "AQI="}, {"tag": 300, "data": ""}]));
-    assert_eq!(j.as_object().unwrap().keys().next_back().map(String::as_str), Some("_unknownTaggedFields"));
+    assert_eq!(
+        j["_unknownTaggedFields"],
+        json!([{"tag": 10, "data": "AQI="}, {"tag": 300, "data": ""}])
+    );
+    assert_eq!(
+        j.as_object()
+            .unwrap()
+            .keys()
+            .next_back()
+            .map(String::as_str),
+        Some("_unknownTaggedFields")
+    );
     assert_round_trip(&m, 1);
     // Not flexible: the same error as binary encoding.
     let m = JsonTypesData { hint: 7, ..m };
     assert_eq!(m.to_json(0).unwrap_err(), m.to_bytes(0).unwrap_err());
-    assert!(matches!(m.to_json(0).unwrap_err().kind(), EncodeErrorKind::TaggedFieldsNotFlexible { version: 0 }));
+    assert!(matches!(
+        m.to_json(0).unwrap_err().kind(),
+        EncodeErrorKind::TaggedFieldsNotFlexible { version: 0 }
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,11 +252,37 @@ fn unknown_tagged_fields_round_trip_under_their_own_key() {
 #[test]
 fn writing_fails_where_encoding_fails_with_the_same_error() {
     let cases: Vec<(JsonTypesData, i16, &str)> = vec![
-        (JsonTypesData { added: 5, ..base() }, 1, "JsonTypesData.added: field is not in version 1 but holds a non-default value"),
-        (JsonTypesData { note: Some("n".into()), ..base() }, 0, "JsonTypesData.note: field is not in version 0 but holds a non-default value"),
-        (JsonTypesData { hint: 8, ..base() }, 0, "JsonTypesData.hint: field is not in version 0 but holds a non-default value"),
-        (JsonTypesData { names: None, ..base() }, 0, "JsonTypesData.names: null is not allowed in version 0"),
-        (base(), 3, "JsonTypesData: version 3 is outside the valid versions 0-2"),
+        (
+            JsonTypesData { added: 5, ..base() },
+            1,
+            "JsonTypesData.added: field is not in version 1 but holds a non-default value",
+        ),
+        (
+            JsonTypesData {
+                note: Some("n".into()),
+                ..base()
+            },
+            0,
+            "JsonTypesData.note: field is not in version 0 but holds a non-default value",
+        ),
+        (
+            JsonTypesData { hint: 8, ..base() },
+            0,
+            "JsonTypesData.hint: field is not in version 0 but holds a non-default value",
+        ),
+        (
+            JsonTypesData {
+                names: None,
+                ..base()
+            },
+            0,
+            "JsonTypesData.names: null is not allowed in version 0",
+        ),
+        (
+            base(),
+            3,
+            "JsonTypesData: version 3 is outside the valid versions 0-2",
+        ),
     ];
     for (m, v, want) in cases {
         let e = m.to_json(v).unwrap_err();
@@ -209,8 +313,17 @@ fn missing_mandatory_fields_are_errors_and_the_rest_get_defaults() {
     let mut j = v1_json();
     j.as_object_mut().unwrap().remove("flag");
     let e = read_err(&j, 1);
-    assert_eq!(e.to_string(), "JsonTypesData: unable to locate field 'flag', which is mandatory in version 1");
-    assert!(matches!(e.kind(), JsonErrorKind::MissingField { key: "flag", version: Some(1) }));
+    assert_eq!(
+        e.to_string(),
+        "JsonTypesData: unable to locate field 'flag', which is mandatory in version 1"
+    );
+    assert!(matches!(
+        e.kind(),
+        JsonErrorKind::MissingField {
+            key: "flag",
+            version: Some(1)
+        }
+    ));
 
     // Tagged (hint, mixed at v1) and absent-in-version (added at v1) fields get their defaults;
     // the same keys are mandatory where the version has them untagged (added at v2, mixed at v0).
@@ -220,8 +333,14 @@ fn missing_mandatory_fields_are_errors_and_the_rest_get_defaults() {
     }
     let m = JsonTypesData::from_json(&j, 1).unwrap();
     assert_eq!((m.hint, m.mixed, m.added), (7, 0, 0));
-    assert_eq!(read_err(&j, 2).to_string(), "JsonTypesData: unable to locate field 'added', which is mandatory in version 2");
-    assert_eq!(read_err(&j, 0).to_string(), "JsonTypesData: unable to locate field 'mixed', which is mandatory in version 0");
+    assert_eq!(
+        read_err(&j, 2).to_string(),
+        "JsonTypesData: unable to locate field 'added', which is mandatory in version 2"
+    );
+    assert_eq!(
+        read_err(&j, 0).to_string(),
+        "JsonTypesData: unable to locate field 'mixed', which is mandatory in version 0"
+    );
 
     // Nested: the path names the element.
     let mut j = v1_json();
@@ -240,7 +359,10 @@ fn fields_for_other_versions_are_read_and_unknown_keys_ignored() {
     let m = JsonTypesData::from_json(&j, 1).unwrap();
     assert_eq!(m.added, 5, "read although v1 lacks it, as Kafka does");
     // …and writing it back at v1 fails, as it would in Kafka.
-    assert!(matches!(m.to_json(1).unwrap_err().kind(), EncodeErrorKind::NonDefaultField { version: 1 }));
+    assert!(matches!(
+        m.to_json(1).unwrap_err().kind(),
+        EncodeErrorKind::NonDefaultField { version: 1 }
+    ));
     // Null is accepted for a field nullable in any version (names: nullable from v1) at v0 too;
     // encoding then refuses it.
     let mut j = base().to_json(0).unwrap();
@@ -274,8 +396,14 @@ fn values_are_type_checked_with_their_json_path() {
         j[key] = value;
         assert_eq!(read_err(&j, 1).to_string(), want, "{key}");
     }
-    assert_eq!(read_err(&json!([]), 1).to_string(), "JsonTypesData: expected an object, found an array");
-    assert_eq!(read_err(&v1_json(), 3).to_string(), "JsonTypesData: version 3 is outside the valid versions 0-2");
+    assert_eq!(
+        read_err(&json!([]), 1).to_string(),
+        "JsonTypesData: expected an object, found an array"
+    );
+    assert_eq!(
+        read_err(&v1_json(), 3).to_string(),
+        "JsonTypesData: version 3 is outside the valid versions 0-2"
+    );
     // Leniency that costs nothing: unpadded base64, padded uuids, exponents for floats.
     let mut j = v1_json();
     j["maybeBlob"] = json!("AAECAw");
@@ -293,18 +421,33 @@ fn serde_adapters_carry_the_version() {
     let m = JsonTypesData { hint: 8, ..base() };
     let s = serde_json::to_string(&Versioned(&m, 1)).unwrap();
     assert_eq!(s, text(&m, 1));
-    let back = VersionedSeed::<JsonTypesData>::new(1).deserialize(&mut serde_json::Deserializer::from_str(&s)).unwrap();
+    let back = VersionedSeed::<JsonTypesData>::new(1)
+        .deserialize(&mut serde_json::Deserializer::from_str(&s))
+        .unwrap();
     assert_eq!(back, m);
     // An encode error becomes the serializer's error; a JSON error the deserializer's.
     let e = serde_json::to_string(&Versioned(&m, 0)).unwrap_err();
-    assert!(e.to_string().contains("JsonTypesData.hint: field is not in version 0"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("JsonTypesData.hint: field is not in version 0"),
+        "{e}"
+    );
     let e = VersionedSeed::<JsonTypesData>::new(1)
         .deserialize(&mut serde_json::Deserializer::from_str(r#"{"flag": 1}"#))
         .unwrap_err();
-    assert!(e.to_string().contains("JsonTypesData.flag: expected a boolean, found an integer"), "{e}");
-    assert_eq!(kwire_protocol::wire::json::from_str::<JsonTypesData>(&s, 1).unwrap(), m);
+    assert!(
+        e.to_string()
+            .contains("JsonTypesData.flag: expected a boolean, found an integer"),
+        "{e}"
+    );
+    assert_eq!(
+        kwire_protocol::wire::json::from_str::<JsonTypesData>(&s, 1).unwrap(),
+        m
+    );
     assert!(matches!(
-        kwire_protocol::wire::json::from_str::<JsonTypesData>("{", 1).unwrap_err().kind(),
+        kwire_protocol::wire::json::from_str::<JsonTypesData>("{", 1)
+            .unwrap_err()
+            .kind(),
         JsonErrorKind::Syntax(_)
     ));
 }
@@ -314,7 +457,8 @@ fn serde_adapters_carry_the_version() {
 // ---------------------------------------------------------------------------------------------
 
 /// The first ConsumerGroupHeartbeat v1 request librdkafka 2.16.0 sent (golden log, mock broker).
-const CGH_V1: &str = "0044000100000004000e70726f62652d636f6e73756d6572000b672d636f6e73756d6572175441584e544a6f50\
+const CGH_V1: &str =
+    "0044000100000004000e70726f62652d636f6e73756d6572000b672d636f6e73756d6572175441584e544a6f50\
                       5441363557374958454753747577000000000000000493e00203743101000100";
 
 #[test]
@@ -342,7 +486,12 @@ fn request_frame_json_of_a_real_client_frame() {
     );
     // Header first, then body; fields in spec order.
     let s = serde_json::to_string(&j).unwrap();
-    assert!(s.starts_with(r#"{"header":{"requestApiKey":68,"requestApiVersion":1,"correlationId":4,"clientId""#), "{s}");
+    assert!(
+        s.starts_with(
+            r#"{"header":{"requestApiKey":68,"requestApiVersion":1,"correlationId":4,"clientId""#
+        ),
+        "{s}"
+    );
     let back = RequestFrame::from_json(&j).unwrap();
     assert_eq!(back, frame);
     assert_eq!(back.to_bytes().unwrap(), bytes);
@@ -350,17 +499,28 @@ fn request_frame_json_of_a_real_client_frame() {
 
 #[test]
 fn frame_json_errors() {
-    let j = RequestFrame::decode(Bytes::from(kwire_tests::unhex(CGH_V1))).unwrap().to_json().unwrap();
+    let j = RequestFrame::decode(Bytes::from(kwire_tests::unhex(CGH_V1)))
+        .unwrap()
+        .to_json()
+        .unwrap();
     let mut no_body = j.clone();
     no_body.as_object_mut().unwrap().remove("body");
-    assert_eq!(RequestFrame::from_json(&no_body).unwrap_err().to_string(), "unable to locate field 'body'");
+    assert_eq!(
+        RequestFrame::from_json(&no_body).unwrap_err().to_string(),
+        "unable to locate field 'body'"
+    );
     let mut bad_key = j.clone();
     bad_key["header"]["requestApiKey"] = json!(999);
-    assert_eq!(RequestFrame::from_json(&bad_key).unwrap_err().to_string(), "header.requestApiKey: unknown API key 999");
+    assert_eq!(
+        RequestFrame::from_json(&bad_key).unwrap_err().to_string(),
+        "header.requestApiKey: unknown API key 999"
+    );
     let mut bad_version = j.clone();
     bad_version["header"]["requestApiVersion"] = json!(7);
     assert_eq!(
-        RequestFrame::from_json(&bad_version).unwrap_err().to_string(),
+        RequestFrame::from_json(&bad_version)
+            .unwrap_err()
+            .to_string(),
         "ConsumerGroupHeartbeatRequest: version 7 is outside the valid versions 0-1"
     );
     let mut bad_body = j;
@@ -389,11 +549,17 @@ fn response_frames_take_their_version() {
     let frame = ResponseFrame::new(body, 42);
     let j = frame.to_json(1).unwrap();
     assert_eq!(j["header"], json!({"correlationId": 42}));
-    assert_eq!(j["body"]["assignment"], json!({"topicPartitions": [{"topicId": ID_TEXT, "partitions": [0, 2]}]}));
+    assert_eq!(
+        j["body"]["assignment"],
+        json!({"topicPartitions": [{"topicId": ID_TEXT, "partitions": [0, 2]}]})
+    );
     let back = ResponseFrame::from_json(&j, ApiKey::ConsumerGroupHeartbeat, 1).unwrap();
     assert_eq!(back, frame);
     assert_eq!(back.to_bytes(1).unwrap(), frame.to_bytes(1).unwrap());
-    assert_eq!(Response::from_json(ApiKey::ConsumerGroupHeartbeat, 1, &j["body"]).unwrap(), frame.body);
+    assert_eq!(
+        Response::from_json(ApiKey::ConsumerGroupHeartbeat, 1, &j["body"]).unwrap(),
+        frame.body
+    );
     assert_eq!(frame.body.to_json(1).unwrap(), j["body"]);
 }
 
@@ -402,7 +568,11 @@ fn response_frames_take_their_version() {
 // ---------------------------------------------------------------------------------------------
 
 fn samples() -> Vec<(SampleMode, u64)> {
-    let mut s = vec![(SampleMode::Full, 0), (SampleMode::Full, 1), (SampleMode::Nulls, 0)];
+    let mut s = vec![
+        (SampleMode::Full, 0),
+        (SampleMode::Full, 1),
+        (SampleMode::Nulls, 0),
+    ];
     s.extend((0..13).map(|seed| (SampleMode::Random, seed)));
     s
 }
@@ -448,7 +618,10 @@ fn samples_of_every_schema_message_round_trip_through_json() {
     }
     // 16 samples for each (message, version).
     let messages = schema_messages().len();
-    assert!(messages >= 16 && total >= 69 * 16, "{messages} messages, {total} round-trips");
+    assert!(
+        messages >= 16 && total >= 69 * 16,
+        "{messages} messages, {total} round-trips"
+    );
     assert_eq!(round_trip_all::<JsonTypesData>(), 3 * 16);
 }
 
@@ -474,7 +647,10 @@ macro_rules! kafka390_messages {
 include!(concat!(env!("OUT_DIR"), "/kafka390_json_list.rs"));
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn samples_of_every_kafka_390_client_message_round_trip_through_json() {
     #[cfg(kwire_shared)]
     {

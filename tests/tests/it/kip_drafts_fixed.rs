@@ -13,7 +13,12 @@ fn fixed_dir() -> std::path::PathBuf {
 #[test]
 fn fixed_drafts_check_clean_with_one_tbd_warning_each() {
     let checked = kwire_codegen::check_files(read_dir(&fixed_dir()).unwrap());
-    assert_eq!(checked.error_count(), 0, "{}", kwire_codegen::render::render_all(&checked, false));
+    assert_eq!(
+        checked.error_count(),
+        0,
+        "{}",
+        kwire_codegen::render::render_all(&checked, false)
+    );
     assert_eq!(checked.specs.len(), 4);
     for (f, diags) in checked.files.iter().zip(&checked.diagnostics) {
         let tbd: Vec<_> = diags.iter().filter(|d| d.code == "K2016").collect();
@@ -25,7 +30,9 @@ fn fixed_drafts_check_clean_with_one_tbd_warning_each() {
 
 #[test]
 fn tbd_messages_get_codecs_but_no_api_key() {
-    let code = kwire_codegen::Builder::new().generate(read_dir(&fixed_dir()).unwrap()).unwrap();
+    let code = kwire_codegen::Builder::new()
+        .generate(read_dir(&fixed_dir()).unwrap())
+        .unwrap();
     // Types and codecs for every draft…
     for name in [
         "ConsumerGroupHeartbeatRequest",
@@ -34,11 +41,19 @@ fn tbd_messages_get_codecs_but_no_api_key() {
         "StreamsGroupDescribeResponse",
     ] {
         assert!(code.contains(&format!("pub struct {name} {{")), "{name}");
-        assert!(code.contains(&format!("impl rt::Decode for {name} {{")), "{name}");
-        assert!(code.contains("const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;"));
+        assert!(
+            code.contains(&format!("impl rt::Decode for {name} {{")),
+            "{name}"
+        );
+        assert!(code.contains(
+            "const API_KEY: ::core::option::Option<i16> = ::core::option::Option::None;"
+        ));
     }
     // …and an ApiKey enum without them.
-    assert!(code.contains("pub enum ApiKey {}"), "TBD messages must not be dispatched");
+    assert!(
+        code.contains("pub enum ApiKey {}"),
+        "TBD messages must not be dispatched"
+    );
     assert!(!code.contains("pub enum Request {"));
 }
 
@@ -46,7 +61,11 @@ fn tbd_messages_get_codecs_but_no_api_key() {
 fn fixed_drafts_compile_and_round_trip() {
     let s = xtask::corpus::corpus(&fixed_dir(), &Default::default()).expect("corpus run");
     println!("{s}");
-    assert_eq!((s.specs, s.generated, s.compiled, s.failures), (4, 4, 4, 0), "{s}");
+    assert_eq!(
+        (s.specs, s.generated, s.compiled, s.failures),
+        (4, 4, 4, 0),
+        "{s}"
+    );
     // 4 messages at version 0, 16 samples each.
     assert_eq!(s.round_trips, 4 * 16, "{s}");
 }

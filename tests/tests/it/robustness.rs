@@ -47,18 +47,18 @@ use kwire_protocol::generated::{
     KwireConsumerGroupRegularExpressionKey, KwireConsumerGroupRegularExpressionValue,
     KwireConsumerGroupTargetAssignmentMemberKey, KwireConsumerGroupTargetAssignmentMemberValue,
     KwireConsumerGroupTargetAssignmentMetadataKey, KwireConsumerGroupTargetAssignmentMetadataValue,
-    KwirePartitionEndKey, KwirePartitionEndValue,
-    KwireStreamsGroupCurrentMemberAssignmentKey, KwireStreamsGroupCurrentMemberAssignmentValue,
-    KwireStreamsGroupMemberMetadataKey, KwireStreamsGroupMemberMetadataValue,
-    KwireStreamsGroupMetadataKey, KwireStreamsGroupMetadataValue,
-    KwireStreamsGroupTargetAssignmentMemberKey, KwireStreamsGroupTargetAssignmentMemberValue,
-    KwireStreamsGroupTargetAssignmentMetadataKey, KwireStreamsGroupTargetAssignmentMetadataValue,
-    KwireStreamsGroupTopologyKey, KwireStreamsGroupTopologyValue, KwireTopicKey, KwireTopicValue,
-    ListGroupsRequest, ListGroupsResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest,
-    MetadataResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
-    OffsetFetchResponse, ProduceRequest, ProduceResponse, Request, RequestFrame, RequestHeader,
-    Response, ResponseFrame, ResponseHeader, StreamsGroupDescribeRequest,
-    StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
+    KwirePartitionEndKey, KwirePartitionEndValue, KwireStreamsGroupCurrentMemberAssignmentKey,
+    KwireStreamsGroupCurrentMemberAssignmentValue, KwireStreamsGroupMemberMetadataKey,
+    KwireStreamsGroupMemberMetadataValue, KwireStreamsGroupMetadataKey,
+    KwireStreamsGroupMetadataValue, KwireStreamsGroupTargetAssignmentMemberKey,
+    KwireStreamsGroupTargetAssignmentMemberValue, KwireStreamsGroupTargetAssignmentMetadataKey,
+    KwireStreamsGroupTargetAssignmentMetadataValue, KwireStreamsGroupTopologyKey,
+    KwireStreamsGroupTopologyValue, KwireTopicKey, KwireTopicValue, ListGroupsRequest,
+    ListGroupsResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest, MetadataResponse,
+    OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
+    ProduceRequest, ProduceResponse, Request, RequestFrame, RequestHeader, Response, ResponseFrame,
+    ResponseHeader, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse,
+    StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
 };
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::{DecodeError, DecodeErrorKind, Message, PathSegment};
@@ -405,7 +405,10 @@ fn metadata_response_claiming_2_pow_31_minus_1_topics() {
     // to MAX_VALUE = 2^31-1, a count, and then fails with "Tried to allocate a collection of size
     // 2147483647, but there are only 0 bytes remaining"; kwire's `Reader::length` does the same
     // (ArrayTooLong), with nothing allocated.
-    let too_long = DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 };
+    let too_long = DecodeErrorKind::ArrayTooLong {
+        count: (1 << 31) - 1,
+        remaining: 0,
+    };
     assert_eq!(e.kind(), &too_long);
 
     // The body alone, as `Message::decode_bytes` reads it.
@@ -439,7 +442,13 @@ fn metadata_response_claiming_2_pow_31_minus_1_topics() {
     // The shorter "header + throttle + count" frame (14 bytes): the count then lands on `brokers`,
     // the first array of the body.
     for (count, want) in [
-        (COMPACT_2_POW_31_MINUS_1, DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 }),
+        (
+            COMPACT_2_POW_31_MINUS_1,
+            DecodeErrorKind::ArrayTooLong {
+                count: (1 << 31) - 1,
+                remaining: 0,
+            },
+        ),
         (
             COMPACT_2_POW_31_MINUS_2,
             DecodeErrorKind::ArrayTooLong {
@@ -1041,7 +1050,10 @@ fn encoder_frames_are_fixed_points() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn golden_frames_satisfy_the_contract() {
     // Golden frames: whatever decodes satisfies the contract (and is exact where the client wrote
     // canonical bytes, which golden.rs checks frame by frame).
@@ -1062,7 +1074,10 @@ fn golden_frames_satisfy_the_contract() {
             }
         }
     }
-    println!("{decoded} of {} golden frames decode, contract holds", golden.len());
+    println!(
+        "{decoded} of {} golden frames decode, contract holds",
+        golden.len()
+    );
 }
 
 /// One edit of a seed frame. Positions are taken modulo the current length (+1 for insertions).

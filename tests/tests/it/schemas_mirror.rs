@@ -1,12 +1,15 @@
-//! `schemas/` mirrors Kafka 3.9.0 on the wire.
+//! `schemas/` mirrors Kafka 4.4.0 on the wire, file for file.
 //!
-//! For every schema in `schemas/` that has a namesake in Kafka 3.9.0's `clients` specs, and for
-//! every version 3.9.0 declares, both specs are flattened into a wire layout (fields in wire
-//! order, structs expanded, names ignored) and compared entry by entry. Schemas without a 3.9.0
-//! namesake (the streams-group APIs, first released after 3.9.0) are listed as skipped.
+//! Every spec of Kafka 4.4.0's `clients` message folder (95 requests, 95 responses, 2 headers,
+//! 11 data messages) must have a namesake in `schemas/`, and the two must agree on type, api key,
+//! valid and flexible versions and `latestVersionUnstable`. For every version, both specs are
+//! flattened into a wire layout (fields in wire order, structs expanded, names ignored) and
+//! compared entry by entry. kwire's own record specs (`Kwire*`) have no Kafka counterpart and are
+//! listed as skipped with the reason.
 //!
-//! A second test checks that our `about` texts are our own: none equals an `about` of the
-//! corresponding 3.9.0 file, and no schema carries the Apache license header.
+//! A second test checks that our `about` texts are our own: none shares a run of six words with
+//! any `about` of Kafka's specs (4.4.0 and 3.9.0, every module), none is empty, and no schema
+//! carries the Apache license header.
 
 use kwire_codegen::ir::{ApiKeyValue, DefaultValue, Field, MessageKind, Spec, Type};
 use kwire_codegen::source::{read_dir, read_file};
@@ -14,43 +17,39 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Schemas that have no 3.9.0 counterpart, with the reason. Any schema not listed here must be
-/// compared.
+/// Schemas that have no Kafka 4.4.0 counterpart, with the reason. Any schema not listed here
+/// must be compared.
 const NO_COUNTERPART: &[(&str, &str)] = &[
-    ("StreamsGroupDescribeRequest.json", "API key 89 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
-    ("StreamsGroupDescribeResponse.json", "API key 89 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
-    ("StreamsGroupHeartbeatRequest.json", "API key 88 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
-    ("StreamsGroupHeartbeatResponse.json", "API key 88 (KIP-1071) first ships in Kafka 4.1; 3.9.0 has no such spec"),
-    ("KwireConsumerGroupMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupMemberMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupMemberMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupRegularExpressionKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupRegularExpressionValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupTargetAssignmentMemberKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupTargetAssignmentMemberValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupTargetAssignmentMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupTargetAssignmentMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupCurrentMemberAssignmentKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireConsumerGroupCurrentMemberAssignmentValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTopologyKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTopologyValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupMemberMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupMemberMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTargetAssignmentMemberKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTargetAssignmentMemberValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTargetAssignmentMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupTargetAssignmentMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupCurrentMemberAssignmentKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireStreamsGroupCurrentMemberAssignmentValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireCommittedOffsetKey.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireCommittedOffsetValue.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireTopicKey.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwireTopicValue.json", "kwire's own topic record (record type 31, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwirePartitionEndKey.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
-    ("KwirePartitionEndValue.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a client message, so 3.9.0 clients has no such spec"),
+    ("KwireConsumerGroupMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupMemberMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupMemberMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupRegularExpressionKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupRegularExpressionValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMemberKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMemberValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMetadataKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupTargetAssignmentMetadataValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupCurrentMemberAssignmentKey.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireConsumerGroupCurrentMemberAssignmentValue.json", "kwire's own consumer-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTopologyKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTopologyValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupMemberMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupMemberMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMemberKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMemberValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMetadataKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupTargetAssignmentMetadataValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupCurrentMemberAssignmentKey.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireStreamsGroupCurrentMemberAssignmentValue.json", "kwire's own streams-group record (the coordinator's replayable log, in place of Kafka's __consumer_offsets records); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireCommittedOffsetKey.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireCommittedOffsetValue.json", "kwire's own committed-offset record (record type 30, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireTopicKey.json", "kwire's own topic record (record type 31, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwireTopicValue.json", "kwire's own topic record (record type 31, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwirePartitionEndKey.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
+    ("KwirePartitionEndValue.json", "kwire's own partition end-offset record (record type 32, kwire-server durability); not a Kafka client message, so Kafka 4.4.0 has no such spec"),
 ];
 
 const LICENSE_TEXT: &str = "Licensed to the Apache Software Foundation";
@@ -60,12 +59,13 @@ fn schemas_dir() -> PathBuf {
 }
 
 fn upstream_dir(shared: &Path) -> PathBuf {
-    shared.join("kafka-specs").join("3.9.0").join("clients")
+    shared.join("kafka-specs").join("4.4.0").join("clients")
 }
 
 /// Lowers one file, failing the test (with the diagnostics) if it does not lower cleanly.
 fn lower_one(path: &Path) -> Spec {
-    let file = read_file(path.to_path_buf()).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let file =
+        read_file(path.to_path_buf()).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let checked = kwire_codegen::check_files_alone(vec![file]);
     let errors: Vec<String> = checked
         .diagnostics
@@ -74,8 +74,18 @@ fn lower_one(path: &Path) -> Spec {
         .filter(|d| d.is_error())
         .map(|d| format!("{} {}", d.code, d.message))
         .collect();
-    assert!(errors.is_empty(), "{} does not lower: {errors:#?}", path.display());
-    assert_eq!(checked.specs.len(), 1, "{} lowered to {} specs", path.display(), checked.specs.len());
+    assert!(
+        errors.is_empty(),
+        "{} does not lower: {errors:#?}",
+        path.display()
+    );
+    assert_eq!(
+        checked.specs.len(),
+        1,
+        "{} lowered to {} specs",
+        path.display(),
+        checked.specs.len()
+    );
     checked.specs.into_iter().next().unwrap()
 }
 
@@ -213,7 +223,11 @@ fn header_version(spec: &Spec, v: i16) -> Option<i16> {
 }
 
 fn flat_type(spec: &Spec, ty: &Type, v: i16, path: &[Seg], depth: usize) -> FlatType {
-    assert!(depth < 64, "{}: struct nesting too deep (a cycle?) at {path:?}", spec.file);
+    assert!(
+        depth < 64,
+        "{}: struct nesting too deep (a cycle?) at {path:?}",
+        spec.file
+    );
     match ty {
         Type::Array(e) => FlatType::Array(Box::new(flat_type(spec, e, v, path, depth + 1))),
         Type::Struct(name) => {
@@ -256,7 +270,13 @@ fn push_with_content(out: &mut Vec<Entry>, e: Entry) {
 
 /// The fields present at `v`: untagged ones in declaration order, then tagged ones by tag;
 /// each followed by its struct content.
-fn flatten_fields(spec: &Spec, fields: &[Field], v: i16, prefix: &[Seg], depth: usize) -> Vec<Entry> {
+fn flatten_fields(
+    spec: &Spec,
+    fields: &[Field],
+    v: i16,
+    prefix: &[Seg],
+    depth: usize,
+) -> Vec<Entry> {
     let mut out = Vec::new();
     let present: Vec<&Field> = fields.iter().filter(|f| f.versions.contains(v)).collect();
     let mut tagged: Vec<(u32, &Field)> = Vec::new();
@@ -293,13 +313,13 @@ fn layout(spec: &Spec, v: i16) -> Layout {
 fn explain(file: &str, v: i16, ours: &Layout, theirs: &Layout) -> Option<String> {
     if ours.flexible != theirs.flexible {
         return Some(format!(
-            "{file} v{v}: flexible: schemas/ {} vs 3.9.0 {}",
+            "{file} v{v}: flexible: schemas/ {} vs 4.4.0 {}",
             ours.flexible, theirs.flexible
         ));
     }
     if ours.header_version != theirs.header_version {
         return Some(format!(
-            "{file} v{v}: header version: schemas/ {:?} vs 3.9.0 {:?}",
+            "{file} v{v}: header version: schemas/ {:?} vs 4.4.0 {:?}",
             ours.header_version, theirs.header_version
         ));
     }
@@ -317,7 +337,7 @@ fn explain(file: &str, v: i16, ours: &Layout, theirs: &Layout) -> Option<String>
         .or_else(|| (0..n).find(|&i| ours.entries.get(i) != theirs.entries.get(i)))
         .unwrap_or(0);
     Some(format!(
-        "{file} v{v}: first differing entry (#{first} of {} vs {}):\n  schemas/: {}\n  3.9.0:    {}",
+        "{file} v{v}: first differing entry (#{first} of {} vs {}):\n  schemas/: {}\n  4.4.0:    {}",
         ours.entries.len(),
         theirs.entries.len(),
         show(ours.entries.get(first)),
@@ -328,8 +348,11 @@ fn explain(file: &str, v: i16, ours: &Layout, theirs: &Layout) -> Option<String>
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
-fn schemas_are_wire_identical_to_kafka_3_9_0() {
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 4.4.0 specs): put it at ../shared or set KWIRE_SHARED"
+)]
+fn schemas_are_wire_identical_to_kafka_4_4_0() {
     let upstream = upstream_dir(&kwire_tests::shared());
     assert!(upstream.is_dir(), "{} is missing", upstream.display());
 
@@ -341,19 +364,36 @@ fn schemas_are_wire_identical_to_kafka_3_9_0() {
     for file in &files {
         let has_counterpart = upstream.join(file).is_file();
         match (has_counterpart, skip.get(file.as_str())) {
-            (true, Some(_)) => failures.push(format!("{file}: listed as without counterpart, but 3.9.0 has it")),
+            (true, Some(_)) => failures.push(format!("{file}: listed as without counterpart, but 4.4.0 has it")),
             (true, None) => {
                 should_compare.insert(file.clone());
             }
             (false, Some(reason)) => skipped.push((file.clone(), *reason)),
             (false, None) => failures.push(format!(
-                "{file}: no 3.9.0 counterpart and not listed in NO_COUNTERPART (add it with a reason)"
+                "{file}: no 4.4.0 counterpart and not listed in NO_COUNTERPART (add it with a reason)"
             )),
         }
     }
+    // Completeness: every Kafka 4.4.0 spec has its namesake here.
+    let upstream_files: Vec<String> = read_dir(&upstream)
+        .expect("reading 4.4.0 specs")
+        .iter()
+        .map(|f| f.file_name())
+        .collect();
+    let missing: Vec<&String> = upstream_files
+        .iter()
+        .filter(|f| !files.contains(f))
+        .collect();
+    if !missing.is_empty() {
+        failures.push(format!(
+            "Kafka 4.4.0 specs without a namesake in schemas/: {missing:?}"
+        ));
+    }
     for (name, _) in NO_COUNTERPART {
         if !files.iter().any(|f| f == name) {
-            failures.push(format!("{name}: listed in NO_COUNTERPART but not in schemas/"));
+            failures.push(format!(
+                "{name}: listed in NO_COUNTERPART but not in schemas/"
+            ));
         }
     }
 
@@ -365,21 +405,33 @@ fn schemas_are_wire_identical_to_kafka_3_9_0() {
         let theirs = lower_one(&upstream.join(file));
         let mut problems = Vec::new();
         if ours.kind != theirs.kind {
-            problems.push(format!("{file}: type {:?} vs 3.9.0 {:?}", ours.kind, theirs.kind));
+            problems.push(format!(
+                "{file}: type {:?} vs 4.4.0 {:?}",
+                ours.kind, theirs.kind
+            ));
         }
         if ours.api_key != theirs.api_key {
-            problems.push(format!("{file}: apiKey {:?} vs 3.9.0 {:?}", ours.api_key, theirs.api_key));
+            problems.push(format!(
+                "{file}: apiKey {:?} vs 4.4.0 {:?}",
+                ours.api_key, theirs.api_key
+            ));
         }
         if ours.flexible != theirs.flexible {
             problems.push(format!(
-                "{file}: flexibleVersions {} vs 3.9.0 {}",
+                "{file}: flexibleVersions {} vs 4.4.0 {}",
                 ours.flexible, theirs.flexible
             ));
         }
-        if theirs.valid.is_empty() || !theirs.valid.is_subset_of(&ours.valid) {
+        if ours.valid != theirs.valid {
             problems.push(format!(
-                "{file}: validVersions {} does not contain 3.9.0's {}",
+                "{file}: validVersions {} vs 4.4.0 {}",
                 ours.valid, theirs.valid
+            ));
+        }
+        if ours.latest_version_unstable != theirs.latest_version_unstable {
+            problems.push(format!(
+                "{file}: latestVersionUnstable {} vs 4.4.0 {}",
+                ours.latest_version_unstable, theirs.latest_version_unstable
             ));
         }
         let mut n = 0;
@@ -391,14 +443,20 @@ fn schemas_are_wire_identical_to_kafka_3_9_0() {
             n += 1;
         }
         versions_compared += n;
-        per_file.push(format!("{file}: v{} ({n} versions; ours {})", theirs.valid, ours.valid));
+        per_file.push(format!(
+            "{file}: v{} ({n} versions; ours {})",
+            theirs.valid, ours.valid
+        ));
         if problems.is_empty() {
             compared.insert(file.clone());
         }
         failures.extend(problems);
     }
 
-    eprintln!("schemas_mirror: compared against Kafka 3.9.0 ({}):", upstream.display());
+    eprintln!(
+        "schemas_mirror: compared against Kafka 4.4.0 ({}):",
+        upstream.display()
+    );
     for line in &per_file {
         eprintln!("  {line}");
     }
@@ -413,18 +471,48 @@ fn schemas_are_wire_identical_to_kafka_3_9_0() {
         skipped.len()
     );
 
-    assert!(failures.is_empty(), "schemas/ differs from Kafka 3.9.0:\n{}", failures.join("\n"));
-    assert_eq!(compared, should_compare, "every schema with a 3.9.0 counterpart must be compared");
+    assert!(
+        failures.is_empty(),
+        "schemas/ differs from Kafka 4.4.0:\n{}",
+        failures.join("\n")
+    );
+    assert_eq!(
+        compared, should_compare,
+        "every schema with a 4.4.0 counterpart must be compared"
+    );
+    assert_eq!(
+        compared.len(),
+        upstream_files.len(),
+        "every 4.4.0 spec must be compared"
+    );
     assert!(!compared.is_empty(), "nothing was compared");
 }
 
-/// Every `about` text of a spec, at any depth.
-fn abouts(spec: &Spec) -> BTreeSet<String> {
+/// Every `about` text of a spec, at any depth, with the field's name.
+fn abouts(spec: &Spec) -> Vec<(String, String)> {
     spec.fields
         .iter()
         .chain(spec.structs.iter().flat_map(|s| s.fields.iter()))
-        .map(|f| f.about.clone())
-        .filter(|a| !a.trim().is_empty())
+        .map(|f| (f.name.clone(), f.about.clone()))
+        .collect()
+}
+
+/// How many words in a row two texts may share before one counts as copied.
+const COPIED_RUN: usize = 6;
+
+/// The lowercase alphanumeric words of a text.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// Every run of [`COPIED_RUN`] words of a text.
+fn runs(text: &str) -> Vec<String> {
+    words(text)
+        .windows(COPIED_RUN)
+        .map(|w| w.join(" "))
         .collect()
 }
 
@@ -438,33 +526,69 @@ fn schema_texts_have_no_license_header() {
             failures.push(format!("{file}: contains the Apache license header"));
         }
     }
-    eprintln!("schemas_mirror: {} schema files free of the license header", files.len());
+    eprintln!(
+        "schemas_mirror: {} schema files free of the license header",
+        files.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka's 4.4.0 and 3.9.0 specs): put it at ../shared or set KWIRE_SHARED"
+)]
 fn schema_texts_are_our_own() {
-    let files = schema_files();
-    let mut failures = Vec::new();
-    let upstream = upstream_dir(&kwire_tests::shared());
-    let mut checked = 0usize;
-    let mut ours_total = 0usize;
-    for file in &files {
-        let up = upstream.join(file);
-        if !up.is_file() {
-            continue;
-        }
-        let ours = abouts(&lower_one(&schemas_dir().join(file)));
-        let theirs = abouts(&lower_one(&up));
-        ours_total += ours.len();
-        checked += 1;
-        for same in ours.intersection(&theirs) {
-            failures.push(format!("{file}: `about` copied from 3.9.0: {same:?}"));
+    let specs = kwire_tests::shared().join("kafka-specs");
+    let mut kafka_runs = BTreeSet::new();
+    let mut kafka_files = 0usize;
+    let mut folders = vec![specs.join("4.4.0").join("clients")];
+    for module in std::fs::read_dir(specs.join("3.9.0")).expect("reading 3.9.0 specs") {
+        let module = module.expect("reading 3.9.0 specs").path();
+        if module.is_dir() {
+            folders.push(module);
         }
     }
-    eprintln!("schemas_mirror: {checked} files' about texts ({ours_total} distinct) checked against 3.9.0");
-    assert!(failures.is_empty(), "schema texts are not our own:\n{}", failures.join("\n"));
+    for folder in &folders {
+        for file in read_dir(folder).unwrap_or_else(|e| panic!("reading {}: {e}", folder.display()))
+        {
+            kafka_files += 1;
+            for (_, about) in abouts(&lower_one(&file.path)) {
+                kafka_runs.extend(runs(&about));
+            }
+        }
+    }
+    let mut failures = Vec::new();
+    let mut ours_total = 0usize;
+    let files = schema_files();
+    for file in &files {
+        for (field, about) in abouts(&lower_one(&schemas_dir().join(file))) {
+            ours_total += 1;
+            if about.trim().is_empty() || about.trim() == "TODO" {
+                failures.push(format!("{file}: `{field}` has no description"));
+                continue;
+            }
+            if let Some(run) = runs(&about).into_iter().find(|r| kafka_runs.contains(r)) {
+                failures.push(format!(
+                    "{file}: `{field}` shares {COPIED_RUN} words with Kafka ({run:?}): {about:?}"
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "schemas_mirror: {ours_total} about texts of {} schemas checked against {} runs of {COPIED_RUN} words from {kafka_files} Kafka specs",
+        files.len(),
+        kafka_runs.len()
+    );
+    assert!(
+        kafka_files > 400 && !kafka_runs.is_empty(),
+        "Kafka's specs were not read"
+    );
+    assert!(
+        failures.is_empty(),
+        "schema texts are not our own:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -472,7 +596,10 @@ fn layout_sees_differences() {
     // A self-check of the comparison: a changed default, a moved field and a nested change are
     // all reported, and names alone are not.
     fn spec(text: &str) -> Spec {
-        let file = kwire_codegen::SourceFile { path: PathBuf::from("X.json"), text: text.to_string() };
+        let file = kwire_codegen::SourceFile {
+            path: PathBuf::from("X.json"),
+            text: text.to_string(),
+        };
         let mut c = kwire_codegen::check_files_alone(vec![file]);
         assert_eq!(c.error_count(), 0, "{:#?}", c.diagnostics);
         c.specs.remove(0)
@@ -485,14 +612,21 @@ fn layout_sees_differences() {
         { "name": "T", "type": "int8", "versions": "1+", "taggedVersions": "1+", "tag": 0, "about": "t" } ] }"#;
     let a = spec(base);
     let renamed = spec(&base.replace("\"A\"", "\"Z\"").replace("[]S", "[]R"));
-    let defaulted = spec(&base.replace(r#""type": "int32", "versions": "0+","#, r#""type": "int32", "versions": "0+", "default": 5,"#));
-    let nested = spec(&base.replace(r#""type": "string", "versions": "0+""#, r#""type": "string", "versions": "0+", "nullableVersions": "1+""#));
+    let defaulted = spec(&base.replace(
+        r#""type": "int32", "versions": "0+","#,
+        r#""type": "int32", "versions": "0+", "default": 5,"#,
+    ));
+    let nested = spec(&base.replace(
+        r#""type": "string", "versions": "0+""#,
+        r#""type": "string", "versions": "0+", "nullableVersions": "1+""#,
+    ));
     for v in 0..=1 {
         assert_eq!(explain("X", v, &layout(&renamed, v), &layout(&a, v)), None);
         assert!(explain("X", v, &layout(&defaulted, v), &layout(&a, v)).is_some());
     }
     assert_eq!(explain("X", 0, &layout(&nested, 0), &layout(&a, 0)), None);
-    let msg = explain("X", 1, &layout(&nested, 1), &layout(&a, 1)).expect("nested nullability differs");
+    let msg =
+        explain("X", 1, &layout(&nested, 1), &layout(&a, 1)).expect("nested nullability differs");
     assert!(msg.contains("[1.0] `C`"), "{msg}");
     assert_eq!(layout(&a, 1).header_version, Some(2));
     assert_eq!(layout(&a, 0).header_version, Some(1));

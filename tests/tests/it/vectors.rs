@@ -48,7 +48,9 @@ fn b(h: &str) -> Bytes {
 #[track_caller]
 fn assert_encodes<T: Encode>(m: &T, v: i16, expected: &str) {
     let want = unhex(expected);
-    let got = m.to_bytes(v).unwrap_or_else(|e| panic!("encode at v{v} failed: {e}"));
+    let got = m
+        .to_bytes(v)
+        .unwrap_or_else(|e| panic!("encode at v{v} failed: {e}"));
     assert_eq!(hex(&got), hex(&want), "bytes at v{v}");
     assert_eq!(m.encoded_len(v).unwrap(), want.len(), "encoded_len at v{v}");
 }
@@ -80,7 +82,11 @@ fn encode_err<T: Encode + std::fmt::Debug>(m: &T, v: i16) -> EncodeError {
         Ok(bytes) => panic!("expected an encode error at v{v}, got {}", hex(&bytes)),
         Err(e) => {
             // Sizing runs the same checks.
-            assert_eq!(m.encoded_len(v).unwrap_err(), e, "encoded_len must fail the same way");
+            assert_eq!(
+                m.encoded_len(v).unwrap_err(),
+                e,
+                "encoded_len must fail the same way"
+            );
             e
         }
     }
@@ -121,16 +127,16 @@ const AVR3_EMPTY_PREFIX: &str = concat!(
 #[test]
 fn uvarint_minimal_encoding_at_every_length_boundary() {
     let cases: &[(u32, &str)] = &[
-        (0, "00"),                       // 0
-        (127, "7f"),                     // 0b111_1111: largest 1-byte value
-        (128, "8001"),                   // low 7 bits 0 + continuation, then 1
-        (16383, "ff7f"),                 // 2^14-1: two full groups
-        (16384, "808001"),               // 2^14: third byte
-        ((1 << 21) - 1, "ffff7f"),       // 2^21-1
-        (1 << 21, "80808001"),           // 2^21: fourth byte
-        ((1 << 28) - 1, "ffffff7f"),     // 2^28-1
-        (1 << 28, "8080808001"),         // 2^28: fifth byte
-        (u32::MAX, "ffffffff0f"),        // 4 full groups + the top 4 bits (0x0f)
+        (0, "00"),                   // 0
+        (127, "7f"),                 // 0b111_1111: largest 1-byte value
+        (128, "8001"),               // low 7 bits 0 + continuation, then 1
+        (16383, "ff7f"),             // 2^14-1: two full groups
+        (16384, "808001"),           // 2^14: third byte
+        ((1 << 21) - 1, "ffff7f"),   // 2^21-1
+        (1 << 21, "80808001"),       // 2^21: fourth byte
+        ((1 << 28) - 1, "ffffff7f"), // 2^28-1
+        (1 << 28, "8080808001"),     // 2^28: fifth byte
+        (u32::MAX, "ffffffff0f"),    // 4 full groups + the top 4 bits (0x0f)
     ];
     for &(v, want) in cases {
         let mut out: Vec<u8> = Vec::new();
@@ -146,7 +152,12 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
 
     // Compact string lengths (N+1) in generated code: ConsumerGroupDescribeRequest v0 GroupIds
     // elements are compact strings.
-    for (n, prefix) in [(126usize, "7f"), (127, "8001"), (16382, "ff7f"), (16383, "808001")] {
+    for (n, prefix) in [
+        (126usize, "7f"),
+        (127, "8001"),
+        (16382, "ff7f"),
+        (16383, "808001"),
+    ] {
         let m = ConsumerGroupDescribeRequest {
             group_ids: vec![KStr::from("g".repeat(n))],
             ..Default::default()
@@ -154,12 +165,19 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
         let got = m.to_bytes(0).unwrap();
         // 02 = one element (count+1), then the element's length prefix N+1.
         let want_head = format!("02{prefix}");
-        assert_eq!(hex(&got[..want_head.len() / 2]), want_head, "string of {n} bytes");
+        assert_eq!(
+            hex(&got[..want_head.len() / 2]),
+            want_head,
+            "string of {n} bytes"
+        );
         assert_eq!(got.len(), 1 + prefix.len() / 2 + n + 2); // + bool + tagged-section count
     }
 
     // Compact array counts (count+1): 127 empty strings -> count+1 = 128 = 80 01.
-    let m = ConsumerGroupDescribeRequest { group_ids: vec![KStr::new(); 127], ..Default::default() };
+    let m = ConsumerGroupDescribeRequest {
+        group_ids: vec![KStr::new(); 127],
+        ..Default::default()
+    };
     let got = m.to_bytes(0).unwrap();
     let mut want = String::from("8001"); // count+1 = 128
     for _ in 0..127 {
@@ -180,7 +198,11 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
         (1 << 21, "80808001"),
     ] {
         let m = ApiVersionsResponse {
-            unknown_tagged_fields: vec![RawTaggedField { tag: 4, data: Bytes::from(vec![0xab; n]) }].into(),
+            unknown_tagged_fields: vec![RawTaggedField {
+                tag: 4,
+                data: Bytes::from(vec![0xab; n]),
+            }]
+            .into(),
             ..Default::default()
         };
         let got = m.to_bytes(3).unwrap();
@@ -192,9 +214,19 @@ fn uvarint_minimal_encoding_at_every_length_boundary() {
 
     // Decoding the large boundaries through generated code: a compact count of 2^28-1 / 2^28
     // (count+1) cannot fit in the 0 bytes left, and the error reports the decoded count.
-    for (h, count) in [("ffffff7f", (1usize << 28) - 2), ("8080808001", (1usize << 28) - 1)] {
+    for (h, count) in [
+        ("ffffff7f", (1usize << 28) - 2),
+        ("8080808001", (1usize << 28) - 1),
+    ] {
         let e = decode_err::<ConsumerGroupDescribeRequest>(h, 0);
-        assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count, remaining: 0 }, "{h}");
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::ArrayTooLong {
+                count,
+                remaining: 0
+            },
+            "{h}"
+        );
     }
 }
 
@@ -229,7 +261,10 @@ fn uvarint_fifth_byte_with_high_bit_is_varint_too_long() {
 
     // Runtime level: 4 continuation bytes are fine, the 5th must not continue.
     let mut r = Reader::new(b("ffffffff8f"));
-    assert_eq!(r.uvarint().unwrap_err().kind(), &DecodeErrorKind::VarintTooLong);
+    assert_eq!(
+        r.uvarint().unwrap_err().kind(),
+        &DecodeErrorKind::VarintTooLong
+    );
     // 5th byte 0x7f: only its low 4 bits fit in 32 bits; the top 3 are dropped -> u32::MAX,
     // the same value as the minimal ff ff ff ff 0f.
     assert_eq!(Reader::new(b("ffffffff7f")).uvarint().unwrap(), u32::MAX);
@@ -268,10 +303,22 @@ fn compact_length_above_2_pow_31_reads_as_null() {
     assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
     // Exactly 2^31 wraps, as in Java, to the length 2^31 - 1: too long for any input.
     let e = decode_err::<ConsumerGroupDescribeRequest>("8080808008", 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 1, remaining: 0 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::ArrayTooLong {
+            count: (1 << 31) - 1,
+            remaining: 0
+        }
+    );
     // 2^31-1 (ff ff ff ff 07) is a count of 2^31-2, not null.
     let e = decode_err::<ConsumerGroupDescribeRequest>("ffffffff07", 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: (1 << 31) - 2, remaining: 0 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::ArrayTooLong {
+            count: (1 << 31) - 2,
+            remaining: 0
+        }
+    );
 }
 
 // ================================================================================================
@@ -296,11 +343,23 @@ fn bool_any_nonzero_byte_is_true_and_reencodes_as_01() {
 #[test]
 fn int8_is_one_signed_byte() {
     // FindCoordinatorRequest v1 (not flexible): Key string (int16 length), KeyType int8.
-    let m = FindCoordinatorRequest { key: s("g"), key_type: 1, ..Default::default() };
+    let m = FindCoordinatorRequest {
+        key: s("g"),
+        key_type: 1,
+        ..Default::default()
+    };
     assert_vector(&m, 1, concat!("0001", "67", /* KeyType */ "01"));
-    let m = FindCoordinatorRequest { key: s("g"), key_type: -128, ..Default::default() };
+    let m = FindCoordinatorRequest {
+        key: s("g"),
+        key_type: -128,
+        ..Default::default()
+    };
     assert_vector(&m, 1, concat!("0001", "67", /* KeyType -128 */ "80"));
-    let m = FindCoordinatorRequest { key: s("g"), key_type: -2, ..Default::default() };
+    let m = FindCoordinatorRequest {
+        key: s("g"),
+        key_type: -2,
+        ..Default::default()
+    };
     assert_vector(&m, 1, concat!("0001", "67", /* KeyType -2 */ "fe"));
 }
 
@@ -309,7 +368,12 @@ fn int8_is_one_signed_byte() {
 fn int16_is_two_bytes_big_endian() {
     let m = ApiVersionsResponse {
         error_code: 35,
-        api_keys: vec![ApiVersion { api_key: 0x0102, min_version: -1, max_version: 0x7fff, ..Default::default() }],
+        api_keys: vec![ApiVersion {
+            api_key: 0x0102,
+            min_version: -1,
+            max_version: 0x7fff,
+            ..Default::default()
+        }],
         ..Default::default()
     };
     assert_vector(
@@ -328,15 +392,41 @@ fn int16_is_two_bytes_big_endian() {
 /// int32: four bytes, big-endian, signed.
 #[test]
 fn int32_is_four_bytes_big_endian() {
-    assert_vector(&ResponseHeader { correlation_id: 0x0102_0304, ..Default::default() }, 0, "01020304");
-    assert_vector(&ResponseHeader { correlation_id: -2, ..Default::default() }, 0, "fffffffe");
-    assert_vector(&ResponseHeader { correlation_id: i32::MIN, ..Default::default() }, 0, "80000000");
+    assert_vector(
+        &ResponseHeader {
+            correlation_id: 0x0102_0304,
+            ..Default::default()
+        },
+        0,
+        "01020304",
+    );
+    assert_vector(
+        &ResponseHeader {
+            correlation_id: -2,
+            ..Default::default()
+        },
+        0,
+        "fffffffe",
+    );
+    assert_vector(
+        &ResponseHeader {
+            correlation_id: i32::MIN,
+            ..Default::default()
+        },
+        0,
+        "80000000",
+    );
 }
 
 /// int64: eight bytes, big-endian, signed (StreamsGroupHeartbeatRequest TaskOffset.Offset).
 #[test]
 fn int64_is_eight_bytes_big_endian() {
-    let m = sghq::TaskOffset { subtopology_id: s("s"), partition: 0x0102_0304, offset: 0x0102_0304_0506_0708, ..Default::default() };
+    let m = sghq::TaskOffset {
+        subtopology_id: s("s"),
+        partition: 0x0102_0304,
+        offset: 0x0102_0304_0506_0708,
+        ..Default::default()
+    };
     let h = concat!(
         "0273",             // SubtopologyId "s" (compact: length+1 = 2)
         "01020304",         // Partition int32
@@ -345,7 +435,12 @@ fn int64_is_eight_bytes_big_endian() {
     );
     assert_encodes(&m, 0, h);
     assert_eq!(decode_nested::<sghq::TaskOffset>(h, 0), m);
-    let m = sghq::TaskOffset { subtopology_id: s("s"), partition: 0, offset: -2, ..Default::default() };
+    let m = sghq::TaskOffset {
+        subtopology_id: s("s"),
+        partition: 0,
+        offset: -2,
+        ..Default::default()
+    };
     let h = concat!("0273", "00000000", "fffffffffffffffe", "00");
     assert_encodes(&m, 0, h);
     assert_eq!(decode_nested::<sghq::TaskOffset>(h, 0), m);
@@ -354,7 +449,11 @@ fn int64_is_eight_bytes_big_endian() {
 /// uint16: two bytes big-endian, read unsigned (0..65535) (Endpoint.Port).
 #[test]
 fn uint16_is_two_bytes_read_unsigned() {
-    let m = sghq::Endpoint { host: s("h"), port: 65535, ..Default::default() };
+    let m = sghq::Endpoint {
+        host: s("h"),
+        port: 65535,
+        ..Default::default()
+    };
     let h = concat!("0268", /* Host "h" */ "ffff", /* Port 65535 */ "00" /* tags */);
     assert_encodes(&m, 0, h);
     assert_eq!(decode_nested::<sghq::Endpoint>(h, 0), m);
@@ -383,7 +482,9 @@ fn float64_is_ieee754_big_endian_with_nan_payload_kept() {
     assert_eq!(z.to_bits(), 0x8000_0000_0000_0000);
     // Signalling NaN with payload 1, and a quiet NaN with payload 0xabc and the sign bit.
     for bits in [0x7ff0_0000_0000_0001u64, 0xfff8_0000_0000_0abc] {
-        let v = Reader::new(Bytes::copy_from_slice(&bits.to_be_bytes())).f64().unwrap();
+        let v = Reader::new(Bytes::copy_from_slice(&bits.to_be_bytes()))
+            .f64()
+            .unwrap();
         assert!(v.is_nan());
         assert_eq!(v.to_bits(), bits);
         assert_eq!(v.to_be_bytes(), bits.to_be_bytes()); // what a generated encoder writes
@@ -416,11 +517,17 @@ fn uuid_is_msb_64_then_lsb_64() {
 /// Non-flexible string: int16 length N, then N bytes of UTF-8.
 #[test]
 fn string_non_compact_has_int16_length() {
-    let m = FindCoordinatorRequest { key: s("abc"), ..Default::default() };
+    let m = FindCoordinatorRequest {
+        key: s("abc"),
+        ..Default::default()
+    };
     assert_vector(&m, 0, concat!("0003", /* N = 3 */ "616263" /* "abc" */));
-    let m = FindCoordinatorRequest { key: s(""), ..Default::default() };
+    let m = FindCoordinatorRequest {
+        key: s(""),
+        ..Default::default()
+    };
     assert_vector(&m, 0, "0000"); // empty string: length 0, no bytes
-    // A negative length other than -1 is invalid.
+                                  // A negative length other than -1 is invalid.
     let e = decode_err::<FindCoordinatorRequest>("fffe", 0);
     assert_eq!(e.kind(), &DecodeErrorKind::InvalidLength(-2));
 }
@@ -429,12 +536,36 @@ fn string_non_compact_has_int16_length() {
 #[test]
 fn string_compact_has_uvarint_length_plus_one() {
     // FindCoordinatorRequest v3: Key (0-3), KeyType int8 (1+), tagged section.
-    let m = FindCoordinatorRequest { key: s("abc"), ..Default::default() };
-    assert_vector(&m, 3, concat!("04", /* N+1 = 4 */ "616263", "00" /* KeyType */, "00" /* tags */));
-    let m = FindCoordinatorRequest { key: s(""), ..Default::default() };
-    assert_vector(&m, 3, concat!("01", /* N+1 = 1: empty, not null */ "00", "00"));
-    let m = FindCoordinatorRequest { key: s("é"), ..Default::default() };
-    assert_vector(&m, 3, concat!("03", /* 2 bytes + 1 */ "c3a9", /* U+00E9 in UTF-8 */ "00", "00"));
+    let m = FindCoordinatorRequest {
+        key: s("abc"),
+        ..Default::default()
+    };
+    assert_vector(
+        &m,
+        3,
+        concat!(
+            "04", /* N+1 = 4 */ "616263", "00", /* KeyType */
+            "00"  /* tags */
+        ),
+    );
+    let m = FindCoordinatorRequest {
+        key: s(""),
+        ..Default::default()
+    };
+    assert_vector(
+        &m,
+        3,
+        concat!("01", /* N+1 = 1: empty, not null */ "00", "00"),
+    );
+    let m = FindCoordinatorRequest {
+        key: s("é"),
+        ..Default::default()
+    };
+    assert_vector(
+        &m,
+        3,
+        concat!("03", /* 2 bytes + 1 */ "c3a9", /* U+00E9 in UTF-8 */ "00", "00"),
+    );
 }
 
 /// Null string: int16 -1 when not flexible, uvarint 0 when flexible.
@@ -480,10 +611,10 @@ fn string_null_is_int16_minus_one_or_compact_zero() {
 fn bytes_nullable_is_int32_minus_one_or_compact_zero() {
     let two = b("0102");
     let cases: [(Option<&Bytes>, wire::Encoding, &str); 6] = [
-        (None, wire::Encoding::Classic, "ffffffff"),         // null, int32 -1
-        (None, wire::Encoding::Compact, "00"),                // null, uvarint 0
+        (None, wire::Encoding::Classic, "ffffffff"), // null, int32 -1
+        (None, wire::Encoding::Compact, "00"),       // null, uvarint 0
         (Some(&two), wire::Encoding::Classic, "000000020102"), // int32 length 2, then the bytes
-        (Some(&two), wire::Encoding::Compact, "030102"),      // uvarint 2+1, then the bytes
+        (Some(&two), wire::Encoding::Compact, "030102"), // uvarint 2+1, then the bytes
         (Some(&Bytes::new()), wire::Encoding::Classic, "00000000"), // empty, not null
         (Some(&Bytes::new()), wire::Encoding::Compact, "01"),
     ];
@@ -496,9 +627,18 @@ fn bytes_nullable_is_int32_minus_one_or_compact_zero() {
         r.finish().unwrap();
     }
     let mut out: Vec<u8> = Vec::new();
-    let e = wire::write_nullable_bytes(&mut out, None, wire::Encoding::Classic, wire::Nullable::No, 2).unwrap_err();
+    let e = wire::write_nullable_bytes(
+        &mut out,
+        None,
+        wire::Encoding::Classic,
+        wire::Nullable::No,
+        2,
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), &EncodeErrorKind::NullNotAllowed { version: 2 });
-    let e = Reader::new(b("ffffffff")).bytes(wire::Encoding::Classic).unwrap_err();
+    let e = Reader::new(b("ffffffff"))
+        .bytes(wire::Encoding::Classic)
+        .unwrap_err();
     assert_eq!(e.kind(), &DecodeErrorKind::NullNotAllowed);
 }
 
@@ -506,13 +646,26 @@ fn bytes_nullable_is_int32_minus_one_or_compact_zero() {
 #[test]
 fn array_non_compact_has_int32_count_and_null_minus_one() {
     let m = MetadataRequest {
-        topics: Some(vec![MetadataRequestTopic { name: Some(s("a")), ..Default::default() }]),
+        topics: Some(vec![MetadataRequestTopic {
+            name: Some(s("a")),
+            ..Default::default()
+        }]),
         ..Default::default()
     };
-    assert_vector(&m, 1, concat!("00000001", /* count 1 */ "0001", "61" /* Name "a" */));
-    let m = MetadataRequest { topics: Some(vec![]), ..Default::default() };
+    assert_vector(
+        &m,
+        1,
+        concat!("00000001", /* count 1 */ "0001", "61" /* Name "a" */),
+    );
+    let m = MetadataRequest {
+        topics: Some(vec![]),
+        ..Default::default()
+    };
     assert_vector(&m, 1, "00000000"); // empty: count 0
-    let m = MetadataRequest { topics: None, ..Default::default() };
+    let m = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
     assert_vector(&m, 1, "ffffffff"); // null (nullable 1+): int32 -1
 }
 
@@ -527,29 +680,47 @@ fn array_compact_has_uvarint_count_plus_one_and_null_zero() {
         "00", // tagged fields: 0
     );
     let m = MetadataRequest {
-        topics: Some(vec![MetadataRequestTopic { name: Some(s("a")), ..Default::default() }]),
+        topics: Some(vec![MetadataRequestTopic {
+            name: Some(s("a")),
+            ..Default::default()
+        }]),
         ..Default::default()
     };
     // v9: TopicId is 10+, so the element is just Name + its tagged section.
     assert_vector(&m, 9, &format!("{}{}", concat!("02", "0261", "00"), tail));
-    let m = MetadataRequest { topics: Some(vec![]), ..Default::default() };
+    let m = MetadataRequest {
+        topics: Some(vec![]),
+        ..Default::default()
+    };
     assert_vector(&m, 9, &format!("01{tail}")); // empty: count+1 = 1
-    let m = MetadataRequest { topics: None, ..Default::default() };
+    let m = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
     assert_vector(&m, 9, &format!("00{tail}")); // null: 0
 }
 
 /// Strings are capped at 32767 UTF-8 bytes in both encodings, on write and on read.
 #[test]
 fn string_longer_than_32767_bytes_is_rejected_on_encode_and_decode() {
-    let ok = FindCoordinatorRequest { key: KStr::from("a".repeat(32767)), ..Default::default() };
+    let ok = FindCoordinatorRequest {
+        key: KStr::from("a".repeat(32767)),
+        ..Default::default()
+    };
     assert_eq!(hex(&ok.to_bytes(0).unwrap()[..2]), "7fff"); // int16 32767
     assert_eq!(hex(&ok.to_bytes(3).unwrap()[..3]), "808002"); // uvarint 32768 = 0x8000
-    let long = FindCoordinatorRequest { key: KStr::from("a".repeat(32768)), ..Default::default() };
+    let long = FindCoordinatorRequest {
+        key: KStr::from("a".repeat(32768)),
+        ..Default::default()
+    };
     for v in [0, 3] {
         let e = encode_err(&long, v);
         assert_eq!(e.kind(), &EncodeErrorKind::StringTooLong(32768), "v{v}");
         assert_eq!(e.path_string(), "FindCoordinatorRequest.key");
-        assert_eq!(e.to_string(), "FindCoordinatorRequest.key: string of 32768 bytes is longer than 32767");
+        assert_eq!(
+            e.to_string(),
+            "FindCoordinatorRequest.key: string of 32768 bytes is longer than 32767"
+        );
     }
     // Compact length+1 = 32769 = 0x8001 -> uvarint 81 80 02: rejected before reading the bytes.
     let e = decode_err::<FindCoordinatorRequest>("818002", 3);
@@ -603,7 +774,14 @@ fn nullable_struct_uses_int8_marker_even_in_flexible_versions() {
         ..null.clone()
     };
     for v in [0, 1] {
-        assert_vector(&null, v, &format!("{head}{}", concat!("ff", /* marker: null */ "00" /* tags */)));
+        assert_vector(
+            &null,
+            v,
+            &format!(
+                "{head}{}",
+                concat!("ff", /* marker: null */ "00" /* tags */)
+            ),
+        );
         assert_vector(
             &present,
             v,
@@ -625,8 +803,13 @@ fn nullable_struct_uses_int8_marker_even_in_flexible_versions() {
         assert_eq!(m.assignment, None);
         for marker in ["00", "05"] {
             // present, then an empty Assignment (01 = no topics, 00 = its tags), then message tags
-            let m: cghs::ConsumerGroupHeartbeatResponse = decode(&format!("{head}{marker}010000"), v);
-            assert_eq!(m.assignment, Some(cghs::Assignment::default()), "marker {marker}");
+            let m: cghs::ConsumerGroupHeartbeatResponse =
+                decode(&format!("{head}{marker}010000"), v);
+            assert_eq!(
+                m.assignment,
+                Some(cghs::Assignment::default()),
+                "marker {marker}"
+            );
         }
     }
 }
@@ -661,7 +844,10 @@ fn every_struct_ends_with_its_own_tagged_section() {
 /// Layout: uvarint count, then per field uvarint tag, uvarint size, payload.
 #[test]
 fn tagged_section_layout_is_count_tag_size_payload() {
-    let m = ApiVersionsResponse { zk_migration_ready: true, ..Default::default() };
+    let m = ApiVersionsResponse {
+        zk_migration_ready: true,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         3,
@@ -681,14 +867,29 @@ fn tagged_section_layout_is_count_tag_size_payload() {
 #[test]
 fn tagged_known_fields_written_only_when_non_default() {
     // All defaults (FinalizedFeaturesEpoch's default is -1, not 0): empty section.
-    let m = ApiVersionsResponse { finalized_features_epoch: -1, zk_migration_ready: false, ..Default::default() };
+    let m = ApiVersionsResponse {
+        finalized_features_epoch: -1,
+        zk_migration_ready: false,
+        ..Default::default()
+    };
     assert_vector(&m, 3, &format!("{AVR3_EMPTY_PREFIX}00"));
     // 0 differs from the default -1, so it is written.
-    let m = ApiVersionsResponse { finalized_features_epoch: 0, ..Default::default() };
+    let m = ApiVersionsResponse {
+        finalized_features_epoch: 0,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         3,
-        &format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "01", /* tag 1 */ "08", /* size */ "0000000000000000")),
+        &format!(
+            "{AVR3_EMPTY_PREFIX}{}",
+            concat!(
+                "01",
+                "01",
+                /* tag 1 */ "08",
+                /* size */ "0000000000000000"
+            )
+        ),
     );
     // Reading an empty section resets every tagged field to its default.
     let m: ApiVersionsResponse = decode(&format!("{AVR3_EMPTY_PREFIX}00"), 3);
@@ -701,7 +902,12 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
     let m = ApiVersionsResponse {
         finalized_features_epoch: 5,
         zk_migration_ready: true,
-        supported_features: vec![SupportedFeatureKey { name: s("f"), min_version: 1, max_version: 2, ..Default::default() }],
+        supported_features: vec![SupportedFeatureKey {
+            name: s("f"),
+            min_version: 1,
+            max_version: 2,
+            ..Default::default()
+        }],
         unknown_tagged_fields: vec![raw(4, "aa"), raw(6, "bbcc")].into(),
         ..Default::default()
     };
@@ -711,13 +917,26 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
         &format!(
             "{AVR3_EMPTY_PREFIX}{}",
             concat!(
-                "05",                       // count: 3 known + 2 unknown
-                "00", "08",                 // tag 0 SupportedFeatures, size 8:
-                "02", "0266", "0001", "0002", "00", //   1 element: Name "f", Min 1, Max 2, tags
-                "01", "08", "0000000000000005", // tag 1 FinalizedFeaturesEpoch = 5
-                "03", "01", "01",           // tag 3 ZkMigrationReady = true
-                "04", "01", "aa",           // unknown tag 4
-                "06", "02", "bbcc",         // unknown tag 6
+                "05", // count: 3 known + 2 unknown
+                "00",
+                "08", // tag 0 SupportedFeatures, size 8:
+                "02",
+                "0266",
+                "0001",
+                "0002",
+                "00", //   1 element: Name "f", Min 1, Max 2, tags
+                "01",
+                "08",
+                "0000000000000005", // tag 1 FinalizedFeaturesEpoch = 5
+                "03",
+                "01",
+                "01", // tag 3 ZkMigrationReady = true
+                "04",
+                "01",
+                "aa", // unknown tag 4
+                "06",
+                "02",
+                "bbcc", // unknown tag 6
             )
         ),
     );
@@ -727,7 +946,10 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
     let p = probe::TagProbe {
         head: 1,
         late: s("z"),
-        whole: probe::tag_probe::Inner { c: 1, ..Default::default() },
+        whole: probe::tag_probe::Inner {
+            c: 1,
+            ..Default::default()
+        },
         unknown_tagged_fields: vec![raw(5, "aa"), raw(7, "bb")].into(),
         ..Default::default()
     };
@@ -735,12 +957,12 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
         &p,
         2,
         concat!(
-            "00000001",                 // Head
-            "04",                       // count: 2 known + 2 unknown
-            "02", "02", "027a",         // tag 2 Late "z"
+            "00000001", // Head
+            "04",       // count: 2 known + 2 unknown
+            "02", "02", "027a", // tag 2 Late "z"
             "04", "06", "00000001", "01", "00", // tag 4 Whole {C 1, Note "", tags}
-            "05", "01", "aa",           // unknown tag 5
-            "07", "01", "bb",           // unknown tag 7
+            "05", "01", "aa", // unknown tag 5
+            "07", "01", "bb", // unknown tag 7
         ),
     );
 }
@@ -749,14 +971,39 @@ fn tagged_fields_written_in_ascending_order_with_unknown_merged() {
 /// version that is not flexible.
 #[test]
 fn tagged_unknown_list_is_validated_on_encode() {
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(6, ""), raw(4, "")].into(), ..Default::default() };
-    assert_eq!(encode_err(&m, 3).kind(), &EncodeErrorKind::InvalidUnknownTag { tag: 4 });
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(3, "01")].into(), ..Default::default() };
-    assert_eq!(encode_err(&m, 3).kind(), &EncodeErrorKind::InvalidUnknownTag { tag: 3 });
-    let m = ApiVersionsResponse { unknown_tagged_fields: vec![raw(9, "")].into(), ..Default::default() };
-    assert_eq!(encode_err(&m, 2).kind(), &EncodeErrorKind::TaggedFieldsNotFlexible { version: 2 });
+    let m = ApiVersionsResponse {
+        unknown_tagged_fields: vec![raw(6, ""), raw(4, "")].into(),
+        ..Default::default()
+    };
     assert_eq!(
-        encode_err(&RequestHeader { unknown_tagged_fields: vec![raw(0, "")].into(), ..Default::default() }, 1).kind(),
+        encode_err(&m, 3).kind(),
+        &EncodeErrorKind::InvalidUnknownTag { tag: 4 }
+    );
+    let m = ApiVersionsResponse {
+        unknown_tagged_fields: vec![raw(3, "01")].into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        encode_err(&m, 3).kind(),
+        &EncodeErrorKind::InvalidUnknownTag { tag: 3 }
+    );
+    let m = ApiVersionsResponse {
+        unknown_tagged_fields: vec![raw(9, "")].into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        encode_err(&m, 2).kind(),
+        &EncodeErrorKind::TaggedFieldsNotFlexible { version: 2 }
+    );
+    assert_eq!(
+        encode_err(
+            &RequestHeader {
+                unknown_tagged_fields: vec![raw(0, "")].into(),
+                ..Default::default()
+            },
+            1
+        )
+        .kind(),
         &EncodeErrorKind::TaggedFieldsNotFlexible { version: 1 }
     );
 }
@@ -767,9 +1014,9 @@ fn tagged_unknown_fields_are_preserved_through_decode_and_encode() {
     let h = format!(
         "{AVR3_EMPTY_PREFIX}{}",
         concat!(
-            "02",         // count 2
+            "02", // count 2
             "05", "02", "cafe", // unknown tag 5, 2 bytes
-            "09", "00",   // unknown tag 9, empty payload
+            "09", "00", // unknown tag 9, empty payload
         )
     );
     let m: ApiVersionsResponse = decode(&h, 3);
@@ -788,11 +1035,19 @@ fn tagged_fields_are_read_in_any_order() {
     let shuffled = format!(
         "{AVR3_EMPTY_PREFIX}{}",
         concat!(
-            "04",                               // count 4
-            "06", "01", "ee",                   // unknown 6
-            "03", "01", "01",                   // ZkMigrationReady true
-            "01", "08", "0000000000000007",     // FinalizedFeaturesEpoch 7
-            "04", "01", "dd",                   // unknown 4
+            "04", // count 4
+            "06",
+            "01",
+            "ee", // unknown 6
+            "03",
+            "01",
+            "01", // ZkMigrationReady true
+            "01",
+            "08",
+            "0000000000000007", // FinalizedFeaturesEpoch 7
+            "04",
+            "01",
+            "dd", // unknown 4
         )
     );
     let m: ApiVersionsResponse = decode(&shuffled, 3);
@@ -804,7 +1059,21 @@ fn tagged_fields_are_read_in_any_order() {
         3,
         &format!(
             "{AVR3_EMPTY_PREFIX}{}",
-            concat!("04", "01", "08", "0000000000000007", "03", "01", "01", "04", "01", "dd", "06", "01", "ee")
+            concat!(
+                "04",
+                "01",
+                "08",
+                "0000000000000007",
+                "03",
+                "01",
+                "01",
+                "04",
+                "01",
+                "dd",
+                "06",
+                "01",
+                "ee"
+            )
         ),
     );
 }
@@ -815,16 +1084,30 @@ fn tagged_duplicate_known_tag_last_wins() {
     let h = format!(
         "{AVR3_EMPTY_PREFIX}{}",
         concat!(
-            "02",                           // count 2
-            "01", "08", "0000000000000005", // FinalizedFeaturesEpoch 5
-            "01", "08", "0000000000000009", // FinalizedFeaturesEpoch 9 (wins)
+            "02", // count 2
+            "01",
+            "08",
+            "0000000000000005", // FinalizedFeaturesEpoch 5
+            "01",
+            "08",
+            "0000000000000009", // FinalizedFeaturesEpoch 9 (wins)
         )
     );
     let m: ApiVersionsResponse = decode(&h, 3);
     assert_eq!(m.finalized_features_epoch, 9);
-    assert_encodes(&m, 3, &format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "01", "08", "0000000000000009")));
+    assert_encodes(
+        &m,
+        3,
+        &format!(
+            "{AVR3_EMPTY_PREFIX}{}",
+            concat!("01", "01", "08", "0000000000000009")
+        ),
+    );
 
-    let h = format!("{AVR3_EMPTY_PREFIX}{}", concat!("02", "05", "01", "aa", "05", "01", "bb"));
+    let h = format!(
+        "{AVR3_EMPTY_PREFIX}{}",
+        concat!("02", "05", "01", "aa", "05", "01", "bb")
+    );
     let m: ApiVersionsResponse = decode(&h, 3);
     assert_eq!(m.unknown_tagged_fields, vec![raw(5, "aa"), raw(5, "bb")]);
     assert_encodes(&m, 3, &h);
@@ -834,10 +1117,17 @@ fn tagged_duplicate_known_tag_last_wins() {
 /// bytes; the whole payload is skipped.
 #[test]
 fn tagged_known_payload_size_is_not_checked() {
-    let h = format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "03", "02", /* size 2 */ "01ff"));
+    let h = format!(
+        "{AVR3_EMPTY_PREFIX}{}",
+        concat!("01", "03", "02", /* size 2 */ "01ff")
+    );
     let m: ApiVersionsResponse = decode(&h, 3);
     assert!(m.zk_migration_ready);
-    assert_encodes(&m, 3, &format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "03", "01", "01")));
+    assert_encodes(
+        &m,
+        3,
+        &format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "03", "01", "01")),
+    );
 }
 
 /// A known tag read in a version where its field is not tagged is an error, not an unknown tag.
@@ -854,8 +1144,14 @@ fn tagged_known_tag_outside_its_tagged_versions_is_an_error() {
         "027a",     // "z"
     );
     let e = decode_err::<probe::TagProbe>(h, 1);
-    assert_eq!(e.kind(), &DecodeErrorKind::TagNotValidForVersion { tag: 2, version: 1 });
-    assert_eq!(e.to_string(), "TagProbe.late at byte 7: tag 2 is not valid for version 1");
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::TagNotValidForVersion { tag: 2, version: 1 }
+    );
+    assert_eq!(
+        e.to_string(),
+        "TagProbe.late at byte 7: tag 2 is not valid for version 1"
+    );
     let m: probe::TagProbe = decode(h, 2);
     assert_eq!(m.late, "z");
 }
@@ -867,16 +1163,24 @@ fn tagged_known_tag_outside_its_tagged_versions_is_an_error() {
 /// Fixed-size tagged payloads: size = the type's width, payload = the raw value.
 #[test]
 fn tagged_payload_of_fixed_types_is_the_raw_value() {
-    let m = ApiVersionsResponse { finalized_features_epoch: 0x0102_0304_0506_0708, zk_migration_ready: true, ..Default::default() };
+    let m = ApiVersionsResponse {
+        finalized_features_epoch: 0x0102_0304_0506_0708,
+        zk_migration_ready: true,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         3,
         &format!(
             "{AVR3_EMPTY_PREFIX}{}",
             concat!(
-                "02",                           // count 2
-                "01", "08", "0102030405060708", // int64: size 8, big-endian value
-                "03", "01", "01",               // bool: size 1
+                "02", // count 2
+                "01",
+                "08",
+                "0102030405060708", // int64: size 8, big-endian value
+                "03",
+                "01",
+                "01", // bool: size 1
             )
         ),
     );
@@ -887,8 +1191,18 @@ fn tagged_payload_of_fixed_types_is_the_raw_value() {
 #[test]
 fn tagged_payload_of_array_is_the_compact_array() {
     let m = ApiVersionsResponse {
-        supported_features: vec![SupportedFeatureKey { name: s("f"), min_version: 1, max_version: 2, ..Default::default() }],
-        finalized_features: vec![FinalizedFeatureKey { name: s("g"), max_version_level: 3, min_version_level: 1, ..Default::default() }],
+        supported_features: vec![SupportedFeatureKey {
+            name: s("f"),
+            min_version: 1,
+            max_version: 2,
+            ..Default::default()
+        }],
+        finalized_features: vec![FinalizedFeatureKey {
+            name: s("g"),
+            max_version_level: 3,
+            min_version_level: 1,
+            ..Default::default()
+        }],
         ..Default::default()
     };
     assert_vector(
@@ -904,8 +1218,8 @@ fn tagged_payload_of_array_is_the_compact_array() {
                 "0266", "0001", "0002", "00", // Name "f", MinVersion 1, MaxVersion 2, tags
                 "02", // tag 2 FinalizedFeatures
                 "08", // size 8
-                "02",
-                "0267", "0003", "0001", "00", // Name "g", MaxVersionLevel 3, MinVersionLevel 1, tags
+                "02", "0267", "0003", "0001",
+                "00", // Name "g", MaxVersionLevel 3, MinVersionLevel 1, tags
             )
         ),
     );
@@ -914,10 +1228,22 @@ fn tagged_payload_of_array_is_the_compact_array() {
 /// Tagged string payload: uvarint N+1 then the bytes; size = N + len(uvarint(N+1)). (Probe.)
 #[test]
 fn tagged_payload_of_string_is_the_compact_string() {
-    let m = probe::TagProbe { head: 1, label: Some(s("ab")), ..Default::default() };
-    assert_vector(&m, 1, concat!("00000001", "01", "00", /* tag 0 */ "03", /* 2 + 1 */ "036162"));
+    let m = probe::TagProbe {
+        head: 1,
+        label: Some(s("ab")),
+        ..Default::default()
+    };
+    assert_vector(
+        &m,
+        1,
+        concat!("00000001", "01", "00", /* tag 0 */ "03", /* 2 + 1 */ "036162"),
+    );
     // The default "x" is not written.
-    let m = probe::TagProbe { head: 1, label: Some(s("x")), ..Default::default() };
+    let m = probe::TagProbe {
+        head: 1,
+        label: Some(s("x")),
+        ..Default::default()
+    };
     assert_vector(&m, 1, concat!("00000001", "00"));
 }
 
@@ -927,8 +1253,15 @@ fn tagged_payload_of_string_is_the_compact_string() {
 fn tagged_payload_of_struct_is_the_body_with_nullable_prefix_1() {
     let m = probe::TagProbe {
         head: 1,
-        sub: Some(probe::tag_probe::Inner { c: 7, note: s("n"), ..Default::default() }),
-        whole: probe::tag_probe::Inner { c: 1, ..Default::default() },
+        sub: Some(probe::tag_probe::Inner {
+            c: 7,
+            note: s("n"),
+            ..Default::default()
+        }),
+        whole: probe::tag_probe::Inner {
+            c: 1,
+            ..Default::default()
+        },
         ..Default::default()
     };
     assert_vector(
@@ -961,7 +1294,12 @@ fn tagged_payload_of_struct_is_the_body_with_nullable_prefix_1() {
 /// Ids (array, default empty) show it.
 #[test]
 fn tagged_null_with_non_null_default_is_written_explicitly() {
-    let m = probe::TagProbe { head: 1, label: None, ids: None, ..Default::default() };
+    let m = probe::TagProbe {
+        head: 1,
+        label: None,
+        ids: None,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         1,
@@ -973,7 +1311,11 @@ fn tagged_null_with_non_null_default_is_written_explicitly() {
         ),
     );
     // Sub's default is null, so a null Sub is not written at all.
-    let m = probe::TagProbe { head: 1, sub: None, ..Default::default() };
+    let m = probe::TagProbe {
+        head: 1,
+        sub: None,
+        ..Default::default()
+    };
     assert_vector(&m, 1, concat!("00000001", "00"));
     // Closest real-schema case: ApiVersionsResponse.FinalizedFeaturesEpoch has a non-zero default
     // (-1), so 0 is written explicitly while -1 is not (see tagged_known_fields_written_only_when_non_default).
@@ -986,13 +1328,20 @@ fn tagged_nullable_struct_size_prefix_counts_the_marker() {
     let note = "n".repeat(121);
     let m = probe::TagProbe {
         head: 1,
-        sub: Some(probe::tag_probe::Inner { c: 0, note: KStr::from(note.clone()), ..Default::default() }),
+        sub: Some(probe::tag_probe::Inner {
+            c: 0,
+            note: KStr::from(note.clone()),
+            ..Default::default()
+        }),
         ..Default::default()
     };
     // body = C (4) + Note (1 + 121) + tags (1) = 127; size = 128.
     let expected = format!(
         "{}{}{}",
-        concat!("00000001", "01", "01", "8001", /* size 128 */ "01", /* present */ "00000000", "7a" /* 121+1 */),
+        concat!(
+            "00000001", "01", "01", "8001", /* size 128 */ "01",
+            /* present */ "00000000", "7a" /* 121+1 */
+        ),
         hex(note.as_bytes()),
         "00" // Inner tags
     );
@@ -1007,46 +1356,92 @@ fn tagged_nullable_struct_size_prefix_counts_the_marker() {
 /// values (and null where the default is null) are silently not written.
 #[test]
 fn non_default_non_ignorable_field_in_missing_version_is_an_error() {
-    let m = MetadataRequest { topics: Some(vec![]), allow_auto_topic_creation: false, ..Default::default() };
+    let m = MetadataRequest {
+        topics: Some(vec![]),
+        allow_auto_topic_creation: false,
+        ..Default::default()
+    };
     let e = encode_err(&m, 3);
     assert_eq!(e.kind(), &EncodeErrorKind::NonDefaultField { version: 3 });
     assert_eq!(e.to_string(), "MetadataRequest.allow_auto_topic_creation: field is not in version 3 but holds a non-default value");
     // The default (true) is fine: only Topics is written.
-    let m = MetadataRequest { topics: Some(vec![]), allow_auto_topic_creation: true, ..Default::default() };
+    let m = MetadataRequest {
+        topics: Some(vec![]),
+        allow_auto_topic_creation: true,
+        ..Default::default()
+    };
     assert_vector(&m, 3, "00000000");
     // Nested: TopicAuthorizedOperations is 8+, default INT32_MIN, not ignorable.
     let m = md::MetadataResponse {
-        topics: vec![md::MetadataResponseTopic { name: Some(s("t")), topic_authorized_operations: 0, ..Default::default() }],
+        topics: vec![md::MetadataResponseTopic {
+            name: Some(s("t")),
+            topic_authorized_operations: 0,
+            ..Default::default()
+        }],
         ..Default::default()
     };
     let e = encode_err(&m, 7);
     assert_eq!(e.kind(), &EncodeErrorKind::NonDefaultField { version: 7 });
-    assert_eq!(e.path_string(), "MetadataResponse.topics[0].topic_authorized_operations");
+    assert_eq!(
+        e.path_string(),
+        "MetadataResponse.topics[0].topic_authorized_operations"
+    );
     // Null counts as the default when the default is null: ConsumerGroupHeartbeatRequest v0 lacks
     // SubscribedTopicRegex (1+, default null, not ignorable).
-    let m = cghq::ConsumerGroupHeartbeatRequest { subscribed_topic_regex: Some(s("t.*")), ..Default::default() };
-    assert_eq!(encode_err(&m, 0).kind(), &EncodeErrorKind::NonDefaultField { version: 0 });
+    let m = cghq::ConsumerGroupHeartbeatRequest {
+        subscribed_topic_regex: Some(s("t.*")),
+        ..Default::default()
+    };
+    assert_eq!(
+        encode_err(&m, 0).kind(),
+        &EncodeErrorKind::NonDefaultField { version: 0 }
+    );
     // A tagged field below its taggedVersions is under the same rule (probe Late, 2+).
-    let p = probe::TagProbe { late: s("z"), ..Default::default() };
+    let p = probe::TagProbe {
+        late: s("z"),
+        ..Default::default()
+    };
     let e = encode_err(&p, 1);
     assert_eq!(e.kind(), &EncodeErrorKind::NonDefaultField { version: 1 });
     assert_eq!(e.path_string(), "TagProbe.late");
     // ... and so is a tagged field in a version below its versions (probe Label at v0).
-    let p = probe::TagProbe { label: None, ..Default::default() };
-    assert_eq!(encode_err(&p, 0).kind(), &EncodeErrorKind::NonDefaultField { version: 0 });
+    let p = probe::TagProbe {
+        label: None,
+        ..Default::default()
+    };
+    assert_eq!(
+        encode_err(&p, 0).kind(),
+        &EncodeErrorKind::NonDefaultField { version: 0 }
+    );
 }
 
 /// Non-default ignorable value in a version lacking the field: silently dropped.
 #[test]
 fn non_default_ignorable_field_in_missing_version_is_dropped() {
     // ApiVersionsResponse.ThrottleTimeMs is 1+, ignorable.
-    let m = ApiVersionsResponse { throttle_time_ms: 100, ..Default::default() };
-    assert_encodes(&m, 0, concat!("0000", /* ErrorCode */ "00000000" /* ApiKeys: count 0 */));
+    let m = ApiVersionsResponse {
+        throttle_time_ms: 100,
+        ..Default::default()
+    };
+    assert_encodes(
+        &m,
+        0,
+        concat!("0000", /* ErrorCode */ "00000000" /* ApiKeys: count 0 */),
+    );
     // ApiVersionsRequest v0-2 has no fields at all: both ignorable strings vanish.
-    let m = ApiVersionsRequest { client_software_name: s("kwire"), client_software_version: s("0.1"), ..Default::default() };
+    let m = ApiVersionsRequest {
+        client_software_name: s("kwire"),
+        client_software_version: s("0.1"),
+        ..Default::default()
+    };
     assert_encodes(&m, 2, "");
     // MetadataResponse.ClusterId is 2+ ignorable; ThrottleTimeMs 3+ ignorable; at v1 both drop.
-    let m = md::MetadataResponse { throttle_time_ms: 7, cluster_id: Some(s("c")), controller_id: 1, ..Default::default() };
+    let m = md::MetadataResponse {
+        throttle_time_ms: 7,
+        cluster_id: Some(s("c")),
+        controller_id: 1,
+        ..Default::default()
+    };
     assert_encodes(
         &m,
         1,
@@ -1058,7 +1453,10 @@ fn non_default_ignorable_field_in_missing_version_is_dropped() {
     );
     // Reading a version that lacks a field gives the field's default.
     let back: md::MetadataResponse = decode(concat!("00000000", "00000001", "00000000"), 1);
-    assert_eq!((back.throttle_time_ms, back.cluster_id, back.error_code), (0, None, 0));
+    assert_eq!(
+        (back.throttle_time_ms, back.cluster_id, back.error_code),
+        (0, None, 0)
+    );
     let back: md::MetadataResponse = decode(concat!("00000000", "00000000"), 0);
     assert_eq!(back.controller_id, -1);
 }
@@ -1067,7 +1465,10 @@ fn non_default_ignorable_field_in_missing_version_is_dropped() {
 /// "serialized as null" error on decode.
 #[test]
 fn null_in_non_nullable_version_is_an_error() {
-    let m = MetadataRequest { topics: None, ..Default::default() };
+    let m = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
     let e = encode_err(&m, 0); // Topics nullable only from v1
     assert_eq!(e.kind(), &EncodeErrorKind::NullNotAllowed { version: 0 });
     assert_eq!(e.path_string(), "MetadataRequest.topics");
@@ -1076,7 +1477,10 @@ fn null_in_non_nullable_version_is_an_error() {
     assert_eq!(e.offset(), 0);
     // Nested: MetadataResponseTopic.Name is nullable only from v12.
     let m = md::MetadataResponse {
-        topics: vec![md::MetadataResponseTopic { name: None, ..Default::default() }],
+        topics: vec![md::MetadataResponseTopic {
+            name: None,
+            ..Default::default()
+        }],
         ..Default::default()
     };
     let e = encode_err(&m, 11);
@@ -1091,17 +1495,55 @@ fn null_in_non_nullable_version_is_an_error() {
 #[test]
 fn version_outside_valid_versions_is_unsupported() {
     let e = encode_err(&MetadataRequest::default(), 14);
-    assert_eq!(e.kind(), &EncodeErrorKind::UnsupportedVersion { version: 14, lowest: 0, highest: 13 });
-    assert_eq!(e.to_string(), "MetadataRequest: version 14 is outside the valid versions 0-13");
+    assert_eq!(
+        e.kind(),
+        &EncodeErrorKind::UnsupportedVersion {
+            version: 14,
+            lowest: 0,
+            highest: 13
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "MetadataRequest: version 14 is outside the valid versions 0-13"
+    );
     let e = encode_err(&MetadataRequest::default(), -1);
-    assert_eq!(e.kind(), &EncodeErrorKind::UnsupportedVersion { version: -1, lowest: 0, highest: 13 });
+    assert_eq!(
+        e.kind(),
+        &EncodeErrorKind::UnsupportedVersion {
+            version: -1,
+            lowest: 0,
+            highest: 13
+        }
+    );
     let e = decode_err::<MetadataRequest>("00000000", 14);
-    assert_eq!(e.kind(), &DecodeErrorKind::UnsupportedVersion { version: 14, lowest: 0, highest: 13 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::UnsupportedVersion {
+            version: 14,
+            lowest: 0,
+            highest: 13
+        }
+    );
     assert_eq!(e.offset(), 0);
-    let e = encode_err(&sghq::StreamsGroupHeartbeatRequest::default(), 1);
-    assert_eq!(e.kind(), &EncodeErrorKind::UnsupportedVersion { version: 1, lowest: 0, highest: 0 });
+    let e = encode_err(&sghq::StreamsGroupHeartbeatRequest::default(), 2);
+    assert_eq!(
+        e.kind(),
+        &EncodeErrorKind::UnsupportedVersion {
+            version: 2,
+            lowest: 0,
+            highest: 1
+        }
+    );
     let e = decode_err::<RequestHeader>("00120000000000000000", 3);
-    assert_eq!(e.kind(), &DecodeErrorKind::UnsupportedVersion { version: 3, lowest: 0, highest: 2 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::UnsupportedVersion {
+            version: 3,
+            lowest: 1,
+            highest: 2
+        }
+    );
 }
 
 // ================================================================================================
@@ -1112,12 +1554,24 @@ fn version_outside_valid_versions_is_unsupported() {
 #[test]
 fn array_count_larger_than_remaining_is_array_too_long() {
     let e = decode_err::<ConsumerGroupDescribeRequest>(concat!("05", /* count 4 */ "0000"), 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: 4, remaining: 2 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::ArrayTooLong {
+            count: 4,
+            remaining: 2
+        }
+    );
     assert_eq!(e.offset(), 0);
     assert_eq!(e.path_string(), "ConsumerGroupDescribeRequest.group_ids");
     // int32 count 0x7fffffff with 1 byte left (ApiVersionsResponse v0: ErrorCode, then ApiKeys).
     let e = decode_err::<ApiVersionsResponse>(concat!("0000", "7fffffff", "00"), 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::ArrayTooLong { count: 0x7fff_ffff, remaining: 1 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::ArrayTooLong {
+            count: 0x7fff_ffff,
+            remaining: 1
+        }
+    );
     assert_eq!(e.offset(), 2);
 }
 
@@ -1126,9 +1580,15 @@ fn array_count_larger_than_remaining_is_array_too_long() {
 fn trailing_bytes_after_a_message_are_reported() {
     let h = concat!("01", "00", "00", /* a complete v0 request */ "aabb" /* 2 extra bytes */);
     let e = decode_err::<ConsumerGroupDescribeRequest>(h, 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes { offset: 3, len: 2 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::TrailingBytes { offset: 3, len: 2 }
+    );
     assert_eq!(e.offset(), 3);
-    assert_eq!(e.to_string(), "ConsumerGroupDescribeRequest at byte 3: 2 trailing bytes after a complete message");
+    assert_eq!(
+        e.to_string(),
+        "ConsumerGroupDescribeRequest at byte 3: 2 trailing bytes after a complete message"
+    );
     let mut rest = b(h);
     let m = ConsumerGroupDescribeRequest::decode_prefix(&mut rest, 0).unwrap();
     assert_eq!(m, ConsumerGroupDescribeRequest::default());
@@ -1149,7 +1609,13 @@ fn decode_error_display_has_field_path_and_offset() {
         "0000",     // [23..25) partitions[0].LeaderId: only 2 of its 4 bytes
     );
     let e = decode_err::<md::MetadataResponse>(h, 0);
-    assert_eq!(e.kind(), &DecodeErrorKind::UnexpectedEof { needed: 4, remaining: 2 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::UnexpectedEof {
+            needed: 4,
+            remaining: 2
+        }
+    );
     assert_eq!(e.offset(), 23);
     assert_eq!(
         e.to_string(),
@@ -1160,41 +1626,99 @@ fn decode_error_display_has_field_path_and_offset() {
 /// A tagged field whose size runs past the input is an error (path: the tag).
 #[test]
 fn tagged_size_larger_than_remaining_is_an_error() {
-    let h = format!("{AVR3_EMPTY_PREFIX}{}", concat!("01", "07", /* tag 7 */ "05", /* size 5 */ "aabb"));
+    let h = format!(
+        "{AVR3_EMPTY_PREFIX}{}",
+        concat!("01", "07", /* tag 7 */ "05", /* size 5 */ "aabb")
+    );
     let e = decode_err::<ApiVersionsResponse>(&h, 3);
-    assert_eq!(e.kind(), &DecodeErrorKind::UnexpectedEof { needed: 5, remaining: 2 });
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::UnexpectedEof {
+            needed: 5,
+            remaining: 2
+        }
+    );
     assert_eq!(e.offset(), 10); // 2 + 1 + 4 + count + tag + size
-    assert_eq!(e.to_string(), "ApiVersionsResponse<tag 7> at byte 10: needed 5 bytes, 2 left");
+    assert_eq!(
+        e.to_string(),
+        "ApiVersionsResponse<tag 7> at byte 10: needed 5 bytes, 2 left"
+    );
 }
 
 // ================================================================================================
 // 5. Request and response headers
 // ================================================================================================
 
-/// Request header v0: api_key, api_version, correlation_id; the ignorable client_id is dropped.
+/// Request header v0 (only ControlledShutdown v0 used it) is gone from Kafka 4.4.0: the header's
+/// versions are 1-2, and v0 is refused both ways.
 #[test]
-fn request_header_v0_layout() {
-    let h = RequestHeader { request_api_key: 18, request_api_version: 3, correlation_id: 42, client_id: Some(s("cli")), ..Default::default() };
-    let v0 = concat!("0012", /* api_key 18 */ "0003", /* api_version 3 */ "0000002a" /* correlation 42 */);
-    assert_encodes(&h, 0, v0);
-    let back: RequestHeader = decode(v0, 0);
-    assert_eq!(back, RequestHeader { client_id: Some(KStr::new()), ..h });
+fn request_header_v0_is_refused() {
+    let h = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 3,
+        correlation_id: 42,
+        ..Default::default()
+    };
+    let e = encode_err(&h, 0);
+    assert_eq!(
+        e.kind(),
+        &EncodeErrorKind::UnsupportedVersion {
+            version: 0,
+            lowest: 1,
+            highest: 2
+        }
+    );
+    let e = decode_err::<RequestHeader>(concat!("0012", "0003", "0000002a"), 0);
+    assert_eq!(
+        e.kind(),
+        &DecodeErrorKind::UnsupportedVersion {
+            version: 0,
+            lowest: 1,
+            highest: 2
+        }
+    );
 }
 
 /// Request header v1: v0 + client_id as a nullable int16-length string.
 #[test]
 fn request_header_v1_layout() {
-    let h = RequestHeader { request_api_key: 18, request_api_version: 3, correlation_id: 42, client_id: Some(s("cli")), ..Default::default() };
-    assert_vector(&h, 1, concat!("0012", "0003", "0000002a", "0003", /* int16 length 3 */ "636c69" /* "cli" */));
+    let h = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 3,
+        correlation_id: 42,
+        client_id: Some(s("cli")),
+        ..Default::default()
+    };
+    assert_vector(
+        &h,
+        1,
+        concat!("0012", "0003", "0000002a", "0003", /* int16 length 3 */ "636c69" /* "cli" */),
+    );
 }
 
 /// Request header v2: v1 + tagged section; client_id stays int16-length (field-level
 /// flexibleVersions "none"), though the header itself is flexible.
 #[test]
 fn request_header_v2_keeps_int16_client_id_and_adds_tagged_section() {
-    let h = RequestHeader { request_api_key: 18, request_api_version: 3, correlation_id: 42, client_id: Some(s("cli")), ..Default::default() };
-    assert_vector(&h, 2, concat!("0012", "0003", "0000002a", "0003", "636c69", /* not 04 636c69 */ "00" /* tags */));
-    let h = RequestHeader { client_id: Some(KStr::new()), ..h };
+    let h = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 3,
+        correlation_id: 42,
+        client_id: Some(s("cli")),
+        ..Default::default()
+    };
+    assert_vector(
+        &h,
+        2,
+        concat!(
+            "0012", "0003", "0000002a", "0003", "636c69",
+            /* not 04 636c69 */ "00" /* tags */
+        ),
+    );
+    let h = RequestHeader {
+        client_id: Some(KStr::new()),
+        ..h
+    };
     assert_vector(&h, 2, concat!("0012", "0003", "0000002a", "0000", "00"));
     // Unknown header tags are kept.
     let with_tag = concat!("0012", "0003", "0000002a", "0000", "01", "00", "01", "ff");
@@ -1206,7 +1730,13 @@ fn request_header_v2_keeps_int16_client_id_and_adds_tagged_section() {
 /// A null client_id is int16 -1 in header v1 and v2.
 #[test]
 fn request_header_null_client_id_is_int16_minus_one() {
-    let h = RequestHeader { request_api_key: 3, request_api_version: 12, correlation_id: 7, client_id: None, ..Default::default() };
+    let h = RequestHeader {
+        request_api_key: 3,
+        request_api_version: 12,
+        correlation_id: 7,
+        client_id: None,
+        ..Default::default()
+    };
     assert_vector(&h, 1, concat!("0003", "000c", "00000007", "ffff"));
     assert_vector(&h, 2, concat!("0003", "000c", "00000007", "ffff", "00"));
 }
@@ -1214,35 +1744,44 @@ fn request_header_null_client_id_is_int16_minus_one() {
 /// Response header v0 is the correlation id; v1 adds a tagged section.
 #[test]
 fn response_header_v0_and_v1_layouts() {
-    let h = ResponseHeader { correlation_id: 42, ..Default::default() };
+    let h = ResponseHeader {
+        correlation_id: 42,
+        ..Default::default()
+    };
     assert_vector(&h, 0, "0000002a");
     assert_vector(&h, 1, concat!("0000002a", "00" /* tags */));
-    let h = ResponseHeader { unknown_tagged_fields: vec![raw(0, "ff")].into(), ..h };
+    let h = ResponseHeader {
+        unknown_tagged_fields: vec![raw(0, "ff")].into(),
+        ..h
+    };
     assert_vector(&h, 1, concat!("0000002a", "01", "00", "01", "ff"));
 }
 
 /// Request header version: 2 in the request spec's flexible versions, else 1. (ControlledShutdown,
-/// whose v0 uses header 0, is not in schemas/; neither is any `headerVersions`.)
+/// whose v0 used header 0, is a removed-API stub in Kafka 4.4.0; no spec has `headerVersions`.)
 #[test]
 fn request_header_version_selection() {
     let cases: &[(ApiKey, &[(i16, i16)])] = &[
         (ApiKey::Metadata, &[(0, 1), (8, 1), (9, 2), (13, 2)]),
         (ApiKey::FindCoordinator, &[(0, 1), (2, 1), (3, 2), (6, 2)]),
-        (ApiKey::ApiVersions, &[(0, 1), (2, 1), (3, 2), (4, 2)]),
+        (
+            ApiKey::ApiVersions,
+            &[(0, 1), (2, 1), (3, 2), (4, 2), (5, 2)],
+        ),
         (ApiKey::ConsumerGroupHeartbeat, &[(0, 2), (1, 2)]),
         (ApiKey::ConsumerGroupDescribe, &[(0, 2), (1, 2)]),
-        (ApiKey::StreamsGroupHeartbeat, &[(0, 2)]),
-        (ApiKey::StreamsGroupDescribe, &[(0, 2)]),
+        (ApiKey::StreamsGroupHeartbeat, &[(0, 2), (1, 2)]),
+        (ApiKey::StreamsGroupDescribe, &[(0, 2), (1, 2)]),
     ];
     for (key, versions) in cases {
         for &(v, hv) in *versions {
             assert_eq!(key.request_header_version(v), hv, "{key:?} v{v}");
         }
     }
-    assert_eq!(ApiKey::from_i16(7), None); // ControlledShutdown absent
-    // An unknown API key in a frame: UnknownApiKey.
-    let e = RequestFrame::decode(b(concat!("0007", "0000", "00000001"))).unwrap_err();
-    assert_eq!(e.kind(), &DecodeErrorKind::UnknownApiKey(7));
+    assert_eq!(ApiKey::from_i16(95), None); // Kafka 4.4.0's keys end at 94
+                                            // An unknown API key in a frame: UnknownApiKey.
+    let e = RequestFrame::decode(b(concat!("005f", "0000", "00000001"))).unwrap_err();
+    assert_eq!(e.kind(), &DecodeErrorKind::UnknownApiKey(95));
     // Selection drives the frame: ApiVersions v0 -> header v1 (int16 client id, no tags).
     let f = RequestFrame::new(ApiVersionsRequest::default(), 0, 1, Some("c"));
     let h = concat!("0012", "0000", "00000001", "0001", "63" /* empty v0 body */);
@@ -1255,10 +1794,18 @@ fn request_header_version_selection() {
 #[test]
 fn response_header_version_selection_and_api_versions_always_v0() {
     for v in 0..=4 {
-        assert_eq!(ApiKey::ApiVersions.response_header_version(v), 0, "ApiVersions v{v}");
+        assert_eq!(
+            ApiKey::ApiVersions.response_header_version(v),
+            0,
+            "ApiVersions v{v}"
+        );
     }
     for (v, hv) in [(0, 0), (8, 0), (9, 1), (13, 1)] {
-        assert_eq!(ApiKey::Metadata.response_header_version(v), hv, "Metadata v{v}");
+        assert_eq!(
+            ApiKey::Metadata.response_header_version(v),
+            hv,
+            "Metadata v{v}"
+        );
     }
     for (v, hv) in [(2, 0), (3, 1)] {
         assert_eq!(ApiKey::FindCoordinator.response_header_version(v), hv);
@@ -1269,7 +1816,12 @@ fn response_header_version_selection_and_api_versions_always_v0() {
     // ApiVersions v3 response frame: header v0 (no tagged byte), flexible body.
     let f = ResponseFrame::new(
         ApiVersionsResponse {
-            api_keys: vec![ApiVersion { api_key: 18, min_version: 0, max_version: 4, ..Default::default() }],
+            api_keys: vec![ApiVersion {
+                api_key: 18,
+                min_version: 0,
+                max_version: 4,
+                ..Default::default()
+            }],
             ..Default::default()
         },
         42,
@@ -1278,25 +1830,28 @@ fn response_header_version_selection_and_api_versions_always_v0() {
         "0000002a", // ResponseHeader v0: correlation id 42, no tagged section
         "0000",     // ErrorCode
         "02",       // ApiKeys: 1 element (compact)
-        "0012", "0000", "0004", "00", // ApiKey 18, Min 0, Max 4, tags
+        "0012", "0000", "0004", "00",       // ApiKey 18, Min 0, Max 4, tags
         "00000000", // ThrottleTimeMs
         "00",       // body tagged section
     );
     assert_eq!(hex(&f.to_bytes(3).unwrap()), h);
     assert_eq!(f.encoded_len(3).unwrap(), h.len() / 2);
-    assert_eq!(ResponseFrame::decode(b(h), ApiKey::ApiVersions, 3).unwrap(), f);
+    assert_eq!(
+        ResponseFrame::decode(b(h), ApiKey::ApiVersions, 3).unwrap(),
+        f
+    );
 
     // Metadata v9 response frame: header v1 (tagged section after the correlation id).
     let f = ResponseFrame::new(md::MetadataResponse::default(), 42);
     let h = concat!(
-        "0000002a", "00", // ResponseHeader v1: correlation id, 0 tags
-        "00000000",       // ThrottleTimeMs
-        "01",             // Brokers: empty
-        "00",             // ClusterId null (default null)
-        "ffffffff",       // ControllerId -1 (default)
-        "01",             // Topics: empty
-        "80000000",       // ClusterAuthorizedOperations INT32_MIN (8-10)
-        "00",             // tags
+        "0000002a", "00",       // ResponseHeader v1: correlation id, 0 tags
+        "00000000", // ThrottleTimeMs
+        "01",       // Brokers: empty
+        "00",       // ClusterId null (default null)
+        "ffffffff", // ControllerId -1 (default)
+        "01",       // Topics: empty
+        "80000000", // ClusterAuthorizedOperations INT32_MIN (8-10)
+        "00",       // tags
     );
     assert_eq!(hex(&f.to_bytes(9).unwrap()), h);
     assert_eq!(ResponseFrame::decode(b(h), ApiKey::Metadata, 9).unwrap(), f);
@@ -1306,22 +1861,29 @@ fn response_header_version_selection_and_api_versions_always_v0() {
 #[test]
 fn request_frame_api_versions_v3_exact_bytes() {
     let f = RequestFrame::new(
-        ApiVersionsRequest { client_software_name: s("kwire"), client_software_version: s("0.1"), ..Default::default() },
+        ApiVersionsRequest {
+            client_software_name: s("kwire"),
+            client_software_version: s("0.1"),
+            ..Default::default()
+        },
         3,
         42,
         Some("cli"),
     );
     let h = concat!(
         // RequestHeader v2
-        "0012",         // RequestApiKey 18
-        "0003",         // RequestApiVersion 3
-        "0000002a",     // CorrelationId 42
-        "0003", "636c69", // ClientId "cli": int16 length (never compact)
-        "00",           // header tagged fields
+        "0012",     // RequestApiKey 18
+        "0003",     // RequestApiVersion 3
+        "0000002a", // CorrelationId 42
+        "0003",
+        "636c69", // ClientId "cli": int16 length (never compact)
+        "00",     // header tagged fields
         // ApiVersionsRequest v3
-        "06", "6b77697265", // ClientSoftwareName "kwire": compact length 5+1
-        "04", "302e31",     // ClientSoftwareVersion "0.1": compact length 3+1
-        "00",               // body tagged fields
+        "06",
+        "6b77697265", // ClientSoftwareName "kwire": compact length 5+1
+        "04",
+        "302e31", // ClientSoftwareVersion "0.1": compact length 3+1
+        "00",     // body tagged fields
     );
     assert_eq!(hex(&f.to_bytes().unwrap()), h);
     assert_eq!(f.encoded_len().unwrap(), 25);
@@ -1331,13 +1893,19 @@ fn request_frame_api_versions_v3_exact_bytes() {
     assert!(matches!(back.body, Request::ApiVersions(_)));
     let mut framed: Vec<u8> = Vec::new();
     write_frame(&mut framed, &f.to_bytes().unwrap()).unwrap();
-    assert_eq!(hex(&framed), format!("{}{h}", "00000019" /* int32 size 25 */));
+    assert_eq!(
+        hex(&framed),
+        format!("{}{h}", "00000019" /* int32 size 25 */)
+    );
     // A header/body API mismatch is refused.
     let mut bad = f.clone();
     bad.header.request_api_key = 3;
     assert_eq!(
         bad.to_bytes().unwrap_err().kind(),
-        &EncodeErrorKind::ApiKeyMismatch { body: 18, header: 3 }
+        &EncodeErrorKind::ApiKeyMismatch {
+            body: 18,
+            header: 3
+        }
     );
 }
 
@@ -1350,7 +1918,13 @@ fn request_frame_api_versions_v3_exact_bytes() {
 fn metadata_response_v13_full_message() {
     let m = md::MetadataResponse {
         throttle_time_ms: 0,
-        brokers: vec![md::MetadataResponseBroker { node_id: 1, host: s("b1"), port: 9092, rack: None, ..Default::default() }],
+        brokers: vec![md::MetadataResponseBroker {
+            node_id: 1,
+            host: s("b1"),
+            port: 9092,
+            rack: None,
+            ..Default::default()
+        }],
         cluster_id: Some(s("c")),
         controller_id: 1,
         topics: vec![md::MetadataResponseTopic {
@@ -1378,29 +1952,34 @@ fn metadata_response_v13_full_message() {
         "00000000", // ThrottleTimeMs 0
         "02",       // Brokers: 1 element
         "00000001", //   NodeId 1
-        "03", "6231", // Host "b1"
+        "03",
+        "6231",     // Host "b1"
         "00002384", //   Port 9092
         "00",       //   Rack null
         "00",       //   broker tags
-        "02", "63", // ClusterId "c"
+        "02",
+        "63",       // ClusterId "c"
         "00000001", // ControllerId 1
         "02",       // Topics: 1 element
         "0000",     //   ErrorCode 0
-        "02", "74", //   Name "t"
+        "02",
+        "74",                               //   Name "t"
         "000102030405060708090a0b0c0d0e0f", // TopicId
-        "00",       //   IsInternal false
-        "02",       //   Partitions: 1 element
-        "0000",     //     ErrorCode
-        "00000000", //     PartitionIndex 0
-        "00000001", //     LeaderId 1
-        "00000005", //     LeaderEpoch 5
-        "02", "00000001", // ReplicaNodes [1]
-        "02", "00000001", // IsrNodes [1]
+        "00",                               //   IsInternal false
+        "02",                               //   Partitions: 1 element
+        "0000",                             //     ErrorCode
+        "00000000",                         //     PartitionIndex 0
+        "00000001",                         //     LeaderId 1
+        "00000005",                         //     LeaderEpoch 5
+        "02",
+        "00000001", // ReplicaNodes [1]
+        "02",
+        "00000001", // IsrNodes [1]
         "01",       //     OfflineReplicas []
         "00",       //     partition tags
         "80000000", //   TopicAuthorizedOperations INT32_MIN
         "00",       //   topic tags
-        // ClusterAuthorizedOperations is 8-10: absent at v13
+                    // ClusterAuthorizedOperations is 8-10: absent at v13
     );
     let error_code = "0081"; // ErrorCode 129 (v13+), the last field
     let tags = "00"; // message tags
@@ -1427,23 +2006,27 @@ fn consumer_group_heartbeat_request_v1_full_message() {
         ..Default::default()
     };
     let pre = concat!(
-        "02", "67",         // GroupId "g"
-        "03", "6d31",       // MemberId "m1"
-        "00000000",         // MemberEpoch 0
-        "00",               // InstanceId null
-        "02", "72",         // RackId "r"
-        "000493e0",         // RebalanceTimeoutMs 300000
-        "02", "02", "61",   // SubscribedTopicNames ["a"]
+        "02", "67", // GroupId "g"
+        "03", "6d31",     // MemberId "m1"
+        "00000000", // MemberEpoch 0
+        "00",       // InstanceId null
+        "02", "72",       // RackId "r"
+        "000493e0", // RebalanceTimeoutMs 300000
+        "02", "02", "61", // SubscribedTopicNames ["a"]
     );
     let regex = concat!("04", "742e2a"); // SubscribedTopicRegex "t.*" (v1+)
     let post = concat!(
-        "08", "756e69666f726d", // ServerAssignor "uniform"
-        "01",               // TopicPartitions: empty, not null
-        "00",               // tags
+        "08",
+        "756e69666f726d", // ServerAssignor "uniform"
+        "01",             // TopicPartitions: empty, not null
+        "00",             // tags
     );
     assert_vector(&m, 1, &format!("{pre}{regex}{post}"));
     // v0 has no SubscribedTopicRegex: with it null, nothing is written there; at v1 null is 00.
-    let m0 = cghq::ConsumerGroupHeartbeatRequest { subscribed_topic_regex: None, ..m };
+    let m0 = cghq::ConsumerGroupHeartbeatRequest {
+        subscribed_topic_regex: None,
+        ..m
+    };
     assert_vector(&m0, 0, &format!("{pre}{post}"));
     assert_vector(&m0, 1, &format!("{pre}00{post}"));
 }
@@ -1490,38 +2073,49 @@ fn consumer_group_describe_response_v1_full_message() {
         ..Default::default()
     };
     let pre = concat!(
-        "00000000",             // ThrottleTimeMs
-        "02",                   // Groups: 1
-        "0000",                 //   ErrorCode
-        "00",                   //   ErrorMessage null
-        "02", "67",             //   GroupId "g"
-        "07", "537461626c65",   //   GroupState "Stable"
-        "00000003",             //   GroupEpoch 3
-        "00000003",             //   AssignmentEpoch 3
-        "08", "756e69666f726d", //   AssignorName "uniform"
-        "02",                   //   Members: 1
-        "02", "6d",             //     MemberId "m"
-        "00",                   //     InstanceId null
-        "00",                   //     RackId null
-        "00000003",             //     MemberEpoch 3
-        "02", "63",             //     ClientId "c"
-        "03", "2f68",           //     ClientHost "/h"
-        "02", "02", "74",       //     SubscribedTopicNames ["t"]
-        "00",                   //     SubscribedTopicRegex null
-        "02",                   //     Assignment (no marker: not nullable).TopicPartitions: 1
+        "00000000", // ThrottleTimeMs
+        "02",       // Groups: 1
+        "0000",     //   ErrorCode
+        "00",       //   ErrorMessage null
+        "02",
+        "67", //   GroupId "g"
+        "07",
+        "537461626c65", //   GroupState "Stable"
+        "00000003",     //   GroupEpoch 3
+        "00000003",     //   AssignmentEpoch 3
+        "08",
+        "756e69666f726d", //   AssignorName "uniform"
+        "02",             //   Members: 1
+        "02",
+        "6d",       //     MemberId "m"
+        "00",       //     InstanceId null
+        "00",       //     RackId null
+        "00000003", //     MemberEpoch 3
+        "02",
+        "63", //     ClientId "c"
+        "03",
+        "2f68", //     ClientHost "/h"
+        "02",
+        "02",
+        "74",                               //     SubscribedTopicNames ["t"]
+        "00",                               //     SubscribedTopicRegex null
+        "02", //     Assignment (no marker: not nullable).TopicPartitions: 1
         "00000000000000000000000000000001", // TopicId
-        "02", "74",             //       TopicName "t"
-        "02", "00000000",       //       Partitions [0]
-        "00",                   //       element tags
-        "00",                   //     Assignment tags
-        "01", "00",             //     TargetAssignment: no partitions, tags
+        "02",
+        "74", //       TopicName "t"
+        "02",
+        "00000000", //       Partitions [0]
+        "00",       //       element tags
+        "00",       //     Assignment tags
+        "01",
+        "00", //     TargetAssignment: no partitions, tags
     );
     let member_type = "01"; //     MemberType 1 (v1+), the member's last field
     let post = concat!(
-        "00",                   //     member tags
-        "80000000",             //   AuthorizedOperations INT32_MIN
-        "00",                   //   group tags
-        "00",                   // message tags
+        "00",       //     member tags
+        "80000000", //   AuthorizedOperations INT32_MIN
+        "00",       //   group tags
+        "00",       // message tags
     );
     assert_vector(&m, 1, &format!("{pre}{member_type}{post}"));
     // v0: MemberType (ignorable) dropped; reading v0 gives its default -1.
@@ -1534,7 +2128,11 @@ fn consumer_group_describe_response_v1_full_message() {
 /// StreamsGroupHeartbeatRequest v0 (a joining member with a topology).
 #[test]
 fn streams_group_heartbeat_request_v0_full_message() {
-    let kv = |k: &'static str, v: &'static str| sghq::KeyValue { key: s(k), value: s(v), ..Default::default() };
+    let kv = |k: &'static str, v: &'static str| sghq::KeyValue {
+        key: s(k),
+        value: s(v),
+        ..Default::default()
+    };
     let m = sghq::StreamsGroupHeartbeatRequest {
         group_id: s("app"),
         member_id: s("m"),
@@ -1568,60 +2166,114 @@ fn streams_group_heartbeat_request_v0_full_message() {
             }],
             ..Default::default()
         }),
-        active_tasks: Some(vec![sghq::TaskIds { subtopology_id: s("0"), partitions: vec![0, 1].into(), ..Default::default() }]),
+        active_tasks: Some(vec![sghq::TaskIds {
+            subtopology_id: s("0"),
+            partitions: vec![0, 1].into(),
+            ..Default::default()
+        }]),
         standby_tasks: Some(vec![]),
         warmup_tasks: None,
         process_id: Some(s("p")),
-        user_endpoint: Some(sghq::Endpoint { host: s("h"), port: 8080, ..Default::default() }),
+        user_endpoint: Some(sghq::Endpoint {
+            host: s("h"),
+            port: 8080,
+            ..Default::default()
+        }),
         client_tags: Some(vec![kv("az", "1")]),
-        task_offsets: Some(vec![sghq::TaskOffset { subtopology_id: s("0"), partition: 0, offset: 10, ..Default::default() }]),
+        task_offsets: Some(vec![sghq::TaskOffset {
+            subtopology_id: s("0"),
+            partition: 0,
+            offset: 10,
+            ..Default::default()
+        }]),
         task_end_offsets: None,
         shutdown_application: false,
         ..Default::default()
     };
     let h = concat!(
-        "04", "617070",     // GroupId "app"
-        "02", "6d",         // MemberId "m"
-        "00000000",         // MemberEpoch 0
-        "00000000",         // EndpointInformationEpoch 0
-        "00",               // InstanceId null
-        "00",               // RackId null
-        "000003e8",         // RebalanceTimeoutMs 1000
-        "01",               // Topology: int8 marker, present
-        "00000001",         //   Epoch 1
-        "02",               //   Subtopologies: 1
-        "02", "30",         //     SubtopologyId "0"
-        "02", "03", "696e", //     SourceTopics ["in"]
-        "01",               //     SourceTopicRegex []
-        "02",               //     StateChangelogTopics: 1
-        "03", "636c",       //       Name "cl"
-        "00000000",         //       Partitions 0
-        "0000",             //       ReplicationFactor 0
-        "02", "02", "6b", "02", "76", "00", // TopicConfigs [{k, v, tags}]
-        "00",               //       TopicInfo tags
-        "02", "03", "7270", //     RepartitionSinkTopics ["rp"]
-        "01",               //     RepartitionSourceTopics []
-        "02",               //     CopartitionGroups: 1
-        "02", "0000",       //       SourceTopics [0] (int16)
-        "01",               //       SourceTopicRegex []
-        "02", "0001",       //       RepartitionSourceTopics [1]
-        "00",               //       group tags
-        "00",               //     subtopology tags
-        "00",               //   Topology tags
-        "02", "02", "30", "03", "00000000", "00000001", "00", // ActiveTasks [{"0", [0, 1]}]
-        "01",               // StandbyTasks []
-        "00",               // WarmupTasks null
-        "02", "70",         // ProcessId "p"
-        "01", "02", "68", "1f90", "00", // UserEndpoint: marker 01, Host "h", Port 8080, tags
-        "02", "03", "617a", "02", "31", "00", // ClientTags [{"az", "1"}]
-        "02", "02", "30", "00000000", "000000000000000a", "00", // TaskOffsets [{"0", 0, 10}]
-        "00",               // TaskEndOffsets null
-        "00",               // ShutdownApplication false
-        "00",               // tags
+        "04",
+        "617070", // GroupId "app"
+        "02",
+        "6d",       // MemberId "m"
+        "00000000", // MemberEpoch 0
+        "00000000", // EndpointInformationEpoch 0
+        "00",       // InstanceId null
+        "00",       // RackId null
+        "000003e8", // RebalanceTimeoutMs 1000
+        "01",       // Topology: int8 marker, present
+        "00000001", //   Epoch 1
+        "02",       //   Subtopologies: 1
+        "02",
+        "30", //     SubtopologyId "0"
+        "02",
+        "03",
+        "696e", //     SourceTopics ["in"]
+        "01",   //     SourceTopicRegex []
+        "02",   //     StateChangelogTopics: 1
+        "03",
+        "636c",     //       Name "cl"
+        "00000000", //       Partitions 0
+        "0000",     //       ReplicationFactor 0
+        "02",
+        "02",
+        "6b",
+        "02",
+        "76",
+        "00", // TopicConfigs [{k, v, tags}]
+        "00", //       TopicInfo tags
+        "02",
+        "03",
+        "7270", //     RepartitionSinkTopics ["rp"]
+        "01",   //     RepartitionSourceTopics []
+        "02",   //     CopartitionGroups: 1
+        "02",
+        "0000", //       SourceTopics [0] (int16)
+        "01",   //       SourceTopicRegex []
+        "02",
+        "0001", //       RepartitionSourceTopics [1]
+        "00",   //       group tags
+        "00",   //     subtopology tags
+        "00",   //   Topology tags
+        "02",
+        "02",
+        "30",
+        "03",
+        "00000000",
+        "00000001",
+        "00", // ActiveTasks [{"0", [0, 1]}]
+        "01", // StandbyTasks []
+        "00", // WarmupTasks null
+        "02",
+        "70", // ProcessId "p"
+        "01",
+        "02",
+        "68",
+        "1f90",
+        "00", // UserEndpoint: marker 01, Host "h", Port 8080, tags
+        "02",
+        "03",
+        "617a",
+        "02",
+        "31",
+        "00", // ClientTags [{"az", "1"}]
+        "02",
+        "02",
+        "30",
+        "00000000",
+        "000000000000000a",
+        "00", // TaskOffsets [{"0", 0, 10}]
+        "00", // TaskEndOffsets null
+        "00", // ShutdownApplication false
+        "00", // tags
     );
     assert_vector(&m, 0, h);
     // A plain heartbeat: Topology and UserEndpoint null are int8 -1 markers.
-    let m = sghq::StreamsGroupHeartbeatRequest { group_id: s("app"), member_id: s("m"), member_epoch: 3, ..Default::default() };
+    let m = sghq::StreamsGroupHeartbeatRequest {
+        group_id: s("app"),
+        member_id: s("m"),
+        member_epoch: 3,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         0,
@@ -1630,10 +2282,10 @@ fn streams_group_heartbeat_request_v0_full_message() {
             "ffffffff", // RebalanceTimeoutMs default -1
             "ff",       // Topology null: int8 -1
             "00", "00", "00", "00", // ActiveTasks, StandbyTasks, WarmupTasks, ProcessId null
-            "ff",       // UserEndpoint null: int8 -1
+            "ff", // UserEndpoint null: int8 -1
             "00", "00", "00", // ClientTags, TaskOffsets, TaskEndOffsets null
-            "00",       // ShutdownApplication
-            "00",       // tags
+            "00", // ShutdownApplication
+            "00", // tags
         ),
     );
 }
@@ -1649,44 +2301,75 @@ fn streams_group_heartbeat_response_v0_full_message() {
         member_id: s("m"),
         member_epoch: 1,
         heartbeat_interval_ms: 5000,
-        acceptable_recovery_lag: 10000,
+        acceptable_recovery_lag_legacy: 10000,
         task_offset_interval_ms: 60000,
-        status: Some(vec![sghs::Status { status_code: 1, status_detail: s("missing"), ..Default::default() }]),
-        active_tasks: Some(vec![sghs::TaskIds { subtopology_id: s("0"), partitions: vec![0].into(), ..Default::default() }]),
+        status: Some(vec![sghs::Status {
+            status_code: 1,
+            status_detail: s("missing"),
+            ..Default::default()
+        }]),
+        active_tasks: Some(vec![sghs::TaskIds {
+            subtopology_id: s("0"),
+            partitions: vec![0].into(),
+            ..Default::default()
+        }]),
         standby_tasks: Some(vec![]),
         warmup_tasks: None,
         endpoint_information_epoch: 2,
         partitions_by_user_endpoint: Some(vec![sghs::EndpointToPartitions {
-            user_endpoint: sghs::Endpoint { host: s("h"), port: 8080, ..Default::default() },
-            active_partitions: vec![sghs::TopicPartition { topic: s("in"), partitions: vec![0].into(), ..Default::default() }],
+            user_endpoint: sghs::Endpoint {
+                host: s("h"),
+                port: 8080,
+                ..Default::default()
+            },
+            active_partitions: vec![sghs::TopicPartition {
+                topic: s("in"),
+                partitions: vec![0].into(),
+                ..Default::default()
+            }],
             standby_partitions: vec![],
             ..Default::default()
         }]),
         ..Default::default()
     };
     let h = concat!(
-        "00000000",         // ThrottleTimeMs
-        "0000",             // ErrorCode
-        "00",               // ErrorMessage null
-        "02", "6d",         // MemberId "m"
-        "00000001",         // MemberEpoch 1
-        "00001388",         // HeartbeatIntervalMs 5000
-        "00002710",         // AcceptableRecoveryLag 10000
-        "0000ea60",         // TaskOffsetIntervalMs 60000
-        "02",               // Status: 1
-        "01",               //   StatusCode 1 (int8)
-        "08", "6d697373696e67", // StatusDetail "missing"
-        "00",               //   tags
-        "02", "02", "30", "02", "00000000", "00", // ActiveTasks [{"0", [0]}]
-        "01",               // StandbyTasks []
-        "00",               // WarmupTasks null
-        "00000002",         // EndpointInformationEpoch 2
-        "02",               // PartitionsByUserEndpoint: 1
-        "02", "68", "1f90", "00", // UserEndpoint (not nullable: no marker) "h":8080, tags
-        "02", "03", "696e", "02", "00000000", "00", // ActivePartitions [{"in", [0]}]
-        "01",               //   StandbyPartitions []
-        "00",               //   element tags
-        "00",               // tags
+        "00000000", // ThrottleTimeMs
+        "0000",     // ErrorCode
+        "00",       // ErrorMessage null
+        "02",
+        "6d",       // MemberId "m"
+        "00000001", // MemberEpoch 1
+        "00001388", // HeartbeatIntervalMs 5000
+        "00002710", // AcceptableRecoveryLag 10000
+        "0000ea60", // TaskOffsetIntervalMs 60000
+        "02",       // Status: 1
+        "01",       //   StatusCode 1 (int8)
+        "08",
+        "6d697373696e67", // StatusDetail "missing"
+        "00",             //   tags
+        "02",
+        "02",
+        "30",
+        "02",
+        "00000000",
+        "00",       // ActiveTasks [{"0", [0]}]
+        "01",       // StandbyTasks []
+        "00",       // WarmupTasks null
+        "00000002", // EndpointInformationEpoch 2
+        "02",       // PartitionsByUserEndpoint: 1
+        "02",
+        "68",
+        "1f90",
+        "00", // UserEndpoint (not nullable: no marker) "h":8080, tags
+        "02",
+        "03",
+        "696e",
+        "02",
+        "00000000",
+        "00", // ActivePartitions [{"in", [0]}]
+        "01", //   StandbyPartitions []
+        "00", //   element tags
+        "00", // tags
     );
     assert_vector(&m, 0, h);
 }
@@ -1694,14 +2377,18 @@ fn streams_group_heartbeat_response_v0_full_message() {
 /// StreamsGroupDescribeRequest v0.
 #[test]
 fn streams_group_describe_request_v0_full_message() {
-    let m = StreamsGroupDescribeRequest { group_ids: vec![s("app")], include_authorized_operations: true, ..Default::default() };
+    let m = StreamsGroupDescribeRequest {
+        group_ids: vec![s("app")],
+        include_authorized_operations: true,
+        ..Default::default()
+    };
     assert_vector(
         &m,
         0,
         concat!(
             "02", "04", "617070", // GroupIds ["app"]
-            "01",                 // IncludeAuthorizedOperations true
-            "00",                 // tags
+            "01",     // IncludeAuthorizedOperations true
+            "00",     // tags
         ),
     );
 }
@@ -1738,10 +2425,19 @@ fn streams_group_describe_response_v0_full_message() {
                 process_id: s("p"),
                 user_endpoint: None,
                 client_tags: vec![],
-                task_offsets: vec![sgd::TaskOffset { subtopology_id: s("0"), partition: 0, offset: 5, ..Default::default() }],
+                task_offsets: vec![sgd::TaskOffset {
+                    subtopology_id: s("0"),
+                    partition: 0,
+                    offset: 5,
+                    ..Default::default()
+                }],
                 task_end_offsets: vec![],
                 assignment: sgd::Assignment {
-                    active_tasks: vec![sgd::TaskIds { subtopology_id: s("0"), partitions: vec![0].into(), ..Default::default() }],
+                    active_tasks: vec![sgd::TaskIds {
+                        subtopology_id: s("0"),
+                        partitions: vec![0].into(),
+                        ..Default::default()
+                    }],
                     ..Default::default()
                 },
                 target_assignment: sgd::Assignment::default(),
@@ -1754,47 +2450,70 @@ fn streams_group_describe_response_v0_full_message() {
         ..Default::default()
     };
     let h = concat!(
-        "00000000",           // ThrottleTimeMs
-        "02",                 // Groups: 1
-        "0000",               //   ErrorCode
-        "00",                 //   ErrorMessage null
-        "04", "617070",       //   GroupId "app"
-        "07", "537461626c65", //   GroupState "Stable"
-        "00000002",           //   GroupEpoch 2
-        "00000002",           //   AssignmentEpoch 2
-        "01",                 //   Topology: int8 marker, present
-        "00000001",           //     Epoch 1
-        "02",                 //     Subtopologies (nullable array, not null): 1
-        "02", "30",           //       SubtopologyId "0"
-        "02", "03", "696e",   //       SourceTopics ["in"]
-        "01",                 //       RepartitionSinkTopics []
-        "01",                 //       StateChangelogTopics []
-        "01",                 //       RepartitionSourceTopics []
-        "00",                 //       subtopology tags
-        "00",                 //     Topology tags
-        "02",                 //   Members: 1
-        "02", "6d",           //     MemberId "m"
-        "00000002",           //     MemberEpoch 2
-        "00",                 //     InstanceId null
-        "02", "72",           //     RackId "r"
-        "02", "63",           //     ClientId "c"
-        "03", "2f68",         //     ClientHost "/h"
-        "00000001",           //     TopologyEpoch 1
-        "02", "70",           //     ProcessId "p"
-        "ff",                 //     UserEndpoint null: int8 -1
-        "01",                 //     ClientTags []
-        "02", "02", "30", "00000000", "0000000000000005", "00", // TaskOffsets [{"0", 0, 5}]
-        "01",                 //     TaskEndOffsets []
-        "02", "02", "30", "02", "00000000", "00", // Assignment.ActiveTasks [{"0", [0]}]
-        "01",                 //       StandbyTasks []
-        "01",                 //       WarmupTasks []
-        "00",                 //       Assignment tags
-        "01", "01", "01", "00", //   TargetAssignment: three empty arrays, tags
-        "00",                 //     IsClassic false
-        "00",                 //     member tags
-        "80000000",           //   AuthorizedOperations INT32_MIN
-        "00",                 //   group tags
-        "00",                 // tags
+        "00000000", // ThrottleTimeMs
+        "02",       // Groups: 1
+        "0000",     //   ErrorCode
+        "00",       //   ErrorMessage null
+        "04",
+        "617070", //   GroupId "app"
+        "07",
+        "537461626c65", //   GroupState "Stable"
+        "00000002",     //   GroupEpoch 2
+        "00000002",     //   AssignmentEpoch 2
+        "01",           //   Topology: int8 marker, present
+        "00000001",     //     Epoch 1
+        "02",           //     Subtopologies (nullable array, not null): 1
+        "02",
+        "30", //       SubtopologyId "0"
+        "02",
+        "03",
+        "696e", //       SourceTopics ["in"]
+        "01",   //       RepartitionSinkTopics []
+        "01",   //       StateChangelogTopics []
+        "01",   //       RepartitionSourceTopics []
+        "00",   //       subtopology tags
+        "00",   //     Topology tags
+        "02",   //   Members: 1
+        "02",
+        "6d",       //     MemberId "m"
+        "00000002", //     MemberEpoch 2
+        "00",       //     InstanceId null
+        "02",
+        "72", //     RackId "r"
+        "02",
+        "63", //     ClientId "c"
+        "03",
+        "2f68",     //     ClientHost "/h"
+        "00000001", //     TopologyEpoch 1
+        "02",
+        "70", //     ProcessId "p"
+        "ff", //     UserEndpoint null: int8 -1
+        "01", //     ClientTags []
+        "02",
+        "02",
+        "30",
+        "00000000",
+        "0000000000000005",
+        "00", // TaskOffsets [{"0", 0, 5}]
+        "01", //     TaskEndOffsets []
+        "02",
+        "02",
+        "30",
+        "02",
+        "00000000",
+        "00", // Assignment.ActiveTasks [{"0", [0]}]
+        "01", //       StandbyTasks []
+        "01", //       WarmupTasks []
+        "00", //       Assignment tags
+        "01",
+        "01",
+        "01",
+        "00",       //   TargetAssignment: three empty arrays, tags
+        "00",       //     IsClassic false
+        "00",       //     member tags
+        "80000000", //   AuthorizedOperations INT32_MIN
+        "00",       //   group tags
+        "00",       // tags
     );
     assert_vector(&m, 0, h);
 }
@@ -1815,7 +2534,10 @@ mod probe {
 #[test]
 fn probe_basics() {
     // v0 is Head only; v1 adds an empty tagged section.
-    let p = probe::TagProbe { head: 1, ..Default::default() };
+    let p = probe::TagProbe {
+        head: 1,
+        ..Default::default()
+    };
     assert_vector(&p, 0, "00000001");
     assert_vector(&p, 1, concat!("00000001", "00"));
 }

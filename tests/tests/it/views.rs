@@ -2,15 +2,19 @@
 //! version, the view of sample bytes reads back the same value as owned decoding, bad bytes give
 //! the same error (kind and byte offset), and parsing plus reading a view allocates nothing.
 
+use crate::alloc_count::allocations_during;
 use kwire_protocol::bytes::Bytes;
 use kwire_protocol::generated::*;
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::{Decode, DecodeError, Encode, Message, Reader};
-use crate::alloc_count::allocations_during;
 
 fn samples<T: Message + Sample>(version: i16) -> Vec<Bytes> {
     let mut out = Vec::new();
-    for (mode, seeds) in [(SampleMode::Full, 0..3u64), (SampleMode::Nulls, 0..1), (SampleMode::Random, 0..12)] {
+    for (mode, seeds) in [
+        (SampleMode::Full, 0..3u64),
+        (SampleMode::Nulls, 0..1),
+        (SampleMode::Random, 0..12),
+    ] {
         for seed in seeds {
             let m = T::sample(&mut SampleGen::new(seed, mode), version);
             out.push(m.to_bytes(version).unwrap());
@@ -101,38 +105,40 @@ fn views_read_what_owned_decoding_reads() {
     assert!(n > 1000);
 }
 
-use kwire_protocol::generated::api_versions_response::ApiVersionsResponseRef;
 use kwire_protocol::generated::api_versions_request::ApiVersionsRequestRef;
+use kwire_protocol::generated::api_versions_response::ApiVersionsResponseRef;
 use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequestRef;
 use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponseRef;
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequestRef;
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponseRef;
+use kwire_protocol::generated::create_topics_request::CreateTopicsRequestRef;
+use kwire_protocol::generated::create_topics_response::CreateTopicsResponseRef;
+use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequestRef;
+use kwire_protocol::generated::describe_groups_response::DescribeGroupsResponseRef;
+use kwire_protocol::generated::fetch_request::FetchRequestRef;
+use kwire_protocol::generated::fetch_response::FetchResponseRef;
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequestRef;
 use kwire_protocol::generated::find_coordinator_response::FindCoordinatorResponseRef;
+use kwire_protocol::generated::list_groups_request::ListGroupsRequestRef;
+use kwire_protocol::generated::list_groups_response::ListGroupsResponseRef;
+use kwire_protocol::generated::list_offsets_request::ListOffsetsRequestRef;
+use kwire_protocol::generated::list_offsets_response::ListOffsetsResponseRef;
 use kwire_protocol::generated::metadata_request::MetadataRequestRef;
-use kwire_protocol::generated::metadata_response::{MetadataResponsePartition, MetadataResponseRef, MetadataResponseTopic};
+use kwire_protocol::generated::metadata_response::{
+    MetadataResponsePartition, MetadataResponseRef, MetadataResponseTopic,
+};
+use kwire_protocol::generated::offset_commit_request::OffsetCommitRequestRef;
+use kwire_protocol::generated::offset_commit_response::OffsetCommitResponseRef;
+use kwire_protocol::generated::offset_fetch_request::OffsetFetchRequestRef;
+use kwire_protocol::generated::offset_fetch_response::OffsetFetchResponseRef;
+use kwire_protocol::generated::produce_request::ProduceRequestRef;
+use kwire_protocol::generated::produce_response::ProduceResponseRef;
 use kwire_protocol::generated::request_header::RequestHeaderRef;
 use kwire_protocol::generated::response_header::ResponseHeaderRef;
 use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequestRef;
 use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponseRef;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequestRef;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponseRef;
-use kwire_protocol::generated::produce_request::ProduceRequestRef;
-use kwire_protocol::generated::produce_response::ProduceResponseRef;
-use kwire_protocol::generated::fetch_request::FetchRequestRef;
-use kwire_protocol::generated::fetch_response::FetchResponseRef;
-use kwire_protocol::generated::list_offsets_request::ListOffsetsRequestRef;
-use kwire_protocol::generated::list_offsets_response::ListOffsetsResponseRef;
-use kwire_protocol::generated::offset_commit_request::OffsetCommitRequestRef;
-use kwire_protocol::generated::offset_commit_response::OffsetCommitResponseRef;
-use kwire_protocol::generated::offset_fetch_request::OffsetFetchRequestRef;
-use kwire_protocol::generated::offset_fetch_response::OffsetFetchResponseRef;
-use kwire_protocol::generated::create_topics_request::CreateTopicsRequestRef;
-use kwire_protocol::generated::create_topics_response::CreateTopicsResponseRef;
-use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequestRef;
-use kwire_protocol::generated::describe_groups_response::DescribeGroupsResponseRef;
-use kwire_protocol::generated::list_groups_request::ListGroupsRequestRef;
-use kwire_protocol::generated::list_groups_response::ListGroupsResponseRef;
 
 fn big_metadata() -> Bytes {
     let m = MetadataResponse {
@@ -190,14 +196,25 @@ fn absent_fields_read_as_defaults() {
     let m = ConsumerGroupDescribeResponse {
         groups: vec![consumer_group_describe_response::DescribedGroup {
             group_id: "g".into(),
-            members: vec![consumer_group_describe_response::Member { member_id: "m".into(), ..Default::default() }],
+            members: vec![consumer_group_describe_response::Member {
+                member_id: "m".into(),
+                ..Default::default()
+            }],
             ..Default::default()
         }],
         ..Default::default()
     };
     let bytes = m.to_bytes(0).unwrap();
     let v = ConsumerGroupDescribeResponseRef::parse(&bytes, 0).unwrap();
-    let member = v.groups().iter().next().unwrap().members().iter().next().unwrap();
+    let member = v
+        .groups()
+        .iter()
+        .next()
+        .unwrap()
+        .members()
+        .iter()
+        .next()
+        .unwrap();
     assert_eq!(member.member_id(), "m");
     assert_eq!(member.member_type(), -1);
 }
@@ -205,18 +222,27 @@ fn absent_fields_read_as_defaults() {
 /// Decoding a FetchResponse (Kafka 3.9.0's own spec, compiled by tests/build.rs) copies none of
 /// the record bytes: owned decoding hands out slices of the input buffer, and so does the view.
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn fetch_encodes_into_chunks_sharing_the_records() {
     #[cfg(kwire_shared)]
     {
         use kwire_protocol::bytes::Buf;
-        use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchableTopicResponse, PartitionData};
+        use kwire_tests::kafka390::fetch_response::{
+            FetchResponse, FetchableTopicResponse, PartitionData,
+        };
         let records: Vec<Bytes> = (0..3u8).map(|p| Bytes::from(vec![p; 4096])).collect();
         let m = FetchResponse {
             responses: vec![FetchableTopicResponse {
                 topic_id: kwire_protocol::wire::Uuid::from_u128(9),
                 partitions: (0..3)
-                    .map(|p| PartitionData { partition_index: p as i32, records: Some(records[p].clone()), ..Default::default() })
+                    .map(|p| PartitionData {
+                        partition_index: p as i32,
+                        records: Some(records[p].clone()),
+                        ..Default::default()
+                    })
                     .collect(),
                 ..Default::default()
             }],
@@ -230,7 +256,11 @@ fn fetch_encodes_into_chunks_sharing_the_records() {
         assert_eq!(c.part_count(), 7);
         let parts: Vec<&Bytes> = c.parts().collect();
         for (p, r) in records.iter().enumerate() {
-            assert_eq!(parts[1 + 2 * p].as_ptr(), r.as_ptr(), "partition {p}'s records are shared");
+            assert_eq!(
+                parts[1 + 2 * p].as_ptr(),
+                r.as_ptr(),
+                "partition {p}'s records are shared"
+            );
         }
         assert_eq!(c.to_bytes(), flat);
         // As a `Buf`: vectored slices, then reading across chunk boundaries.
@@ -252,23 +282,37 @@ fn fetch_encodes_into_chunks_sharing_the_records() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs the shared material (Kafka 3.9.0 specs, golden frames): put it at ../shared or set KWIRE_SHARED"
+)]
 fn fetch_records_are_never_copied() {
     #[cfg(kwire_shared)]
     {
-        use kwire_tests::kafka390::fetch_response::{FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData};
+        use kwire_tests::kafka390::fetch_response::{
+            FetchResponse, FetchResponseRef, FetchableTopicResponse, PartitionData,
+        };
         let records = Bytes::from((0..64 * 1024u32).map(|i| i as u8).collect::<Vec<u8>>());
         let m = FetchResponse {
             responses: vec![FetchableTopicResponse {
                 topic_id: kwire_protocol::wire::Uuid::from_u128(9),
-                partitions: (0..4).map(|p| PartitionData { partition_index: p, records: Some(records.clone()), ..Default::default() }).collect(),
+                partitions: (0..4)
+                    .map(|p| PartitionData {
+                        partition_index: p,
+                        records: Some(records.clone()),
+                        ..Default::default()
+                    })
+                    .collect(),
                 ..Default::default()
             }],
             ..Default::default()
         };
         let bytes = m.to_bytes(16).unwrap();
         let input = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
-        let inside = |s: &[u8]| input.contains(&(s.as_ptr() as usize)) && input.contains(&(s.as_ptr() as usize + s.len() - 1));
+        let inside = |s: &[u8]| {
+            input.contains(&(s.as_ptr() as usize))
+                && input.contains(&(s.as_ptr() as usize + s.len() - 1))
+        };
         let mut copied = 0usize;
         let allocs = allocations_during(|| {
             let back = FetchResponse::decode_bytes(bytes.clone(), 16).unwrap();

@@ -53,6 +53,12 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out_dir.join("schema_messages.rs"), format!("schema_messages!({});\n", generated.join(", ")))
         .expect("writing schema_messages.rs");
+    // tests/tests/it/robustness.rs: the same messages with their borrowed views (kwire-codegen names the view of
+    // `Type` `TypeRef`, in the same module), as `schema_message_views!(module::Type / TypeRef, …);`.
+    let with_views: Vec<String> =
+        generated.iter().filter_map(|p| p.rsplit_once("::")).map(|(m, t)| format!("{m}::{t} / {t}Ref")).collect();
+    std::fs::write(out_dir.join("schema_message_views.rs"), format!("schema_message_views!({});\n", with_views.join(", ")))
+        .expect("writing schema_message_views.rs");
     // tests/tests/it/json_form.rs: one field of every type, with samples and the JSON form.
     kwire_codegen::Builder::new()
         .samples(true)

@@ -59,6 +59,23 @@ fn main() {
         generated.iter().filter_map(|p| p.rsplit_once("::")).map(|(m, t)| format!("{m}::{t} / {t}Ref")).collect();
     std::fs::write(out_dir.join("schema_message_views.rs"), format!("schema_message_views!({});\n", with_views.join(", ")))
         .expect("writing schema_message_views.rs");
+    // tests/tests/it/robustness.rs: every struct that is an array element in the generated code (the element type of a
+    // `pub field: …::std::vec::Vec<Type>`, read from each module), as `element_structs!(module::Type, …);`.
+    let mut elements = std::collections::BTreeSet::new();
+    for module in generated.iter().filter_map(|p| p.split_once("::")).map(|(m, _)| m) {
+        let text = std::fs::read_to_string(format!("../protocol/src/generated/{module}.rs")).expect("a generated module");
+        for line in text.lines().filter(|l| l.trim_start().starts_with("pub ")) {
+            if let Some((_, rest)) = line.split_once("::std::vec::Vec<") {
+                let ty: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                if ty.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    elements.insert(format!("{module}::{ty}"));
+                }
+            }
+        }
+    }
+    let elements: Vec<String> = elements.into_iter().collect();
+    std::fs::write(out_dir.join("element_structs.rs"), format!("element_structs!({});\n", elements.join(", ")))
+        .expect("writing element_structs.rs");
     // tests/tests/it/json_form.rs: one field of every type, with samples and the JSON form.
     kwire_codegen::Builder::new()
         .samples(true)

@@ -175,7 +175,7 @@ pub fn decode_any(data: &[u8]) -> bool {
         return false;
     };
     let b = Bytes::copy_from_slice(rest);
-    let ok = match sel.mode {
+    match sel.mode {
         Mode::RequestFrame => RequestFrame::decode(b.clone())
             .map(|f| check_request(&f, &b))
             .is_ok(),
@@ -183,8 +183,7 @@ pub fn decode_any(data: &[u8]) -> bool {
             .map(|f| check_response(&f, &b, sel.api(), sel.version))
             .is_ok(),
         Mode::Message => (MESSAGES[sel.index].check)(&b, sel.version),
-    };
-    ok
+    }
 }
 
 fn hex(b: &[u8]) -> String {

@@ -25,8 +25,9 @@
 //!   (librdkafka 2.16.0 captures) and frames of our own encoder with bit flips, truncation,
 //!   insertion, deletion, overwrites and splices, fed to `RequestFrame::decode`, to
 //!   `ResponseFrame::decode` for every (API, valid version) and to every message's `decode_bytes`
-//!   and view at every valid version. No panic; owned and view decoding agree; whenever a decode
-//!   succeeds, the codec contract holds:
+//!   and view at every valid version. No panic; owned and view decoding agree; no allocation above
+//!   [`any_input_bound`] (real elements, unlike claims, may take more memory than twice their
+//!   bytes); whenever a decode succeeds, the codec contract holds:
 //!   `encoded_len` is exact, decode(encode(decode(b))) == decode(b), and the re-encoding is
 //!   canonical: encode(decode(e)) == e for e = encode(decode(b)). `PROPTEST_CASES` sets the case
 //!   count (default 4000).
@@ -1302,17 +1303,30 @@ fn contract_response(f: &ResponseFrame, b: &Bytes, api: ApiKey, v: i16) -> Resul
 }
 
 /// The largest single allocation a decoder may make for `input_len` bytes of *any* input:
-/// `max(ELEMENT_GROWTH × input_len, SLACK)`.
+/// `max(2 × input_len × E, SLACK)`, E the largest element struct (`element_structs`).
 ///
 /// [`alloc_bound`] (twice the input) holds for what a length claim reserves, and the
 /// hostile-length test keeps it there. Random inputs can also hold many real elements, and an
-/// element may take more memory than its wire form: an unknown tagged field of 2 bytes (tag, size
-/// 0) is a 40-byte `RawTaggedField`, a 1-byte compact string a 32-byte `KStr`, and a `Vec` grows
-/// by doubling. Such memory follows what was actually decoded, not what a length claimed (Kafka's
-/// Java decoders make the same trade: one object per decoded element, a claim checked against
-/// the bytes left). 64 × the input bounds it (32 bytes of memory for each wire byte, doubled by
-/// growth); a trusted claim (2^31 elements) would still be far above.
-const ELEMENT_GROWTH: usize = 64;
+/// element may take far more memory than its wire form: an unknown tagged field of 2 bytes (tag,
+/// size 0) is a 40-byte `RawTaggedField`, a 1-byte compact string a 32-byte `KStr`, and a struct
+/// holds the fields of every version, also those its version leaves off the wire. That memory
+/// follows what was actually decoded, not what a length claimed (Kafka's Java decoders make the
+/// same trade: one object per decoded element, a claim checked against the bytes left). An array
+/// holds at most one element per byte left (the count check), and a `Vec` at most doubles its
+/// length: no `Vec` exceeds 2 × input × E. A trusted claim (2^31 elements) would still be far
+/// above.
+fn any_input_bound(input_len: usize) -> usize {
+    static LARGEST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let e = *LARGEST.get_or_init(|| {
+        element_structs()
+            .into_iter()
+            .map(|(_, size)| size)
+            .chain([std::mem::size_of::<kwire_protocol::wire::RawTaggedField>()])
+            .max()
+            .unwrap_or(0)
+    });
+    (2 * input_len * e).max(SLACK)
+}
 
 thread_local! {
     /// The largest allocation / input ratio `bounded` saw on this thread, with the sizes.
@@ -1320,14 +1334,14 @@ thread_local! {
 }
 
 /// Runs the decode `f` of input `b`, measuring: what it returned, or an error when it made an
-/// allocation above `max(ELEMENT_GROWTH × input, SLACK)`.
+/// allocation above [`any_input_bound`].
 fn bounded<R>(b: &Bytes, f: impl FnOnce() -> R) -> Result<R, String> {
     let (r, a) = measure(f);
     let ratio = a.largest as f64 / b.len().max(1) as f64;
     if a.largest > SLACK && ratio > WORST.with(Cell::get).0 {
         WORST.with(|w| w.set((ratio, a.largest, b.len())));
     }
-    if a.largest > (ELEMENT_GROWTH * b.len()).max(SLACK) {
+    if a.largest > any_input_bound(b.len()) {
         return Err(format!(
             "allocated {} bytes at once for {} bytes of input",
             a.largest,

@@ -14,6 +14,11 @@
 //! (requests, responses, headers, kwire's records), read by `build.rs` from the generated
 //! module's re-exports. A spec added to `schemas/` is fuzzed once `cargo xtask codegen` has run.
 //!
+//! [`Mode::Message`] reads the bytes twice, owned (`Message::decode_bytes`) and through the
+//! message's borrowed view (`<Type>Ref::parse`, read back with `to_owned`): both must accept the
+//! same inputs, give the same value, and otherwise fail with the same error kind at the same byte
+//! offset.
+//!
 //! Whatever decodes must keep the codec contract of `kwire_protocol::wire` (its module docs):
 //! it re-encodes, `encoded_len` is exact, chunked encoding gives the same bytes, decode(encode(x))
 //! == x, and encode(decode(e)) == e for the re-encoding e (canonical bytes are a fixed point). Any
@@ -22,7 +27,7 @@
 use kwire_protocol::bytes::Bytes;
 use kwire_protocol::generated::*;
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
-use kwire_protocol::wire::{Message, MessageKind, VersionRange};
+use kwire_protocol::wire::{DecodeError, Message, MessageKind, VersionRange};
 
 /// What an input asks to decode (selector byte 0, modulo 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,24 +56,25 @@ pub struct MessageEntry {
     pub api_key: Option<i16>,
     /// The spec's `validVersions`.
     pub versions: VersionRange,
-    /// Decodes bytes at a version and checks the contract on success (panicking when it
-    /// breaks); whether they decoded.
+    /// Decodes bytes at a version, owned and through the message's view (`…Ref::parse`), and
+    /// checks that both agree and that the contract holds on success (panicking when not);
+    /// whether they decoded.
     pub check: fn(&Bytes, i16) -> bool,
     /// A sample made by the given mode and seed, encoded at a version.
     pub sample: fn(SampleMode, u64, i16) -> Bytes,
 }
 
-/// Builds [`MESSAGES`] from the type names `build.rs` found.
+/// Builds [`MESSAGES`] from the `module::Type / TypeRef` triples `build.rs` found.
 macro_rules! messages {
-    ($($t:ident),* $(,)?) => {
+    ($($m:ident :: $t:ident / $r:ident),* $(,)?) => {
         /// Every message of `kwire_protocol::generated`, in the order of its re-exports.
         pub const MESSAGES: &[MessageEntry] = &[$(MessageEntry {
-            name: <$t as Message>::NAME,
-            kind: <$t as Message>::KIND,
-            api_key: <$t as Message>::API_KEY,
-            versions: <$t as Message>::VALID_VERSIONS,
-            check: check::<$t>,
-            sample: sample::<$t>,
+            name: <$m::$t as Message>::NAME,
+            kind: <$m::$t as Message>::KIND,
+            api_key: <$m::$t as Message>::API_KEY,
+            versions: <$m::$t as Message>::VALID_VERSIONS,
+            check: |b, v| check::<$m::$t>(b, v, |s, v| $m::$r::parse(s, v).map(|r| r.to_owned())),
+            sample: sample::<$m::$t>,
         }),*];
     };
 }
@@ -169,7 +175,7 @@ pub fn decode_any(data: &[u8]) -> bool {
         return false;
     };
     let b = Bytes::copy_from_slice(rest);
-    let ok = match sel.mode {
+    match sel.mode {
         Mode::RequestFrame => RequestFrame::decode(b.clone())
             .map(|f| check_request(&f, &b))
             .is_ok(),
@@ -177,16 +183,8 @@ pub fn decode_any(data: &[u8]) -> bool {
             .map(|f| check_response(&f, &b, sel.api(), sel.version))
             .is_ok(),
         Mode::Message => (MESSAGES[sel.index].check)(&b, sel.version),
-    };
-    check_view(sel, rest, ok);
-    ok
+    }
 }
-
-// TODO(view): hook for the borrowed view API (`kwire_protocol::wire::view`, generated `…Ref<'a>`
-// types). Decode `bytes` here as a view of the same message or frame and check that it agrees
-// with the owned decode: Ok exactly when `owned_ok`, the same error kind and offset otherwise,
-// and view → owned equal to the owned value.
-fn check_view(_sel: Selector, _bytes: &[u8], _owned_ok: bool) {}
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -199,12 +197,31 @@ fn sample<T: Message + Sample>(mode: SampleMode, seed: u64, v: i16) -> Bytes {
         .expect("a sample encodes")
 }
 
-/// Decodes `b` as `T` at `v`; on success checks the contract (panicking when it breaks).
-fn check<T: Message>(b: &Bytes, v: i16) -> bool {
-    let Ok(m) = T::decode_bytes(b.clone(), v) else {
-        return false;
-    };
+/// Decodes `b` as `T` at `v`, owned and with `view` (the message's borrowed view, read back into
+/// an owned value): both must succeed or fail together, with the same value or the same error
+/// kind at the same byte offset (the promise of `kwire_protocol::wire::view::View::check_at`). On
+/// success checks the contract (panicking when it breaks).
+fn check<T: Message>(b: &Bytes, v: i16, view: fn(&[u8], i16) -> Result<T, DecodeError>) -> bool {
     let n = T::NAME;
+    let owned = T::decode_bytes(b.clone(), v);
+    let viewed = view(b, v);
+    let m = match (owned, viewed) {
+        (Ok(m), Ok(w)) => {
+            assert_eq!(
+                w, m,
+                "{n} v{v}: the view reads another value than owned decoding"
+            );
+            m
+        }
+        (Err(a), Err(w)) => {
+            assert!(
+                a.kind() == w.kind() && a.offset() == w.offset(),
+                "{n} v{v}: owned decoding fails with {a}, the view with {w}"
+            );
+            return false;
+        }
+        (a, w) => panic!("{n} v{v}: owned decoding gives {a:?}, the view {w:?}"),
+    };
     let e1 = m
         .to_bytes(v)
         .unwrap_or_else(|e| panic!("{n} v{v}: decodes but does not re-encode: {e}"));

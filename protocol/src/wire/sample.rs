@@ -28,7 +28,12 @@ pub struct SampleGen {
     state: u64,
     mode: SampleMode,
     depth: u32,
+    max_depth: u32,
 }
+
+/// The struct nesting depth past which [`SampleGen::array_len`] gives empty arrays, unless
+/// [`SampleGen::with_max_depth`] says otherwise.
+pub const DEFAULT_MAX_DEPTH: u32 = 4;
 
 /// Values a sample can hold.
 pub trait SampleValue: Sized + PartialEq {
@@ -131,7 +136,15 @@ impl SampleGen {
             state: seed ^ 0x9E37_79B9_7F4A_7C15,
             mode,
             depth: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
         }
+    }
+    /// The same generator, with arrays filled down to struct nesting depth `depth` instead of
+    /// [`DEFAULT_MAX_DEPTH`] (deeper arrays are empty). Samples grow with the depth: up to 3
+    /// elements an array in [`SampleMode::Full`].
+    pub fn with_max_depth(mut self, depth: u32) -> Self {
+        self.max_depth = depth;
+        self
     }
     /// The mode.
     pub fn mode(&self) -> SampleMode {
@@ -160,9 +173,10 @@ impl SampleGen {
             _ => T::random(self),
         }
     }
-    /// An array length (0 beyond nesting depth 4).
+    /// An array length (0 beyond the maximum nesting depth, [`DEFAULT_MAX_DEPTH`] unless set
+    /// by [`SampleGen::with_max_depth`]).
     pub fn array_len(&mut self) -> usize {
-        if self.depth > 4 {
+        if self.depth > self.max_depth {
             return 0;
         }
         match self.mode {

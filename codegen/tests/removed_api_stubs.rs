@@ -57,11 +57,13 @@ fn a_stub_pair_checks_clean() {
 fn a_stub_pair_generates_parseable_code_with_an_empty_range() {
     let text = Builder::new().samples(true).views(true).json(true).generate(stub_set()).unwrap();
     syn::parse_file(&text).unwrap_or_else(|e| panic!("generated code does not parse: {e}\n{text}"));
-    // The messages and the `ApiKey` entry carry the empty range (0, -1), which contains no version.
+    // The messages carry the empty range (0, -1), which contains no version; the `ApiKey` entry
+    // has `VersionRange::NONE` and no header version.
     assert!(text.contains("pub struct ControlledShutdownRequest"), "{text}");
     assert!(text.contains("pub struct ControlledShutdownResponse"), "{text}");
     assert!(text.contains("ControlledShutdown = 7,"), "{text}");
-    assert!(text.contains("ApiKey::ControlledShutdown => rt::VersionRange::new(0i16, -1i16)"), "{text}");
+    assert!(text.contains("ApiKey::ControlledShutdown => rt::VersionRange::NONE"), "{text}");
+    assert!(text.contains("ApiKey::ControlledShutdown => ::core::option::Option::None"), "{text}");
     assert!(text.contains("const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0i16, -1i16);"), "{text}");
 }
 

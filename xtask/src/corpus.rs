@@ -244,12 +244,12 @@ fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
             s,
             "    {{\n        \
              let key = {krate}::api::ApiKey::ControlledShutdown;\n        \
-             let hv: Vec<i16> = (0..=3).map(|v| key.request_header_version(v)).collect();\n        \
+             let hv: Vec<Option<i16>> = (0..=3).map(|v| key.request_header_version(v)).collect();\n        \
              let body = {krate}::controlled_shutdown_request::ControlledShutdownRequest {{ broker_id: 258, ..Default::default() }};\n        \
              let frame = {krate}::api::RequestFrame::new(body, 0, 42, Some(\"dropped\"));\n        \
              let bytes = frame.to_bytes().expect(\"encode\");\n        \
              let back = {krate}::api::RequestFrame::decode(bytes.clone()).expect(\"decode\");\n        \
-             let ok = hv == [0, 1, 1, 2] && &bytes[..] == [0, 7, 0, 0, 0, 0, 0, 42, 0, 0, 1, 2] && back.body == frame.body;\n        \
+             let ok = hv == [Some(0), Some(1), Some(1), Some(2)] && &bytes[..] == [0, 7, 0, 0, 0, 0, 0, 42, 0, 0, 1, 2] && back.body == frame.body;\n        \
              println!(\"special case: ControlledShutdown v0 request header v0: {{}}\", if ok {{ \"ok\" }} else {{ \"FAILED\" }});\n        \
              if !ok {{ failed += 1; eprintln!(\"FAIL ControlledShutdown header versions {{hv:?}}, bytes {{bytes:?}}\"); }}\n    \
              }}"
@@ -262,10 +262,10 @@ fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
             s,
             "    {{\n        \
              let key = {krate}::api::ApiKey::ApiVersions;\n        \
-             let hv: Vec<i16> = (0..=3).map(|v| key.response_header_version(v)).collect();\n        \
+             let hv: Vec<Option<i16>> = (0..=3).map(|v| key.response_header_version(v)).collect();\n        \
              let frame = {krate}::api::ResponseFrame::new({krate}::api_versions_response::ApiVersionsResponse::default(), 5);\n        \
              let bytes = frame.to_bytes(3).expect(\"encode\");\n        \
-             let ok = hv == [0, 0, 0, 0] && bytes[..6] == [0, 0, 0, 5, 0, 0];\n        \
+             let ok = hv == [Some(0); 4] && bytes[..6] == [0, 0, 0, 5, 0, 0];\n        \
              println!(\"special case: ApiVersions response header v0: {{}}\", if ok {{ \"ok\" }} else {{ \"FAILED\" }});\n        \
              if !ok {{ failed += 1; eprintln!(\"FAIL ApiVersions header versions {{hv:?}}, bytes {{bytes:?}}\"); }}\n    \
              }}"

@@ -91,7 +91,9 @@ impl Corpus {
         let Some(api) = known else { return };
         let mut rest = Bytes::copy_from_slice(frame);
         let (h, header_ok, header, body) = if request {
-            let h = api.request_header_version(version);
+            let Some(h) = api.request_header_version(version) else {
+                return;
+            };
             (
                 h,
                 RequestHeader::decode_prefix(&mut rest, h).is_ok(),
@@ -99,7 +101,9 @@ impl Corpus {
                 MessageKind::Request,
             )
         } else {
-            let h = api.response_header_version(version);
+            let Some(h) = api.response_header_version(version) else {
+                return;
+            };
             (
                 h,
                 ResponseHeader::decode_prefix(&mut rest, h).is_ok(),

@@ -2,6 +2,13 @@
 
 use ::kwire_protocol::__private as rt;
 /// The APIs of this spec set, by key (each a request and response spec pair).
+///
+/// An API whose specs say `"validVersions": "none"` is one Kafka removed (in Kafka 4.x:
+/// LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown). As in Kafka's
+/// `ApiKeys`, it keeps its key and name, but it has no valid version: `valid_versions()`
+/// is empty, `has_valid_version()` is false, the version and header-version methods give
+/// `None`, and reading or writing its bodies or frames fails with `UnsupportedVersion`
+/// at any version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
 pub enum ApiKey {
@@ -13,13 +20,13 @@ pub enum ApiKey {
     ListOffsets = 2,
     /// Metadata (key 3): versions 0-13, flexible 9+.
     Metadata = 3,
-    /// LeaderAndIsr (key 4): versions none, flexible none.
+    /// LeaderAndIsr (key 4): removed, no valid version (`validVersions` `none`).
     LeaderAndIsr = 4,
-    /// StopReplica (key 5): versions none, flexible none.
+    /// StopReplica (key 5): removed, no valid version (`validVersions` `none`).
     StopReplica = 5,
-    /// UpdateMetadata (key 6): versions none, flexible none.
+    /// UpdateMetadata (key 6): removed, no valid version (`validVersions` `none`).
     UpdateMetadata = 6,
-    /// ControlledShutdown (key 7): versions none, flexible none.
+    /// ControlledShutdown (key 7): removed, no valid version (`validVersions` `none`).
     ControlledShutdown = 7,
     /// OffsetCommit (key 8): versions 2-10, flexible 8+.
     OffsetCommit = 8,
@@ -49,7 +56,7 @@ pub enum ApiKey {
     DeleteTopics = 20,
     /// DeleteRecords (key 21): versions 0-2, flexible 2+.
     DeleteRecords = 21,
-    /// InitProducerId (key 22): versions 0-6, flexible 2+.
+    /// InitProducerId (key 22): versions 0-6, flexible 2+, v6 unstable.
     InitProducerId = 22,
     /// OffsetForLeaderEpoch (key 23): versions 2-4, flexible 4+.
     OffsetForLeaderEpoch = 23,
@@ -197,7 +204,7 @@ pub enum ApiKey {
     UnregisterController = 94,
 }
 impl ApiKey {
-    /// Every API, by key.
+    /// Every API, by key (removed ones included).
     pub const ALL: &'static [ApiKey] = &[
         ApiKey::Produce,
         ApiKey::Fetch,
@@ -506,17 +513,225 @@ impl ApiKey {
             ApiKey::UnregisterController => "UnregisterController",
         }
     }
-    /// The request spec's `validVersions`.
+    /// The request spec's name, e.g. `"MetadataRequest"`.
+    pub fn request_name(self) -> &'static str {
+        match self {
+            ApiKey::Produce => "ProduceRequest",
+            ApiKey::Fetch => "FetchRequest",
+            ApiKey::ListOffsets => "ListOffsetsRequest",
+            ApiKey::Metadata => "MetadataRequest",
+            ApiKey::LeaderAndIsr => "LeaderAndIsrRequest",
+            ApiKey::StopReplica => "StopReplicaRequest",
+            ApiKey::UpdateMetadata => "UpdateMetadataRequest",
+            ApiKey::ControlledShutdown => "ControlledShutdownRequest",
+            ApiKey::OffsetCommit => "OffsetCommitRequest",
+            ApiKey::OffsetFetch => "OffsetFetchRequest",
+            ApiKey::FindCoordinator => "FindCoordinatorRequest",
+            ApiKey::JoinGroup => "JoinGroupRequest",
+            ApiKey::Heartbeat => "HeartbeatRequest",
+            ApiKey::LeaveGroup => "LeaveGroupRequest",
+            ApiKey::SyncGroup => "SyncGroupRequest",
+            ApiKey::DescribeGroups => "DescribeGroupsRequest",
+            ApiKey::ListGroups => "ListGroupsRequest",
+            ApiKey::SaslHandshake => "SaslHandshakeRequest",
+            ApiKey::ApiVersions => "ApiVersionsRequest",
+            ApiKey::CreateTopics => "CreateTopicsRequest",
+            ApiKey::DeleteTopics => "DeleteTopicsRequest",
+            ApiKey::DeleteRecords => "DeleteRecordsRequest",
+            ApiKey::InitProducerId => "InitProducerIdRequest",
+            ApiKey::OffsetForLeaderEpoch => "OffsetForLeaderEpochRequest",
+            ApiKey::AddPartitionsToTxn => "AddPartitionsToTxnRequest",
+            ApiKey::AddOffsetsToTxn => "AddOffsetsToTxnRequest",
+            ApiKey::EndTxn => "EndTxnRequest",
+            ApiKey::WriteTxnMarkers => "WriteTxnMarkersRequest",
+            ApiKey::TxnOffsetCommit => "TxnOffsetCommitRequest",
+            ApiKey::DescribeAcls => "DescribeAclsRequest",
+            ApiKey::CreateAcls => "CreateAclsRequest",
+            ApiKey::DeleteAcls => "DeleteAclsRequest",
+            ApiKey::DescribeConfigs => "DescribeConfigsRequest",
+            ApiKey::AlterConfigs => "AlterConfigsRequest",
+            ApiKey::AlterReplicaLogDirs => "AlterReplicaLogDirsRequest",
+            ApiKey::DescribeLogDirs => "DescribeLogDirsRequest",
+            ApiKey::SaslAuthenticate => "SaslAuthenticateRequest",
+            ApiKey::CreatePartitions => "CreatePartitionsRequest",
+            ApiKey::CreateDelegationToken => "CreateDelegationTokenRequest",
+            ApiKey::RenewDelegationToken => "RenewDelegationTokenRequest",
+            ApiKey::ExpireDelegationToken => "ExpireDelegationTokenRequest",
+            ApiKey::DescribeDelegationToken => "DescribeDelegationTokenRequest",
+            ApiKey::DeleteGroups => "DeleteGroupsRequest",
+            ApiKey::ElectLeaders => "ElectLeadersRequest",
+            ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigsRequest",
+            ApiKey::AlterPartitionReassignments => "AlterPartitionReassignmentsRequest",
+            ApiKey::ListPartitionReassignments => "ListPartitionReassignmentsRequest",
+            ApiKey::OffsetDelete => "OffsetDeleteRequest",
+            ApiKey::DescribeClientQuotas => "DescribeClientQuotasRequest",
+            ApiKey::AlterClientQuotas => "AlterClientQuotasRequest",
+            ApiKey::DescribeUserScramCredentials => "DescribeUserScramCredentialsRequest",
+            ApiKey::AlterUserScramCredentials => "AlterUserScramCredentialsRequest",
+            ApiKey::Vote => "VoteRequest",
+            ApiKey::BeginQuorumEpoch => "BeginQuorumEpochRequest",
+            ApiKey::EndQuorumEpoch => "EndQuorumEpochRequest",
+            ApiKey::DescribeQuorum => "DescribeQuorumRequest",
+            ApiKey::AlterPartition => "AlterPartitionRequest",
+            ApiKey::UpdateFeatures => "UpdateFeaturesRequest",
+            ApiKey::Envelope => "EnvelopeRequest",
+            ApiKey::FetchSnapshot => "FetchSnapshotRequest",
+            ApiKey::DescribeCluster => "DescribeClusterRequest",
+            ApiKey::DescribeProducers => "DescribeProducersRequest",
+            ApiKey::BrokerRegistration => "BrokerRegistrationRequest",
+            ApiKey::BrokerHeartbeat => "BrokerHeartbeatRequest",
+            ApiKey::UnregisterBroker => "UnregisterBrokerRequest",
+            ApiKey::DescribeTransactions => "DescribeTransactionsRequest",
+            ApiKey::ListTransactions => "ListTransactionsRequest",
+            ApiKey::AllocateProducerIds => "AllocateProducerIdsRequest",
+            ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeatRequest",
+            ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribeRequest",
+            ApiKey::ControllerRegistration => "ControllerRegistrationRequest",
+            ApiKey::GetTelemetrySubscriptions => "GetTelemetrySubscriptionsRequest",
+            ApiKey::PushTelemetry => "PushTelemetryRequest",
+            ApiKey::AssignReplicasToDirs => "AssignReplicasToDirsRequest",
+            ApiKey::ListConfigResources => "ListConfigResourcesRequest",
+            ApiKey::DescribeTopicPartitions => "DescribeTopicPartitionsRequest",
+            ApiKey::ShareGroupHeartbeat => "ShareGroupHeartbeatRequest",
+            ApiKey::ShareGroupDescribe => "ShareGroupDescribeRequest",
+            ApiKey::ShareFetch => "ShareFetchRequest",
+            ApiKey::ShareAcknowledge => "ShareAcknowledgeRequest",
+            ApiKey::AddRaftVoter => "AddRaftVoterRequest",
+            ApiKey::RemoveRaftVoter => "RemoveRaftVoterRequest",
+            ApiKey::UpdateRaftVoter => "UpdateRaftVoterRequest",
+            ApiKey::InitializeShareGroupState => "InitializeShareGroupStateRequest",
+            ApiKey::ReadShareGroupState => "ReadShareGroupStateRequest",
+            ApiKey::WriteShareGroupState => "WriteShareGroupStateRequest",
+            ApiKey::DeleteShareGroupState => "DeleteShareGroupStateRequest",
+            ApiKey::ReadShareGroupStateSummary => "ReadShareGroupStateSummaryRequest",
+            ApiKey::StreamsGroupHeartbeat => "StreamsGroupHeartbeatRequest",
+            ApiKey::StreamsGroupDescribe => "StreamsGroupDescribeRequest",
+            ApiKey::DescribeShareGroupOffsets => "DescribeShareGroupOffsetsRequest",
+            ApiKey::AlterShareGroupOffsets => "AlterShareGroupOffsetsRequest",
+            ApiKey::DeleteShareGroupOffsets => "DeleteShareGroupOffsetsRequest",
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                "StreamsGroupTopologyDescriptionUpdateRequest"
+            }
+            ApiKey::UnregisterController => "UnregisterControllerRequest",
+        }
+    }
+    /// The response spec's name, e.g. `"MetadataResponse"`.
+    pub fn response_name(self) -> &'static str {
+        match self {
+            ApiKey::Produce => "ProduceResponse",
+            ApiKey::Fetch => "FetchResponse",
+            ApiKey::ListOffsets => "ListOffsetsResponse",
+            ApiKey::Metadata => "MetadataResponse",
+            ApiKey::LeaderAndIsr => "LeaderAndIsrResponse",
+            ApiKey::StopReplica => "StopReplicaResponse",
+            ApiKey::UpdateMetadata => "UpdateMetadataResponse",
+            ApiKey::ControlledShutdown => "ControlledShutdownResponse",
+            ApiKey::OffsetCommit => "OffsetCommitResponse",
+            ApiKey::OffsetFetch => "OffsetFetchResponse",
+            ApiKey::FindCoordinator => "FindCoordinatorResponse",
+            ApiKey::JoinGroup => "JoinGroupResponse",
+            ApiKey::Heartbeat => "HeartbeatResponse",
+            ApiKey::LeaveGroup => "LeaveGroupResponse",
+            ApiKey::SyncGroup => "SyncGroupResponse",
+            ApiKey::DescribeGroups => "DescribeGroupsResponse",
+            ApiKey::ListGroups => "ListGroupsResponse",
+            ApiKey::SaslHandshake => "SaslHandshakeResponse",
+            ApiKey::ApiVersions => "ApiVersionsResponse",
+            ApiKey::CreateTopics => "CreateTopicsResponse",
+            ApiKey::DeleteTopics => "DeleteTopicsResponse",
+            ApiKey::DeleteRecords => "DeleteRecordsResponse",
+            ApiKey::InitProducerId => "InitProducerIdResponse",
+            ApiKey::OffsetForLeaderEpoch => "OffsetForLeaderEpochResponse",
+            ApiKey::AddPartitionsToTxn => "AddPartitionsToTxnResponse",
+            ApiKey::AddOffsetsToTxn => "AddOffsetsToTxnResponse",
+            ApiKey::EndTxn => "EndTxnResponse",
+            ApiKey::WriteTxnMarkers => "WriteTxnMarkersResponse",
+            ApiKey::TxnOffsetCommit => "TxnOffsetCommitResponse",
+            ApiKey::DescribeAcls => "DescribeAclsResponse",
+            ApiKey::CreateAcls => "CreateAclsResponse",
+            ApiKey::DeleteAcls => "DeleteAclsResponse",
+            ApiKey::DescribeConfigs => "DescribeConfigsResponse",
+            ApiKey::AlterConfigs => "AlterConfigsResponse",
+            ApiKey::AlterReplicaLogDirs => "AlterReplicaLogDirsResponse",
+            ApiKey::DescribeLogDirs => "DescribeLogDirsResponse",
+            ApiKey::SaslAuthenticate => "SaslAuthenticateResponse",
+            ApiKey::CreatePartitions => "CreatePartitionsResponse",
+            ApiKey::CreateDelegationToken => "CreateDelegationTokenResponse",
+            ApiKey::RenewDelegationToken => "RenewDelegationTokenResponse",
+            ApiKey::ExpireDelegationToken => "ExpireDelegationTokenResponse",
+            ApiKey::DescribeDelegationToken => "DescribeDelegationTokenResponse",
+            ApiKey::DeleteGroups => "DeleteGroupsResponse",
+            ApiKey::ElectLeaders => "ElectLeadersResponse",
+            ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigsResponse",
+            ApiKey::AlterPartitionReassignments => "AlterPartitionReassignmentsResponse",
+            ApiKey::ListPartitionReassignments => "ListPartitionReassignmentsResponse",
+            ApiKey::OffsetDelete => "OffsetDeleteResponse",
+            ApiKey::DescribeClientQuotas => "DescribeClientQuotasResponse",
+            ApiKey::AlterClientQuotas => "AlterClientQuotasResponse",
+            ApiKey::DescribeUserScramCredentials => {
+                "DescribeUserScramCredentialsResponse"
+            }
+            ApiKey::AlterUserScramCredentials => "AlterUserScramCredentialsResponse",
+            ApiKey::Vote => "VoteResponse",
+            ApiKey::BeginQuorumEpoch => "BeginQuorumEpochResponse",
+            ApiKey::EndQuorumEpoch => "EndQuorumEpochResponse",
+            ApiKey::DescribeQuorum => "DescribeQuorumResponse",
+            ApiKey::AlterPartition => "AlterPartitionResponse",
+            ApiKey::UpdateFeatures => "UpdateFeaturesResponse",
+            ApiKey::Envelope => "EnvelopeResponse",
+            ApiKey::FetchSnapshot => "FetchSnapshotResponse",
+            ApiKey::DescribeCluster => "DescribeClusterResponse",
+            ApiKey::DescribeProducers => "DescribeProducersResponse",
+            ApiKey::BrokerRegistration => "BrokerRegistrationResponse",
+            ApiKey::BrokerHeartbeat => "BrokerHeartbeatResponse",
+            ApiKey::UnregisterBroker => "UnregisterBrokerResponse",
+            ApiKey::DescribeTransactions => "DescribeTransactionsResponse",
+            ApiKey::ListTransactions => "ListTransactionsResponse",
+            ApiKey::AllocateProducerIds => "AllocateProducerIdsResponse",
+            ApiKey::ConsumerGroupHeartbeat => "ConsumerGroupHeartbeatResponse",
+            ApiKey::ConsumerGroupDescribe => "ConsumerGroupDescribeResponse",
+            ApiKey::ControllerRegistration => "ControllerRegistrationResponse",
+            ApiKey::GetTelemetrySubscriptions => "GetTelemetrySubscriptionsResponse",
+            ApiKey::PushTelemetry => "PushTelemetryResponse",
+            ApiKey::AssignReplicasToDirs => "AssignReplicasToDirsResponse",
+            ApiKey::ListConfigResources => "ListConfigResourcesResponse",
+            ApiKey::DescribeTopicPartitions => "DescribeTopicPartitionsResponse",
+            ApiKey::ShareGroupHeartbeat => "ShareGroupHeartbeatResponse",
+            ApiKey::ShareGroupDescribe => "ShareGroupDescribeResponse",
+            ApiKey::ShareFetch => "ShareFetchResponse",
+            ApiKey::ShareAcknowledge => "ShareAcknowledgeResponse",
+            ApiKey::AddRaftVoter => "AddRaftVoterResponse",
+            ApiKey::RemoveRaftVoter => "RemoveRaftVoterResponse",
+            ApiKey::UpdateRaftVoter => "UpdateRaftVoterResponse",
+            ApiKey::InitializeShareGroupState => "InitializeShareGroupStateResponse",
+            ApiKey::ReadShareGroupState => "ReadShareGroupStateResponse",
+            ApiKey::WriteShareGroupState => "WriteShareGroupStateResponse",
+            ApiKey::DeleteShareGroupState => "DeleteShareGroupStateResponse",
+            ApiKey::ReadShareGroupStateSummary => "ReadShareGroupStateSummaryResponse",
+            ApiKey::StreamsGroupHeartbeat => "StreamsGroupHeartbeatResponse",
+            ApiKey::StreamsGroupDescribe => "StreamsGroupDescribeResponse",
+            ApiKey::DescribeShareGroupOffsets => "DescribeShareGroupOffsetsResponse",
+            ApiKey::AlterShareGroupOffsets => "AlterShareGroupOffsetsResponse",
+            ApiKey::DeleteShareGroupOffsets => "DeleteShareGroupOffsetsResponse",
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                "StreamsGroupTopologyDescriptionUpdateResponse"
+            }
+            ApiKey::UnregisterController => "UnregisterControllerResponse",
+        }
+    }
+    /// The request spec's `validVersions`: every version the codecs read and write,
+    /// the unstable latest one included. Empty (`VersionRange::NONE`, `is_empty()`) for
+    /// an API Kafka removed (`"validVersions": "none"`).
     pub fn valid_versions(self) -> rt::VersionRange {
         match self {
             ApiKey::Produce => rt::VersionRange::new(3i16, 13i16),
             ApiKey::Fetch => rt::VersionRange::new(4i16, 18i16),
             ApiKey::ListOffsets => rt::VersionRange::new(1i16, 11i16),
             ApiKey::Metadata => rt::VersionRange::new(0i16, 13i16),
-            ApiKey::LeaderAndIsr => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::StopReplica => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::UpdateMetadata => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::ControlledShutdown => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::LeaderAndIsr => rt::VersionRange::NONE,
+            ApiKey::StopReplica => rt::VersionRange::NONE,
+            ApiKey::UpdateMetadata => rt::VersionRange::NONE,
+            ApiKey::ControlledShutdown => rt::VersionRange::NONE,
             ApiKey::OffsetCommit => rt::VersionRange::new(2i16, 10i16),
             ApiKey::OffsetFetch => rt::VersionRange::new(1i16, 10i16),
             ApiKey::FindCoordinator => rt::VersionRange::new(0i16, 6i16),
@@ -608,17 +823,17 @@ impl ApiKey {
             ApiKey::UnregisterController => rt::VersionRange::new(0i16, 0i16),
         }
     }
-    /// The request spec's `flexibleVersions`.
+    /// The request spec's `flexibleVersions` (empty for a removed API).
     pub fn flexible_versions(self) -> rt::VersionRange {
         match self {
             ApiKey::Produce => rt::VersionRange::new(9i16, 32767i16),
             ApiKey::Fetch => rt::VersionRange::new(12i16, 32767i16),
             ApiKey::ListOffsets => rt::VersionRange::new(6i16, 32767i16),
             ApiKey::Metadata => rt::VersionRange::new(9i16, 32767i16),
-            ApiKey::LeaderAndIsr => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::StopReplica => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::UpdateMetadata => rt::VersionRange::new(0i16, -1i16),
-            ApiKey::ControlledShutdown => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::LeaderAndIsr => rt::VersionRange::NONE,
+            ApiKey::StopReplica => rt::VersionRange::NONE,
+            ApiKey::UpdateMetadata => rt::VersionRange::NONE,
+            ApiKey::ControlledShutdown => rt::VersionRange::NONE,
             ApiKey::OffsetCommit => rt::VersionRange::new(8i16, 32767i16),
             ApiKey::OffsetFetch => rt::VersionRange::new(6i16, 32767i16),
             ApiKey::FindCoordinator => rt::VersionRange::new(3i16, 32767i16),
@@ -628,7 +843,7 @@ impl ApiKey {
             ApiKey::SyncGroup => rt::VersionRange::new(4i16, 32767i16),
             ApiKey::DescribeGroups => rt::VersionRange::new(5i16, 32767i16),
             ApiKey::ListGroups => rt::VersionRange::new(3i16, 32767i16),
-            ApiKey::SaslHandshake => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::SaslHandshake => rt::VersionRange::NONE,
             ApiKey::ApiVersions => rt::VersionRange::new(3i16, 32767i16),
             ApiKey::CreateTopics => rt::VersionRange::new(5i16, 32767i16),
             ApiKey::DeleteTopics => rt::VersionRange::new(4i16, 32767i16),
@@ -658,7 +873,7 @@ impl ApiKey {
             ApiKey::IncrementalAlterConfigs => rt::VersionRange::new(1i16, 32767i16),
             ApiKey::AlterPartitionReassignments => rt::VersionRange::new(0i16, 32767i16),
             ApiKey::ListPartitionReassignments => rt::VersionRange::new(0i16, 32767i16),
-            ApiKey::OffsetDelete => rt::VersionRange::new(0i16, -1i16),
+            ApiKey::OffsetDelete => rt::VersionRange::NONE,
             ApiKey::DescribeClientQuotas => rt::VersionRange::new(1i16, 32767i16),
             ApiKey::AlterClientQuotas => rt::VersionRange::new(1i16, 32767i16),
             ApiKey::DescribeUserScramCredentials => rt::VersionRange::new(0i16, 32767i16),
@@ -710,642 +925,876 @@ impl ApiKey {
             ApiKey::UnregisterController => rt::VersionRange::new(0i16, 32767i16),
         }
     }
-    /// The request header version for a request of this API at `version`: 2 in flexible
-    /// versions, else 1; ControlledShutdown v0 uses 0; a spec's `headerVersions` wins.
-    pub fn request_header_version(self, version: i16) -> i16 {
-        match self {
-            ApiKey::Produce => {
-                match version {
-                    0..=8 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::Fetch => {
-                match version {
-                    0..=11 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::ListOffsets => {
-                match version {
-                    0..=5 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::Metadata => {
-                match version {
-                    0..=8 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::LeaderAndIsr => 1,
-            ApiKey::StopReplica => 1,
-            ApiKey::UpdateMetadata => 1,
-            ApiKey::ControlledShutdown => 0,
-            ApiKey::OffsetCommit => {
-                match version {
-                    0..=7 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::OffsetFetch => {
-                match version {
-                    0..=5 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::FindCoordinator => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::JoinGroup => {
-                match version {
-                    0..=5 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::Heartbeat => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::LeaveGroup => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::SyncGroup => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeGroups => {
-                match version {
-                    0..=4 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::ListGroups => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::SaslHandshake => 1,
-            ApiKey::ApiVersions => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::CreateTopics => {
-                match version {
-                    0..=4 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DeleteTopics => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DeleteRecords => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::InitProducerId => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::OffsetForLeaderEpoch => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AddPartitionsToTxn => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AddOffsetsToTxn => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::EndTxn => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::WriteTxnMarkers => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::TxnOffsetCommit => {
-                match version {
-                    0..=2 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeAcls => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::CreateAcls => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DeleteAcls => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeConfigs => {
-                match version {
-                    0..=3 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AlterConfigs => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AlterReplicaLogDirs => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeLogDirs => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::SaslAuthenticate => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::CreatePartitions => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::CreateDelegationToken => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::RenewDelegationToken => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::ExpireDelegationToken => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeDelegationToken => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DeleteGroups => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::ElectLeaders => {
-                match version {
-                    0..=1 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::IncrementalAlterConfigs => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AlterPartitionReassignments => 2,
-            ApiKey::ListPartitionReassignments => 2,
-            ApiKey::OffsetDelete => 1,
-            ApiKey::DescribeClientQuotas => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::AlterClientQuotas => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeUserScramCredentials => 2,
-            ApiKey::AlterUserScramCredentials => 2,
-            ApiKey::Vote => 2,
-            ApiKey::BeginQuorumEpoch => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::EndQuorumEpoch => {
-                match version {
-                    0 => 1,
-                    _ => 2,
-                }
-            }
-            ApiKey::DescribeQuorum => 2,
-            ApiKey::AlterPartition => 2,
-            ApiKey::UpdateFeatures => 2,
-            ApiKey::Envelope => 2,
-            ApiKey::FetchSnapshot => 2,
-            ApiKey::DescribeCluster => 2,
-            ApiKey::DescribeProducers => 2,
-            ApiKey::BrokerRegistration => 2,
-            ApiKey::BrokerHeartbeat => 2,
-            ApiKey::UnregisterBroker => 2,
-            ApiKey::DescribeTransactions => 2,
-            ApiKey::ListTransactions => 2,
-            ApiKey::AllocateProducerIds => 2,
-            ApiKey::ConsumerGroupHeartbeat => 2,
-            ApiKey::ConsumerGroupDescribe => 2,
-            ApiKey::ControllerRegistration => 2,
-            ApiKey::GetTelemetrySubscriptions => 2,
-            ApiKey::PushTelemetry => 2,
-            ApiKey::AssignReplicasToDirs => 2,
-            ApiKey::ListConfigResources => 2,
-            ApiKey::DescribeTopicPartitions => 2,
-            ApiKey::ShareGroupHeartbeat => 2,
-            ApiKey::ShareGroupDescribe => 2,
-            ApiKey::ShareFetch => 2,
-            ApiKey::ShareAcknowledge => 2,
-            ApiKey::AddRaftVoter => 2,
-            ApiKey::RemoveRaftVoter => 2,
-            ApiKey::UpdateRaftVoter => 2,
-            ApiKey::InitializeShareGroupState => 2,
-            ApiKey::ReadShareGroupState => 2,
-            ApiKey::WriteShareGroupState => 2,
-            ApiKey::DeleteShareGroupState => 2,
-            ApiKey::ReadShareGroupStateSummary => 2,
-            ApiKey::StreamsGroupHeartbeat => 2,
-            ApiKey::StreamsGroupDescribe => 2,
-            ApiKey::DescribeShareGroupOffsets => 2,
-            ApiKey::AlterShareGroupOffsets => 2,
-            ApiKey::DeleteShareGroupOffsets => 2,
-            ApiKey::StreamsGroupTopologyDescriptionUpdate => 2,
-            ApiKey::UnregisterController => 2,
+    /// Whether the API has any valid version (Kafka's `ApiKeys.hasValidVersion`);
+    /// false for an API Kafka removed.
+    pub fn has_valid_version(self) -> bool {
+        !self.valid_versions().is_empty()
+    }
+    /// The lowest valid version; `None` for an API with no valid version.
+    pub fn oldest_version(self) -> ::core::option::Option<i16> {
+        let v = self.valid_versions();
+        if v.is_empty() {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(v.lowest)
         }
     }
-    /// The response header version for a response of this API at `version`: 1 in the
-    /// response spec's flexible versions, else 0; ApiVersions always uses 0 (KIP-511); a
-    /// spec's `headerVersions` wins.
-    pub fn response_header_version(self, version: i16) -> i16 {
+    /// Whether the request spec marks its highest valid version as unstable
+    /// (`"latestVersionUnstable": true`; Kafka's `ApiMessageType.latestVersionUnstable`):
+    /// a version still being designed, which Kafka neither sends nor advertises unless
+    /// unstable versions are enabled (`unstable.api.versions.enable`). The codecs read
+    /// and write it all the same.
+    pub fn is_latest_version_unstable(self) -> bool {
+        ::core::matches!(self, ApiKey::InitProducerId)
+    }
+    /// The versions in use when unstable versions are enabled or not (Kafka's
+    /// `ApiKeys.toApiVersion(enableUnstableLastVersion)`: what a broker advertises in
+    /// ApiVersions): the valid versions, without the highest when it is unstable and
+    /// `enable_unstable` is false. Empty for an API with no valid version, and when the
+    /// only valid version is unstable and not enabled.
+    pub fn enabled_versions(self, enable_unstable: bool) -> rt::VersionRange {
+        let v = self.valid_versions();
+        if v.is_empty() || enable_unstable || !self.is_latest_version_unstable() {
+            return v;
+        }
+        match v.highest.checked_sub(1) {
+            ::core::option::Option::Some(h) => rt::VersionRange::new(v.lowest, h),
+            ::core::option::Option::None => rt::VersionRange::NONE,
+        }
+    }
+    /// The highest version in use (Kafka's `ApiKeys.latestVersion(enableUnstableLastVersion)`
+    /// and `ApiMessageType.highestSupportedVersion(enableUnstableLastVersion)`): the highest
+    /// valid version, or the one below it when that one is unstable and `enable_unstable`
+    /// is false. `None` when [`ApiKey::enabled_versions`] is empty (Kafka answers -1).
+    pub fn latest_version(self, enable_unstable: bool) -> ::core::option::Option<i16> {
+        let v = self.enabled_versions(enable_unstable);
+        if v.is_empty() {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(v.highest)
+        }
+    }
+    /// The request header version for a request of this API at `version` (Kafka's
+    /// `ApiMessageType.requestHeaderVersion`, KIP-482): 2 in the request spec's flexible
+    /// versions, else 1; ControlledShutdown v0 uses 0; a spec's `headerVersions` wins.
+    /// Given for every version, also outside the valid ones (versions above the highest
+    /// follow its rule), as Kafka does: that is how a broker reads the header of an
+    /// ApiVersions request of a version it does not know (KIP-511). `None` for an API
+    /// with no valid version (Kafka throws `UnsupportedVersionException`).
+    pub fn request_header_version(self, version: i16) -> ::core::option::Option<i16> {
         match self {
             ApiKey::Produce => {
-                match version {
-                    0..=8 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=8 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::Fetch => {
-                match version {
-                    0..=11 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=11 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::ListOffsets => {
-                match version {
-                    0..=5 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::Metadata => {
-                match version {
-                    0..=8 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=8 => 1,
+                        _ => 2,
+                    },
+                )
             }
-            ApiKey::LeaderAndIsr => 0,
-            ApiKey::StopReplica => 0,
-            ApiKey::UpdateMetadata => 0,
-            ApiKey::ControlledShutdown => 0,
+            ApiKey::LeaderAndIsr => ::core::option::Option::None,
+            ApiKey::StopReplica => ::core::option::Option::None,
+            ApiKey::UpdateMetadata => ::core::option::Option::None,
+            ApiKey::ControlledShutdown => ::core::option::Option::None,
             ApiKey::OffsetCommit => {
-                match version {
-                    0..=7 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=7 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::OffsetFetch => {
-                match version {
-                    0..=5 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::FindCoordinator => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::JoinGroup => {
-                match version {
-                    0..=5 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::Heartbeat => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::LeaveGroup => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::SyncGroup => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DescribeGroups => {
-                match version {
-                    0..=4 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=4 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::ListGroups => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
-            ApiKey::SaslHandshake => 0,
-            ApiKey::ApiVersions => 0,
+            ApiKey::SaslHandshake => ::core::option::Option::Some(1),
+            ApiKey::ApiVersions => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
+            }
             ApiKey::CreateTopics => {
-                match version {
-                    0..=4 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=4 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DeleteTopics => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DeleteRecords => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::InitProducerId => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::OffsetForLeaderEpoch => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::AddPartitionsToTxn => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::AddOffsetsToTxn => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::EndTxn => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::WriteTxnMarkers => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::TxnOffsetCommit => {
-                match version {
-                    0..=2 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DescribeAcls => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::CreateAcls => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DeleteAcls => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DescribeConfigs => {
-                match version {
-                    0..=3 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::AlterConfigs => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::AlterReplicaLogDirs => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DescribeLogDirs => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::SaslAuthenticate => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::CreatePartitions => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::CreateDelegationToken => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::RenewDelegationToken => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::ExpireDelegationToken => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DescribeDelegationToken => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::DeleteGroups => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::ElectLeaders => {
-                match version {
-                    0..=1 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::IncrementalAlterConfigs => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
-            ApiKey::AlterPartitionReassignments => 1,
-            ApiKey::ListPartitionReassignments => 1,
-            ApiKey::OffsetDelete => 0,
+            ApiKey::AlterPartitionReassignments => ::core::option::Option::Some(2),
+            ApiKey::ListPartitionReassignments => ::core::option::Option::Some(2),
+            ApiKey::OffsetDelete => ::core::option::Option::Some(1),
             ApiKey::DescribeClientQuotas => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::AlterClientQuotas => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
-            ApiKey::DescribeUserScramCredentials => 1,
-            ApiKey::AlterUserScramCredentials => 1,
-            ApiKey::Vote => 1,
+            ApiKey::DescribeUserScramCredentials => ::core::option::Option::Some(2),
+            ApiKey::AlterUserScramCredentials => ::core::option::Option::Some(2),
+            ApiKey::Vote => ::core::option::Option::Some(2),
             ApiKey::BeginQuorumEpoch => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
             ApiKey::EndQuorumEpoch => {
-                match version {
-                    0 => 0,
-                    _ => 1,
-                }
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 1,
+                        _ => 2,
+                    },
+                )
             }
-            ApiKey::DescribeQuorum => 1,
-            ApiKey::AlterPartition => 1,
-            ApiKey::UpdateFeatures => 1,
-            ApiKey::Envelope => 1,
-            ApiKey::FetchSnapshot => 1,
-            ApiKey::DescribeCluster => 1,
-            ApiKey::DescribeProducers => 1,
-            ApiKey::BrokerRegistration => 1,
-            ApiKey::BrokerHeartbeat => 1,
-            ApiKey::UnregisterBroker => 1,
-            ApiKey::DescribeTransactions => 1,
-            ApiKey::ListTransactions => 1,
-            ApiKey::AllocateProducerIds => 1,
-            ApiKey::ConsumerGroupHeartbeat => 1,
-            ApiKey::ConsumerGroupDescribe => 1,
-            ApiKey::ControllerRegistration => 1,
-            ApiKey::GetTelemetrySubscriptions => 1,
-            ApiKey::PushTelemetry => 1,
-            ApiKey::AssignReplicasToDirs => 1,
-            ApiKey::ListConfigResources => 1,
-            ApiKey::DescribeTopicPartitions => 1,
-            ApiKey::ShareGroupHeartbeat => 1,
-            ApiKey::ShareGroupDescribe => 1,
-            ApiKey::ShareFetch => 1,
-            ApiKey::ShareAcknowledge => 1,
-            ApiKey::AddRaftVoter => 1,
-            ApiKey::RemoveRaftVoter => 1,
-            ApiKey::UpdateRaftVoter => 1,
-            ApiKey::InitializeShareGroupState => 1,
-            ApiKey::ReadShareGroupState => 1,
-            ApiKey::WriteShareGroupState => 1,
-            ApiKey::DeleteShareGroupState => 1,
-            ApiKey::ReadShareGroupStateSummary => 1,
-            ApiKey::StreamsGroupHeartbeat => 1,
-            ApiKey::StreamsGroupDescribe => 1,
-            ApiKey::DescribeShareGroupOffsets => 1,
-            ApiKey::AlterShareGroupOffsets => 1,
-            ApiKey::DeleteShareGroupOffsets => 1,
-            ApiKey::StreamsGroupTopologyDescriptionUpdate => 1,
-            ApiKey::UnregisterController => 1,
+            ApiKey::DescribeQuorum => ::core::option::Option::Some(2),
+            ApiKey::AlterPartition => ::core::option::Option::Some(2),
+            ApiKey::UpdateFeatures => ::core::option::Option::Some(2),
+            ApiKey::Envelope => ::core::option::Option::Some(2),
+            ApiKey::FetchSnapshot => ::core::option::Option::Some(2),
+            ApiKey::DescribeCluster => ::core::option::Option::Some(2),
+            ApiKey::DescribeProducers => ::core::option::Option::Some(2),
+            ApiKey::BrokerRegistration => ::core::option::Option::Some(2),
+            ApiKey::BrokerHeartbeat => ::core::option::Option::Some(2),
+            ApiKey::UnregisterBroker => ::core::option::Option::Some(2),
+            ApiKey::DescribeTransactions => ::core::option::Option::Some(2),
+            ApiKey::ListTransactions => ::core::option::Option::Some(2),
+            ApiKey::AllocateProducerIds => ::core::option::Option::Some(2),
+            ApiKey::ConsumerGroupHeartbeat => ::core::option::Option::Some(2),
+            ApiKey::ConsumerGroupDescribe => ::core::option::Option::Some(2),
+            ApiKey::ControllerRegistration => ::core::option::Option::Some(2),
+            ApiKey::GetTelemetrySubscriptions => ::core::option::Option::Some(2),
+            ApiKey::PushTelemetry => ::core::option::Option::Some(2),
+            ApiKey::AssignReplicasToDirs => ::core::option::Option::Some(2),
+            ApiKey::ListConfigResources => ::core::option::Option::Some(2),
+            ApiKey::DescribeTopicPartitions => ::core::option::Option::Some(2),
+            ApiKey::ShareGroupHeartbeat => ::core::option::Option::Some(2),
+            ApiKey::ShareGroupDescribe => ::core::option::Option::Some(2),
+            ApiKey::ShareFetch => ::core::option::Option::Some(2),
+            ApiKey::ShareAcknowledge => ::core::option::Option::Some(2),
+            ApiKey::AddRaftVoter => ::core::option::Option::Some(2),
+            ApiKey::RemoveRaftVoter => ::core::option::Option::Some(2),
+            ApiKey::UpdateRaftVoter => ::core::option::Option::Some(2),
+            ApiKey::InitializeShareGroupState => ::core::option::Option::Some(2),
+            ApiKey::ReadShareGroupState => ::core::option::Option::Some(2),
+            ApiKey::WriteShareGroupState => ::core::option::Option::Some(2),
+            ApiKey::DeleteShareGroupState => ::core::option::Option::Some(2),
+            ApiKey::ReadShareGroupStateSummary => ::core::option::Option::Some(2),
+            ApiKey::StreamsGroupHeartbeat => ::core::option::Option::Some(2),
+            ApiKey::StreamsGroupDescribe => ::core::option::Option::Some(2),
+            ApiKey::DescribeShareGroupOffsets => ::core::option::Option::Some(2),
+            ApiKey::AlterShareGroupOffsets => ::core::option::Option::Some(2),
+            ApiKey::DeleteShareGroupOffsets => ::core::option::Option::Some(2),
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                ::core::option::Option::Some(2)
+            }
+            ApiKey::UnregisterController => ::core::option::Option::Some(2),
+        }
+    }
+    /// The response header version for a response of this API at `version` (Kafka's
+    /// `ApiMessageType.responseHeaderVersion`): 1 in the response spec's flexible
+    /// versions, else 0; ApiVersions always uses 0 (KIP-511); a spec's `headerVersions`
+    /// wins. Given for every version, as [`ApiKey::request_header_version`]; `None` for
+    /// an API with no valid version.
+    pub fn response_header_version(self, version: i16) -> ::core::option::Option<i16> {
+        match self {
+            ApiKey::Produce => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=8 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::Fetch => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=11 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::ListOffsets => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::Metadata => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=8 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::LeaderAndIsr => ::core::option::Option::None,
+            ApiKey::StopReplica => ::core::option::Option::None,
+            ApiKey::UpdateMetadata => ::core::option::Option::None,
+            ApiKey::ControlledShutdown => ::core::option::Option::None,
+            ApiKey::OffsetCommit => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=7 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::OffsetFetch => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::FindCoordinator => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::JoinGroup => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=5 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::Heartbeat => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::LeaveGroup => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::SyncGroup => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeGroups => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=4 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::ListGroups => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::SaslHandshake => ::core::option::Option::Some(0),
+            ApiKey::ApiVersions => ::core::option::Option::Some(0),
+            ApiKey::CreateTopics => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=4 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DeleteTopics => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DeleteRecords => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::InitProducerId => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::OffsetForLeaderEpoch => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AddPartitionsToTxn => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AddOffsetsToTxn => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::EndTxn => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::WriteTxnMarkers => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::TxnOffsetCommit => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=2 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeAcls => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::CreateAcls => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DeleteAcls => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeConfigs => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=3 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AlterConfigs => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AlterReplicaLogDirs => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeLogDirs => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::SaslAuthenticate => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::CreatePartitions => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::CreateDelegationToken => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::RenewDelegationToken => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::ExpireDelegationToken => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeDelegationToken => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DeleteGroups => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::ElectLeaders => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=1 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::IncrementalAlterConfigs => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AlterPartitionReassignments => ::core::option::Option::Some(1),
+            ApiKey::ListPartitionReassignments => ::core::option::Option::Some(1),
+            ApiKey::OffsetDelete => ::core::option::Option::Some(0),
+            ApiKey::DescribeClientQuotas => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::AlterClientQuotas => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeUserScramCredentials => ::core::option::Option::Some(1),
+            ApiKey::AlterUserScramCredentials => ::core::option::Option::Some(1),
+            ApiKey::Vote => ::core::option::Option::Some(1),
+            ApiKey::BeginQuorumEpoch => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::EndQuorumEpoch => {
+                ::core::option::Option::Some(
+                    match version {
+                        i16::MIN..=0 => 0,
+                        _ => 1,
+                    },
+                )
+            }
+            ApiKey::DescribeQuorum => ::core::option::Option::Some(1),
+            ApiKey::AlterPartition => ::core::option::Option::Some(1),
+            ApiKey::UpdateFeatures => ::core::option::Option::Some(1),
+            ApiKey::Envelope => ::core::option::Option::Some(1),
+            ApiKey::FetchSnapshot => ::core::option::Option::Some(1),
+            ApiKey::DescribeCluster => ::core::option::Option::Some(1),
+            ApiKey::DescribeProducers => ::core::option::Option::Some(1),
+            ApiKey::BrokerRegistration => ::core::option::Option::Some(1),
+            ApiKey::BrokerHeartbeat => ::core::option::Option::Some(1),
+            ApiKey::UnregisterBroker => ::core::option::Option::Some(1),
+            ApiKey::DescribeTransactions => ::core::option::Option::Some(1),
+            ApiKey::ListTransactions => ::core::option::Option::Some(1),
+            ApiKey::AllocateProducerIds => ::core::option::Option::Some(1),
+            ApiKey::ConsumerGroupHeartbeat => ::core::option::Option::Some(1),
+            ApiKey::ConsumerGroupDescribe => ::core::option::Option::Some(1),
+            ApiKey::ControllerRegistration => ::core::option::Option::Some(1),
+            ApiKey::GetTelemetrySubscriptions => ::core::option::Option::Some(1),
+            ApiKey::PushTelemetry => ::core::option::Option::Some(1),
+            ApiKey::AssignReplicasToDirs => ::core::option::Option::Some(1),
+            ApiKey::ListConfigResources => ::core::option::Option::Some(1),
+            ApiKey::DescribeTopicPartitions => ::core::option::Option::Some(1),
+            ApiKey::ShareGroupHeartbeat => ::core::option::Option::Some(1),
+            ApiKey::ShareGroupDescribe => ::core::option::Option::Some(1),
+            ApiKey::ShareFetch => ::core::option::Option::Some(1),
+            ApiKey::ShareAcknowledge => ::core::option::Option::Some(1),
+            ApiKey::AddRaftVoter => ::core::option::Option::Some(1),
+            ApiKey::RemoveRaftVoter => ::core::option::Option::Some(1),
+            ApiKey::UpdateRaftVoter => ::core::option::Option::Some(1),
+            ApiKey::InitializeShareGroupState => ::core::option::Option::Some(1),
+            ApiKey::ReadShareGroupState => ::core::option::Option::Some(1),
+            ApiKey::WriteShareGroupState => ::core::option::Option::Some(1),
+            ApiKey::DeleteShareGroupState => ::core::option::Option::Some(1),
+            ApiKey::ReadShareGroupStateSummary => ::core::option::Option::Some(1),
+            ApiKey::StreamsGroupHeartbeat => ::core::option::Option::Some(1),
+            ApiKey::StreamsGroupDescribe => ::core::option::Option::Some(1),
+            ApiKey::DescribeShareGroupOffsets => ::core::option::Option::Some(1),
+            ApiKey::AlterShareGroupOffsets => ::core::option::Option::Some(1),
+            ApiKey::DeleteShareGroupOffsets => ::core::option::Option::Some(1),
+            ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                ::core::option::Option::Some(1)
+            }
+            ApiKey::UnregisterController => ::core::option::Option::Some(1),
         }
     }
 }
@@ -7043,6 +7492,57 @@ impl Response {
         )
     }
 }
+/// `UnsupportedVersion` for `version` of `api`, against its valid versions.
+fn unsupported_decode(api: ApiKey, version: i16) -> rt::DecodeErrorKind {
+    let v = api.valid_versions();
+    rt::DecodeErrorKind::UnsupportedVersion {
+        version,
+        lowest: v.lowest,
+        highest: v.highest,
+    }
+}
+/// As `unsupported_decode`, for encoding (in the type named `what`).
+fn unsupported_encode(api: ApiKey, version: i16, what: &'static str) -> rt::EncodeError {
+    let v = api.valid_versions();
+    rt::EncodeError::new(rt::EncodeErrorKind::UnsupportedVersion {
+            version,
+            lowest: v.lowest,
+            highest: v.highest,
+        })
+        .in_type(what)
+}
+/// Reads the response header of a response of `api` at `version`, after checking
+/// that the version is one of the API's valid versions.
+fn decode_response_header(
+    r: &mut rt::Reader,
+    api: ApiKey,
+    version: i16,
+) -> ::core::result::Result<super::response_header::ResponseHeader, rt::DecodeError> {
+    let hv = match api.response_header_version(version) {
+        ::core::option::Option::Some(hv) if api.valid_versions().contains(version) => hv,
+        _ => {
+            return ::core::result::Result::Err(
+                r.error(unsupported_decode(api, version)).in_type(api.response_name()),
+            );
+        }
+    };
+    <super::response_header::ResponseHeader as rt::Decode>::decode(r, hv)
+}
+/// `UnsupportedVersion` for `version` of `api` in JSON, named after `what`.
+#[cfg(feature = "json")]
+fn unsupported_json(
+    api: ApiKey,
+    version: i16,
+    what: &'static str,
+) -> rt::json::JsonError {
+    let v = api.valid_versions();
+    rt::json::JsonError::new(rt::json::JsonErrorKind::UnsupportedVersion {
+            version,
+            lowest: v.lowest,
+            highest: v.highest,
+        })
+        .in_type(what)
+}
 #[cfg(feature = "json")]
 impl RequestFrame {
     /// Kafka's JSON form of the frame, `{"header": …, "body": …}`: the header at the
@@ -7062,10 +7562,10 @@ impl RequestFrame {
             );
         }
         let version = self.header.request_api_version;
-        let header = rt::json::JsonForm::to_json(
-            &self.header,
-            key.request_header_version(version),
-        )?;
+        let hv = key
+            .request_header_version(version)
+            .ok_or_else(|| unsupported_encode(key, version, key.request_name()))?;
+        let header = rt::json::JsonForm::to_json(&self.header, hv)?;
         ::core::result::Result::Ok(rt::json::frame(header, self.body.to_json(version)?))
     }
     /// Reads a frame from its JSON form: the API key and version from the header's
@@ -7081,9 +7581,19 @@ impl RequestFrame {
         let version = rt::json::header_i16(h, "requestApiVersion")?;
         let api = ApiKey::from_i16(key)
             .ok_or_else(|| rt::json::unknown_api_key(key, "requestApiKey"))?;
+        let hv = match api.request_header_version(version) {
+            ::core::option::Option::Some(
+                hv,
+            ) if api.valid_versions().contains(version) => hv,
+            _ => {
+                return ::core::result::Result::Err(
+                    unsupported_json(api, version, api.request_name()),
+                );
+            }
+        };
         let header = <super::request_header::RequestHeader as rt::json::JsonForm>::from_json(
             h,
-            api.request_header_version(version),
+            hv,
         )?;
         let body = Request::from_json(api, version, b)?;
         ::core::result::Result::Ok(RequestFrame { header, body })
@@ -7099,10 +7609,11 @@ impl ResponseFrame {
         &self,
         version: i16,
     ) -> ::core::result::Result<rt::json::Value, rt::EncodeError> {
-        let header = rt::json::JsonForm::to_json(
-            &self.header,
-            self.body.api_key().response_header_version(version),
-        )?;
+        let key = self.body.api_key();
+        let hv = key
+            .response_header_version(version)
+            .ok_or_else(|| unsupported_encode(key, version, key.response_name()))?;
+        let header = rt::json::JsonForm::to_json(&self.header, hv)?;
         ::core::result::Result::Ok(rt::json::frame(header, self.body.to_json(version)?))
     }
     /// Reads a response frame to a request of `api_key` at `version` from its JSON form.
@@ -7115,9 +7626,19 @@ impl ResponseFrame {
         version: i16,
     ) -> ::core::result::Result<Self, rt::json::JsonError> {
         let (h, b) = rt::json::frame_parts(value)?;
+        let hv = match api_key.response_header_version(version) {
+            ::core::option::Option::Some(
+                hv,
+            ) if api_key.valid_versions().contains(version) => hv,
+            _ => {
+                return ::core::result::Result::Err(
+                    unsupported_json(api_key, version, api_key.response_name()),
+                );
+            }
+        };
         let header = <super::response_header::ResponseHeader as rt::json::JsonForm>::from_json(
             h,
-            api_key.response_header_version(version),
+            hv,
         )?;
         let body = Response::from_json(api_key, version, b)?;
         ::core::result::Result::Ok(ResponseFrame { header, body })
@@ -7154,19 +7675,22 @@ impl RequestFrame {
     /// The request header version this frame's API and version call for.
     ///
     /// # Errors
-    /// `UnknownApiKey` when the header names an API this spec set lacks.
+    /// `UnknownApiKey` when the header names an API this spec set lacks;
+    /// `UnsupportedVersion` when the API has no valid version (one Kafka removed).
     pub fn header_version(&self) -> ::core::result::Result<i16, rt::DecodeErrorKind> {
         let key = ApiKey::from_i16(self.header.request_api_key)
             .ok_or(rt::DecodeErrorKind::UnknownApiKey(self.header.request_api_key))?;
-        ::core::result::Result::Ok(
-            key.request_header_version(self.header.request_api_version),
-        )
+        let version = self.header.request_api_version;
+        key.request_header_version(version)
+            .ok_or_else(|| unsupported_decode(key, version))
     }
     /// Decodes one whole request frame: peeks the API key and version, picks the
     /// header version, reads the header and the body.
     ///
     /// # Errors
-    /// `UnexpectedEof` under 4 bytes, `UnknownApiKey`, any header or body error,
+    /// `UnexpectedEof` under 4 bytes, `UnknownApiKey`; `UnsupportedVersion` (at offset 0,
+    /// in the request type) when the version is outside the API's valid versions, which
+    /// is every version of an API Kafka removed; any header or body error;
     /// `TrailingBytes` when bytes are left after the body.
     pub fn decode(frame: rt::Bytes) -> ::core::result::Result<Self, rt::DecodeError> {
         let mut r = rt::Reader::new(frame);
@@ -7195,9 +7719,19 @@ impl RequestFrame {
         let version = i16::from_be_bytes([peek[2], peek[3]]);
         let api = ApiKey::from_i16(key)
             .ok_or_else(|| r.error(rt::DecodeErrorKind::UnknownApiKey(key)))?;
+        let hv = match api.request_header_version(version) {
+            ::core::option::Option::Some(
+                hv,
+            ) if api.valid_versions().contains(version) => hv,
+            _ => {
+                return ::core::result::Result::Err(
+                    r.error(unsupported_decode(api, version)).in_type(api.request_name()),
+                );
+            }
+        };
         let header = <super::request_header::RequestHeader as rt::Decode>::decode(
             r,
-            api.request_header_version(version),
+            hv,
         )?;
         let body = Request::decode(api, version, r)?;
         ::core::result::Result::Ok(RequestFrame { header, body })
@@ -7205,7 +7739,8 @@ impl RequestFrame {
     /// Writes header and body (no size prefix).
     ///
     /// # Errors
-    /// `ApiKeyMismatch` when the body is not the header's API; any header or body error.
+    /// `ApiKeyMismatch` when the body is not the header's API; `UnsupportedVersion` for
+    /// an API with no valid version; any header or body error.
     pub fn encode_to<S: rt::Sink>(
         &self,
         s: &mut S,
@@ -7220,7 +7755,10 @@ impl RequestFrame {
             );
         }
         let version = self.header.request_api_version;
-        rt::Encode::encode_to(&self.header, s, key.request_header_version(version))?;
+        let hv = key
+            .request_header_version(version)
+            .ok_or_else(|| unsupported_encode(key, version, key.request_name()))?;
+        rt::Encode::encode_to(&self.header, s, hv)?;
         rt::Encode::encode_to(&self.body, s, version)
     }
     /// The exact encoded size in bytes (header + body, no size prefix).
@@ -7260,10 +7798,15 @@ impl ResponseFrame {
             body: body.into(),
         }
     }
-    /// Decodes one whole response frame to a request of `api_key` at `version`.
+    /// Decodes one whole response frame to a request of `api_key` at `version`, strictly
+    /// at that version (see [`ResponseFrame::decode_with_fallback`] for the ApiVersions
+    /// fallback of KIP-511).
     ///
     /// # Errors
-    /// Any header or body error; `TrailingBytes` when bytes are left after the body.
+    /// `UnsupportedVersion` (at offset 0, in the response type) when the version is
+    /// outside the API's valid versions, which is every version of an API Kafka
+    /// removed; any header or body error; `TrailingBytes` when bytes are left after the
+    /// body.
     pub fn decode(
         frame: rt::Bytes,
         api_key: ApiKey,
@@ -7277,30 +7820,30 @@ impl ResponseFrame {
     /// Decodes a response frame from the front of `r`, leaving what follows.
     ///
     /// # Errors
-    /// Any header or body error.
+    /// As [`ResponseFrame::decode`], without the trailing-bytes check.
     pub fn decode_from(
         r: &mut rt::Reader,
         api_key: ApiKey,
         version: i16,
     ) -> ::core::result::Result<Self, rt::DecodeError> {
-        let header = <super::response_header::ResponseHeader as rt::Decode>::decode(
-            r,
-            api_key.response_header_version(version),
-        )?;
+        let header = decode_response_header(r, api_key, version)?;
         let body = Response::decode(api_key, version, r)?;
         ::core::result::Result::Ok(ResponseFrame { header, body })
     }
     /// Writes header and body (no size prefix) at `version`.
     ///
     /// # Errors
-    /// Any header or body error.
+    /// `UnsupportedVersion` for an API with no valid version; any header or body error.
     pub fn encode_to<S: rt::Sink>(
         &self,
         s: &mut S,
         version: i16,
     ) -> ::core::result::Result<(), rt::EncodeError> {
         let key = self.body.api_key();
-        rt::Encode::encode_to(&self.header, s, key.response_header_version(version))?;
+        let hv = key
+            .response_header_version(version)
+            .ok_or_else(|| unsupported_encode(key, version, key.response_name()))?;
+        rt::Encode::encode_to(&self.header, s, hv)?;
         rt::Encode::encode_to(&self.body, s, version)
     }
     /// The exact encoded size in bytes at `version` (no size prefix).
@@ -7324,5 +7867,1015 @@ impl ResponseFrame {
         version: i16,
     ) -> ::core::result::Result<rt::Bytes, rt::EncodeError> {
         rt::encode_exact(self.encoded_len(version)?, |w| self.encode_to(w, version))
+    }
+}
+/// A request body of one API of this spec set: its [`ApiKey`] and its response type.
+///
+/// Implemented by every request message, so that code can be generic over the API:
+/// `fn send<R: ApiRequest>(request: R, version: i16) -> R::Response`. A request goes
+/// into a frame with `RequestFrame::new(request, version, correlation_id, client_id)`
+/// (it converts into [`Request`]); its answer comes back typed with
+/// `R::Response::decode_response_frame(frame, version)`.
+pub trait ApiRequest: rt::Message + ::core::convert::Into<Request> {
+    /// The API.
+    const KEY: ApiKey;
+    /// The API's response body.
+    type Response: ApiResponse<Request = Self>;
+}
+/// A response body of one API of this spec set: its [`ApiKey`] and its request type.
+///
+/// Implemented by every response message. Its decoding methods read a body as Kafka's
+/// client does (`AbstractResponse.parseResponse`): at the version of the request,
+/// except that an ApiVersions response that does not read at that version is read
+/// again at version 0 (KIP-511; see `ApiVersionsResponse::decode_with_fallback`).
+pub trait ApiResponse: rt::Message + ::core::convert::Into<Response> {
+    /// The API.
+    const KEY: ApiKey;
+    /// The API's request body.
+    type Request: ApiRequest<Response = Self>;
+    /// Reads one whole response body (every byte left in `r`) answering a request of
+    /// this API at `version`.
+    ///
+    /// # Errors
+    /// Any decode error of the body (`UnsupportedVersion` outside the valid versions);
+    /// `TrailingBytes` when bytes are left after it.
+    fn decode_response_body(
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::DecodeError> {
+        let m = <Self as rt::Decode>::decode(r, version)?;
+        r.finish().map_err(|e| e.in_type(<Self as rt::Message>::NAME))?;
+        ::core::result::Result::Ok(m)
+    }
+    /// Decodes one whole response body from `body`, as
+    /// [`ApiResponse::decode_response_body`].
+    ///
+    /// # Errors
+    /// As [`ApiResponse::decode_response_body`].
+    fn decode_response(
+        body: rt::Bytes,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::DecodeError> {
+        Self::decode_response_body(&mut rt::Reader::new(body), version)
+    }
+    /// Decodes one whole response frame (response header, then this body; no size
+    /// prefix) answering a request of this API at `version`, the body as
+    /// [`ApiResponse::decode_response_body`] reads it.
+    ///
+    /// # Errors
+    /// `UnsupportedVersion` (at offset 0) when `version` is outside the API's valid
+    /// versions (always for an API Kafka removed); any header or body error;
+    /// `TrailingBytes` when bytes are left after the body.
+    fn decode_response_frame(
+        frame: rt::Bytes,
+        version: i16,
+    ) -> ::core::result::Result<
+        (super::response_header::ResponseHeader, Self),
+        rt::DecodeError,
+    > {
+        let mut r = rt::Reader::new(frame);
+        let header = decode_response_header(&mut r, Self::KEY, version)?;
+        let body = Self::decode_response_body(&mut r, version)?;
+        ::core::result::Result::Ok((header, body))
+    }
+}
+impl ApiRequest for super::produce_request::ProduceRequest {
+    const KEY: ApiKey = ApiKey::Produce;
+    type Response = super::produce_response::ProduceResponse;
+}
+impl ApiResponse for super::produce_response::ProduceResponse {
+    const KEY: ApiKey = ApiKey::Produce;
+    type Request = super::produce_request::ProduceRequest;
+}
+impl ApiRequest for super::fetch_request::FetchRequest {
+    const KEY: ApiKey = ApiKey::Fetch;
+    type Response = super::fetch_response::FetchResponse;
+}
+impl ApiResponse for super::fetch_response::FetchResponse {
+    const KEY: ApiKey = ApiKey::Fetch;
+    type Request = super::fetch_request::FetchRequest;
+}
+impl ApiRequest for super::list_offsets_request::ListOffsetsRequest {
+    const KEY: ApiKey = ApiKey::ListOffsets;
+    type Response = super::list_offsets_response::ListOffsetsResponse;
+}
+impl ApiResponse for super::list_offsets_response::ListOffsetsResponse {
+    const KEY: ApiKey = ApiKey::ListOffsets;
+    type Request = super::list_offsets_request::ListOffsetsRequest;
+}
+impl ApiRequest for super::metadata_request::MetadataRequest {
+    const KEY: ApiKey = ApiKey::Metadata;
+    type Response = super::metadata_response::MetadataResponse;
+}
+impl ApiResponse for super::metadata_response::MetadataResponse {
+    const KEY: ApiKey = ApiKey::Metadata;
+    type Request = super::metadata_request::MetadataRequest;
+}
+impl ApiRequest for super::leader_and_isr_request::LeaderAndIsrRequest {
+    const KEY: ApiKey = ApiKey::LeaderAndIsr;
+    type Response = super::leader_and_isr_response::LeaderAndIsrResponse;
+}
+impl ApiResponse for super::leader_and_isr_response::LeaderAndIsrResponse {
+    const KEY: ApiKey = ApiKey::LeaderAndIsr;
+    type Request = super::leader_and_isr_request::LeaderAndIsrRequest;
+}
+impl ApiRequest for super::stop_replica_request::StopReplicaRequest {
+    const KEY: ApiKey = ApiKey::StopReplica;
+    type Response = super::stop_replica_response::StopReplicaResponse;
+}
+impl ApiResponse for super::stop_replica_response::StopReplicaResponse {
+    const KEY: ApiKey = ApiKey::StopReplica;
+    type Request = super::stop_replica_request::StopReplicaRequest;
+}
+impl ApiRequest for super::update_metadata_request::UpdateMetadataRequest {
+    const KEY: ApiKey = ApiKey::UpdateMetadata;
+    type Response = super::update_metadata_response::UpdateMetadataResponse;
+}
+impl ApiResponse for super::update_metadata_response::UpdateMetadataResponse {
+    const KEY: ApiKey = ApiKey::UpdateMetadata;
+    type Request = super::update_metadata_request::UpdateMetadataRequest;
+}
+impl ApiRequest for super::controlled_shutdown_request::ControlledShutdownRequest {
+    const KEY: ApiKey = ApiKey::ControlledShutdown;
+    type Response = super::controlled_shutdown_response::ControlledShutdownResponse;
+}
+impl ApiResponse for super::controlled_shutdown_response::ControlledShutdownResponse {
+    const KEY: ApiKey = ApiKey::ControlledShutdown;
+    type Request = super::controlled_shutdown_request::ControlledShutdownRequest;
+}
+impl ApiRequest for super::offset_commit_request::OffsetCommitRequest {
+    const KEY: ApiKey = ApiKey::OffsetCommit;
+    type Response = super::offset_commit_response::OffsetCommitResponse;
+}
+impl ApiResponse for super::offset_commit_response::OffsetCommitResponse {
+    const KEY: ApiKey = ApiKey::OffsetCommit;
+    type Request = super::offset_commit_request::OffsetCommitRequest;
+}
+impl ApiRequest for super::offset_fetch_request::OffsetFetchRequest {
+    const KEY: ApiKey = ApiKey::OffsetFetch;
+    type Response = super::offset_fetch_response::OffsetFetchResponse;
+}
+impl ApiResponse for super::offset_fetch_response::OffsetFetchResponse {
+    const KEY: ApiKey = ApiKey::OffsetFetch;
+    type Request = super::offset_fetch_request::OffsetFetchRequest;
+}
+impl ApiRequest for super::find_coordinator_request::FindCoordinatorRequest {
+    const KEY: ApiKey = ApiKey::FindCoordinator;
+    type Response = super::find_coordinator_response::FindCoordinatorResponse;
+}
+impl ApiResponse for super::find_coordinator_response::FindCoordinatorResponse {
+    const KEY: ApiKey = ApiKey::FindCoordinator;
+    type Request = super::find_coordinator_request::FindCoordinatorRequest;
+}
+impl ApiRequest for super::join_group_request::JoinGroupRequest {
+    const KEY: ApiKey = ApiKey::JoinGroup;
+    type Response = super::join_group_response::JoinGroupResponse;
+}
+impl ApiResponse for super::join_group_response::JoinGroupResponse {
+    const KEY: ApiKey = ApiKey::JoinGroup;
+    type Request = super::join_group_request::JoinGroupRequest;
+}
+impl ApiRequest for super::heartbeat_request::HeartbeatRequest {
+    const KEY: ApiKey = ApiKey::Heartbeat;
+    type Response = super::heartbeat_response::HeartbeatResponse;
+}
+impl ApiResponse for super::heartbeat_response::HeartbeatResponse {
+    const KEY: ApiKey = ApiKey::Heartbeat;
+    type Request = super::heartbeat_request::HeartbeatRequest;
+}
+impl ApiRequest for super::leave_group_request::LeaveGroupRequest {
+    const KEY: ApiKey = ApiKey::LeaveGroup;
+    type Response = super::leave_group_response::LeaveGroupResponse;
+}
+impl ApiResponse for super::leave_group_response::LeaveGroupResponse {
+    const KEY: ApiKey = ApiKey::LeaveGroup;
+    type Request = super::leave_group_request::LeaveGroupRequest;
+}
+impl ApiRequest for super::sync_group_request::SyncGroupRequest {
+    const KEY: ApiKey = ApiKey::SyncGroup;
+    type Response = super::sync_group_response::SyncGroupResponse;
+}
+impl ApiResponse for super::sync_group_response::SyncGroupResponse {
+    const KEY: ApiKey = ApiKey::SyncGroup;
+    type Request = super::sync_group_request::SyncGroupRequest;
+}
+impl ApiRequest for super::describe_groups_request::DescribeGroupsRequest {
+    const KEY: ApiKey = ApiKey::DescribeGroups;
+    type Response = super::describe_groups_response::DescribeGroupsResponse;
+}
+impl ApiResponse for super::describe_groups_response::DescribeGroupsResponse {
+    const KEY: ApiKey = ApiKey::DescribeGroups;
+    type Request = super::describe_groups_request::DescribeGroupsRequest;
+}
+impl ApiRequest for super::list_groups_request::ListGroupsRequest {
+    const KEY: ApiKey = ApiKey::ListGroups;
+    type Response = super::list_groups_response::ListGroupsResponse;
+}
+impl ApiResponse for super::list_groups_response::ListGroupsResponse {
+    const KEY: ApiKey = ApiKey::ListGroups;
+    type Request = super::list_groups_request::ListGroupsRequest;
+}
+impl ApiRequest for super::sasl_handshake_request::SaslHandshakeRequest {
+    const KEY: ApiKey = ApiKey::SaslHandshake;
+    type Response = super::sasl_handshake_response::SaslHandshakeResponse;
+}
+impl ApiResponse for super::sasl_handshake_response::SaslHandshakeResponse {
+    const KEY: ApiKey = ApiKey::SaslHandshake;
+    type Request = super::sasl_handshake_request::SaslHandshakeRequest;
+}
+impl ApiRequest for super::api_versions_request::ApiVersionsRequest {
+    const KEY: ApiKey = ApiKey::ApiVersions;
+    type Response = super::api_versions_response::ApiVersionsResponse;
+}
+impl ApiResponse for super::api_versions_response::ApiVersionsResponse {
+    const KEY: ApiKey = ApiKey::ApiVersions;
+    type Request = super::api_versions_request::ApiVersionsRequest;
+    fn decode_response_body(
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::DecodeError> {
+        Self::decode_rest_with_fallback(r, version).map(|(m, _)| m)
+    }
+    fn decode_response_frame(
+        frame: rt::Bytes,
+        version: i16,
+    ) -> ::core::result::Result<
+        (super::response_header::ResponseHeader, Self),
+        rt::DecodeError,
+    > {
+        Self::decode_frame_with_fallback(frame, version).map(|(h, m, _)| (h, m))
+    }
+}
+impl ApiRequest for super::create_topics_request::CreateTopicsRequest {
+    const KEY: ApiKey = ApiKey::CreateTopics;
+    type Response = super::create_topics_response::CreateTopicsResponse;
+}
+impl ApiResponse for super::create_topics_response::CreateTopicsResponse {
+    const KEY: ApiKey = ApiKey::CreateTopics;
+    type Request = super::create_topics_request::CreateTopicsRequest;
+}
+impl ApiRequest for super::delete_topics_request::DeleteTopicsRequest {
+    const KEY: ApiKey = ApiKey::DeleteTopics;
+    type Response = super::delete_topics_response::DeleteTopicsResponse;
+}
+impl ApiResponse for super::delete_topics_response::DeleteTopicsResponse {
+    const KEY: ApiKey = ApiKey::DeleteTopics;
+    type Request = super::delete_topics_request::DeleteTopicsRequest;
+}
+impl ApiRequest for super::delete_records_request::DeleteRecordsRequest {
+    const KEY: ApiKey = ApiKey::DeleteRecords;
+    type Response = super::delete_records_response::DeleteRecordsResponse;
+}
+impl ApiResponse for super::delete_records_response::DeleteRecordsResponse {
+    const KEY: ApiKey = ApiKey::DeleteRecords;
+    type Request = super::delete_records_request::DeleteRecordsRequest;
+}
+impl ApiRequest for super::init_producer_id_request::InitProducerIdRequest {
+    const KEY: ApiKey = ApiKey::InitProducerId;
+    type Response = super::init_producer_id_response::InitProducerIdResponse;
+}
+impl ApiResponse for super::init_producer_id_response::InitProducerIdResponse {
+    const KEY: ApiKey = ApiKey::InitProducerId;
+    type Request = super::init_producer_id_request::InitProducerIdRequest;
+}
+impl ApiRequest for super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest {
+    const KEY: ApiKey = ApiKey::OffsetForLeaderEpoch;
+    type Response = super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse;
+}
+impl ApiResponse
+for super::offset_for_leader_epoch_response::OffsetForLeaderEpochResponse {
+    const KEY: ApiKey = ApiKey::OffsetForLeaderEpoch;
+    type Request = super::offset_for_leader_epoch_request::OffsetForLeaderEpochRequest;
+}
+impl ApiRequest for super::add_partitions_to_txn_request::AddPartitionsToTxnRequest {
+    const KEY: ApiKey = ApiKey::AddPartitionsToTxn;
+    type Response = super::add_partitions_to_txn_response::AddPartitionsToTxnResponse;
+}
+impl ApiResponse for super::add_partitions_to_txn_response::AddPartitionsToTxnResponse {
+    const KEY: ApiKey = ApiKey::AddPartitionsToTxn;
+    type Request = super::add_partitions_to_txn_request::AddPartitionsToTxnRequest;
+}
+impl ApiRequest for super::add_offsets_to_txn_request::AddOffsetsToTxnRequest {
+    const KEY: ApiKey = ApiKey::AddOffsetsToTxn;
+    type Response = super::add_offsets_to_txn_response::AddOffsetsToTxnResponse;
+}
+impl ApiResponse for super::add_offsets_to_txn_response::AddOffsetsToTxnResponse {
+    const KEY: ApiKey = ApiKey::AddOffsetsToTxn;
+    type Request = super::add_offsets_to_txn_request::AddOffsetsToTxnRequest;
+}
+impl ApiRequest for super::end_txn_request::EndTxnRequest {
+    const KEY: ApiKey = ApiKey::EndTxn;
+    type Response = super::end_txn_response::EndTxnResponse;
+}
+impl ApiResponse for super::end_txn_response::EndTxnResponse {
+    const KEY: ApiKey = ApiKey::EndTxn;
+    type Request = super::end_txn_request::EndTxnRequest;
+}
+impl ApiRequest for super::write_txn_markers_request::WriteTxnMarkersRequest {
+    const KEY: ApiKey = ApiKey::WriteTxnMarkers;
+    type Response = super::write_txn_markers_response::WriteTxnMarkersResponse;
+}
+impl ApiResponse for super::write_txn_markers_response::WriteTxnMarkersResponse {
+    const KEY: ApiKey = ApiKey::WriteTxnMarkers;
+    type Request = super::write_txn_markers_request::WriteTxnMarkersRequest;
+}
+impl ApiRequest for super::txn_offset_commit_request::TxnOffsetCommitRequest {
+    const KEY: ApiKey = ApiKey::TxnOffsetCommit;
+    type Response = super::txn_offset_commit_response::TxnOffsetCommitResponse;
+}
+impl ApiResponse for super::txn_offset_commit_response::TxnOffsetCommitResponse {
+    const KEY: ApiKey = ApiKey::TxnOffsetCommit;
+    type Request = super::txn_offset_commit_request::TxnOffsetCommitRequest;
+}
+impl ApiRequest for super::describe_acls_request::DescribeAclsRequest {
+    const KEY: ApiKey = ApiKey::DescribeAcls;
+    type Response = super::describe_acls_response::DescribeAclsResponse;
+}
+impl ApiResponse for super::describe_acls_response::DescribeAclsResponse {
+    const KEY: ApiKey = ApiKey::DescribeAcls;
+    type Request = super::describe_acls_request::DescribeAclsRequest;
+}
+impl ApiRequest for super::create_acls_request::CreateAclsRequest {
+    const KEY: ApiKey = ApiKey::CreateAcls;
+    type Response = super::create_acls_response::CreateAclsResponse;
+}
+impl ApiResponse for super::create_acls_response::CreateAclsResponse {
+    const KEY: ApiKey = ApiKey::CreateAcls;
+    type Request = super::create_acls_request::CreateAclsRequest;
+}
+impl ApiRequest for super::delete_acls_request::DeleteAclsRequest {
+    const KEY: ApiKey = ApiKey::DeleteAcls;
+    type Response = super::delete_acls_response::DeleteAclsResponse;
+}
+impl ApiResponse for super::delete_acls_response::DeleteAclsResponse {
+    const KEY: ApiKey = ApiKey::DeleteAcls;
+    type Request = super::delete_acls_request::DeleteAclsRequest;
+}
+impl ApiRequest for super::describe_configs_request::DescribeConfigsRequest {
+    const KEY: ApiKey = ApiKey::DescribeConfigs;
+    type Response = super::describe_configs_response::DescribeConfigsResponse;
+}
+impl ApiResponse for super::describe_configs_response::DescribeConfigsResponse {
+    const KEY: ApiKey = ApiKey::DescribeConfigs;
+    type Request = super::describe_configs_request::DescribeConfigsRequest;
+}
+impl ApiRequest for super::alter_configs_request::AlterConfigsRequest {
+    const KEY: ApiKey = ApiKey::AlterConfigs;
+    type Response = super::alter_configs_response::AlterConfigsResponse;
+}
+impl ApiResponse for super::alter_configs_response::AlterConfigsResponse {
+    const KEY: ApiKey = ApiKey::AlterConfigs;
+    type Request = super::alter_configs_request::AlterConfigsRequest;
+}
+impl ApiRequest for super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest {
+    const KEY: ApiKey = ApiKey::AlterReplicaLogDirs;
+    type Response = super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse;
+}
+impl ApiResponse
+for super::alter_replica_log_dirs_response::AlterReplicaLogDirsResponse {
+    const KEY: ApiKey = ApiKey::AlterReplicaLogDirs;
+    type Request = super::alter_replica_log_dirs_request::AlterReplicaLogDirsRequest;
+}
+impl ApiRequest for super::describe_log_dirs_request::DescribeLogDirsRequest {
+    const KEY: ApiKey = ApiKey::DescribeLogDirs;
+    type Response = super::describe_log_dirs_response::DescribeLogDirsResponse;
+}
+impl ApiResponse for super::describe_log_dirs_response::DescribeLogDirsResponse {
+    const KEY: ApiKey = ApiKey::DescribeLogDirs;
+    type Request = super::describe_log_dirs_request::DescribeLogDirsRequest;
+}
+impl ApiRequest for super::sasl_authenticate_request::SaslAuthenticateRequest {
+    const KEY: ApiKey = ApiKey::SaslAuthenticate;
+    type Response = super::sasl_authenticate_response::SaslAuthenticateResponse;
+}
+impl ApiResponse for super::sasl_authenticate_response::SaslAuthenticateResponse {
+    const KEY: ApiKey = ApiKey::SaslAuthenticate;
+    type Request = super::sasl_authenticate_request::SaslAuthenticateRequest;
+}
+impl ApiRequest for super::create_partitions_request::CreatePartitionsRequest {
+    const KEY: ApiKey = ApiKey::CreatePartitions;
+    type Response = super::create_partitions_response::CreatePartitionsResponse;
+}
+impl ApiResponse for super::create_partitions_response::CreatePartitionsResponse {
+    const KEY: ApiKey = ApiKey::CreatePartitions;
+    type Request = super::create_partitions_request::CreatePartitionsRequest;
+}
+impl ApiRequest
+for super::create_delegation_token_request::CreateDelegationTokenRequest {
+    const KEY: ApiKey = ApiKey::CreateDelegationToken;
+    type Response = super::create_delegation_token_response::CreateDelegationTokenResponse;
+}
+impl ApiResponse
+for super::create_delegation_token_response::CreateDelegationTokenResponse {
+    const KEY: ApiKey = ApiKey::CreateDelegationToken;
+    type Request = super::create_delegation_token_request::CreateDelegationTokenRequest;
+}
+impl ApiRequest for super::renew_delegation_token_request::RenewDelegationTokenRequest {
+    const KEY: ApiKey = ApiKey::RenewDelegationToken;
+    type Response = super::renew_delegation_token_response::RenewDelegationTokenResponse;
+}
+impl ApiResponse
+for super::renew_delegation_token_response::RenewDelegationTokenResponse {
+    const KEY: ApiKey = ApiKey::RenewDelegationToken;
+    type Request = super::renew_delegation_token_request::RenewDelegationTokenRequest;
+}
+impl ApiRequest
+for super::expire_delegation_token_request::ExpireDelegationTokenRequest {
+    const KEY: ApiKey = ApiKey::ExpireDelegationToken;
+    type Response = super::expire_delegation_token_response::ExpireDelegationTokenResponse;
+}
+impl ApiResponse
+for super::expire_delegation_token_response::ExpireDelegationTokenResponse {
+    const KEY: ApiKey = ApiKey::ExpireDelegationToken;
+    type Request = super::expire_delegation_token_request::ExpireDelegationTokenRequest;
+}
+impl ApiRequest
+for super::describe_delegation_token_request::DescribeDelegationTokenRequest {
+    const KEY: ApiKey = ApiKey::DescribeDelegationToken;
+    type Response = super::describe_delegation_token_response::DescribeDelegationTokenResponse;
+}
+impl ApiResponse
+for super::describe_delegation_token_response::DescribeDelegationTokenResponse {
+    const KEY: ApiKey = ApiKey::DescribeDelegationToken;
+    type Request = super::describe_delegation_token_request::DescribeDelegationTokenRequest;
+}
+impl ApiRequest for super::delete_groups_request::DeleteGroupsRequest {
+    const KEY: ApiKey = ApiKey::DeleteGroups;
+    type Response = super::delete_groups_response::DeleteGroupsResponse;
+}
+impl ApiResponse for super::delete_groups_response::DeleteGroupsResponse {
+    const KEY: ApiKey = ApiKey::DeleteGroups;
+    type Request = super::delete_groups_request::DeleteGroupsRequest;
+}
+impl ApiRequest for super::elect_leaders_request::ElectLeadersRequest {
+    const KEY: ApiKey = ApiKey::ElectLeaders;
+    type Response = super::elect_leaders_response::ElectLeadersResponse;
+}
+impl ApiResponse for super::elect_leaders_response::ElectLeadersResponse {
+    const KEY: ApiKey = ApiKey::ElectLeaders;
+    type Request = super::elect_leaders_request::ElectLeadersRequest;
+}
+impl ApiRequest
+for super::incremental_alter_configs_request::IncrementalAlterConfigsRequest {
+    const KEY: ApiKey = ApiKey::IncrementalAlterConfigs;
+    type Response = super::incremental_alter_configs_response::IncrementalAlterConfigsResponse;
+}
+impl ApiResponse
+for super::incremental_alter_configs_response::IncrementalAlterConfigsResponse {
+    const KEY: ApiKey = ApiKey::IncrementalAlterConfigs;
+    type Request = super::incremental_alter_configs_request::IncrementalAlterConfigsRequest;
+}
+impl ApiRequest
+for super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest {
+    const KEY: ApiKey = ApiKey::AlterPartitionReassignments;
+    type Response = super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse;
+}
+impl ApiResponse
+for super::alter_partition_reassignments_response::AlterPartitionReassignmentsResponse {
+    const KEY: ApiKey = ApiKey::AlterPartitionReassignments;
+    type Request = super::alter_partition_reassignments_request::AlterPartitionReassignmentsRequest;
+}
+impl ApiRequest
+for super::list_partition_reassignments_request::ListPartitionReassignmentsRequest {
+    const KEY: ApiKey = ApiKey::ListPartitionReassignments;
+    type Response = super::list_partition_reassignments_response::ListPartitionReassignmentsResponse;
+}
+impl ApiResponse
+for super::list_partition_reassignments_response::ListPartitionReassignmentsResponse {
+    const KEY: ApiKey = ApiKey::ListPartitionReassignments;
+    type Request = super::list_partition_reassignments_request::ListPartitionReassignmentsRequest;
+}
+impl ApiRequest for super::offset_delete_request::OffsetDeleteRequest {
+    const KEY: ApiKey = ApiKey::OffsetDelete;
+    type Response = super::offset_delete_response::OffsetDeleteResponse;
+}
+impl ApiResponse for super::offset_delete_response::OffsetDeleteResponse {
+    const KEY: ApiKey = ApiKey::OffsetDelete;
+    type Request = super::offset_delete_request::OffsetDeleteRequest;
+}
+impl ApiRequest for super::describe_client_quotas_request::DescribeClientQuotasRequest {
+    const KEY: ApiKey = ApiKey::DescribeClientQuotas;
+    type Response = super::describe_client_quotas_response::DescribeClientQuotasResponse;
+}
+impl ApiResponse
+for super::describe_client_quotas_response::DescribeClientQuotasResponse {
+    const KEY: ApiKey = ApiKey::DescribeClientQuotas;
+    type Request = super::describe_client_quotas_request::DescribeClientQuotasRequest;
+}
+impl ApiRequest for super::alter_client_quotas_request::AlterClientQuotasRequest {
+    const KEY: ApiKey = ApiKey::AlterClientQuotas;
+    type Response = super::alter_client_quotas_response::AlterClientQuotasResponse;
+}
+impl ApiResponse for super::alter_client_quotas_response::AlterClientQuotasResponse {
+    const KEY: ApiKey = ApiKey::AlterClientQuotas;
+    type Request = super::alter_client_quotas_request::AlterClientQuotasRequest;
+}
+impl ApiRequest
+for super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest {
+    const KEY: ApiKey = ApiKey::DescribeUserScramCredentials;
+    type Response = super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse;
+}
+impl ApiResponse
+for super::describe_user_scram_credentials_response::DescribeUserScramCredentialsResponse {
+    const KEY: ApiKey = ApiKey::DescribeUserScramCredentials;
+    type Request = super::describe_user_scram_credentials_request::DescribeUserScramCredentialsRequest;
+}
+impl ApiRequest
+for super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest {
+    const KEY: ApiKey = ApiKey::AlterUserScramCredentials;
+    type Response = super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse;
+}
+impl ApiResponse
+for super::alter_user_scram_credentials_response::AlterUserScramCredentialsResponse {
+    const KEY: ApiKey = ApiKey::AlterUserScramCredentials;
+    type Request = super::alter_user_scram_credentials_request::AlterUserScramCredentialsRequest;
+}
+impl ApiRequest for super::vote_request::VoteRequest {
+    const KEY: ApiKey = ApiKey::Vote;
+    type Response = super::vote_response::VoteResponse;
+}
+impl ApiResponse for super::vote_response::VoteResponse {
+    const KEY: ApiKey = ApiKey::Vote;
+    type Request = super::vote_request::VoteRequest;
+}
+impl ApiRequest for super::begin_quorum_epoch_request::BeginQuorumEpochRequest {
+    const KEY: ApiKey = ApiKey::BeginQuorumEpoch;
+    type Response = super::begin_quorum_epoch_response::BeginQuorumEpochResponse;
+}
+impl ApiResponse for super::begin_quorum_epoch_response::BeginQuorumEpochResponse {
+    const KEY: ApiKey = ApiKey::BeginQuorumEpoch;
+    type Request = super::begin_quorum_epoch_request::BeginQuorumEpochRequest;
+}
+impl ApiRequest for super::end_quorum_epoch_request::EndQuorumEpochRequest {
+    const KEY: ApiKey = ApiKey::EndQuorumEpoch;
+    type Response = super::end_quorum_epoch_response::EndQuorumEpochResponse;
+}
+impl ApiResponse for super::end_quorum_epoch_response::EndQuorumEpochResponse {
+    const KEY: ApiKey = ApiKey::EndQuorumEpoch;
+    type Request = super::end_quorum_epoch_request::EndQuorumEpochRequest;
+}
+impl ApiRequest for super::describe_quorum_request::DescribeQuorumRequest {
+    const KEY: ApiKey = ApiKey::DescribeQuorum;
+    type Response = super::describe_quorum_response::DescribeQuorumResponse;
+}
+impl ApiResponse for super::describe_quorum_response::DescribeQuorumResponse {
+    const KEY: ApiKey = ApiKey::DescribeQuorum;
+    type Request = super::describe_quorum_request::DescribeQuorumRequest;
+}
+impl ApiRequest for super::alter_partition_request::AlterPartitionRequest {
+    const KEY: ApiKey = ApiKey::AlterPartition;
+    type Response = super::alter_partition_response::AlterPartitionResponse;
+}
+impl ApiResponse for super::alter_partition_response::AlterPartitionResponse {
+    const KEY: ApiKey = ApiKey::AlterPartition;
+    type Request = super::alter_partition_request::AlterPartitionRequest;
+}
+impl ApiRequest for super::update_features_request::UpdateFeaturesRequest {
+    const KEY: ApiKey = ApiKey::UpdateFeatures;
+    type Response = super::update_features_response::UpdateFeaturesResponse;
+}
+impl ApiResponse for super::update_features_response::UpdateFeaturesResponse {
+    const KEY: ApiKey = ApiKey::UpdateFeatures;
+    type Request = super::update_features_request::UpdateFeaturesRequest;
+}
+impl ApiRequest for super::envelope_request::EnvelopeRequest {
+    const KEY: ApiKey = ApiKey::Envelope;
+    type Response = super::envelope_response::EnvelopeResponse;
+}
+impl ApiResponse for super::envelope_response::EnvelopeResponse {
+    const KEY: ApiKey = ApiKey::Envelope;
+    type Request = super::envelope_request::EnvelopeRequest;
+}
+impl ApiRequest for super::fetch_snapshot_request::FetchSnapshotRequest {
+    const KEY: ApiKey = ApiKey::FetchSnapshot;
+    type Response = super::fetch_snapshot_response::FetchSnapshotResponse;
+}
+impl ApiResponse for super::fetch_snapshot_response::FetchSnapshotResponse {
+    const KEY: ApiKey = ApiKey::FetchSnapshot;
+    type Request = super::fetch_snapshot_request::FetchSnapshotRequest;
+}
+impl ApiRequest for super::describe_cluster_request::DescribeClusterRequest {
+    const KEY: ApiKey = ApiKey::DescribeCluster;
+    type Response = super::describe_cluster_response::DescribeClusterResponse;
+}
+impl ApiResponse for super::describe_cluster_response::DescribeClusterResponse {
+    const KEY: ApiKey = ApiKey::DescribeCluster;
+    type Request = super::describe_cluster_request::DescribeClusterRequest;
+}
+impl ApiRequest for super::describe_producers_request::DescribeProducersRequest {
+    const KEY: ApiKey = ApiKey::DescribeProducers;
+    type Response = super::describe_producers_response::DescribeProducersResponse;
+}
+impl ApiResponse for super::describe_producers_response::DescribeProducersResponse {
+    const KEY: ApiKey = ApiKey::DescribeProducers;
+    type Request = super::describe_producers_request::DescribeProducersRequest;
+}
+impl ApiRequest for super::broker_registration_request::BrokerRegistrationRequest {
+    const KEY: ApiKey = ApiKey::BrokerRegistration;
+    type Response = super::broker_registration_response::BrokerRegistrationResponse;
+}
+impl ApiResponse for super::broker_registration_response::BrokerRegistrationResponse {
+    const KEY: ApiKey = ApiKey::BrokerRegistration;
+    type Request = super::broker_registration_request::BrokerRegistrationRequest;
+}
+impl ApiRequest for super::broker_heartbeat_request::BrokerHeartbeatRequest {
+    const KEY: ApiKey = ApiKey::BrokerHeartbeat;
+    type Response = super::broker_heartbeat_response::BrokerHeartbeatResponse;
+}
+impl ApiResponse for super::broker_heartbeat_response::BrokerHeartbeatResponse {
+    const KEY: ApiKey = ApiKey::BrokerHeartbeat;
+    type Request = super::broker_heartbeat_request::BrokerHeartbeatRequest;
+}
+impl ApiRequest for super::unregister_broker_request::UnregisterBrokerRequest {
+    const KEY: ApiKey = ApiKey::UnregisterBroker;
+    type Response = super::unregister_broker_response::UnregisterBrokerResponse;
+}
+impl ApiResponse for super::unregister_broker_response::UnregisterBrokerResponse {
+    const KEY: ApiKey = ApiKey::UnregisterBroker;
+    type Request = super::unregister_broker_request::UnregisterBrokerRequest;
+}
+impl ApiRequest for super::describe_transactions_request::DescribeTransactionsRequest {
+    const KEY: ApiKey = ApiKey::DescribeTransactions;
+    type Response = super::describe_transactions_response::DescribeTransactionsResponse;
+}
+impl ApiResponse
+for super::describe_transactions_response::DescribeTransactionsResponse {
+    const KEY: ApiKey = ApiKey::DescribeTransactions;
+    type Request = super::describe_transactions_request::DescribeTransactionsRequest;
+}
+impl ApiRequest for super::list_transactions_request::ListTransactionsRequest {
+    const KEY: ApiKey = ApiKey::ListTransactions;
+    type Response = super::list_transactions_response::ListTransactionsResponse;
+}
+impl ApiResponse for super::list_transactions_response::ListTransactionsResponse {
+    const KEY: ApiKey = ApiKey::ListTransactions;
+    type Request = super::list_transactions_request::ListTransactionsRequest;
+}
+impl ApiRequest for super::allocate_producer_ids_request::AllocateProducerIdsRequest {
+    const KEY: ApiKey = ApiKey::AllocateProducerIds;
+    type Response = super::allocate_producer_ids_response::AllocateProducerIdsResponse;
+}
+impl ApiResponse for super::allocate_producer_ids_response::AllocateProducerIdsResponse {
+    const KEY: ApiKey = ApiKey::AllocateProducerIds;
+    type Request = super::allocate_producer_ids_request::AllocateProducerIdsRequest;
+}
+impl ApiRequest
+for super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest {
+    const KEY: ApiKey = ApiKey::ConsumerGroupHeartbeat;
+    type Response = super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+}
+impl ApiResponse
+for super::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse {
+    const KEY: ApiKey = ApiKey::ConsumerGroupHeartbeat;
+    type Request = super::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+}
+impl ApiRequest
+for super::consumer_group_describe_request::ConsumerGroupDescribeRequest {
+    const KEY: ApiKey = ApiKey::ConsumerGroupDescribe;
+    type Response = super::consumer_group_describe_response::ConsumerGroupDescribeResponse;
+}
+impl ApiResponse
+for super::consumer_group_describe_response::ConsumerGroupDescribeResponse {
+    const KEY: ApiKey = ApiKey::ConsumerGroupDescribe;
+    type Request = super::consumer_group_describe_request::ConsumerGroupDescribeRequest;
+}
+impl ApiRequest
+for super::controller_registration_request::ControllerRegistrationRequest {
+    const KEY: ApiKey = ApiKey::ControllerRegistration;
+    type Response = super::controller_registration_response::ControllerRegistrationResponse;
+}
+impl ApiResponse
+for super::controller_registration_response::ControllerRegistrationResponse {
+    const KEY: ApiKey = ApiKey::ControllerRegistration;
+    type Request = super::controller_registration_request::ControllerRegistrationRequest;
+}
+impl ApiRequest
+for super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest {
+    const KEY: ApiKey = ApiKey::GetTelemetrySubscriptions;
+    type Response = super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse;
+}
+impl ApiResponse
+for super::get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse {
+    const KEY: ApiKey = ApiKey::GetTelemetrySubscriptions;
+    type Request = super::get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest;
+}
+impl ApiRequest for super::push_telemetry_request::PushTelemetryRequest {
+    const KEY: ApiKey = ApiKey::PushTelemetry;
+    type Response = super::push_telemetry_response::PushTelemetryResponse;
+}
+impl ApiResponse for super::push_telemetry_response::PushTelemetryResponse {
+    const KEY: ApiKey = ApiKey::PushTelemetry;
+    type Request = super::push_telemetry_request::PushTelemetryRequest;
+}
+impl ApiRequest for super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest {
+    const KEY: ApiKey = ApiKey::AssignReplicasToDirs;
+    type Response = super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse;
+}
+impl ApiResponse
+for super::assign_replicas_to_dirs_response::AssignReplicasToDirsResponse {
+    const KEY: ApiKey = ApiKey::AssignReplicasToDirs;
+    type Request = super::assign_replicas_to_dirs_request::AssignReplicasToDirsRequest;
+}
+impl ApiRequest for super::list_config_resources_request::ListConfigResourcesRequest {
+    const KEY: ApiKey = ApiKey::ListConfigResources;
+    type Response = super::list_config_resources_response::ListConfigResourcesResponse;
+}
+impl ApiResponse for super::list_config_resources_response::ListConfigResourcesResponse {
+    const KEY: ApiKey = ApiKey::ListConfigResources;
+    type Request = super::list_config_resources_request::ListConfigResourcesRequest;
+}
+impl ApiRequest
+for super::describe_topic_partitions_request::DescribeTopicPartitionsRequest {
+    const KEY: ApiKey = ApiKey::DescribeTopicPartitions;
+    type Response = super::describe_topic_partitions_response::DescribeTopicPartitionsResponse;
+}
+impl ApiResponse
+for super::describe_topic_partitions_response::DescribeTopicPartitionsResponse {
+    const KEY: ApiKey = ApiKey::DescribeTopicPartitions;
+    type Request = super::describe_topic_partitions_request::DescribeTopicPartitionsRequest;
+}
+impl ApiRequest for super::share_group_heartbeat_request::ShareGroupHeartbeatRequest {
+    const KEY: ApiKey = ApiKey::ShareGroupHeartbeat;
+    type Response = super::share_group_heartbeat_response::ShareGroupHeartbeatResponse;
+}
+impl ApiResponse for super::share_group_heartbeat_response::ShareGroupHeartbeatResponse {
+    const KEY: ApiKey = ApiKey::ShareGroupHeartbeat;
+    type Request = super::share_group_heartbeat_request::ShareGroupHeartbeatRequest;
+}
+impl ApiRequest for super::share_group_describe_request::ShareGroupDescribeRequest {
+    const KEY: ApiKey = ApiKey::ShareGroupDescribe;
+    type Response = super::share_group_describe_response::ShareGroupDescribeResponse;
+}
+impl ApiResponse for super::share_group_describe_response::ShareGroupDescribeResponse {
+    const KEY: ApiKey = ApiKey::ShareGroupDescribe;
+    type Request = super::share_group_describe_request::ShareGroupDescribeRequest;
+}
+impl ApiRequest for super::share_fetch_request::ShareFetchRequest {
+    const KEY: ApiKey = ApiKey::ShareFetch;
+    type Response = super::share_fetch_response::ShareFetchResponse;
+}
+impl ApiResponse for super::share_fetch_response::ShareFetchResponse {
+    const KEY: ApiKey = ApiKey::ShareFetch;
+    type Request = super::share_fetch_request::ShareFetchRequest;
+}
+impl ApiRequest for super::share_acknowledge_request::ShareAcknowledgeRequest {
+    const KEY: ApiKey = ApiKey::ShareAcknowledge;
+    type Response = super::share_acknowledge_response::ShareAcknowledgeResponse;
+}
+impl ApiResponse for super::share_acknowledge_response::ShareAcknowledgeResponse {
+    const KEY: ApiKey = ApiKey::ShareAcknowledge;
+    type Request = super::share_acknowledge_request::ShareAcknowledgeRequest;
+}
+impl ApiRequest for super::add_raft_voter_request::AddRaftVoterRequest {
+    const KEY: ApiKey = ApiKey::AddRaftVoter;
+    type Response = super::add_raft_voter_response::AddRaftVoterResponse;
+}
+impl ApiResponse for super::add_raft_voter_response::AddRaftVoterResponse {
+    const KEY: ApiKey = ApiKey::AddRaftVoter;
+    type Request = super::add_raft_voter_request::AddRaftVoterRequest;
+}
+impl ApiRequest for super::remove_raft_voter_request::RemoveRaftVoterRequest {
+    const KEY: ApiKey = ApiKey::RemoveRaftVoter;
+    type Response = super::remove_raft_voter_response::RemoveRaftVoterResponse;
+}
+impl ApiResponse for super::remove_raft_voter_response::RemoveRaftVoterResponse {
+    const KEY: ApiKey = ApiKey::RemoveRaftVoter;
+    type Request = super::remove_raft_voter_request::RemoveRaftVoterRequest;
+}
+impl ApiRequest for super::update_raft_voter_request::UpdateRaftVoterRequest {
+    const KEY: ApiKey = ApiKey::UpdateRaftVoter;
+    type Response = super::update_raft_voter_response::UpdateRaftVoterResponse;
+}
+impl ApiResponse for super::update_raft_voter_response::UpdateRaftVoterResponse {
+    const KEY: ApiKey = ApiKey::UpdateRaftVoter;
+    type Request = super::update_raft_voter_request::UpdateRaftVoterRequest;
+}
+impl ApiRequest
+for super::initialize_share_group_state_request::InitializeShareGroupStateRequest {
+    const KEY: ApiKey = ApiKey::InitializeShareGroupState;
+    type Response = super::initialize_share_group_state_response::InitializeShareGroupStateResponse;
+}
+impl ApiResponse
+for super::initialize_share_group_state_response::InitializeShareGroupStateResponse {
+    const KEY: ApiKey = ApiKey::InitializeShareGroupState;
+    type Request = super::initialize_share_group_state_request::InitializeShareGroupStateRequest;
+}
+impl ApiRequest for super::read_share_group_state_request::ReadShareGroupStateRequest {
+    const KEY: ApiKey = ApiKey::ReadShareGroupState;
+    type Response = super::read_share_group_state_response::ReadShareGroupStateResponse;
+}
+impl ApiResponse
+for super::read_share_group_state_response::ReadShareGroupStateResponse {
+    const KEY: ApiKey = ApiKey::ReadShareGroupState;
+    type Request = super::read_share_group_state_request::ReadShareGroupStateRequest;
+}
+impl ApiRequest for super::write_share_group_state_request::WriteShareGroupStateRequest {
+    const KEY: ApiKey = ApiKey::WriteShareGroupState;
+    type Response = super::write_share_group_state_response::WriteShareGroupStateResponse;
+}
+impl ApiResponse
+for super::write_share_group_state_response::WriteShareGroupStateResponse {
+    const KEY: ApiKey = ApiKey::WriteShareGroupState;
+    type Request = super::write_share_group_state_request::WriteShareGroupStateRequest;
+}
+impl ApiRequest
+for super::delete_share_group_state_request::DeleteShareGroupStateRequest {
+    const KEY: ApiKey = ApiKey::DeleteShareGroupState;
+    type Response = super::delete_share_group_state_response::DeleteShareGroupStateResponse;
+}
+impl ApiResponse
+for super::delete_share_group_state_response::DeleteShareGroupStateResponse {
+    const KEY: ApiKey = ApiKey::DeleteShareGroupState;
+    type Request = super::delete_share_group_state_request::DeleteShareGroupStateRequest;
+}
+impl ApiRequest
+for super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest {
+    const KEY: ApiKey = ApiKey::ReadShareGroupStateSummary;
+    type Response = super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse;
+}
+impl ApiResponse
+for super::read_share_group_state_summary_response::ReadShareGroupStateSummaryResponse {
+    const KEY: ApiKey = ApiKey::ReadShareGroupStateSummary;
+    type Request = super::read_share_group_state_summary_request::ReadShareGroupStateSummaryRequest;
+}
+impl ApiRequest
+for super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest {
+    const KEY: ApiKey = ApiKey::StreamsGroupHeartbeat;
+    type Response = super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+}
+impl ApiResponse
+for super::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse {
+    const KEY: ApiKey = ApiKey::StreamsGroupHeartbeat;
+    type Request = super::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+}
+impl ApiRequest for super::streams_group_describe_request::StreamsGroupDescribeRequest {
+    const KEY: ApiKey = ApiKey::StreamsGroupDescribe;
+    type Response = super::streams_group_describe_response::StreamsGroupDescribeResponse;
+}
+impl ApiResponse
+for super::streams_group_describe_response::StreamsGroupDescribeResponse {
+    const KEY: ApiKey = ApiKey::StreamsGroupDescribe;
+    type Request = super::streams_group_describe_request::StreamsGroupDescribeRequest;
+}
+impl ApiRequest
+for super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest {
+    const KEY: ApiKey = ApiKey::DescribeShareGroupOffsets;
+    type Response = super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse;
+}
+impl ApiResponse
+for super::describe_share_group_offsets_response::DescribeShareGroupOffsetsResponse {
+    const KEY: ApiKey = ApiKey::DescribeShareGroupOffsets;
+    type Request = super::describe_share_group_offsets_request::DescribeShareGroupOffsetsRequest;
+}
+impl ApiRequest
+for super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest {
+    const KEY: ApiKey = ApiKey::AlterShareGroupOffsets;
+    type Response = super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse;
+}
+impl ApiResponse
+for super::alter_share_group_offsets_response::AlterShareGroupOffsetsResponse {
+    const KEY: ApiKey = ApiKey::AlterShareGroupOffsets;
+    type Request = super::alter_share_group_offsets_request::AlterShareGroupOffsetsRequest;
+}
+impl ApiRequest
+for super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest {
+    const KEY: ApiKey = ApiKey::DeleteShareGroupOffsets;
+    type Response = super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse;
+}
+impl ApiResponse
+for super::delete_share_group_offsets_response::DeleteShareGroupOffsetsResponse {
+    const KEY: ApiKey = ApiKey::DeleteShareGroupOffsets;
+    type Request = super::delete_share_group_offsets_request::DeleteShareGroupOffsetsRequest;
+}
+impl ApiRequest
+for super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest {
+    const KEY: ApiKey = ApiKey::StreamsGroupTopologyDescriptionUpdate;
+    type Response = super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
+}
+impl ApiResponse
+for super::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse {
+    const KEY: ApiKey = ApiKey::StreamsGroupTopologyDescriptionUpdate;
+    type Request = super::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+}
+impl ApiRequest for super::unregister_controller_request::UnregisterControllerRequest {
+    const KEY: ApiKey = ApiKey::UnregisterController;
+    type Response = super::unregister_controller_response::UnregisterControllerResponse;
+}
+impl ApiResponse
+for super::unregister_controller_response::UnregisterControllerResponse {
+    const KEY: ApiKey = ApiKey::UnregisterController;
+    type Request = super::unregister_controller_request::UnregisterControllerRequest;
+}
+impl super::api_versions_response::ApiVersionsResponse {
+    /// Decodes one whole ApiVersions response body answering a request at `version`
+    /// as Kafka's client does (KIP-511; Kafka's `ApiVersionsResponse.parse`): at
+    /// `version` first and, if that fails and `version` is not 0, at version 0. A
+    /// broker that does not know the version a client asked for answers in the v0
+    /// layout with error code 35 (UNSUPPORTED_VERSION) and its own ApiVersions version
+    /// range in `api_keys`, so that the client can retry at a version both know.
+    ///
+    /// Returns the body and the version it was read at (`version`, or 0 after a
+    /// fallback). Unlike Kafka, a body that leaves bytes unread at `version` counts
+    /// as one that does not read there (kwire reads whole bodies).
+    ///
+    /// # Errors
+    /// When neither version reads: the error at `version` (Kafka throws the one at
+    /// version 0), with field path and byte offset; when `version` is 0, its error.
+    pub fn decode_with_fallback(
+        bytes: rt::Bytes,
+        version: i16,
+    ) -> ::core::result::Result<(Self, i16), rt::DecodeError> {
+        Self::decode_rest_with_fallback(&mut rt::Reader::new(bytes), version)
+    }
+    /// As `decode_with_fallback`, over every byte left in `r`.
+    fn decode_rest_with_fallback(
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(Self, i16), rt::DecodeError> {
+        let start = r.clone();
+        let whole = |
+            r: &mut rt::Reader,
+            v: i16,
+        | -> ::core::result::Result<Self, rt::DecodeError> {
+            let m = <Self as rt::Decode>::decode(r, v)?;
+            r.finish().map_err(|e| e.in_type(<Self as rt::Message>::NAME))?;
+            ::core::result::Result::Ok(m)
+        };
+        match whole(r, version) {
+            ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, version)),
+            ::core::result::Result::Err(e) if version == 0 => {
+                ::core::result::Result::Err(e)
+            }
+            ::core::result::Result::Err(e) => {
+                *r = start;
+                match whole(r, 0) {
+                    ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, 0)),
+                    ::core::result::Result::Err(_) => ::core::result::Result::Err(e),
+                }
+            }
+        }
+    }
+}
+impl super::api_versions_response::ApiVersionsResponse {
+    /// Decodes a whole ApiVersions response frame with the KIP-511 fallback: the
+    /// header at the response header version of `version` (0 at every version), with
+    /// no check of `version` (Kafka's client checks none: the body's fallback covers
+    /// versions this set does not know), then the body as `decode_with_fallback`.
+    fn decode_frame_with_fallback(
+        frame: rt::Bytes,
+        version: i16,
+    ) -> ::core::result::Result<
+        (super::response_header::ResponseHeader, Self, i16),
+        rt::DecodeError,
+    > {
+        let mut r = rt::Reader::new(frame);
+        let hv = ApiKey::ApiVersions
+            .response_header_version(version)
+            .ok_or_else(|| {
+                r
+                    .error(unsupported_decode(ApiKey::ApiVersions, version))
+                    .in_type(ApiKey::ApiVersions.response_name())
+            })?;
+        let header = <super::response_header::ResponseHeader as rt::Decode>::decode(
+            &mut r,
+            hv,
+        )?;
+        let (body, used) = Self::decode_rest_with_fallback(&mut r, version)?;
+        ::core::result::Result::Ok((header, body, used))
+    }
+}
+impl ResponseFrame {
+    /// Decodes one whole response frame to a request of `api_key` at `version` as
+    /// Kafka's client does (`AbstractResponse.parseResponse`): as
+    /// [`ResponseFrame::decode`], except that an ApiVersions body (after its header,
+    /// always v0) is read with the KIP-511 fallback to version 0 of
+    /// `ApiVersionsResponse::decode_with_fallback`.
+    ///
+    /// Returns the frame and the version its body was read at (`version`, or 0 after
+    /// a fallback). For ApiVersions `version` is not checked against the valid
+    /// versions first, as Kafka's client does not: the fallback covers it.
+    ///
+    /// # Errors
+    /// As [`ResponseFrame::decode`]; for ApiVersions, a header error, else as
+    /// `ApiVersionsResponse::decode_with_fallback`.
+    pub fn decode_with_fallback(
+        frame: rt::Bytes,
+        api_key: ApiKey,
+        version: i16,
+    ) -> ::core::result::Result<(Self, i16), rt::DecodeError> {
+        if api_key != ApiKey::ApiVersions {
+            return Self::decode(frame, api_key, version).map(|f| (f, version));
+        }
+        let (header, body, used) = super::api_versions_response::ApiVersionsResponse::decode_frame_with_fallback(
+            frame,
+            version,
+        )?;
+        ::core::result::Result::Ok((
+            ResponseFrame {
+                header,
+                body: Response::ApiVersions(body),
+            },
+            used,
+        ))
     }
 }

@@ -170,7 +170,7 @@ pub enum DecodeErrorKind {
         version: i16,
     },
     /// The version is outside the message's `validVersions`.
-    #[error("version {version} is outside the valid versions {lowest}-{highest}")]
+    #[error("version {version} is outside the valid versions {}", crate::wire::types::range_text(.lowest, .highest))]
     UnsupportedVersion {
         /// Requested version.
         version: i16,
@@ -256,7 +256,7 @@ impl std::error::Error for DecodeError {}
 #[non_exhaustive]
 pub enum EncodeErrorKind {
     /// The version is outside the message's `validVersions`.
-    #[error("version {version} is outside the valid versions {lowest}-{highest}")]
+    #[error("version {version} is outside the valid versions {}", crate::wire::types::range_text(.lowest, .highest))]
     UnsupportedVersion {
         /// Requested version.
         version: i16,

@@ -160,7 +160,7 @@ pub enum JsonErrorKind {
     #[error("invalid uuid {0:?}: expected 22 characters of URL-safe base64")]
     InvalidUuid(String),
     /// The version is outside the message's `validVersions`.
-    #[error("version {version} is outside the valid versions {lowest}-{highest}")]
+    #[error("version {version} is outside the valid versions {}", crate::wire::types::range_text(.lowest, .highest))]
     UnsupportedVersion {
         /// Requested version.
         version: i16,

@@ -353,6 +353,12 @@ impl fmt::Display for VersionRange {
     }
 }
 
+/// A version range as error messages show it (`none` when empty, else as
+/// [`VersionRange`]'s `Display`).
+pub(crate) fn range_text(lowest: &i16, highest: &i16) -> VersionRange {
+    VersionRange::new(*lowest, *highest)
+}
+
 /// The `type` of a spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageKind {

@@ -27,118 +27,73 @@ fn same_error(a: &DecodeError, b: &DecodeError) -> bool {
     a.kind() == b.kind() && a.offset() == b.offset()
 }
 
-macro_rules! check_views {
-    ($($t:ident / $r:ident),* $(,)?) => {{
-        let mut checked = 0usize;
-        $(
-            let v = <$t as Message>::VALID_VERSIONS;
-            for version in v.lowest..=v.highest {
-                for bytes in samples::<$t>(version) {
-                    let owned = <$t>::decode_bytes(bytes.clone(), version).unwrap();
-                    let view = $r::parse(&bytes, version).unwrap();
-                    assert_eq!(view.to_owned(), owned, "{} v{version}", stringify!($t));
-                    assert_eq!(view.encoded(), &bytes[..]);
-                    assert_eq!(view.parsed_version(), version);
-                    // Chunked encoding (every shared field spliced, or only long ones) gives
-                    // the same bytes.
-                    for min in [1, 16] {
-                        let c = owned.to_chunks(version, min).unwrap();
-                        assert_eq!(c.len(), bytes.len());
-                        assert_eq!(c.to_bytes(), bytes, "{} v{version} chunks from {min}", stringify!($t));
-                    }
-                    checked += 1;
-                    // Every truncation fails the same way in both decoders.
-                    for cut in 0..bytes.len() {
-                        let part = bytes.slice(..cut);
-                        let a = <$t>::decode_bytes(part.clone(), version).unwrap_err();
-                        let b = $r::parse(&part, version).unwrap_err();
-                        assert!(same_error(&a, &b), "{} v{version} cut {cut}: owned {a}, view {b}", stringify!($t));
+/// At most this many truncation points per sample (all of them for shorter samples, else evenly
+/// spaced ones, the first and the last byte included).
+const MAX_CUTS: usize = 48;
+
+fn cuts(len: usize) -> impl Iterator<Item = usize> {
+    let step = len.div_ceil(MAX_CUTS).max(1);
+    (0..len).step_by(step).chain((len > 0).then(|| len - 1))
+}
+
+/// Checks every message of `schemas/` (tests/build.rs lists them, with their views, from the
+/// re-exports of protocol/src/generated/mod.rs) at every version; returns the samples read.
+macro_rules! schema_message_views {
+    ($($m:ident :: $t:ident / $r:ident),* $(,)?) => {
+        fn check_every_view() -> (usize, usize) {
+            let (mut checked, mut messages) = (0usize, 0usize);
+            $({
+                use kwire_protocol::generated::$m::{$t, $r};
+                messages += 1;
+                let v = <$t as Message>::VALID_VERSIONS;
+                for version in v.lowest..=v.highest {
+                    for bytes in samples::<$t>(version) {
+                        let owned = <$t>::decode_bytes(bytes.clone(), version).unwrap();
+                        let view = $r::parse(&bytes, version).unwrap();
+                        assert_eq!(view.to_owned(), owned, "{} v{version}", stringify!($t));
+                        assert_eq!(view.encoded(), &bytes[..]);
+                        assert_eq!(view.parsed_version(), version);
+                        // Chunked encoding (every shared field spliced, or only long ones) gives
+                        // the same bytes.
+                        for min in [1, 16] {
+                            let c = owned.to_chunks(version, min).unwrap();
+                            assert_eq!(c.len(), bytes.len());
+                            assert_eq!(c.to_bytes(), bytes, "{} v{version} chunks from {min}", stringify!($t));
+                        }
+                        checked += 1;
+                        // Truncations fail the same way in both decoders.
+                        for cut in cuts(bytes.len()) {
+                            let part = bytes.slice(..cut);
+                            let a = <$t>::decode_bytes(part.clone(), version).unwrap_err();
+                            let b = $r::parse(&part, version).unwrap_err();
+                            assert!(same_error(&a, &b), "{} v{version} cut {cut}: owned {a}, view {b}", stringify!($t));
+                        }
                     }
                 }
-            }
-            // Outside the valid versions both refuse.
-            let bad = v.highest + 1;
-            assert!($r::parse(&[], bad).is_err());
-            assert!(<$t as Decode>::decode(&mut Reader::new(Bytes::new()), bad).is_err());
-        )*
-        checked
-    }};
+                // Outside the valid versions both refuse.
+                let bad = v.highest.saturating_add(1);
+                assert!($r::parse(&[], bad).is_err());
+                assert!(<$t as Decode>::decode(&mut Reader::new(Bytes::new()), bad).is_err());
+            })*
+            (messages, checked)
+        }
+    };
 }
+
+include!(concat!(env!("OUT_DIR"), "/schema_message_views.rs"));
 
 #[test]
 fn views_read_what_owned_decoding_reads() {
-    let n = check_views!(
-        RequestHeader / RequestHeaderRef,
-        ResponseHeader / ResponseHeaderRef,
-        ApiVersionsRequest / ApiVersionsRequestRef,
-        ApiVersionsResponse / ApiVersionsResponseRef,
-        FindCoordinatorRequest / FindCoordinatorRequestRef,
-        FindCoordinatorResponse / FindCoordinatorResponseRef,
-        MetadataRequest / MetadataRequestRef,
-        MetadataResponse / MetadataResponseRef,
-        ConsumerGroupHeartbeatRequest / ConsumerGroupHeartbeatRequestRef,
-        ConsumerGroupHeartbeatResponse / ConsumerGroupHeartbeatResponseRef,
-        ConsumerGroupDescribeRequest / ConsumerGroupDescribeRequestRef,
-        ConsumerGroupDescribeResponse / ConsumerGroupDescribeResponseRef,
-        StreamsGroupHeartbeatRequest / StreamsGroupHeartbeatRequestRef,
-        StreamsGroupHeartbeatResponse / StreamsGroupHeartbeatResponseRef,
-        StreamsGroupDescribeRequest / StreamsGroupDescribeRequestRef,
-        StreamsGroupDescribeResponse / StreamsGroupDescribeResponseRef,
-        ProduceRequest / ProduceRequestRef,
-        ProduceResponse / ProduceResponseRef,
-        FetchRequest / FetchRequestRef,
-        FetchResponse / FetchResponseRef,
-        ListOffsetsRequest / ListOffsetsRequestRef,
-        ListOffsetsResponse / ListOffsetsResponseRef,
-        OffsetCommitRequest / OffsetCommitRequestRef,
-        OffsetCommitResponse / OffsetCommitResponseRef,
-        OffsetFetchRequest / OffsetFetchRequestRef,
-        OffsetFetchResponse / OffsetFetchResponseRef,
-        CreateTopicsRequest / CreateTopicsRequestRef,
-        CreateTopicsResponse / CreateTopicsResponseRef,
-        DescribeGroupsRequest / DescribeGroupsRequestRef,
-        DescribeGroupsResponse / DescribeGroupsResponseRef,
-        ListGroupsRequest / ListGroupsRequestRef,
-        ListGroupsResponse / ListGroupsResponseRef,
-    );
-    println!("{n} samples read through views");
-    assert!(n > 1000);
+    let (messages, n) = check_every_view();
+    println!("{n} samples of {messages} messages read through views");
+    assert!(messages >= 233, "{messages} messages");
+    assert!(n > 10_000, "{n} samples");
 }
 
-use kwire_protocol::generated::api_versions_request::ApiVersionsRequestRef;
-use kwire_protocol::generated::api_versions_response::ApiVersionsResponseRef;
-use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequestRef;
 use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponseRef;
-use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequestRef;
-use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponseRef;
-use kwire_protocol::generated::create_topics_request::CreateTopicsRequestRef;
-use kwire_protocol::generated::create_topics_response::CreateTopicsResponseRef;
-use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequestRef;
-use kwire_protocol::generated::describe_groups_response::DescribeGroupsResponseRef;
-use kwire_protocol::generated::fetch_request::FetchRequestRef;
-use kwire_protocol::generated::fetch_response::FetchResponseRef;
-use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequestRef;
-use kwire_protocol::generated::find_coordinator_response::FindCoordinatorResponseRef;
-use kwire_protocol::generated::list_groups_request::ListGroupsRequestRef;
-use kwire_protocol::generated::list_groups_response::ListGroupsResponseRef;
-use kwire_protocol::generated::list_offsets_request::ListOffsetsRequestRef;
-use kwire_protocol::generated::list_offsets_response::ListOffsetsResponseRef;
-use kwire_protocol::generated::metadata_request::MetadataRequestRef;
 use kwire_protocol::generated::metadata_response::{
     MetadataResponsePartition, MetadataResponseRef, MetadataResponseTopic,
 };
-use kwire_protocol::generated::offset_commit_request::OffsetCommitRequestRef;
-use kwire_protocol::generated::offset_commit_response::OffsetCommitResponseRef;
-use kwire_protocol::generated::offset_fetch_request::OffsetFetchRequestRef;
-use kwire_protocol::generated::offset_fetch_response::OffsetFetchResponseRef;
-use kwire_protocol::generated::produce_request::ProduceRequestRef;
-use kwire_protocol::generated::produce_response::ProduceResponseRef;
-use kwire_protocol::generated::request_header::RequestHeaderRef;
-use kwire_protocol::generated::response_header::ResponseHeaderRef;
-use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequestRef;
-use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponseRef;
-use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequestRef;
-use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponseRef;
 
 fn big_metadata() -> Bytes {
     let m = MetadataResponse {

@@ -5,7 +5,7 @@
 //! `kafka-specs/3.9.0/`, the golden librdkafka 2.16.0 frames under `golden/librdkafka-2.16.0/`):
 //! `$KWIRE_SHARED`, else `../shared` beside the checkout. Found, it compiles Kafka's own clients
 //! specs with samples, the JSON form and views on into `$OUT_DIR/kafka390.rs` (the cross-check,
-//! JSON round-trips, views and benchmarks use it), passes the folder to the crate as
+//! JSON round-trips and views use it), passes the folder to the crate as
 //! `KWIRE_SHARED_DIR`, and sets `cfg(kwire_shared)`. Not found, the tests that need it are
 //! compiled with `#[ignore]` (libtest lists them as ignored, with the reason), except under
 //! `CI=true`, where the missing folder fails the build.

@@ -9,15 +9,18 @@
 //!
 //! ```toml
 //! [dependencies]
-//! # Codecs and the group coordinator (the default feature `coordinator`):
+//! # Codecs, views and the group coordinator (the default features `view`, `coordinator`):
 //! kwire-protocol = "0.1"
-//! # Codecs only (no coordinator, no `regex`), with Kafka's JSON form:
+//! # Codecs only (no coordinator, no `regex`, no views: the smallest build; only `bytes` besides):
+//! # kwire-protocol = { version = "0.1", default-features = false }
+//! # Codecs only, with Kafka's JSON form:
 //! # kwire-protocol = { version = "0.1", default-features = false, features = ["json"] }
 //! ```
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `coordinator` | yes | the [`coordinator`] module (pulls in `regex`) |
+//! | `view` | yes | borrowed views (`…Ref<'a>`) of every generated message; off, a program that only decodes and encodes owned messages compiles less |
 //! | `json` | no | Kafka's JSON form of every message: `JsonForm` in `wire::json`, `to_json`/`from_json` on the request and response enums and frames |
 //! | `sample` | no | deterministic sample messages (`wire::sample`), for round-trip tests |
 //!

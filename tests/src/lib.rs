@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Kafka 3.9.0's own client messages (all 190 specs of `kafka-specs/3.9.0/clients`), compiled by
 /// tests/build.rs with the Builder (samples, JSON form and borrowed views on), for the cross-check,
-/// JSON round-trips, views and benchmarks. Present when the shared material was found at build
+/// JSON round-trips and views. Present when the shared material was found at build
 /// time (`cfg(kwire_shared)`).
 #[cfg(kwire_shared)]
 #[allow(missing_docs)]

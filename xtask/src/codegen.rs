@@ -21,7 +21,7 @@ pub fn generated_files(schemas: &Path) -> anyhow::Result<BTreeMap<String, String
     if checked.error_count() > 0 {
         anyhow::bail!("schemas have errors:\n{}", render::render_all(&checked, false));
     }
-    let opts = Options { samples: true, samples_cfg_feature: true, source_prefix: "schemas/".into(), views: true, json: true, json_cfg_feature: true };
+    let opts = Options { samples: true, samples_cfg_feature: true, source_prefix: "schemas/".into(), views: true, views_cfg_feature: true, json: true, json_cfg_feature: true };
     let mut files = BTreeMap::new();
     let mut mods = proc_macro2::TokenStream::new();
     for m in rust::emit(&checked.specs, &opts) {

@@ -8,6 +8,9 @@
 //!   with `corpus: S specs, G generated, C compiled, R round-trips, F failures`.
 //! * `cargo xtask build-time SHARED`: release build time of the crate kwire generates for
 //!   Kafka's API specs beside kafka-protocol 0.15.1's.
+//! * `cargo xtask build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]`: clean
+//!   release build time of a small binary that decodes and encodes one message of every API, on
+//!   kwire and on kafka-protocol 0.18.0 (exits 1 when kwire's is longer).
 //! * `cargo xtask modgraph [--edges] [WORKSPACE]`: lists every pair of modules of `codegen/src`
 //!   and `protocol/src` that import each other (and group-type modules that reach up to the
 //!   coordinator facade); exits 1 if there is one. `--edges` lists every edge first. Also run by
@@ -25,6 +28,7 @@ usage: cargo xtask codegen [--check]
        cargo xtask corpus DIR [--keep]
        cargo xtask modgraph [--edges] [WORKSPACE]
        cargo xtask build-time SHARED
+       cargo xtask build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]
        cargo xtask help [COMMAND]";
 
 const HELP: &str = "\
@@ -36,6 +40,9 @@ Commands:
   modgraph [--edges] [WORKSPACE]
                        list module pairs of codegen/src and protocol/src that import each other
   build-time SHARED    time the release build of kwire's generated crate against kafka-protocol's
+  build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]
+                       time the clean release build of an all-APIs binary on kwire and on
+                       kafka-protocol 0.18.0
   help [COMMAND]       print this help, or a command's
 
 Run `cargo xtask COMMAND --help` for a command's options.";
@@ -77,6 +84,24 @@ usage: cargo xtask build-time SHARED
 Times a release build of the crate kwire generates for Kafka's API specs (from the shared
 material at SHARED) against kafka-protocol 0.15.1's, and prints both times and their ratio.";
 
+const BUILD_COST_HELP: &str = "\
+usage: cargo xtask build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]
+
+Writes two small binary crates to a temporary folder, each decoding and encoding one message of
+every API that both kwire's schemas/ and kafka-protocol 0.18.0 define (request and response), one
+on kwire-protocol (path dependency, no default features: no coordinator, json, sample or view),
+one on kafka-protocol 0.18.0 (features client and broker, no compression). Builds each from clean
+with `cargo build --release` (dependencies downloaded first, not timed), runs it once, and prints
+both wall times and their ratio. Exits 1 when kwire's build is the longer (the medians, with
+--runs).
+
+Options:
+  --jobs N         build with `-j N` (default: cargo's, the CPU count)
+  --runs N         build each crate N times, alternately, and compare the medians (default 1)
+  --views          compile kwire's borrowed views too (feature `view`)
+  --requests-only  only the request of each API
+  --keep           keep the temporary crates (their folder is printed)";
+
 const MODGRAPH_HELP: &str = "\
 usage: cargo xtask modgraph [--edges] [WORKSPACE]
 
@@ -99,8 +124,26 @@ fn help_of(command: &str) -> Option<&'static str> {
         "corpus" => Some(CORPUS_HELP),
         "build-time" => Some(BUILD_TIME_HELP),
         "modgraph" => Some(MODGRAPH_HELP),
+        "build-cost" => Some(BUILD_COST_HELP),
         _ => None,
     }
+}
+
+/// The options of `build-cost`; `None` on an unknown or malformed one.
+fn build_cost_options(args: &[&str]) -> Option<xtask::build_cost::Options> {
+    let mut o = xtask::build_cost::Options::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match *a {
+            "--jobs" => o.jobs = Some(it.next()?.parse().ok().filter(|j| *j > 0)?),
+            "--requests-only" => o.requests_only = true,
+            "--keep" => o.keep = true,
+            "--views" => o.views = true,
+            "--runs" => o.runs = it.next()?.parse().ok().filter(|r| *r > 0)?,
+            _ => return None,
+        }
+    }
+    Some(o)
 }
 
 fn main() -> ExitCode {
@@ -136,6 +179,13 @@ fn main() -> ExitCode {
         }
         ["corpus", dir, "--keep"] => corpus::run(std::path::Path::new(dir), &corpus::Options { keep: true }),
         ["build-time", shared] => xtask::build_time::run(std::path::Path::new(shared)),
+        ["build-cost", rest @ ..] => match build_cost_options(rest) {
+            Some(o) => xtask::build_cost::run_task(&o),
+            None => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

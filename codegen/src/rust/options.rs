@@ -17,4 +17,6 @@ pub struct Options {
     pub json_cfg_feature: bool,
     /// Also emit borrowed views (`…Ref<'a>`).
     pub views: bool,
+    /// Put `#[cfg(feature = "view")]` on the views (for the protocol crate itself).
+    pub views_cfg_feature: bool,
 }

@@ -6,7 +6,7 @@
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
 use super::plan::{default_parts, field_doc, fixed_type, with_flexible, Ctx, FieldPlan, Group, StructPlan};
-use super::tokens::{doc_lines, param, uses_ident, with_error_path, Cond, W};
+use super::tokens::{cfg_feature, doc_lines, param, uses_ident, with_error_path, Cond, W};
 use crate::ir::{DefaultValue, Field, Type};
 use crate::names::{field_ident, type_ident};
 use proc_macro2::{Literal, TokenStream};
@@ -212,8 +212,10 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let (unknown_api, owned_unknown) = unknown_tags(cx, p);
     let owned_fields = p.fields.iter().map(owned_field);
     let view_impl = view_impl(cx, p);
+    let cfg = cfg_feature(cx.opts.views_cfg_feature, "view");
     quote!(
         #(#doc)*
+        #cfg
         #[derive(Debug, Clone, Copy)]
         pub struct #view<'a> {
             buf: &'a [u8],
@@ -222,6 +224,7 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
             #tags_field
         }
 
+        #cfg
         impl<'a> #view<'a> {
             #top_api
 
@@ -250,6 +253,7 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
             }
         }
 
+        #cfg
         #view_impl
     )
 }

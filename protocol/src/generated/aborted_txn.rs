@@ -165,12 +165,14 @@ impl AbortedTxn {
     }
 }
 /// A borrowed view of [`AbortedTxn`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AbortedTxnRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 4],
 }
+#[cfg(feature = "view")]
 impl<'a> AbortedTxnRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -316,6 +318,7 @@ impl<'a> AbortedTxnRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AbortedTxnRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -201,6 +201,7 @@ impl AddOffsetsToTxnRequest {
     }
 }
 /// A borrowed view of [`AddOffsetsToTxnRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddOffsetsToTxnRequestRef<'a> {
     buf: &'a [u8],
@@ -208,6 +209,7 @@ pub struct AddOffsetsToTxnRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddOffsetsToTxnRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -391,6 +393,7 @@ impl<'a> AddOffsetsToTxnRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddOffsetsToTxnRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -173,6 +173,7 @@ impl AddOffsetsToTxnResponse {
     }
 }
 /// A borrowed view of [`AddOffsetsToTxnResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddOffsetsToTxnResponseRef<'a> {
     buf: &'a [u8],
@@ -180,6 +181,7 @@ pub struct AddOffsetsToTxnResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddOffsetsToTxnResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -319,6 +321,7 @@ impl<'a> AddOffsetsToTxnResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddOffsetsToTxnResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

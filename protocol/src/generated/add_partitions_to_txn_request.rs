@@ -374,6 +374,7 @@ impl AddPartitionsToTxnRequest {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnRequestRef<'a> {
     buf: &'a [u8],
@@ -381,6 +382,7 @@ pub struct AddPartitionsToTxnRequestRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -605,6 +607,7 @@ impl<'a> AddPartitionsToTxnRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -965,6 +968,7 @@ impl rt::json::JsonForm for AddPartitionsToTxnTransaction {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnTransaction`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnTransactionRef<'a> {
     buf: &'a [u8],
@@ -972,6 +976,7 @@ pub struct AddPartitionsToTxnTransactionRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnTransactionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1088,6 +1093,7 @@ impl<'a> AddPartitionsToTxnTransactionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnTransactionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1309,6 +1315,7 @@ impl rt::json::JsonForm for AddPartitionsToTxnTopic {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnTopicRef<'a> {
     buf: &'a [u8],
@@ -1316,6 +1323,7 @@ pub struct AddPartitionsToTxnTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1398,6 +1406,7 @@ impl<'a> AddPartitionsToTxnTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -300,6 +300,7 @@ impl AddPartitionsToTxnResponse {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnResponseRef<'a> {
     buf: &'a [u8],
@@ -307,6 +308,7 @@ pub struct AddPartitionsToTxnResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -505,6 +507,7 @@ impl<'a> AddPartitionsToTxnResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -768,6 +771,7 @@ impl rt::json::JsonForm for AddPartitionsToTxnResult {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnResultRef<'a> {
     buf: &'a [u8],
@@ -775,6 +779,7 @@ pub struct AddPartitionsToTxnResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -851,6 +856,7 @@ impl<'a> AddPartitionsToTxnResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1047,6 +1053,7 @@ impl rt::json::JsonForm for AddPartitionsToTxnTopicResult {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnTopicResultRef<'a> {
     buf: &'a [u8],
@@ -1054,6 +1061,7 @@ pub struct AddPartitionsToTxnTopicResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1138,6 +1146,7 @@ impl<'a> AddPartitionsToTxnTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1309,6 +1318,7 @@ impl rt::json::JsonForm for AddPartitionsToTxnPartitionResult {
     }
 }
 /// A borrowed view of [`AddPartitionsToTxnPartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddPartitionsToTxnPartitionResultRef<'a> {
     buf: &'a [u8],
@@ -1316,6 +1326,7 @@ pub struct AddPartitionsToTxnPartitionResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddPartitionsToTxnPartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1383,6 +1394,7 @@ impl<'a> AddPartitionsToTxnPartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddPartitionsToTxnPartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -263,6 +263,7 @@ impl AddRaftVoterRequest {
     }
 }
 /// A borrowed view of [`AddRaftVoterRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddRaftVoterRequestRef<'a> {
     buf: &'a [u8],
@@ -270,6 +271,7 @@ pub struct AddRaftVoterRequestRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddRaftVoterRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -480,6 +482,7 @@ impl<'a> AddRaftVoterRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddRaftVoterRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -662,6 +665,7 @@ impl rt::json::JsonForm for Listener {
     }
 }
 /// A borrowed view of [`Listener`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListenerRef<'a> {
     buf: &'a [u8],
@@ -669,6 +673,7 @@ pub struct ListenerRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListenerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -756,6 +761,7 @@ impl<'a> ListenerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListenerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

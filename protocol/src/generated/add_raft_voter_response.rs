@@ -200,6 +200,7 @@ impl AddRaftVoterResponse {
     }
 }
 /// A borrowed view of [`AddRaftVoterResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AddRaftVoterResponseRef<'a> {
     buf: &'a [u8],
@@ -207,6 +208,7 @@ pub struct AddRaftVoterResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AddRaftVoterResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -361,6 +363,7 @@ impl<'a> AddRaftVoterResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AddRaftVoterResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -174,6 +174,7 @@ impl AllocateProducerIdsRequest {
     }
 }
 /// A borrowed view of [`AllocateProducerIdsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AllocateProducerIdsRequestRef<'a> {
     buf: &'a [u8],
@@ -181,6 +182,7 @@ pub struct AllocateProducerIdsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AllocateProducerIdsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -317,6 +319,7 @@ impl<'a> AllocateProducerIdsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AllocateProducerIdsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl AllocateProducerIdsResponse {
     }
 }
 /// A borrowed view of [`AllocateProducerIdsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AllocateProducerIdsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct AllocateProducerIdsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AllocateProducerIdsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -361,6 +363,7 @@ impl<'a> AllocateProducerIdsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AllocateProducerIdsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

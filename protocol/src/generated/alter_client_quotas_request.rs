@@ -183,6 +183,7 @@ impl AlterClientQuotasRequest {
     }
 }
 /// A borrowed view of [`AlterClientQuotasRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterClientQuotasRequestRef<'a> {
     buf: &'a [u8],
@@ -190,6 +191,7 @@ pub struct AlterClientQuotasRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterClientQuotasRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -338,6 +340,7 @@ impl<'a> AlterClientQuotasRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterClientQuotasRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -532,6 +535,7 @@ impl rt::json::JsonForm for EntityData {
     }
 }
 /// A borrowed view of [`EntityData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntityDataRef<'a> {
     buf: &'a [u8],
@@ -539,6 +543,7 @@ pub struct EntityDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntityDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -614,6 +619,7 @@ impl<'a> EntityDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -791,6 +797,7 @@ impl rt::json::JsonForm for OpData {
     }
 }
 /// A borrowed view of [`OpData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OpDataRef<'a> {
     buf: &'a [u8],
@@ -798,6 +805,7 @@ pub struct OpDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OpDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -884,6 +892,7 @@ impl<'a> OpDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OpDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1077,6 +1086,7 @@ impl rt::json::JsonForm for EntryData {
     }
 }
 /// A borrowed view of [`EntryData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntryDataRef<'a> {
     buf: &'a [u8],
@@ -1084,6 +1094,7 @@ pub struct EntryDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntryDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1171,6 +1182,7 @@ impl<'a> EntryDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntryDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -183,6 +183,7 @@ impl AlterClientQuotasResponse {
     }
 }
 /// A borrowed view of [`AlterClientQuotasResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterClientQuotasResponseRef<'a> {
     buf: &'a [u8],
@@ -190,6 +191,7 @@ pub struct AlterClientQuotasResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterClientQuotasResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -339,6 +341,7 @@ impl<'a> AlterClientQuotasResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterClientQuotasResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -533,6 +536,7 @@ impl rt::json::JsonForm for EntityData {
     }
 }
 /// A borrowed view of [`EntityData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntityDataRef<'a> {
     buf: &'a [u8],
@@ -540,6 +544,7 @@ pub struct EntityDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntityDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -615,6 +620,7 @@ impl<'a> EntityDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -824,6 +830,7 @@ impl rt::json::JsonForm for EntryData {
     }
 }
 /// A borrowed view of [`EntryData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntryDataRef<'a> {
     buf: &'a [u8],
@@ -831,6 +838,7 @@ pub struct EntryDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntryDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -925,6 +933,7 @@ impl<'a> EntryDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntryDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

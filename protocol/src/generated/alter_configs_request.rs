@@ -186,6 +186,7 @@ impl AlterConfigsRequest {
     }
 }
 /// A borrowed view of [`AlterConfigsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsRequestRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct AlterConfigsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> AlterConfigsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -532,6 +535,7 @@ impl rt::json::JsonForm for AlterableConfig {
     }
 }
 /// A borrowed view of [`AlterableConfig`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterableConfigRef<'a> {
     buf: &'a [u8],
@@ -539,6 +543,7 @@ pub struct AlterableConfigRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterableConfigRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -612,6 +617,7 @@ impl<'a> AlterableConfigRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterableConfigRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -800,6 +806,7 @@ impl rt::json::JsonForm for AlterConfigsResource {
     }
 }
 /// A borrowed view of [`AlterConfigsResource`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsResourceRef<'a> {
     buf: &'a [u8],
@@ -807,6 +814,7 @@ pub struct AlterConfigsResourceRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsResourceRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -903,6 +911,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsResourceRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl AlterConfigsResponse {
     }
 }
 /// A borrowed view of [`AlterConfigsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct AlterConfigsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -343,6 +345,7 @@ impl<'a> AlterConfigsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -559,6 +562,7 @@ impl rt::json::JsonForm for AlterConfigsResourceResponse {
     }
 }
 /// A borrowed view of [`AlterConfigsResourceResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsResourceResponseRef<'a> {
     buf: &'a [u8],
@@ -566,6 +570,7 @@ pub struct AlterConfigsResourceResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsResourceResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -669,6 +674,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsResourceResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

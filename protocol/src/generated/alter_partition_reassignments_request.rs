@@ -229,6 +229,7 @@ impl AlterPartitionReassignmentsRequest {
     }
 }
 /// A borrowed view of [`AlterPartitionReassignmentsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterPartitionReassignmentsRequestRef<'a> {
     buf: &'a [u8],
@@ -236,6 +237,7 @@ pub struct AlterPartitionReassignmentsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterPartitionReassignmentsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -393,6 +395,7 @@ impl<'a> AlterPartitionReassignmentsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterPartitionReassignmentsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -571,6 +574,7 @@ impl rt::json::JsonForm for ReassignablePartition {
     }
 }
 /// A borrowed view of [`ReassignablePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReassignablePartitionRef<'a> {
     buf: &'a [u8],
@@ -578,6 +582,7 @@ pub struct ReassignablePartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReassignablePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -645,6 +650,7 @@ impl<'a> ReassignablePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReassignablePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -804,6 +810,7 @@ impl rt::json::JsonForm for ReassignableTopic {
     }
 }
 /// A borrowed view of [`ReassignableTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReassignableTopicRef<'a> {
     buf: &'a [u8],
@@ -811,6 +818,7 @@ pub struct ReassignableTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReassignableTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -885,6 +893,7 @@ impl<'a> ReassignableTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReassignableTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -256,6 +256,7 @@ impl AlterPartitionReassignmentsResponse {
     }
 }
 /// A borrowed view of [`AlterPartitionReassignmentsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterPartitionReassignmentsResponseRef<'a> {
     buf: &'a [u8],
@@ -263,6 +264,7 @@ pub struct AlterPartitionReassignmentsResponseRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -455,6 +457,7 @@ impl<'a> AlterPartitionReassignmentsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterPartitionReassignmentsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -661,6 +664,7 @@ impl rt::json::JsonForm for ReassignablePartitionResponse {
     }
 }
 /// A borrowed view of [`ReassignablePartitionResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReassignablePartitionResponseRef<'a> {
     buf: &'a [u8],
@@ -668,6 +672,7 @@ pub struct ReassignablePartitionResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReassignablePartitionResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -751,6 +756,7 @@ impl<'a> ReassignablePartitionResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReassignablePartitionResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -916,6 +922,7 @@ impl rt::json::JsonForm for ReassignableTopicResponse {
     }
 }
 /// A borrowed view of [`ReassignableTopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReassignableTopicResponseRef<'a> {
     buf: &'a [u8],
@@ -923,6 +930,7 @@ pub struct ReassignableTopicResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReassignableTopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -999,6 +1007,7 @@ impl<'a> ReassignableTopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReassignableTopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

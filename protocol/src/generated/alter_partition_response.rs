@@ -188,6 +188,7 @@ impl AlterPartitionResponse {
     }
 }
 /// A borrowed view of [`AlterPartitionResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterPartitionResponseRef<'a> {
     buf: &'a [u8],
@@ -195,6 +196,7 @@ pub struct AlterPartitionResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterPartitionResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -353,6 +355,7 @@ impl<'a> AlterPartitionResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterPartitionResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -583,6 +586,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -590,6 +594,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -731,6 +736,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -914,6 +920,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -921,6 +928,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -992,6 +1000,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

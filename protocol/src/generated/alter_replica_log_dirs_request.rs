@@ -175,6 +175,7 @@ impl AlterReplicaLogDirsRequest {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDirsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirsRequestRef<'a> {
     buf: &'a [u8],
@@ -182,6 +183,7 @@ pub struct AlterReplicaLogDirsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -315,6 +317,7 @@ impl<'a> AlterReplicaLogDirsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -489,6 +492,7 @@ impl rt::json::JsonForm for AlterReplicaLogDirTopic {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDirTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirTopicRef<'a> {
     buf: &'a [u8],
@@ -496,6 +500,7 @@ pub struct AlterReplicaLogDirTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -578,6 +583,7 @@ impl<'a> AlterReplicaLogDirTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -762,6 +768,7 @@ impl rt::json::JsonForm for AlterReplicaLogDir {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDir`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirRef<'a> {
     buf: &'a [u8],
@@ -769,6 +776,7 @@ pub struct AlterReplicaLogDirRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -851,6 +859,7 @@ impl<'a> AlterReplicaLogDirRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -188,6 +188,7 @@ impl AlterReplicaLogDirsResponse {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDirsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirsResponseRef<'a> {
     buf: &'a [u8],
@@ -195,6 +196,7 @@ pub struct AlterReplicaLogDirsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -346,6 +348,7 @@ impl<'a> AlterReplicaLogDirsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -516,6 +519,7 @@ impl rt::json::JsonForm for AlterReplicaLogDirPartitionResult {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDirPartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirPartitionResultRef<'a> {
     buf: &'a [u8],
@@ -523,6 +527,7 @@ pub struct AlterReplicaLogDirPartitionResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirPartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -590,6 +595,7 @@ impl<'a> AlterReplicaLogDirPartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirPartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -773,6 +779,7 @@ impl rt::json::JsonForm for AlterReplicaLogDirTopicResult {
     }
 }
 /// A borrowed view of [`AlterReplicaLogDirTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterReplicaLogDirTopicResultRef<'a> {
     buf: &'a [u8],
@@ -780,6 +787,7 @@ pub struct AlterReplicaLogDirTopicResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterReplicaLogDirTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -864,6 +872,7 @@ impl<'a> AlterReplicaLogDirTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterReplicaLogDirTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

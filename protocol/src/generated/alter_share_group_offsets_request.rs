@@ -180,6 +180,7 @@ impl AlterShareGroupOffsetsRequest {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsRequestRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct AlterShareGroupOffsetsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -331,6 +333,7 @@ impl<'a> AlterShareGroupOffsetsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -482,6 +485,7 @@ impl rt::json::JsonForm for AlterShareGroupOffsetsRequestPartition {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsRequestPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsRequestPartitionRef<'a> {
     buf: &'a [u8],
@@ -489,6 +493,7 @@ pub struct AlterShareGroupOffsetsRequestPartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsRequestPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -556,6 +561,7 @@ impl<'a> AlterShareGroupOffsetsRequestPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsRequestPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -718,6 +724,7 @@ impl rt::json::JsonForm for AlterShareGroupOffsetsRequestTopic {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -725,6 +732,7 @@ pub struct AlterShareGroupOffsetsRequestTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -801,6 +809,7 @@ impl<'a> AlterShareGroupOffsetsRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

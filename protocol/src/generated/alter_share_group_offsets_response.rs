@@ -217,6 +217,7 @@ impl AlterShareGroupOffsetsResponse {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsResponseRef<'a> {
     buf: &'a [u8],
@@ -224,6 +225,7 @@ pub struct AlterShareGroupOffsetsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -404,6 +406,7 @@ impl<'a> AlterShareGroupOffsetsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -593,6 +596,7 @@ impl rt::json::JsonForm for AlterShareGroupOffsetsResponsePartition {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -600,6 +604,7 @@ pub struct AlterShareGroupOffsetsResponsePartitionRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -683,6 +688,7 @@ impl<'a> AlterShareGroupOffsetsResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -860,6 +866,7 @@ impl rt::json::JsonForm for AlterShareGroupOffsetsResponseTopic {
     }
 }
 /// A borrowed view of [`AlterShareGroupOffsetsResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterShareGroupOffsetsResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -867,6 +874,7 @@ pub struct AlterShareGroupOffsetsResponseTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterShareGroupOffsetsResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -957,6 +965,7 @@ impl<'a> AlterShareGroupOffsetsResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterShareGroupOffsetsResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -195,6 +195,7 @@ impl AlterUserScramCredentialsRequest {
     }
 }
 /// A borrowed view of [`AlterUserScramCredentialsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterUserScramCredentialsRequestRef<'a> {
     buf: &'a [u8],
@@ -202,6 +203,7 @@ pub struct AlterUserScramCredentialsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterUserScramCredentialsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -348,6 +350,7 @@ impl<'a> AlterUserScramCredentialsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterUserScramCredentialsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -503,6 +506,7 @@ impl rt::json::JsonForm for ScramCredentialDeletion {
     }
 }
 /// A borrowed view of [`ScramCredentialDeletion`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ScramCredentialDeletionRef<'a> {
     buf: &'a [u8],
@@ -510,6 +514,7 @@ pub struct ScramCredentialDeletionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ScramCredentialDeletionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -580,6 +585,7 @@ impl<'a> ScramCredentialDeletionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ScramCredentialDeletionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -757,6 +763,7 @@ impl rt::json::JsonForm for ScramCredentialUpsertion {
     }
 }
 /// A borrowed view of [`ScramCredentialUpsertion`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ScramCredentialUpsertionRef<'a> {
     buf: &'a [u8],
@@ -764,6 +771,7 @@ pub struct ScramCredentialUpsertionRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ScramCredentialUpsertionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -884,6 +892,7 @@ impl<'a> ScramCredentialUpsertionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ScramCredentialUpsertionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

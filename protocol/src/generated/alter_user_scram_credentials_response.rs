@@ -180,6 +180,7 @@ impl AlterUserScramCredentialsResponse {
     }
 }
 /// A borrowed view of [`AlterUserScramCredentialsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterUserScramCredentialsResponseRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct AlterUserScramCredentialsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterUserScramCredentialsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -328,6 +330,7 @@ impl<'a> AlterUserScramCredentialsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterUserScramCredentialsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -510,6 +513,7 @@ impl rt::json::JsonForm for AlterUserScramCredentialsResult {
     }
 }
 /// A borrowed view of [`AlterUserScramCredentialsResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterUserScramCredentialsResultRef<'a> {
     buf: &'a [u8],
@@ -517,6 +521,7 @@ pub struct AlterUserScramCredentialsResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterUserScramCredentialsResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -603,6 +608,7 @@ impl<'a> AlterUserScramCredentialsResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterUserScramCredentialsResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

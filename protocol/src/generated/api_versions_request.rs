@@ -288,6 +288,7 @@ impl ApiVersionsRequest {
     }
 }
 /// A borrowed view of [`ApiVersionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ApiVersionsRequestRef<'a> {
     buf: &'a [u8],
@@ -295,6 +296,7 @@ pub struct ApiVersionsRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ApiVersionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -481,6 +483,7 @@ impl<'a> ApiVersionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ApiVersionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -404,6 +404,7 @@ impl ApiVersionsResponse {
     }
 }
 /// A borrowed view of [`ApiVersionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ApiVersionsResponseRef<'a> {
     buf: &'a [u8],
@@ -411,6 +412,7 @@ pub struct ApiVersionsResponseRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ApiVersionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -679,6 +681,7 @@ impl<'a> ApiVersionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ApiVersionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -917,6 +920,7 @@ impl rt::json::JsonForm for ApiVersion {
     }
 }
 /// A borrowed view of [`ApiVersion`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ApiVersionRef<'a> {
     buf: &'a [u8],
@@ -924,6 +928,7 @@ pub struct ApiVersionRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ApiVersionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1005,6 +1010,7 @@ impl<'a> ApiVersionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ApiVersionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1234,6 +1240,7 @@ impl rt::json::JsonForm for SupportedFeatureKey {
     }
 }
 /// A borrowed view of [`SupportedFeatureKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SupportedFeatureKeyRef<'a> {
     buf: &'a [u8],
@@ -1241,6 +1248,7 @@ pub struct SupportedFeatureKeyRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SupportedFeatureKeyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1325,6 +1333,7 @@ impl<'a> SupportedFeatureKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SupportedFeatureKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1568,6 +1577,7 @@ impl rt::json::JsonForm for FinalizedFeatureKey {
     }
 }
 /// A borrowed view of [`FinalizedFeatureKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FinalizedFeatureKeyRef<'a> {
     buf: &'a [u8],
@@ -1575,6 +1585,7 @@ pub struct FinalizedFeatureKeyRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FinalizedFeatureKeyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1659,6 +1670,7 @@ impl<'a> FinalizedFeatureKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FinalizedFeatureKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -409,6 +409,7 @@ impl BrokerHeartbeatRequest {
     }
 }
 /// A borrowed view of [`BrokerHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct BrokerHeartbeatRequestRef<'a> {
     buf: &'a [u8],
@@ -416,6 +417,7 @@ pub struct BrokerHeartbeatRequestRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> BrokerHeartbeatRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -679,6 +681,7 @@ impl<'a> BrokerHeartbeatRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for BrokerHeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -207,6 +207,7 @@ impl BrokerHeartbeatResponse {
     }
 }
 /// A borrowed view of [`BrokerHeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct BrokerHeartbeatResponseRef<'a> {
     buf: &'a [u8],
@@ -214,6 +215,7 @@ pub struct BrokerHeartbeatResponseRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> BrokerHeartbeatResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -397,6 +399,7 @@ impl<'a> BrokerHeartbeatResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for BrokerHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

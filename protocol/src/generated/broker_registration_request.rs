@@ -346,6 +346,7 @@ impl BrokerRegistrationRequest {
     }
 }
 /// A borrowed view of [`BrokerRegistrationRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct BrokerRegistrationRequestRef<'a> {
     buf: &'a [u8],
@@ -353,6 +354,7 @@ pub struct BrokerRegistrationRequestRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> BrokerRegistrationRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -627,6 +629,7 @@ impl<'a> BrokerRegistrationRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for BrokerRegistrationRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -857,6 +860,7 @@ impl rt::json::JsonForm for Listener {
     }
 }
 /// A borrowed view of [`Listener`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListenerRef<'a> {
     buf: &'a [u8],
@@ -864,6 +868,7 @@ pub struct ListenerRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListenerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -965,6 +970,7 @@ impl<'a> ListenerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListenerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1150,6 +1156,7 @@ impl rt::json::JsonForm for Feature {
     }
 }
 /// A borrowed view of [`Feature`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FeatureRef<'a> {
     buf: &'a [u8],
@@ -1157,6 +1164,7 @@ pub struct FeatureRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FeatureRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1241,6 +1249,7 @@ impl<'a> FeatureRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FeatureRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

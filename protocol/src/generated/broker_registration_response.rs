@@ -185,6 +185,7 @@ impl BrokerRegistrationResponse {
     }
 }
 /// A borrowed view of [`BrokerRegistrationResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct BrokerRegistrationResponseRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct BrokerRegistrationResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> BrokerRegistrationResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -344,6 +346,7 @@ impl<'a> BrokerRegistrationResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for BrokerRegistrationResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -180,6 +180,7 @@ impl ConsumerGroupDescribeRequest {
     }
 }
 /// A borrowed view of [`ConsumerGroupDescribeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerGroupDescribeRequestRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct ConsumerGroupDescribeRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerGroupDescribeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -328,6 +330,7 @@ impl<'a> ConsumerGroupDescribeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerGroupDescribeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -177,6 +177,7 @@ impl ConsumerGroupDescribeResponse {
     }
 }
 /// A borrowed view of [`ConsumerGroupDescribeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerGroupDescribeResponseRef<'a> {
     buf: &'a [u8],
@@ -184,6 +185,7 @@ pub struct ConsumerGroupDescribeResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerGroupDescribeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -323,6 +325,7 @@ impl<'a> ConsumerGroupDescribeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerGroupDescribeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -660,6 +663,7 @@ impl rt::json::JsonForm for Member {
     }
 }
 /// A borrowed view of [`Member`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MemberRef<'a> {
     buf: &'a [u8],
@@ -667,6 +671,7 @@ pub struct MemberRef<'a> {
     offs: [u32; 11],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MemberRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -889,6 +894,7 @@ impl<'a> MemberRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MemberRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1207,6 +1213,7 @@ impl rt::json::JsonForm for DescribedGroup {
     }
 }
 /// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedGroupRef<'a> {
     buf: &'a [u8],
@@ -1214,6 +1221,7 @@ pub struct DescribedGroupRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1394,6 +1402,7 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1598,6 +1607,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -1605,6 +1615,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1693,6 +1704,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1842,6 +1854,7 @@ impl rt::json::JsonForm for Assignment {
     }
 }
 /// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AssignmentRef<'a> {
     buf: &'a [u8],
@@ -1849,6 +1862,7 @@ pub struct AssignmentRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1906,6 +1920,7 @@ impl<'a> AssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

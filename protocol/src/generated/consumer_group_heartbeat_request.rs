@@ -399,6 +399,7 @@ impl ConsumerGroupHeartbeatRequest {
     }
 }
 /// A borrowed view of [`ConsumerGroupHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerGroupHeartbeatRequestRef<'a> {
     buf: &'a [u8],
@@ -406,6 +407,7 @@ pub struct ConsumerGroupHeartbeatRequestRef<'a> {
     offs: [u32; 10],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -704,6 +706,7 @@ impl<'a> ConsumerGroupHeartbeatRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -907,6 +910,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -914,6 +918,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -985,6 +990,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -276,6 +276,7 @@ impl ConsumerGroupHeartbeatResponse {
     }
 }
 /// A borrowed view of [`ConsumerGroupHeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerGroupHeartbeatResponseRef<'a> {
     buf: &'a [u8],
@@ -283,6 +284,7 @@ pub struct ConsumerGroupHeartbeatResponseRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -515,6 +517,7 @@ impl<'a> ConsumerGroupHeartbeatResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerGroupHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -703,6 +706,7 @@ impl rt::json::JsonForm for Assignment {
     }
 }
 /// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AssignmentRef<'a> {
     buf: &'a [u8],
@@ -710,6 +714,7 @@ pub struct AssignmentRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -767,6 +772,7 @@ impl<'a> AssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -922,6 +928,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -929,6 +936,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1000,6 +1008,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

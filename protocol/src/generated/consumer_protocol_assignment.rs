@@ -167,12 +167,14 @@ impl ConsumerProtocolAssignment {
     }
 }
 /// A borrowed view of [`ConsumerProtocolAssignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerProtocolAssignmentRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerProtocolAssignmentRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -290,6 +292,7 @@ impl<'a> ConsumerProtocolAssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerProtocolAssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -423,12 +426,14 @@ impl rt::json::JsonForm for TopicPartition {
     }
 }
 /// A borrowed view of [`TopicPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -487,6 +492,7 @@ impl<'a> TopicPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

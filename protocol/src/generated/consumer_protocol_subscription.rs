@@ -275,12 +275,14 @@ impl ConsumerProtocolSubscription {
     }
 }
 /// A borrowed view of [`ConsumerProtocolSubscription`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConsumerProtocolSubscriptionRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 5],
 }
+#[cfg(feature = "view")]
 impl<'a> ConsumerProtocolSubscriptionRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -464,6 +466,7 @@ impl<'a> ConsumerProtocolSubscriptionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConsumerProtocolSubscriptionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -671,12 +674,14 @@ impl rt::json::JsonForm for TopicPartition {
     }
 }
 /// A borrowed view of [`TopicPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -735,6 +740,7 @@ impl<'a> TopicPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -130,12 +130,14 @@ impl ControlRecordTypeSchema {
     }
 }
 /// A borrowed view of [`ControlRecordTypeSchema`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ControlRecordTypeSchemaRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> ControlRecordTypeSchemaRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -229,6 +231,7 @@ impl<'a> ControlRecordTypeSchemaRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ControlRecordTypeSchemaRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -119,11 +119,13 @@ impl ControlledShutdownRequest {
     }
 }
 /// A borrowed view of [`ControlledShutdownRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ControlledShutdownRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> ControlledShutdownRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -197,6 +199,7 @@ impl<'a> ControlledShutdownRequestRef<'a> {
         ControlledShutdownRequest {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ControlledShutdownRequestRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

@@ -119,11 +119,13 @@ impl ControlledShutdownResponse {
     }
 }
 /// A borrowed view of [`ControlledShutdownResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ControlledShutdownResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> ControlledShutdownResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -197,6 +199,7 @@ impl<'a> ControlledShutdownResponseRef<'a> {
         ControlledShutdownResponse {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ControlledShutdownResponseRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

@@ -223,6 +223,7 @@ impl ControllerRegistrationRequest {
     }
 }
 /// A borrowed view of [`ControllerRegistrationRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ControllerRegistrationRequestRef<'a> {
     buf: &'a [u8],
@@ -230,6 +231,7 @@ pub struct ControllerRegistrationRequestRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ControllerRegistrationRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -428,6 +430,7 @@ impl<'a> ControllerRegistrationRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ControllerRegistrationRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -621,6 +624,7 @@ impl rt::json::JsonForm for Listener {
     }
 }
 /// A borrowed view of [`Listener`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListenerRef<'a> {
     buf: &'a [u8],
@@ -628,6 +632,7 @@ pub struct ListenerRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListenerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -729,6 +734,7 @@ impl<'a> ListenerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListenerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -914,6 +920,7 @@ impl rt::json::JsonForm for Feature {
     }
 }
 /// A borrowed view of [`Feature`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FeatureRef<'a> {
     buf: &'a [u8],
@@ -921,6 +928,7 @@ pub struct FeatureRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FeatureRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1005,6 +1013,7 @@ impl<'a> FeatureRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FeatureRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -203,6 +203,7 @@ impl ControllerRegistrationResponse {
     }
 }
 /// A borrowed view of [`ControllerRegistrationResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ControllerRegistrationResponseRef<'a> {
     buf: &'a [u8],
@@ -210,6 +211,7 @@ pub struct ControllerRegistrationResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ControllerRegistrationResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -365,6 +367,7 @@ impl<'a> ControllerRegistrationResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ControllerRegistrationResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -172,6 +172,7 @@ impl CreateAclsRequest {
     }
 }
 /// A borrowed view of [`CreateAclsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateAclsRequestRef<'a> {
     buf: &'a [u8],
@@ -179,6 +180,7 @@ pub struct CreateAclsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateAclsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -311,6 +313,7 @@ impl<'a> CreateAclsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateAclsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -559,6 +562,7 @@ impl rt::json::JsonForm for AclCreation {
     }
 }
 /// A borrowed view of [`AclCreation`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AclCreationRef<'a> {
     buf: &'a [u8],
@@ -566,6 +570,7 @@ pub struct AclCreationRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AclCreationRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -718,6 +723,7 @@ impl<'a> AclCreationRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AclCreationRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

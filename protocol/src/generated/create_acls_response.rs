@@ -185,6 +185,7 @@ impl CreateAclsResponse {
     }
 }
 /// A borrowed view of [`CreateAclsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateAclsResponseRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct CreateAclsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateAclsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -340,6 +342,7 @@ impl<'a> CreateAclsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateAclsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -531,6 +534,7 @@ impl rt::json::JsonForm for AclCreationResult {
     }
 }
 /// A borrowed view of [`AclCreationResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AclCreationResultRef<'a> {
     buf: &'a [u8],
@@ -538,6 +542,7 @@ pub struct AclCreationResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AclCreationResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -608,6 +613,7 @@ impl<'a> AclCreationResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AclCreationResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

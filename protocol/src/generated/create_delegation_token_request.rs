@@ -310,6 +310,7 @@ impl CreateDelegationTokenRequest {
     }
 }
 /// A borrowed view of [`CreateDelegationTokenRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateDelegationTokenRequestRef<'a> {
     buf: &'a [u8],
@@ -317,6 +318,7 @@ pub struct CreateDelegationTokenRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateDelegationTokenRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -508,6 +510,7 @@ impl<'a> CreateDelegationTokenRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateDelegationTokenRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -704,6 +707,7 @@ impl rt::json::JsonForm for CreatableRenewers {
     }
 }
 /// A borrowed view of [`CreatableRenewers`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableRenewersRef<'a> {
     buf: &'a [u8],
@@ -711,6 +715,7 @@ pub struct CreatableRenewersRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableRenewersRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -788,6 +793,7 @@ impl<'a> CreatableRenewersRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableRenewersRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

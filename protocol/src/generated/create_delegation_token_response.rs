@@ -355,6 +355,7 @@ impl CreateDelegationTokenResponse {
     }
 }
 /// A borrowed view of [`CreateDelegationTokenResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateDelegationTokenResponseRef<'a> {
     buf: &'a [u8],
@@ -362,6 +363,7 @@ pub struct CreateDelegationTokenResponseRef<'a> {
     offs: [u32; 11],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateDelegationTokenResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -682,6 +684,7 @@ impl<'a> CreateDelegationTokenResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateDelegationTokenResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -200,6 +200,7 @@ impl CreatePartitionsRequest {
     }
 }
 /// A borrowed view of [`CreatePartitionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatePartitionsRequestRef<'a> {
     buf: &'a [u8],
@@ -207,6 +208,7 @@ pub struct CreatePartitionsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatePartitionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -375,6 +377,7 @@ impl<'a> CreatePartitionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatePartitionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -551,6 +554,7 @@ impl rt::json::JsonForm for CreatePartitionsAssignment {
     }
 }
 /// A borrowed view of [`CreatePartitionsAssignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatePartitionsAssignmentRef<'a> {
     buf: &'a [u8],
@@ -558,6 +562,7 @@ pub struct CreatePartitionsAssignmentRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatePartitionsAssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -621,6 +626,7 @@ impl<'a> CreatePartitionsAssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatePartitionsAssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -840,6 +846,7 @@ impl rt::json::JsonForm for CreatePartitionsTopic {
     }
 }
 /// A borrowed view of [`CreatePartitionsTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatePartitionsTopicRef<'a> {
     buf: &'a [u8],
@@ -847,6 +854,7 @@ pub struct CreatePartitionsTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatePartitionsTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -945,6 +953,7 @@ impl<'a> CreatePartitionsTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatePartitionsTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl CreatePartitionsResponse {
     }
 }
 /// A borrowed view of [`CreatePartitionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatePartitionsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct CreatePartitionsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatePartitionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> CreatePartitionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatePartitionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -532,6 +535,7 @@ impl rt::json::JsonForm for CreatePartitionsTopicResult {
     }
 }
 /// A borrowed view of [`CreatePartitionsTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatePartitionsTopicResultRef<'a> {
     buf: &'a [u8],
@@ -539,6 +543,7 @@ pub struct CreatePartitionsTopicResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatePartitionsTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -628,6 +633,7 @@ impl<'a> CreatePartitionsTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatePartitionsTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -208,6 +208,7 @@ impl CreateTopicsRequest {
     }
 }
 /// A borrowed view of [`CreateTopicsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateTopicsRequestRef<'a> {
     buf: &'a [u8],
@@ -215,6 +216,7 @@ pub struct CreateTopicsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateTopicsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -383,6 +385,7 @@ impl<'a> CreateTopicsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateTopicsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -569,6 +572,7 @@ impl rt::json::JsonForm for CreatableReplicaAssignment {
     }
 }
 /// A borrowed view of [`CreatableReplicaAssignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableReplicaAssignmentRef<'a> {
     buf: &'a [u8],
@@ -576,6 +580,7 @@ pub struct CreatableReplicaAssignmentRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableReplicaAssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -653,6 +658,7 @@ impl<'a> CreatableReplicaAssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableReplicaAssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -844,6 +850,7 @@ impl rt::json::JsonForm for CreatableTopicConfig {
     }
 }
 /// A borrowed view of [`CreatableTopicConfig`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableTopicConfigRef<'a> {
     buf: &'a [u8],
@@ -851,6 +858,7 @@ pub struct CreatableTopicConfigRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableTopicConfigRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -924,6 +932,7 @@ impl<'a> CreatableTopicConfigRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableTopicConfigRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1151,6 +1160,7 @@ impl rt::json::JsonForm for CreatableTopic {
     }
 }
 /// A borrowed view of [`CreatableTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableTopicRef<'a> {
     buf: &'a [u8],
@@ -1158,6 +1168,7 @@ pub struct CreatableTopicRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1294,6 +1305,7 @@ impl<'a> CreatableTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

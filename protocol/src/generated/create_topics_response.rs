@@ -186,6 +186,7 @@ impl CreateTopicsResponse {
     }
 }
 /// A borrowed view of [`CreateTopicsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreateTopicsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct CreateTopicsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreateTopicsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> CreateTopicsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreateTopicsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -646,6 +649,7 @@ impl rt::json::JsonForm for CreatableTopicConfigs {
     }
 }
 /// A borrowed view of [`CreatableTopicConfigs`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableTopicConfigsRef<'a> {
     buf: &'a [u8],
@@ -653,6 +657,7 @@ pub struct CreatableTopicConfigsRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableTopicConfigsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -765,6 +770,7 @@ impl<'a> CreatableTopicConfigsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableTopicConfigsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1175,6 +1181,7 @@ impl rt::json::JsonForm for CreatableTopicResult {
     }
 }
 /// A borrowed view of [`CreatableTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CreatableTopicResultRef<'a> {
     buf: &'a [u8],
@@ -1182,6 +1189,7 @@ pub struct CreatableTopicResultRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CreatableTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1343,6 +1351,7 @@ impl<'a> CreatableTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CreatableTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -171,6 +171,7 @@ impl DefaultPrincipalData {
     }
 }
 /// A borrowed view of [`DefaultPrincipalData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DefaultPrincipalDataRef<'a> {
     buf: &'a [u8],
@@ -178,6 +179,7 @@ pub struct DefaultPrincipalDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DefaultPrincipalDataRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -331,6 +333,7 @@ impl<'a> DefaultPrincipalDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DefaultPrincipalDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -175,6 +175,7 @@ impl DeleteAclsRequest {
     }
 }
 /// A borrowed view of [`DeleteAclsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteAclsRequestRef<'a> {
     buf: &'a [u8],
@@ -182,6 +183,7 @@ pub struct DeleteAclsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteAclsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -314,6 +316,7 @@ impl<'a> DeleteAclsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteAclsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -586,6 +589,7 @@ impl rt::json::JsonForm for DeleteAclsFilter {
     }
 }
 /// A borrowed view of [`DeleteAclsFilter`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteAclsFilterRef<'a> {
     buf: &'a [u8],
@@ -593,6 +597,7 @@ pub struct DeleteAclsFilterRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteAclsFilterRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -739,6 +744,7 @@ impl<'a> DeleteAclsFilterRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteAclsFilterRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

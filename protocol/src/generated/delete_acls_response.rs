@@ -185,6 +185,7 @@ impl DeleteAclsResponse {
     }
 }
 /// A borrowed view of [`DeleteAclsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteAclsResponseRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct DeleteAclsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteAclsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -342,6 +344,7 @@ impl<'a> DeleteAclsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteAclsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -620,6 +623,7 @@ impl rt::json::JsonForm for DeleteAclsMatchingAcl {
     }
 }
 /// A borrowed view of [`DeleteAclsMatchingAcl`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteAclsMatchingAclRef<'a> {
     buf: &'a [u8],
@@ -627,6 +631,7 @@ pub struct DeleteAclsMatchingAclRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteAclsMatchingAclRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -810,6 +815,7 @@ impl<'a> DeleteAclsMatchingAclRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteAclsMatchingAclRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1056,6 +1062,7 @@ impl rt::json::JsonForm for DeleteAclsFilterResult {
     }
 }
 /// A borrowed view of [`DeleteAclsFilterResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteAclsFilterResultRef<'a> {
     buf: &'a [u8],
@@ -1063,6 +1070,7 @@ pub struct DeleteAclsFilterResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteAclsFilterResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1157,6 +1165,7 @@ impl<'a> DeleteAclsFilterResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteAclsFilterResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -172,6 +172,7 @@ impl DeleteGroupsRequest {
     }
 }
 /// A borrowed view of [`DeleteGroupsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteGroupsRequestRef<'a> {
     buf: &'a [u8],
@@ -179,6 +180,7 @@ pub struct DeleteGroupsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteGroupsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -313,6 +315,7 @@ impl<'a> DeleteGroupsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteGroupsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

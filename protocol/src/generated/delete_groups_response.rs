@@ -186,6 +186,7 @@ impl DeleteGroupsResponse {
     }
 }
 /// A borrowed view of [`DeleteGroupsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteGroupsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct DeleteGroupsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteGroupsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DeleteGroupsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteGroupsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -554,6 +557,7 @@ impl rt::json::JsonForm for DeletableGroupResult {
     }
 }
 /// A borrowed view of [`DeletableGroupResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeletableGroupResultRef<'a> {
     buf: &'a [u8],
@@ -561,6 +565,7 @@ pub struct DeletableGroupResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeletableGroupResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -649,6 +654,7 @@ impl<'a> DeletableGroupResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeletableGroupResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl DeleteRecordsRequest {
     }
 }
 /// A borrowed view of [`DeleteRecordsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsRequestRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct DeleteRecordsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DeleteRecordsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -511,6 +514,7 @@ impl rt::json::JsonForm for DeleteRecordsPartition {
     }
 }
 /// A borrowed view of [`DeleteRecordsPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsPartitionRef<'a> {
     buf: &'a [u8],
@@ -518,6 +522,7 @@ pub struct DeleteRecordsPartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -585,6 +590,7 @@ impl<'a> DeleteRecordsPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -765,6 +771,7 @@ impl rt::json::JsonForm for DeleteRecordsTopic {
     }
 }
 /// A borrowed view of [`DeleteRecordsTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsTopicRef<'a> {
     buf: &'a [u8],
@@ -772,6 +779,7 @@ pub struct DeleteRecordsTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -854,6 +862,7 @@ impl<'a> DeleteRecordsTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

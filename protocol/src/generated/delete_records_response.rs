@@ -186,6 +186,7 @@ impl DeleteRecordsResponse {
     }
 }
 /// A borrowed view of [`DeleteRecordsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct DeleteRecordsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DeleteRecordsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -521,6 +524,7 @@ impl rt::json::JsonForm for DeleteRecordsPartitionResult {
     }
 }
 /// A borrowed view of [`DeleteRecordsPartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsPartitionResultRef<'a> {
     buf: &'a [u8],
@@ -528,6 +532,7 @@ pub struct DeleteRecordsPartitionResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsPartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -609,6 +614,7 @@ impl<'a> DeleteRecordsPartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsPartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -793,6 +799,7 @@ impl rt::json::JsonForm for DeleteRecordsTopicResult {
     }
 }
 /// A borrowed view of [`DeleteRecordsTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteRecordsTopicResultRef<'a> {
     buf: &'a [u8],
@@ -800,6 +807,7 @@ pub struct DeleteRecordsTopicResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteRecordsTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -884,6 +892,7 @@ impl<'a> DeleteRecordsTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteRecordsTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

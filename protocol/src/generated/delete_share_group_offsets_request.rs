@@ -180,6 +180,7 @@ impl DeleteShareGroupOffsetsRequest {
     }
 }
 /// A borrowed view of [`DeleteShareGroupOffsetsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupOffsetsRequestRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct DeleteShareGroupOffsetsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupOffsetsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -331,6 +333,7 @@ impl<'a> DeleteShareGroupOffsetsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -471,6 +474,7 @@ impl rt::json::JsonForm for DeleteShareGroupOffsetsRequestTopic {
     }
 }
 /// A borrowed view of [`DeleteShareGroupOffsetsRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupOffsetsRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -478,6 +482,7 @@ pub struct DeleteShareGroupOffsetsRequestTopicRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupOffsetsRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -534,6 +539,7 @@ impl<'a> DeleteShareGroupOffsetsRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

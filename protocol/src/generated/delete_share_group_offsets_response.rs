@@ -217,6 +217,7 @@ impl DeleteShareGroupOffsetsResponse {
     }
 }
 /// A borrowed view of [`DeleteShareGroupOffsetsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupOffsetsResponseRef<'a> {
     buf: &'a [u8],
@@ -224,6 +225,7 @@ pub struct DeleteShareGroupOffsetsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -404,6 +406,7 @@ impl<'a> DeleteShareGroupOffsetsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -604,6 +607,7 @@ impl rt::json::JsonForm for DeleteShareGroupOffsetsResponseTopic {
     }
 }
 /// A borrowed view of [`DeleteShareGroupOffsetsResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupOffsetsResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -611,6 +615,7 @@ pub struct DeleteShareGroupOffsetsResponseTopicRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -711,6 +716,7 @@ impl<'a> DeleteShareGroupOffsetsResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupOffsetsResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

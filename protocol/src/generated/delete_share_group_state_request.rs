@@ -176,6 +176,7 @@ impl DeleteShareGroupStateRequest {
     }
 }
 /// A borrowed view of [`DeleteShareGroupStateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupStateRequestRef<'a> {
     buf: &'a [u8],
@@ -183,6 +184,7 @@ pub struct DeleteShareGroupStateRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupStateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -325,6 +327,7 @@ impl<'a> DeleteShareGroupStateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupStateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -462,6 +465,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -469,6 +473,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -522,6 +527,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -672,6 +678,7 @@ impl rt::json::JsonForm for DeleteStateData {
     }
 }
 /// A borrowed view of [`DeleteStateData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteStateDataRef<'a> {
     buf: &'a [u8],
@@ -679,6 +686,7 @@ pub struct DeleteStateDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteStateDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -750,6 +758,7 @@ impl<'a> DeleteStateDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteStateDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -170,6 +170,7 @@ impl DeleteShareGroupStateResponse {
     }
 }
 /// A borrowed view of [`DeleteShareGroupStateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteShareGroupStateResponseRef<'a> {
     buf: &'a [u8],
@@ -177,6 +178,7 @@ pub struct DeleteShareGroupStateResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteShareGroupStateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -300,6 +302,7 @@ impl<'a> DeleteShareGroupStateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteShareGroupStateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -472,6 +475,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -479,6 +483,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -562,6 +567,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -725,6 +731,7 @@ impl rt::json::JsonForm for DeleteStateResult {
     }
 }
 /// A borrowed view of [`DeleteStateResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteStateResultRef<'a> {
     buf: &'a [u8],
@@ -732,6 +739,7 @@ pub struct DeleteStateResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteStateResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -803,6 +811,7 @@ impl<'a> DeleteStateResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteStateResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -239,6 +239,7 @@ impl DeleteTopicsRequest {
     }
 }
 /// A borrowed view of [`DeleteTopicsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteTopicsRequestRef<'a> {
     buf: &'a [u8],
@@ -246,6 +247,7 @@ pub struct DeleteTopicsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteTopicsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -423,6 +425,7 @@ impl<'a> DeleteTopicsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteTopicsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -665,6 +668,7 @@ impl rt::json::JsonForm for DeleteTopicState {
     }
 }
 /// A borrowed view of [`DeleteTopicState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteTopicStateRef<'a> {
     buf: &'a [u8],
@@ -672,6 +676,7 @@ pub struct DeleteTopicStateRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteTopicStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -739,6 +744,7 @@ impl<'a> DeleteTopicStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteTopicStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

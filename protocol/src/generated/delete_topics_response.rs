@@ -186,6 +186,7 @@ impl DeleteTopicsResponse {
     }
 }
 /// A borrowed view of [`DeleteTopicsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeleteTopicsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct DeleteTopicsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeleteTopicsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DeleteTopicsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeleteTopicsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -605,6 +608,7 @@ impl rt::json::JsonForm for DeletableTopicResult {
     }
 }
 /// A borrowed view of [`DeletableTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DeletableTopicResultRef<'a> {
     buf: &'a [u8],
@@ -612,6 +616,7 @@ pub struct DeletableTopicResultRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DeletableTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -710,6 +715,7 @@ impl<'a> DeletableTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DeletableTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

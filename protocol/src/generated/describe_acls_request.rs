@@ -279,6 +279,7 @@ impl DescribeAclsRequest {
     }
 }
 /// A borrowed view of [`DescribeAclsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeAclsRequestRef<'a> {
     buf: &'a [u8],
@@ -286,6 +287,7 @@ pub struct DescribeAclsRequestRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeAclsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -517,6 +519,7 @@ impl<'a> DescribeAclsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeAclsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

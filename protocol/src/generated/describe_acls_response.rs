@@ -235,6 +235,7 @@ impl DescribeAclsResponse {
     }
 }
 /// A borrowed view of [`DescribeAclsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeAclsResponseRef<'a> {
     buf: &'a [u8],
@@ -242,6 +243,7 @@ pub struct DescribeAclsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeAclsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -430,6 +432,7 @@ impl<'a> DescribeAclsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeAclsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -638,6 +641,7 @@ impl rt::json::JsonForm for AclDescription {
     }
 }
 /// A borrowed view of [`AclDescription`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AclDescriptionRef<'a> {
     buf: &'a [u8],
@@ -645,6 +649,7 @@ pub struct AclDescriptionRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AclDescriptionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -750,6 +755,7 @@ impl<'a> AclDescriptionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AclDescriptionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -971,6 +977,7 @@ impl rt::json::JsonForm for DescribeAclsResource {
     }
 }
 /// A borrowed view of [`DescribeAclsResource`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeAclsResourceRef<'a> {
     buf: &'a [u8],
@@ -978,6 +985,7 @@ pub struct DescribeAclsResourceRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeAclsResourceRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1088,6 +1096,7 @@ impl<'a> DescribeAclsResourceRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeAclsResourceRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -185,6 +185,7 @@ impl DescribeClientQuotasRequest {
     }
 }
 /// A borrowed view of [`DescribeClientQuotasRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeClientQuotasRequestRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct DescribeClientQuotasRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeClientQuotasRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DescribeClientQuotasRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeClientQuotasRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -546,6 +549,7 @@ impl rt::json::JsonForm for ComponentData {
     }
 }
 /// A borrowed view of [`ComponentData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ComponentDataRef<'a> {
     buf: &'a [u8],
@@ -553,6 +557,7 @@ pub struct ComponentDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ComponentDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -642,6 +647,7 @@ impl<'a> ComponentDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ComponentDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

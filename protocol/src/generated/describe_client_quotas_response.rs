@@ -253,6 +253,7 @@ impl DescribeClientQuotasResponse {
     }
 }
 /// A borrowed view of [`DescribeClientQuotasResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeClientQuotasResponseRef<'a> {
     buf: &'a [u8],
@@ -260,6 +261,7 @@ pub struct DescribeClientQuotasResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeClientQuotasResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -447,6 +449,7 @@ impl<'a> DescribeClientQuotasResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeClientQuotasResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -654,6 +657,7 @@ impl rt::json::JsonForm for EntityData {
     }
 }
 /// A borrowed view of [`EntityData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntityDataRef<'a> {
     buf: &'a [u8],
@@ -661,6 +665,7 @@ pub struct EntityDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntityDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -736,6 +741,7 @@ impl<'a> EntityDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntityDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -899,6 +905,7 @@ impl rt::json::JsonForm for ValueData {
     }
 }
 /// A borrowed view of [`ValueData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ValueDataRef<'a> {
     buf: &'a [u8],
@@ -906,6 +913,7 @@ pub struct ValueDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ValueDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -978,6 +986,7 @@ impl<'a> ValueDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ValueDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1164,6 +1173,7 @@ impl rt::json::JsonForm for EntryData {
     }
 }
 /// A borrowed view of [`EntryData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EntryDataRef<'a> {
     buf: &'a [u8],
@@ -1171,6 +1181,7 @@ pub struct EntryDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EntryDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1258,6 +1269,7 @@ impl<'a> EntryDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EntryDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -232,6 +232,7 @@ impl DescribeClusterRequest {
     }
 }
 /// A borrowed view of [`DescribeClusterRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeClusterRequestRef<'a> {
     buf: &'a [u8],
@@ -239,6 +240,7 @@ pub struct DescribeClusterRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeClusterRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -391,6 +393,7 @@ impl<'a> DescribeClusterRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeClusterRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

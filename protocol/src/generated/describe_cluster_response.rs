@@ -298,6 +298,7 @@ impl DescribeClusterResponse {
     }
 }
 /// A borrowed view of [`DescribeClusterResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeClusterResponseRef<'a> {
     buf: &'a [u8],
@@ -305,6 +306,7 @@ pub struct DescribeClusterResponseRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeClusterResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -551,6 +553,7 @@ impl<'a> DescribeClusterResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeClusterResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -791,6 +794,7 @@ impl rt::json::JsonForm for DescribeClusterBroker {
     }
 }
 /// A borrowed view of [`DescribeClusterBroker`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeClusterBrokerRef<'a> {
     buf: &'a [u8],
@@ -798,6 +802,7 @@ pub struct DescribeClusterBrokerRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeClusterBrokerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -910,6 +915,7 @@ impl<'a> DescribeClusterBrokerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeClusterBrokerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

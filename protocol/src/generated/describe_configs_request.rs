@@ -219,6 +219,7 @@ impl DescribeConfigsRequest {
     }
 }
 /// A borrowed view of [`DescribeConfigsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsRequestRef<'a> {
     buf: &'a [u8],
@@ -226,6 +227,7 @@ pub struct DescribeConfigsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -392,6 +394,7 @@ impl<'a> DescribeConfigsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -619,6 +622,7 @@ impl rt::json::JsonForm for DescribeConfigsResource {
     }
 }
 /// A borrowed view of [`DescribeConfigsResource`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsResourceRef<'a> {
     buf: &'a [u8],
@@ -626,6 +630,7 @@ pub struct DescribeConfigsResourceRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsResourceRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -727,6 +732,7 @@ impl<'a> DescribeConfigsResourceRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsResourceRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

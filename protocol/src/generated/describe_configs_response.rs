@@ -186,6 +186,7 @@ impl DescribeConfigsResponse {
     }
 }
 /// A borrowed view of [`DescribeConfigsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct DescribeConfigsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DescribeConfigsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -543,6 +546,7 @@ impl rt::json::JsonForm for DescribeConfigsSynonym {
     }
 }
 /// A borrowed view of [`DescribeConfigsSynonym`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsSynonymRef<'a> {
     buf: &'a [u8],
@@ -550,6 +554,7 @@ pub struct DescribeConfigsSynonymRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsSynonymRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -637,6 +642,7 @@ impl<'a> DescribeConfigsSynonymRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsSynonymRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -954,6 +960,7 @@ impl rt::json::JsonForm for DescribeConfigsResourceResult {
     }
 }
 /// A borrowed view of [`DescribeConfigsResourceResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsResourceResultRef<'a> {
     buf: &'a [u8],
@@ -961,6 +968,7 @@ pub struct DescribeConfigsResourceResultRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsResourceResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1131,6 +1139,7 @@ impl<'a> DescribeConfigsResourceResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsResourceResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1416,6 +1425,7 @@ impl rt::json::JsonForm for DescribeConfigsResult {
     }
 }
 /// A borrowed view of [`DescribeConfigsResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeConfigsResultRef<'a> {
     buf: &'a [u8],
@@ -1423,6 +1433,7 @@ pub struct DescribeConfigsResultRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeConfigsResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1552,6 +1563,7 @@ impl<'a> DescribeConfigsResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeConfigsResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -207,6 +207,7 @@ impl DescribeDelegationTokenRequest {
     }
 }
 /// A borrowed view of [`DescribeDelegationTokenRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeDelegationTokenRequestRef<'a> {
     buf: &'a [u8],
@@ -214,6 +215,7 @@ pub struct DescribeDelegationTokenRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeDelegationTokenRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -347,6 +349,7 @@ impl<'a> DescribeDelegationTokenRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeDelegationTokenRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -517,6 +520,7 @@ impl rt::json::JsonForm for DescribeDelegationTokenOwner {
     }
 }
 /// A borrowed view of [`DescribeDelegationTokenOwner`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeDelegationTokenOwnerRef<'a> {
     buf: &'a [u8],
@@ -524,6 +528,7 @@ pub struct DescribeDelegationTokenOwnerRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeDelegationTokenOwnerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -601,6 +606,7 @@ impl<'a> DescribeDelegationTokenOwnerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeDelegationTokenOwnerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

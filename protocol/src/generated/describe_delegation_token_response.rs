@@ -199,6 +199,7 @@ impl DescribeDelegationTokenResponse {
     }
 }
 /// A borrowed view of [`DescribeDelegationTokenResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeDelegationTokenResponseRef<'a> {
     buf: &'a [u8],
@@ -206,6 +207,7 @@ pub struct DescribeDelegationTokenResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeDelegationTokenResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -371,6 +373,7 @@ impl<'a> DescribeDelegationTokenResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeDelegationTokenResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -549,6 +552,7 @@ impl rt::json::JsonForm for DescribedDelegationTokenRenewer {
     }
 }
 /// A borrowed view of [`DescribedDelegationTokenRenewer`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedDelegationTokenRenewerRef<'a> {
     buf: &'a [u8],
@@ -556,6 +560,7 @@ pub struct DescribedDelegationTokenRenewerRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedDelegationTokenRenewerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -633,6 +638,7 @@ impl<'a> DescribedDelegationTokenRenewerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedDelegationTokenRenewerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -982,6 +988,7 @@ impl rt::json::JsonForm for DescribedDelegationToken {
     }
 }
 /// A borrowed view of [`DescribedDelegationToken`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedDelegationTokenRef<'a> {
     buf: &'a [u8],
@@ -989,6 +996,7 @@ pub struct DescribedDelegationTokenRef<'a> {
     offs: [u32; 10],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedDelegationTokenRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1206,6 +1214,7 @@ impl<'a> DescribedDelegationTokenRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedDelegationTokenRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -207,6 +207,7 @@ impl DescribeGroupsRequest {
     }
 }
 /// A borrowed view of [`DescribeGroupsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeGroupsRequestRef<'a> {
     buf: &'a [u8],
@@ -214,6 +215,7 @@ pub struct DescribeGroupsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeGroupsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -366,6 +368,7 @@ impl<'a> DescribeGroupsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeGroupsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

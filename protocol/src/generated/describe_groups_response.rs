@@ -193,6 +193,7 @@ impl DescribeGroupsResponse {
     }
 }
 /// A borrowed view of [`DescribeGroupsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeGroupsResponseRef<'a> {
     buf: &'a [u8],
@@ -200,6 +201,7 @@ pub struct DescribeGroupsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeGroupsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -350,6 +352,7 @@ impl<'a> DescribeGroupsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeGroupsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -611,6 +614,7 @@ impl rt::json::JsonForm for DescribedGroupMember {
     }
 }
 /// A borrowed view of [`DescribedGroupMember`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedGroupMemberRef<'a> {
     buf: &'a [u8],
@@ -618,6 +622,7 @@ pub struct DescribedGroupMemberRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedGroupMemberRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -769,6 +774,7 @@ impl<'a> DescribedGroupMemberRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedGroupMemberRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1128,6 +1134,7 @@ impl rt::json::JsonForm for DescribedGroup {
     }
 }
 /// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedGroupRef<'a> {
     buf: &'a [u8],
@@ -1135,6 +1142,7 @@ pub struct DescribedGroupRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1318,6 +1326,7 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -204,6 +204,7 @@ impl DescribeLogDirsRequest {
     }
 }
 /// A borrowed view of [`DescribeLogDirsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeLogDirsRequestRef<'a> {
     buf: &'a [u8],
@@ -211,6 +212,7 @@ pub struct DescribeLogDirsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeLogDirsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> DescribeLogDirsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeLogDirsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -516,6 +519,7 @@ impl rt::json::JsonForm for DescribableLogDirTopic {
     }
 }
 /// A borrowed view of [`DescribableLogDirTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribableLogDirTopicRef<'a> {
     buf: &'a [u8],
@@ -523,6 +527,7 @@ pub struct DescribableLogDirTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribableLogDirTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -605,6 +610,7 @@ impl<'a> DescribableLogDirTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribableLogDirTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -206,6 +206,7 @@ impl DescribeLogDirsResponse {
     }
 }
 /// A borrowed view of [`DescribeLogDirsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeLogDirsResponseRef<'a> {
     buf: &'a [u8],
@@ -213,6 +214,7 @@ pub struct DescribeLogDirsResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeLogDirsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -379,6 +381,7 @@ impl<'a> DescribeLogDirsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeLogDirsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -579,6 +582,7 @@ impl rt::json::JsonForm for DescribeLogDirsPartition {
     }
 }
 /// A borrowed view of [`DescribeLogDirsPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeLogDirsPartitionRef<'a> {
     buf: &'a [u8],
@@ -586,6 +590,7 @@ pub struct DescribeLogDirsPartitionRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeLogDirsPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -681,6 +686,7 @@ impl<'a> DescribeLogDirsPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeLogDirsPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -869,6 +875,7 @@ impl rt::json::JsonForm for DescribeLogDirsTopic {
     }
 }
 /// A borrowed view of [`DescribeLogDirsTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeLogDirsTopicRef<'a> {
     buf: &'a [u8],
@@ -876,6 +883,7 @@ pub struct DescribeLogDirsTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeLogDirsTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -958,6 +966,7 @@ impl<'a> DescribeLogDirsTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeLogDirsTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1229,6 +1238,7 @@ impl rt::json::JsonForm for DescribeLogDirsResult {
     }
 }
 /// A borrowed view of [`DescribeLogDirsResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeLogDirsResultRef<'a> {
     buf: &'a [u8],
@@ -1236,6 +1246,7 @@ pub struct DescribeLogDirsResultRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeLogDirsResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1374,6 +1385,7 @@ impl<'a> DescribeLogDirsResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeLogDirsResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -164,6 +164,7 @@ impl DescribeProducersRequest {
     }
 }
 /// A borrowed view of [`DescribeProducersRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeProducersRequestRef<'a> {
     buf: &'a [u8],
@@ -171,6 +172,7 @@ pub struct DescribeProducersRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeProducersRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -293,6 +295,7 @@ impl<'a> DescribeProducersRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeProducersRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -447,6 +450,7 @@ impl rt::json::JsonForm for TopicRequest {
     }
 }
 /// A borrowed view of [`TopicRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicRequestRef<'a> {
     buf: &'a [u8],
@@ -454,6 +458,7 @@ pub struct TopicRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicRequestRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -528,6 +533,7 @@ impl<'a> TopicRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -174,6 +174,7 @@ impl DescribeProducersResponse {
     }
 }
 /// A borrowed view of [`DescribeProducersResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeProducersResponseRef<'a> {
     buf: &'a [u8],
@@ -181,6 +182,7 @@ pub struct DescribeProducersResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeProducersResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -320,6 +322,7 @@ impl<'a> DescribeProducersResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeProducersResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -534,6 +537,7 @@ impl rt::json::JsonForm for ProducerState {
     }
 }
 /// A borrowed view of [`ProducerState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ProducerStateRef<'a> {
     buf: &'a [u8],
@@ -541,6 +545,7 @@ pub struct ProducerStateRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ProducerStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -664,6 +669,7 @@ impl<'a> ProducerStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ProducerStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -875,6 +881,7 @@ impl rt::json::JsonForm for PartitionResponse {
     }
 }
 /// A borrowed view of [`PartitionResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResponseRef<'a> {
     buf: &'a [u8],
@@ -882,6 +889,7 @@ pub struct PartitionResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -983,6 +991,7 @@ impl<'a> PartitionResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1159,6 +1168,7 @@ impl rt::json::JsonForm for TopicResponse {
     }
 }
 /// A borrowed view of [`TopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicResponseRef<'a> {
     buf: &'a [u8],
@@ -1166,6 +1176,7 @@ pub struct TopicResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1240,6 +1251,7 @@ impl<'a> TopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -164,6 +164,7 @@ impl DescribeQuorumRequest {
     }
 }
 /// A borrowed view of [`DescribeQuorumRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeQuorumRequestRef<'a> {
     buf: &'a [u8],
@@ -171,6 +172,7 @@ pub struct DescribeQuorumRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeQuorumRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -293,6 +295,7 @@ impl<'a> DescribeQuorumRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeQuorumRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -426,6 +429,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -433,6 +437,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -486,6 +491,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -637,6 +643,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -644,6 +651,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -718,6 +726,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -268,6 +268,7 @@ impl DescribeQuorumResponse {
     }
 }
 /// A borrowed view of [`DescribeQuorumResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeQuorumResponseRef<'a> {
     buf: &'a [u8],
@@ -275,6 +276,7 @@ pub struct DescribeQuorumResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeQuorumResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -459,6 +461,7 @@ impl<'a> DescribeQuorumResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeQuorumResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -776,6 +779,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -783,6 +787,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -944,6 +949,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1152,6 +1158,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -1159,6 +1166,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1233,6 +1241,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1434,6 +1443,7 @@ impl rt::json::JsonForm for Listener {
     }
 }
 /// A borrowed view of [`Listener`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListenerRef<'a> {
     buf: &'a [u8],
@@ -1441,6 +1451,7 @@ pub struct ListenerRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListenerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1528,6 +1539,7 @@ impl<'a> ListenerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListenerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1744,6 +1756,7 @@ impl rt::json::JsonForm for Node {
     }
 }
 /// A borrowed view of [`Node`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeRef<'a> {
     buf: &'a [u8],
@@ -1751,6 +1764,7 @@ pub struct NodeRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1822,6 +1836,7 @@ impl<'a> NodeRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2081,6 +2096,7 @@ impl rt::json::JsonForm for ReplicaState {
     }
 }
 /// A borrowed view of [`ReplicaState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReplicaStateRef<'a> {
     buf: &'a [u8],
@@ -2088,6 +2104,7 @@ pub struct ReplicaStateRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReplicaStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2197,6 +2214,7 @@ impl<'a> ReplicaStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReplicaStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

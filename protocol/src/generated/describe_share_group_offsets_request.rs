@@ -170,6 +170,7 @@ impl DescribeShareGroupOffsetsRequest {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsRequestRef<'a> {
     buf: &'a [u8],
@@ -177,6 +178,7 @@ pub struct DescribeShareGroupOffsetsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -302,6 +304,7 @@ impl<'a> DescribeShareGroupOffsetsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -458,6 +461,7 @@ impl rt::json::JsonForm for DescribeShareGroupOffsetsRequestTopic {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -465,6 +469,7 @@ pub struct DescribeShareGroupOffsetsRequestTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -539,6 +544,7 @@ impl<'a> DescribeShareGroupOffsetsRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -718,6 +724,7 @@ impl rt::json::JsonForm for DescribeShareGroupOffsetsRequestGroup {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsRequestGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsRequestGroupRef<'a> {
     buf: &'a [u8],
@@ -725,6 +732,7 @@ pub struct DescribeShareGroupOffsetsRequestGroupRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsRequestGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -799,6 +807,7 @@ impl<'a> DescribeShareGroupOffsetsRequestGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsRequestGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

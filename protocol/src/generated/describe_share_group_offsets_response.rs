@@ -180,6 +180,7 @@ impl DescribeShareGroupOffsetsResponse {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsResponseRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct DescribeShareGroupOffsetsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -328,6 +330,7 @@ impl<'a> DescribeShareGroupOffsetsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -558,6 +561,7 @@ impl rt::json::JsonForm for DescribeShareGroupOffsetsResponsePartition {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -565,6 +569,7 @@ pub struct DescribeShareGroupOffsetsResponsePartitionRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -690,6 +695,7 @@ impl<'a> DescribeShareGroupOffsetsResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -885,6 +891,7 @@ impl rt::json::JsonForm for DescribeShareGroupOffsetsResponseTopic {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -892,6 +899,7 @@ pub struct DescribeShareGroupOffsetsResponseTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -982,6 +990,7 @@ impl<'a> DescribeShareGroupOffsetsResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1183,6 +1192,7 @@ impl rt::json::JsonForm for DescribeShareGroupOffsetsResponseGroup {
     }
 }
 /// A borrowed view of [`DescribeShareGroupOffsetsResponseGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeShareGroupOffsetsResponseGroupRef<'a> {
     buf: &'a [u8],
@@ -1190,6 +1200,7 @@ pub struct DescribeShareGroupOffsetsResponseGroupRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1296,6 +1307,7 @@ impl<'a> DescribeShareGroupOffsetsResponseGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeShareGroupOffsetsResponseGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

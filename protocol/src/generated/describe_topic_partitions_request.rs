@@ -227,6 +227,7 @@ impl DescribeTopicPartitionsRequest {
     }
 }
 /// A borrowed view of [`DescribeTopicPartitionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTopicPartitionsRequestRef<'a> {
     buf: &'a [u8],
@@ -234,6 +235,7 @@ pub struct DescribeTopicPartitionsRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTopicPartitionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -396,6 +398,7 @@ impl<'a> DescribeTopicPartitionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTopicPartitionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -553,6 +556,7 @@ impl rt::json::JsonForm for TopicRequest {
     }
 }
 /// A borrowed view of [`TopicRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicRequestRef<'a> {
     buf: &'a [u8],
@@ -560,6 +564,7 @@ pub struct TopicRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicRequestRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -616,6 +621,7 @@ impl<'a> TopicRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -755,6 +761,7 @@ impl rt::json::JsonForm for Cursor {
     }
 }
 /// A borrowed view of [`Cursor`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CursorRef<'a> {
     buf: &'a [u8],
@@ -762,6 +769,7 @@ pub struct CursorRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CursorRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -832,6 +840,7 @@ impl<'a> CursorRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CursorRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -210,6 +210,7 @@ impl DescribeTopicPartitionsResponse {
     }
 }
 /// A borrowed view of [`DescribeTopicPartitionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTopicPartitionsResponseRef<'a> {
     buf: &'a [u8],
@@ -217,6 +218,7 @@ pub struct DescribeTopicPartitionsResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTopicPartitionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -381,6 +383,7 @@ impl<'a> DescribeTopicPartitionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -717,6 +720,7 @@ impl rt::json::JsonForm for DescribeTopicPartitionsResponsePartition {
     }
 }
 /// A borrowed view of [`DescribeTopicPartitionsResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTopicPartitionsResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -724,6 +728,7 @@ pub struct DescribeTopicPartitionsResponsePartitionRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -905,6 +910,7 @@ impl<'a> DescribeTopicPartitionsResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1180,6 +1186,7 @@ impl rt::json::JsonForm for DescribeTopicPartitionsResponseTopic {
     }
 }
 /// A borrowed view of [`DescribeTopicPartitionsResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTopicPartitionsResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -1187,6 +1194,7 @@ pub struct DescribeTopicPartitionsResponseTopicRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1316,6 +1324,7 @@ impl<'a> DescribeTopicPartitionsResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTopicPartitionsResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1486,6 +1495,7 @@ impl rt::json::JsonForm for Cursor {
     }
 }
 /// A borrowed view of [`Cursor`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CursorRef<'a> {
     buf: &'a [u8],
@@ -1493,6 +1503,7 @@ pub struct CursorRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CursorRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1563,6 +1574,7 @@ impl<'a> CursorRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CursorRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

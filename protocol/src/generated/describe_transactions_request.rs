@@ -162,6 +162,7 @@ impl DescribeTransactionsRequest {
     }
 }
 /// A borrowed view of [`DescribeTransactionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTransactionsRequestRef<'a> {
     buf: &'a [u8],
@@ -169,6 +170,7 @@ pub struct DescribeTransactionsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTransactionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -294,6 +296,7 @@ impl<'a> DescribeTransactionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTransactionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -179,6 +179,7 @@ impl DescribeTransactionsResponse {
     }
 }
 /// A borrowed view of [`DescribeTransactionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeTransactionsResponseRef<'a> {
     buf: &'a [u8],
@@ -186,6 +187,7 @@ pub struct DescribeTransactionsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeTransactionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -325,6 +327,7 @@ impl<'a> DescribeTransactionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeTransactionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -484,6 +487,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -491,6 +495,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -565,6 +570,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -808,6 +814,7 @@ impl rt::json::JsonForm for TransactionState {
     }
 }
 /// A borrowed view of [`TransactionState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TransactionStateRef<'a> {
     buf: &'a [u8],
@@ -815,6 +822,7 @@ pub struct TransactionStateRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TransactionStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -976,6 +984,7 @@ impl<'a> TransactionStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TransactionStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

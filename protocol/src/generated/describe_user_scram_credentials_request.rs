@@ -185,6 +185,7 @@ impl DescribeUserScramCredentialsRequest {
     }
 }
 /// A borrowed view of [`DescribeUserScramCredentialsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeUserScramCredentialsRequestRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct DescribeUserScramCredentialsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeUserScramCredentialsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -313,6 +315,7 @@ impl<'a> DescribeUserScramCredentialsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeUserScramCredentialsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -447,6 +450,7 @@ impl rt::json::JsonForm for UserName {
     }
 }
 /// A borrowed view of [`UserName`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UserNameRef<'a> {
     buf: &'a [u8],
@@ -454,6 +458,7 @@ pub struct UserNameRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UserNameRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -510,6 +515,7 @@ impl<'a> UserNameRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UserNameRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

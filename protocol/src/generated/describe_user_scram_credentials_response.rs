@@ -229,6 +229,7 @@ impl DescribeUserScramCredentialsResponse {
     }
 }
 /// A borrowed view of [`DescribeUserScramCredentialsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeUserScramCredentialsResponseRef<'a> {
     buf: &'a [u8],
@@ -236,6 +237,7 @@ pub struct DescribeUserScramCredentialsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -416,6 +418,7 @@ impl<'a> DescribeUserScramCredentialsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeUserScramCredentialsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -580,6 +583,7 @@ impl rt::json::JsonForm for CredentialInfo {
     }
 }
 /// A borrowed view of [`CredentialInfo`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CredentialInfoRef<'a> {
     buf: &'a [u8],
@@ -587,6 +591,7 @@ pub struct CredentialInfoRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CredentialInfoRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -654,6 +659,7 @@ impl<'a> CredentialInfoRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CredentialInfoRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -856,6 +862,7 @@ impl rt::json::JsonForm for DescribeUserScramCredentialsResult {
     }
 }
 /// A borrowed view of [`DescribeUserScramCredentialsResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribeUserScramCredentialsResultRef<'a> {
     buf: &'a [u8],
@@ -863,6 +870,7 @@ pub struct DescribeUserScramCredentialsResultRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribeUserScramCredentialsResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -967,6 +975,7 @@ impl<'a> DescribeUserScramCredentialsResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribeUserScramCredentialsResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -223,6 +223,7 @@ impl ElectLeadersResponse {
     }
 }
 /// A borrowed view of [`ElectLeadersResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ElectLeadersResponseRef<'a> {
     buf: &'a [u8],
@@ -230,6 +231,7 @@ pub struct ElectLeadersResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ElectLeadersResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -398,6 +400,7 @@ impl<'a> ElectLeadersResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ElectLeadersResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -614,6 +617,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -621,6 +625,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -705,6 +710,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -888,6 +894,7 @@ impl rt::json::JsonForm for ReplicaElectionResult {
     }
 }
 /// A borrowed view of [`ReplicaElectionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReplicaElectionResultRef<'a> {
     buf: &'a [u8],
@@ -895,6 +902,7 @@ pub struct ReplicaElectionResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReplicaElectionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -977,6 +985,7 @@ impl<'a> ReplicaElectionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReplicaElectionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

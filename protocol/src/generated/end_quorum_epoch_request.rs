@@ -240,6 +240,7 @@ impl EndQuorumEpochRequest {
     }
 }
 /// A borrowed view of [`EndQuorumEpochRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndQuorumEpochRequestRef<'a> {
     buf: &'a [u8],
@@ -247,6 +248,7 @@ pub struct EndQuorumEpochRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndQuorumEpochRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -424,6 +426,7 @@ impl<'a> EndQuorumEpochRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndQuorumEpochRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -653,6 +656,7 @@ impl rt::json::JsonForm for ReplicaInfo {
     }
 }
 /// A borrowed view of [`ReplicaInfo`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReplicaInfoRef<'a> {
     buf: &'a [u8],
@@ -660,6 +664,7 @@ pub struct ReplicaInfoRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReplicaInfoRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -727,6 +732,7 @@ impl<'a> ReplicaInfoRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReplicaInfoRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1004,6 +1010,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -1011,6 +1018,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1128,6 +1136,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1342,6 +1351,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -1349,6 +1359,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1431,6 +1442,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1652,6 +1664,7 @@ impl rt::json::JsonForm for LeaderEndpoint {
     }
 }
 /// A borrowed view of [`LeaderEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderEndpointRef<'a> {
     buf: &'a [u8],
@@ -1659,6 +1672,7 @@ pub struct LeaderEndpointRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1746,6 +1760,7 @@ impl<'a> LeaderEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -131,12 +131,14 @@ impl EndTxnMarker {
     }
 }
 /// A borrowed view of [`EndTxnMarker`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndTxnMarkerRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> EndTxnMarkerRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -230,6 +232,7 @@ impl<'a> EndTxnMarkerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndTxnMarkerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

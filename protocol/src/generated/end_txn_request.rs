@@ -197,6 +197,7 @@ impl EndTxnRequest {
     }
 }
 /// A borrowed view of [`EndTxnRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndTxnRequestRef<'a> {
     buf: &'a [u8],
@@ -204,6 +205,7 @@ pub struct EndTxnRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndTxnRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -381,6 +383,7 @@ impl<'a> EndTxnRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndTxnRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -224,6 +224,7 @@ impl EndTxnResponse {
     }
 }
 /// A borrowed view of [`EndTxnResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndTxnResponseRef<'a> {
     buf: &'a [u8],
@@ -231,6 +232,7 @@ pub struct EndTxnResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndTxnResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -406,6 +408,7 @@ impl<'a> EndTxnResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndTxnResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -199,6 +199,7 @@ impl EnvelopeRequest {
     }
 }
 /// A borrowed view of [`EnvelopeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EnvelopeRequestRef<'a> {
     buf: &'a [u8],
@@ -206,6 +207,7 @@ pub struct EnvelopeRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EnvelopeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -363,6 +365,7 @@ impl<'a> EnvelopeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EnvelopeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -174,6 +174,7 @@ impl EnvelopeResponse {
     }
 }
 /// A borrowed view of [`EnvelopeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EnvelopeResponseRef<'a> {
     buf: &'a [u8],
@@ -181,6 +182,7 @@ pub struct EnvelopeResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EnvelopeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -313,6 +315,7 @@ impl<'a> EnvelopeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EnvelopeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

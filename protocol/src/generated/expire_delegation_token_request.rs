@@ -173,6 +173,7 @@ impl ExpireDelegationTokenRequest {
     }
 }
 /// A borrowed view of [`ExpireDelegationTokenRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ExpireDelegationTokenRequestRef<'a> {
     buf: &'a [u8],
@@ -180,6 +181,7 @@ pub struct ExpireDelegationTokenRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ExpireDelegationTokenRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -322,6 +324,7 @@ impl<'a> ExpireDelegationTokenRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ExpireDelegationTokenRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl ExpireDelegationTokenResponse {
     }
 }
 /// A borrowed view of [`ExpireDelegationTokenResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ExpireDelegationTokenResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct ExpireDelegationTokenResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ExpireDelegationTokenResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -349,6 +351,7 @@ impl<'a> ExpireDelegationTokenResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ExpireDelegationTokenResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -542,6 +542,7 @@ impl FetchRequest {
     }
 }
 /// A borrowed view of [`FetchRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchRequestRef<'a> {
     buf: &'a [u8],
@@ -549,6 +550,7 @@ pub struct FetchRequestRef<'a> {
     offs: [u32; 12],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -925,6 +927,7 @@ impl<'a> FetchRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1252,6 +1255,7 @@ impl rt::json::JsonForm for ReplicaState {
     }
 }
 /// A borrowed view of [`ReplicaState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReplicaStateRef<'a> {
     buf: &'a [u8],
@@ -1259,6 +1263,7 @@ pub struct ReplicaStateRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReplicaStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1326,6 +1331,7 @@ impl<'a> ReplicaStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReplicaStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1708,6 +1714,7 @@ impl rt::json::JsonForm for FetchPartition {
     }
 }
 /// A borrowed view of [`FetchPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchPartitionRef<'a> {
     buf: &'a [u8],
@@ -1715,6 +1722,7 @@ pub struct FetchPartitionRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1866,6 +1874,7 @@ impl<'a> FetchPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2164,6 +2173,7 @@ impl rt::json::JsonForm for FetchTopic {
     }
 }
 /// A borrowed view of [`FetchTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchTopicRef<'a> {
     buf: &'a [u8],
@@ -2171,6 +2181,7 @@ pub struct FetchTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2267,6 +2278,7 @@ impl<'a> FetchTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2525,6 +2537,7 @@ impl rt::json::JsonForm for ForgottenTopic {
     }
 }
 /// A borrowed view of [`ForgottenTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ForgottenTopicRef<'a> {
     buf: &'a [u8],
@@ -2532,6 +2545,7 @@ pub struct ForgottenTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ForgottenTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2628,6 +2642,7 @@ impl<'a> ForgottenTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

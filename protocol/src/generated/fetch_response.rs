@@ -327,6 +327,7 @@ impl FetchResponse {
     }
 }
 /// A borrowed view of [`FetchResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchResponseRef<'a> {
     buf: &'a [u8],
@@ -334,6 +335,7 @@ pub struct FetchResponseRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -559,6 +561,7 @@ impl<'a> FetchResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -818,6 +821,7 @@ impl rt::json::JsonForm for EpochEndOffset {
     }
 }
 /// A borrowed view of [`EpochEndOffset`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EpochEndOffsetRef<'a> {
     buf: &'a [u8],
@@ -825,6 +829,7 @@ pub struct EpochEndOffsetRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EpochEndOffsetRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -892,6 +897,7 @@ impl<'a> EpochEndOffsetRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EpochEndOffsetRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1109,6 +1115,7 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
     }
 }
 /// A borrowed view of [`LeaderIdAndEpoch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderIdAndEpochRef<'a> {
     buf: &'a [u8],
@@ -1116,6 +1123,7 @@ pub struct LeaderIdAndEpochRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderIdAndEpochRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1183,6 +1191,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1368,6 +1377,7 @@ impl rt::json::JsonForm for SnapshotId {
     }
 }
 /// A borrowed view of [`SnapshotId`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotIdRef<'a> {
     buf: &'a [u8],
@@ -1375,6 +1385,7 @@ pub struct SnapshotIdRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SnapshotIdRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1442,6 +1453,7 @@ impl<'a> SnapshotIdRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SnapshotIdRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1609,6 +1621,7 @@ impl rt::json::JsonForm for AbortedTransaction {
     }
 }
 /// A borrowed view of [`AbortedTransaction`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AbortedTransactionRef<'a> {
     buf: &'a [u8],
@@ -1616,6 +1629,7 @@ pub struct AbortedTransactionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AbortedTransactionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1683,6 +1697,7 @@ impl<'a> AbortedTransactionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AbortedTransactionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2205,6 +2220,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -2212,6 +2228,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 11],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2432,6 +2449,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2734,6 +2752,7 @@ impl rt::json::JsonForm for FetchableTopicResponse {
     }
 }
 /// A borrowed view of [`FetchableTopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchableTopicResponseRef<'a> {
     buf: &'a [u8],
@@ -2741,6 +2760,7 @@ pub struct FetchableTopicResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchableTopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2837,6 +2857,7 @@ impl<'a> FetchableTopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchableTopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3121,6 +3142,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -3128,6 +3150,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3226,6 +3249,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

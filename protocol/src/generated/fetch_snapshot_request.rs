@@ -263,6 +263,7 @@ impl FetchSnapshotRequest {
     }
 }
 /// A borrowed view of [`FetchSnapshotRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchSnapshotRequestRef<'a> {
     buf: &'a [u8],
@@ -270,6 +271,7 @@ pub struct FetchSnapshotRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchSnapshotRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -452,6 +454,7 @@ impl<'a> FetchSnapshotRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchSnapshotRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -627,6 +630,7 @@ impl rt::json::JsonForm for SnapshotId {
     }
 }
 /// A borrowed view of [`SnapshotId`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotIdRef<'a> {
     buf: &'a [u8],
@@ -634,6 +638,7 @@ pub struct SnapshotIdRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SnapshotIdRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -701,6 +706,7 @@ impl<'a> SnapshotIdRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SnapshotIdRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -933,6 +939,7 @@ impl rt::json::JsonForm for PartitionSnapshot {
     }
 }
 /// A borrowed view of [`PartitionSnapshot`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionSnapshotRef<'a> {
     buf: &'a [u8],
@@ -940,6 +947,7 @@ pub struct PartitionSnapshotRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionSnapshotRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1053,6 +1061,7 @@ impl<'a> PartitionSnapshotRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionSnapshotRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1250,6 +1259,7 @@ impl rt::json::JsonForm for TopicSnapshot {
     }
 }
 /// A borrowed view of [`TopicSnapshot`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicSnapshotRef<'a> {
     buf: &'a [u8],
@@ -1257,6 +1267,7 @@ pub struct TopicSnapshotRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicSnapshotRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1331,6 +1342,7 @@ impl<'a> TopicSnapshotRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicSnapshotRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -278,6 +278,7 @@ impl FetchSnapshotResponse {
     }
 }
 /// A borrowed view of [`FetchSnapshotResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchSnapshotResponseRef<'a> {
     buf: &'a [u8],
@@ -285,6 +286,7 @@ pub struct FetchSnapshotResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchSnapshotResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -484,6 +486,7 @@ impl<'a> FetchSnapshotResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchSnapshotResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -674,6 +677,7 @@ impl rt::json::JsonForm for SnapshotId {
     }
 }
 /// A borrowed view of [`SnapshotId`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotIdRef<'a> {
     buf: &'a [u8],
@@ -681,6 +685,7 @@ pub struct SnapshotIdRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SnapshotIdRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -748,6 +753,7 @@ impl<'a> SnapshotIdRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SnapshotIdRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -896,6 +902,7 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
     }
 }
 /// A borrowed view of [`LeaderIdAndEpoch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderIdAndEpochRef<'a> {
     buf: &'a [u8],
@@ -903,6 +910,7 @@ pub struct LeaderIdAndEpochRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderIdAndEpochRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -970,6 +978,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1219,6 +1228,7 @@ impl rt::json::JsonForm for PartitionSnapshot {
     }
 }
 /// A borrowed view of [`PartitionSnapshot`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionSnapshotRef<'a> {
     buf: &'a [u8],
@@ -1226,6 +1236,7 @@ pub struct PartitionSnapshotRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionSnapshotRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1375,6 +1386,7 @@ impl<'a> PartitionSnapshotRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionSnapshotRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1573,6 +1585,7 @@ impl rt::json::JsonForm for TopicSnapshot {
     }
 }
 /// A borrowed view of [`TopicSnapshot`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicSnapshotRef<'a> {
     buf: &'a [u8],
@@ -1580,6 +1593,7 @@ pub struct TopicSnapshotRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicSnapshotRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1654,6 +1668,7 @@ impl<'a> TopicSnapshotRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicSnapshotRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1859,6 +1874,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -1866,6 +1882,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1950,6 +1967,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

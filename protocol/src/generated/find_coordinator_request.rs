@@ -249,6 +249,7 @@ impl FindCoordinatorRequest {
     }
 }
 /// A borrowed view of [`FindCoordinatorRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FindCoordinatorRequestRef<'a> {
     buf: &'a [u8],
@@ -256,6 +257,7 @@ pub struct FindCoordinatorRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FindCoordinatorRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -428,6 +430,7 @@ impl<'a> FindCoordinatorRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FindCoordinatorRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -377,6 +377,7 @@ impl FindCoordinatorResponse {
     }
 }
 /// A borrowed view of [`FindCoordinatorResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FindCoordinatorResponseRef<'a> {
     buf: &'a [u8],
@@ -384,6 +385,7 @@ pub struct FindCoordinatorResponseRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FindCoordinatorResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -630,6 +632,7 @@ impl<'a> FindCoordinatorResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FindCoordinatorResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1026,6 +1029,7 @@ impl rt::json::JsonForm for Coordinator {
     }
 }
 /// A borrowed view of [`Coordinator`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CoordinatorRef<'a> {
     buf: &'a [u8],
@@ -1033,6 +1037,7 @@ pub struct CoordinatorRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CoordinatorRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1164,6 +1169,7 @@ impl<'a> CoordinatorRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CoordinatorRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -153,6 +153,7 @@ impl GetTelemetrySubscriptionsRequest {
     }
 }
 /// A borrowed view of [`GetTelemetrySubscriptionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct GetTelemetrySubscriptionsRequestRef<'a> {
     buf: &'a [u8],
@@ -160,6 +161,7 @@ pub struct GetTelemetrySubscriptionsRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> GetTelemetrySubscriptionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -276,6 +278,7 @@ impl<'a> GetTelemetrySubscriptionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for GetTelemetrySubscriptionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

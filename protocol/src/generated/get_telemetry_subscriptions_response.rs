@@ -270,6 +270,7 @@ impl GetTelemetrySubscriptionsResponse {
     }
 }
 /// A borrowed view of [`GetTelemetrySubscriptionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct GetTelemetrySubscriptionsResponseRef<'a> {
     buf: &'a [u8],
@@ -277,6 +278,7 @@ pub struct GetTelemetrySubscriptionsResponseRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -543,6 +545,7 @@ impl<'a> GetTelemetrySubscriptionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for GetTelemetrySubscriptionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

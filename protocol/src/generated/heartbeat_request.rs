@@ -236,6 +236,7 @@ impl HeartbeatRequest {
     }
 }
 /// A borrowed view of [`HeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct HeartbeatRequestRef<'a> {
     buf: &'a [u8],
@@ -243,6 +244,7 @@ pub struct HeartbeatRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> HeartbeatRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -428,6 +430,7 @@ impl<'a> HeartbeatRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for HeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -178,6 +178,7 @@ impl HeartbeatResponse {
     }
 }
 /// A borrowed view of [`HeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct HeartbeatResponseRef<'a> {
     buf: &'a [u8],
@@ -185,6 +186,7 @@ pub struct HeartbeatResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> HeartbeatResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -322,6 +324,7 @@ impl<'a> HeartbeatResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for HeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

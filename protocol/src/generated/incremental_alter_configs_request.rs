@@ -189,6 +189,7 @@ impl IncrementalAlterConfigsRequest {
     }
 }
 /// A borrowed view of [`IncrementalAlterConfigsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct IncrementalAlterConfigsRequestRef<'a> {
     buf: &'a [u8],
@@ -196,6 +197,7 @@ pub struct IncrementalAlterConfigsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> IncrementalAlterConfigsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -345,6 +347,7 @@ impl<'a> IncrementalAlterConfigsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for IncrementalAlterConfigsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -547,6 +550,7 @@ impl rt::json::JsonForm for AlterableConfig {
     }
 }
 /// A borrowed view of [`AlterableConfig`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterableConfigRef<'a> {
     buf: &'a [u8],
@@ -554,6 +558,7 @@ pub struct AlterableConfigRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterableConfigRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -641,6 +646,7 @@ impl<'a> AlterableConfigRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterableConfigRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -833,6 +839,7 @@ impl rt::json::JsonForm for AlterConfigsResource {
     }
 }
 /// A borrowed view of [`AlterConfigsResource`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsResourceRef<'a> {
     buf: &'a [u8],
@@ -840,6 +847,7 @@ pub struct AlterConfigsResourceRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsResourceRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -936,6 +944,7 @@ impl<'a> AlterConfigsResourceRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsResourceRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

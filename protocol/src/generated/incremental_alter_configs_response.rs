@@ -189,6 +189,7 @@ impl IncrementalAlterConfigsResponse {
     }
 }
 /// A borrowed view of [`IncrementalAlterConfigsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct IncrementalAlterConfigsResponseRef<'a> {
     buf: &'a [u8],
@@ -196,6 +197,7 @@ pub struct IncrementalAlterConfigsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> IncrementalAlterConfigsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -347,6 +349,7 @@ impl<'a> IncrementalAlterConfigsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for IncrementalAlterConfigsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -563,6 +566,7 @@ impl rt::json::JsonForm for AlterConfigsResourceResponse {
     }
 }
 /// A borrowed view of [`AlterConfigsResourceResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AlterConfigsResourceResponseRef<'a> {
     buf: &'a [u8],
@@ -570,6 +574,7 @@ pub struct AlterConfigsResourceResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AlterConfigsResourceResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -673,6 +678,7 @@ impl<'a> AlterConfigsResourceResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AlterConfigsResourceResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -319,6 +319,7 @@ impl InitProducerIdRequest {
     }
 }
 /// A borrowed view of [`InitProducerIdRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitProducerIdRequestRef<'a> {
     buf: &'a [u8],
@@ -326,6 +327,7 @@ pub struct InitProducerIdRequestRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitProducerIdRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -537,6 +539,7 @@ impl<'a> InitProducerIdRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitProducerIdRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -277,6 +277,7 @@ impl InitProducerIdResponse {
     }
 }
 /// A borrowed view of [`InitProducerIdResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitProducerIdResponseRef<'a> {
     buf: &'a [u8],
@@ -284,6 +285,7 @@ pub struct InitProducerIdResponseRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitProducerIdResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -491,6 +493,7 @@ impl<'a> InitProducerIdResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitProducerIdResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

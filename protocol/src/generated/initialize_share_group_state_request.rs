@@ -180,6 +180,7 @@ impl InitializeShareGroupStateRequest {
     }
 }
 /// A borrowed view of [`InitializeShareGroupStateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitializeShareGroupStateRequestRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct InitializeShareGroupStateRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitializeShareGroupStateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -329,6 +331,7 @@ impl<'a> InitializeShareGroupStateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitializeShareGroupStateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -490,6 +493,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -497,6 +501,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -578,6 +583,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -740,6 +746,7 @@ impl rt::json::JsonForm for InitializeStateData {
     }
 }
 /// A borrowed view of [`InitializeStateData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitializeStateDataRef<'a> {
     buf: &'a [u8],
@@ -747,6 +754,7 @@ pub struct InitializeStateDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitializeStateDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -818,6 +826,7 @@ impl<'a> InitializeStateDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitializeStateDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -170,6 +170,7 @@ impl InitializeShareGroupStateResponse {
     }
 }
 /// A borrowed view of [`InitializeShareGroupStateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitializeShareGroupStateResponseRef<'a> {
     buf: &'a [u8],
@@ -177,6 +178,7 @@ pub struct InitializeShareGroupStateResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitializeShareGroupStateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -300,6 +302,7 @@ impl<'a> InitializeShareGroupStateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitializeShareGroupStateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -472,6 +475,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -479,6 +483,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -562,6 +567,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -725,6 +731,7 @@ impl rt::json::JsonForm for InitializeStateResult {
     }
 }
 /// A borrowed view of [`InitializeStateResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct InitializeStateResultRef<'a> {
     buf: &'a [u8],
@@ -732,6 +739,7 @@ pub struct InitializeStateResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> InitializeStateResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -803,6 +811,7 @@ impl<'a> InitializeStateResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for InitializeStateResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -350,6 +350,7 @@ impl JoinGroupRequest {
     }
 }
 /// A borrowed view of [`JoinGroupRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct JoinGroupRequestRef<'a> {
     buf: &'a [u8],
@@ -357,6 +358,7 @@ pub struct JoinGroupRequestRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> JoinGroupRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -631,6 +633,7 @@ impl<'a> JoinGroupRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for JoinGroupRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -848,6 +851,7 @@ impl rt::json::JsonForm for JoinGroupRequestProtocol {
     }
 }
 /// A borrowed view of [`JoinGroupRequestProtocol`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct JoinGroupRequestProtocolRef<'a> {
     buf: &'a [u8],
@@ -855,6 +859,7 @@ pub struct JoinGroupRequestProtocolRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> JoinGroupRequestProtocolRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -932,6 +937,7 @@ impl<'a> JoinGroupRequestProtocolRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for JoinGroupRequestProtocolRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

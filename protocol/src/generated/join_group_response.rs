@@ -360,6 +360,7 @@ impl JoinGroupResponse {
     }
 }
 /// A borrowed view of [`JoinGroupResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct JoinGroupResponseRef<'a> {
     buf: &'a [u8],
@@ -367,6 +368,7 @@ pub struct JoinGroupResponseRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> JoinGroupResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -659,6 +661,7 @@ impl<'a> JoinGroupResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for JoinGroupResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -932,6 +935,7 @@ impl rt::json::JsonForm for JoinGroupResponseMember {
     }
 }
 /// A borrowed view of [`JoinGroupResponseMember`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct JoinGroupResponseMemberRef<'a> {
     buf: &'a [u8],
@@ -939,6 +943,7 @@ pub struct JoinGroupResponseMemberRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> JoinGroupResponseMemberRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1033,6 +1038,7 @@ impl<'a> JoinGroupResponseMemberRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for JoinGroupResponseMemberRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

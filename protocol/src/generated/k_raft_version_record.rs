@@ -163,6 +163,7 @@ impl KRaftVersionRecord {
     }
 }
 /// A borrowed view of [`KRaftVersionRecord`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KRaftVersionRecordRef<'a> {
     buf: &'a [u8],
@@ -170,6 +171,7 @@ pub struct KRaftVersionRecordRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KRaftVersionRecordRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -305,6 +307,7 @@ impl<'a> KRaftVersionRecordRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KRaftVersionRecordRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -154,12 +154,14 @@ impl KwireCommittedOffsetKey {
     }
 }
 /// A borrowed view of [`KwireCommittedOffsetKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireCommittedOffsetKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 3],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireCommittedOffsetKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -291,6 +293,7 @@ impl<'a> KwireCommittedOffsetKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireCommittedOffsetKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

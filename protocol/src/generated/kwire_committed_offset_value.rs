@@ -209,6 +209,7 @@ impl KwireCommittedOffsetValue {
     }
 }
 /// A borrowed view of [`KwireCommittedOffsetValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireCommittedOffsetValueRef<'a> {
     buf: &'a [u8],
@@ -216,6 +217,7 @@ pub struct KwireCommittedOffsetValueRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireCommittedOffsetValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -386,6 +388,7 @@ impl<'a> KwireCommittedOffsetValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireCommittedOffsetValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

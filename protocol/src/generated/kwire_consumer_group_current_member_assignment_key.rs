@@ -148,12 +148,14 @@ impl KwireConsumerGroupCurrentMemberAssignmentKey {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupCurrentMemberAssignmentKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -270,6 +272,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -241,6 +241,7 @@ impl KwireConsumerGroupCurrentMemberAssignmentValue {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupCurrentMemberAssignmentValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     buf: &'a [u8],
@@ -248,6 +249,7 @@ pub struct KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -448,6 +450,7 @@ impl<'a> KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupCurrentMemberAssignmentValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -630,6 +633,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -637,6 +641,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -708,6 +713,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -319,6 +319,7 @@ impl KwireConsumerGroupMemberMetadataValue {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupMemberMetadataValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupMemberMetadataValueRef<'a> {
     buf: &'a [u8],
@@ -326,6 +327,7 @@ pub struct KwireConsumerGroupMemberMetadataValueRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -580,6 +582,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -137,12 +137,14 @@ impl KwireConsumerGroupMetadataKey {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupMetadataKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupMetadataKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -240,6 +242,7 @@ impl<'a> KwireConsumerGroupMetadataKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupMetadataKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

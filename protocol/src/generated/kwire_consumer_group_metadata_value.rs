@@ -167,6 +167,7 @@ impl KwireConsumerGroupMetadataValue {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupMetadataValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupMetadataValueRef<'a> {
     buf: &'a [u8],
@@ -174,6 +175,7 @@ pub struct KwireConsumerGroupMetadataValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -310,6 +312,7 @@ impl<'a> KwireConsumerGroupMetadataValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupMetadataValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -150,12 +150,14 @@ impl KwireConsumerGroupRegularExpressionKey {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupRegularExpressionKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupRegularExpressionKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -273,6 +275,7 @@ impl<'a> KwireConsumerGroupRegularExpressionKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupRegularExpressionKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -186,6 +186,7 @@ impl KwireConsumerGroupRegularExpressionValue {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupRegularExpressionValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupRegularExpressionValueRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct KwireConsumerGroupRegularExpressionValueRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -354,6 +356,7 @@ impl<'a> KwireConsumerGroupRegularExpressionValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupRegularExpressionValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -167,6 +167,7 @@ impl KwireConsumerGroupTargetAssignmentMemberValue {
     }
 }
 /// A borrowed view of [`KwireConsumerGroupTargetAssignmentMemberValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     buf: &'a [u8],
@@ -174,6 +175,7 @@ pub struct KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -297,6 +299,7 @@ impl<'a> KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireConsumerGroupTargetAssignmentMemberValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -452,6 +455,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -459,6 +463,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -530,6 +535,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -144,12 +144,14 @@ impl KwirePartitionEndKey {
     }
 }
 /// A borrowed view of [`KwirePartitionEndKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwirePartitionEndKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> KwirePartitionEndKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -262,6 +264,7 @@ impl<'a> KwirePartitionEndKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwirePartitionEndKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

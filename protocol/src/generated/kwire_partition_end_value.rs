@@ -150,6 +150,7 @@ impl KwirePartitionEndValue {
     }
 }
 /// A borrowed view of [`KwirePartitionEndValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwirePartitionEndValueRef<'a> {
     buf: &'a [u8],
@@ -157,6 +158,7 @@ pub struct KwirePartitionEndValueRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwirePartitionEndValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -272,6 +274,7 @@ impl<'a> KwirePartitionEndValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwirePartitionEndValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -347,6 +347,7 @@ impl KwireStreamsGroupCurrentMemberAssignmentValue {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupCurrentMemberAssignmentValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     buf: &'a [u8],
@@ -354,6 +355,7 @@ pub struct KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -650,6 +652,7 @@ impl<'a> KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupCurrentMemberAssignmentValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -879,6 +882,7 @@ impl rt::json::JsonForm for TaskIds {
     }
 }
 /// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskIdsRef<'a> {
     buf: &'a [u8],
@@ -886,6 +890,7 @@ pub struct TaskIdsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskIdsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -960,6 +965,7 @@ impl<'a> TaskIdsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -317,6 +317,7 @@ impl KwireStreamsGroupMemberMetadataValue {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupMemberMetadataValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupMemberMetadataValueRef<'a> {
     buf: &'a [u8],
@@ -324,6 +325,7 @@ pub struct KwireStreamsGroupMemberMetadataValueRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -602,6 +604,7 @@ impl<'a> KwireStreamsGroupMemberMetadataValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupMemberMetadataValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -797,6 +800,7 @@ impl rt::json::JsonForm for Endpoint {
     }
 }
 /// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointRef<'a> {
     buf: &'a [u8],
@@ -804,6 +808,7 @@ pub struct EndpointRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -874,6 +879,7 @@ impl<'a> EndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1015,6 +1021,7 @@ impl rt::json::JsonForm for KeyValue {
     }
 }
 /// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KeyValueRef<'a> {
     buf: &'a [u8],
@@ -1022,6 +1029,7 @@ pub struct KeyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KeyValueRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1095,6 +1103,7 @@ impl<'a> KeyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

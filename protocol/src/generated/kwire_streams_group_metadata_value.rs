@@ -231,6 +231,7 @@ impl KwireStreamsGroupMetadataValue {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupMetadataValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupMetadataValueRef<'a> {
     buf: &'a [u8],
@@ -238,6 +239,7 @@ pub struct KwireStreamsGroupMetadataValueRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -413,6 +415,7 @@ impl<'a> KwireStreamsGroupMetadataValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupMetadataValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -573,6 +576,7 @@ impl rt::json::JsonForm for KeyValue {
     }
 }
 /// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KeyValueRef<'a> {
     buf: &'a [u8],
@@ -580,6 +584,7 @@ pub struct KeyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KeyValueRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -653,6 +658,7 @@ impl<'a> KeyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -211,6 +211,7 @@ impl KwireStreamsGroupTargetAssignmentMemberValue {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupTargetAssignmentMemberValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     buf: &'a [u8],
@@ -218,6 +219,7 @@ pub struct KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -387,6 +389,7 @@ impl<'a> KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupTargetAssignmentMemberValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -567,6 +570,7 @@ impl rt::json::JsonForm for TaskIds {
     }
 }
 /// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskIdsRef<'a> {
     buf: &'a [u8],
@@ -574,6 +578,7 @@ pub struct TaskIdsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskIdsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -648,6 +653,7 @@ impl<'a> TaskIdsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -136,12 +136,14 @@ impl KwireStreamsGroupTopologyKey {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupTopologyKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupTopologyKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupTopologyKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -239,6 +241,7 @@ impl<'a> KwireStreamsGroupTopologyKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupTopologyKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -177,6 +177,7 @@ impl KwireStreamsGroupTopologyValue {
     }
 }
 /// A borrowed view of [`KwireStreamsGroupTopologyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireStreamsGroupTopologyValueRef<'a> {
     buf: &'a [u8],
@@ -184,6 +185,7 @@ pub struct KwireStreamsGroupTopologyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -323,6 +325,7 @@ impl<'a> KwireStreamsGroupTopologyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireStreamsGroupTopologyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -471,6 +474,7 @@ impl rt::json::JsonForm for TopicConfig {
     }
 }
 /// A borrowed view of [`TopicConfig`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicConfigRef<'a> {
     buf: &'a [u8],
@@ -478,6 +482,7 @@ pub struct TopicConfigRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicConfigRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -551,6 +556,7 @@ impl<'a> TopicConfigRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicConfigRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -728,6 +734,7 @@ impl rt::json::JsonForm for TopicInfo {
     }
 }
 /// A borrowed view of [`TopicInfo`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicInfoRef<'a> {
     buf: &'a [u8],
@@ -735,6 +742,7 @@ pub struct TopicInfoRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicInfoRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -837,6 +845,7 @@ impl<'a> TopicInfoRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1047,6 +1056,7 @@ impl rt::json::JsonForm for CopartitionGroup {
     }
 }
 /// A borrowed view of [`CopartitionGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CopartitionGroupRef<'a> {
     buf: &'a [u8],
@@ -1054,6 +1064,7 @@ pub struct CopartitionGroupRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CopartitionGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1147,6 +1158,7 @@ impl<'a> CopartitionGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1439,6 +1451,7 @@ impl rt::json::JsonForm for Subtopology {
     }
 }
 /// A borrowed view of [`Subtopology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SubtopologyRef<'a> {
     buf: &'a [u8],
@@ -1446,6 +1459,7 @@ pub struct SubtopologyRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SubtopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1616,6 +1630,7 @@ impl<'a> SubtopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -132,12 +132,14 @@ impl KwireTopicKey {
     }
 }
 /// A borrowed view of [`KwireTopicKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireTopicKeyRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> KwireTopicKeyRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -234,6 +236,7 @@ impl<'a> KwireTopicKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireTopicKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -187,6 +187,7 @@ impl KwireTopicValue {
     }
 }
 /// A borrowed view of [`KwireTopicValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KwireTopicValueRef<'a> {
     buf: &'a [u8],
@@ -194,6 +195,7 @@ pub struct KwireTopicValueRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KwireTopicValueRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -352,6 +354,7 @@ impl<'a> KwireTopicValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KwireTopicValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -508,6 +511,7 @@ impl rt::json::JsonForm for KeyValue {
     }
 }
 /// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KeyValueRef<'a> {
     buf: &'a [u8],
@@ -515,6 +519,7 @@ pub struct KeyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KeyValueRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -588,6 +593,7 @@ impl<'a> KeyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

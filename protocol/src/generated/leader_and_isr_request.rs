@@ -119,11 +119,13 @@ impl LeaderAndIsrRequest {
     }
 }
 /// A borrowed view of [`LeaderAndIsrRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderAndIsrRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderAndIsrRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -196,6 +198,7 @@ impl<'a> LeaderAndIsrRequestRef<'a> {
         LeaderAndIsrRequest {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderAndIsrRequestRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

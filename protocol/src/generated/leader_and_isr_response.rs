@@ -119,11 +119,13 @@ impl LeaderAndIsrResponse {
     }
 }
 /// A borrowed view of [`LeaderAndIsrResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderAndIsrResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderAndIsrResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -196,6 +198,7 @@ impl<'a> LeaderAndIsrResponseRef<'a> {
         LeaderAndIsrResponse {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderAndIsrResponseRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

@@ -208,6 +208,7 @@ impl LeaderChangeMessage {
     }
 }
 /// A borrowed view of [`LeaderChangeMessage`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderChangeMessageRef<'a> {
     buf: &'a [u8],
@@ -215,6 +216,7 @@ pub struct LeaderChangeMessageRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderChangeMessageRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -396,6 +398,7 @@ impl<'a> LeaderChangeMessageRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderChangeMessageRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -584,6 +587,7 @@ impl rt::json::JsonForm for Voter {
     }
 }
 /// A borrowed view of [`Voter`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct VoterRef<'a> {
     buf: &'a [u8],
@@ -591,6 +595,7 @@ pub struct VoterRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> VoterRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -658,6 +663,7 @@ impl<'a> VoterRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for VoterRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -248,6 +248,7 @@ impl LeaveGroupRequest {
     }
 }
 /// A borrowed view of [`LeaveGroupRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaveGroupRequestRef<'a> {
     buf: &'a [u8],
@@ -255,6 +256,7 @@ pub struct LeaveGroupRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaveGroupRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -433,6 +435,7 @@ impl<'a> LeaveGroupRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaveGroupRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -719,6 +722,7 @@ impl rt::json::JsonForm for MemberIdentity {
     }
 }
 /// A borrowed view of [`MemberIdentity`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MemberIdentityRef<'a> {
     buf: &'a [u8],
@@ -726,6 +730,7 @@ pub struct MemberIdentityRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MemberIdentityRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -817,6 +822,7 @@ impl<'a> MemberIdentityRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MemberIdentityRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -232,6 +232,7 @@ impl LeaveGroupResponse {
     }
 }
 /// A borrowed view of [`LeaveGroupResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaveGroupResponseRef<'a> {
     buf: &'a [u8],
@@ -239,6 +240,7 @@ pub struct LeaveGroupResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaveGroupResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -407,6 +409,7 @@ impl<'a> LeaveGroupResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaveGroupResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -695,6 +698,7 @@ impl rt::json::JsonForm for MemberResponse {
     }
 }
 /// A borrowed view of [`MemberResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MemberResponseRef<'a> {
     buf: &'a [u8],
@@ -702,6 +706,7 @@ pub struct MemberResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MemberResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -791,6 +796,7 @@ impl<'a> MemberResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MemberResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

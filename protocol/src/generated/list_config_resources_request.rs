@@ -184,6 +184,7 @@ impl ListConfigResourcesRequest {
     }
 }
 /// A borrowed view of [`ListConfigResourcesRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListConfigResourcesRequestRef<'a> {
     buf: &'a [u8],
@@ -191,6 +192,7 @@ pub struct ListConfigResourcesRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListConfigResourcesRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -316,6 +318,7 @@ impl<'a> ListConfigResourcesRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListConfigResourcesRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -190,6 +190,7 @@ impl ListConfigResourcesResponse {
     }
 }
 /// A borrowed view of [`ListConfigResourcesResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListConfigResourcesResponseRef<'a> {
     buf: &'a [u8],
@@ -197,6 +198,7 @@ pub struct ListConfigResourcesResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListConfigResourcesResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -356,6 +358,7 @@ impl<'a> ListConfigResourcesResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListConfigResourcesResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -534,6 +537,7 @@ impl rt::json::JsonForm for ConfigResource {
     }
 }
 /// A borrowed view of [`ConfigResource`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ConfigResourceRef<'a> {
     buf: &'a [u8],
@@ -541,6 +545,7 @@ pub struct ConfigResourceRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ConfigResourceRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -611,6 +616,7 @@ impl<'a> ConfigResourceRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ConfigResourceRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -230,6 +230,7 @@ impl ListGroupsRequest {
     }
 }
 /// A borrowed view of [`ListGroupsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListGroupsRequestRef<'a> {
     buf: &'a [u8],
@@ -237,6 +238,7 @@ pub struct ListGroupsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListGroupsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -394,6 +396,7 @@ impl<'a> ListGroupsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListGroupsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

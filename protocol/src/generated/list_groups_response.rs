@@ -202,6 +202,7 @@ impl ListGroupsResponse {
     }
 }
 /// A borrowed view of [`ListGroupsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListGroupsResponseRef<'a> {
     buf: &'a [u8],
@@ -209,6 +210,7 @@ pub struct ListGroupsResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListGroupsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -375,6 +377,7 @@ impl<'a> ListGroupsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListGroupsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -609,6 +612,7 @@ impl rt::json::JsonForm for ListedGroup {
     }
 }
 /// A borrowed view of [`ListedGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListedGroupRef<'a> {
     buf: &'a [u8],
@@ -616,6 +620,7 @@ pub struct ListedGroupRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListedGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -727,6 +732,7 @@ impl<'a> ListedGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListedGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

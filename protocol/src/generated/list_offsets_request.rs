@@ -233,6 +233,7 @@ impl ListOffsetsRequest {
     }
 }
 /// A borrowed view of [`ListOffsetsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsRequestRef<'a> {
     buf: &'a [u8],
@@ -240,6 +241,7 @@ pub struct ListOffsetsRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -424,6 +426,7 @@ impl<'a> ListOffsetsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -646,6 +649,7 @@ impl rt::json::JsonForm for ListOffsetsPartition {
     }
 }
 /// A borrowed view of [`ListOffsetsPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsPartitionRef<'a> {
     buf: &'a [u8],
@@ -653,6 +657,7 @@ pub struct ListOffsetsPartitionRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -734,6 +739,7 @@ impl<'a> ListOffsetsPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -920,6 +926,7 @@ impl rt::json::JsonForm for ListOffsetsTopic {
     }
 }
 /// A borrowed view of [`ListOffsetsTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsTopicRef<'a> {
     buf: &'a [u8],
@@ -927,6 +934,7 @@ pub struct ListOffsetsTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1009,6 +1017,7 @@ impl<'a> ListOffsetsTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -196,6 +196,7 @@ impl ListOffsetsResponse {
     }
 }
 /// A borrowed view of [`ListOffsetsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsResponseRef<'a> {
     buf: &'a [u8],
@@ -203,6 +204,7 @@ pub struct ListOffsetsResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -353,6 +355,7 @@ impl<'a> ListOffsetsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -590,6 +593,7 @@ impl rt::json::JsonForm for ListOffsetsPartitionResponse {
     }
 }
 /// A borrowed view of [`ListOffsetsPartitionResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsPartitionResponseRef<'a> {
     buf: &'a [u8],
@@ -597,6 +601,7 @@ pub struct ListOffsetsPartitionResponseRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsPartitionResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -706,6 +711,7 @@ impl<'a> ListOffsetsPartitionResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsPartitionResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -904,6 +910,7 @@ impl rt::json::JsonForm for ListOffsetsTopicResponse {
     }
 }
 /// A borrowed view of [`ListOffsetsTopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListOffsetsTopicResponseRef<'a> {
     buf: &'a [u8],
@@ -911,6 +918,7 @@ pub struct ListOffsetsTopicResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListOffsetsTopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -995,6 +1003,7 @@ impl<'a> ListOffsetsTopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListOffsetsTopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

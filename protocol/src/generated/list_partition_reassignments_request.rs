@@ -201,6 +201,7 @@ impl ListPartitionReassignmentsRequest {
     }
 }
 /// A borrowed view of [`ListPartitionReassignmentsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListPartitionReassignmentsRequestRef<'a> {
     buf: &'a [u8],
@@ -208,6 +209,7 @@ pub struct ListPartitionReassignmentsRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListPartitionReassignmentsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -347,6 +349,7 @@ impl<'a> ListPartitionReassignmentsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListPartitionReassignmentsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -505,6 +508,7 @@ impl rt::json::JsonForm for ListPartitionReassignmentsTopics {
     }
 }
 /// A borrowed view of [`ListPartitionReassignmentsTopics`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListPartitionReassignmentsTopicsRef<'a> {
     buf: &'a [u8],
@@ -512,6 +516,7 @@ pub struct ListPartitionReassignmentsTopicsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListPartitionReassignmentsTopicsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -586,6 +591,7 @@ impl<'a> ListPartitionReassignmentsTopicsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListPartitionReassignmentsTopicsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

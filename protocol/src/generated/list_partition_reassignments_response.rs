@@ -229,6 +229,7 @@ impl ListPartitionReassignmentsResponse {
     }
 }
 /// A borrowed view of [`ListPartitionReassignmentsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListPartitionReassignmentsResponseRef<'a> {
     buf: &'a [u8],
@@ -236,6 +237,7 @@ pub struct ListPartitionReassignmentsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListPartitionReassignmentsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -414,6 +416,7 @@ impl<'a> ListPartitionReassignmentsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListPartitionReassignmentsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -623,6 +626,7 @@ impl rt::json::JsonForm for OngoingPartitionReassignment {
     }
 }
 /// A borrowed view of [`OngoingPartitionReassignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OngoingPartitionReassignmentRef<'a> {
     buf: &'a [u8],
@@ -630,6 +634,7 @@ pub struct OngoingPartitionReassignmentRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OngoingPartitionReassignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -737,6 +742,7 @@ impl<'a> OngoingPartitionReassignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OngoingPartitionReassignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -904,6 +910,7 @@ impl rt::json::JsonForm for OngoingTopicReassignment {
     }
 }
 /// A borrowed view of [`OngoingTopicReassignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OngoingTopicReassignmentRef<'a> {
     buf: &'a [u8],
@@ -911,6 +918,7 @@ pub struct OngoingTopicReassignmentRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OngoingTopicReassignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -987,6 +995,7 @@ impl<'a> OngoingTopicReassignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OngoingTopicReassignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -275,6 +275,7 @@ impl ListTransactionsRequest {
     }
 }
 /// A borrowed view of [`ListTransactionsRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListTransactionsRequestRef<'a> {
     buf: &'a [u8],
@@ -282,6 +283,7 @@ pub struct ListTransactionsRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListTransactionsRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -466,6 +468,7 @@ impl<'a> ListTransactionsRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListTransactionsRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -218,6 +218,7 @@ impl ListTransactionsResponse {
     }
 }
 /// A borrowed view of [`ListTransactionsResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListTransactionsResponseRef<'a> {
     buf: &'a [u8],
@@ -225,6 +226,7 @@ pub struct ListTransactionsResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListTransactionsResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -408,6 +410,7 @@ impl<'a> ListTransactionsResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListTransactionsResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -588,6 +591,7 @@ impl rt::json::JsonForm for TransactionState {
     }
 }
 /// A borrowed view of [`TransactionState`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TransactionStateRef<'a> {
     buf: &'a [u8],
@@ -595,6 +599,7 @@ pub struct TransactionStateRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TransactionStateRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -682,6 +687,7 @@ impl<'a> TransactionStateRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TransactionStateRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

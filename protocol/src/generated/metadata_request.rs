@@ -336,6 +336,7 @@ impl MetadataRequest {
     }
 }
 /// A borrowed view of [`MetadataRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataRequestRef<'a> {
     buf: &'a [u8],
@@ -343,6 +344,7 @@ pub struct MetadataRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -534,6 +536,7 @@ impl<'a> MetadataRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -775,6 +778,7 @@ impl rt::json::JsonForm for MetadataRequestTopic {
     }
 }
 /// A borrowed view of [`MetadataRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -782,6 +786,7 @@ pub struct MetadataRequestTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -850,6 +855,7 @@ impl<'a> MetadataRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

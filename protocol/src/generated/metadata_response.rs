@@ -360,6 +360,7 @@ impl MetadataResponse {
     }
 }
 /// A borrowed view of [`MetadataResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataResponseRef<'a> {
     buf: &'a [u8],
@@ -367,6 +368,7 @@ pub struct MetadataResponseRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -622,6 +624,7 @@ impl<'a> MetadataResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -894,6 +897,7 @@ impl rt::json::JsonForm for MetadataResponseBroker {
     }
 }
 /// A borrowed view of [`MetadataResponseBroker`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataResponseBrokerRef<'a> {
     buf: &'a [u8],
@@ -901,6 +905,7 @@ pub struct MetadataResponseBrokerRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataResponseBrokerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1002,6 +1007,7 @@ impl<'a> MetadataResponseBrokerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataResponseBrokerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1302,6 +1308,7 @@ impl rt::json::JsonForm for MetadataResponsePartition {
     }
 }
 /// A borrowed view of [`MetadataResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -1309,6 +1316,7 @@ pub struct MetadataResponsePartitionRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1476,6 +1484,7 @@ impl<'a> MetadataResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1837,6 +1846,7 @@ impl rt::json::JsonForm for MetadataResponseTopic {
     }
 }
 /// A borrowed view of [`MetadataResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MetadataResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -1844,6 +1854,7 @@ pub struct MetadataResponseTopicRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MetadataResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1980,6 +1991,7 @@ impl<'a> MetadataResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MetadataResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

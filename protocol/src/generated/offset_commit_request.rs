@@ -305,6 +305,7 @@ impl OffsetCommitRequest {
     }
 }
 /// A borrowed view of [`OffsetCommitRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitRequestRef<'a> {
     buf: &'a [u8],
@@ -312,6 +313,7 @@ pub struct OffsetCommitRequestRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -544,6 +546,7 @@ impl<'a> OffsetCommitRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -807,6 +810,7 @@ impl rt::json::JsonForm for OffsetCommitRequestPartition {
     }
 }
 /// A borrowed view of [`OffsetCommitRequestPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitRequestPartitionRef<'a> {
     buf: &'a [u8],
@@ -814,6 +818,7 @@ pub struct OffsetCommitRequestPartitionRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitRequestPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -912,6 +917,7 @@ impl<'a> OffsetCommitRequestPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitRequestPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1142,6 +1148,7 @@ impl rt::json::JsonForm for OffsetCommitRequestTopic {
     }
 }
 /// A borrowed view of [`OffsetCommitRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -1149,6 +1156,7 @@ pub struct OffsetCommitRequestTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1247,6 +1255,7 @@ impl<'a> OffsetCommitRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

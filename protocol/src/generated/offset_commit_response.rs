@@ -196,6 +196,7 @@ impl OffsetCommitResponse {
     }
 }
 /// A borrowed view of [`OffsetCommitResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitResponseRef<'a> {
     buf: &'a [u8],
@@ -203,6 +204,7 @@ pub struct OffsetCommitResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -353,6 +355,7 @@ impl<'a> OffsetCommitResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -529,6 +532,7 @@ impl rt::json::JsonForm for OffsetCommitResponsePartition {
     }
 }
 /// A borrowed view of [`OffsetCommitResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -536,6 +540,7 @@ pub struct OffsetCommitResponsePartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -603,6 +608,7 @@ impl<'a> OffsetCommitResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -818,6 +824,7 @@ impl rt::json::JsonForm for OffsetCommitResponseTopic {
     }
 }
 /// A borrowed view of [`OffsetCommitResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetCommitResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -825,6 +832,7 @@ pub struct OffsetCommitResponseTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetCommitResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -923,6 +931,7 @@ impl<'a> OffsetCommitResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetCommitResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

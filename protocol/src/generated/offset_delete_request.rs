@@ -159,12 +159,14 @@ impl OffsetDeleteRequest {
     }
 }
 /// A borrowed view of [`OffsetDeleteRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -284,6 +286,7 @@ impl<'a> OffsetDeleteRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -395,12 +398,14 @@ impl rt::json::JsonForm for OffsetDeleteRequestPartition {
     }
 }
 /// A borrowed view of [`OffsetDeleteRequestPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteRequestPartitionRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteRequestPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -438,6 +443,7 @@ impl<'a> OffsetDeleteRequestPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteRequestPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -564,12 +570,14 @@ impl rt::json::JsonForm for OffsetDeleteRequestTopic {
     }
 }
 /// A borrowed view of [`OffsetDeleteRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteRequestTopicRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -630,6 +638,7 @@ impl<'a> OffsetDeleteRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -173,12 +173,14 @@ impl OffsetDeleteResponse {
     }
 }
 /// A borrowed view of [`OffsetDeleteResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 3],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -315,6 +317,7 @@ impl<'a> OffsetDeleteResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -448,12 +451,14 @@ impl rt::json::JsonForm for OffsetDeleteResponsePartition {
     }
 }
 /// A borrowed view of [`OffsetDeleteResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteResponsePartitionRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -505,6 +510,7 @@ impl<'a> OffsetDeleteResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -639,12 +645,14 @@ impl rt::json::JsonForm for OffsetDeleteResponseTopic {
     }
 }
 /// A borrowed view of [`OffsetDeleteResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetDeleteResponseTopicRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetDeleteResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -705,6 +713,7 @@ impl<'a> OffsetDeleteResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetDeleteResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

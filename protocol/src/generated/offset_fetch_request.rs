@@ -346,6 +346,7 @@ impl OffsetFetchRequest {
     }
 }
 /// A borrowed view of [`OffsetFetchRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchRequestRef<'a> {
     buf: &'a [u8],
@@ -353,6 +354,7 @@ pub struct OffsetFetchRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -557,6 +559,7 @@ impl<'a> OffsetFetchRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -817,6 +820,7 @@ impl rt::json::JsonForm for OffsetFetchRequestTopic {
     }
 }
 /// A borrowed view of [`OffsetFetchRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -824,6 +828,7 @@ pub struct OffsetFetchRequestTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -906,6 +911,7 @@ impl<'a> OffsetFetchRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1157,6 +1163,7 @@ impl rt::json::JsonForm for OffsetFetchRequestTopics {
     }
 }
 /// A borrowed view of [`OffsetFetchRequestTopics`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchRequestTopicsRef<'a> {
     buf: &'a [u8],
@@ -1164,6 +1171,7 @@ pub struct OffsetFetchRequestTopicsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchRequestTopicsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1252,6 +1260,7 @@ impl<'a> OffsetFetchRequestTopicsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchRequestTopicsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1582,6 +1591,7 @@ impl rt::json::JsonForm for OffsetFetchRequestGroup {
     }
 }
 /// A borrowed view of [`OffsetFetchRequestGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchRequestGroupRef<'a> {
     buf: &'a [u8],
@@ -1589,6 +1599,7 @@ pub struct OffsetFetchRequestGroupRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchRequestGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1693,6 +1704,7 @@ impl<'a> OffsetFetchRequestGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchRequestGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

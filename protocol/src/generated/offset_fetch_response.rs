@@ -282,6 +282,7 @@ impl OffsetFetchResponse {
     }
 }
 /// A borrowed view of [`OffsetFetchResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponseRef<'a> {
     buf: &'a [u8],
@@ -289,6 +290,7 @@ pub struct OffsetFetchResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -484,6 +486,7 @@ impl<'a> OffsetFetchResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -847,6 +850,7 @@ impl rt::json::JsonForm for OffsetFetchResponsePartition {
     }
 }
 /// A borrowed view of [`OffsetFetchResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -854,6 +858,7 @@ pub struct OffsetFetchResponsePartitionRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -966,6 +971,7 @@ impl<'a> OffsetFetchResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1227,6 +1233,7 @@ impl rt::json::JsonForm for OffsetFetchResponseTopic {
     }
 }
 /// A borrowed view of [`OffsetFetchResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -1234,6 +1241,7 @@ pub struct OffsetFetchResponseTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1318,6 +1326,7 @@ impl<'a> OffsetFetchResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1651,6 +1660,7 @@ impl rt::json::JsonForm for OffsetFetchResponsePartitions {
     }
 }
 /// A borrowed view of [`OffsetFetchResponsePartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponsePartitionsRef<'a> {
     buf: &'a [u8],
@@ -1658,6 +1668,7 @@ pub struct OffsetFetchResponsePartitionsRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponsePartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1769,6 +1780,7 @@ impl<'a> OffsetFetchResponsePartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponsePartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2048,6 +2060,7 @@ impl rt::json::JsonForm for OffsetFetchResponseTopics {
     }
 }
 /// A borrowed view of [`OffsetFetchResponseTopics`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponseTopicsRef<'a> {
     buf: &'a [u8],
@@ -2055,6 +2068,7 @@ pub struct OffsetFetchResponseTopicsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponseTopicsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2145,6 +2159,7 @@ impl<'a> OffsetFetchResponseTopicsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponseTopicsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2419,6 +2434,7 @@ impl rt::json::JsonForm for OffsetFetchResponseGroup {
     }
 }
 /// A borrowed view of [`OffsetFetchResponseGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetFetchResponseGroupRef<'a> {
     buf: &'a [u8],
@@ -2426,6 +2442,7 @@ pub struct OffsetFetchResponseGroupRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetFetchResponseGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2514,6 +2531,7 @@ impl<'a> OffsetFetchResponseGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetFetchResponseGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -208,6 +208,7 @@ impl OffsetForLeaderEpochRequest {
     }
 }
 /// A borrowed view of [`OffsetForLeaderEpochRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetForLeaderEpochRequestRef<'a> {
     buf: &'a [u8],
@@ -215,6 +216,7 @@ pub struct OffsetForLeaderEpochRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetForLeaderEpochRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -366,6 +368,7 @@ impl<'a> OffsetForLeaderEpochRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetForLeaderEpochRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -563,6 +566,7 @@ impl rt::json::JsonForm for OffsetForLeaderPartition {
     }
 }
 /// A borrowed view of [`OffsetForLeaderPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetForLeaderPartitionRef<'a> {
     buf: &'a [u8],
@@ -570,6 +574,7 @@ pub struct OffsetForLeaderPartitionRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetForLeaderPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -651,6 +656,7 @@ impl<'a> OffsetForLeaderPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetForLeaderPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -836,6 +842,7 @@ impl rt::json::JsonForm for OffsetForLeaderTopic {
     }
 }
 /// A borrowed view of [`OffsetForLeaderTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetForLeaderTopicRef<'a> {
     buf: &'a [u8],
@@ -843,6 +850,7 @@ pub struct OffsetForLeaderTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetForLeaderTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -925,6 +933,7 @@ impl<'a> OffsetForLeaderTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetForLeaderTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -188,6 +188,7 @@ impl OffsetForLeaderEpochResponse {
     }
 }
 /// A borrowed view of [`OffsetForLeaderEpochResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetForLeaderEpochResponseRef<'a> {
     buf: &'a [u8],
@@ -195,6 +196,7 @@ pub struct OffsetForLeaderEpochResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetForLeaderEpochResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -344,6 +346,7 @@ impl<'a> OffsetForLeaderEpochResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetForLeaderEpochResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -546,6 +549,7 @@ impl rt::json::JsonForm for EpochEndOffset {
     }
 }
 /// A borrowed view of [`EpochEndOffset`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EpochEndOffsetRef<'a> {
     buf: &'a [u8],
@@ -553,6 +557,7 @@ pub struct EpochEndOffsetRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EpochEndOffsetRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -648,6 +653,7 @@ impl<'a> EpochEndOffsetRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EpochEndOffsetRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -834,6 +840,7 @@ impl rt::json::JsonForm for OffsetForLeaderTopicResult {
     }
 }
 /// A borrowed view of [`OffsetForLeaderTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct OffsetForLeaderTopicResultRef<'a> {
     buf: &'a [u8],
@@ -841,6 +848,7 @@ pub struct OffsetForLeaderTopicResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> OffsetForLeaderTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -923,6 +931,7 @@ impl<'a> OffsetForLeaderTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for OffsetForLeaderTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -221,6 +221,7 @@ impl ProduceRequest {
     }
 }
 /// A borrowed view of [`ProduceRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ProduceRequestRef<'a> {
     buf: &'a [u8],
@@ -228,6 +229,7 @@ pub struct ProduceRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ProduceRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -416,6 +418,7 @@ impl<'a> ProduceRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ProduceRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -610,6 +613,7 @@ impl rt::json::JsonForm for PartitionProduceData {
     }
 }
 /// A borrowed view of [`PartitionProduceData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionProduceDataRef<'a> {
     buf: &'a [u8],
@@ -617,6 +621,7 @@ pub struct PartitionProduceDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionProduceDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -685,6 +690,7 @@ impl<'a> PartitionProduceDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionProduceDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -901,6 +907,7 @@ impl rt::json::JsonForm for TopicProduceData {
     }
 }
 /// A borrowed view of [`TopicProduceData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicProduceDataRef<'a> {
     buf: &'a [u8],
@@ -908,6 +915,7 @@ pub struct TopicProduceDataRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicProduceDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1004,6 +1012,7 @@ impl<'a> TopicProduceDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicProduceDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

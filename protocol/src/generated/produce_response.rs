@@ -279,6 +279,7 @@ impl ProduceResponse {
     }
 }
 /// A borrowed view of [`ProduceResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ProduceResponseRef<'a> {
     buf: &'a [u8],
@@ -286,6 +287,7 @@ pub struct ProduceResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ProduceResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -475,6 +477,7 @@ impl<'a> ProduceResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ProduceResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -737,6 +740,7 @@ impl rt::json::JsonForm for BatchIndexAndErrorMessage {
     }
 }
 /// A borrowed view of [`BatchIndexAndErrorMessage`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct BatchIndexAndErrorMessageRef<'a> {
     buf: &'a [u8],
@@ -744,6 +748,7 @@ pub struct BatchIndexAndErrorMessageRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> BatchIndexAndErrorMessageRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -814,6 +819,7 @@ impl<'a> BatchIndexAndErrorMessageRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for BatchIndexAndErrorMessageRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1032,6 +1038,7 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
     }
 }
 /// A borrowed view of [`LeaderIdAndEpoch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderIdAndEpochRef<'a> {
     buf: &'a [u8],
@@ -1039,6 +1046,7 @@ pub struct LeaderIdAndEpochRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderIdAndEpochRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1106,6 +1114,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1516,6 +1525,7 @@ impl rt::json::JsonForm for PartitionProduceResponse {
     }
 }
 /// A borrowed view of [`PartitionProduceResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionProduceResponseRef<'a> {
     buf: &'a [u8],
@@ -1523,6 +1533,7 @@ pub struct PartitionProduceResponseRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionProduceResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1693,6 +1704,7 @@ impl<'a> PartitionProduceResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionProduceResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1989,6 +2001,7 @@ impl rt::json::JsonForm for TopicProduceResponse {
     }
 }
 /// A borrowed view of [`TopicProduceResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicProduceResponseRef<'a> {
     buf: &'a [u8],
@@ -1996,6 +2009,7 @@ pub struct TopicProduceResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicProduceResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2094,6 +2108,7 @@ impl<'a> TopicProduceResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicProduceResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2378,6 +2393,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -2385,6 +2401,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2483,6 +2500,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

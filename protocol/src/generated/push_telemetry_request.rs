@@ -196,6 +196,7 @@ impl PushTelemetryRequest {
     }
 }
 /// A borrowed view of [`PushTelemetryRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PushTelemetryRequestRef<'a> {
     buf: &'a [u8],
@@ -203,6 +204,7 @@ pub struct PushTelemetryRequestRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PushTelemetryRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -390,6 +392,7 @@ impl<'a> PushTelemetryRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PushTelemetryRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

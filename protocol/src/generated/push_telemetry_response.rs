@@ -164,6 +164,7 @@ impl PushTelemetryResponse {
     }
 }
 /// A borrowed view of [`PushTelemetryResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PushTelemetryResponseRef<'a> {
     buf: &'a [u8],
@@ -171,6 +172,7 @@ pub struct PushTelemetryResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PushTelemetryResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -306,6 +308,7 @@ impl<'a> PushTelemetryResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PushTelemetryResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -174,6 +174,7 @@ impl ReadShareGroupStateRequest {
     }
 }
 /// A borrowed view of [`ReadShareGroupStateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadShareGroupStateRequestRef<'a> {
     buf: &'a [u8],
@@ -181,6 +182,7 @@ pub struct ReadShareGroupStateRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadShareGroupStateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -323,6 +325,7 @@ impl<'a> ReadShareGroupStateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadShareGroupStateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -474,6 +477,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -481,6 +485,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -548,6 +553,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -706,6 +712,7 @@ impl rt::json::JsonForm for ReadStateData {
     }
 }
 /// A borrowed view of [`ReadStateData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadStateDataRef<'a> {
     buf: &'a [u8],
@@ -713,6 +720,7 @@ pub struct ReadStateDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadStateDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -784,6 +792,7 @@ impl<'a> ReadStateDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadStateDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

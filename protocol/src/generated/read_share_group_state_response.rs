@@ -166,6 +166,7 @@ impl ReadShareGroupStateResponse {
     }
 }
 /// A borrowed view of [`ReadShareGroupStateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadShareGroupStateResponseRef<'a> {
     buf: &'a [u8],
@@ -173,6 +174,7 @@ pub struct ReadShareGroupStateResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadShareGroupStateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -296,6 +298,7 @@ impl<'a> ReadShareGroupStateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadShareGroupStateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -463,6 +466,7 @@ impl rt::json::JsonForm for StateBatch {
     }
 }
 /// A borrowed view of [`StateBatch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StateBatchRef<'a> {
     buf: &'a [u8],
@@ -470,6 +474,7 @@ pub struct StateBatchRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StateBatchRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -565,6 +570,7 @@ impl<'a> StateBatchRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StateBatchRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -792,6 +798,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -799,6 +806,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -928,6 +936,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1114,6 +1123,7 @@ impl rt::json::JsonForm for ReadStateResult {
     }
 }
 /// A borrowed view of [`ReadStateResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadStateResultRef<'a> {
     buf: &'a [u8],
@@ -1121,6 +1131,7 @@ pub struct ReadStateResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadStateResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1192,6 +1203,7 @@ impl<'a> ReadStateResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadStateResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

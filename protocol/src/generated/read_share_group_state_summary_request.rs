@@ -180,6 +180,7 @@ impl ReadShareGroupStateSummaryRequest {
     }
 }
 /// A borrowed view of [`ReadShareGroupStateSummaryRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadShareGroupStateSummaryRequestRef<'a> {
     buf: &'a [u8],
@@ -187,6 +188,7 @@ pub struct ReadShareGroupStateSummaryRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadShareGroupStateSummaryRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -329,6 +331,7 @@ impl<'a> ReadShareGroupStateSummaryRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadShareGroupStateSummaryRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -480,6 +483,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -487,6 +491,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -554,6 +559,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -712,6 +718,7 @@ impl rt::json::JsonForm for ReadStateSummaryData {
     }
 }
 /// A borrowed view of [`ReadStateSummaryData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadStateSummaryDataRef<'a> {
     buf: &'a [u8],
@@ -719,6 +726,7 @@ pub struct ReadStateSummaryDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadStateSummaryDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -790,6 +798,7 @@ impl<'a> ReadStateSummaryDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadStateSummaryDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -170,6 +170,7 @@ impl ReadShareGroupStateSummaryResponse {
     }
 }
 /// A borrowed view of [`ReadShareGroupStateSummaryResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadShareGroupStateSummaryResponseRef<'a> {
     buf: &'a [u8],
@@ -177,6 +178,7 @@ pub struct ReadShareGroupStateSummaryResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadShareGroupStateSummaryResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -300,6 +302,7 @@ impl<'a> ReadShareGroupStateSummaryResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadShareGroupStateSummaryResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -546,6 +549,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -553,6 +557,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -692,6 +697,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -881,6 +887,7 @@ impl rt::json::JsonForm for ReadStateSummaryResult {
     }
 }
 /// A borrowed view of [`ReadStateSummaryResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ReadStateSummaryResultRef<'a> {
     buf: &'a [u8],
@@ -888,6 +895,7 @@ pub struct ReadStateSummaryResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ReadStateSummaryResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -959,6 +967,7 @@ impl<'a> ReadStateSummaryResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ReadStateSummaryResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

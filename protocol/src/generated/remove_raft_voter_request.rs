@@ -200,6 +200,7 @@ impl RemoveRaftVoterRequest {
     }
 }
 /// A borrowed view of [`RemoveRaftVoterRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct RemoveRaftVoterRequestRef<'a> {
     buf: &'a [u8],
@@ -207,6 +208,7 @@ pub struct RemoveRaftVoterRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> RemoveRaftVoterRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -360,6 +362,7 @@ impl<'a> RemoveRaftVoterRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for RemoveRaftVoterRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

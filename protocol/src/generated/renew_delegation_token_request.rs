@@ -173,6 +173,7 @@ impl RenewDelegationTokenRequest {
     }
 }
 /// A borrowed view of [`RenewDelegationTokenRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct RenewDelegationTokenRequestRef<'a> {
     buf: &'a [u8],
@@ -180,6 +181,7 @@ pub struct RenewDelegationTokenRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> RenewDelegationTokenRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -322,6 +324,7 @@ impl<'a> RenewDelegationTokenRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for RenewDelegationTokenRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -185,6 +185,7 @@ impl RenewDelegationTokenResponse {
     }
 }
 /// A borrowed view of [`RenewDelegationTokenResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct RenewDelegationTokenResponseRef<'a> {
     buf: &'a [u8],
@@ -192,6 +193,7 @@ pub struct RenewDelegationTokenResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> RenewDelegationTokenResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -348,6 +350,7 @@ impl<'a> RenewDelegationTokenResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for RenewDelegationTokenResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -217,6 +217,7 @@ impl RequestHeader {
     }
 }
 /// A borrowed view of [`RequestHeader`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct RequestHeaderRef<'a> {
     buf: &'a [u8],
@@ -224,6 +225,7 @@ pub struct RequestHeaderRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> RequestHeaderRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -397,6 +399,7 @@ impl<'a> RequestHeaderRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for RequestHeaderRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

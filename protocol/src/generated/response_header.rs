@@ -158,6 +158,7 @@ impl ResponseHeader {
     }
 }
 /// A borrowed view of [`ResponseHeader`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ResponseHeaderRef<'a> {
     buf: &'a [u8],
@@ -165,6 +166,7 @@ pub struct ResponseHeaderRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ResponseHeaderRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -284,6 +286,7 @@ impl<'a> ResponseHeaderRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ResponseHeaderRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

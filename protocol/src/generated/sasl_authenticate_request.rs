@@ -164,6 +164,7 @@ impl SaslAuthenticateRequest {
     }
 }
 /// A borrowed view of [`SaslAuthenticateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SaslAuthenticateRequestRef<'a> {
     buf: &'a [u8],
@@ -171,6 +172,7 @@ pub struct SaslAuthenticateRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SaslAuthenticateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -296,6 +298,7 @@ impl<'a> SaslAuthenticateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SaslAuthenticateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

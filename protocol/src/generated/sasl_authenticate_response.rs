@@ -234,6 +234,7 @@ impl SaslAuthenticateResponse {
     }
 }
 /// A borrowed view of [`SaslAuthenticateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SaslAuthenticateResponseRef<'a> {
     buf: &'a [u8],
@@ -241,6 +242,7 @@ pub struct SaslAuthenticateResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SaslAuthenticateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -420,6 +422,7 @@ impl<'a> SaslAuthenticateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SaslAuthenticateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

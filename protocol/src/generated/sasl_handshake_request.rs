@@ -135,12 +135,14 @@ impl SaslHandshakeRequest {
     }
 }
 /// A borrowed view of [`SaslHandshakeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SaslHandshakeRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 1],
 }
+#[cfg(feature = "view")]
 impl<'a> SaslHandshakeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -237,6 +239,7 @@ impl<'a> SaslHandshakeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SaslHandshakeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

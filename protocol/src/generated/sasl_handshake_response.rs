@@ -151,12 +151,14 @@ impl SaslHandshakeResponse {
     }
 }
 /// A borrowed view of [`SaslHandshakeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SaslHandshakeResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
     offs: [u32; 2],
 }
+#[cfg(feature = "view")]
 impl<'a> SaslHandshakeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -275,6 +277,7 @@ impl<'a> SaslHandshakeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SaslHandshakeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -260,6 +260,7 @@ impl ShareAcknowledgeRequest {
     }
 }
 /// A borrowed view of [`ShareAcknowledgeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareAcknowledgeRequestRef<'a> {
     buf: &'a [u8],
@@ -267,6 +268,7 @@ pub struct ShareAcknowledgeRequestRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareAcknowledgeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -459,6 +461,7 @@ impl<'a> ShareAcknowledgeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareAcknowledgeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -650,6 +653,7 @@ impl rt::json::JsonForm for AcknowledgementBatch {
     }
 }
 /// A borrowed view of [`AcknowledgementBatch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AcknowledgementBatchRef<'a> {
     buf: &'a [u8],
@@ -657,6 +661,7 @@ pub struct AcknowledgementBatchRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AcknowledgementBatchRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -742,6 +747,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AcknowledgementBatchRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -917,6 +923,7 @@ impl rt::json::JsonForm for AcknowledgePartition {
     }
 }
 /// A borrowed view of [`AcknowledgePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AcknowledgePartitionRef<'a> {
     buf: &'a [u8],
@@ -924,6 +931,7 @@ pub struct AcknowledgePartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AcknowledgePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -997,6 +1005,7 @@ impl<'a> AcknowledgePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AcknowledgePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1161,6 +1170,7 @@ impl rt::json::JsonForm for AcknowledgeTopic {
     }
 }
 /// A borrowed view of [`AcknowledgeTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AcknowledgeTopicRef<'a> {
     buf: &'a [u8],
@@ -1168,6 +1178,7 @@ pub struct AcknowledgeTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AcknowledgeTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1239,6 +1250,7 @@ impl<'a> AcknowledgeTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AcknowledgeTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -265,6 +265,7 @@ impl ShareAcknowledgeResponse {
     }
 }
 /// A borrowed view of [`ShareAcknowledgeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareAcknowledgeResponseRef<'a> {
     buf: &'a [u8],
@@ -272,6 +273,7 @@ pub struct ShareAcknowledgeResponseRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareAcknowledgeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -492,6 +494,7 @@ impl<'a> ShareAcknowledgeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareAcknowledgeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -677,6 +680,7 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
     }
 }
 /// A borrowed view of [`LeaderIdAndEpoch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderIdAndEpochRef<'a> {
     buf: &'a [u8],
@@ -684,6 +688,7 @@ pub struct LeaderIdAndEpochRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderIdAndEpochRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -751,6 +756,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -936,6 +942,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -943,6 +950,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1044,6 +1052,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1216,6 +1225,7 @@ impl rt::json::JsonForm for ShareAcknowledgeTopicResponse {
     }
 }
 /// A borrowed view of [`ShareAcknowledgeTopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareAcknowledgeTopicResponseRef<'a> {
     buf: &'a [u8],
@@ -1223,6 +1233,7 @@ pub struct ShareAcknowledgeTopicResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareAcknowledgeTopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1294,6 +1305,7 @@ impl<'a> ShareAcknowledgeTopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareAcknowledgeTopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1471,6 +1483,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -1478,6 +1491,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1576,6 +1590,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

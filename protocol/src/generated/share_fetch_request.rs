@@ -368,6 +368,7 @@ impl ShareFetchRequest {
     }
 }
 /// A borrowed view of [`ShareFetchRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareFetchRequestRef<'a> {
     buf: &'a [u8],
@@ -375,6 +376,7 @@ pub struct ShareFetchRequestRef<'a> {
     offs: [u32; 12],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareFetchRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -694,6 +696,7 @@ impl<'a> ShareFetchRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareFetchRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -930,6 +933,7 @@ impl rt::json::JsonForm for AcknowledgementBatch {
     }
 }
 /// A borrowed view of [`AcknowledgementBatch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AcknowledgementBatchRef<'a> {
     buf: &'a [u8],
@@ -937,6 +941,7 @@ pub struct AcknowledgementBatchRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AcknowledgementBatchRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1022,6 +1027,7 @@ impl<'a> AcknowledgementBatchRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AcknowledgementBatchRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1218,6 +1224,7 @@ impl rt::json::JsonForm for FetchPartition {
     }
 }
 /// A borrowed view of [`FetchPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchPartitionRef<'a> {
     buf: &'a [u8],
@@ -1225,6 +1232,7 @@ pub struct FetchPartitionRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1312,6 +1320,7 @@ impl<'a> FetchPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1473,6 +1482,7 @@ impl rt::json::JsonForm for FetchTopic {
     }
 }
 /// A borrowed view of [`FetchTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FetchTopicRef<'a> {
     buf: &'a [u8],
@@ -1480,6 +1490,7 @@ pub struct FetchTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FetchTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1551,6 +1562,7 @@ impl<'a> FetchTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FetchTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1710,6 +1722,7 @@ impl rt::json::JsonForm for ForgottenTopic {
     }
 }
 /// A borrowed view of [`ForgottenTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ForgottenTopicRef<'a> {
     buf: &'a [u8],
@@ -1717,6 +1730,7 @@ pub struct ForgottenTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ForgottenTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1788,6 +1802,7 @@ impl<'a> ForgottenTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ForgottenTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

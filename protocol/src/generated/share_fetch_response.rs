@@ -254,6 +254,7 @@ impl ShareFetchResponse {
     }
 }
 /// A borrowed view of [`ShareFetchResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareFetchResponseRef<'a> {
     buf: &'a [u8],
@@ -261,6 +262,7 @@ pub struct ShareFetchResponseRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareFetchResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -479,6 +481,7 @@ impl<'a> ShareFetchResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareFetchResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -658,6 +661,7 @@ impl rt::json::JsonForm for LeaderIdAndEpoch {
     }
 }
 /// A borrowed view of [`LeaderIdAndEpoch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderIdAndEpochRef<'a> {
     buf: &'a [u8],
@@ -665,6 +669,7 @@ pub struct LeaderIdAndEpochRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> LeaderIdAndEpochRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -732,6 +737,7 @@ impl<'a> LeaderIdAndEpochRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for LeaderIdAndEpochRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -890,6 +896,7 @@ impl rt::json::JsonForm for AcquiredRecords {
     }
 }
 /// A borrowed view of [`AcquiredRecords`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AcquiredRecordsRef<'a> {
     buf: &'a [u8],
@@ -897,6 +904,7 @@ pub struct AcquiredRecordsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AcquiredRecordsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -978,6 +986,7 @@ impl<'a> AcquiredRecordsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AcquiredRecordsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1265,6 +1274,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -1272,6 +1282,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1435,6 +1446,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1631,6 +1643,7 @@ impl rt::json::JsonForm for ShareFetchableTopicResponse {
     }
 }
 /// A borrowed view of [`ShareFetchableTopicResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareFetchableTopicResponseRef<'a> {
     buf: &'a [u8],
@@ -1638,6 +1651,7 @@ pub struct ShareFetchableTopicResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareFetchableTopicResponseRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1709,6 +1723,7 @@ impl<'a> ShareFetchableTopicResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareFetchableTopicResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1886,6 +1901,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -1893,6 +1909,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1991,6 +2008,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -178,6 +178,7 @@ impl ShareGroupDescribeRequest {
     }
 }
 /// A borrowed view of [`ShareGroupDescribeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareGroupDescribeRequestRef<'a> {
     buf: &'a [u8],
@@ -185,6 +186,7 @@ pub struct ShareGroupDescribeRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareGroupDescribeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -326,6 +328,7 @@ impl<'a> ShareGroupDescribeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareGroupDescribeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -174,6 +174,7 @@ impl ShareGroupDescribeResponse {
     }
 }
 /// A borrowed view of [`ShareGroupDescribeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareGroupDescribeResponseRef<'a> {
     buf: &'a [u8],
@@ -181,6 +182,7 @@ pub struct ShareGroupDescribeResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareGroupDescribeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -320,6 +322,7 @@ impl<'a> ShareGroupDescribeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareGroupDescribeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -551,6 +554,7 @@ impl rt::json::JsonForm for Member {
     }
 }
 /// A borrowed view of [`Member`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MemberRef<'a> {
     buf: &'a [u8],
@@ -558,6 +562,7 @@ pub struct MemberRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MemberRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -716,6 +721,7 @@ impl<'a> MemberRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MemberRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1009,6 +1015,7 @@ impl rt::json::JsonForm for DescribedGroup {
     }
 }
 /// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedGroupRef<'a> {
     buf: &'a [u8],
@@ -1016,6 +1023,7 @@ pub struct DescribedGroupRef<'a> {
     offs: [u32; 9],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1196,6 +1204,7 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1400,6 +1409,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -1407,6 +1417,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1495,6 +1506,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1644,6 +1656,7 @@ impl rt::json::JsonForm for Assignment {
     }
 }
 /// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AssignmentRef<'a> {
     buf: &'a [u8],
@@ -1651,6 +1664,7 @@ pub struct AssignmentRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1708,6 +1722,7 @@ impl<'a> AssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -233,6 +233,7 @@ impl ShareGroupHeartbeatRequest {
     }
 }
 /// A borrowed view of [`ShareGroupHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareGroupHeartbeatRequestRef<'a> {
     buf: &'a [u8],
@@ -240,6 +241,7 @@ pub struct ShareGroupHeartbeatRequestRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareGroupHeartbeatRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -440,6 +442,7 @@ impl<'a> ShareGroupHeartbeatRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareGroupHeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

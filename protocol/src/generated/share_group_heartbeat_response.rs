@@ -275,6 +275,7 @@ impl ShareGroupHeartbeatResponse {
     }
 }
 /// A borrowed view of [`ShareGroupHeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ShareGroupHeartbeatResponseRef<'a> {
     buf: &'a [u8],
@@ -282,6 +283,7 @@ pub struct ShareGroupHeartbeatResponseRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ShareGroupHeartbeatResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -514,6 +516,7 @@ impl<'a> ShareGroupHeartbeatResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ShareGroupHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -702,6 +705,7 @@ impl rt::json::JsonForm for Assignment {
     }
 }
 /// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AssignmentRef<'a> {
     buf: &'a [u8],
@@ -709,6 +713,7 @@ pub struct AssignmentRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -766,6 +771,7 @@ impl<'a> AssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -921,6 +927,7 @@ impl rt::json::JsonForm for TopicPartitions {
     }
 }
 /// A borrowed view of [`TopicPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionsRef<'a> {
     buf: &'a [u8],
@@ -928,6 +935,7 @@ pub struct TopicPartitionsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -999,6 +1007,7 @@ impl<'a> TopicPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

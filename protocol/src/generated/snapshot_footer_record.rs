@@ -150,6 +150,7 @@ impl SnapshotFooterRecord {
     }
 }
 /// A borrowed view of [`SnapshotFooterRecord`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotFooterRecordRef<'a> {
     buf: &'a [u8],
@@ -157,6 +158,7 @@ pub struct SnapshotFooterRecordRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SnapshotFooterRecordRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -272,6 +274,7 @@ impl<'a> SnapshotFooterRecordRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SnapshotFooterRecordRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -173,6 +173,7 @@ impl SnapshotHeaderRecord {
     }
 }
 /// A borrowed view of [`SnapshotHeaderRecord`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotHeaderRecordRef<'a> {
     buf: &'a [u8],
@@ -180,6 +181,7 @@ pub struct SnapshotHeaderRecordRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SnapshotHeaderRecordRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -315,6 +317,7 @@ impl<'a> SnapshotHeaderRecordRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SnapshotHeaderRecordRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -118,11 +118,13 @@ impl StopReplicaRequest {
     }
 }
 /// A borrowed view of [`StopReplicaRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StopReplicaRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> StopReplicaRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -195,6 +197,7 @@ impl<'a> StopReplicaRequestRef<'a> {
         StopReplicaRequest {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StopReplicaRequestRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

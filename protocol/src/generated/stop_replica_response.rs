@@ -119,11 +119,13 @@ impl StopReplicaResponse {
     }
 }
 /// A borrowed view of [`StopReplicaResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StopReplicaResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> StopReplicaResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -196,6 +198,7 @@ impl<'a> StopReplicaResponseRef<'a> {
         StopReplicaResponse {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StopReplicaResponseRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

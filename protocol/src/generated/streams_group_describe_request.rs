@@ -218,6 +218,7 @@ impl StreamsGroupDescribeRequest {
     }
 }
 /// A borrowed view of [`StreamsGroupDescribeRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupDescribeRequestRef<'a> {
     buf: &'a [u8],
@@ -225,6 +226,7 @@ pub struct StreamsGroupDescribeRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupDescribeRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -384,6 +386,7 @@ impl<'a> StreamsGroupDescribeRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupDescribeRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -176,6 +176,7 @@ impl StreamsGroupDescribeResponse {
     }
 }
 /// A borrowed view of [`StreamsGroupDescribeResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupDescribeResponseRef<'a> {
     buf: &'a [u8],
@@ -183,6 +184,7 @@ pub struct StreamsGroupDescribeResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupDescribeResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -322,6 +324,7 @@ impl<'a> StreamsGroupDescribeResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupDescribeResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -571,6 +574,7 @@ impl rt::json::JsonForm for Subtopology {
     }
 }
 /// A borrowed view of [`Subtopology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SubtopologyRef<'a> {
     buf: &'a [u8],
@@ -578,6 +582,7 @@ pub struct SubtopologyRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SubtopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -710,6 +715,7 @@ impl<'a> SubtopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -906,6 +912,7 @@ impl rt::json::JsonForm for Topology {
     }
 }
 /// A borrowed view of [`Topology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyRef<'a> {
     buf: &'a [u8],
@@ -913,6 +920,7 @@ pub struct TopologyRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -984,6 +992,7 @@ impl<'a> TopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1350,6 +1359,7 @@ impl rt::json::JsonForm for Member {
     }
 }
 /// A borrowed view of [`Member`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct MemberRef<'a> {
     buf: &'a [u8],
@@ -1357,6 +1367,7 @@ pub struct MemberRef<'a> {
     offs: [u32; 15],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> MemberRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1644,6 +1655,7 @@ impl<'a> MemberRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for MemberRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2168,6 +2180,7 @@ impl rt::json::JsonForm for DescribedGroup {
     }
 }
 /// A borrowed view of [`DescribedGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct DescribedGroupRef<'a> {
     buf: &'a [u8],
@@ -2175,6 +2188,7 @@ pub struct DescribedGroupRef<'a> {
     offs: [u32; 12],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> DescribedGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2402,6 +2416,7 @@ impl<'a> DescribedGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for DescribedGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2647,6 +2662,7 @@ impl rt::json::JsonForm for Endpoint {
     }
 }
 /// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointRef<'a> {
     buf: &'a [u8],
@@ -2654,6 +2670,7 @@ pub struct EndpointRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2724,6 +2741,7 @@ impl<'a> EndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2883,6 +2901,7 @@ impl rt::json::JsonForm for TaskOffset {
     }
 }
 /// A borrowed view of [`TaskOffset`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskOffsetRef<'a> {
     buf: &'a [u8],
@@ -2890,6 +2909,7 @@ pub struct TaskOffsetRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskOffsetRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2974,6 +2994,7 @@ impl<'a> TaskOffsetRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3171,6 +3192,7 @@ impl rt::json::JsonForm for Assignment {
     }
 }
 /// A borrowed view of [`Assignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct AssignmentRef<'a> {
     buf: &'a [u8],
@@ -3178,6 +3200,7 @@ pub struct AssignmentRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> AssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3271,6 +3294,7 @@ impl<'a> AssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for AssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3451,6 +3475,7 @@ impl rt::json::JsonForm for TaskIds {
     }
 }
 /// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskIdsRef<'a> {
     buf: &'a [u8],
@@ -3458,6 +3483,7 @@ pub struct TaskIdsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskIdsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3532,6 +3558,7 @@ impl<'a> TaskIdsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3675,6 +3702,7 @@ impl rt::json::JsonForm for KeyValue {
     }
 }
 /// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KeyValueRef<'a> {
     buf: &'a [u8],
@@ -3682,6 +3710,7 @@ pub struct KeyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KeyValueRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3755,6 +3784,7 @@ impl<'a> KeyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3932,6 +3962,7 @@ impl rt::json::JsonForm for TopicInfo {
     }
 }
 /// A borrowed view of [`TopicInfo`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicInfoRef<'a> {
     buf: &'a [u8],
@@ -3939,6 +3970,7 @@ pub struct TopicInfoRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicInfoRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -4041,6 +4073,7 @@ impl<'a> TopicInfoRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -4276,6 +4309,7 @@ impl rt::json::JsonForm for TopologyDescription {
     }
 }
 /// A borrowed view of [`TopologyDescription`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionRef<'a> {
     buf: &'a [u8],
@@ -4283,6 +4317,7 @@ pub struct TopologyDescriptionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -4362,6 +4397,7 @@ impl<'a> TopologyDescriptionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -4588,6 +4624,7 @@ impl rt::json::JsonForm for TopologyDescriptionSubtopology {
     }
 }
 /// A borrowed view of [`TopologyDescriptionSubtopology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionSubtopologyRef<'a> {
     buf: &'a [u8],
@@ -4595,6 +4632,7 @@ pub struct TopologyDescriptionSubtopologyRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionSubtopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -4669,6 +4707,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionSubtopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -5028,6 +5067,7 @@ impl rt::json::JsonForm for TopologyDescriptionNode {
     }
 }
 /// A borrowed view of [`TopologyDescriptionNode`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionNodeRef<'a> {
     buf: &'a [u8],
@@ -5035,6 +5075,7 @@ pub struct TopologyDescriptionNodeRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionNodeRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -5181,6 +5222,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionNodeRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -5457,6 +5499,7 @@ impl rt::json::JsonForm for TopologyDescriptionGlobalStore {
     }
 }
 /// A borrowed view of [`TopologyDescriptionGlobalStore`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionGlobalStoreRef<'a> {
     buf: &'a [u8],
@@ -5464,6 +5507,7 @@ pub struct TopologyDescriptionGlobalStoreRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -5543,6 +5587,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionGlobalStoreRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -556,6 +556,7 @@ impl StreamsGroupHeartbeatRequest {
     }
 }
 /// A borrowed view of [`StreamsGroupHeartbeatRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupHeartbeatRequestRef<'a> {
     buf: &'a [u8],
@@ -563,6 +564,7 @@ pub struct StreamsGroupHeartbeatRequestRef<'a> {
     offs: [u32; 17],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -1008,6 +1010,7 @@ impl<'a> StreamsGroupHeartbeatRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1336,6 +1339,7 @@ impl rt::json::JsonForm for CopartitionGroup {
     }
 }
 /// A borrowed view of [`CopartitionGroup`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CopartitionGroupRef<'a> {
     buf: &'a [u8],
@@ -1343,6 +1347,7 @@ pub struct CopartitionGroupRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CopartitionGroupRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1436,6 +1441,7 @@ impl<'a> CopartitionGroupRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CopartitionGroupRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1728,6 +1734,7 @@ impl rt::json::JsonForm for Subtopology {
     }
 }
 /// A borrowed view of [`Subtopology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SubtopologyRef<'a> {
     buf: &'a [u8],
@@ -1735,6 +1742,7 @@ pub struct SubtopologyRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SubtopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1905,6 +1913,7 @@ impl<'a> SubtopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SubtopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2110,6 +2119,7 @@ impl rt::json::JsonForm for Topology {
     }
 }
 /// A borrowed view of [`Topology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyRef<'a> {
     buf: &'a [u8],
@@ -2117,6 +2127,7 @@ pub struct TopologyRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2188,6 +2199,7 @@ impl<'a> TopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2336,6 +2348,7 @@ impl rt::json::JsonForm for KeyValue {
     }
 }
 /// A borrowed view of [`KeyValue`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KeyValueRef<'a> {
     buf: &'a [u8],
@@ -2343,6 +2356,7 @@ pub struct KeyValueRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KeyValueRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2416,6 +2430,7 @@ impl<'a> KeyValueRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KeyValueRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2593,6 +2608,7 @@ impl rt::json::JsonForm for TopicInfo {
     }
 }
 /// A borrowed view of [`TopicInfo`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicInfoRef<'a> {
     buf: &'a [u8],
@@ -2600,6 +2616,7 @@ pub struct TopicInfoRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicInfoRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2702,6 +2719,7 @@ impl<'a> TopicInfoRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicInfoRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2861,6 +2879,7 @@ impl rt::json::JsonForm for Endpoint {
     }
 }
 /// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointRef<'a> {
     buf: &'a [u8],
@@ -2868,6 +2887,7 @@ pub struct EndpointRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2938,6 +2958,7 @@ impl<'a> EndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3097,6 +3118,7 @@ impl rt::json::JsonForm for TaskOffset {
     }
 }
 /// A borrowed view of [`TaskOffset`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskOffsetRef<'a> {
     buf: &'a [u8],
@@ -3104,6 +3126,7 @@ pub struct TaskOffsetRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskOffsetRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3188,6 +3211,7 @@ impl<'a> TaskOffsetRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskOffsetRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -3352,6 +3376,7 @@ impl rt::json::JsonForm for TaskIds {
     }
 }
 /// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskIdsRef<'a> {
     buf: &'a [u8],
@@ -3359,6 +3384,7 @@ pub struct TaskIdsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskIdsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -3433,6 +3459,7 @@ impl<'a> TaskIdsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

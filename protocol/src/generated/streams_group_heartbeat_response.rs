@@ -568,6 +568,7 @@ impl StreamsGroupHeartbeatResponse {
     }
 }
 /// A borrowed view of [`StreamsGroupHeartbeatResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupHeartbeatResponseRef<'a> {
     buf: &'a [u8],
@@ -575,6 +576,7 @@ pub struct StreamsGroupHeartbeatResponseRef<'a> {
     offs: [u32; 16],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -984,6 +986,7 @@ impl<'a> StreamsGroupHeartbeatResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupHeartbeatResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1280,6 +1283,7 @@ impl rt::json::JsonForm for EndpointToPartitions {
     }
 }
 /// A borrowed view of [`EndpointToPartitions`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointToPartitionsRef<'a> {
     buf: &'a [u8],
@@ -1287,6 +1291,7 @@ pub struct EndpointToPartitionsRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointToPartitionsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1380,6 +1385,7 @@ impl<'a> EndpointToPartitionsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointToPartitionsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1542,6 +1548,7 @@ impl rt::json::JsonForm for Status {
     }
 }
 /// A borrowed view of [`Status`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StatusRef<'a> {
     buf: &'a [u8],
@@ -1549,6 +1556,7 @@ pub struct StatusRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StatusRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1619,6 +1627,7 @@ impl<'a> StatusRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StatusRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1772,6 +1781,7 @@ impl rt::json::JsonForm for TopicPartition {
     }
 }
 /// A borrowed view of [`TopicPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicPartitionRef<'a> {
     buf: &'a [u8],
@@ -1779,6 +1789,7 @@ pub struct TopicPartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1853,6 +1864,7 @@ impl<'a> TopicPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2009,6 +2021,7 @@ impl rt::json::JsonForm for TaskIds {
     }
 }
 /// A borrowed view of [`TaskIds`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TaskIdsRef<'a> {
     buf: &'a [u8],
@@ -2016,6 +2029,7 @@ pub struct TaskIdsRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TaskIdsRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2090,6 +2104,7 @@ impl<'a> TaskIdsRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TaskIdsRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -2232,6 +2247,7 @@ impl rt::json::JsonForm for Endpoint {
     }
 }
 /// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointRef<'a> {
     buf: &'a [u8],
@@ -2239,6 +2255,7 @@ pub struct EndpointRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -2309,6 +2326,7 @@ impl<'a> EndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

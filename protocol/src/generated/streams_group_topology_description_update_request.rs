@@ -194,6 +194,7 @@ impl StreamsGroupTopologyDescriptionUpdateRequest {
     }
 }
 /// A borrowed view of [`StreamsGroupTopologyDescriptionUpdateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
     buf: &'a [u8],
@@ -201,6 +202,7 @@ pub struct StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -378,6 +380,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupTopologyDescriptionUpdateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -563,6 +566,7 @@ impl rt::json::JsonForm for TopologyDescription {
     }
 }
 /// A borrowed view of [`TopologyDescription`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionRef<'a> {
     buf: &'a [u8],
@@ -570,6 +574,7 @@ pub struct TopologyDescriptionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -649,6 +654,7 @@ impl<'a> TopologyDescriptionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -823,6 +829,7 @@ impl rt::json::JsonForm for TopologyDescriptionSubtopology {
     }
 }
 /// A borrowed view of [`TopologyDescriptionSubtopology`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionSubtopologyRef<'a> {
     buf: &'a [u8],
@@ -830,6 +837,7 @@ pub struct TopologyDescriptionSubtopologyRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionSubtopologyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -904,6 +912,7 @@ impl<'a> TopologyDescriptionSubtopologyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionSubtopologyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1128,6 +1137,7 @@ impl rt::json::JsonForm for TopologyDescriptionNode {
     }
 }
 /// A borrowed view of [`TopologyDescriptionNode`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionNodeRef<'a> {
     buf: &'a [u8],
@@ -1135,6 +1145,7 @@ pub struct TopologyDescriptionNodeRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionNodeRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1281,6 +1292,7 @@ impl<'a> TopologyDescriptionNodeRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionNodeRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1453,6 +1465,7 @@ impl rt::json::JsonForm for TopologyDescriptionGlobalStore {
     }
 }
 /// A borrowed view of [`TopologyDescriptionGlobalStore`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopologyDescriptionGlobalStoreRef<'a> {
     buf: &'a [u8],
@@ -1460,6 +1473,7 @@ pub struct TopologyDescriptionGlobalStoreRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1539,6 +1553,7 @@ impl<'a> TopologyDescriptionGlobalStoreRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopologyDescriptionGlobalStoreRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -192,6 +192,7 @@ impl StreamsGroupTopologyDescriptionUpdateResponse {
     }
 }
 /// A borrowed view of [`StreamsGroupTopologyDescriptionUpdateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
     buf: &'a [u8],
@@ -199,6 +200,7 @@ pub struct StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -354,6 +356,7 @@ impl<'a> StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StreamsGroupTopologyDescriptionUpdateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

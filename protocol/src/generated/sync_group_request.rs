@@ -345,6 +345,7 @@ impl SyncGroupRequest {
     }
 }
 /// A borrowed view of [`SyncGroupRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SyncGroupRequestRef<'a> {
     buf: &'a [u8],
@@ -352,6 +353,7 @@ pub struct SyncGroupRequestRef<'a> {
     offs: [u32; 7],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SyncGroupRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -610,6 +612,7 @@ impl<'a> SyncGroupRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SyncGroupRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -827,6 +830,7 @@ impl rt::json::JsonForm for SyncGroupRequestAssignment {
     }
 }
 /// A borrowed view of [`SyncGroupRequestAssignment`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SyncGroupRequestAssignmentRef<'a> {
     buf: &'a [u8],
@@ -834,6 +838,7 @@ pub struct SyncGroupRequestAssignmentRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SyncGroupRequestAssignmentRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -911,6 +916,7 @@ impl<'a> SyncGroupRequestAssignmentRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SyncGroupRequestAssignmentRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

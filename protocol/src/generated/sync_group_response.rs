@@ -277,6 +277,7 @@ impl SyncGroupResponse {
     }
 }
 /// A borrowed view of [`SyncGroupResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct SyncGroupResponseRef<'a> {
     buf: &'a [u8],
@@ -284,6 +285,7 @@ pub struct SyncGroupResponseRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> SyncGroupResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -485,6 +487,7 @@ impl<'a> SyncGroupResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for SyncGroupResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -363,6 +363,7 @@ impl TxnOffsetCommitRequest {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitRequestRef<'a> {
     buf: &'a [u8],
@@ -370,6 +371,7 @@ pub struct TxnOffsetCommitRequestRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -643,6 +645,7 @@ impl<'a> TxnOffsetCommitRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -925,6 +928,7 @@ impl rt::json::JsonForm for TxnOffsetCommitRequestPartition {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitRequestPartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitRequestPartitionRef<'a> {
     buf: &'a [u8],
@@ -932,6 +936,7 @@ pub struct TxnOffsetCommitRequestPartitionRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1030,6 +1035,7 @@ impl<'a> TxnOffsetCommitRequestPartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitRequestPartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1260,6 +1266,7 @@ impl rt::json::JsonForm for TxnOffsetCommitRequestTopic {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitRequestTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitRequestTopicRef<'a> {
     buf: &'a [u8],
@@ -1267,6 +1274,7 @@ pub struct TxnOffsetCommitRequestTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitRequestTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1365,6 +1373,7 @@ impl<'a> TxnOffsetCommitRequestTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitRequestTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

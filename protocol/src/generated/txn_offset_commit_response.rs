@@ -186,6 +186,7 @@ impl TxnOffsetCommitResponse {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitResponseRef<'a> {
     buf: &'a [u8],
@@ -193,6 +194,7 @@ pub struct TxnOffsetCommitResponseRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -341,6 +343,7 @@ impl<'a> TxnOffsetCommitResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -511,6 +514,7 @@ impl rt::json::JsonForm for TxnOffsetCommitResponsePartition {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitResponsePartition`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitResponsePartitionRef<'a> {
     buf: &'a [u8],
@@ -518,6 +522,7 @@ pub struct TxnOffsetCommitResponsePartitionRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitResponsePartitionRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -585,6 +590,7 @@ impl<'a> TxnOffsetCommitResponsePartitionRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitResponsePartitionRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -800,6 +806,7 @@ impl rt::json::JsonForm for TxnOffsetCommitResponseTopic {
     }
 }
 /// A borrowed view of [`TxnOffsetCommitResponseTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TxnOffsetCommitResponseTopicRef<'a> {
     buf: &'a [u8],
@@ -807,6 +814,7 @@ pub struct TxnOffsetCommitResponseTopicRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TxnOffsetCommitResponseTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -905,6 +913,7 @@ impl<'a> TxnOffsetCommitResponseTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TxnOffsetCommitResponseTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -150,6 +150,7 @@ impl UnregisterBrokerRequest {
     }
 }
 /// A borrowed view of [`UnregisterBrokerRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UnregisterBrokerRequestRef<'a> {
     buf: &'a [u8],
@@ -157,6 +158,7 @@ pub struct UnregisterBrokerRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UnregisterBrokerRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -272,6 +274,7 @@ impl<'a> UnregisterBrokerRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UnregisterBrokerRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

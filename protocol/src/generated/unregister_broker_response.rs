@@ -200,6 +200,7 @@ impl UnregisterBrokerResponse {
     }
 }
 /// A borrowed view of [`UnregisterBrokerResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UnregisterBrokerResponseRef<'a> {
     buf: &'a [u8],
@@ -207,6 +208,7 @@ pub struct UnregisterBrokerResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UnregisterBrokerResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -361,6 +363,7 @@ impl<'a> UnregisterBrokerResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UnregisterBrokerResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

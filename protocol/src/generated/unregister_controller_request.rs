@@ -152,6 +152,7 @@ impl UnregisterControllerRequest {
     }
 }
 /// A borrowed view of [`UnregisterControllerRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UnregisterControllerRequestRef<'a> {
     buf: &'a [u8],
@@ -159,6 +160,7 @@ pub struct UnregisterControllerRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UnregisterControllerRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -275,6 +277,7 @@ impl<'a> UnregisterControllerRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UnregisterControllerRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -202,6 +202,7 @@ impl UnregisterControllerResponse {
     }
 }
 /// A borrowed view of [`UnregisterControllerResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UnregisterControllerResponseRef<'a> {
     buf: &'a [u8],
@@ -209,6 +210,7 @@ pub struct UnregisterControllerResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UnregisterControllerResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -364,6 +366,7 @@ impl<'a> UnregisterControllerResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UnregisterControllerResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -216,6 +216,7 @@ impl UpdateFeaturesRequest {
     }
 }
 /// A borrowed view of [`UpdateFeaturesRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateFeaturesRequestRef<'a> {
     buf: &'a [u8],
@@ -223,6 +224,7 @@ pub struct UpdateFeaturesRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateFeaturesRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -379,6 +381,7 @@ impl<'a> UpdateFeaturesRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateFeaturesRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -606,6 +609,7 @@ impl rt::json::JsonForm for FeatureUpdateKey {
     }
 }
 /// A borrowed view of [`FeatureUpdateKey`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct FeatureUpdateKeyRef<'a> {
     buf: &'a [u8],
@@ -613,6 +617,7 @@ pub struct FeatureUpdateKeyRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> FeatureUpdateKeyRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -711,6 +716,7 @@ impl<'a> FeatureUpdateKeyRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for FeatureUpdateKeyRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

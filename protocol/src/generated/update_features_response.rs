@@ -240,6 +240,7 @@ impl UpdateFeaturesResponse {
     }
 }
 /// A borrowed view of [`UpdateFeaturesResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateFeaturesResponseRef<'a> {
     buf: &'a [u8],
@@ -247,6 +248,7 @@ pub struct UpdateFeaturesResponseRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateFeaturesResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -426,6 +428,7 @@ impl<'a> UpdateFeaturesResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateFeaturesResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -628,6 +631,7 @@ impl rt::json::JsonForm for UpdatableFeatureResult {
     }
 }
 /// A borrowed view of [`UpdatableFeatureResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdatableFeatureResultRef<'a> {
     buf: &'a [u8],
@@ -635,6 +639,7 @@ pub struct UpdatableFeatureResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdatableFeatureResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -721,6 +726,7 @@ impl<'a> UpdatableFeatureResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdatableFeatureResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -119,11 +119,13 @@ impl UpdateMetadataRequest {
     }
 }
 /// A borrowed view of [`UpdateMetadataRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateMetadataRequestRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateMetadataRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -196,6 +198,7 @@ impl<'a> UpdateMetadataRequestRef<'a> {
         UpdateMetadataRequest {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateMetadataRequestRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

@@ -119,11 +119,13 @@ impl UpdateMetadataResponse {
     }
 }
 /// A borrowed view of [`UpdateMetadataResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateMetadataResponseRef<'a> {
     buf: &'a [u8],
     version: i16,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateMetadataResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -196,6 +198,7 @@ impl<'a> UpdateMetadataResponseRef<'a> {
         UpdateMetadataResponse {}
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateMetadataResponseRef<'a> {
     fn check_at(
         _c: &mut rt::view::Cursor<'a>,

@@ -262,6 +262,7 @@ impl UpdateRaftVoterRequest {
     }
 }
 /// A borrowed view of [`UpdateRaftVoterRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateRaftVoterRequestRef<'a> {
     buf: &'a [u8],
@@ -269,6 +270,7 @@ pub struct UpdateRaftVoterRequestRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateRaftVoterRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -484,6 +486,7 @@ impl<'a> UpdateRaftVoterRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateRaftVoterRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -665,6 +668,7 @@ impl rt::json::JsonForm for Listener {
     }
 }
 /// A borrowed view of [`Listener`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct ListenerRef<'a> {
     buf: &'a [u8],
@@ -672,6 +676,7 @@ pub struct ListenerRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> ListenerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -759,6 +764,7 @@ impl<'a> ListenerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for ListenerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -925,6 +931,7 @@ impl rt::json::JsonForm for KRaftVersionFeature {
     }
 }
 /// A borrowed view of [`KRaftVersionFeature`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KRaftVersionFeatureRef<'a> {
     buf: &'a [u8],
@@ -932,6 +939,7 @@ pub struct KRaftVersionFeatureRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KRaftVersionFeatureRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -999,6 +1007,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KRaftVersionFeatureRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -217,6 +217,7 @@ impl UpdateRaftVoterResponse {
     }
 }
 /// A borrowed view of [`UpdateRaftVoterResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateRaftVoterResponseRef<'a> {
     buf: &'a [u8],
@@ -224,6 +225,7 @@ pub struct UpdateRaftVoterResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> UpdateRaftVoterResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -385,6 +387,7 @@ impl<'a> UpdateRaftVoterResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for UpdateRaftVoterResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -581,6 +584,7 @@ impl rt::json::JsonForm for CurrentLeader {
     }
 }
 /// A borrowed view of [`CurrentLeader`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct CurrentLeaderRef<'a> {
     buf: &'a [u8],
@@ -588,6 +592,7 @@ pub struct CurrentLeaderRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> CurrentLeaderRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -686,6 +691,7 @@ impl<'a> CurrentLeaderRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for CurrentLeaderRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

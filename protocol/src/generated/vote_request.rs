@@ -217,6 +217,7 @@ impl VoteRequest {
     }
 }
 /// A borrowed view of [`VoteRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct VoteRequestRef<'a> {
     buf: &'a [u8],
@@ -224,6 +225,7 @@ pub struct VoteRequestRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> VoteRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -382,6 +384,7 @@ impl<'a> VoteRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for VoteRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -658,6 +661,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -665,6 +669,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 8],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -816,6 +821,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1021,6 +1027,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -1028,6 +1035,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1102,6 +1110,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

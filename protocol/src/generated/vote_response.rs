@@ -263,6 +263,7 @@ impl VoteResponse {
     }
 }
 /// A borrowed view of [`VoteResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct VoteResponseRef<'a> {
     buf: &'a [u8],
@@ -270,6 +271,7 @@ pub struct VoteResponseRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> VoteResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -449,6 +451,7 @@ impl<'a> VoteResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for VoteResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -661,6 +664,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -668,6 +672,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 5],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -777,6 +782,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -948,6 +954,7 @@ impl rt::json::JsonForm for TopicData {
     }
 }
 /// A borrowed view of [`TopicData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct TopicDataRef<'a> {
     buf: &'a [u8],
@@ -955,6 +962,7 @@ pub struct TopicDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> TopicDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1029,6 +1037,7 @@ impl<'a> TopicDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for TopicDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1234,6 +1243,7 @@ impl rt::json::JsonForm for NodeEndpoint {
     }
 }
 /// A borrowed view of [`NodeEndpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct NodeEndpointRef<'a> {
     buf: &'a [u8],
@@ -1241,6 +1251,7 @@ pub struct NodeEndpointRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> NodeEndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1325,6 +1336,7 @@ impl<'a> NodeEndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for NodeEndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

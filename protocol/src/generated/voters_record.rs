@@ -171,6 +171,7 @@ impl VotersRecord {
     }
 }
 /// A borrowed view of [`VotersRecord`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct VotersRecordRef<'a> {
     buf: &'a [u8],
@@ -178,6 +179,7 @@ pub struct VotersRecordRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> VotersRecordRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -316,6 +318,7 @@ impl<'a> VotersRecordRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for VotersRecordRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -472,6 +475,7 @@ impl rt::json::JsonForm for Endpoint {
     }
 }
 /// A borrowed view of [`Endpoint`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointRef<'a> {
     buf: &'a [u8],
@@ -479,6 +483,7 @@ pub struct EndpointRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> EndpointRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -566,6 +571,7 @@ impl<'a> EndpointRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for EndpointRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -732,6 +738,7 @@ impl rt::json::JsonForm for KRaftVersionFeature {
     }
 }
 /// A borrowed view of [`KRaftVersionFeature`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct KRaftVersionFeatureRef<'a> {
     buf: &'a [u8],
@@ -739,6 +746,7 @@ pub struct KRaftVersionFeatureRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> KRaftVersionFeatureRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -806,6 +814,7 @@ impl<'a> KRaftVersionFeatureRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for KRaftVersionFeatureRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1005,6 +1014,7 @@ impl rt::json::JsonForm for Voter {
     }
 }
 /// A borrowed view of [`Voter`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct VoterRef<'a> {
     buf: &'a [u8],
@@ -1012,6 +1022,7 @@ pub struct VoterRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> VoterRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1117,6 +1128,7 @@ impl<'a> VoterRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for VoterRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

@@ -176,6 +176,7 @@ impl WriteShareGroupStateRequest {
     }
 }
 /// A borrowed view of [`WriteShareGroupStateRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteShareGroupStateRequestRef<'a> {
     buf: &'a [u8],
@@ -183,6 +184,7 @@ pub struct WriteShareGroupStateRequestRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteShareGroupStateRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -325,6 +327,7 @@ impl<'a> WriteShareGroupStateRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteShareGroupStateRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -496,6 +499,7 @@ impl rt::json::JsonForm for StateBatch {
     }
 }
 /// A borrowed view of [`StateBatch`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct StateBatchRef<'a> {
     buf: &'a [u8],
@@ -503,6 +507,7 @@ pub struct StateBatchRef<'a> {
     offs: [u32; 4],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> StateBatchRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -598,6 +603,7 @@ impl<'a> StateBatchRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for StateBatchRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -837,6 +843,7 @@ impl rt::json::JsonForm for PartitionData {
     }
 }
 /// A borrowed view of [`PartitionData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionDataRef<'a> {
     buf: &'a [u8],
@@ -844,6 +851,7 @@ pub struct PartitionDataRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -971,6 +979,7 @@ impl<'a> PartitionDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -1158,6 +1167,7 @@ impl rt::json::JsonForm for WriteStateData {
     }
 }
 /// A borrowed view of [`WriteStateData`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteStateDataRef<'a> {
     buf: &'a [u8],
@@ -1165,6 +1175,7 @@ pub struct WriteStateDataRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteStateDataRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1236,6 +1247,7 @@ impl<'a> WriteStateDataRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteStateDataRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

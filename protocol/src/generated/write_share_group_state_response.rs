@@ -169,6 +169,7 @@ impl WriteShareGroupStateResponse {
     }
 }
 /// A borrowed view of [`WriteShareGroupStateResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteShareGroupStateResponseRef<'a> {
     buf: &'a [u8],
@@ -176,6 +177,7 @@ pub struct WriteShareGroupStateResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteShareGroupStateResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -299,6 +301,7 @@ impl<'a> WriteShareGroupStateResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteShareGroupStateResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -471,6 +474,7 @@ impl rt::json::JsonForm for PartitionResult {
     }
 }
 /// A borrowed view of [`PartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct PartitionResultRef<'a> {
     buf: &'a [u8],
@@ -478,6 +482,7 @@ pub struct PartitionResultRef<'a> {
     offs: [u32; 3],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> PartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -561,6 +566,7 @@ impl<'a> PartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for PartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -724,6 +730,7 @@ impl rt::json::JsonForm for WriteStateResult {
     }
 }
 /// A borrowed view of [`WriteStateResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteStateResultRef<'a> {
     buf: &'a [u8],
@@ -731,6 +738,7 @@ pub struct WriteStateResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteStateResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -802,6 +810,7 @@ impl<'a> WriteStateResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteStateResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

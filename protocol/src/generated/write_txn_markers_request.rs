@@ -167,6 +167,7 @@ impl WriteTxnMarkersRequest {
     }
 }
 /// A borrowed view of [`WriteTxnMarkersRequest`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteTxnMarkersRequestRef<'a> {
     buf: &'a [u8],
@@ -174,6 +175,7 @@ pub struct WriteTxnMarkersRequestRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteTxnMarkersRequestRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -296,6 +298,7 @@ impl<'a> WriteTxnMarkersRequestRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteTxnMarkersRequestRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -450,6 +453,7 @@ impl rt::json::JsonForm for WritableTxnMarkerTopic {
     }
 }
 /// A borrowed view of [`WritableTxnMarkerTopic`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WritableTxnMarkerTopicRef<'a> {
     buf: &'a [u8],
@@ -457,6 +461,7 @@ pub struct WritableTxnMarkerTopicRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WritableTxnMarkerTopicRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -531,6 +536,7 @@ impl<'a> WritableTxnMarkerTopicRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WritableTxnMarkerTopicRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -748,6 +754,7 @@ impl rt::json::JsonForm for WritableTxnMarker {
     }
 }
 /// A borrowed view of [`WritableTxnMarker`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WritableTxnMarkerRef<'a> {
     buf: &'a [u8],
@@ -755,6 +762,7 @@ pub struct WritableTxnMarkerRef<'a> {
     offs: [u32; 6],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WritableTxnMarkerRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -882,6 +890,7 @@ impl<'a> WritableTxnMarkerRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WritableTxnMarkerRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

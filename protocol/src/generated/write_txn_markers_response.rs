@@ -167,6 +167,7 @@ impl WriteTxnMarkersResponse {
     }
 }
 /// A borrowed view of [`WriteTxnMarkersResponse`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WriteTxnMarkersResponseRef<'a> {
     buf: &'a [u8],
@@ -174,6 +175,7 @@ pub struct WriteTxnMarkersResponseRef<'a> {
     offs: [u32; 1],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WriteTxnMarkersResponseRef<'a> {
     /// Validates `bytes` as one whole message at `version` and returns its view.
     ///
@@ -296,6 +298,7 @@ impl<'a> WriteTxnMarkersResponseRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WriteTxnMarkersResponseRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -443,6 +446,7 @@ impl rt::json::JsonForm for WritableTxnMarkerPartitionResult {
     }
 }
 /// A borrowed view of [`WritableTxnMarkerPartitionResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WritableTxnMarkerPartitionResultRef<'a> {
     buf: &'a [u8],
@@ -450,6 +454,7 @@ pub struct WritableTxnMarkerPartitionResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WritableTxnMarkerPartitionResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -517,6 +522,7 @@ impl<'a> WritableTxnMarkerPartitionResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WritableTxnMarkerPartitionResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -677,6 +683,7 @@ impl rt::json::JsonForm for WritableTxnMarkerTopicResult {
     }
 }
 /// A borrowed view of [`WritableTxnMarkerTopicResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WritableTxnMarkerTopicResultRef<'a> {
     buf: &'a [u8],
@@ -684,6 +691,7 @@ pub struct WritableTxnMarkerTopicResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WritableTxnMarkerTopicResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -760,6 +768,7 @@ impl<'a> WritableTxnMarkerTopicResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WritableTxnMarkerTopicResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,
@@ -924,6 +933,7 @@ impl rt::json::JsonForm for WritableTxnMarkerResult {
     }
 }
 /// A borrowed view of [`WritableTxnMarkerResult`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
 #[derive(Debug, Clone, Copy)]
 pub struct WritableTxnMarkerResultRef<'a> {
     buf: &'a [u8],
@@ -931,6 +941,7 @@ pub struct WritableTxnMarkerResultRef<'a> {
     offs: [u32; 2],
     tags: u32,
 }
+#[cfg(feature = "view")]
 impl<'a> WritableTxnMarkerResultRef<'a> {
     /// A view in which every field reads as its default (a struct the version lacks).
     pub fn absent(version: i16) -> Self {
@@ -1002,6 +1013,7 @@ impl<'a> WritableTxnMarkerResultRef<'a> {
         }
     }
 }
+#[cfg(feature = "view")]
 impl<'a> rt::view::View<'a> for WritableTxnMarkerResultRef<'a> {
     fn check_at(
         c: &mut rt::view::Cursor<'a>,

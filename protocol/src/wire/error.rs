@@ -127,11 +127,10 @@ impl<T> ErrorPath for Result<T, EncodeError> {
 }
 
 /// What went wrong while decoding.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DecodeErrorKind {
     /// The input ended inside a value.
-    #[error("needed {needed} bytes, {remaining} left")]
     UnexpectedEof {
         /// Bytes the value needs.
         needed: usize,
@@ -139,22 +138,16 @@ pub enum DecodeErrorKind {
         remaining: usize,
     },
     /// A null (negative or zero compact) length where the field is not nullable in this version.
-    #[error("non-nullable field was serialized as null")]
     NullNotAllowed,
     /// A negative length other than -1.
-    #[error("invalid length {0}")]
     InvalidLength(i64),
     /// A string longer than Kafka's limit of 32767 bytes.
-    #[error("string of {0} bytes is longer than 32767")]
     StringTooLong(usize),
     /// A string that is not UTF-8 (Java would substitute U+FFFD; kwire refuses).
-    #[error("string is not valid UTF-8")]
     InvalidUtf8,
     /// An unsigned varint whose 5th byte has its high bit set.
-    #[error("varint is longer than 5 bytes")]
     VarintTooLong,
     /// An array count larger than the bytes left could hold.
-    #[error("array of {count} elements cannot fit in the {remaining} bytes left")]
     ArrayTooLong {
         /// The count read.
         count: usize,
@@ -162,7 +155,6 @@ pub enum DecodeErrorKind {
         remaining: usize,
     },
     /// A known tag that the field does not use in this version (Kafka throws too).
-    #[error("tag {tag} is not valid for version {version}")]
     TagNotValidForVersion {
         /// The tag.
         tag: u32,
@@ -170,7 +162,6 @@ pub enum DecodeErrorKind {
         version: i16,
     },
     /// The version is outside the message's `validVersions`.
-    #[error("version {version} is outside the valid versions {}", crate::wire::types::range_text(.lowest, .highest))]
     UnsupportedVersion {
         /// Requested version.
         version: i16,
@@ -180,7 +171,6 @@ pub enum DecodeErrorKind {
         highest: i16,
     },
     /// Bytes were left after a complete message or frame.
-    #[error("{len} trailing bytes after a complete message")]
     TrailingBytes {
         /// Offset of the first trailing byte.
         offset: usize,
@@ -188,9 +178,28 @@ pub enum DecodeErrorKind {
         len: usize,
     },
     /// An API key this spec set does not define.
-    #[error("unknown API key {0}")]
     UnknownApiKey(i16),
 }
+
+impl std::fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnexpectedEof { needed, remaining, .. } => write!(f, "needed {needed} bytes, {remaining} left"),
+            Self::NullNotAllowed => write!(f, "non-nullable field was serialized as null"),
+            Self::InvalidLength(v) => write!(f, "invalid length {v}"),
+            Self::StringTooLong(v) => write!(f, "string of {v} bytes is longer than 32767"),
+            Self::InvalidUtf8 => write!(f, "string is not valid UTF-8"),
+            Self::VarintTooLong => write!(f, "varint is longer than 5 bytes"),
+            Self::ArrayTooLong { count, remaining, .. } => write!(f, "array of {count} elements cannot fit in the {remaining} bytes left"),
+            Self::TagNotValidForVersion { tag, version, .. } => write!(f, "tag {tag} is not valid for version {version}"),
+            Self::UnsupportedVersion { highest, lowest, version, .. } => write!(f, "version {version} is outside the valid versions {}", crate::wire::types::range_text(lowest, highest)),
+            Self::TrailingBytes { len, .. } => write!(f, "{len} trailing bytes after a complete message"),
+            Self::UnknownApiKey(v) => write!(f, "unknown API key {v}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeErrorKind {}
 
 /// A decode failure: what, where in the message (field path) and where in the input (byte offset,
 /// counted from the start of the buffer given to the decoder).
@@ -252,11 +261,10 @@ impl fmt::Debug for DecodeError {
 impl std::error::Error for DecodeError {}
 
 /// What went wrong while encoding (or sizing) a message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EncodeErrorKind {
     /// The version is outside the message's `validVersions`.
-    #[error("version {version} is outside the valid versions {}", crate::wire::types::range_text(.lowest, .highest))]
     UnsupportedVersion {
         /// Requested version.
         version: i16,
@@ -267,37 +275,30 @@ pub enum EncodeErrorKind {
     },
     /// A field that this version lacks holds a non-default value and is not `ignorable`
     /// (Kafka: "Attempted to write a non-default X at version V").
-    #[error("field is not in version {version} but holds a non-default value")]
     NonDefaultField {
         /// The version being written.
         version: i16,
     },
     /// `None` in a version where the field is not nullable.
-    #[error("null is not allowed in version {version}")]
     NullNotAllowed {
         /// The version being written.
         version: i16,
     },
     /// A string longer than 32767 bytes.
-    #[error("string of {0} bytes is longer than 32767")]
     StringTooLong(usize),
     /// Bytes, records or an array too long for their length prefix.
-    #[error("length {0} does not fit the length prefix")]
     TooLong(usize),
     /// Unknown tagged fields set, in a version that is not flexible.
-    #[error("unknown tagged fields are set, but version {version} is not flexible")]
     TaggedFieldsNotFlexible {
         /// The version being written.
         version: i16,
     },
     /// Unknown tagged fields out of order, or using a tag this version knows.
-    #[error("unknown tagged field {tag} is out of order or uses a known tag")]
     InvalidUnknownTag {
         /// The offending tag.
         tag: u32,
     },
     /// A request or response body does not match its header's API key.
-    #[error("body is API key {body} but the header says {header}")]
     ApiKeyMismatch {
         /// Key of the body.
         body: i16,
@@ -305,6 +306,23 @@ pub enum EncodeErrorKind {
         header: i16,
     },
 }
+
+impl std::fmt::Display for EncodeErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnsupportedVersion { highest, lowest, version, .. } => write!(f, "version {version} is outside the valid versions {}", crate::wire::types::range_text(lowest, highest)),
+            Self::NonDefaultField { version, .. } => write!(f, "field is not in version {version} but holds a non-default value"),
+            Self::NullNotAllowed { version, .. } => write!(f, "null is not allowed in version {version}"),
+            Self::StringTooLong(v) => write!(f, "string of {v} bytes is longer than 32767"),
+            Self::TooLong(v) => write!(f, "length {v} does not fit the length prefix"),
+            Self::TaggedFieldsNotFlexible { version, .. } => write!(f, "unknown tagged fields are set, but version {version} is not flexible"),
+            Self::InvalidUnknownTag { tag, .. } => write!(f, "unknown tagged field {tag} is out of order or uses a known tag"),
+            Self::ApiKeyMismatch { body, header, .. } => write!(f, "body is API key {body} but the header says {header}"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeErrorKind {}
 
 /// An encode failure and the field path it happened at.
 #[derive(Clone, PartialEq, Eq)]

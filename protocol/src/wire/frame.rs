@@ -22,13 +22,11 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 /// A framing failure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FrameError {
     /// The size prefix is negative.
-    #[error("negative frame size {0}")]
     NegativeSize(i32),
     /// The size prefix exceeds the configured maximum (bytes).
-    #[error("frame of {size} bytes exceeds the maximum of {max}")]
     TooLarge {
         /// Announced size in bytes.
         size: usize,
@@ -36,6 +34,17 @@ pub enum FrameError {
         max: usize,
     },
 }
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NegativeSize(v) => write!(f, "negative frame size {v}"),
+            Self::TooLarge { max, size, .. } => write!(f, "frame of {size} bytes exceeds the maximum of {max}"),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
 
 /// Splits one complete frame (without its 4-byte size prefix) off the front of `buf`.
 ///

@@ -118,7 +118,7 @@ pub fn run(show_edges: bool, workspace: Option<&Path>) -> Result<bool> {
     Ok(report.is_clean())
 }
 
-/// Reads every crate of [`CRATES`] under `workspace` and reports pairs and facade uses.
+/// Reads every crate of `CRATES` (the workspace crates) under `workspace` and reports pairs and facade uses.
 pub fn check(workspace: &Path) -> Result<Report> {
     let mut report = Report::default();
     for krate in CRATES {

@@ -386,9 +386,32 @@ pub(crate) fn default_is_derivable(f: &Field) -> bool {
     }
 }
 
+/// `about` text as rustdoc Markdown that renders as written: brackets (`Array[0]` would be an
+/// intra-doc link) and angle brackets (`List<String>` would be an HTML tag) are escaped, except
+/// inside backtick code spans, where Markdown takes every character as written.
+fn escape_markdown(about: &str) -> String {
+    let mut out = String::with_capacity(about.len());
+    let mut in_code = false;
+    for c in about.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code && matches!(c, '[' | ']' | '<' | '>') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+#[test]
+fn about_text_is_escaped_outside_code_spans() {
+    assert_eq!(escape_markdown("Array[0] of List<String>, `a[1]<b>`"), "Array\\[0\\] of List\\<String\\>, `a[1]<b>`");
+}
+
 /// A field's doc: its `about` text, then the spec facts (versions, nullable, tag, default, …).
 pub(crate) fn field_doc(f: &Field) -> Vec<TokenStream> {
-    let mut text = if f.about.trim().is_empty() { format!("`{}`.", f.name) } else { f.about.trim().to_string() };
+    let mut text = if f.about.trim().is_empty() { format!("`{}`.", f.name) } else { escape_markdown(f.about.trim()) };
     let mut facts = vec![format!("versions {}", f.versions)];
     if !f.nullable.is_empty() {
         facts.push(format!("nullable {}", f.nullable));

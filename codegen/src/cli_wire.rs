@@ -78,13 +78,26 @@ fn check_version(api: ApiKey, version: i16) -> Result<(), Failure> {
 
 /// The raw contents of `@FILE` (`@-`: standard input).
 fn read_arg_file(path: &str) -> Result<Vec<u8>, Failure> {
-    if path == "-" {
-        let mut v = Vec::new();
-        std::io::stdin().read_to_end(&mut v).map_err(|e| Failure::usage(format!("standard input: {e}")))?;
-        return Ok(v);
+    let (name, source): (&str, Box<dyn Read>) = if path == "-" {
+        ("standard input", Box::new(std::io::stdin()))
+    } else {
+        (path, Box::new(std::fs::File::open(path).map_err(|e| Failure::usage(format!("{path}: {e}")))?))
+    };
+    let mut v = Vec::new();
+    source.take(MAX_INPUT_BYTES + 1).read_to_end(&mut v).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+    if v.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Failure::usage(format!(
+            "{name}: more than {MAX_INPUT_BYTES} bytes; a frame is at most Kafka's socket.request.max.bytes \
+             (100 MiB by default), twice that as hex text"
+        )));
     }
-    std::fs::read(path).map_err(|e| Failure::usage(format!("{path}: {e}")))
+    Ok(v)
 }
+
+/// The most `@FILE` (or `@-`) may hold, in bytes: 256 MiB, room for a frame of Kafka's default
+/// `socket.request.max.bytes` (100 MiB) written as hex text. Reading stops there, so a file such
+/// as `/dev/zero` is refused instead of filling memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
 /// Bytes from hex text, whitespace ignored. A bad character is named by its 0-based index among
 /// the characters of `text`.
@@ -259,7 +272,22 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
     let peeked = peek_key(&raw);
     let bytes = Bytes::from(raw);
     let json = if response {
-        let frame = ResponseFrame::decode(bytes, api, version).map_err(|e| {
+        // ApiVersions: a broker that does not know the version asked answers in the v0 layout
+        // (KIP-511); read it as Kafka's client does and say so.
+        let decoded = if api == ApiKey::ApiVersions {
+            ResponseFrame::decode_with_fallback(bytes, api, version).map(|(frame, read_at)| {
+                if read_at != version {
+                    eprintln!(
+                        "note: read in the ApiVersions v{read_at} layout: a broker that does not know v{version} \
+                         answers so (KIP-511)"
+                    );
+                }
+                (frame, read_at)
+            })
+        } else {
+            ResponseFrame::decode(bytes, api, version).map(|frame| (frame, version))
+        };
+        let (frame, read_at) = decoded.map_err(|e| {
             // A request of --api/--version given with --response.
             let hint = if peeked == Some((api.as_i16(), version)) {
                 format!(
@@ -272,7 +300,7 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
             };
             Failure::input(format!("decode: {e}{hint}"))
         })?;
-        frame.to_json(version)
+        frame.to_json(read_at)
     } else {
         if let Some((key, hv)) = peeked {
             check_header("the frame's header", api, version, key, hv)?;

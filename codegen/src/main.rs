@@ -116,7 +116,7 @@ enum Cmd {
         #[arg(long)]
         api: String,
         /// API version (for a request, the header must say the same).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         version: i16,
         /// The frame is a response to a request of that API and version.
         #[arg(long)]
@@ -150,7 +150,7 @@ enum Cmd {
         #[arg(long)]
         api: String,
         /// API version (for a request, the header must say the same).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         version: i16,
         /// The JSON is a response to a request of that API and version.
         #[arg(long)]

@@ -242,3 +242,21 @@ fn bad_arguments_exit_2_and_mismatches_exit_1() {
         assert!(err.starts_with(want), "{args:?}:\n{err}\nwanted: {want}");
     }
 }
+
+/// A broker that does not know the ApiVersions version asked answers in the v0 layout with
+/// UNSUPPORTED_VERSION (KIP-511): `decode --response` reads it as Kafka's client does, and says
+/// so on stderr. A negative version is an ordinary (refused) value, not an option.
+#[test]
+fn api_versions_answer_in_the_v0_layout_is_read_with_the_fallback() {
+    // Correlation id 1; error 35; one entry: ApiVersions 0-2.
+    let answer = "00000001002300000001001200000002";
+    let (out, err, code) = kwire(&["decode", "--api", "18", "--version", "4", "--response", answer]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("read in the ApiVersions v0 layout"), "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["body"]["errorCode"], 35);
+    assert_eq!(json["body"]["apiKeys"][0]["maxVersion"], 2);
+    let (_, err, code) = kwire(&["decode", "--api", "3", "--version", "-1", "00"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: Metadata has no version -1"), "{err}");
+}

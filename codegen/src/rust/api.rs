@@ -477,7 +477,7 @@ fn api_versions_fallback(apis: &[Api], rsm: Option<&proc_macro2::Ident>) -> Toke
         impl #resp {
             /// Decodes one whole ApiVersions response body answering a request at `version`
             /// as Kafka's client does (KIP-511; Kafka's `ApiVersionsResponse.parse`): at
-            /// `version` first and, if that fails and `version` is not 0, at version 0. A
+            /// `version` first and, if that fails and `version` is above 0, at version 0. A
             /// broker that does not know the version a client asked for answers in the v0
             /// layout with error code 35 (UNSUPPORTED_VERSION) and its own ApiVersions version
             /// range in `api_keys`, so that the client can retry at a version both know.
@@ -488,7 +488,9 @@ fn api_versions_fallback(apis: &[Api], rsm: Option<&proc_macro2::Ident>) -> Toke
             ///
             /// # Errors
             /// When neither version reads: the error at `version` (Kafka throws the one at
-            /// version 0), with field path and byte offset; when `version` is 0, its error.
+            /// version 0), with field path and byte offset, or the one at version 0 when
+            /// `version` is above the valid versions; when `version` is 0 or negative (no
+            /// fallback), its error.
             pub fn decode_with_fallback(bytes: #w::Bytes, version: i16) -> ::core::result::Result<(Self, i16), #w::DecodeError> {
                 Self::decode_rest_with_fallback(&mut #w::Reader::new(bytes), version)
             }
@@ -503,11 +505,16 @@ fn api_versions_fallback(apis: &[Api], rsm: Option<&proc_macro2::Ident>) -> Toke
                 };
                 match whole(r, version) {
                     ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, version)),
-                    ::core::result::Result::Err(e) if version == 0 => ::core::result::Result::Err(e),
+                    ::core::result::Result::Err(e) if version <= 0 => ::core::result::Result::Err(e),
                     ::core::result::Result::Err(e) => {
                         *r = start;
                         match whole(r, 0) {
                             ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, 0)),
+                            // A version this set does not know says nothing about the bytes:
+                            // then the v0 error is the useful one.
+                            ::core::result::Result::Err(e0) if matches!(e.kind(), #w::DecodeErrorKind::UnsupportedVersion { .. }) => {
+                                ::core::result::Result::Err(e0)
+                            }
                             ::core::result::Result::Err(_) => ::core::result::Result::Err(e),
                         }
                     }

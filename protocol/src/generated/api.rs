@@ -8769,7 +8769,7 @@ for super::unregister_controller_response::UnregisterControllerResponse {
 impl super::api_versions_response::ApiVersionsResponse {
     /// Decodes one whole ApiVersions response body answering a request at `version`
     /// as Kafka's client does (KIP-511; Kafka's `ApiVersionsResponse.parse`): at
-    /// `version` first and, if that fails and `version` is not 0, at version 0. A
+    /// `version` first and, if that fails and `version` is above 0, at version 0. A
     /// broker that does not know the version a client asked for answers in the v0
     /// layout with error code 35 (UNSUPPORTED_VERSION) and its own ApiVersions version
     /// range in `api_keys`, so that the client can retry at a version both know.
@@ -8780,7 +8780,9 @@ impl super::api_versions_response::ApiVersionsResponse {
     ///
     /// # Errors
     /// When neither version reads: the error at `version` (Kafka throws the one at
-    /// version 0), with field path and byte offset; when `version` is 0, its error.
+    /// version 0), with field path and byte offset, or the one at version 0 when
+    /// `version` is above the valid versions; when `version` is 0 or negative (no
+    /// fallback), its error.
     pub fn decode_with_fallback(
         bytes: rt::Bytes,
         version: i16,
@@ -8803,13 +8805,18 @@ impl super::api_versions_response::ApiVersionsResponse {
         };
         match whole(r, version) {
             ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, version)),
-            ::core::result::Result::Err(e) if version == 0 => {
+            ::core::result::Result::Err(e) if version <= 0 => {
                 ::core::result::Result::Err(e)
             }
             ::core::result::Result::Err(e) => {
                 *r = start;
                 match whole(r, 0) {
                     ::core::result::Result::Ok(m) => ::core::result::Result::Ok((m, 0)),
+                    ::core::result::Result::Err(
+                        e0,
+                    ) if matches!(
+                        e.kind(), rt::DecodeErrorKind::UnsupportedVersion { .. }
+                    ) => ::core::result::Result::Err(e0),
                     ::core::result::Result::Err(_) => ::core::result::Result::Err(e),
                 }
             }

@@ -2731,7 +2731,8 @@ fn api_versions_fallback_reads_a_normal_answer_at_its_version() {
     assert!(ResponseFrame::decode_with_fallback(b("00000008"), ApiKey::FindCoordinator, 3).is_err());
 }
 
-/// Bytes that read at no version: a typed error (the one at the version asked), no panic.
+/// Bytes that read at no version: a typed error (the one at the version asked, or at version 0
+/// when the version asked is unknown), no panic; a negative version never falls back.
 #[test]
 fn api_versions_fallback_refuses_garbage_with_a_typed_error() {
     let garbage = [
@@ -2747,13 +2748,18 @@ fn api_versions_fallback_refuses_garbage_with_a_typed_error() {
     ];
     for g in garbage {
         for v in [-1, 0, 1, 3, 4, 5, 6, i16::MAX] {
-            let strict = ApiVersionsResponse::decode_bytes(b(g), v);
+            // The error expected: the one at the version asked, or at 0 for a version above
+            // the valid ones (which says nothing about the bytes).
+            let known = ApiVersionsResponse::VALID_VERSIONS.highest;
+            let strict = ApiVersionsResponse::decode_bytes(b(g), if v > known { 0 } else { v });
             match ApiVersionsResponse::decode_with_fallback(b(g), v) {
                 Ok((m, used)) => {
-                    // Only bytes that do read at some version: then at `v` or at 0.
-                    assert!(used == v || used == 0, "{g} v{v}");
+                    // Only bytes that do read at some version: then at `v` or at 0, never for
+                    // a negative version (no fallback there).
+                    assert!(v >= 0 && (used == v || used == 0), "{g} v{v}");
                     assert_eq!(ApiVersionsResponse::decode_bytes(b(g), used).unwrap(), m, "{g} v{v}");
                 }
+                Err(e) if v < 0 => assert!(matches!(e.kind(), DecodeErrorKind::UnsupportedVersion { .. }), "{g} v{v}: {e}"),
                 Err(e) => assert_eq!(Err(e), strict.map(|_| ()), "{g} v{v}: the error at the version asked"),
             }
             let frame = format!("00000001{g}");

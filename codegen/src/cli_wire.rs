@@ -274,20 +274,8 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
     let json = if response {
         // ApiVersions: a broker that does not know the version asked answers in the v0 layout
         // (KIP-511); read it as Kafka's client does and say so.
-        let decoded = if api == ApiKey::ApiVersions {
-            ResponseFrame::decode_with_fallback(bytes, api, version).map(|(frame, read_at)| {
-                if read_at != version {
-                    eprintln!(
-                        "note: read in the ApiVersions v{read_at} layout: a broker that does not know v{version} \
-                         answers so (KIP-511)"
-                    );
-                }
-                (frame, read_at)
-            })
-        } else {
-            ResponseFrame::decode(bytes, api, version).map(|frame| (frame, version))
-        };
-        let (frame, read_at) = decoded.map_err(|e| {
+        // (`decode_with_fallback` is plain `decode` for every other API.)
+        let (frame, read_at) = ResponseFrame::decode_with_fallback(bytes, api, version).map_err(|e| {
             // A request of --api/--version given with --response.
             let hint = if peeked == Some((api.as_i16(), version)) {
                 format!(
@@ -300,6 +288,12 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
             };
             Failure::input(format!("decode: {e}{hint}"))
         })?;
+        if read_at != version {
+            eprintln!(
+                "note: read in the ApiVersions v{read_at} layout: a broker that does not know v{version} \
+                 answers so (KIP-511)"
+            );
+        }
         frame.to_json(read_at)
     } else {
         if let Some((key, hv)) = peeked {

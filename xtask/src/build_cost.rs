@@ -41,13 +41,9 @@ pub struct Options {
     pub views: bool,
 }
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
 /// A cargo command in `dir` with its own target folder and no inherited flags.
 fn cargo_in(dir: &Path) -> Command {
-    let mut c = Command::new(cargo());
+    let mut c = Command::new(crate::scratch::cargo());
     c.current_dir(dir)
         .env("CARGO_TARGET_DIR", dir.join("target"))
         .env_remove("RUSTFLAGS")
@@ -122,13 +118,7 @@ fn package_src(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
 
 fn write_crate(dir: &Path, name: &str, deps: &str, main: &str) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\n{deps}\n[workspace]\n"
-        ),
-    )?;
+    std::fs::write(dir.join("Cargo.toml"), crate::scratch::manifest(name, "", deps))?;
     std::fs::write(dir.join("src").join("main.rs"), main)?;
     Ok(())
 }
@@ -202,7 +192,7 @@ fn timed_build(dir: &Path, jobs: Option<usize>) -> anyhow::Result<(Timing, Strin
             "-c",
             "\"$@\" && times",
             "sh",
-            &cargo(),
+            &crate::scratch::cargo(),
             "build",
             "--release",
             "--quiet",
@@ -281,15 +271,8 @@ pub fn run_task(opts: &Options) -> anyhow::Result<bool> {
             &kp_calls,
         ),
     )?;
-    let features = if opts.views {
-        ", features = [\"view\"]"
-    } else {
-        ""
-    };
-    let kw_dep = format!(
-        "kwire-protocol = {{ path = {:?}, default-features = false{features} }}\n",
-        root.join("protocol").display().to_string()
-    );
+    let features: &[&str] = if opts.views { &["view"] } else { &[] };
+    let kw_dep = crate::scratch::kwire_protocol_dependency(&root, features);
     write_crate(
         &ours,
         "kwire-user",

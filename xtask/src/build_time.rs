@@ -10,13 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
 fn build(dir: &Path, target: &Path, package: &str) -> anyhow::Result<f64> {
     let run = |args: &[&str]| -> anyhow::Result<()> {
-        let status = Command::new(cargo())
+        let status = Command::new(crate::scratch::cargo())
             .args(args)
             .arg("--manifest-path")
             .arg(dir.join("Cargo.toml"))
@@ -53,19 +49,18 @@ pub fn run(shared: &Path) -> anyhow::Result<bool> {
     Builder::new().out_dir(ours.join("src")).file_name("lib.rs").compile_files(files)?;
     std::fs::write(
         ours.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"kwire-gen\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nkwire-protocol = {{ path = {:?}, default-features = false }}\n\n[workspace]\n",
-            root.join("protocol").display().to_string()
-        ),
+        crate::scratch::manifest("kwire-gen", "", &crate::scratch::kwire_protocol_dependency(&root, &[])),
     )?;
     let theirs = scratch.join("kafka-protocol-gen");
     std::fs::create_dir_all(theirs.join("src"))?;
     std::fs::write(theirs.join("src").join("lib.rs"), "pub use kafka_protocol;\n")?;
     std::fs::write(
         theirs.join("Cargo.toml"),
-        "[package]\nname = \"kafka-protocol-gen\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nkafka-protocol = { version = \"=0.15.1\", default-features = false, features = [\"messages_enums\", \"client\", \"broker\"] }\n\n[workspace]\n",
+        crate::scratch::manifest(
+            "kafka-protocol-gen",
+            "",
+            "kafka-protocol = { version = \"=0.15.1\", default-features = false, features = [\"messages_enums\", \"client\", \"broker\"] }\n",
+        ),
     )?;
     let target: PathBuf = scratch.join("target");
     let a = build(&ours, &target, "kwire-gen")?;

@@ -95,7 +95,7 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
             }
         }
         write_if_changed(&crate_dir.join("src").join("main.rs"), &runner(&unit, &checked.specs))?;
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        let status = Command::new(crate::scratch::cargo())
             .args(["build", "--quiet", "--manifest-path"])
             .arg(crate_dir.join("Cargo.toml"))
             .env("CARGO_TARGET_DIR", scratch.join("target"))
@@ -214,13 +214,8 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 
 fn manifest(unit: &str, root: &Path) -> String {
     let name = format!("corpus-{}", unit.replace('_', "-"));
-    format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"{name}\"\npath = \"src/main.rs\"\n\n\
-         [dependencies]\nkwire-protocol = {{ path = {:?}, default-features = false, features = [\"sample\"] }}\n\n\
-         [workspace]\n",
-        root.join("protocol").display().to_string()
-    )
+    let targets = format!("[lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"{name}\"\npath = \"src/main.rs\"\n\n");
+    crate::scratch::manifest(&name, &targets, &crate::scratch::kwire_protocol_dependency(root, &["sample"]))
 }
 
 /// Checks of Kafka's hard-coded header special cases, for a folder that has the APIs and headers

@@ -6,3 +6,4 @@ pub mod build_time;
 pub mod codegen;
 pub mod corpus;
 pub mod modgraph;
+pub mod scratch;

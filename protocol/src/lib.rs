@@ -234,6 +234,8 @@ pub mod generated;
 
 pub mod error;
 
+pub mod records;
+
 /// What generated code names the runtime by (`use ::kwire_protocol::__private as rt;`).
 #[doc(hidden)]
 #[path = "private.rs"]

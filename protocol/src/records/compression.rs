@@ -427,6 +427,7 @@ fn lz4_compress(input: &[u8], out: &mut Vec<u8>) -> Result<(), RecordsError> {
 
 #[cfg(feature = "lz4")]
 fn lz4_decompress(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), RecordsError> {
+    lz4_frames_complete(input)?;
     let decoder = lz4_flex::frame::FrameDecoder::new(input);
     read_bounded(
         Compression::Lz4,
@@ -435,6 +436,72 @@ fn lz4_decompress(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), R
         limit,
         out,
     )
+}
+
+/// Walks the LZ4 frames of `input` by their block sizes (no decoding) and checks each ends with
+/// its end mark (and content checksum when flagged). lz4_flex's reader takes a clean end of input
+/// where a block size is due as the end of the stream, which would let a frame cut at a block
+/// boundary pass as a shorter one; Kafka's reader refuses it, and so does this.
+#[cfg(feature = "lz4")]
+fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
+    const MAGIC: u32 = 0x184D_2204;
+    const LEGACY_MAGIC: u32 = 0x184C_2102;
+    let u32_at = |pos: usize| -> Result<u32, RecordsError> {
+        input
+            .get(pos..pos + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .ok_or_else(|| corrupt(Compression::Lz4, pos, "frame cut short"))
+    };
+    let mut pos = 0;
+    while pos < input.len() {
+        let magic = u32_at(pos)?;
+        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+            // A skippable frame: magic, size, bytes.
+            let size = u32_at(pos + 4)? as usize;
+            pos = (pos + 8)
+                .checked_add(size)
+                .filter(|&end| end <= input.len())
+                .ok_or_else(|| corrupt(Compression::Lz4, pos, "skippable frame cut short"))?;
+            continue;
+        }
+        if magic == LEGACY_MAGIC {
+            // The legacy format has no end mark: its blocks run to the end of the input.
+            return Ok(());
+        }
+        if magic != MAGIC {
+            return Err(corrupt(
+                Compression::Lz4,
+                pos,
+                format_args!("frame magic {magic:#010x}, expected 0x184d2204"),
+            ));
+        }
+        let flg = *input
+            .get(pos + 4)
+            .ok_or_else(|| corrupt(Compression::Lz4, pos + 4, "frame cut short"))?;
+        let block_checksum = flg & 0x10 != 0;
+        let content_size = flg & 0x08 != 0;
+        let content_checksum = flg & 0x04 != 0;
+        let dict_id = flg & 0x01 != 0;
+        // Magic, FLG, BD, [content size], [dictionary id], header checksum.
+        pos += 4 + 2 + if content_size { 8 } else { 0 } + if dict_id { 4 } else { 0 } + 1;
+        loop {
+            let block = u32_at(pos)?;
+            pos += 4;
+            if block == 0 {
+                break;
+            }
+            let len = (block & 0x7FFF_FFFF) as usize + if block_checksum { 4 } else { 0 };
+            if len > input.len() - pos.min(input.len()) {
+                return Err(corrupt(Compression::Lz4, pos - 4, "block cut short"));
+            }
+            pos += len;
+        }
+        if content_checksum {
+            u32_at(pos)?;
+            pos += 4;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(not(feature = "lz4"))]

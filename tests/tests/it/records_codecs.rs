@@ -561,20 +561,34 @@ fn child_bomb(codec: Compression) {
     let limit: usize = std::env::var("KWIRE_BOMB_LIMIT").unwrap().parse().unwrap();
     let path = std::env::var(CHILD_ENV).unwrap();
     let bomb = std::fs::read(path).unwrap();
+    // Warm up: the same code on the same bomb under a tiny limit, so that the first run's page
+    // faults of code and allocator arenas do not count; then reset the peak to the current
+    // resident set where the kernel allows it (`clear_refs` 5, Linux 4.0+; without it the figure
+    // below only overstates).
+    let mut warm = Vec::new();
+    let _ = decompress(codec, &bomb, 1024, &mut warm);
+    drop(warm);
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
     let before = proc_status_bytes("VmRSS");
+    let hwm_before = proc_status_bytes("VmHWM");
+    let anon_before = proc_status_bytes("RssAnon");
     let mut out = Vec::new();
     let err = decompress(codec, &bomb, limit, &mut out).unwrap_err();
     let hwm = proc_status_bytes("VmHWM");
+    let anon_after = proc_status_bytes("RssAnon");
     drop(out);
     assert_eq!(err.kind, RecordsErrorKind::DecompressedTooLarge { limit });
     let peak = hwm.saturating_sub(before);
     println!(
-        "{codec:?} bomb of {} bytes, limit {limit}: VmRSS before {before}, VmHWM after {hwm}, \
-         peak over baseline {peak} ({:.2} x limit)",
+        "{codec:?} bomb of {} bytes, limit {limit}: VmRSS before {before} (VmHWM {hwm_before}), \
+         VmHWM after {hwm}, peak over baseline {peak} ({:.2} x limit); RssAnon {anon_before} -> \
+         {anon_after} with the output still held",
         bomb.len(),
         peak as f64 / limit as f64
     );
-    assert!(peak < 2 * limit, "peak {peak} for limit {limit}");
+    if limit >= 16 * MIB {
+        assert!(peak < 2 * limit, "peak {peak} for limit {limit}");
+    }
 }
 
 /// The 1 KiB zstd bomb (30 MiB of zeros) under a limit of 8 MiB, and a 1 GiB zstd bomb (about
@@ -599,19 +613,26 @@ fn zstd_bomb_peak_memory_stays_under_twice_the_limit() {
     }
 }
 
-/// The 1 KiB gzip bomb (1 MB of zeros) under a limit of 256 KiB: peak resident memory below
-/// 2 × the limit.
+/// gzip bombs under a limit below their size: peak resident memory below 2 × the limit. The
+/// 1 KiB bomb (1 MB of zeros) under 256 KiB: there the first run's page faults of code (about a
+/// MiB, and the kernel may refuse to reset the peak) are of the limit's order, so the figure is
+/// printed and the bound is checked by the counting allocator in `kilobyte_bombs_are_refused`
+/// (every allocation of gzip decoding is Rust's). The bound is asserted on 128 such members
+/// concatenated (128 KiB, 128 MB of zeros: Java's `GZIPInputStream` and kwire read every member)
+/// under a limit of 32 MiB.
 #[test]
 fn gzip_bomb_peak_memory_stays_under_twice_the_limit() {
     let test = "gzip_bomb_peak_memory_stays_under_twice_the_limit";
     match std::env::var(CHILD_ENV) {
         Ok(_) => child_bomb(Compression::Gzip),
         Err(_) => {
-            let report = run_child(test, &gzip_bomb(1_000_000), 256 * 1024);
-            println!(
-                "{}",
-                report.lines().find(|l| l.contains("peak over")).unwrap()
-            );
+            let member = gzip_bomb(1_000_000);
+            let mut report = run_child(test, &member, 256 * 1024);
+            let members = member.repeat(128);
+            report.push_str(&run_child(test, &members, 32 * MIB));
+            for line in report.lines().filter(|l| l.contains("peak over")) {
+                println!("{line}");
+            }
         }
     }
 }

@@ -51,3 +51,101 @@ pub struct RecordsError {
     /// Whether `offset` counts in the decompressed bytes of the batch.
     pub in_decompressed: bool,
 }
+
+impl RecordsError {
+    /// An error of `kind` at byte `offset`, without batch or record index.
+    pub fn new(kind: RecordsErrorKind, offset: usize) -> RecordsError {
+        RecordsError {
+            kind,
+            offset,
+            batch: None,
+            record: None,
+            in_decompressed: false,
+        }
+    }
+
+    /// [`RecordsErrorKind::Invalid`] with its text, at byte `offset`.
+    pub fn invalid(text: impl Into<String>, offset: usize) -> RecordsError {
+        RecordsError::new(RecordsErrorKind::Invalid(text.into()), offset)
+    }
+
+    /// [`RecordsErrorKind::Truncated`] at byte `offset`.
+    pub fn truncated(offset: usize) -> RecordsError {
+        RecordsError::new(RecordsErrorKind::Truncated, offset)
+    }
+
+    /// The same error, with the batch index set (when not already known).
+    pub fn in_batch(mut self, batch: usize) -> RecordsError {
+        self.batch.get_or_insert(batch);
+        self
+    }
+
+    /// The same error, with the record index set (when not already known).
+    pub fn in_record(mut self, record: usize) -> RecordsError {
+        self.record.get_or_insert(record);
+        self
+    }
+
+    /// The same error, its offset moved by `base` bytes (an offset found in a slice that starts
+    /// `base` bytes into the record set or the decompressed records).
+    pub(crate) fn shifted(mut self, base: usize) -> RecordsError {
+        self.offset = self.offset.saturating_add(base);
+        self
+    }
+
+    /// The same error, marked as counting in decompressed bytes.
+    pub(crate) fn decompressed(mut self, yes: bool) -> RecordsError {
+        self.in_decompressed = yes;
+        self
+    }
+}
+
+impl fmt::Display for RecordsErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordsErrorKind::Truncated => f.write_str("input ends inside a field or record"),
+            RecordsErrorKind::UnknownMagic(m) => write!(f, "unknown magic {m} (known: 0, 1, 2)"),
+            RecordsErrorKind::CrcMismatch { stored, computed } => {
+                write!(
+                    f,
+                    "CRC mismatch: stored {stored:#010x}, computed {computed:#010x}"
+                )
+            }
+            RecordsErrorKind::UnknownCompression(id) => {
+                write!(f, "unknown compression codec id {id} (known: 0-4)")
+            }
+            RecordsErrorKind::CompressionUnsupported(c) => {
+                write!(
+                    f,
+                    "compression {} is not compiled in (cargo feature `{}`)",
+                    c.name(),
+                    c.name()
+                )
+            }
+            RecordsErrorKind::Decompression(t) => write!(f, "invalid compressed data: {t}"),
+            RecordsErrorKind::DecompressedTooLarge { limit } => {
+                write!(f, "decompressed records exceed the limit of {limit} bytes")
+            }
+            RecordsErrorKind::Invalid(t) => f.write_str(t),
+            RecordsErrorKind::Compression(t) => write!(f, "compression failed: {t}"),
+        }
+    }
+}
+
+impl fmt::Display for RecordsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "record set: {} at byte {}", self.kind, self.offset)?;
+        if self.in_decompressed {
+            f.write_str(" of the decompressed records")?;
+        }
+        if let Some(b) = self.batch {
+            write!(f, ", batch {b}")?;
+        }
+        if let Some(r) = self.record {
+            write!(f, ", record {r}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RecordsError {}

@@ -45,6 +45,7 @@ pub mod conn;
 pub mod durable;
 pub mod events;
 pub mod handlers;
+pub mod producers;
 pub mod server;
 pub mod topics;
 pub mod util;

@@ -15,6 +15,7 @@ use kwire_protocol::coordinator::TopicMetadata;
 use kwire_protocol::error::ErrorCode;
 use kwire_protocol::wire::Uuid;
 
+use crate::producers::{ProducerBatch, ProducerEntry, ProducerStates, SequenceCheck};
 use crate::util::crc32c;
 
 /// The most partitions a topic may have (`--topic`, CreateTopics, streams internal topics).
@@ -43,6 +44,7 @@ pub struct PartitionLog {
     log_start: i64,
     next_offset: i64,
     bytes: usize,
+    producers: ProducerStates,
 }
 
 /// Where a [`PartitionLog`] stood before an append, to undo it ([`PartitionLog::truncate_to`]).
@@ -60,6 +62,35 @@ pub struct BatchError {
     pub code: ErrorCode,
     /// A human-readable reason.
     pub message: String,
+}
+
+/// The header fields of a checked batch that the log needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchInfo {
+    /// Offset of the last record minus the first (`>= 0`).
+    pub last_offset_delta: i32,
+    /// The batch's MaxTimestamp (ms).
+    pub max_timestamp: i64,
+    /// The producer, when the batch has one (producer id `>= 0`, Kafka's `hasProducerId`).
+    pub producer: Option<ProducerBatch>,
+}
+
+/// What [`PartitionLog::append`] did with a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// Offset of the batch's first record: where it was stored, or, for a duplicate, where the
+    /// original was stored.
+    pub base_offset: i64,
+    /// A duplicate of one of its producer's last batches (nothing was stored).
+    pub duplicate: bool,
+    /// The batch's producer fields, when it has a producer.
+    pub producer: Option<ProducerBatch>,
+    /// The LogAppendTime to answer (ms): -1 (the topics use CreateTime), or for a duplicate the
+    /// original batch's MaxTimestamp, as Kafka answers.
+    pub log_append_time: i64,
+    /// How to undo the producer-state change of an appended idempotent batch
+    /// ([`PartitionLog::undo_producer`]): the producer id and its previous state.
+    pub undo: Option<(i64, Option<ProducerEntry>)>,
 }
 
 fn batch_error(code: ErrorCode, message: impl Into<String>) -> BatchError {
@@ -171,13 +202,14 @@ fn check_records(body: &[u8], count: i32) -> Result<(), String> {
 /// count and the batch's end. Transactional batches (attributes bit 4) are refused with
 /// INVALID_RECORD: the server has no transaction coordinator, so no transaction could be begun or
 /// ended (Kafka would answer a transactional write outside a transaction with an error as well).
-/// The producer id, epoch and base sequence are not checked (no idempotence). Returns
-/// lastOffsetDelta.
+/// A batch with a producer id (`>= 0`) must have a base sequence `>= 0` (Kafka's
+/// `LogValidator.validateBatch`); its sequences are checked by the partition's producer state
+/// ([`crate::producers`]). Returns the header fields the log needs.
 ///
 /// # Errors
 /// CORRUPT_MESSAGE (2) for a CRC mismatch or an unknown compression codec, INVALID_RECORD (87)
 /// for everything else.
-pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
+pub fn check_batch(records: &[u8]) -> Result<BatchInfo, BatchError> {
     if records.len() < BATCH_HEADER_LEN {
         return Err(batch_error(
             ErrorCode::InvalidRecord,
@@ -244,6 +276,17 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
             ),
         ));
     }
+    let producer_id = be_i64(records, 43);
+    let producer_epoch = i16::from_be_bytes([records[51], records[52]]);
+    let base_sequence = be_i32(records, 53);
+    if producer_id >= 0 && base_sequence < 0 {
+        return Err(batch_error(
+            ErrorCode::InvalidRecord,
+            format!(
+                "Invalid sequence number {base_sequence} in record batch with producerId {producer_id}"
+            ),
+        ));
+    }
     if codec == 0 {
         if let Err(e) = check_records(&records[BATCH_HEADER_LEN..], count) {
             return Err(batch_error(
@@ -252,7 +295,16 @@ pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
             ));
         }
     }
-    Ok(last_delta)
+    Ok(BatchInfo {
+        last_offset_delta: last_delta,
+        max_timestamp: be_i64(records, 35),
+        producer: (producer_id >= 0).then_some(ProducerBatch {
+            producer_id,
+            epoch: producer_epoch,
+            first_seq: base_sequence,
+            last_offset_delta: last_delta,
+        }),
+    })
 }
 
 impl PartitionLog {
@@ -264,6 +316,7 @@ impl PartitionLog {
             log_start: offset,
             next_offset: offset,
             bytes: 0,
+            producers: ProducerStates::default(),
         }
     }
 
@@ -303,28 +356,64 @@ impl PartitionLog {
         &self.batches
     }
 
-    /// Appends one record batch (checked by [`check_batch`]): rewrites its base offset to the
-    /// next offset and its partition leader epoch to 0, and returns the base offset.
+    /// Appends one record batch, as Kafka's `UnifiedLog.append`: checked by [`check_batch`]
+    /// first, then, for an idempotent producer's batch, against the partition's producer state
+    /// ([`ProducerStates::check`]): a duplicate of one of the producer's last five batches is
+    /// answered with the original base offset and not stored again. A stored batch gets its base
+    /// offset rewritten to the next offset and its partition leader epoch to 0 (both lie outside
+    /// the CRC, so the bytes served to consumers are otherwise the producer's).
     ///
     /// # Errors
-    /// As [`check_batch`].
-    pub fn append(&mut self, records: &[u8]) -> Result<i64, BatchError> {
-        let last_delta = check_batch(records)?;
+    /// As [`check_batch`]; INVALID_PRODUCER_EPOCH or OUT_OF_ORDER_SEQUENCE_NUMBER from the
+    /// producer state.
+    pub fn append(&mut self, records: &[u8]) -> Result<Appended, BatchError> {
+        let info = check_batch(records)?;
         let base = self.next_offset;
+        if let Some(p) = &info.producer {
+            if let SequenceCheck::Duplicate(d) = self.producers.check(p, base)? {
+                return Ok(Appended {
+                    base_offset: d.first_offset,
+                    duplicate: true,
+                    producer: info.producer,
+                    log_append_time: d.timestamp,
+                    undo: None,
+                });
+            }
+        }
         let mut data = BytesMut::from(records);
         data[0..8].copy_from_slice(&base.to_be_bytes());
         data[12..16].copy_from_slice(&0i32.to_be_bytes());
-        let last = base + i64::from(last_delta);
-        let max_timestamp = be_i64(records, 35);
+        let last = base + i64::from(info.last_offset_delta);
         self.bytes += data.len();
         self.batches.push(StoredBatch {
             base_offset: base,
             last_offset: last,
-            max_timestamp,
+            max_timestamp: info.max_timestamp,
             data: data.freeze(),
         });
         self.next_offset = last + 1;
-        Ok(base)
+        let undo = info.producer.map(|p| {
+            let previous = self.producers.record(&p, base, last, info.max_timestamp);
+            (p.producer_id, previous)
+        });
+        Ok(Appended {
+            base_offset: base,
+            duplicate: false,
+            producer: info.producer,
+            log_append_time: -1,
+            undo,
+        })
+    }
+
+    /// Puts a producer's state back as it was before an append (the `undo` of [`Appended`]),
+    /// together with [`PartitionLog::truncate_to`], when the append could not be made durable.
+    pub fn undo_producer(&mut self, producer_id: i64, previous: Option<ProducerEntry>) {
+        self.producers.restore(producer_id, previous);
+    }
+
+    /// The partition's idempotent producers.
+    pub fn producers(&self) -> &ProducerStates {
+        &self.producers
     }
 
     /// Whole batches from the one holding `offset` on, while the total stays within
@@ -611,8 +700,8 @@ pub(crate) mod tests {
         let mut log = PartitionLog::default();
         let b1 = make_batch(&[b"a", b"b", b"c"], 1000);
         let b2 = make_batch(&[b"d"], 2000);
-        assert_eq!(log.append(&b1), Ok(0));
-        assert_eq!(log.append(&b2), Ok(3));
+        assert_eq!(log.append(&b1).map(|a| a.base_offset), Ok(0));
+        assert_eq!(log.append(&b2).map(|a| a.base_offset), Ok(3));
         assert_eq!(log.high_watermark(), 4);
         let all = log.read(0, 1 << 20, true);
         assert_eq!(all.len(), b1.len() + b2.len());
@@ -670,7 +759,7 @@ pub(crate) mod tests {
     #[test]
     fn nonsense_batches_are_refused_as_kafka_does() {
         let good = make_batch(&[b"a", b"bb", b"ccc"], 1);
-        assert_eq!(check_batch(&good), Ok(2));
+        assert_eq!(check_batch(&good).map(|i| i.last_offset_delta), Ok(2));
         let refused = |b: &[u8]| check_batch(b).unwrap_err();
         // Record count: negative, zero, or not lastOffsetDelta + 1.
         for count in [-1i32, 0, 2, 4, i32::MAX] {
@@ -729,7 +818,7 @@ pub(crate) mod tests {
         let len = (b.len() - 12) as i32;
         b[8..12].copy_from_slice(&len.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(2));
+        assert_eq!(check_batch(&b).map(|i| i.last_offset_delta), Ok(2));
         // Transactional batches: INVALID_RECORD.
         let mut b = good.clone();
         b[21..23].copy_from_slice(&0x10i16.to_be_bytes());
@@ -737,13 +826,28 @@ pub(crate) mod tests {
         let e = refused(&b);
         assert_eq!(e.code, ErrorCode::InvalidRecord);
         assert!(e.message.contains("transactional"), "{}", e.message);
-        // Producer id, epoch and base sequence are ignored.
+        // Producer id, epoch and base sequence are read (their sequence is the producer state's
+        // business); a producer id with a negative base sequence is INVALID_RECORD.
         let mut b = good.clone();
         b[43..51].copy_from_slice(&77i64.to_be_bytes());
         b[51..53].copy_from_slice(&3i16.to_be_bytes());
         b[53..57].copy_from_slice(&9i32.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(2));
+        let info = check_batch(&b).expect("idempotent batch");
+        assert_eq!(
+            info.producer,
+            Some(ProducerBatch {
+                producer_id: 77,
+                epoch: 3,
+                first_seq: 9,
+                last_offset_delta: 2
+            })
+        );
+        b[53..57].copy_from_slice(&(-1i32).to_be_bytes());
+        fix_crc(&mut b);
+        let e = refused(&b);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
+        assert!(e.message.contains("sequence"), "{}", e.message);
         // Records with keys and headers walk.
         let mut b = make_batch(&[b"v"], 1);
         // Replace the record with: attrs 0, ts 0, off 0, key "k", value "v", 1 header ("h", null).
@@ -754,9 +858,9 @@ pub(crate) mod tests {
         let len = (b.len() - 12) as i32;
         b[8..12].copy_from_slice(&len.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(0));
+        assert_eq!(check_batch(&b).map(|i| i.last_offset_delta), Ok(0));
         let mut log = PartitionLog::default();
-        assert_eq!(log.append(&b), Ok(0));
+        assert_eq!(log.append(&b).map(|a| a.base_offset), Ok(0));
     }
 
     #[test]
@@ -765,13 +869,20 @@ pub(crate) mod tests {
         assert_eq!((log.log_start_offset(), log.high_watermark()), (40, 40));
         assert!(log.read(40, 1 << 20, true).is_empty());
         let mark = log.mark();
-        assert_eq!(log.append(&make_batch(&[b"a", b"b"], 5)), Ok(40));
+        assert_eq!(
+            log.append(&make_batch(&[b"a", b"b"], 5))
+                .map(|a| a.base_offset),
+            Ok(40)
+        );
         assert_eq!(log.high_watermark(), 42);
         assert_eq!(be_i64(&log.read(40, 1 << 20, true), 0), 40);
         log.truncate_to(mark);
         assert_eq!((log.high_watermark(), log.size_bytes()), (40, 0));
         assert!(log.batches().is_empty());
-        assert_eq!(log.append(&make_batch(&[b"c"], 5)), Ok(40));
+        assert_eq!(
+            log.append(&make_batch(&[b"c"], 5)).map(|a| a.base_offset),
+            Ok(40)
+        );
     }
 
     #[test]

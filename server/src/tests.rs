@@ -2247,3 +2247,74 @@ async fn metadata_creates_unknown_topics_and_produce_does_not() {
     assert!(r.shared.lock().topics.is_empty());
     r.stop().await;
 }
+
+/// Sets a batch's attributes (compression codec in bits 0-2) and fixes its CRC.
+fn with_attributes(mut b: Vec<u8>, attributes: i16) -> Vec<u8> {
+    b[21..23].copy_from_slice(&attributes.to_be_bytes());
+    let crc = crate::util::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+#[tokio::test]
+async fn produced_batches_are_validated_with_kafkas_error_codes() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    let good = make_batch(&[b"a", b"b", b"c"], 1_000);
+    let code = |resp: Response| produce_result(resp).0;
+    // The CRC-32C covers attributes to the end: one flipped value bit is CORRUPT_MESSAGE.
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n - 2] ^= 0x10;
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, flipped, -1), 9).await),
+        ErrorCode::CorruptMessage.code()
+    );
+    // A record count that is not lastOffsetDelta + 1, with a valid CRC: INVALID_RECORD.
+    let mut count = good.clone();
+    count[57..61].copy_from_slice(&4i32.to_be_bytes());
+    let crc = crate::util::crc32c(&count[21..]);
+    count[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, count, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // Magic 1 in a Produce v3+: INVALID_RECORD.
+    let mut magic = good.clone();
+    magic[16] = 1;
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, magic, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // Two batches in one partition's records: INVALID_RECORD (exactly one in v3+).
+    let mut two = good.clone();
+    two.extend_from_slice(&good);
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, two, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // zstd needs Produce v7+ (KIP-110): UNSUPPORTED_COMPRESSION_TYPE below.
+    let zstd = with_attributes(good.clone(), 4);
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, zstd, -1), 6).await),
+        ErrorCode::UnsupportedCompressionType.code()
+    );
+    // Codec ids 5-7: UNKNOWN_SERVER_ERROR, as Kafka.
+    assert_eq!(
+        code(
+            call(
+                &mut c,
+                produce("t1", 0, with_attributes(good.clone(), 6), -1),
+                9
+            )
+            .await
+        ),
+        ErrorCode::UnknownServerError.code()
+    );
+    // Nothing was stored; the good batch still is.
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, good, -1), 9).await),
+        (0, 0, 0)
+    );
+    r.stop().await;
+}

@@ -64,6 +64,21 @@ pub struct BatchError {
     pub message: String,
 }
 
+/// Kafka's `ProduceRequest.validateRecords` rule for a Produce `version` below 7 (KIP-110):
+/// zstd-compressed batches need Produce v7+.
+///
+/// # Errors
+/// UNSUPPORTED_COMPRESSION_TYPE (76) for a zstd batch in a Produce request below v7.
+pub fn check_produce_version(records: &[u8], version: i16) -> Result<(), BatchError> {
+    if version < 7 && records.len() >= BATCH_HEADER_LEN && records[22] & 0x07 == 4 {
+        return Err(batch_error(
+            ErrorCode::UnsupportedCompressionType,
+            format!("Produce requests with version {version} are not allowed to use ZStandard compression"),
+        ));
+    }
+    Ok(())
+}
+
 /// The header fields of a checked batch that the log needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchInfo {
@@ -207,8 +222,10 @@ fn check_records(body: &[u8], count: i32) -> Result<(), String> {
 /// ([`crate::producers`]). Returns the header fields the log needs.
 ///
 /// # Errors
-/// CORRUPT_MESSAGE (2) for a CRC mismatch or an unknown compression codec, INVALID_RECORD (87)
-/// for everything else.
+/// CORRUPT_MESSAGE (2) for a CRC mismatch, UNKNOWN_SERVER_ERROR (-1) for an unknown compression
+/// codec (Kafka fails there with an IllegalArgumentException, answered as an unexpected error),
+/// INVALID_RECORD (87) for everything else (a base offset other than 0 too, as Kafka's
+/// `UnifiedLog.analyzeAndValidateRecords`).
 pub fn check_batch(records: &[u8]) -> Result<BatchInfo, BatchError> {
     if records.len() < BATCH_HEADER_LEN {
         return Err(batch_error(
@@ -235,6 +252,13 @@ pub fn check_batch(records: &[u8]) -> Result<BatchInfo, BatchError> {
             format!("record batch magic {magic}: only magic 2 is accepted"),
         ));
     }
+    let base_offset = be_i64(records, 0);
+    if base_offset != 0 {
+        return Err(batch_error(
+            ErrorCode::InvalidRecord,
+            format!("The baseOffset of the record batch should be 0, but it is {base_offset}"),
+        ));
+    }
     let crc = u32::from_be_bytes([records[17], records[18], records[19], records[20]]);
     if crc32c(&records[21..]) != crc {
         return Err(batch_error(
@@ -246,7 +270,7 @@ pub fn check_batch(records: &[u8]) -> Result<BatchInfo, BatchError> {
     let codec = attributes & 0x07;
     if codec > 4 {
         return Err(batch_error(
-            ErrorCode::CorruptMessage,
+            ErrorCode::UnknownServerError,
             format!("unknown compression codec {codec} (attributes {attributes:#06x})"),
         ));
     }
@@ -707,8 +731,11 @@ pub(crate) mod tests {
         assert_eq!(all.len(), b1.len() + b2.len());
         assert_eq!(be_i64(&all, 0), 0);
         assert_eq!(be_i64(&all, b1.len()), 3);
-        // The batch still checks (offset and epoch are outside the CRC).
-        assert!(check_batch(&all[b1.len()..]).is_ok());
+        // The batch still checks (offset and epoch are outside the CRC) once its base offset is
+        // 0 again (a producer's batch must start at 0).
+        let mut second = all[b1.len()..].to_vec();
+        second[0..8].copy_from_slice(&0i64.to_be_bytes());
+        assert!(check_batch(&second).is_ok());
         // Offset 2 is inside the first batch: whole batches from there.
         assert_eq!(log.read(2, 1 << 20, true).len(), all.len());
         // At least one batch, even over the limit.
@@ -804,13 +831,26 @@ pub(crate) mod tests {
         b[BATCH_HEADER_LEN + 5] = 60;
         fix_crc(&mut b);
         assert_eq!(refused(&b).code, ErrorCode::InvalidRecord);
-        // Compression codecs 5-7 are unknown: CORRUPT_MESSAGE.
+        // Compression codecs 5-7 are unknown: UNKNOWN_SERVER_ERROR (Kafka's
+        // `CompressionType.forId` throws an IllegalArgumentException, which its ReplicaManager
+        // answers with UNKNOWN_SERVER_ERROR).
         for codec in 5..=7i16 {
             let mut b = good.clone();
             b[21..23].copy_from_slice(&codec.to_be_bytes());
             fix_crc(&mut b);
-            assert_eq!(refused(&b).code, ErrorCode::CorruptMessage, "codec {codec}");
+            assert_eq!(
+                refused(&b).code,
+                ErrorCode::UnknownServerError,
+                "codec {codec}"
+            );
         }
+        // A base offset other than 0: INVALID_RECORD (Kafka's UnifiedLog, for clients' v2
+        // batches), though the CRC does not cover it.
+        let mut b = good.clone();
+        b[0..8].copy_from_slice(&5i64.to_be_bytes());
+        let e = refused(&b);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
+        assert!(e.message.contains("baseOffset"), "{}", e.message);
         // Codecs 1-4 are accepted without walking the (compressed) records.
         let mut b = good.clone();
         b[21..23].copy_from_slice(&4i16.to_be_bytes());

@@ -24,7 +24,7 @@ use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
 use crate::events;
 use crate::producers::ProducerEntry;
-use crate::topics::{LogMark, Topic};
+use crate::topics::{check_produce_version, LogMark, Topic};
 
 /// A producer id and its state before an append (`None`: unknown to the partition).
 type ProducerUndo = (i64, Option<ProducerEntry>);
@@ -33,7 +33,8 @@ type ProducerUndo = (i64, Option<ProducerEntry>);
 /// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten
 /// ([`PartitionLog::append`](crate::topics::PartitionLog::append)). Unknown topic or partition:
 /// UNKNOWN_TOPIC_OR_PARTITION (a produce never creates a topic, as in Kafka: only Metadata
-/// does); a bad batch: INVALID_RECORD or CORRUPT_MESSAGE; acks other than -1, 0, 1:
+/// does); a bad batch: INVALID_RECORD, CORRUPT_MESSAGE or UNKNOWN_SERVER_ERROR; a zstd batch
+/// below v7: UNSUPPORTED_COMPRESSION_TYPE; acks other than -1, 0, 1:
 /// INVALID_REQUIRED_ACKS. An idempotent producer's batch is checked against the partition's
 /// producer state ([`crate::producers`]): INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER,
 /// or, for a duplicate of one of its last five batches, error NONE with the original base offset
@@ -77,7 +78,9 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                     }
                     records => {
                         let mark = log.mark();
-                        match log.append(records) {
+                        let appended =
+                            check_produce_version(records, v).and_then(|()| log.append(records));
+                        match appended {
                             Ok(a) if a.duplicate => {
                                 resp.base_offset = a.base_offset;
                                 resp.log_append_time_ms = a.log_append_time;

@@ -6,7 +6,8 @@
 //! on, so rewriting them keeps the batch valid. Records are kept in memory only: a log starts
 //! empty at its log start offset (0, or after a restart with `--data` the end offset the partition
 //! had, so that offsets are never reused), nothing is ever deleted, and the high watermark, the
-//! last stable offset and the next offset are one number.
+//! last stable offset and the next offset are one number. Each partition also holds the state of
+//! its idempotent producers ([`crate::producers`]), which lives and dies with its records.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -113,6 +113,10 @@ pub struct Broker {
     pub auto_create_partitions: Option<i32>,
     /// Kafka's `num.partitions`.
     pub default_partitions: i32,
+    /// The most bytes a produced batch's records may decompress to when it is checked: the
+    /// largest request frame (`--max-frame-bytes`), so compression never lets a batch hold more
+    /// than an uncompressed one could.
+    pub max_decompressed_bytes: usize,
     log: Option<DurableLog>,
     pending: Vec<Entry>,
     random_topic_ids: bool,
@@ -241,6 +245,7 @@ impl Broker {
                 .auto_create_topics
                 .then_some(config.default_partitions),
             default_partitions: config.default_partitions,
+            max_decompressed_bytes: config.max_frame_bytes,
             log,
             pending: Vec::new(),
             random_topic_ids: config.data_dir.is_some(),

@@ -2318,3 +2318,80 @@ async fn produced_batches_are_validated_with_kafkas_error_codes() {
     );
     r.stop().await;
 }
+
+#[tokio::test]
+async fn compressed_batches_are_checked_and_served_unchanged() {
+    use kwire_protocol::records::{BatchBuilder, Compression};
+    let mut cfg = config(&[("t1", 1)]);
+    // Records may decompress to at most the largest frame: 64 KiB here.
+    cfg.max_frame_bytes = 64 << 10;
+    let r = start(cfg).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let mut sent = Vec::new();
+    for codec in [
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
+        let mut b = BatchBuilder::new(codec);
+        for i in 0..20u8 {
+            b.append(
+                1_000 + i64::from(i),
+                Some(&[i][..]),
+                Some(&[b'v'; 100][..]),
+                &[(b"h", None)],
+            )
+            .expect("append");
+        }
+        let bytes = b.build().expect("build").to_vec();
+        let base = 20 * sent.len() as i64;
+        assert_eq!(
+            produce_result(call(&mut c, produce("t1", 0, bytes.clone(), -1), 9).await),
+            (0, base, 0),
+            "{codec:?}"
+        );
+        sent.push(bytes);
+    }
+    // Served back as sent (still compressed), but for base offset and leader epoch.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 0), 16).await else {
+        panic!()
+    };
+    let recs = f.responses[0].partitions[0]
+        .records
+        .clone()
+        .expect("records");
+    assert_eq!(batch_offsets(&recs), vec![0, 20, 40, 60]);
+    let mut at = 0;
+    for s in &sent {
+        assert_eq!(&recs[at + 16..at + s.len()], &s[16..]);
+        at += s.len();
+    }
+    // Bytes that are not gzip: UNKNOWN_SERVER_ERROR, as Kafka's "Failed to decompress".
+    let mut garbage = sent[0].clone();
+    for x in &mut garbage[61..] {
+        *x = 0x5a;
+    }
+    let crc = crate::util::crc32c(&garbage[21..]);
+    garbage[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, garbage, -1), 9).await).0,
+        ErrorCode::UnknownServerError.code()
+    );
+    // A zstd batch of a few hundred bytes inflating past the 64 KiB limit: MESSAGE_TOO_LARGE.
+    let mut bomb = BatchBuilder::new(Compression::Zstd);
+    bomb.append(1, None, Some(&vec![0u8; 1 << 20]), &[])
+        .expect("append");
+    let bomb = bomb.build().expect("build").to_vec();
+    assert!(bomb.len() < 1024, "{} bytes", bomb.len());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, bomb, -1), 9).await).0,
+        ErrorCode::MessageTooLarge.code()
+    );
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        80
+    );
+    r.stop().await;
+}

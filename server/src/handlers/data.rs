@@ -46,6 +46,7 @@ type ProducerUndo = (i64, Option<ProducerEntry>);
 pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceResponse, bool) {
     let v = ctx.version;
     let acks_ok = matches!(r.acks, -1..=1);
+    let max_decompressed_bytes = b.max_decompressed_bytes;
     // Partitions appended to: (topic, partition) -> the log's mark before the first append and
     // the producer states to put back, in append order.
     let mut touched: BTreeMap<(String, i32), (LogMark, Vec<ProducerUndo>)> = BTreeMap::new();
@@ -78,8 +79,8 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                     }
                     records => {
                         let mark = log.mark();
-                        let appended =
-                            check_produce_version(records, v).and_then(|()| log.append(records));
+                        let appended = check_produce_version(records, v)
+                            .and_then(|()| log.append(records, max_decompressed_bytes));
                         match appended {
                             Ok(a) if a.duplicate => {
                                 resp.base_offset = a.base_offset;

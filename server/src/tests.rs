@@ -2396,3 +2396,65 @@ async fn compressed_batches_are_checked_and_served_unchanged() {
     );
     r.stop().await;
 }
+
+#[tokio::test]
+async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
+    let dir = temp_dir("pid-enospc");
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let faults = |writes: u32| {
+        let mut b = r.shared.lock();
+        b.log_mut().expect("durable").faults.writes = writes;
+    };
+    // The first id needs a block written: that write fails, so no id is given.
+    faults(1);
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (ErrorCode::CoordinatorLoadInProgress.code(), -1, -1)
+    );
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, 0, 0)
+    );
+    // An idempotent batch whose end-offset write fails: KAFKA_STORAGE_ERROR, and neither the
+    // records nor the producer state keep it, so the retry is stored (not a duplicate).
+    let b = idempotent_batch(&[b"a", b"b"], 0, 0, 0);
+    faults(1);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b.clone(), -1), 9).await),
+        (ErrorCode::KafkaStorageError.code(), -1, -1)
+    );
+    assert!(r.shared.lock().topics.get("t1").expect("t1").partitions[0]
+        .producers()
+        .is_empty());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b.clone(), -1), 9).await),
+        (0, 0, 0)
+    );
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b, -1), 9).await),
+        (0, 0, 0)
+    );
+    // Auto-creation whose write fails: not created, UNKNOWN_TOPIC_OR_PARTITION; the retry
+    // creates it.
+    faults(1);
+    let unknown = ErrorCode::UnknownTopicOrPartition.code();
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(unknown, 0)]
+    );
+    assert!(r.shared.lock().topics.get("later").is_none());
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(unknown, 0)]
+    );
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(0, 1)]
+    );
+    drop(c);
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

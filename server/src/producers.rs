@@ -21,7 +21,9 @@
 //! * the current epoch must continue at last sequence + 1 (0 after `i32::MAX`), else
 //!   OUT_OF_ORDER_SEQUENCE_NUMBER;
 //! * a producer id the partition does not know is accepted at any sequence (Kafka 2.5+ no longer
-//!   answers UNKNOWN_PRODUCER_ID: "all producer records may have been deleted by retention").
+//!   answers UNKNOWN_PRODUCER_ID: "all producer records may have been deleted by retention");
+//! * a producer idle for a day in a partition is forgotten there
+//!   ([`PRODUCER_ID_EXPIRATION_MS`], Kafka's `producer.id.expiration.ms`).
 //!
 //! Producer state lives and dies with the records: kwire-server keeps records in memory only, so
 //! after a restart with `--data` the partitions start empty and know no producers, as a Kafka
@@ -37,6 +39,16 @@ use crate::topics::BatchError;
 /// Batches remembered per producer and partition (Kafka's `NUM_BATCHES_TO_RETAIN`; a producer
 /// has at most `max.in.flight.requests.per.connection` = 5 batches in flight per partition).
 pub const BATCHES_TO_RETAIN: usize = 5;
+
+/// A producer whose last batch in a partition is this old (ms, by the batch's MaxTimestamp) is
+/// forgotten there (Kafka's `producer.id.expiration.ms` default, one day), so the state of
+/// producers that went away does not pile up.
+pub const PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+
+/// How often a partition looks for expired producers (ms; Kafka's
+/// `producer.id.expiration.check.interval.ms` default, ten minutes). The check runs on the
+/// partition's next append after the interval.
+pub const EXPIRATION_CHECK_INTERVAL_MS: i64 = 600_000;
 
 /// Producer ids reserved per durable write (Kafka's `ProducerIdsBlock` size).
 pub const PRODUCER_ID_BLOCK: i64 = 1000;
@@ -112,6 +124,8 @@ pub struct ProducerEntry {
     pub epoch: i16,
     /// The last batches, oldest first (at most [`BATCHES_TO_RETAIN`]).
     pub batches: VecDeque<BatchMetadata>,
+    /// MaxTimestamp of the last batch (ms), for expiration.
+    pub last_timestamp: i64,
 }
 
 impl ProducerEntry {
@@ -169,6 +183,8 @@ pub enum SequenceCheck {
 #[derive(Debug, Clone, Default)]
 pub struct ProducerStates {
     entries: HashMap<i64, ProducerEntry>,
+    /// When expired producers were last looked for (ms; 0: never).
+    last_expiry_check: i64,
 }
 
 impl ProducerStates {
@@ -185,6 +201,21 @@ impl ProducerStates {
     /// Whether no producer is known.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Forgets the producers whose last batch is [`PRODUCER_ID_EXPIRATION_MS`] older than
+    /// `now` (ms), at most once per [`EXPIRATION_CHECK_INTERVAL_MS`] (Kafka's
+    /// `ProducerStateManager.removeExpiredProducers`). An expired producer's next batch is
+    /// accepted at any sequence, as an unknown producer's. Returns how many were forgotten.
+    pub fn expire(&mut self, now: i64) -> usize {
+        if now.saturating_sub(self.last_expiry_check) < EXPIRATION_CHECK_INTERVAL_MS {
+            return 0;
+        }
+        self.last_expiry_check = now;
+        let before = self.entries.len();
+        self.entries
+            .retain(|_, e| now.saturating_sub(e.last_timestamp) < PRODUCER_ID_EXPIRATION_MS);
+        before - self.entries.len()
     }
 
     /// Checks a batch against the producer's state (the module docs give the rules; `offset` is
@@ -265,7 +296,9 @@ impl ProducerStates {
             .or_insert_with(|| ProducerEntry {
                 epoch: b.epoch,
                 batches: VecDeque::with_capacity(BATCHES_TO_RETAIN),
+                last_timestamp: timestamp,
             });
+        entry.last_timestamp = timestamp;
         if entry.epoch != b.epoch {
             entry.batches.clear();
             entry.epoch = b.epoch;
@@ -382,6 +415,20 @@ mod tests {
         assert_eq!(b.last_seq(), 1);
         s.record(&b, 0, 3, 0);
         assert_eq!(s.check(&batch(2, 0, 2, 1), 4), Ok(SequenceCheck::Append));
+    }
+
+    #[test]
+    fn idle_producers_expire_after_a_day() {
+        let day = PRODUCER_ID_EXPIRATION_MS;
+        let mut s = ProducerStates::default();
+        s.record(&batch(1, 0, 0, 1), 0, 0, 0);
+        s.record(&batch(2, 0, 0, 1), 1, 1, 500_000);
+        assert_eq!(s.expire(day), 1);
+        assert!(s.get(1).is_none() && s.get(2).is_some());
+        // Producer 2 is a day old now, but the last check was under ten minutes ago.
+        assert_eq!(s.expire(day + 500_000), 0);
+        assert_eq!(s.expire(day + EXPIRATION_CHECK_INTERVAL_MS), 1);
+        assert!(s.is_empty());
     }
 
     #[test]

@@ -372,7 +372,8 @@ impl PartitionLog {
 
     /// Appends one record batch, as Kafka's `UnifiedLog.append`: checked by [`check_batch`]
     /// first, then, for an idempotent producer's batch, against the partition's producer state
-    /// ([`ProducerStates::check`]): a duplicate of one of the producer's last five batches is
+    /// ([`ProducerStates::check`], after forgetting producers idle for a day at `now`, ms):
+    /// a duplicate of one of the producer's last five batches is
     /// answered with the original base offset and not stored again. A stored batch gets its base
     /// offset rewritten to the next offset and its partition leader epoch to 0 (both lie outside
     /// the CRC, so the bytes served to consumers are otherwise the producer's).
@@ -384,8 +385,10 @@ impl PartitionLog {
         &mut self,
         records: &[u8],
         max_decompressed_bytes: usize,
+        now: i64,
     ) -> Result<Appended, BatchError> {
         let info = check_batch(records, max_decompressed_bytes)?;
+        self.producers.expire(now);
         let base = self.next_offset;
         if let Some(p) = &info.producer {
             if let SequenceCheck::Duplicate(d) = self.producers.check(p, base)? {
@@ -717,8 +720,8 @@ pub(crate) mod tests {
         let mut log = PartitionLog::default();
         let b1 = make_batch(&[b"a", b"b", b"c"], 1000);
         let b2 = make_batch(&[b"d"], 2000);
-        assert_eq!(log.append(&b1, LIMIT).map(|a| a.base_offset), Ok(0));
-        assert_eq!(log.append(&b2, LIMIT).map(|a| a.base_offset), Ok(3));
+        assert_eq!(log.append(&b1, LIMIT, 0).map(|a| a.base_offset), Ok(0));
+        assert_eq!(log.append(&b2, LIMIT, 0).map(|a| a.base_offset), Ok(3));
         assert_eq!(log.high_watermark(), 4);
         let all = log.read(0, 1 << 20, true);
         assert_eq!(all.len(), b1.len() + b2.len());
@@ -748,26 +751,26 @@ pub(crate) mod tests {
         let good = make_batch(&[b"x"], 1);
         let mut log = PartitionLog::default();
         assert_eq!(
-            log.append(&good[..30], LIMIT).unwrap_err().code,
+            log.append(&good[..30], LIMIT, 0).unwrap_err().code,
             ErrorCode::InvalidRecord
         );
         let mut two = good.clone();
         two.extend_from_slice(&good);
         assert_eq!(
-            log.append(&two, LIMIT).unwrap_err().code,
+            log.append(&two, LIMIT, 0).unwrap_err().code,
             ErrorCode::InvalidRecord
         );
         let mut magic = good.clone();
         magic[16] = 1;
         assert_eq!(
-            log.append(&magic, LIMIT).unwrap_err().code,
+            log.append(&magic, LIMIT, 0).unwrap_err().code,
             ErrorCode::InvalidRecord
         );
         let mut crc = good.clone();
         let last = crc.len() - 1;
         crc[last] ^= 0xff;
         assert_eq!(
-            log.append(&crc, LIMIT).unwrap_err().code,
+            log.append(&crc, LIMIT, 0).unwrap_err().code,
             ErrorCode::CorruptMessage
         );
         assert_eq!(log.high_watermark(), 0);
@@ -866,7 +869,7 @@ pub(crate) mod tests {
         fix_crc(&mut b);
         assert_eq!(check_batch(&b, LIMIT).map(|i| i.rewrite), Ok(Some((0, 3))));
         let mut log = PartitionLog::default();
-        assert!(log.append(&b, LIMIT).is_ok());
+        assert!(log.append(&b, LIMIT, 0).is_ok());
         let stored = log.read(0, 1 << 20, true);
         assert_eq!(&stored[16..], &good[16..]); // past the rewritten leader epoch
         assert_eq!(log.max_timestamp(), Some((2, 3)));
@@ -911,7 +914,7 @@ pub(crate) mod tests {
         fix_crc(&mut b);
         assert_eq!(check_batch(&b, LIMIT).map(|i| i.last_offset_delta), Ok(0));
         let mut log = PartitionLog::default();
-        assert_eq!(log.append(&b, LIMIT).map(|a| a.base_offset), Ok(0));
+        assert_eq!(log.append(&b, LIMIT, 0).map(|a| a.base_offset), Ok(0));
     }
 
     #[test]
@@ -921,7 +924,7 @@ pub(crate) mod tests {
         assert!(log.read(40, 1 << 20, true).is_empty());
         let mark = log.mark();
         assert_eq!(
-            log.append(&make_batch(&[b"a", b"b"], 5), LIMIT)
+            log.append(&make_batch(&[b"a", b"b"], 5), LIMIT, 0)
                 .map(|a| a.base_offset),
             Ok(40)
         );
@@ -931,7 +934,7 @@ pub(crate) mod tests {
         assert_eq!((log.high_watermark(), log.size_bytes()), (40, 0));
         assert!(log.batches().is_empty());
         assert_eq!(
-            log.append(&make_batch(&[b"c"], 5), LIMIT)
+            log.append(&make_batch(&[b"c"], 5), LIMIT, 0)
                 .map(|a| a.base_offset),
             Ok(40)
         );

@@ -80,7 +80,7 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                     records => {
                         let mark = log.mark();
                         let appended = check_produce_version(records, v)
-                            .and_then(|()| log.append(records, max_decompressed_bytes));
+                            .and_then(|()| log.append(records, max_decompressed_bytes, ctx.now));
                         match appended {
                             Ok(a) if a.duplicate => {
                                 resp.base_offset = a.base_offset;

@@ -2369,6 +2369,12 @@ async fn compressed_batches_are_checked_and_served_unchanged() {
         assert_eq!(&recs[at + 16..at + s.len()], &s[16..]);
         at += s.len();
     }
+    // ListOffsets by timestamp reads inside a compressed batch: timestamp 1005 is offset 5.
+    let Response::ListOffsets(l) = call(&mut c, list_offset("t1", 0, 1_005, 7), 7).await else {
+        panic!()
+    };
+    let p = &l.topics[0].partitions[0];
+    assert_eq!((p.error_code, p.offset, p.timestamp), (0, 5, 1_005));
     // Bytes that are not gzip: UNKNOWN_SERVER_ERROR, as Kafka's "Failed to decompress".
     let mut garbage = sent[0].clone();
     for x in &mut garbage[61..] {

@@ -470,9 +470,9 @@ impl PartitionLog {
         }
     }
 
-    /// ListOffsets by timestamp, best effort: the first record whose timestamp is at least `ts`
-    /// and that timestamp (exact in uncompressed batches; the batch's base offset and max
-    /// timestamp in compressed ones); `None` when no record is that late.
+    /// ListOffsets by timestamp: the first record whose timestamp is at least `ts` and that
+    /// timestamp (read inside the batch, compressed or not; the batch's base offset and max
+    /// timestamp when it cannot be read); `None` when no record is that late.
     pub fn offset_for_timestamp(&self, ts: i64) -> Option<(i64, i64)> {
         let b = self.batches.iter().find(|b| b.max_timestamp >= ts)?;
         Some(match record_at_or_after(b, |t| t >= ts) {
@@ -500,12 +500,19 @@ impl PartitionLog {
     }
 }
 
-/// The (timestamp, offset) of the first record of an uncompressed batch whose timestamp
-/// satisfies `pred`; `None` for a compressed batch, a malformed one, or no match.
+/// The (timestamp, offset) of the first record of a batch whose timestamp satisfies `pred`
+/// (a compressed batch is decompressed, within [`DecodeOptions`]' default limit, as Kafka's
+/// `LogSegment.findOffsetByTimestamp` reads inside batches); `None` for no match or a batch that
+/// cannot be read.
 fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i64, i64)> {
     let batch = RecordSetRef::new(&b.data).batches().next()?.ok()?;
     let h = batch.header();
-    for r in batch.records().ok()? {
+    let mut buf = Vec::new();
+    let records = match batch.compression().ok()? {
+        Compression::None => batch.records().ok()?,
+        _ => batch.decompress(&DecodeOptions::default(), &mut buf).ok()?,
+    };
+    for r in records {
         let r = r.ok()?;
         let ts = h.base_timestamp.wrapping_add(r.timestamp_delta);
         if pred(ts) {

@@ -2443,6 +2443,31 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
         produce_result(call(&mut c, produce("t1", 0, b, -1), 9).await),
         (0, 0, 0)
     );
+    // One request carrying a new batch twice for the same partition: the second is its
+    // duplicate; when the write fails both fail, and nothing is kept.
+    let next = idempotent_batch(&[b"c"], 0, 0, 2);
+    let mut twice = produce("t1", 0, next.clone(), -1);
+    let again = twice.topic_data[0].partition_data[0].clone();
+    twice.topic_data[0].partition_data.push(again);
+    for (fail, expected) in [
+        (1, [(ErrorCode::KafkaStorageError.code(), -1); 2]),
+        (0, [(0, 2), (0, 2)]),
+    ] {
+        faults(fail);
+        let Response::Produce(p) = call(&mut c, twice.clone(), 9).await else {
+            panic!()
+        };
+        let got: Vec<(i16, i64)> = p.responses[0]
+            .partition_responses
+            .iter()
+            .map(|r| (r.error_code, r.base_offset))
+            .collect();
+        assert_eq!(got, expected.to_vec(), "write failures {fail}");
+    }
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        3
+    );
     // Auto-creation whose write fails: not created, UNKNOWN_TOPIC_OR_PARTITION; the retry
     // creates it.
     faults(1);

@@ -128,16 +128,15 @@ fn batch_error(code: ErrorCode, message: impl Into<String>) -> BatchError {
 /// `CorruptRecordException`); UNKNOWN_SERVER_ERROR for an unknown codec id or bytes the codec
 /// cannot decompress (Kafka fails there with an `IllegalArgumentException` or a `KafkaException`
 /// "Failed to decompress record stream", which its ReplicaManager answers as an unexpected
-/// error); UNSUPPORTED_COMPRESSION_TYPE for a codec this build left out; MESSAGE_TOO_LARGE for
-/// records decompressing past the server's limit (the Java producer then splits the batch);
-/// INVALID_RECORD for everything else (Kafka's `InvalidRecordException`).
+/// error); MESSAGE_TOO_LARGE for records decompressing past the server's limit (the Java
+/// producer then splits the batch); INVALID_RECORD for everything else (Kafka's
+/// `InvalidRecordException`).
 fn records_error(e: &RecordsError) -> BatchError {
     let code = match e.kind {
         RecordsErrorKind::CrcMismatch { .. } => ErrorCode::CorruptMessage,
         RecordsErrorKind::UnknownCompression(_) | RecordsErrorKind::Decompression(_) => {
             ErrorCode::UnknownServerError
         }
-        RecordsErrorKind::CompressionUnsupported(_) => ErrorCode::UnsupportedCompressionType,
         RecordsErrorKind::DecompressedTooLarge { .. } => ErrorCode::MessageTooLarge,
         _ => ErrorCode::InvalidRecord,
     };

@@ -50,7 +50,8 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
     // Partitions appended to: (topic, partition) -> the log's mark before the first append and
     // the producer states to put back, in append order.
     let mut touched: BTreeMap<(String, i32), (LogMark, Vec<ProducerUndo>)> = BTreeMap::new();
-    // Where each appended partition's answer is: (topic index, partition index).
+    // Where each appended partition's answer is, and each duplicate's in a partition appended
+    // to by this request: (topic index, partition index).
     let mut appended_at: Vec<(usize, usize)> = Vec::new();
     let mut responses = Vec::new();
     for (ti, t) in r.topic_data.iter().enumerate() {
@@ -83,6 +84,11 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                             .and_then(|()| log.append(records, max_decompressed_bytes, ctx.now));
                         match appended {
                             Ok(a) if a.duplicate => {
+                                // A duplicate of a batch appended by this very request stands
+                                // or falls with it (see the undo below).
+                                if touched.contains_key(&(t.name.to_string(), p.index)) {
+                                    appended_at.push((ti, pi));
+                                }
                                 resp.base_offset = a.base_offset;
                                 resp.log_append_time_ms = a.log_append_time;
                                 resp.log_start_offset = log.log_start_offset();

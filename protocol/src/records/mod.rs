@@ -49,6 +49,8 @@ mod error;
 mod legacy;
 mod owned;
 mod view;
+#[cfg(feature = "json")]
+pub mod json;
 
 pub use batch::{Attributes, BatchHeader, Compression, TimestampType};
 pub use builder::BatchBuilder;

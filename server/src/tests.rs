@@ -2320,7 +2320,6 @@ async fn produced_batches_are_validated_with_kafkas_error_codes() {
 }
 
 #[tokio::test]
-#[ignore = "needs kwire-protocol's codecs: records/compression.rs is a stub on main (85c89b5)"]
 async fn compressed_batches_are_checked_and_served_unchanged() {
     use kwire_protocol::records::{BatchBuilder, Compression};
     let mut cfg = config(&[("t1", 1)]);

@@ -56,7 +56,8 @@ fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
 /// [`ServerConfig::default_partitions`] partitions. As in Kafka, the response that creates a
 /// topic still answers it UNKNOWN_TOPIC_OR_PARTITION (Kafka hands the creation to its
 /// controller and answers at once); clients retry their Metadata request (after
-/// `retry.backoff.ms` in Java, at once in librdkafka's fast refresh) and find the topic. A name
+/// `retry.backoff.ms` in Java, `topic.metadata.refresh.fast.interval.ms` in librdkafka) and
+/// find the topic. A name
 /// that collides with an existing topic ('.' versus '_') is not created (Kafka's controller
 /// refuses it; the answer stays UNKNOWN_TOPIC_OR_PARTITION), nor are names when the durable log
 /// cannot be written. Returns the response and whether topics were created.

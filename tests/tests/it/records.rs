@@ -160,7 +160,10 @@ fn decode_no_crc(b: &[u8]) -> Result<RecordSet, RecordsError> {
 
 /// Walks every batch and record with the view; the first error, else the records as owned
 /// values (legacy compressed wrappers excluded).
-fn view_walk(b: &[u8]) -> Result<(Vec<BatchHeader>, Vec<Vec<Record>>, usize), RecordsError> {
+/// What [`view_walk`] read: the batch headers, each batch's records, the partial tail.
+type Walk = (Vec<BatchHeader>, Vec<Vec<Record>>, usize);
+
+fn view_walk(b: &[u8]) -> Result<Walk, RecordsError> {
     let mut it = RecordSetRef::new(b).batches();
     let (mut headers, mut batches) = (Vec::new(), Vec::new());
     for batch in it.by_ref() {

@@ -1014,3 +1014,35 @@ proptest! {
         let _ = view_walk(&b);
     }
 }
+
+/// Uncompressed output is one allocation: `RecordBatch::encode` computes the exact size first;
+/// the builder writes into the buffer it was given (`Bytes` adds a small shared header only
+/// when the buffer has spare capacity).
+#[test]
+fn uncompressed_writing_is_one_allocation() {
+    let bytes = build_three().build().unwrap();
+    let set = decode(&bytes).unwrap();
+    let (out, a) = measure(|| set.batches[0].encode().unwrap());
+    assert_eq!(out, bytes);
+    assert_eq!((a.count, a.total), (1, bytes.len()));
+    let (out, a) = measure(|| {
+        let mut b = BatchBuilder::with_capacity(Compression::None, bytes.len())
+            .producer(4242, 3, 17)
+            .transactional(true)
+            .partition_leader_epoch(5);
+        let t = 1_700_000_000_000;
+        b.append(t, None, Some(b"v0"), &[]).unwrap();
+        b.append(
+            t - 5,
+            Some(b"k1"),
+            None,
+            &[(b"h", Some(b"1")), (b"h", None), (b"h", Some(b""))],
+        )
+        .unwrap();
+        b.append(t + 40, Some(b""), Some(b"v2"), &[(b"x", Some(b"y"))])
+            .unwrap();
+        b.build().unwrap()
+    });
+    assert_eq!(out, bytes);
+    assert_eq!((a.count, a.largest), (1, bytes.len()));
+}

@@ -16,6 +16,7 @@ mod invalid_rules;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;
+mod records;
 mod records_codecs;
 mod robustness;
 mod schemas_mirror;

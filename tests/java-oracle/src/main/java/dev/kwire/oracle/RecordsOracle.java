@@ -13,7 +13,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.OptionalLong;
 import org.apache.kafka.common.compress.Compression;
@@ -56,8 +56,8 @@ import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
  *  "baseOffset": n, "producerId": n, "producerEpoch": n, "baseSequence": n,
  *  "transactional": bool, "partitionLeaderEpoch": n, "deleteHorizonMs": ms or -1,
  *  "records": [{"offset": n (optional: appendWithOffset), "timestamp": ms,
- *               "key": base64|null, "value": base64|null,
- *               "headers": [{"key": string, "value": base64|null}, …]}, …]}
+ *               "key": hex|null, "value": hex|null,
+ *               "headers": [{"key": string, "value": hex|null}, …]}, …]}
  * </pre>
  *
  * (every field but {@code records} optional, with Kafka's "none" values as defaults), or a
@@ -70,12 +70,11 @@ import org.apache.kafka.common.utils.internals.ByteBufferOutputStream;
  *
  * <p>Decode output: {@code {"validBytes": n, "batches": [{…every header field as the batch's
  * getters report it…, "records": [{"offset", "timestamp", "key", "value", "headers"}, …]}, …]}},
- * keys, values and header values in base64 (or null), header keys as Java decodes them (UTF-8).
+ * keys, values and header values in lower-case hex (or null), header keys as Java decodes them (UTF-8).
  */
 public final class RecordsOracle {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Base64.Encoder B64 = Base64.getEncoder();
-    private static final Base64.Decoder B64D = Base64.getDecoder();
+    private static final HexFormat HEX = HexFormat.of();
 
     private RecordsOracle() {}
 
@@ -134,7 +133,7 @@ public final class RecordsOracle {
     }
 
     private static byte[] bytes(JsonNode n) {
-        return n == null || n.isNull() ? null : B64D.decode(n.asText());
+        return n == null || n.isNull() ? null : HEX.parseHex(n.asText());
     }
 
     static Compression compression(String name, JsonNode level) {
@@ -216,13 +215,13 @@ public final class RecordsOracle {
     // Decoding
     // -----------------------------------------------------------------------------------------
 
-    private static String b64(ByteBuffer b) {
+    private static String hex(ByteBuffer b) {
         if (b == null) {
             return null;
         }
         byte[] a = new byte[b.remaining()];
         b.duplicate().get(a);
-        return B64.encodeToString(a);
+        return HEX.formatHex(a);
     }
 
     static String decode(byte[] input) throws IOException {
@@ -275,13 +274,13 @@ public final class RecordsOracle {
                 ObjectNode ro = recs.addObject();
                 ro.put("offset", r.offset());
                 ro.put("timestamp", r.timestamp());
-                ro.put("key", b64(r.key()));
-                ro.put("value", b64(r.value()));
+                ro.put("key", hex(r.key()));
+                ro.put("value", hex(r.value()));
                 ArrayNode hs = ro.putArray("headers");
                 for (Header h : r.headers()) {
                     ObjectNode ho = hs.addObject();
                     ho.put("key", h.key());
-                    ho.put("value", h.value() == null ? null : B64.encodeToString(h.value()));
+                    ho.put("value", h.value() == null ? null : HEX.formatHex(h.value()));
                 }
                 if (batch.isControlBatch()) {
                     ControlRecordType type = ControlRecordType.parse(r.key());

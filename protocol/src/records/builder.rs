@@ -2,7 +2,8 @@
 
 use bytes::Bytes;
 
-use super::batch::{seal_batch, Attributes, BatchHeader, Compression, TimestampType};
+use super::attributes::{Attributes, Compression, TimestampType};
+use super::batch::{seal_batch, BatchHeader};
 use super::codec::{record_body_len, write_record};
 use super::error::RecordsError;
 

@@ -46,7 +46,7 @@
 //! Errors returned here carry `offset` counted from the start of `input` (0 when the codec's
 //! decoder does not say where), and no batch or record index: the caller adds those.
 
-use super::batch::Compression;
+use super::attributes::Compression;
 use super::error::{RecordsError, RecordsErrorKind};
 #[allow(unused_imports)]
 use std::io::{Read, Write};

@@ -1,6 +1,6 @@
 //! The typed error of record-set decoding and encoding.
 
-use super::batch::Compression;
+use super::attributes::Compression;
 use std::fmt;
 
 /// What went wrong in a record set.

@@ -34,10 +34,12 @@
 //! the current thread for the duration of a closure (generated code calls [`put`]); reading
 //! always accepts both base64 and the expanded form.
 
-use super::batch::{Attributes, BatchHeader, Compression, TimestampType};
+use super::attributes::{Attributes, Compression, TimestampType};
+use super::batch::BatchHeader;
 use super::control::ControlRecord;
 use super::error::RecordsError;
-use super::owned::{DecodeOptions, Header, Record, RecordBatch, RecordSet};
+use super::options::DecodeOptions;
+use super::owned::{Header, Record, RecordBatch, RecordSet};
 use crate::wire::json::{JsonError, JsonErrorKind, JsonForm, Map, Value};
 use crate::wire::{EncodeError, EncodeErrorKind};
 use base64::engine::general_purpose::STANDARD;
@@ -124,11 +126,15 @@ impl RecordsField for Option<Bytes> {
 /// [`EncodeErrorKind::InvalidRecords`] when expansion is on and the bytes are not a valid record
 /// set (the text has the byte offset).
 #[doc(hidden)]
-pub fn put<T: RecordsField>(m: &mut Map<String, Value>, key: &str, value: &T, version: i16) -> Result<(), EncodeError> {
+pub fn put<T: RecordsField>(
+    m: &mut Map<String, Value>,
+    key: &str,
+    value: &T,
+    version: i16,
+) -> Result<(), EncodeError> {
     let v = match (EXPAND.with(Cell::get), value.records_bytes()) {
-        (Some(opts), Some(b)) => {
-            record_set_to_json(b, &opts).map_err(|e| EncodeError::new(EncodeErrorKind::InvalidRecords(e.to_string())))?
-        }
+        (Some(opts), Some(b)) => record_set_to_json(b, &opts)
+            .map_err(|e| EncodeError::new(EncodeErrorKind::InvalidRecords(e.to_string())))?,
         _ => value.to_json(version)?,
     };
     m.insert(key.to_owned(), v);
@@ -141,10 +147,17 @@ pub fn put<T: RecordsField>(m: &mut Map<String, Value>, key: &str, value: &T, ve
 /// # Errors
 /// `MissingField` when absent; otherwise as [`records_from_json`] or the base64 reader.
 #[doc(hidden)]
-pub fn required<T: RecordsField>(o: &Map<String, Value>, key: &'static str, version: i16) -> Result<T, JsonError> {
+pub fn required<T: RecordsField>(
+    o: &Map<String, Value>,
+    key: &'static str,
+    version: i16,
+) -> Result<T, JsonError> {
     match o.get(key) {
         Some(v) => read(v, version).map_err(|e| e.field(key)),
-        None => Err(JsonError::new(JsonErrorKind::MissingField { key, version: Some(version) })),
+        None => Err(JsonError::new(JsonErrorKind::MissingField {
+            key,
+            version: Some(version),
+        })),
     }
 }
 
@@ -153,7 +166,12 @@ pub fn required<T: RecordsField>(o: &Map<String, Value>, key: &'static str, vers
 /// # Errors
 /// As [`required`], minus the missing field.
 #[doc(hidden)]
-pub fn field_or<T: RecordsField>(o: &Map<String, Value>, key: &'static str, version: i16, default: T) -> Result<T, JsonError> {
+pub fn field_or<T: RecordsField>(
+    o: &Map<String, Value>,
+    key: &'static str,
+    version: i16,
+    default: T,
+) -> Result<T, JsonError> {
     match o.get(key) {
         Some(v) => read(v, version).map_err(|e| e.field(key)),
         None => Ok(default),
@@ -205,7 +223,10 @@ fn batch_to_json(batch: &RecordBatch) -> Result<Value, RecordsError> {
     put("crc", h.crc.into());
     put("attributes", a.0.into());
     put("compression", batch.compression().name().into());
-    put("timestampType", timestamp_type_name(a.timestamp_type()).into());
+    put(
+        "timestampType",
+        timestamp_type_name(a.timestamp_type()).into(),
+    );
     put("isTransactional", a.is_transactional().into());
     put("isControl", a.is_control().into());
     put("hasDeleteHorizon", a.has_delete_horizon().into());
@@ -230,7 +251,10 @@ fn batch_to_json(batch: &RecordBatch) -> Result<Value, RecordsError> {
             .iter()
             .map(|h| {
                 let mut ho = Map::new();
-                ho.insert("key".into(), String::from_utf8_lossy(&h.key).into_owned().into());
+                ho.insert(
+                    "key".into(),
+                    String::from_utf8_lossy(&h.key).into_owned().into(),
+                );
                 ho.insert("value".into(), b64(h.value.as_ref()));
                 Value::Object(ho)
             })
@@ -255,8 +279,19 @@ fn timestamp_type_name(t: TimestampType) -> &'static str {
 fn control_to_json(c: &ControlRecord) -> Value {
     let mut m = Map::new();
     match c {
-        ControlRecord::Abort { version, coordinator_epoch } | ControlRecord::Commit { version, coordinator_epoch } => {
-            let kind = if matches!(c, ControlRecord::Commit { .. }) { "commit" } else { "abort" };
+        ControlRecord::Abort {
+            version,
+            coordinator_epoch,
+        }
+        | ControlRecord::Commit {
+            version,
+            coordinator_epoch,
+        } => {
+            let kind = if matches!(c, ControlRecord::Commit { .. }) {
+                "commit"
+            } else {
+                "abort"
+            };
             m.insert("type".into(), kind.into());
             m.insert("version".into(), (*version).into());
             m.insert("coordinatorEpoch".into(), (*coordinator_epoch).into());
@@ -278,11 +313,17 @@ fn control_to_json(c: &ControlRecord) -> Value {
 pub fn records_from_json(v: &Value) -> Result<Bytes, JsonError> {
     let o = obj(v)?;
     let batches = o.get("batches").ok_or_else(|| missing("batches"))?;
-    let batches = batches.as_array().ok_or_else(|| invalid("an array", batches).field("batches"))?;
+    let batches = batches
+        .as_array()
+        .ok_or_else(|| invalid("an array", batches).field("batches"))?;
     let mut out = Vec::new();
     for (i, b) in batches.iter().enumerate() {
         let batch = batch_from_json(b).map_err(|e| e.index(i).field("batches"))?;
-        let bytes = batch.encode().map_err(|e| JsonError::new(JsonErrorKind::InvalidRecords(e.to_string())).index(i).field("batches"))?;
+        let bytes = batch.encode().map_err(|e| {
+            JsonError::new(JsonErrorKind::InvalidRecords(e.to_string()))
+                .index(i)
+                .field("batches")
+        })?;
         out.extend_from_slice(&bytes);
     }
     Ok(Bytes::from(out))
@@ -297,11 +338,17 @@ fn missing(key: &'static str) -> JsonError {
 }
 
 fn invalid(what: &str, v: &Value) -> JsonError {
-    JsonError::new(JsonErrorKind::InvalidRecords(format!("expected {what}, found {v}")))
+    JsonError::new(JsonErrorKind::InvalidRecords(format!(
+        "expected {what}, found {v}"
+    )))
 }
 
 /// An integer field of type `T`, `default` when absent.
-fn int<T: TryFrom<i64>>(o: &Map<String, Value>, key: &'static str, default: Option<T>) -> Result<T, JsonError> {
+fn int<T: TryFrom<i64>>(
+    o: &Map<String, Value>,
+    key: &'static str,
+    default: Option<T>,
+) -> Result<T, JsonError> {
     match o.get(key) {
         None => default.ok_or_else(|| missing(key)),
         Some(v) => v
@@ -339,8 +386,20 @@ fn batch_from_json(v: &Value) -> Result<RecordBatch, JsonError> {
     if let Some(name) = o.get("compression") {
         let c = name
             .as_str()
-            .and_then(|s| [Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd].into_iter().find(|c| c.name() == s))
-            .ok_or_else(|| invalid("one of none, gzip, snappy, lz4, zstd", name).field("compression"))?;
+            .and_then(|s| {
+                [
+                    Compression::None,
+                    Compression::Gzip,
+                    Compression::Snappy,
+                    Compression::Lz4,
+                    Compression::Zstd,
+                ]
+                .into_iter()
+                .find(|c| c.name() == s)
+            })
+            .ok_or_else(|| {
+                invalid("one of none, gzip, snappy, lz4, zstd", name).field("compression")
+            })?;
         bits = (bits & !0b111) | c.id() as i16;
     }
     if let Some(t) = o.get("timestampType") {
@@ -351,23 +410,44 @@ fn batch_from_json(v: &Value) -> Result<RecordBatch, JsonError> {
         };
         bits = set_bit(bits, 3, log_append);
     }
-    for (key, bit) in [("isTransactional", 4), ("isControl", 5), ("hasDeleteHorizon", 6)] {
+    for (key, bit) in [
+        ("isTransactional", 4),
+        ("isControl", 5),
+        ("hasDeleteHorizon", 6),
+    ] {
         if let Some(on) = flag(o, key)? {
             bits = set_bit(bits, bit, on);
         }
     }
     let list = o.get("records").ok_or_else(|| missing("records"))?;
-    let list = list.as_array().ok_or_else(|| invalid("an array", list).field("records"))?;
-    let base_timestamp_given: Option<i64> = o.get("baseTimestamp").map(|_| int(o, "baseTimestamp", None)).transpose()?;
+    let list = list
+        .as_array()
+        .ok_or_else(|| invalid("an array", list).field("records"))?;
+    let base_timestamp_given: Option<i64> = o
+        .get("baseTimestamp")
+        .map(|_| int(o, "baseTimestamp", None))
+        .transpose()?;
     let mut records = Vec::with_capacity(list.len());
     for (i, r) in list.iter().enumerate() {
-        records.push(record_from_json(r, i, base_timestamp_given).map_err(|e| e.index(i).field("records"))?);
+        records.push(
+            record_from_json(r, i, base_timestamp_given)
+                .map_err(|e| e.index(i).field("records"))?,
+        );
     }
     let first_ts = |r: &Option<&Value>| r.and_then(|r| r.get("timestamp")).and_then(Value::as_i64);
-    let base_timestamp = base_timestamp_given.or_else(|| first_ts(&list.first())).unwrap_or(-1);
-    let max_default = records.iter().map(|r| base_timestamp + r.timestamp_delta).max().unwrap_or(base_timestamp);
-    let count = i32::try_from(records.len())
-        .map_err(|_| JsonError::new(JsonErrorKind::InvalidRecords("more than i32::MAX records".into())))?;
+    let base_timestamp = base_timestamp_given
+        .or_else(|| first_ts(&list.first()))
+        .unwrap_or(-1);
+    let max_default = records
+        .iter()
+        .map(|r| base_timestamp + r.timestamp_delta)
+        .max()
+        .unwrap_or(base_timestamp);
+    let count = i32::try_from(records.len()).map_err(|_| {
+        JsonError::new(JsonErrorKind::InvalidRecords(
+            "more than i32::MAX records".into(),
+        ))
+    })?;
     let header = BatchHeader {
         base_offset: int(o, "baseOffset", Some(0))?,
         batch_length: 0,
@@ -386,7 +466,11 @@ fn batch_from_json(v: &Value) -> Result<RecordBatch, JsonError> {
     // Records given with absolute timestamps only: deltas from the batch's base timestamp.
     for (r, v) in records.iter_mut().zip(list) {
         if v.get("timestampDelta").is_none() {
-            r.timestamp_delta = v.get("timestamp").and_then(Value::as_i64).unwrap_or(base_timestamp) - base_timestamp;
+            r.timestamp_delta = v
+                .get("timestamp")
+                .and_then(Value::as_i64)
+                .unwrap_or(base_timestamp)
+                - base_timestamp;
         }
     }
     Ok(RecordBatch { header, records })
@@ -429,18 +513,27 @@ fn header_from_json(v: &Value) -> Result<Header, JsonError> {
         Some(other) => return Err(invalid("a string", other).field("key")),
         None => return Err(missing("key")),
     };
-    Ok(Header { key, value: opt_bytes(o, "value")? })
+    Ok(Header {
+        key,
+        value: opt_bytes(o, "value")?,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::RecordsErrorKind;
     use crate::records::BatchBuilder;
+    use crate::records::RecordsErrorKind;
 
     fn sample(c: Compression) -> Bytes {
         let mut b = BatchBuilder::new(c).producer(7, 1, 40).base_offset(100);
-        b.append(1_000, Some(b"k"), Some(b"v1"), &[(b"h", None), (b"h", Some(b"x"))]).unwrap();
+        b.append(
+            1_000,
+            Some(b"k"),
+            Some(b"v1"),
+            &[(b"h", None), (b"h", Some(b"x"))],
+        )
+        .unwrap();
         b.append(5_000_000_000, None, None, &[]).unwrap();
         b.build().unwrap()
     }
@@ -460,7 +553,10 @@ mod tests {
         assert_eq!(b["maxTimestamp"], 5_000_000_000i64);
         let r = &b["records"];
         assert_eq!(r[0]["key"], "aw==");
-        assert_eq!(r[0]["headers"], serde_json::json!([{"key": "h", "value": null}, {"key": "h", "value": "eA=="}]));
+        assert_eq!(
+            r[0]["headers"],
+            serde_json::json!([{"key": "h", "value": null}, {"key": "h", "value": "eA=="}])
+        );
         assert_eq!(r[1]["offset"], 101);
         assert_eq!(r[1]["timestampDelta"], 4_999_999_000i64);
         assert_eq!(r[1]["timestamp"], 5_000_000_000i64);
@@ -481,7 +577,10 @@ mod tests {
         let last = bad.len() - 1;
         bad[last] ^= 1;
         let e = record_set_to_json(&Bytes::from(bad), &DecodeOptions::default()).unwrap_err();
-        assert!(matches!(e.kind, RecordsErrorKind::CrcMismatch { .. }), "{e:?}");
+        assert!(
+            matches!(e.kind, RecordsErrorKind::CrcMismatch { .. }),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -490,6 +589,9 @@ mod tests {
         let e = records_from_json(&j).unwrap_err().to_string();
         assert!(e.contains("batches[0].records[0].value"), "{e}");
         let j = serde_json::json!({"batches": [{"magic": 1, "records": []}]});
-        assert!(records_from_json(&j).unwrap_err().to_string().contains("magic 1"));
+        assert!(records_from_json(&j)
+            .unwrap_err()
+            .to_string()
+            .contains("magic 1"));
     }
 }

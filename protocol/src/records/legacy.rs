@@ -8,12 +8,11 @@
 
 use bytes::Bytes;
 
-use super::batch::{
-    be_i32, be_i64, be_u32, Attributes, BatchHeader, Compression, TimestampType, LOG_OVERHEAD,
-};
+use super::attributes::{Attributes, Compression, TimestampType};
+use super::batch::{be_i32, be_i64, be_u32, BatchHeader, LOG_OVERHEAD};
 use super::error::{RecordsError, RecordsErrorKind};
-use super::owned::{DecodeOptions, Record, RecordBatch};
-use super::view::{RecordIter, RecordRef};
+use super::options::DecodeOptions;
+use super::owned::{Record, RecordBatch};
 
 /// `size` of the smallest magic-0 message: crc, magic, attributes, key length, value length
 /// (Kafka's `LegacyRecord.RECORD_OVERHEAD_V0`).
@@ -165,8 +164,12 @@ pub(crate) fn view_header(b: &[u8]) -> Result<BatchHeader, RecordsError> {
     Ok(msg.header(count))
 }
 
-/// The one record of an uncompressed legacy entry `b` at byte `offset` of the record set.
-pub(crate) fn view_records(b: &[u8], offset: usize) -> Result<RecordIter<'_>, RecordsError> {
+/// The key and value of the one record of an uncompressed legacy entry `b` at byte `offset` of
+/// the record set.
+pub(crate) fn view_record(
+    b: &[u8],
+    offset: usize,
+) -> Result<(Option<&[u8]>, Option<&[u8]>), RecordsError> {
     let msg = parse_message(b).map_err(|e| e.shifted(offset))?;
     if msg.attributes & 0x07 != 0 {
         return Err(RecordsError::invalid(
@@ -179,7 +182,7 @@ pub(crate) fn view_records(b: &[u8], offset: usize) -> Result<RecordIter<'_>, Re
     }
     let key = msg.key.map(|(s, e)| &b[s..e]);
     let value = msg.value.map(|(s, e)| &b[s..e]);
-    Ok(RecordIter::single(RecordRef::plain(0, key, value), 0))
+    Ok((key, value))
 }
 
 /// Decodes the legacy entry at `range` of `input` (entry index `index`) into a batch: one record

@@ -40,25 +40,28 @@
 //! # Ok::<(), kwire_protocol::records::RecordsError>(())
 //! ```
 
+mod attributes;
 mod batch;
 mod builder;
 mod codec;
 pub mod compression;
 mod control;
+mod decode;
 mod error;
-mod legacy;
-mod owned;
-mod view;
 #[cfg(feature = "json")]
 pub mod json;
+mod legacy;
+mod options;
+mod owned;
+mod view;
 
-pub use batch::{Attributes, BatchHeader, Compression, TimestampType};
+pub use attributes::{Attributes, Compression, TimestampType};
+pub use batch::BatchHeader;
 pub use builder::BatchBuilder;
 pub use control::ControlRecord;
 pub use error::{RecordsError, RecordsErrorKind};
-pub use owned::{
-    DecodeOptions, Header, Record, RecordBatch, RecordSet, DEFAULT_MAX_DECOMPRESSED_BYTES,
-};
+pub use options::{DecodeOptions, DEFAULT_MAX_DECOMPRESSED_BYTES};
+pub use owned::{Header, Record, RecordBatch, RecordSet};
 pub use view::{BatchIter, BatchRef, HeaderIter, HeaderRef, RecordIter, RecordRef, RecordSetRef};
 
 #[cfg(test)]

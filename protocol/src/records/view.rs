@@ -4,13 +4,12 @@
 //! the input. A compressed batch is decompressed into a buffer the caller owns and reuses
 //! ([`BatchRef::decompress`]).
 
-use super::batch::{
-    be_i32, be_u32, BatchHeader, Compression, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH,
-};
+use super::attributes::Compression;
+use super::batch::{be_i32, be_u32, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH};
 use super::codec::{read_record, read_varint, RawRecord};
 use super::error::{RecordsError, RecordsErrorKind};
 use super::legacy;
-use super::owned::DecodeOptions;
+use super::options::DecodeOptions;
 
 /// A record set (the bytes of a `records` field) read in place: a sequence of batches, each
 /// behind its 12-byte `base_offset` + `batch_length` prefix.
@@ -237,8 +236,12 @@ impl<'a> BatchRef<'a> {
     pub fn records(&self) -> Result<RecordIter<'a>, RecordsError> {
         let codec = self.compression()?;
         if self.header.magic != 2 {
-            return legacy::view_records(self.bytes, self.offset)
-                .map_err(|e| e.in_batch(self.index));
+            let (key, value) =
+                legacy::view_record(self.bytes, self.offset).map_err(|e| e.in_batch(self.index))?;
+            return Ok(RecordIter::single(
+                RecordRef::plain(0, key, value),
+                self.index,
+            ));
         }
         if codec != Compression::None {
             return Err(RecordsError::invalid(

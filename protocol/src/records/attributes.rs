@@ -74,7 +74,7 @@ impl Attributes {
     const TIMESTAMP_TYPE: i16 = 0x08;
     const TRANSACTIONAL: i16 = 0x10;
     const CONTROL: i16 = 0x20;
-    const DELETE_HORIZON: i16 = 0x40;
+    pub(crate) const DELETE_HORIZON: i16 = 0x40;
 
     /// The codec of bits 0-2; `Err(bits)` for the unassigned ids 5-7.
     pub fn compression(self) -> Result<Compression, u8> {

@@ -48,6 +48,14 @@ pub struct BatchBuilder {
     control: bool,
     partition_leader_epoch: i32,
     timestamp_type: TimestampType,
+    /// The broker's append time (ms) stamped as max timestamp, for LogAppendTime.
+    log_append_time: Option<i64>,
+    /// The delete horizon (ms), the base timestamp with attribute bit 6 (KIP-534).
+    delete_horizon: Option<i64>,
+    /// Set when the delete horizon came after the first record (whose delta it would change).
+    horizon_too_late: bool,
+    /// Offset delta of the last record appended (-1 before the first).
+    last_offset_delta: i32,
 }
 
 impl BatchBuilder {
@@ -81,6 +89,10 @@ impl BatchBuilder {
             control: false,
             partition_leader_epoch: -1,
             timestamp_type: TimestampType::CreateTime,
+            log_append_time: None,
+            delete_horizon: None,
+            horizon_too_late: false,
+            last_offset_delta: -1,
         }
     }
 
@@ -124,6 +136,24 @@ impl BatchBuilder {
         self
     }
 
+    /// A batch as a broker writes it with `message.timestamp.type=LogAppendTime`: attribute bit 3
+    /// set and `append_time_ms` as the batch's max timestamp, the records keeping their own
+    /// timestamps (as Kafka's `MemoryRecordsBuilder` with a log append time does).
+    pub fn log_append_time(mut self, append_time_ms: i64) -> Self {
+        self.timestamp_type = TimestampType::LogAppendTime;
+        self.log_append_time = Some(append_time_ms);
+        self
+    }
+
+    /// A batch as the log cleaner rewrites it (KIP-534): attribute bit 6 set and `horizon_ms` as
+    /// the base timestamp, from which the records' timestamp deltas count. Set it before the
+    /// first [`append`](Self::append); set later, [`build`](Self::build) refuses the batch.
+    pub fn delete_horizon(mut self, horizon_ms: i64) -> Self {
+        self.horizon_too_late |= self.count > 0;
+        self.delete_horizon = Some(horizon_ms);
+        self
+    }
+
     /// Appends a record with timestamp `timestamp_ms` (ms), nullable key and value, and headers
     /// in order (duplicate keys and null values are written as given). Its offset delta is its
     /// index.
@@ -139,16 +169,46 @@ impl BatchBuilder {
         value: Option<&[u8]>,
         headers: &[(&[u8], Option<&[u8]>)],
     ) -> Result<(), RecordsError> {
+        let next = self.last_offset_delta.checked_add(1).ok_or_else(|| {
+            RecordsError::invalid("a batch holds at most i32::MAX records", 0).in_record(self.count)
+        })?;
+        self.append_at(next, timestamp_ms, key, value, headers)
+    }
+
+    /// Appends a record at `offset_delta` from the base offset, leaving a gap after the previous
+    /// record, as a compacted batch has (Kafka's `MemoryRecordsBuilder.appendWithOffset`).
+    ///
+    /// # Errors
+    /// As [`append`](Self::append), and [`RecordsErrorKind::Invalid`](super::RecordsErrorKind)
+    /// when `offset_delta` is not above the previous record's (or negative for the first).
+    pub fn append_at(
+        &mut self,
+        offset_delta: i32,
+        timestamp_ms: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[(&[u8], Option<&[u8]>)],
+    ) -> Result<(), RecordsError> {
+        if offset_delta <= self.last_offset_delta {
+            return Err(RecordsError::invalid(
+                format!(
+                    "offset delta {offset_delta} is not above the previous record's ({})",
+                    self.last_offset_delta
+                ),
+                0,
+            )
+            .in_record(self.count));
+        }
         if self.count >= i32::MAX as usize {
             return Err(
                 RecordsError::invalid("a batch holds at most i32::MAX records", 0)
                     .in_record(self.count),
             );
         }
-        let base = if self.count == 0 {
-            timestamp_ms
-        } else {
-            self.base_timestamp
+        let base = match (self.delete_horizon, self.count) {
+            (Some(horizon), _) => horizon,
+            (None, 0) => timestamp_ms,
+            (None, _) => self.base_timestamp,
         };
         let delta = timestamp_ms.checked_sub(base).ok_or_else(|| {
             RecordsError::invalid(
@@ -157,7 +217,6 @@ impl BatchBuilder {
             )
             .in_record(self.count)
         })?;
-        let offset_delta = self.count as i32;
         let body = record_body_len(delta, offset_delta, key, value, headers.iter().copied())
             .map_err(|e| e.in_record(self.count))?;
         write_record(
@@ -172,12 +231,13 @@ impl BatchBuilder {
             headers.iter().copied(),
         );
         if self.count == 0 {
-            self.base_timestamp = timestamp_ms;
+            self.base_timestamp = base;
             self.max_timestamp = timestamp_ms;
         } else {
             self.max_timestamp = self.max_timestamp.max(timestamp_ms);
         }
         self.count += 1;
+        self.last_offset_delta = offset_delta;
         Ok(())
     }
 
@@ -209,21 +269,31 @@ impl BatchBuilder {
                 0,
             ));
         }
+        if self.horizon_too_late {
+            return Err(RecordsError::invalid(
+                "the delete horizon was set after records were appended (their timestamp deltas count from it)",
+                0,
+            ));
+        }
+        let mut attributes = Attributes::new(
+            self.compression,
+            self.timestamp_type,
+            self.transactional,
+            self.control,
+        );
+        if self.delete_horizon.is_some() {
+            attributes.0 |= Attributes::DELETE_HORIZON;
+        }
         let header = BatchHeader {
             base_offset: self.base_offset,
             batch_length: 0,
             partition_leader_epoch: self.partition_leader_epoch,
             magic: 2,
             crc: 0,
-            attributes: Attributes::new(
-                self.compression,
-                self.timestamp_type,
-                self.transactional,
-                self.control,
-            ),
-            last_offset_delta: (self.count - 1) as i32,
+            attributes,
+            last_offset_delta: self.last_offset_delta,
             base_timestamp: self.base_timestamp,
-            max_timestamp: self.max_timestamp,
+            max_timestamp: self.log_append_time.unwrap_or(self.max_timestamp),
             producer_id: self.producer_id,
             producer_epoch: self.producer_epoch,
             base_sequence: self.base_sequence,

@@ -18,10 +18,9 @@
 //!   kwire writes (`RecordBatch::encode` of its reading, `records_from_json` of its JSON form, and
 //!   [`BatchBuilder`]), Kafka decodes (CRC checked) into the same records and header fields as
 //!   from its own batch. Compressed bytes may differ
-//!   across libraries, so only each batch's size and CRC may differ there. Cases the builder
-//!   cannot express ([`inexpressible`]: offset gaps that compaction leaves, the delete-horizon
-//!   flag, a log append time other than the records' largest timestamp) are written by `encode`
-//!   only.
+//!   across libraries, so only each batch's size and CRC may differ there. The builder writes
+//!   every magic-2 case, offset gaps that compaction leaves (`append_at`), the delete-horizon flag
+//!   and a log append time other than the records' largest timestamp included.
 //! * [`kwire_decodes_kafkas_legacy_message_sets`]: Kafka still writes magic 0 and 1 message sets
 //!   (uncompressed, gzip, snappy, lz4 — magic 0's lz4 with the frame-descriptor checksum of
 //!   KAFKA-3160); kwire's owned decoding and JSON form read the same records and batch fields,
@@ -211,21 +210,7 @@ fn java_spec(set: &[Batch]) -> Value {
 
 /// Why kwire's [`BatchBuilder`] cannot write `d` as Kafka does, if it cannot.
 fn inexpressible(d: &Data) -> Option<&'static str> {
-    if d.magic != 2 {
-        return Some("kwire writes magic 2 only");
-    }
-    if d.delete_horizon != -1 {
-        return Some("BatchBuilder has no delete horizon (attribute bit 6)");
-    }
-    if d.records.iter().any(|r| r.offset.is_some()) {
-        return Some("BatchBuilder appends at consecutive offsets (no gaps)");
-    }
-    if d.ts == Ts::LogAppend
-        && d.records.iter().map(|r| r.timestamp).max() != Some(d.log_append_time)
-    {
-        return Some("BatchBuilder's max timestamp is the records' largest, not a log append time");
-    }
-    None
+    (d.magic != 2).then_some("kwire writes magic 2 only")
 }
 
 /// kwire's bytes for one batch, or why kwire cannot write it.
@@ -239,21 +224,30 @@ fn kwire_build(b: &Batch) -> Result<Bytes, String> {
                 .base_offset(d.base_offset)
                 .producer(d.producer_id, d.producer_epoch, d.base_sequence)
                 .transactional(d.transactional)
-                .partition_leader_epoch(d.leader_epoch)
-                .timestamp_type(if d.ts == Ts::LogAppend {
-                    TimestampType::LogAppendTime
-                } else {
-                    TimestampType::CreateTime
-                });
+                .partition_leader_epoch(d.leader_epoch);
+            if d.ts == Ts::LogAppend {
+                builder = builder.log_append_time(d.log_append_time);
+            }
+            if d.delete_horizon != -1 {
+                builder = builder.delete_horizon(d.delete_horizon);
+            }
             for (i, r) in d.records.iter().enumerate() {
                 let headers: Vec<(&[u8], Option<&[u8]>)> = r
                     .headers
                     .iter()
                     .map(|(k, v)| (k.as_bytes(), v.as_deref()))
                     .collect();
-                builder
-                    .append(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers)
-                    .map_err(|e| format!("append of record {i}: {e:?}"))?;
+                let appended = match r.offset {
+                    Some(offset) => builder.append_at(
+                        i32::try_from(offset - d.base_offset).map_err(|e| format!("record {i}: {e}"))?,
+                        r.timestamp,
+                        r.key.as_deref(),
+                        r.value.as_deref(),
+                        &headers,
+                    ),
+                    None => builder.append(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers),
+                };
+                appended.map_err(|e| format!("append of record {i}: {e:?}"))?;
             }
             builder.build().map_err(|e| format!("build: {e:?}"))
         }

@@ -10,7 +10,7 @@
 //!   or the one decompressed buffer; kafka-protocol `RecordBatchDecoder::decode`; krabka
 //!   `RecordBatch::decode_batch`).
 //! * `walk`: a borrowed read touching every key and value (kwire `RecordSetRef`, decompressing
-//!   into one reused buffer; krabka `borrowed::RecordBatch`). kafka-protocol has none.
+//!   into one reused buffer; krabka `RecordBatchBorrowed`). kafka-protocol has none.
 //! * `encode`: the batch from its records (kwire `BatchBuilder`; kafka-protocol
 //!   `RecordBatchEncoder::encode` of its decoded records; krabka `RecordBatch::encode_to_bytes`).
 //! * `kwire/decompress`: `compression::decompress` of the batch's records alone, into a fresh
@@ -44,8 +44,23 @@ fn input() -> Input {
         x
     };
     let words = [
-        "order", "customer", "amount", "currency", "EUR", "USD", "status", "shipped", "pending",
-        "warehouse", "item", "quantity", "price", "timestamp", "region", "north", "south",
+        "order",
+        "customer",
+        "amount",
+        "currency",
+        "EUR",
+        "USD",
+        "status",
+        "shipped",
+        "pending",
+        "warehouse",
+        "item",
+        "quantity",
+        "price",
+        "timestamp",
+        "region",
+        "north",
+        "south",
     ];
     let mut keys = Vec::new();
     let mut values = Vec::new();
@@ -149,7 +164,7 @@ fn bench_records(c: &mut Criterion) {
         g.bench_function("krabka/walk", |b| {
             b.iter(|| {
                 let mut slice: &[u8] = black_box(&bytes);
-                let batch = kr::borrowed::RecordBatch::decode_borrow_with_policy(
+                let batch = kr::RecordBatchBorrowed::decode_borrow_with_policy(
                     &mut slice,
                     Default::default(),
                 )
@@ -163,7 +178,9 @@ fn bench_records(c: &mut Criterion) {
             })
         });
 
-        g.bench_function("kwire/encode", |b| b.iter(|| kwire_encode(codec, black_box(&input))));
+        g.bench_function("kwire/encode", |b| {
+            b.iter(|| kwire_encode(codec, black_box(&input)))
+        });
         let kp_opts = kp::RecordEncodeOptions {
             version: 2,
             compression: kp_compression(codec),

@@ -157,6 +157,7 @@ pub fn decompress(
             if input.len() > limit {
                 return Err(too_large(limit));
             }
+            out.reserve_exact(input.len());
             out.extend_from_slice(input);
             Ok(())
         }
@@ -374,7 +375,11 @@ fn snappy_block(
         ));
     }
     let at = out.len();
-    out.reserve_exact(claimed);
+    if out.capacity() - at < claimed {
+        // Grow by what this call has produced so far (doubling across xerial blocks), at least
+        // the block, never past the limit.
+        out.reserve_exact(produced.max(claimed).min(limit - produced));
+    }
     out.resize(at + claimed, 0);
     match decoder.decompress(block, &mut out[at..]) {
         Ok(n) if n == claimed => Ok(()),

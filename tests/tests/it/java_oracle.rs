@@ -125,13 +125,13 @@ include!(concat!(env!("OUT_DIR"), "/schema_messages.rs"));
 // Building and talking to the Java oracle
 // ---------------------------------------------------------------------------------------------
 
-fn on_path(tool: &str) -> bool {
+pub(super) fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
         .unwrap_or(false)
 }
 
-fn ci() -> bool {
+pub(super) fn ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
 }
 
@@ -217,6 +217,22 @@ fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
         );
     }
     Err(last)
+}
+
+/// The run-time classpath of tests/java-oracle, built (or found fresh) once per test run under
+/// `$CARGO_TARGET_TMPDIR/java-oracle` and shared by every test of this binary that runs one of
+/// its programs (so two tests never run Maven into the same folder at once).
+pub(super) fn oracle_classpath() -> Result<String, String> {
+    static CLASSPATH: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    CLASSPATH
+        .get_or_init(|| {
+            let source = kwire_tests::workspace_root()
+                .join("tests")
+                .join("java-oracle");
+            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("java-oracle");
+            build_oracle(&source, &out)
+        })
+        .clone()
 }
 
 /// One JVM running `dev.kwire.oracle.Oracle` (protocol: its class doc).
@@ -427,11 +443,7 @@ fn kafka_clients_decode_reencode_and_render_every_kwire_sample_identically() {
         eprintln!("SKIPPED: {msg}");
         return;
     }
-    let source = kwire_tests::workspace_root()
-        .join("tests")
-        .join("java-oracle");
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("java-oracle");
-    let classpath = match build_oracle(&source, &out) {
+    let classpath = match oracle_classpath() {
         Ok(cp) => cp,
         Err(e) => panic!("java oracle: building tests/java-oracle with Maven failed: {e}"),
     };

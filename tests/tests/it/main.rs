@@ -13,6 +13,7 @@ mod corpus;
 mod cross_check;
 mod golden;
 mod invalid_rules;
+mod java_clients;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;

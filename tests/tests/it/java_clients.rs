@@ -97,7 +97,9 @@ fn batch_headers(records: &[u8]) -> Vec<BatchHeader> {
 /// the high watermark; returns (high watermark, batch headers). Each batch must start where the
 /// one before it ended.
 async fn stored_batches(addr: SocketAddr, topic: &str, partition: i32) -> (i64, Vec<BatchHeader>) {
-    let mut c = Client::connect(addr).await.expect("connect to kwire-server");
+    let mut c = Client::connect(addr)
+        .await
+        .expect("connect to kwire-server");
     let mut batches: Vec<BatchHeader> = Vec::new();
     let mut offset = 0i64;
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -105,7 +107,7 @@ async fn stored_batches(addr: SocketAddr, topic: &str, partition: i32) -> (i64, 
         let req = FetchRequest {
             max_bytes: 64 << 20,
             topics: vec![FetchTopic {
-                topic: topic.into(),
+                topic: topic.to_string().into(),
                 partitions: vec![FetchPartition {
                     partition,
                     fetch_offset: offset,
@@ -121,9 +123,15 @@ async fn stored_batches(addr: SocketAddr, topic: &str, partition: i32) -> (i64, 
         };
         assert_eq!(f.error_code, 0, "Fetch error");
         let p = &f.responses[0].partitions[0];
-        assert_eq!(p.error_code, 0, "{topic}[{partition}]@{offset}: Fetch error");
+        assert_eq!(
+            p.error_code, 0,
+            "{topic}[{partition}]@{offset}: Fetch error"
+        );
         for b in batch_headers(p.records.as_deref().unwrap_or_default()) {
-            assert_eq!(b.base_offset, offset, "{topic}[{partition}]: batch out of place: {b:?}");
+            assert_eq!(
+                b.base_offset, offset,
+                "{topic}[{partition}]: batch out of place: {b:?}"
+            );
             offset = b.base_offset + i64::from(b.last_offset_delta) + 1;
             batches.push(b);
         }
@@ -159,7 +167,8 @@ fn run_java(classpath: &str, bootstrap: &str) -> (bool, String, String) {
     let pid = child.id();
     let (done, watched) = std::sync::mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(JAVA_DEADLINE) {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = watched.recv_timeout(JAVA_DEADLINE)
+        {
             // Only this test's own child, by its pid.
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             return true;
@@ -183,7 +192,10 @@ fn run_java(classpath: &str, bootstrap: &str) -> (bool, String, String) {
     let _ = done.send(());
     let killed = watchdog.join().expect("watchdog");
     let stderr = err_reader.join().expect("stderr reader");
-    assert!(!killed, "ProducerRoundTrip ran past {JAVA_DEADLINE:?} and was killed\n{stderr}");
+    assert!(
+        !killed,
+        "ProducerRoundTrip ran past {JAVA_DEADLINE:?} and was killed\n{stderr}"
+    );
     (status.success(), stdout, stderr)
 }
 
@@ -193,7 +205,10 @@ fn run_java(classpath: &str, bootstrap: &str) -> (bool, String, String) {
     ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
 )]
 fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exactly() {
-    let missing: Vec<&str> = ["java", "mvn"].into_iter().filter(|t| !on_path(t)).collect();
+    let missing: Vec<&str> = ["java", "mvn"]
+        .into_iter()
+        .filter(|t| !on_path(t))
+        .collect();
     if !missing.is_empty() {
         let msg = format!("java clients: {} not on PATH", missing.join(" and "));
         if ci() {
@@ -202,8 +217,9 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
         eprintln!("SKIPPED: {msg}");
         return;
     }
-    let classpath = oracle_classpath()
-        .unwrap_or_else(|e| panic!("java clients: building tests/java-oracle with Maven failed: {e}"));
+    let classpath = oracle_classpath().unwrap_or_else(|e| {
+        panic!("java clients: building tests/java-oracle with Maven failed: {e}")
+    });
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -212,7 +228,9 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
         .expect("tokio runtime");
     // No topic: the clients' Metadata requests create them.
     let config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
-    let server = rt.block_on(Server::bind(config)).expect("kwire-server binds");
+    let server = rt
+        .block_on(Server::bind(config))
+        .expect("kwire-server binds");
     let addr = server.local_addr();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = rt.spawn(server.run(async {
@@ -239,7 +257,9 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
                 .entry(topic.to_string())
                 .or_default()
                 .push((p.parse().unwrap(), n.parse().unwrap())),
-            ["OK", codec, topic, n, ms] => oks.push((codec.to_string(), topic.to_string(), *n, *ms)),
+            ["OK", codec, topic, n, ms] => {
+                oks.push((codec.to_string(), topic.to_string(), *n, *ms))
+            }
             _ => {}
         }
     }
@@ -256,7 +276,10 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
         let mut n_batches = 0;
         for &(p, count) in parts {
             let (hw, batches) = rt.block_on(stored_batches(addr, topic, p));
-            assert_eq!(hw, count, "{topic}[{p}]: high watermark {hw}, {count} records sent");
+            assert_eq!(
+                hw, count,
+                "{topic}[{p}]: high watermark {hw}, {count} records sent"
+            );
             for b in &batches {
                 assert_eq!(b.magic, 2, "{topic}[{p}]: {b:?}");
                 assert!(
@@ -268,15 +291,27 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
                     b.base_offset,
                     "{topic}[{p}]: sequence and offset disagree: {b:?}"
                 );
-                assert_eq!(b.record_count, b.last_offset_delta + 1, "{topic}[{p}]: {b:?}");
+                assert_eq!(
+                    b.record_count,
+                    b.last_offset_delta + 1,
+                    "{topic}[{p}]: {b:?}"
+                );
                 // The Java producer compresses every batch when compression.type is set.
                 assert_eq!(b.compression(), codec, "{topic}[{p}]: {b:?}");
-                assert_eq!(b.attributes & 0x30, 0, "{topic}[{p}]: transactional or control: {b:?}");
+                assert_eq!(
+                    b.attributes & 0x30,
+                    0,
+                    "{topic}[{p}]: transactional or control: {b:?}"
+                );
                 pids.insert((b.producer_id, b.producer_epoch));
             }
             n_batches += batches.len();
         }
-        assert_eq!(pids.len(), 1, "{topic}: one producer id and epoch, found {pids:?}");
+        assert_eq!(
+            pids.len(),
+            1,
+            "{topic}: one producer id and epoch, found {pids:?}"
+        );
         println!(
             "java clients, {codec}: {n} records in {n_batches} batches over {} partitions (producer \
              id/epoch {:?}), read back exactly in {ms} ms",

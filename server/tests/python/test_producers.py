@@ -184,7 +184,8 @@ def rdkafka_produce(bootstrap: str, topic: str, sent: List[Sent], conf: dict) ->
     try:
         left = p.flush(DEADLINE_S)
     except Exception as e:  # noqa: BLE001 - a fatal error surfaces here (as a SystemError in 2.16.1)
-        raise AssertionError(f"flush failed ({e!r}); librdkafka errors: {errors}") from e
+        raise AssertionError(f"flush failed ({e!r}); librdkafka errors: {errors} (its log is in the captured "
+                             "stderr)") from e
     assert not failures, f"delivery failures: {failures[:5]}; librdkafka errors: {errors}"
     assert left == 0, f"{left} messages not delivered within {DEADLINE_S}s; librdkafka errors: {errors}"
     return delivered
@@ -239,7 +240,9 @@ def test_librdkafka_idempotent_producer_to_a_new_topic(server, codec):
 def kafka_python_produce(bootstrap: str, topic: str, sent: List[Sent], **conf) -> Dict[int, Tuple[int, int]]:
     from kafka import KafkaProducer
 
-    p = KafkaProducer(bootstrap_servers=bootstrap, client_id="kwire-kafka-python", **conf)
+    # max_block_ms (default 60 s) bounds how long send() waits for the topic's metadata, so that a
+    # server that does not create the topic fails the test sooner; it changes nothing that is sent.
+    p = KafkaProducer(bootstrap_servers=bootstrap, client_id="kwire-kafka-python", max_block_ms=10_000, **conf)
     try:
         # Defaults: idempotence stays on only if the producer found the broker able to do it.
         assert p.config["enable_idempotence"] is True, "kafka-python turned idempotence off"

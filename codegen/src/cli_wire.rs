@@ -30,6 +30,8 @@
 
 use kwire_protocol::bytes::{Bytes, BytesMut};
 use kwire_protocol::generated::{ApiKey, RequestFrame, ResponseFrame};
+use kwire_protocol::records::json::with_expanded_records;
+use kwire_protocol::records::DecodeOptions as RecordsOptions;
 use kwire_protocol::wire::json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -245,18 +247,41 @@ fn strip_size_prefix(raw: Vec<u8>) -> Result<Vec<u8>, Failure> {
     }
 }
 
+/// Which frame `kwire decode` and `kwire encode` read or write: the options they share.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameArgs<'a> {
+    /// `--api`: key number or name.
+    pub api: &'a str,
+    /// `--version`.
+    pub version: i16,
+    /// `--response`: a response to a request of that API and version.
+    pub response: bool,
+    /// `--size-prefixed`: behind the 4-byte size prefix.
+    pub size_prefixed: bool,
+}
+
 /// `kwire decode`: the frame as pretty JSON, `{"header": …, "body": …}`. With `size_prefixed`,
 /// the input is the frame behind its 4-byte size prefix; without it, an input that fails to
-/// decode and looks size-prefixed ([`size_prefix_of`]) gets a hint saying so.
-pub fn decode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> Result<String, Failure> {
+/// decode and looks size-prefixed ([`size_prefix_of`]) gets a hint saying so. With `records`,
+/// every `records` field is expanded into its batches (`kwire_protocol::records::json`) instead
+/// of base64; a record set that does not decode is an input error naming the field.
+pub fn decode(args: &FrameArgs<'_>, records: bool, input: &str) -> Result<String, Failure> {
+    let &FrameArgs { api, version, response, size_prefixed } = args;
     let api = api_key(api)?;
     check_version(api, version)?;
     let raw = frame_bytes(input)?;
+    let to_json = |raw| {
+        if records {
+            with_expanded_records(RecordsOptions::default(), || decode_frame(api, version, response, raw))
+        } else {
+            decode_frame(api, version, response, raw)
+        }
+    };
     if size_prefixed {
-        return decode_frame(api, version, response, strip_size_prefix(raw)?);
+        return to_json(strip_size_prefix(raw)?);
     }
     let prefix = size_prefix_of(&raw);
-    decode_frame(api, version, response, raw).map_err(|mut f| {
+    to_json(raw).map_err(|mut f| {
         if let (1, Some(n)) = (f.code, prefix) {
             f.message.push_str(&format!(
                 "\nhint: the input starts with a 4-byte size prefix ({n}, the number of bytes after it); \
@@ -308,7 +333,8 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
 
 /// `kwire encode`: the frame bytes of a frame's JSON form (with `size_prefixed`, behind their
 /// 4-byte size prefix).
-pub fn encode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> Result<Vec<u8>, Failure> {
+pub fn encode(args: &FrameArgs<'_>, input: &str) -> Result<Vec<u8>, Failure> {
+    let &FrameArgs { api, version, response, size_prefixed } = args;
     let frame = encode_frame(api, version, response, input)?;
     if !size_prefixed {
         return Ok(frame);
@@ -342,8 +368,8 @@ fn encode_frame(api: &str, version: i16, response: bool, input: &str) -> Result<
 }
 
 /// Runs `kwire decode` and prints the result: the exit status.
-pub fn run_decode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str) -> u8 {
-    match decode(api, version, response, size_prefixed, input) {
+pub fn run_decode(args: &FrameArgs<'_>, records: bool, input: &str) -> u8 {
+    match decode(args, records, input) {
         Ok(text) => {
             crate::out::print(&format!("{text}\n"));
             0
@@ -353,8 +379,8 @@ pub fn run_decode(api: &str, version: i16, response: bool, size_prefixed: bool, 
 }
 
 /// Runs `kwire encode`: hex on standard output, or the raw frame into `out`. The exit status.
-pub fn run_encode(api: &str, version: i16, response: bool, size_prefixed: bool, input: &str, out: Option<&Path>) -> u8 {
-    match encode(api, version, response, size_prefixed, input) {
+pub fn run_encode(args: &FrameArgs<'_>, input: &str, out: Option<&Path>) -> u8 {
+    match encode(args, input) {
         Ok(bytes) => match out {
             Some(path) => match std::fs::write(path, &bytes) {
                 Ok(()) => 0,

@@ -7,7 +7,7 @@
 //! * `kwire generate DIR (-o FILE | --out-dir DIR [--file-name NAME]) [--samples] [--json]
 //!   [--views]`: one Rust file for the specs in `DIR`, with the options of
 //!   [`kwire_codegen::Builder`]; exit 1 when the specs have errors (diagnostics on stderr).
-//! * `kwire decode --api KEY --version V [--response] [--size-prefixed] HEX|@FILE`: a frame of an
+//! * `kwire decode --api KEY --version V [--response] [--size-prefixed] [--records] HEX|@FILE`: a frame of an
 //!   API in `schemas/` (header + body; its 4-byte size prefix only with `--size-prefixed`) as
 //!   Kafka's JSON form on stdout; exit 1 when it does not decode (field path and byte offset on
 //!   stderr, and a hint when the input looks size-prefixed), 2 on a usage error.
@@ -125,6 +125,13 @@ enum Cmd {
         /// number of bytes after it), which must match.
         #[arg(long)]
         size_prefixed: bool,
+        /// Expand every `records` field (Produce, Fetch, ShareFetch, FetchSnapshot) into its
+        /// record batches: `{"batches": [{baseOffset, …, compression, records: [{offsetDelta,
+        /// timestampDelta, timestamp, key, value, headers}]}]}`, keys and values in base64 (null
+        /// for null), compressed batches decompressed (up to 64 MiB each). Without it, records
+        /// are the base64 of their bytes. `kwire encode` reads both forms.
+        #[arg(long)]
+        records: bool,
         /// The frame as hex (whitespace allowed), or @FILE (@- for standard input).
         ///
         /// A file whose bytes are all printable ASCII or whitespace is hex text, and a character
@@ -184,12 +191,12 @@ fn run(cmd: Cmd) -> u8 {
     match cmd {
         Cmd::Check { paths, format } => check(&paths, format),
         #[cfg(feature = "wire")]
-        Cmd::Decode { api, version, response, size_prefixed, input } => {
-            cli_wire::run_decode(&api, version, response, size_prefixed, &input)
+        Cmd::Decode { api, version, response, size_prefixed, records, input } => {
+            cli_wire::run_decode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, records, &input)
         }
         #[cfg(feature = "wire")]
         Cmd::Encode { api, version, response, size_prefixed, out, input } => {
-            cli_wire::run_encode(&api, version, response, size_prefixed, &input, out.as_deref())
+            cli_wire::run_encode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, &input, out.as_deref())
         }
         #[cfg(not(feature = "wire"))]
         Cmd::Decode { .. } | Cmd::Encode { .. } => {

@@ -36,6 +36,10 @@
 //!   [`generated::RequestFrame`] and [`generated::ResponseFrame`] (header + body), and the
 //!   traits [`generated::ApiRequest`] and [`generated::ApiResponse`] that tie each request type
 //!   to its API and response type.
+//! * [`records`]: record batches, the bytes of every `records` field: RecordBatch v2 (magic 2)
+//!   decode and encode with CRC-32C, a borrowed view that walks uncompressed batches without
+//!   allocating, owned decoding that shares the input, a batch builder for producers, control
+//!   records, compression, and read-only legacy message sets (magic 0 and 1).
 //! * [`error`]: Kafka's error codes as one typed enum, with each code's name and whether it is
 //!   retriable.
 //! * [`coordinator`] (feature `coordinator`): the group coordinator, sans-IO and deterministic. It
@@ -233,6 +237,8 @@ pub mod wire;
 pub mod generated;
 
 pub mod error;
+
+pub mod records;
 
 /// What generated code names the runtime by (`use ::kwire_protocol::__private as rt;`).
 #[doc(hidden)]

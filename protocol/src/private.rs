@@ -7,10 +7,15 @@
 pub use crate::wire::*;
 pub use bytes::Bytes;
 
+/// The JSON form of `records` fields: base64, or expanded into batches
+/// (`crate::records::json::with_expanded_records`).
+#[cfg(feature = "json")]
+pub use crate::records::json as records_json;
+
 /// The number as a literal, for the compile-time message.
 macro_rules! runtime_abi {
     () => {
-        2
+        3
     };
 }
 

@@ -14,12 +14,15 @@
 //! | 16 | ListGroups | 0-5 | |
 //! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
 //! | 19 | CreateTopics | 2-7 | |
+//! | 22 | InitProducerId | 0-5 | idempotent producers only; v6 (KIP-939) is unstable in Kafka 4.4 |
 //! | 68 | ConsumerGroupHeartbeat | 0-1 | |
 //! | 69 | ConsumerGroupDescribe | 0-1 | |
 //! | 88 | StreamsGroupHeartbeat | 0 | |
 //! | 89 | StreamsGroupDescribe | 0 | |
 //!
-//! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72), the classic group protocol, transactions, SASL and OffsetForLeaderEpoch are
+//! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72), the
+//! classic group protocol, transactions (InitProducerId serves idempotent producers; a
+//! transactional id is answered COORDINATOR_NOT_AVAILABLE), SASL and OffsetForLeaderEpoch are
 //! not advertised.
 
 use kwire_protocol::error::ErrorCode;
@@ -39,6 +42,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
+    (ApiKey::InitProducerId, 0, 5),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
     (ApiKey::StreamsGroupHeartbeat, 0, 0),

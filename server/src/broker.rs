@@ -32,8 +32,9 @@ use kwire_protocol::wire::Uuid;
 use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::config::ServerConfig;
-use crate::durable::{DurableLog, Entry, LogError};
+use crate::durable::{DurableLog, Entry, LogError, PRODUCER_ID_BLOCK_TOPIC};
 use crate::events::{self, Cause, GroupLog, TopicOrigin};
+use crate::producers::ProducerIds;
 use crate::topics::{PartitionLog, Topic, TopicTable};
 use crate::util::{now_ms, random_uuid, uuid_from_name, RandomMemberIds};
 
@@ -104,6 +105,18 @@ pub struct Broker {
     pub port: i32,
     /// The cluster id reported in Metadata.
     pub cluster_id: String,
+    /// The producer id counter of InitProducerId.
+    pub producer_ids: ProducerIds,
+    /// Partitions of the topics Metadata creates, when it creates them (`None`: auto-creation
+    /// is off); also the count for CreateTopics' NumPartitions -1 (see
+    /// [`Broker::default_partitions`]).
+    pub auto_create_partitions: Option<i32>,
+    /// Kafka's `num.partitions`.
+    pub default_partitions: i32,
+    /// The most bytes a produced batch's records may decompress to when it is checked: the
+    /// largest request frame (`--max-frame-bytes`), so compression never lets a batch hold more
+    /// than an uncompressed one could.
+    pub max_decompressed_bytes: usize,
     log: Option<DurableLog>,
     pending: Vec<Entry>,
     random_topic_ids: bool,
@@ -149,6 +162,7 @@ impl Broker {
         let mut records: Vec<Record> = Vec::new();
         let mut offsets: HashMap<String, GroupOffsets> = HashMap::new();
         let mut ends: BTreeMap<(String, i32), i64> = BTreeMap::new();
+        let mut producer_id_end = 0i64;
         for e in entries {
             match e {
                 Entry::Topic(k, Some(v)) => {
@@ -162,6 +176,9 @@ impl Broker {
                     }
                 }
                 Entry::Topic(_, None) => {}
+                Entry::PartitionEnd(k, Some(v)) if &*k.topic == PRODUCER_ID_BLOCK_TOPIC => {
+                    producer_id_end = producer_id_end.max(v.end_offset);
+                }
                 Entry::PartitionEnd(k, v) => {
                     let key = (k.topic.to_string(), k.partition);
                     match v {
@@ -196,7 +213,8 @@ impl Broker {
                 }
             }
         }
-        // Produced records are not kept, but offsets continue where they ended.
+        // Produced records are not kept, but offsets continue where they ended (the producer
+        // state goes with the records: see `crate::producers`).
         for ((topic, partition), end) in ends {
             if let Some(log) = topics
                 .get_mut(&topic)
@@ -222,6 +240,12 @@ impl Broker {
             host: String::new(),
             port: 0,
             cluster_id: uuid_from_name("kwire-cluster").to_string(),
+            producer_ids: ProducerIds::starting_at(producer_id_end),
+            auto_create_partitions: config
+                .auto_create_topics
+                .then_some(config.default_partitions),
+            default_partitions: config.default_partitions,
+            max_decompressed_bytes: config.max_frame_bytes,
             log,
             pending: Vec::new(),
             random_topic_ids: config.data_dir.is_some(),
@@ -367,6 +391,33 @@ impl Broker {
             offsets.insert((topic, partition), c);
         }
         Ok(())
+    }
+
+    /// A new producer id for InitProducerId (ids count up from 0 and are never given twice).
+    /// With a data directory, the end of the next block of
+    /// [`PRODUCER_ID_BLOCK`](crate::producers::PRODUCER_ID_BLOCK) ids is written
+    /// first whenever the current block is used up ([`ProducerIds`]), together with whatever
+    /// else is pending.
+    ///
+    /// # Errors
+    /// That write failed: no id was given.
+    pub fn new_producer_id(&mut self) -> Result<i64, StorageError> {
+        if self.log.is_some() && self.producer_ids.needs_block() {
+            let end = self.producer_ids.next_block_end();
+            self.pending.push(Entry::PartitionEnd(
+                KwirePartitionEndKey {
+                    topic: PRODUCER_ID_BLOCK_TOPIC.into(),
+                    partition: -1,
+                },
+                Some(KwirePartitionEndValue {
+                    end_offset: end,
+                    ..Default::default()
+                }),
+            ));
+            self.commit()?;
+            self.producer_ids.reserve(end);
+        }
+        Ok(self.producer_ids.take())
     }
 
     /// Whether a data directory is written (else nothing survives a restart and no write fails).

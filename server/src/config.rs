@@ -40,6 +40,12 @@ pub struct ServerConfig {
     pub max_queued_bytes_total: usize,
     /// Longest a Fetch is held (ms), whatever its MaxWaitMs.
     pub max_fetch_wait_ms: u64,
+    /// Whether Metadata creates the unknown topics it is asked about (Kafka's
+    /// `auto.create.topics.enable`, default true; see [`crate::handlers`]'s Metadata).
+    pub auto_create_topics: bool,
+    /// Partitions of an auto-created topic, and of a CreateTopics topic with NumPartitions -1
+    /// (Kafka's `num.partitions`, default 1).
+    pub default_partitions: i32,
 }
 
 impl ServerConfig {
@@ -58,6 +64,8 @@ impl ServerConfig {
             max_queued_bytes: 4 << 20,
             max_queued_bytes_total: 256 << 20,
             max_fetch_wait_ms: 60_000,
+            auto_create_topics: true,
+            default_partitions: 1,
         }
     }
 
@@ -88,6 +96,12 @@ impl ServerConfig {
             if v == 0 || u32::try_from(v).is_err() {
                 return Err(format!("{name} {v} is outside 1..={}", u32::MAX));
             }
+        }
+        if !(1..=MAX_PARTITIONS).contains(&self.default_partitions) {
+            return Err(format!(
+                "--default-partitions {} is outside 1..={MAX_PARTITIONS}",
+                self.default_partitions
+            ));
         }
         for (i, (name, parts)) in self.topics.iter().enumerate() {
             valid_topic_name(name).map_err(|e| format!("--topic {name}: {e}"))?;
@@ -267,6 +281,14 @@ pub struct Cli {
     /// The same bound over all connections together.
     #[arg(long, value_name = "N", default_value_t = 256 << 20, value_parser = parse_queued_bytes)]
     pub max_queued_bytes_total: usize,
+    /// Do not create the unknown topics a Metadata request names (Kafka's
+    /// `auto.create.topics.enable=false`); by default they are created, as Kafka does.
+    #[arg(long)]
+    pub no_auto_create_topics: bool,
+    /// Partitions of an auto-created topic and of a CreateTopics topic with NumPartitions -1
+    /// (Kafka's `num.partitions`; 1 to 100000).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=i64::from(MAX_PARTITIONS)))]
+    pub default_partitions: i32,
 }
 
 impl Cli {
@@ -283,6 +305,8 @@ impl Cli {
         c.idle_timeout_ms = self.idle_timeout_ms;
         c.max_queued_bytes = self.max_queued_bytes;
         c.max_queued_bytes_total = self.max_queued_bytes_total;
+        c.auto_create_topics = !self.no_auto_create_topics;
+        c.default_partitions = self.default_partitions;
         c
     }
 }
@@ -346,6 +370,15 @@ mod tests {
             1024
         );
         assert!(cli(&["--idle-timeout-ms", "0"]).is_err());
+        // Auto-creation: on by default with 1 partition, as Kafka.
+        let c = cli(&[]).unwrap();
+        assert!(c.auto_create_topics);
+        assert_eq!(c.default_partitions, 1);
+        let c = cli(&["--no-auto-create-topics", "--default-partitions", "4"]).unwrap();
+        assert!(!c.auto_create_topics);
+        assert_eq!(c.default_partitions, 4);
+        assert!(cli(&["--default-partitions", "0"]).is_err());
+        assert!(cli(&["--default-partitions", "100001"]).is_err());
         assert!(cli(&["--max-queued-bytes", "0"]).is_err());
         assert_eq!(
             cli(&["--max-queued-bytes", "65536"])

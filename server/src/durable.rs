@@ -24,7 +24,10 @@
 //! [`OFFSET_RECORD_TYPE`] (30, `KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`),
 //! [`TOPIC_RECORD_TYPE`] (31, `KwireTopicKey` / `KwireTopicValue`) and
 //! [`PARTITION_END_RECORD_TYPE`] (32, `KwirePartitionEndKey` / `KwirePartitionEndValue`: where a
-//! partition's offsets continue after a restart; the records themselves are not kept).
+//! partition's offsets continue after a restart; the records themselves are not kept). A type-32
+//! entry whose topic is the empty string ([`PRODUCER_ID_BLOCK_TOPIC`], never a topic's name) and
+//! partition -1 holds instead the end of the last block of producer ids reserved for
+//! InitProducerId ([`crate::producers::ProducerIds`]): after a restart, ids continue there.
 //!
 //! # Writes
 //!
@@ -80,6 +83,9 @@ pub const OFFSET_RECORD_TYPE: i16 = 30;
 pub const TOPIC_RECORD_TYPE: i16 = 31;
 /// Record type of a partition's end offset.
 pub const PARTITION_END_RECORD_TYPE: i16 = 32;
+/// The topic of the type-32 entry that holds the end of the reserved producer ids: empty, which
+/// no topic can be named.
+pub const PRODUCER_ID_BLOCK_TOPIC: &str = "";
 /// Longest payload accepted on replay (guards against a garbage length).
 const MAX_ENTRY: usize = 256 << 20;
 

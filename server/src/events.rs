@@ -74,6 +74,14 @@ pub enum TopicOrigin<'a> {
         /// The client's address.
         peer: SocketAddr,
     },
+    /// A Metadata request naming an unknown topic (auto-creation, Kafka's
+    /// `auto.create.topics.enable`).
+    AutoCreate {
+        /// The client id of the request.
+        client_id: &'a str,
+        /// The client's address.
+        peer: SocketAddr,
+    },
     /// The internal topics a streams group's topology needs (KIP-1071).
     StreamsGroup {
         /// The group.
@@ -88,6 +96,12 @@ impl fmt::Display for TopicOrigin<'_> {
             TopicOrigin::CreateTopics { client_id, peer } => {
                 write!(f, "for CreateTopics from {peer} (client {client_id})")
             }
+            TopicOrigin::AutoCreate { client_id, peer } => {
+                write!(
+                    f,
+                    "automatically, for Metadata from {peer} (client {client_id})"
+                )
+            }
             TopicOrigin::StreamsGroup { group_id } => {
                 write!(f, "as an internal topic of streams group {group_id}")
             }
@@ -99,6 +113,43 @@ impl fmt::Display for TopicOrigin<'_> {
 pub fn topic_created(name: &str, partitions: i32, id: impl fmt::Display, origin: TopicOrigin<'_>) {
     let partitions = count(partitions, "partition");
     tracing::info!("created topic {name} ({partitions}, id {id}) {origin}");
+}
+
+/// Logs at INFO that a produced batch repeated one of its producer's last batches and was
+/// answered with the original offset instead of being stored again (a producer's retry after a
+/// lost answer): `duplicate batch of producer 3 (epoch 0, sequences 10-14) for orders-0 from
+/// 127.0.0.1:5555 (client rdkafka): answered with its original offset 42, not stored again`.
+pub fn duplicate_batch(
+    ctx: &crate::handlers::Ctx<'_>,
+    topic: &str,
+    partition: i32,
+    batch: &crate::producers::ProducerBatch,
+    offset: i64,
+) {
+    let (id, epoch, first, last) = (
+        batch.producer_id,
+        batch.epoch,
+        batch.first_seq,
+        batch.last_seq(),
+    );
+    let peer = ctx.peer;
+    let client = match ctx.client_id {
+        "" => String::new(),
+        c => format!(" (client {c})"),
+    };
+    tracing::info!(
+        "duplicate batch of producer {id} (epoch {epoch}, sequences {first}-{last}) for {topic}-{partition} from {peer}{client}: answered with its original offset {offset}, not stored again"
+    );
+}
+
+/// Logs at INFO that InitProducerId gave a producer id: `producer id 7 (epoch 0) for
+/// 127.0.0.1:5555 (client producer-1)`.
+pub fn producer_id_given(ctx: &crate::handlers::Ctx<'_>, producer_id: i64, epoch: i16) {
+    let peer = ctx.peer;
+    match ctx.client_id {
+        "" => tracing::info!("producer id {producer_id} (epoch {epoch}) for {peer}"),
+        c => tracing::info!("producer id {producer_id} (epoch {epoch}) for {peer} (client {c})"),
+    }
 }
 
 /// `n` and a noun, in the plural unless `n` is 1: `1 partition`, `3 partitions` (`subtopology`

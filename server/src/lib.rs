@@ -13,11 +13,18 @@
 //! - [`handlers`]: one handler per API over the [`broker::Broker`];
 //! - [`broker`]: the state (topics, committed offsets, the coordinator) behind one lock;
 //! - [`topics`]: the topic table and the partition logs of record batches;
+//! - [`producers`]: producer ids (InitProducerId) and the per-partition state of idempotent
+//!   producers (sequence checks, duplicate batches), as Kafka's `ProducerStateManager`;
 //! - [`durable`]: the record log of `--data DIR` and its replay;
 //! - [`events`]: the INFO log a person running the server reads: refused requests, created
 //!   topics, and group joins, leaves and assignments derived from the coordinator's records;
 //! - [`client`]: a small pipelining client for tests and the load generator;
 //! - [`util`]: CRC-32C, clocks and ids.
+//!
+//! Topics are created by `--topic`, CreateTopics, streams groups' internal topics, and Metadata
+//! requests naming unknown topics (Kafka's default `auto.create.topics.enable=true`; off with
+//! [`config::ServerConfig::auto_create_topics`]); a Produce to an unknown topic is
+//! UNKNOWN_TOPIC_OR_PARTITION, as in Kafka. Transactions are not served.
 //!
 //! Error codes are [`kwire_protocol::error::ErrorCode`]s; handlers put `ErrorCode::X.code()` in
 //! the responses' `error_code` fields.
@@ -45,6 +52,7 @@ pub mod conn;
 pub mod durable;
 pub mod events;
 pub mod handlers;
+pub mod producers;
 pub mod server;
 pub mod topics;
 pub mod util;

@@ -20,6 +20,7 @@ use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTop
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
+use kwire_protocol::generated::init_producer_id_request::InitProducerIdRequest;
 use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::list_offsets_request::{
     ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic,
@@ -413,6 +414,8 @@ async fn metadata_by_name_and_by_id() {
                         ..Default::default()
                     },
                 ]),
+                // Not auto-created (see metadata_creates_unknown_topics_and_produce_does_not).
+                allow_auto_topic_creation: false,
                 ..Default::default()
             },
             v,
@@ -1189,6 +1192,7 @@ async fn every_advertised_version_encodes() {
                     ..Default::default()
                 }
                 .into(),
+                ApiKey::InitProducerId => init_producer_id(None, -1, -1).into(),
                 ApiKey::StreamsGroupDescribe => StreamsGroupDescribeRequest {
                     group_ids: vec!["sg".into()],
                     ..Default::default()
@@ -1780,4 +1784,707 @@ async fn create_topics_limits_and_colliding_names() {
         ErrorCode::InvalidRecord.code()
     );
     r.stop().await;
+}
+
+// ---- idempotent producers, InitProducerId, auto-created topics ----
+
+/// `make_batch(values, base_ts)` as producer `pid` at `epoch` from sequence `seq`.
+fn idempotent_batch(values: &[&[u8]], pid: i64, epoch: i16, seq: i32) -> Vec<u8> {
+    let mut b = make_batch(values, 1_000);
+    b[43..51].copy_from_slice(&pid.to_be_bytes());
+    b[51..53].copy_from_slice(&epoch.to_be_bytes());
+    b[53..57].copy_from_slice(&seq.to_be_bytes());
+    let crc = crate::util::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+fn init_producer_id(txn: Option<&str>, pid: i64, epoch: i16) -> InitProducerIdRequest {
+    InitProducerIdRequest {
+        transactional_id: txn.map(|t| t.to_string().into()),
+        transaction_timeout_ms: 60_000,
+        producer_id: pid,
+        producer_epoch: epoch,
+        ..Default::default()
+    }
+}
+
+async fn init_pid(c: &mut Client, r: InitProducerIdRequest, v: i16) -> (i16, i64, i16) {
+    let Response::InitProducerId(p) = call(c, r, v).await else {
+        panic!("not an InitProducerId answer")
+    };
+    (p.error_code, p.producer_id, p.producer_epoch)
+}
+
+/// Base offsets of the batches of a record set, in order.
+fn batch_offsets(records: &[u8]) -> Vec<i64> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at + 12 <= records.len() {
+        out.push(be_i64(records, at));
+        let len = i32::from_be_bytes(records[at + 8..at + 12].try_into().expect("4 bytes"));
+        at += 12 + usize::try_from(len).expect("length");
+    }
+    out
+}
+
+#[tokio::test]
+async fn init_producer_id_gives_fresh_ids_and_refuses_transactions() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    // Advertised at 0-5.
+    let Response::ApiVersions(a) = call(
+        &mut c,
+        ApiVersionsRequest {
+            client_software_name: "t".into(),
+            client_software_version: "1".into(),
+            ..Default::default()
+        },
+        3,
+    )
+    .await
+    else {
+        panic!()
+    };
+    let k = a
+        .api_keys
+        .iter()
+        .find(|k| k.api_key == ApiKey::InitProducerId.as_i16())
+        .expect("InitProducerId advertised");
+    assert_eq!((k.min_version, k.max_version), (0, 5));
+    // Fresh ids count up from 0, epoch 0, at every version.
+    let mut expected = 0i64;
+    for v in 0..=5i16 {
+        assert_eq!(
+            init_pid(&mut c, init_producer_id(None, -1, -1), v).await,
+            (0, expected, 0),
+            "v{v}"
+        );
+        expected += 1;
+    }
+    // KIP-360: an idempotent producer sending its id and epoch gets a new id with epoch 0, as
+    // Kafka's coordinator answers a null transactional id (the epoch bump is the client's).
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, 0, 5), 4).await,
+        (0, expected, 0)
+    );
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, 0, i16::MAX), 5).await,
+        (0, expected + 1, 0)
+    );
+    // Only one of the two set: INVALID_REQUEST.
+    for (pid, epoch) in [(3, -1), (-1, 0)] {
+        assert_eq!(
+            init_pid(&mut c, init_producer_id(None, pid, epoch), 3).await,
+            (ErrorCode::InvalidRequest.code(), -1, -1)
+        );
+    }
+    // Transactions are not served.
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(Some("tx"), -1, -1), 5).await,
+        (ErrorCode::CoordinatorNotAvailable.code(), -1, -1)
+    );
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(Some(""), -1, -1), 5).await,
+        (ErrorCode::InvalidRequest.code(), -1, -1)
+    );
+    let mut long = init_producer_id(Some("tx"), -1, -1);
+    long.transaction_timeout_ms = 900_001;
+    assert_eq!(
+        init_pid(&mut c, long, 2).await,
+        (ErrorCode::InvalidTransactionTimeout.code(), -1, -1)
+    );
+    // The failures took no id.
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, expected + 2, 0)
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn idempotent_produce_checks_sequences_and_answers_duplicates() {
+    let r = start(config(&[("t1", 2)])).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let (_, pid, epoch) = init_pid(&mut c, init_producer_id(None, -1, -1), 5).await;
+    // Sequences in order: 0-1, 2-4.
+    let first = idempotent_batch(&[b"a", b"b"], pid, epoch, 0);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, first.clone(), -1), 11).await),
+        (0, 0, 0)
+    );
+    let second = idempotent_batch(&[b"c", b"d", b"e"], pid, epoch, 2);
+    // The same batch resent by a raw client, twice in one write (a producer's retry after a
+    // lost answer): the first is stored, the second answered with its offset.
+    let frame = encode_request(
+        Request::from(produce("t1", 0, second.clone(), -1)),
+        11,
+        7,
+        Some("raw"),
+    )
+    .expect("encode");
+    let mut twice = frame.to_vec();
+    twice.extend_from_slice(&frame);
+    within(c.send_raw(&twice)).await.expect("send");
+    for _ in 0..2 {
+        let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+        let resp = ResponseFrame::decode(f, ApiKey::Produce, 11).expect("decode");
+        let Response::Produce(p) = resp.body else {
+            panic!()
+        };
+        let pr = &p.responses[0].partition_responses[0];
+        assert_eq!((pr.error_code, pr.base_offset), (0, 2));
+    }
+    // The first batch again (still among the last five): its original offset, and as Kafka the
+    // original batch's MaxTimestamp as LogAppendTime.
+    let Response::Produce(p) = call(&mut c, produce("t1", 0, first.clone(), -1), 11).await else {
+        panic!()
+    };
+    let pr = &p.responses[0].partition_responses[0];
+    assert_eq!(
+        (pr.error_code, pr.base_offset, pr.log_append_time_ms),
+        (0, 0, 1_001)
+    );
+    // Stored once each: two batches, offsets 0 and 2, high watermark 5.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 0), 16).await else {
+        panic!()
+    };
+    let p = &f.responses[0].partitions[0];
+    let recs = p.records.clone().expect("records");
+    assert_eq!(batch_offsets(&recs), vec![0, 2]);
+    assert_eq!(recs.len(), first.len() + second.len());
+    assert_eq!(p.high_watermark, 5);
+    // A gap: OUT_OF_ORDER_SEQUENCE_NUMBER, with a message (v8+), nothing stored.
+    let gap = idempotent_batch(&[b"x"], pid, epoch, 7);
+    let Response::Produce(p) = call(&mut c, produce("t1", 0, gap, -1), 11).await else {
+        panic!()
+    };
+    let pr = &p.responses[0].partition_responses[0];
+    assert_eq!(
+        (pr.error_code, pr.base_offset),
+        (ErrorCode::OutOfOrderSequenceNumber.code(), -1)
+    );
+    assert!(pr
+        .error_message
+        .as_deref()
+        .is_some_and(|m| m.contains("Out of order")));
+    // Overlapping but not equal to a stored batch: out of order too.
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"x"], pid, epoch, 3), -1),
+                11
+            )
+            .await
+        )
+        .0,
+        ErrorCode::OutOfOrderSequenceNumber.code()
+    );
+    // Sequences are per partition: partition 1 knows no producer and takes any sequence.
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 1, idempotent_batch(&[b"p"], pid, epoch, 40), -1),
+                11
+            )
+            .await
+        ),
+        (0, 0, 0)
+    );
+    // The producer bumps its epoch (KIP-360): the new epoch must start at 0.
+    let bumped = epoch + 1;
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"y"], pid, bumped, 5), -1),
+                11
+            )
+            .await
+        )
+        .0,
+        ErrorCode::OutOfOrderSequenceNumber.code()
+    );
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"y"], pid, bumped, 0), -1),
+                11
+            )
+            .await
+        ),
+        (0, 5, 0)
+    );
+    // The old epoch is fenced: INVALID_PRODUCER_EPOCH, even for a former duplicate.
+    for b in [
+        idempotent_batch(&[b"z"], pid, epoch, 5),
+        second.clone(),
+        first.clone(),
+    ] {
+        assert_eq!(
+            produce_result(call(&mut c, produce("t1", 0, b, -1), 11).await).0,
+            ErrorCode::InvalidProducerEpoch.code()
+        );
+    }
+    // A producer id with a negative sequence: INVALID_RECORD (Kafka's LogValidator).
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"z"], pid, bumped, -1), -1),
+                11
+            )
+            .await
+        )
+        .0,
+        ErrorCode::InvalidRecord.code()
+    );
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        6
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn idempotent_sequences_wrap_at_i32_max() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    let (_, pid, epoch) = init_pid(&mut c, init_producer_id(None, -1, -1), 5).await;
+    // Unknown to the partition: any sequence starts it (Kafka 2.5+).
+    let near_end = idempotent_batch(&[b"a", b"b"], pid, epoch, i32::MAX - 3);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, near_end, -1), 9).await),
+        (0, 0, 0)
+    );
+    // MAX-1, MAX, 0: a batch crossing the wrap.
+    let crossing = idempotent_batch(&[b"c", b"d", b"e"], pid, epoch, i32::MAX - 1);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, crossing.clone(), -1), 9).await),
+        (0, 2, 0)
+    );
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"f"], pid, epoch, 1), -1),
+                9
+            )
+            .await
+        ),
+        (0, 5, 0)
+    );
+    // The crossing batch resent: its offset.
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, crossing, -1), 9).await),
+        (0, 2, 0)
+    );
+    // 0 again after 1: out of order.
+    assert_eq!(
+        produce_result(
+            call(
+                &mut c,
+                produce("t1", 0, idempotent_batch(&[b"g"], pid, epoch, 0), -1),
+                9
+            )
+            .await
+        )
+        .0,
+        ErrorCode::OutOfOrderSequenceNumber.code()
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn producer_ids_are_not_reused_after_a_restart() {
+    let dir = temp_dir("pids");
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, 0, 0)
+    );
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, 1, 0)
+    );
+    let b = idempotent_batch(&[b"a"], 1, 0, 0);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b.clone(), -1), 9).await),
+        (0, 0, 0)
+    );
+    drop(c);
+    r.stop().await;
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    // Ids continue after the reserved block.
+    let block = crate::producers::PRODUCER_ID_BLOCK;
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, block, 0)
+    );
+    // The records are gone, and their producer state with them (as a Kafka partition whose
+    // log start offset passed the producer's batches): the batch is new again, at offset 1.
+    assert!(r.shared.lock().topics.get("t1").expect("t1").partitions[0]
+        .producers()
+        .is_empty());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b, -1), 9).await),
+        (0, 1, 1)
+    );
+    drop(c);
+    r.stop().await;
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, 2 * block, 0)
+    );
+    drop(c);
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn metadata_for(names: &[&str], allow: bool) -> MetadataRequest {
+    MetadataRequest {
+        topics: Some(
+            names
+                .iter()
+                .map(|n| MetadataRequestTopic {
+                    name: Some(n.to_string().into()),
+                    ..Default::default()
+                })
+                .collect(),
+        ),
+        allow_auto_topic_creation: allow,
+        ..Default::default()
+    }
+}
+
+async fn metadata_codes(c: &mut Client, r: MetadataRequest, v: i16) -> Vec<(i16, usize)> {
+    let Response::Metadata(m) = call(c, r, v).await else {
+        panic!()
+    };
+    m.topics
+        .iter()
+        .map(|t| (t.error_code, t.partitions.len()))
+        .collect()
+}
+
+#[tokio::test]
+async fn metadata_creates_unknown_topics_and_produce_does_not() {
+    let mut cfg = config(&[("a.b", 1)]);
+    cfg.default_partitions = 3;
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let unknown = ErrorCode::UnknownTopicOrPartition.code();
+    // A produce to an unknown topic: UNKNOWN_TOPIC_OR_PARTITION, and it is not created.
+    assert_eq!(
+        produce_result(call(&mut c, produce("fresh", 0, make_batch(&[b"x"], 1), -1), 9).await).0,
+        unknown
+    );
+    assert!(r.shared.lock().topics.get("fresh").is_none());
+    // AllowAutoTopicCreation=false: not created.
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["fresh"], false), 12).await,
+        vec![(unknown, 0)]
+    );
+    assert!(r.shared.lock().topics.get("fresh").is_none());
+    // Allowed: created with --default-partitions, answered UNKNOWN_TOPIC_OR_PARTITION in the
+    // same response as Kafka's KRaft brokers do; an illegal name is INVALID_TOPIC_EXCEPTION; a
+    // colliding one is not created.
+    assert_eq!(
+        metadata_codes(
+            &mut c,
+            metadata_for(&["fresh", "bad name", "a_b"], true),
+            12
+        )
+        .await,
+        vec![
+            (unknown, 0),
+            (ErrorCode::InvalidTopicException.code(), 0),
+            (unknown, 0)
+        ]
+    );
+    assert!(r.shared.lock().topics.get("a_b").is_none());
+    // The retry finds it.
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["fresh"], true), 12).await,
+        vec![(0, 3)]
+    );
+    assert_eq!(
+        produce_result(call(&mut c, produce("fresh", 2, make_batch(&[b"x"], 1), -1), 9).await),
+        (0, 0, 0)
+    );
+    // v0-3 have no AllowAutoTopicCreation field: they create, as Kafka (its default is true).
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["old-client"], true), 1).await,
+        vec![(unknown, 0)]
+    );
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["old-client"], true), 1).await,
+        vec![(0, 3)]
+    );
+    r.stop().await;
+
+    // Turned off on the server: never created.
+    let mut cfg = config(&[]);
+    cfg.auto_create_topics = false;
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    for _ in 0..2 {
+        assert_eq!(
+            metadata_codes(&mut c, metadata_for(&["fresh"], true), 12).await,
+            vec![(unknown, 0)]
+        );
+    }
+    assert!(r.shared.lock().topics.is_empty());
+    r.stop().await;
+}
+
+/// Sets a batch's attributes (compression codec in bits 0-2) and fixes its CRC.
+fn with_attributes(mut b: Vec<u8>, attributes: i16) -> Vec<u8> {
+    b[21..23].copy_from_slice(&attributes.to_be_bytes());
+    let crc = crate::util::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+#[tokio::test]
+async fn produced_batches_are_validated_with_kafkas_error_codes() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    let good = make_batch(&[b"a", b"b", b"c"], 1_000);
+    let code = |resp: Response| produce_result(resp).0;
+    // The CRC-32C covers attributes to the end: one flipped value bit is CORRUPT_MESSAGE.
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n - 2] ^= 0x10;
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, flipped, -1), 9).await),
+        ErrorCode::CorruptMessage.code()
+    );
+    // A record count that is not lastOffsetDelta + 1, with a valid CRC: INVALID_RECORD.
+    let mut count = good.clone();
+    count[57..61].copy_from_slice(&4i32.to_be_bytes());
+    let crc = crate::util::crc32c(&count[21..]);
+    count[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, count, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // Magic 1 in a Produce v3+: INVALID_RECORD.
+    let mut magic = good.clone();
+    magic[16] = 1;
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, magic, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // Two batches in one partition's records: INVALID_RECORD (exactly one in v3+).
+    let mut two = good.clone();
+    two.extend_from_slice(&good);
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, two, -1), 9).await),
+        ErrorCode::InvalidRecord.code()
+    );
+    // zstd needs Produce v7+ (KIP-110): UNSUPPORTED_COMPRESSION_TYPE below.
+    let zstd = with_attributes(good.clone(), 4);
+    assert_eq!(
+        code(call(&mut c, produce("t1", 0, zstd, -1), 6).await),
+        ErrorCode::UnsupportedCompressionType.code()
+    );
+    // Codec ids 5-7: UNKNOWN_SERVER_ERROR, as Kafka.
+    assert_eq!(
+        code(
+            call(
+                &mut c,
+                produce("t1", 0, with_attributes(good.clone(), 6), -1),
+                9
+            )
+            .await
+        ),
+        ErrorCode::UnknownServerError.code()
+    );
+    // Nothing was stored; the good batch still is.
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, good, -1), 9).await),
+        (0, 0, 0)
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn compressed_batches_are_checked_and_served_unchanged() {
+    use kwire_protocol::records::{BatchBuilder, Compression};
+    let mut cfg = config(&[("t1", 1)]);
+    // Records may decompress to at most the largest frame: 64 KiB here.
+    cfg.max_frame_bytes = 64 << 10;
+    let r = start(cfg).await;
+    let id = topic_id(&r, "t1");
+    let mut c = connect(r.addr).await;
+    let mut sent = Vec::new();
+    for codec in [
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
+        let mut b = BatchBuilder::new(codec);
+        for i in 0..20u8 {
+            b.append(
+                1_000 + i64::from(i),
+                Some(&[i][..]),
+                Some(&[b'v'; 100][..]),
+                &[(b"h", None)],
+            )
+            .expect("append");
+        }
+        let bytes = b.build().expect("build").to_vec();
+        let base = 20 * sent.len() as i64;
+        assert_eq!(
+            produce_result(call(&mut c, produce("t1", 0, bytes.clone(), -1), 9).await),
+            (0, base, 0),
+            "{codec:?}"
+        );
+        sent.push(bytes);
+    }
+    // Served back as sent (still compressed), but for base offset and leader epoch.
+    let Response::Fetch(f) = call(&mut c, fetch_by_id(id, 0, 0, 0), 16).await else {
+        panic!()
+    };
+    let recs = f.responses[0].partitions[0]
+        .records
+        .clone()
+        .expect("records");
+    assert_eq!(batch_offsets(&recs), vec![0, 20, 40, 60]);
+    let mut at = 0;
+    for s in &sent {
+        assert_eq!(&recs[at + 16..at + s.len()], &s[16..]);
+        at += s.len();
+    }
+    // ListOffsets by timestamp reads inside a compressed batch: timestamp 1005 is offset 5.
+    let Response::ListOffsets(l) = call(&mut c, list_offset("t1", 0, 1_005, 7), 7).await else {
+        panic!()
+    };
+    let p = &l.topics[0].partitions[0];
+    assert_eq!((p.error_code, p.offset, p.timestamp), (0, 5, 1_005));
+    // Bytes that are not gzip: UNKNOWN_SERVER_ERROR, as Kafka's "Failed to decompress".
+    let mut garbage = sent[0].clone();
+    for x in &mut garbage[61..] {
+        *x = 0x5a;
+    }
+    let crc = crate::util::crc32c(&garbage[21..]);
+    garbage[17..21].copy_from_slice(&crc.to_be_bytes());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, garbage, -1), 9).await).0,
+        ErrorCode::UnknownServerError.code()
+    );
+    // A zstd batch of a few hundred bytes inflating past the 64 KiB limit: MESSAGE_TOO_LARGE.
+    let mut bomb = BatchBuilder::new(Compression::Zstd);
+    bomb.append(1, None, Some(&vec![0u8; 1 << 20]), &[])
+        .expect("append");
+    let bomb = bomb.build().expect("build").to_vec();
+    assert!(bomb.len() < 1024, "{} bytes", bomb.len());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, bomb, -1), 9).await).0,
+        ErrorCode::MessageTooLarge.code()
+    );
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        80
+    );
+    r.stop().await;
+}
+
+#[tokio::test]
+async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
+    let dir = temp_dir("pid-enospc");
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.data_dir = Some(dir.clone());
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let faults = |writes: u32| {
+        let mut b = r.shared.lock();
+        b.log_mut().expect("durable").faults.writes = writes;
+    };
+    // The first id needs a block written: that write fails, so no id is given.
+    faults(1);
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (ErrorCode::CoordinatorLoadInProgress.code(), -1, -1)
+    );
+    assert_eq!(
+        init_pid(&mut c, init_producer_id(None, -1, -1), 5).await,
+        (0, 0, 0)
+    );
+    // An idempotent batch whose end-offset write fails: KAFKA_STORAGE_ERROR, and neither the
+    // records nor the producer state keep it, so the retry is stored (not a duplicate).
+    let b = idempotent_batch(&[b"a", b"b"], 0, 0, 0);
+    faults(1);
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b.clone(), -1), 9).await),
+        (ErrorCode::KafkaStorageError.code(), -1, -1)
+    );
+    assert!(r.shared.lock().topics.get("t1").expect("t1").partitions[0]
+        .producers()
+        .is_empty());
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b.clone(), -1), 9).await),
+        (0, 0, 0)
+    );
+    assert_eq!(
+        produce_result(call(&mut c, produce("t1", 0, b, -1), 9).await),
+        (0, 0, 0)
+    );
+    // One request carrying a new batch twice for the same partition: the second is its
+    // duplicate; when the write fails both fail, and nothing is kept.
+    let next = idempotent_batch(&[b"c"], 0, 0, 2);
+    let mut twice = produce("t1", 0, next.clone(), -1);
+    let again = twice.topic_data[0].partition_data[0].clone();
+    twice.topic_data[0].partition_data.push(again);
+    for (fail, expected) in [
+        (1, [(ErrorCode::KafkaStorageError.code(), -1); 2]),
+        (0, [(0, 2), (0, 2)]),
+    ] {
+        faults(fail);
+        let Response::Produce(p) = call(&mut c, twice.clone(), 9).await else {
+            panic!()
+        };
+        let got: Vec<(i16, i64)> = p.responses[0]
+            .partition_responses
+            .iter()
+            .map(|r| (r.error_code, r.base_offset))
+            .collect();
+        assert_eq!(got, expected.to_vec(), "write failures {fail}");
+    }
+    assert_eq!(
+        r.shared.lock().topics.get("t1").expect("t1").partitions[0].high_watermark(),
+        3
+    );
+    // Auto-creation whose write fails: not created, UNKNOWN_TOPIC_OR_PARTITION; the retry
+    // creates it.
+    faults(1);
+    let unknown = ErrorCode::UnknownTopicOrPartition.code();
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(unknown, 0)]
+    );
+    assert!(r.shared.lock().topics.get("later").is_none());
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(unknown, 0)]
+    );
+    assert_eq!(
+        metadata_codes(&mut c, metadata_for(&["later"], true), 12).await,
+        vec![(0, 1)]
+    );
+    drop(c);
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

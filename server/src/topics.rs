@@ -6,7 +6,8 @@
 //! on, so rewriting them keeps the batch valid. Records are kept in memory only: a log starts
 //! empty at its log start offset (0, or after a restart with `--data` the end offset the partition
 //! had, so that offsets are never reused), nothing is ever deleted, and the high watermark, the
-//! last stable offset and the next offset are one number.
+//! last stable offset and the next offset are one number. Each partition also holds the state of
+//! its idempotent producers ([`crate::producers`]), which lives and dies with its records.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,6 +16,12 @@ use kwire_protocol::coordinator::TopicMetadata;
 use kwire_protocol::error::ErrorCode;
 use kwire_protocol::wire::Uuid;
 
+use kwire_protocol::records::{
+    BatchHeader, Compression, DecodeOptions, RecordSetRef, RecordsError, RecordsErrorKind,
+    TimestampType,
+};
+
+use crate::producers::{ProducerBatch, ProducerEntry, ProducerStates, SequenceCheck};
 use crate::util::crc32c;
 
 /// The most partitions a topic may have (`--topic`, CreateTopics, streams internal topics).
@@ -43,6 +50,7 @@ pub struct PartitionLog {
     log_start: i64,
     next_offset: i64,
     bytes: usize,
+    producers: ProducerStates,
 }
 
 /// Where a [`PartitionLog`] stood before an append, to undo it ([`PartitionLog::truncate_to`]).
@@ -62,6 +70,53 @@ pub struct BatchError {
     pub message: String,
 }
 
+/// Kafka's `ProduceRequest.validateRecords` rule for a Produce `version` below 7 (KIP-110):
+/// zstd-compressed batches need Produce v7+.
+///
+/// # Errors
+/// UNSUPPORTED_COMPRESSION_TYPE (76) for a zstd batch in a Produce request below v7.
+pub fn check_produce_version(records: &[u8], version: i16) -> Result<(), BatchError> {
+    if version < 7 && records.len() >= BATCH_HEADER_LEN && records[22] & 0x07 == 4 {
+        return Err(batch_error(
+            ErrorCode::UnsupportedCompressionType,
+            format!("Produce requests with version {version} are not allowed to use ZStandard compression"),
+        ));
+    }
+    Ok(())
+}
+
+/// The header fields of a checked batch that the log needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchInfo {
+    /// Offset of the last record minus the first (`>= 0`).
+    pub last_offset_delta: i32,
+    /// The batch's MaxTimestamp (ms).
+    pub max_timestamp: i64,
+    /// The producer, when the batch has one (producer id `>= 0`, Kafka's `hasProducerId`).
+    pub producer: Option<ProducerBatch>,
+    /// The attributes and MaxTimestamp to write into the batch (then its CRC-32C again), when
+    /// they differ from what the producer sent: the largest record timestamp, and CreateTime.
+    pub rewrite: Option<(i16, i64)>,
+}
+
+/// What [`PartitionLog::append`] did with a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// Offset of the batch's first record: where it was stored, or, for a duplicate, where the
+    /// original was stored.
+    pub base_offset: i64,
+    /// A duplicate of one of its producer's last batches (nothing was stored).
+    pub duplicate: bool,
+    /// The batch's producer fields, when it has a producer.
+    pub producer: Option<ProducerBatch>,
+    /// The LogAppendTime to answer (ms): -1 (the topics use CreateTime), or for a duplicate the
+    /// original batch's MaxTimestamp, as Kafka answers.
+    pub log_append_time: i64,
+    /// How to undo the producer-state change of an appended idempotent batch
+    /// ([`PartitionLog::undo_producer`]): the producer id and its previous state.
+    pub undo: Option<(i64, Option<ProducerEntry>)>,
+}
+
 fn batch_error(code: ErrorCode, message: impl Into<String>) -> BatchError {
     BatchError {
         code,
@@ -69,190 +124,200 @@ fn batch_error(code: ErrorCode, message: impl Into<String>) -> BatchError {
     }
 }
 
-fn be_i64(b: &[u8], at: usize) -> i64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[at..at + 8]);
-    i64::from_be_bytes(a)
-}
-
-fn be_i32(b: &[u8], at: usize) -> i32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&b[at..at + 4]);
-    i32::from_be_bytes(a)
-}
-
-/// Reads a zigzag varint of at most `max_bytes` bytes (5 for an int, 10 for a long).
-fn read_zigzag(b: &[u8], pos: &mut usize, max_bytes: usize) -> Option<i64> {
-    let mut v: u64 = 0;
-    for i in 0..max_bytes {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        v |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some(((v >> 1) as i64) ^ -((v & 1) as i64));
+/// Maps a records-module error to Kafka's answer: CORRUPT_MESSAGE for a CRC mismatch (Kafka's
+/// `CorruptRecordException`); UNKNOWN_SERVER_ERROR for an unknown codec id or bytes the codec
+/// cannot decompress (Kafka fails there with an `IllegalArgumentException` or a `KafkaException`
+/// "Failed to decompress record stream", which its ReplicaManager answers as an unexpected
+/// error); MESSAGE_TOO_LARGE for records decompressing past the server's limit (the Java
+/// producer then splits the batch); INVALID_RECORD for everything else (Kafka's
+/// `InvalidRecordException`).
+fn records_error(e: &RecordsError) -> BatchError {
+    let code = match e.kind {
+        RecordsErrorKind::CrcMismatch { .. } => ErrorCode::CorruptMessage,
+        RecordsErrorKind::UnknownCompression(_) | RecordsErrorKind::Decompression(_) => {
+            ErrorCode::UnknownServerError
         }
-    }
-    None
+        RecordsErrorKind::DecompressedTooLarge { .. } => ErrorCode::MessageTooLarge,
+        _ => ErrorCode::InvalidRecord,
+    };
+    batch_error(code, e.to_string())
 }
 
-/// Reads a varint-length-prefixed field (-1: null when `nullable`) and skips its bytes.
-fn skip_field(b: &[u8], pos: &mut usize, nullable: bool) -> Result<(), String> {
-    let len = read_zigzag(b, pos, 5).ok_or("bad varint")?;
-    if len == -1 && nullable {
-        return Ok(());
-    }
-    let len = usize::try_from(len).map_err(|_| format!("negative length {len}"))?;
-    if len > b.len() - *pos {
-        return Err(format!("length {len} past the end of the record"));
-    }
-    *pos += len;
-    Ok(())
-}
-
-/// Walks the records of an uncompressed batch body (`body`: from byte 61 on): exactly `count`
-/// records, each a varint length followed by that many bytes holding a well-formed record
-/// (attributes, timestamp and offset deltas, key, value, headers), and nothing after them.
-fn check_records(body: &[u8], count: i32) -> Result<(), String> {
-    let mut pos = 0usize;
-    for i in 0..count {
-        let len = read_zigzag(body, &mut pos, 5)
-            .ok_or_else(|| format!("record {i}: bad length varint"))?;
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|l| *l <= body.len() - pos)
-            .ok_or_else(|| {
-                format!(
-                    "record {i}: length {len} does not fit in the {} bytes left",
-                    body.len() - pos
-                )
-            })?;
-        let rec = &body[pos..pos + len];
-        pos += len;
-        let mut p = 1usize; // attributes
-        let walk = (|| -> Result<(), String> {
-            if rec.is_empty() {
-                return Err("empty record".into());
-            }
-            read_zigzag(rec, &mut p, 10).ok_or("bad timestamp delta")?;
-            read_zigzag(rec, &mut p, 5).ok_or("bad offset delta")?;
-            skip_field(rec, &mut p, true)?; // key
-            skip_field(rec, &mut p, true)?; // value
-            let headers = read_zigzag(rec, &mut p, 5).ok_or("bad header count")?;
-            if headers < 0 {
-                return Err(format!("negative header count {headers}"));
-            }
-            for _ in 0..headers {
-                skip_field(rec, &mut p, false)?; // header key
-                skip_field(rec, &mut p, true)?; // header value
-            }
-            if p != rec.len() {
-                return Err(format!(
-                    "{} bytes of the record are left unread",
-                    rec.len() - p
-                ));
-            }
-            Ok(())
-        })();
-        walk.map_err(|e| format!("record {i}: {e}"))?;
-    }
-    if pos != body.len() {
-        return Err(format!(
-            "{} bytes follow the batch's {count} records",
-            body.len() - pos
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that `records` is exactly one RecordBatch v2 that is whole, has magic 2 and a matching
-/// CRC-32C (as Kafka checks a Produce v3+ request). Then, as Kafka's log validation: a known
-/// compression codec (0-4), not a control batch, a non-negative lastOffsetDelta, a record count
-/// equal to lastOffsetDelta + 1, and, for an uncompressed batch, records that walk to exactly that
-/// count and the batch's end. Transactional batches (attributes bit 4) are refused with
-/// INVALID_RECORD: the server has no transaction coordinator, so no transaction could be begun or
-/// ended (Kafka would answer a transactional write outside a transaction with an error as well).
-/// The producer id, epoch and base sequence are not checked (no idempotence). Returns
-/// lastOffsetDelta.
+/// Checks `records`, a Produce request's records for one partition, as Kafka does before
+/// appending them (`ProduceRequest.validateRecords`, `UnifiedLog.analyzeAndValidateRecords`,
+/// `LogValidator`), reading it with [`kwire_protocol::records`]:
+///
+/// * exactly one whole RecordBatch v2 (magic 2: Produce v3+ carries nothing else) — else
+///   INVALID_RECORD;
+/// * its CRC-32C — else CORRUPT_MESSAGE;
+/// * base offset 0, a record count equal to lastOffsetDelta + 1 and above 0, not a control batch,
+///   a base sequence `>= 0` when it has a producer id — else INVALID_RECORD; transactional
+///   batches are INVALID_RECORD too: kwire-server has no transaction coordinator, so no
+///   transaction could be begun or ended;
+/// * a known codec whose records decompress within `max_decompressed_bytes` (one buffer for the
+///   batch, dropped after the check; a compressed batch is stored and served as it came). A
+///   codec this build of kwire-protocol left out (its cargo feature is off) cannot be looked
+///   into: such a batch is stored as sent after the header checks;
+/// * exactly `count` well-formed records and no bytes after them, with offset deltas 0, 1, 2, …
+///   — else INVALID_RECORD. Kafka rewrites a batch whose inner offsets are off (for old
+///   clients); kwire-server serves the producer's bytes unchanged, so it refuses such a batch
+///   instead (every v2 client numbers records from 0);
+/// * timestamps: no range is enforced (Kafka's defaults of `message.timestamp.before.max.ms` and
+///   `message.timestamp.after.max.ms` are unlimited). The batch's MaxTimestamp becomes the
+///   largest record timestamp and its timestamp type CreateTime (topics are CreateTime), as
+///   Kafka's `setMaxTimestamp` does: [`BatchInfo::rewrite`] says when the bytes must change. A
+///   LogAppendTime batch whose MaxTimestamp is -1 is INVALID_TIMESTAMP.
+///
+/// Returns the header fields the log needs.
 ///
 /// # Errors
-/// CORRUPT_MESSAGE (2) for a CRC mismatch or an unknown compression codec, INVALID_RECORD (87)
-/// for everything else.
-pub fn check_batch(records: &[u8]) -> Result<i32, BatchError> {
-    if records.len() < BATCH_HEADER_LEN {
+/// The codes above, with a message saying where (byte offset, record index).
+pub fn check_batch(records: &[u8], max_decompressed_bytes: usize) -> Result<BatchInfo, BatchError> {
+    let mut batches = RecordSetRef::new(records).batches();
+    let batch = match batches.next() {
+        Some(Ok(b)) => b,
+        Some(Err(e)) => return Err(records_error(&e)),
+        None => {
+            return Err(batch_error(
+                ErrorCode::InvalidRecord,
+                format!(
+                    "Produce requests v3+ must hold exactly one whole record batch ({} bytes given, less than one batch)",
+                    records.len()
+                ),
+            ))
+        }
+    };
+    let h = *batch.header();
+    if h.magic != 2 {
         return Err(batch_error(
             ErrorCode::InvalidRecord,
-            format!(
-                "record batch of {} bytes is shorter than its {BATCH_HEADER_LEN}-byte header",
-                records.len()
-            ),
+            format!("record batch magic {}: only magic 2 is accepted", h.magic),
         ));
     }
-    let batch_len = be_i32(records, 8);
-    if batch_len < 0 || batch_len as usize + 12 != records.len() {
+    if batch.bytes().len() != records.len() {
         return Err(batch_error(ErrorCode::InvalidRecord,
             format!(
-                "Produce requests v3+ must hold exactly one whole record batch (batch length {batch_len}, {} bytes given)",
+                "Produce requests v3+ must hold exactly one whole record batch (batch length {}, {} bytes given)",
+                h.batch_length,
                 records.len()
             ),
         ));
     }
-    let magic = records[16] as i8;
-    if magic != 2 {
+    batch.check_crc().map_err(|e| records_error(&e))?;
+    if h.base_offset != 0 {
         return Err(batch_error(
             ErrorCode::InvalidRecord,
-            format!("record batch magic {magic}: only magic 2 is accepted"),
+            format!(
+                "The baseOffset of the record batch should be 0, but it is {}",
+                h.base_offset
+            ),
         ));
     }
-    let crc = u32::from_be_bytes([records[17], records[18], records[19], records[20]]);
-    if crc32c(&records[21..]) != crc {
-        return Err(batch_error(
-            ErrorCode::CorruptMessage,
-            "record batch CRC-32C does not match",
-        ));
-    }
-    let attributes = i16::from_be_bytes([records[21], records[22]]);
-    let codec = attributes & 0x07;
-    if codec > 4 {
-        return Err(batch_error(
-            ErrorCode::CorruptMessage,
-            format!("unknown compression codec {codec} (attributes {attributes:#06x})"),
-        ));
-    }
-    if attributes & 0x20 != 0 {
+    let codec = batch.compression().map_err(|e| records_error(&e))?;
+    if h.attributes.is_control() {
         return Err(batch_error(
             ErrorCode::InvalidRecord,
             "clients may not write control batches",
         ));
     }
-    if attributes & 0x10 != 0 {
+    if h.attributes.is_transactional() {
         return Err(batch_error(ErrorCode::InvalidRecord,
             "transactional record batches are not supported: kwire-server has no transaction coordinator",
         ));
     }
-    let last_delta = be_i32(records, 23);
+    let last_delta = h.last_offset_delta;
     if last_delta < 0 {
         return Err(batch_error(
             ErrorCode::InvalidRecord,
             format!("negative lastOffsetDelta {last_delta}"),
         ));
     }
-    let count = be_i32(records, 57);
-    if count < 0 || i64::from(count) != i64::from(last_delta) + 1 {
+    let count = h.record_count;
+    if count <= 0 || i64::from(count) != i64::from(last_delta) + 1 {
         return Err(batch_error(ErrorCode::InvalidRecord,
             format!(
                 "record count {count} does not match lastOffsetDelta {last_delta} (count must be lastOffsetDelta + 1)"
             ),
         ));
     }
-    if codec == 0 {
-        if let Err(e) = check_records(&records[BATCH_HEADER_LEN..], count) {
+    if h.producer_id >= 0 && h.base_sequence < 0 {
+        return Err(batch_error(
+            ErrorCode::InvalidRecord,
+            format!(
+                "Invalid sequence number {} in record batch with producerId {}",
+                h.base_sequence, h.producer_id
+            ),
+        ));
+    }
+    let log_append_time = h.attributes.timestamp_type() == TimestampType::LogAppendTime;
+    if log_append_time && h.max_timestamp == -1 {
+        return Err(batch_error(
+            ErrorCode::InvalidTimestamp,
+            "Invalid timestamp type: producers should not set the timestamp type to LogAppendTime",
+        ));
+    }
+    let opts = DecodeOptions {
+        max_decompressed_bytes,
+        ..DecodeOptions::default()
+    };
+    let mut buf = Vec::new();
+    let iter = if codec == Compression::None {
+        batch.records()
+    } else {
+        batch.decompress(&opts, &mut buf)
+    };
+    let iter = match iter {
+        Ok(iter) => iter,
+        Err(e) if matches!(e.kind, RecordsErrorKind::CompressionUnsupported(_)) => {
+            // A codec left out of this build (kwire-protocol's cargo features): the records
+            // cannot be looked at, so the batch is stored as sent, its header checked.
+            return Ok(BatchInfo {
+                last_offset_delta: last_delta,
+                max_timestamp: h.max_timestamp,
+                producer: producer_of(&h),
+                rewrite: None,
+            });
+        }
+        Err(e) => return Err(records_error(&e)),
+    };
+    let mut max_timestamp = i64::MIN;
+    for (i, r) in iter.enumerate() {
+        let r = r.map_err(|e| records_error(&e))?;
+        if i64::from(r.offset_delta) != i as i64 {
             return Err(batch_error(
                 ErrorCode::InvalidRecord,
-                format!("malformed record batch: {e}"),
+                format!(
+                    "record {i} has offset delta {} (records must be numbered 0, 1, 2, …)",
+                    r.offset_delta
+                ),
             ));
         }
+        let ts = if log_append_time {
+            h.max_timestamp
+        } else {
+            h.base_timestamp.wrapping_add(r.timestamp_delta)
+        };
+        max_timestamp = max_timestamp.max(ts);
     }
-    Ok(last_delta)
+    let attributes = h.attributes.0 & !0x08;
+    let rewrite = (attributes != h.attributes.0 || max_timestamp != h.max_timestamp)
+        .then_some((attributes, max_timestamp));
+    Ok(BatchInfo {
+        last_offset_delta: last_delta,
+        max_timestamp,
+        producer: producer_of(&h),
+        rewrite,
+    })
+}
+
+/// The producer fields of a batch header, when it has a producer (id `>= 0`).
+fn producer_of(h: &BatchHeader) -> Option<ProducerBatch> {
+    (h.producer_id >= 0).then_some(ProducerBatch {
+        producer_id: h.producer_id,
+        epoch: h.producer_epoch,
+        first_seq: h.base_sequence,
+        last_offset_delta: h.last_offset_delta,
+    })
 }
 
 impl PartitionLog {
@@ -264,6 +329,7 @@ impl PartitionLog {
             log_start: offset,
             next_offset: offset,
             bytes: 0,
+            producers: ProducerStates::default(),
         }
     }
 
@@ -303,28 +369,77 @@ impl PartitionLog {
         &self.batches
     }
 
-    /// Appends one record batch (checked by [`check_batch`]): rewrites its base offset to the
-    /// next offset and its partition leader epoch to 0, and returns the base offset.
+    /// Appends one record batch, as Kafka's `UnifiedLog.append`: checked by [`check_batch`]
+    /// first, then, for an idempotent producer's batch, against the partition's producer state
+    /// ([`ProducerStates::check`], after forgetting producers idle for a day at `now`, ms):
+    /// a duplicate of one of the producer's last five batches is
+    /// answered with the original base offset and not stored again. A stored batch gets its base
+    /// offset rewritten to the next offset and its partition leader epoch to 0 (both lie outside
+    /// the CRC, so the bytes served to consumers are otherwise the producer's).
     ///
     /// # Errors
-    /// As [`check_batch`].
-    pub fn append(&mut self, records: &[u8]) -> Result<i64, BatchError> {
-        let last_delta = check_batch(records)?;
+    /// As [`check_batch`]; INVALID_PRODUCER_EPOCH or OUT_OF_ORDER_SEQUENCE_NUMBER from the
+    /// producer state.
+    pub fn append(
+        &mut self,
+        records: &[u8],
+        max_decompressed_bytes: usize,
+        now: i64,
+    ) -> Result<Appended, BatchError> {
+        let info = check_batch(records, max_decompressed_bytes)?;
+        self.producers.expire(now);
         let base = self.next_offset;
+        if let Some(p) = &info.producer {
+            if let SequenceCheck::Duplicate(d) = self.producers.check(p, base)? {
+                return Ok(Appended {
+                    base_offset: d.first_offset,
+                    duplicate: true,
+                    producer: info.producer,
+                    log_append_time: d.timestamp,
+                    undo: None,
+                });
+            }
+        }
         let mut data = BytesMut::from(records);
         data[0..8].copy_from_slice(&base.to_be_bytes());
         data[12..16].copy_from_slice(&0i32.to_be_bytes());
-        let last = base + i64::from(last_delta);
-        let max_timestamp = be_i64(records, 35);
+        if let Some((attributes, max_timestamp)) = info.rewrite {
+            data[21..23].copy_from_slice(&attributes.to_be_bytes());
+            data[35..43].copy_from_slice(&max_timestamp.to_be_bytes());
+            let crc = crc32c(&data[21..]);
+            data[17..21].copy_from_slice(&crc.to_be_bytes());
+        }
+        let last = base + i64::from(info.last_offset_delta);
         self.bytes += data.len();
         self.batches.push(StoredBatch {
             base_offset: base,
             last_offset: last,
-            max_timestamp,
+            max_timestamp: info.max_timestamp,
             data: data.freeze(),
         });
         self.next_offset = last + 1;
-        Ok(base)
+        let undo = info.producer.map(|p| {
+            let previous = self.producers.record(&p, base, last, info.max_timestamp);
+            (p.producer_id, previous)
+        });
+        Ok(Appended {
+            base_offset: base,
+            duplicate: false,
+            producer: info.producer,
+            log_append_time: -1,
+            undo,
+        })
+    }
+
+    /// Puts a producer's state back as it was before an append (the `undo` of [`Appended`]),
+    /// together with [`PartitionLog::truncate_to`], when the append could not be made durable.
+    pub fn undo_producer(&mut self, producer_id: i64, previous: Option<ProducerEntry>) {
+        self.producers.restore(producer_id, previous);
+    }
+
+    /// The partition's idempotent producers.
+    pub fn producers(&self) -> &ProducerStates {
+        &self.producers
     }
 
     /// Whole batches from the one holding `offset` on, while the total stays within
@@ -354,9 +469,9 @@ impl PartitionLog {
         }
     }
 
-    /// ListOffsets by timestamp, best effort: the first record whose timestamp is at least `ts`
-    /// and that timestamp (exact in uncompressed batches; the batch's base offset and max
-    /// timestamp in compressed ones); `None` when no record is that late.
+    /// ListOffsets by timestamp: the first record whose timestamp is at least `ts` and that
+    /// timestamp (read inside the batch, compressed or not; the batch's base offset and max
+    /// timestamp when it cannot be read); `None` when no record is that late.
     pub fn offset_for_timestamp(&self, ts: i64) -> Option<(i64, i64)> {
         let b = self.batches.iter().find(|b| b.max_timestamp >= ts)?;
         Some(match record_at_or_after(b, |t| t >= ts) {
@@ -384,31 +499,24 @@ impl PartitionLog {
     }
 }
 
-/// The (timestamp, offset) of the first record of an uncompressed batch whose timestamp
-/// satisfies `pred`; `None` for a compressed batch, a malformed one, or no match.
+/// The (timestamp, offset) of the first record of a batch whose timestamp satisfies `pred`
+/// (a compressed batch is decompressed, within [`DecodeOptions`]' default limit, as Kafka's
+/// `LogSegment.findOffsetByTimestamp` reads inside batches); `None` for no match or a batch that
+/// cannot be read.
 fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i64, i64)> {
-    let d = &b.data[..];
-    let attributes = i16::from_be_bytes([d[21], d[22]]);
-    if attributes & 0x07 != 0 {
-        return None;
-    }
-    let base_ts = be_i64(d, 27);
-    let count = be_i32(d, 57);
-    let mut pos = BATCH_HEADER_LEN;
-    for _ in 0..count.max(0) {
-        let len = read_zigzag(d, &mut pos, 5)?;
-        let body_start = pos;
-        if len < 0 || body_start + len as usize > d.len() {
-            return None;
-        }
-        let mut p = body_start + 1; // record attributes
-        let ts_delta = read_zigzag(d, &mut p, 10)?;
-        let off_delta = read_zigzag(d, &mut p, 5)?;
-        let ts = base_ts.wrapping_add(ts_delta);
+    let batch = RecordSetRef::new(&b.data).batches().next()?.ok()?;
+    let h = batch.header();
+    let mut buf = Vec::new();
+    let records = match batch.compression().ok()? {
+        Compression::None => batch.records().ok()?,
+        _ => batch.decompress(&DecodeOptions::default(), &mut buf).ok()?,
+    };
+    for r in records {
+        let r = r.ok()?;
+        let ts = h.base_timestamp.wrapping_add(r.timestamp_delta);
         if pred(ts) {
-            return Some((ts, b.base_offset + off_delta));
+            return Some((ts, h.base_offset + i64::from(r.offset_delta)));
         }
-        pos = body_start + len as usize;
     }
     None
 }
@@ -557,6 +665,13 @@ impl TopicTable {
 pub(crate) mod tests {
     use super::*;
 
+    /// The decompression limit of these tests.
+    const LIMIT: usize = 1 << 20;
+
+    fn be_i64(b: &[u8], at: usize) -> i64 {
+        i64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+    }
+
     /// An uncompressed RecordBatch v2 holding `values` (no keys, no headers), timestamps
     /// `base_ts + i`.
     pub(crate) fn make_batch(values: &[&[u8]], base_ts: i64) -> Vec<u8> {
@@ -611,15 +726,18 @@ pub(crate) mod tests {
         let mut log = PartitionLog::default();
         let b1 = make_batch(&[b"a", b"b", b"c"], 1000);
         let b2 = make_batch(&[b"d"], 2000);
-        assert_eq!(log.append(&b1), Ok(0));
-        assert_eq!(log.append(&b2), Ok(3));
+        assert_eq!(log.append(&b1, LIMIT, 0).map(|a| a.base_offset), Ok(0));
+        assert_eq!(log.append(&b2, LIMIT, 0).map(|a| a.base_offset), Ok(3));
         assert_eq!(log.high_watermark(), 4);
         let all = log.read(0, 1 << 20, true);
         assert_eq!(all.len(), b1.len() + b2.len());
         assert_eq!(be_i64(&all, 0), 0);
         assert_eq!(be_i64(&all, b1.len()), 3);
-        // The batch still checks (offset and epoch are outside the CRC).
-        assert!(check_batch(&all[b1.len()..]).is_ok());
+        // The batch still checks (offset and epoch are outside the CRC) once its base offset is
+        // 0 again (a producer's batch must start at 0).
+        let mut second = all[b1.len()..].to_vec();
+        second[0..8].copy_from_slice(&0i64.to_be_bytes());
+        assert!(check_batch(&second, LIMIT).is_ok());
         // Offset 2 is inside the first batch: whole batches from there.
         assert_eq!(log.read(2, 1 << 20, true).len(), all.len());
         // At least one batch, even over the limit.
@@ -639,23 +757,26 @@ pub(crate) mod tests {
         let good = make_batch(&[b"x"], 1);
         let mut log = PartitionLog::default();
         assert_eq!(
-            log.append(&good[..30]).unwrap_err().code,
+            log.append(&good[..30], LIMIT, 0).unwrap_err().code,
             ErrorCode::InvalidRecord
         );
         let mut two = good.clone();
         two.extend_from_slice(&good);
-        assert_eq!(log.append(&two).unwrap_err().code, ErrorCode::InvalidRecord);
+        assert_eq!(
+            log.append(&two, LIMIT, 0).unwrap_err().code,
+            ErrorCode::InvalidRecord
+        );
         let mut magic = good.clone();
         magic[16] = 1;
         assert_eq!(
-            log.append(&magic).unwrap_err().code,
+            log.append(&magic, LIMIT, 0).unwrap_err().code,
             ErrorCode::InvalidRecord
         );
         let mut crc = good.clone();
         let last = crc.len() - 1;
         crc[last] ^= 0xff;
         assert_eq!(
-            log.append(&crc).unwrap_err().code,
+            log.append(&crc, LIMIT, 0).unwrap_err().code,
             ErrorCode::CorruptMessage
         );
         assert_eq!(log.high_watermark(), 0);
@@ -670,8 +791,11 @@ pub(crate) mod tests {
     #[test]
     fn nonsense_batches_are_refused_as_kafka_does() {
         let good = make_batch(&[b"a", b"bb", b"ccc"], 1);
-        assert_eq!(check_batch(&good), Ok(2));
-        let refused = |b: &[u8]| check_batch(b).unwrap_err();
+        assert_eq!(
+            check_batch(&good, LIMIT).map(|i| i.last_offset_delta),
+            Ok(2)
+        );
+        let refused = |b: &[u8]| check_batch(b, LIMIT).unwrap_err();
         // Record count: negative, zero, or not lastOffsetDelta + 1.
         for count in [-1i32, 0, 2, 4, i32::MAX] {
             let mut b = good.clone();
@@ -688,7 +812,7 @@ pub(crate) mod tests {
         fix_crc(&mut b);
         let e = refused(&b);
         assert_eq!(e.code, ErrorCode::InvalidRecord);
-        assert!(e.message.contains("follow"), "{}", e.message);
+        assert!(e.message.contains("after the last"), "{}", e.message);
         // ... or fewer records than the count (a record length reaching past the end).
         let mut b = good.clone();
         b[23..27].copy_from_slice(&3i32.to_be_bytes());
@@ -701,7 +825,7 @@ pub(crate) mod tests {
         fix_crc(&mut b);
         let e = refused(&b);
         assert_eq!(e.code, ErrorCode::InvalidRecord);
-        assert!(e.message.contains("does not fit"), "{}", e.message);
+        assert!(e.message.contains("record 0"), "{}", e.message);
         // A negative record length.
         let mut b = good.clone();
         b[BATCH_HEADER_LEN] = 0x01; // zigzag -1
@@ -715,21 +839,46 @@ pub(crate) mod tests {
         b[BATCH_HEADER_LEN + 5] = 60;
         fix_crc(&mut b);
         assert_eq!(refused(&b).code, ErrorCode::InvalidRecord);
-        // Compression codecs 5-7 are unknown: CORRUPT_MESSAGE.
+        // Compression codecs 5-7 are unknown: UNKNOWN_SERVER_ERROR (Kafka's
+        // `CompressionType.forId` throws an IllegalArgumentException, which its ReplicaManager
+        // answers with UNKNOWN_SERVER_ERROR).
         for codec in 5..=7i16 {
             let mut b = good.clone();
             b[21..23].copy_from_slice(&codec.to_be_bytes());
             fix_crc(&mut b);
-            assert_eq!(refused(&b).code, ErrorCode::CorruptMessage, "codec {codec}");
+            assert_eq!(
+                refused(&b).code,
+                ErrorCode::UnknownServerError,
+                "codec {codec}"
+            );
         }
-        // Codecs 1-4 are accepted without walking the (compressed) records.
+        // A base offset other than 0: INVALID_RECORD (Kafka's UnifiedLog, for clients' v2
+        // batches), though the CRC does not cover it.
         let mut b = good.clone();
-        b[21..23].copy_from_slice(&4i16.to_be_bytes());
-        b.truncate(BATCH_HEADER_LEN + 5);
-        let len = (b.len() - 12) as i32;
-        b[8..12].copy_from_slice(&len.to_be_bytes());
+        b[0..8].copy_from_slice(&5i64.to_be_bytes());
+        let e = refused(&b);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
+        assert!(e.message.contains("baseOffset"), "{}", e.message);
+        // Offset deltas must count 0, 1, 2 (kwire-server cannot renumber a batch it serves
+        // unchanged): the second record's delta 1 -> 5.
+        let mut b = good.clone();
+        let second = BATCH_HEADER_LEN + 1 + usize::from(b[BATCH_HEADER_LEN] >> 1);
+        assert_eq!(b[second + 3], 2); // len, attributes, ts delta 1, offset delta 1 (zigzag 2)
+        b[second + 3] = 10;
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(2));
+        let e = refused(&b);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
+        assert!(e.message.contains("offset delta 5"), "{}", e.message);
+        // MaxTimestamp is the largest record timestamp: a wrong one is rewritten with the CRC.
+        let mut b = good.clone();
+        b[35..43].copy_from_slice(&99i64.to_be_bytes());
+        fix_crc(&mut b);
+        assert_eq!(check_batch(&b, LIMIT).map(|i| i.rewrite), Ok(Some((0, 3))));
+        let mut log = PartitionLog::default();
+        assert!(log.append(&b, LIMIT, 0).is_ok());
+        let stored = log.read(0, 1 << 20, true);
+        assert_eq!(&stored[16..], &good[16..]); // past the rewritten leader epoch
+        assert_eq!(log.max_timestamp(), Some((2, 3)));
         // Transactional batches: INVALID_RECORD.
         let mut b = good.clone();
         b[21..23].copy_from_slice(&0x10i16.to_be_bytes());
@@ -737,13 +886,28 @@ pub(crate) mod tests {
         let e = refused(&b);
         assert_eq!(e.code, ErrorCode::InvalidRecord);
         assert!(e.message.contains("transactional"), "{}", e.message);
-        // Producer id, epoch and base sequence are ignored.
+        // Producer id, epoch and base sequence are read (their sequence is the producer state's
+        // business); a producer id with a negative base sequence is INVALID_RECORD.
         let mut b = good.clone();
         b[43..51].copy_from_slice(&77i64.to_be_bytes());
         b[51..53].copy_from_slice(&3i16.to_be_bytes());
         b[53..57].copy_from_slice(&9i32.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(2));
+        let info = check_batch(&b, LIMIT).expect("idempotent batch");
+        assert_eq!(
+            info.producer,
+            Some(ProducerBatch {
+                producer_id: 77,
+                epoch: 3,
+                first_seq: 9,
+                last_offset_delta: 2
+            })
+        );
+        b[53..57].copy_from_slice(&(-1i32).to_be_bytes());
+        fix_crc(&mut b);
+        let e = refused(&b);
+        assert_eq!(e.code, ErrorCode::InvalidRecord);
+        assert!(e.message.contains("sequence"), "{}", e.message);
         // Records with keys and headers walk.
         let mut b = make_batch(&[b"v"], 1);
         // Replace the record with: attrs 0, ts 0, off 0, key "k", value "v", 1 header ("h", null).
@@ -754,9 +918,9 @@ pub(crate) mod tests {
         let len = (b.len() - 12) as i32;
         b[8..12].copy_from_slice(&len.to_be_bytes());
         fix_crc(&mut b);
-        assert_eq!(check_batch(&b), Ok(0));
+        assert_eq!(check_batch(&b, LIMIT).map(|i| i.last_offset_delta), Ok(0));
         let mut log = PartitionLog::default();
-        assert_eq!(log.append(&b), Ok(0));
+        assert_eq!(log.append(&b, LIMIT, 0).map(|a| a.base_offset), Ok(0));
     }
 
     #[test]
@@ -765,13 +929,21 @@ pub(crate) mod tests {
         assert_eq!((log.log_start_offset(), log.high_watermark()), (40, 40));
         assert!(log.read(40, 1 << 20, true).is_empty());
         let mark = log.mark();
-        assert_eq!(log.append(&make_batch(&[b"a", b"b"], 5)), Ok(40));
+        assert_eq!(
+            log.append(&make_batch(&[b"a", b"b"], 5), LIMIT, 0)
+                .map(|a| a.base_offset),
+            Ok(40)
+        );
         assert_eq!(log.high_watermark(), 42);
         assert_eq!(be_i64(&log.read(40, 1 << 20, true), 0), 40);
         log.truncate_to(mark);
         assert_eq!((log.high_watermark(), log.size_bytes()), (40, 0));
         assert!(log.batches().is_empty());
-        assert_eq!(log.append(&make_batch(&[b"c"], 5)), Ok(40));
+        assert_eq!(
+            log.append(&make_batch(&[b"c"], 5), LIMIT, 0)
+                .map(|a| a.base_offset),
+            Ok(40)
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! What a person running `kwire-server` sees: the binary runs with `RUST_LOG=info`, a short
-//! session talks to it (a CreateTopics, a consumer-group join and leave, a Fetch at a version
+//! session talks to it (a CreateTopics, a consumer-group join and leave, a Metadata that
+//! auto-creates a topic, InitProducerId with and without a transactional id, a Fetch at a version
 //! it does not serve), and its stderr must show the connection, the topic creations with who
-//! asked, the join and leave with the member id and group epoch, the member's assignment, and
-//! the refused request by API name.
+//! asked, the join and leave with the member id and group epoch, the member's assignment, the
+//! producer id given, and the refused requests by API name.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -14,6 +15,8 @@ use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::api_versions_request::ApiVersionsRequest;
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
+use kwire_protocol::generated::init_producer_id_request::InitProducerIdRequest;
+use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
 use kwire_protocol::generated::Response;
 use kwire_server::client::Client;
 
@@ -194,6 +197,50 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
             panic!("not a heartbeat answer")
         };
         assert_eq!((l.error_code, l.member_epoch), (ErrorCode::None.code(), -1));
+        // A Metadata naming an unknown topic creates it (auto.create.topics.enable).
+        let Response::Metadata(m) = c
+            .call(
+                MetadataRequest {
+                    topics: Some(vec![MetadataRequestTopic {
+                        name: Some("made-on-demand".into()),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                },
+                12,
+            )
+            .await
+            .expect("Metadata")
+        else {
+            panic!("not a Metadata answer")
+        };
+        assert_eq!(
+            m.topics[0].error_code,
+            ErrorCode::UnknownTopicOrPartition.code()
+        );
+        // A producer id; a transactional id is refused.
+        for (txn, code) in [
+            (None, ErrorCode::None),
+            (Some("tx-1"), ErrorCode::CoordinatorNotAvailable),
+        ] {
+            let Response::InitProducerId(p) = c
+                .call(
+                    InitProducerIdRequest {
+                        transactional_id: txn.map(Into::into),
+                        transaction_timeout_ms: 60_000,
+                        producer_id: -1,
+                        producer_epoch: -1,
+                        ..Default::default()
+                    },
+                    5,
+                )
+                .await
+                .expect("InitProducerId")
+            else {
+                panic!("not an InitProducerId answer")
+            };
+            assert_eq!(p.error_code, code.code());
+        }
         c.send_raw(&fetch_v3_frame()).await.expect("send Fetch v3");
         // The server closes the connection without an answer.
         assert!(c.recv_frame().await.expect("read").is_none());
@@ -220,11 +267,21 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
     log.wait_for(&[
         "member member-log-1 of consumer group log-group left with a leave heartbeat (group epoch 2)",
     ]);
+    log.wait_for(&[
+        "created topic made-on-demand (1 partition,",
+        &format!("automatically, for Metadata from {local} (client kwire-client)"),
+    ]);
+    log.wait_for(&[&format!(
+        "producer id 0 (epoch 0) for {local} (client kwire-client)"
+    )]);
+    log.wait_for(&[&format!(
+        "refused InitProducerId v5 from {local} (client kwire-client): COORDINATOR_NOT_AVAILABLE (15): transactional id \"tx-1\": kwire-server has no transaction coordinator"
+    )]);
     log.wait_for(&[&format!(
         "refused Fetch v3 from {local} (client kwire-client): version not supported (Fetch 4-16)"
     )]);
     log.wait_for(&[&format!(
-        "connection from {local} (client kwire-client) closed after 4 requests: it sent Fetch v3, which is not served"
+        "connection from {local} (client kwire-client) closed after 7 requests: it sent Fetch v3, which is not served"
     )]);
     // Per-request lines stay at DEBUG.
     assert!(

@@ -10,7 +10,7 @@
 
 use super::plan::{default_expr, non_default_expr, with_flexible, Ctx, FieldPlan, StructPlan};
 use super::tokens::{cfg_feature, param, Cond, W};
-use crate::ir::Versions;
+use crate::ir::{Field, Type, Versions};
 use crate::names::json_key;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -42,6 +42,7 @@ fn write_field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
     let key = json_key(&f.name);
     let fe = quote!(.map_err(|e| e.field(#rust_name))?);
     let non_default = non_default_expr(f, &quote!(self.#id));
+    let put_fn = records_fn(f, "put");
     // The write, with the null check for the versions of this branch that do not allow null.
     let put = |branch: Versions| {
         let null_check = if f.is_optional() {
@@ -53,7 +54,7 @@ fn write_field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
         } else {
             quote!()
         };
-        quote!(#null_check #j::put(&mut m, #key, &self.#id, version)#fe;)
+        quote!(#null_check #put_fn(&mut m, #key, &self.#id, version)#fe;)
     };
     let mut arms = Vec::new();
     let untagged_v = f.untagged_versions();
@@ -79,14 +80,26 @@ fn write_field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
     if_chain(arms)
 }
 
+/// The runtime function `name` (`put`, `required`, `field_or`) for a field: the one of
+/// `rt::json`, or for `records` fields the one of `rt::records_json`, which also writes and reads
+/// record sets expanded into batches (`kwire decode --records`).
+fn records_fn(f: &Field, name: &str) -> TokenStream {
+    let w = W();
+    let name = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+    if f.ty == Type::Records {
+        quote!(#w::records_json::#name)
+    } else {
+        quote!(#w::json::#name)
+    }
+}
+
 /// The expression reading one field from the object `o`.
 fn read_field(fp: &FieldPlan) -> TokenStream {
-    let w = W();
-    let j = quote!(#w::json);
     let key = json_key(&fp.field.name);
-    let required = quote!(#j::required(o, #key, version)?);
+    let (required_fn, field_or_fn) = (records_fn(fp.field, "required"), records_fn(fp.field, "field_or"));
+    let required = quote!(#required_fn(o, #key, version)?);
     let default = default_expr(fp.field);
-    let optional = quote!(#j::field_or(o, #key, version, #default)?);
+    let optional = quote!(#field_or_fn(o, #key, version, #default)?);
     // Mandatory where the version has the field outside the tagged section (Kafka: versions
     // minus taggedVersions).
     fp.untagged.select(required, optional)

@@ -33,7 +33,7 @@ use proc_macro2::TokenStream;
 /// `kwire_protocol::__private::expect_runtime(RUNTIME_ABI)` in a constant, so that it fails to
 /// compile, with a message saying so, against a kwire-protocol with another number. Equal to
 /// `kwire_protocol::__private::RUNTIME_ABI` of the same release (a unit test checks).
-pub const RUNTIME_ABI: u32 = 2;
+pub const RUNTIME_ABI: u32 = 3;
 
 /// One generated module.
 #[derive(Debug, Clone)]

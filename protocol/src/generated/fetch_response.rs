@@ -2164,7 +2164,7 @@ impl rt::json::JsonForm for PartitionData {
                 rt::non_default(version).field("preferred_read_replica"),
             );
         }
-        rt::json::put(&mut m, "records", &self.records, version)
+        rt::records_json::put(&mut m, "records", &self.records, version)
             .map_err(|e| e.field("records"))?;
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -2214,7 +2214,7 @@ impl rt::json::JsonForm for PartitionData {
             } else {
                 rt::json::field_or(o, "preferredReadReplica", version, -1i32)?
             },
-            records: rt::json::required(o, "records", version)?,
+            records: rt::records_json::required(o, "records", version)?,
             unknown_tagged_fields: rt::json::unknown_tags(o)?,
         })
     }

@@ -1194,7 +1194,12 @@ impl rt::json::JsonForm for PartitionSnapshot {
         rt::json::put(&mut m, "size", &self.size, version).map_err(|e| e.field("size"))?;
         rt::json::put(&mut m, "position", &self.position, version)
             .map_err(|e| e.field("position"))?;
-        rt::json::put(&mut m, "unalignedRecords", &self.unaligned_records, version)
+        rt::records_json::put(
+                &mut m,
+                "unalignedRecords",
+                &self.unaligned_records,
+                version,
+            )
             .map_err(|e| e.field("unaligned_records"))?;
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -1222,7 +1227,11 @@ impl rt::json::JsonForm for PartitionSnapshot {
             )?,
             size: rt::json::required(o, "size", version)?,
             position: rt::json::required(o, "position", version)?,
-            unaligned_records: rt::json::required(o, "unalignedRecords", version)?,
+            unaligned_records: rt::records_json::required(
+                o,
+                "unalignedRecords",
+                version,
+            )?,
             unknown_tagged_fields: rt::json::unknown_tags(o)?,
         })
     }

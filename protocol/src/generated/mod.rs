@@ -473,7 +473,7 @@ pub mod write_txn_markers_request;
 pub mod write_txn_markers_response;
 /// API keys, header versions and request/response dispatch for this spec set.
 pub mod api;
-const _: () = ::kwire_protocol::__private::expect_runtime(2);
+const _: () = ::kwire_protocol::__private::expect_runtime(3);
 pub use aborted_txn::AbortedTxn;
 pub use add_offsets_to_txn_request::AddOffsetsToTxnRequest;
 pub use add_offsets_to_txn_response::AddOffsetsToTxnResponse;

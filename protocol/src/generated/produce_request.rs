@@ -589,7 +589,7 @@ impl rt::json::JsonForm for PartitionProduceData {
         let mut m = rt::json::Map::new();
         rt::json::put(&mut m, "index", &self.index, version)
             .map_err(|e| e.field("index"))?;
-        rt::json::put(&mut m, "records", &self.records, version)
+        rt::records_json::put(&mut m, "records", &self.records, version)
             .map_err(|e| e.field("records"))?;
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
@@ -607,7 +607,7 @@ impl rt::json::JsonForm for PartitionProduceData {
         let o = rt::json::object(value)?;
         ::core::result::Result::Ok(Self {
             index: rt::json::required(o, "index", version)?,
-            records: rt::json::required(o, "records", version)?,
+            records: rt::records_json::required(o, "records", version)?,
             unknown_tagged_fields: rt::json::unknown_tags(o)?,
         })
     }

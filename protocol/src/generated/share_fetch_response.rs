@@ -1234,7 +1234,7 @@ impl rt::json::JsonForm for PartitionData {
             .map_err(|e| e.field("current_leader"))?;
         rt::json::check_null(self.records.is_some(), version)
             .map_err(|e| e.field("records"))?;
-        rt::json::put(&mut m, "records", &self.records, version)
+        rt::records_json::put(&mut m, "records", &self.records, version)
             .map_err(|e| e.field("records"))?;
         rt::json::put(&mut m, "acquiredRecords", &self.acquired_records, version)
             .map_err(|e| e.field("acquired_records"))?;
@@ -1267,7 +1267,7 @@ impl rt::json::JsonForm for PartitionData {
                 version,
             )?,
             current_leader: rt::json::required(o, "currentLeader", version)?,
-            records: rt::json::required(o, "records", version)?,
+            records: rt::records_json::required(o, "records", version)?,
             acquired_records: rt::json::required(o, "acquiredRecords", version)?,
             unknown_tagged_fields: rt::json::unknown_tags(o)?,
         })

@@ -305,6 +305,9 @@ pub enum EncodeErrorKind {
         /// Key in the header.
         header: i16,
     },
+    /// A `records` field written in its expanded JSON form (`kwire_protocol::records::json`,
+    /// feature `json`) whose bytes are not a valid record set; the text has the cause and where.
+    InvalidRecords(String),
 }
 
 impl std::fmt::Display for EncodeErrorKind {
@@ -318,6 +321,7 @@ impl std::fmt::Display for EncodeErrorKind {
             Self::TaggedFieldsNotFlexible { version, .. } => write!(f, "unknown tagged fields are set, but version {version} is not flexible"),
             Self::InvalidUnknownTag { tag, .. } => write!(f, "unknown tagged field {tag} is out of order or uses a known tag"),
             Self::ApiKeyMismatch { body, header, .. } => write!(f, "body is API key {body} but the header says {header}"),
+            Self::InvalidRecords(why) => write!(f, "not a valid record set: {why}"),
         }
     }
 }

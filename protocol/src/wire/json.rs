@@ -156,6 +156,10 @@ pub enum JsonErrorKind {
     /// A string that is not valid base64 (bytes, records, unknown tagged fields).
     #[error("invalid base64: {0}")]
     InvalidBase64(String),
+    /// An expanded record set (`kwire_protocol::records::json`) that cannot be read or written
+    /// back as record batches.
+    #[error("invalid records: {0}")]
+    InvalidRecords(String),
     /// A string that is not a Kafka UUID (22 characters of URL-safe base64).
     #[error("invalid uuid {0:?}: expected 22 characters of URL-safe base64")]
     InvalidUuid(String),

@@ -22,21 +22,36 @@ use kwire_protocol::wire::Uuid;
 
 use super::{Ctx, FetchWait, Outcome};
 use crate::broker::Broker;
-use crate::topics::{LogMark, Topic};
+use crate::events;
+use crate::producers::ProducerEntry;
+use crate::topics::{check_produce_version, LogMark, Topic};
+
+/// A producer id and its state before an append (`None`: unknown to the partition).
+type ProducerUndo = (i64, Option<ProducerEntry>);
 
 /// Produce v3-11: each partition's records must be exactly one RecordBatch v2 that passes
-/// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten.
-/// Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION; a bad batch: INVALID_RECORD or
-/// CORRUPT_MESSAGE; acks other than -1, 0, 1: INVALID_REQUIRED_ACKS. With a data directory the
-/// new end offset of every partition appended to is written (one entry per partition, one write);
-/// if that write fails the appends are undone and those partitions answer KAFKA_STORAGE_ERROR.
+/// [`check_batch`](crate::topics::check_batch); it is appended with its base offset rewritten
+/// ([`PartitionLog::append`](crate::topics::PartitionLog::append)). Unknown topic or partition:
+/// UNKNOWN_TOPIC_OR_PARTITION (a produce never creates a topic, as in Kafka: only Metadata
+/// does); a bad batch: INVALID_RECORD, CORRUPT_MESSAGE or UNKNOWN_SERVER_ERROR; a zstd batch
+/// below v7: UNSUPPORTED_COMPRESSION_TYPE; acks other than -1, 0, 1:
+/// INVALID_REQUIRED_ACKS. An idempotent producer's batch is checked against the partition's
+/// producer state ([`crate::producers`]): INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER,
+/// or, for a duplicate of one of its last five batches, error NONE with the original base offset
+/// (and, as Kafka, the original batch's MaxTimestamp as LogAppendTime) and nothing stored. With a
+/// data directory the new end offset of every partition appended to is written (one entry per
+/// partition, one write); if that write fails the appends and their producer-state changes are
+/// undone and those partitions answer KAFKA_STORAGE_ERROR.
 /// Returns the response and whether anything was appended (the caller sends nothing for acks=0).
 pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceResponse, bool) {
     let v = ctx.version;
     let acks_ok = matches!(r.acks, -1..=1);
-    // Partitions appended to: (topic, partition) -> the log's mark before the first append.
-    let mut touched: BTreeMap<(String, i32), LogMark> = BTreeMap::new();
-    // Where each appended partition's answer is: (topic index, partition index).
+    let max_decompressed_bytes = b.max_decompressed_bytes;
+    // Partitions appended to: (topic, partition) -> the log's mark before the first append and
+    // the producer states to put back, in append order.
+    let mut touched: BTreeMap<(String, i32), (LogMark, Vec<ProducerUndo>)> = BTreeMap::new();
+    // Where each appended partition's answer is, and each duplicate's in a partition appended
+    // to by this request: (topic index, partition index).
     let mut appended_at: Vec<(usize, usize)> = Vec::new();
     let mut responses = Vec::new();
     for (ti, t) in r.topic_data.iter().enumerate() {
@@ -65,11 +80,35 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
                     }
                     records => {
                         let mark = log.mark();
-                        match log.append(records) {
-                            Ok(base) => {
-                                resp.base_offset = base;
+                        let appended = check_produce_version(records, v)
+                            .and_then(|()| log.append(records, max_decompressed_bytes, ctx.now));
+                        match appended {
+                            Ok(a) if a.duplicate => {
+                                // A duplicate of a batch appended by this very request stands
+                                // or falls with it (see the undo below).
+                                if touched.contains_key(&(t.name.to_string(), p.index)) {
+                                    appended_at.push((ti, pi));
+                                }
+                                resp.base_offset = a.base_offset;
+                                resp.log_append_time_ms = a.log_append_time;
                                 resp.log_start_offset = log.log_start_offset();
-                                touched.entry((t.name.to_string(), p.index)).or_insert(mark);
+                                if let Some(producer) = &a.producer {
+                                    events::duplicate_batch(
+                                        ctx,
+                                        &t.name,
+                                        p.index,
+                                        producer,
+                                        a.base_offset,
+                                    );
+                                }
+                            }
+                            Ok(a) => {
+                                resp.base_offset = a.base_offset;
+                                resp.log_start_offset = log.log_start_offset();
+                                let entry = touched
+                                    .entry((t.name.to_string(), p.index))
+                                    .or_insert((mark, Vec::new()));
+                                entry.1.extend(a.undo);
                                 appended_at.push((ti, pi));
                             }
                             Err(e) => {
@@ -109,13 +148,16 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
             b.queue_partition_end(topic, *partition, end);
         }
         if let Err(e) = b.commit() {
-            for ((topic, partition), mark) in &touched {
+            for ((topic, partition), (mark, undo)) in touched {
                 if let Some(log) = b
                     .topics
-                    .get_mut(topic)
-                    .and_then(|t| t.partition_mut(*partition))
+                    .get_mut(&topic)
+                    .and_then(|t| t.partition_mut(partition))
                 {
-                    log.truncate_to(*mark);
+                    log.truncate_to(mark);
+                    for (producer_id, previous) in undo.into_iter().rev() {
+                        log.undo_producer(producer_id, previous);
+                    }
                 }
             }
             for (ti, pi) in &appended_at {

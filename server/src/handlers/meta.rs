@@ -45,11 +45,29 @@ fn topic_entry(t: &Topic, version: i16) -> MetadataResponseTopic {
 }
 
 /// Metadata v0-13: broker 1 is this server; topics by name or (v12+) by id; `Topics=null` (or
-/// an empty list at v0) means every topic. An unknown name is UNKNOWN_TOPIC_OR_PARTITION, an
-/// unknown id UNKNOWN_TOPIC_ID with a null name. Topics are never auto-created.
-pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataResponse {
+/// an empty list at v0) means every topic. An unknown id is UNKNOWN_TOPIC_ID with a null name;
+/// an unknown name that is not a legal topic name is INVALID_TOPIC_EXCEPTION, any other unknown
+/// name UNKNOWN_TOPIC_OR_PARTITION.
+///
+/// Auto-creation, as Kafka's `auto.create.topics.enable=true` (KRaft `AutoTopicCreationManager`):
+/// when the server allows it ([`ServerConfig::auto_create_topics`]) and the request does
+/// (AllowAutoTopicCreation, v4+; true for v0-3, which lack the field), the unknown legal names
+/// of a request that lists topics by name are created with
+/// [`ServerConfig::default_partitions`] partitions. As in Kafka, the response that creates a
+/// topic still answers it UNKNOWN_TOPIC_OR_PARTITION (Kafka hands the creation to its
+/// controller and answers at once); clients retry their Metadata request (after
+/// `retry.backoff.ms` in Java, `topic.metadata.refresh.fast.interval.ms` in librdkafka) and
+/// find the topic. A name
+/// that collides with an existing topic ('.' versus '_') is not created (Kafka's controller
+/// refuses it; the answer stays UNKNOWN_TOPIC_OR_PARTITION), nor are names when the durable log
+/// cannot be written. Returns the response and whether topics were created.
+///
+/// [`ServerConfig::auto_create_topics`]: crate::config::ServerConfig::auto_create_topics
+/// [`ServerConfig::default_partitions`]: crate::config::ServerConfig::default_partitions
+pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> (MetadataResponse, bool) {
     let v = ctx.version;
     let mut topics = Vec::new();
+    let mut create: Vec<NewTopic> = Vec::new();
     let all = match &r.topics {
         None => true,
         Some(list) => v == 0 && list.is_empty(),
@@ -82,20 +100,61 @@ pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataR
             }
             match b.topics.get(name) {
                 Some(t) => topics.push(topic_entry(t, v)),
-                None => topics.push(MetadataResponseTopic {
-                    error_code: if valid_topic_name(name).is_ok() {
-                        ErrorCode::UnknownTopicOrPartition.code()
-                    } else {
-                        ErrorCode::InvalidTopicException.code()
-                    },
-                    name: Some(name.to_string().into()),
-                    topic_authorized_operations: i32::MIN,
-                    ..Default::default()
-                }),
+                None => {
+                    let legal = valid_topic_name(name).is_ok();
+                    if let (true, Some(partitions), true) =
+                        (legal, b.auto_create_partitions, r.allow_auto_topic_creation)
+                    {
+                        let key = collision_key(name);
+                        let other = b.topics.colliding(name).map(str::to_string).or_else(|| {
+                            create
+                                .iter()
+                                .find(|(n, ..)| collision_key(n) == key)
+                                .map(|(n, ..)| n.clone())
+                        });
+                        match other {
+                            Some(other) => ctx.refused(
+                                ApiKey::Metadata,
+                                format_args!(
+                                    "topic {name} is not auto-created: it collides with the existing topic {other} ('.' and '_' collide)"
+                                ),
+                            ),
+                            None => create.push((name.to_string(), partitions, Vec::new())),
+                        }
+                    }
+                    topics.push(MetadataResponseTopic {
+                        error_code: if legal {
+                            ErrorCode::UnknownTopicOrPartition.code()
+                        } else {
+                            ErrorCode::InvalidTopicException.code()
+                        },
+                        name: Some(name.to_string().into()),
+                        topic_authorized_operations: i32::MIN,
+                        ..Default::default()
+                    });
+                }
             }
         }
     }
-    MetadataResponse {
+    let mut created = false;
+    if !create.is_empty() {
+        let origin = TopicOrigin::AutoCreate {
+            client_id: ctx.client_id,
+            peer: ctx.peer,
+        };
+        let names: Vec<String> = create.iter().map(|(n, ..)| n.clone()).collect();
+        match b.create_topics(create, ctx.now, origin) {
+            Ok(_) => created = true,
+            Err(e) => ctx.refused(
+                ApiKey::Metadata,
+                format_args!(
+                    "topics {} are not auto-created: cannot write the durable log: {e}",
+                    names.join(", ")
+                ),
+            ),
+        }
+    }
+    let resp = MetadataResponse {
         throttle_time_ms: 0,
         brokers: vec![MetadataResponseBroker {
             node_id: NODE_ID,
@@ -114,7 +173,8 @@ pub fn metadata(b: &mut Broker, ctx: &Ctx<'_>, r: &MetadataRequest) -> MetadataR
         cluster_authorized_operations: i32::MIN,
         error_code: ErrorCode::None.code(),
         ..Default::default()
-    }
+    };
+    (resp, created)
 }
 
 /// FindCoordinator v0-6: node 1 (this server) for every group and transaction key; v4+
@@ -171,7 +231,8 @@ pub fn find_coordinator(
     }
 }
 
-/// CreateTopics v0-7: creates each topic (NumPartitions -1 → 1; or as many as its manual
+/// CreateTopics v0-7: creates each topic (NumPartitions -1 → `--default-partitions`, Kafka's
+/// `num.partitions`, 1 by default; or as many as its manual
 /// assignment lists), TOPIC_ALREADY_EXISTS when present, Kafka's checks of names, counts and
 /// replication (one broker: factor -1 or 1), then tells the coordinator the metadata changed.
 /// A name that differs from an existing (or earlier created) topic's only in '.' versus '_' is
@@ -269,7 +330,7 @@ pub fn create_topics(
             idx.len() as i32
         } else {
             let p = if t.num_partitions == -1 {
-                1
+                b.default_partitions
             } else {
                 t.num_partitions
             };

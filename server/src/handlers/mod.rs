@@ -12,6 +12,7 @@ mod data;
 mod groups;
 mod meta;
 mod offsets;
+mod producer;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -108,7 +109,14 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
                 }
                 Outcome::Respond(resp.into())
             }
-            Request::Metadata(r) => Outcome::Respond(meta::metadata(b, ctx, &r).into()),
+            Request::Metadata(r) => {
+                let (resp, created) = meta::metadata(b, ctx, &r);
+                timers = created;
+                Outcome::Respond(resp.into())
+            }
+            Request::InitProducerId(r) => {
+                Outcome::Respond(producer::init_producer_id(b, ctx, &r).into())
+            }
             Request::FindCoordinator(r) => {
                 Outcome::Respond(meta::find_coordinator(b, ctx, &r).into())
             }

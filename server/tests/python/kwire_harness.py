@@ -59,7 +59,7 @@ class KwireServer:
     def __init__(self, workdir: str, topics: Iterable[str], heartbeat_ms: int = 250, port: int = 0,
                  data_dir: Optional[str] = None, session_timeout_ms: Optional[int] = None,
                  max_frame_bytes: Optional[int] = None, idle_timeout_ms: Optional[int] = None,
-                 rust_log: Optional[str] = None, name: str = "server"):
+                 rust_log: Optional[str] = None, name: str = "server", extra_args: Iterable[str] = ()):
         self.workdir = workdir
         self.topics = list(topics)
         self.heartbeat_ms = heartbeat_ms
@@ -70,6 +70,7 @@ class KwireServer:
         self.idle_timeout_ms = idle_timeout_ms
         self.rust_log = rust_log or os.environ.get("KWIRE_TEST_RUST_LOG", "debug")
         self.name = name
+        self.extra_args = list(extra_args)
         self.proc: Optional[subprocess.Popen] = None
         self.port: Optional[int] = None
         self.starts = 0
@@ -93,7 +94,7 @@ class KwireServer:
             a += ["--max-frame-bytes", str(self.max_frame_bytes)]
         if self.idle_timeout_ms is not None:
             a += ["--idle-timeout-ms", str(self.idle_timeout_ms)]
-        return a
+        return a + self.extra_args
 
     def start(self, timeout: float = 20.0) -> "KwireServer":
         assert self.proc is None, "already running"

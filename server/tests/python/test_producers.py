@@ -16,8 +16,9 @@ stored twice). Then the stored batches are read with raw Fetch requests and thei
 a producer id and epoch from InitProducerId, base sequences that continue each other from 0, and
 the codec asked for.
 
-One kwire-server serves the whole file, started with no topic: every topic here is created by the
-first Metadata request that names it (Kafka's auto.create.topics.enable=true).
+One kwire-server serves the whole file, started with no topic and `--default-partitions 3`: every
+topic here is created, with three partitions, by the first Metadata request that names it (Kafka's
+auto.create.topics.enable=true).
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ pytestmark = pytest.mark.filterwarnings("ignore:(read|open)_text is deprecated:D
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 COUNT = 240
+# Partitions of the auto-created topics (the server's --default-partitions): several, so that
+# producer state is kept per partition and the partitioners spread the messages.
+PARTITIONS = 3
 DEADLINE_S = 30.0
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = kh.KwireServer(str(tmp_path_factory.mktemp("producers")), [], name="producers").start()
+    srv = kh.KwireServer(str(tmp_path_factory.mktemp("producers")), [], name="producers",
+                         extra_args=["--default-partitions", str(PARTITIONS)]).start()
     yield srv
     code = srv.stop()
     assert code == 0, f"kwire-server exited {code} on SIGTERM\n{srv.stderr_tail()}"
@@ -200,6 +205,7 @@ def rdkafka_consume(bootstrap: str, topic: str, want: int) -> List[Seen]:
     try:
         md = c.list_topics(topic, timeout=10)
         parts = sorted(md.topics[topic].partitions)
+        assert parts == list(range(PARTITIONS)), f"{topic}: partitions {parts}"
         c.assign([TopicPartition(topic, q, OFFSET_BEGINNING) for q in parts])
         seen: List[Seen] = []
         end = time.monotonic() + DEADLINE_S
@@ -223,7 +229,8 @@ def test_librdkafka_idempotent_producer_to_a_new_topic(server, codec):
     sent = messages(seed=CODECS.index(codec))
     t0 = time.monotonic()
     delivered = rdkafka_produce(server.bootstrap, topic, sent,
-                                {"enable.idempotence": True, "compression.type": codec})
+                                # Small batches: several per partition, pipelined (up to 5 in flight).
+                                {"enable.idempotence": True, "compression.type": codec, "batch.num.messages": 40})
     counts = check_offsets_in_send_order(sent, delivered)
     seen = rdkafka_consume(server.bootstrap, topic, len(sent))
     assert seen == expected_records(sent, delivered)
@@ -269,6 +276,7 @@ def kafka_python_consume(bootstrap: str, topic: str, want: int) -> List[Seen]:
         while not parts:
             assert time.monotonic() < end, f"no partitions of {topic} in {DEADLINE_S}s"
             parts = c.partitions_for_topic(topic)
+        assert sorted(parts) == list(range(PARTITIONS)), f"{topic}: partitions {parts}"
         tps = [TopicPartition(topic, q) for q in sorted(parts)]
         c.assign(tps)
         c.seek_to_beginning(*tps)

@@ -14,7 +14,8 @@
 //! was sent at that offset (its class doc has the details and its output lines).
 //!
 //! This side starts one kwire-server in process with no topic (so every topic is created by the
-//! clients' Metadata requests, as Kafka's `auto.create.topics.enable=true` does), runs the
+//! clients' Metadata requests, as Kafka's `auto.create.topics.enable=true` does, with three
+//! partitions from the server's `default_partitions`), runs the
 //! program, and then reads the stored batches of every partition the program reports with raw
 //! Fetch requests: each batch must carry the producer id and epoch InitProducerId gave (the same
 //! for the whole topic), a base sequence equal to its base offset (the producer's sequences from
@@ -37,6 +38,9 @@ use std::time::{Duration, Instant};
 
 /// The `compression.type` values of the runs (`none`: left unset, Kafka's default).
 const CODECS: [&str; 5] = ["none", "gzip", "snappy", "lz4", "zstd"];
+
+/// Partitions of the auto-created topics (the server's `default_partitions`).
+const PARTITIONS: i32 = 3;
 
 /// How long the whole Java program may take before it is killed (its own waits are 30 s each).
 const JAVA_DEADLINE: Duration = Duration::from_secs(240);
@@ -226,8 +230,14 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
         .enable_all()
         .build()
         .expect("tokio runtime");
-    // No topic: the clients' Metadata requests create them.
-    let config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
+    // No topic: the clients' Metadata requests create them, with three partitions each (so that
+    // producer state is kept per partition and the partitioner spreads the messages).
+    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
+    assert!(
+        config.auto_create_topics,
+        "auto-creation is on by default, as in Kafka"
+    );
+    config.default_partitions = PARTITIONS;
     let server = rt
         .block_on(Server::bind(config))
         .expect("kwire-server binds");
@@ -272,6 +282,10 @@ fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exa
     // The stored batches: idempotent, in sequence, compressed as asked.
     for (codec, topic, n, ms) in &oks {
         let parts = &partitions[topic];
+        assert!(
+            parts.iter().all(|&(p, _)| (0..PARTITIONS).contains(&p)),
+            "{topic}: partitions {parts:?}"
+        );
         let mut pids = std::collections::BTreeSet::new();
         let mut n_batches = 0;
         for &(p, count) in parts {

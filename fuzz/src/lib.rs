@@ -24,6 +24,8 @@
 //! == x, and encode(decode(e)) == e for the re-encoding e (canonical bytes are a fixed point). Any
 //! panic, in the decoder or in these checks, is a finding.
 
+pub mod records;
+
 use kwire_protocol::bytes::Bytes;
 use kwire_protocol::generated::*;
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};

@@ -56,7 +56,8 @@ impl BatchBuilder {
     }
 
     /// A builder whose buffer holds `bytes` bytes before growing (for an uncompressed batch:
-    /// the whole batch, header included, so that `build` needs no other allocation).
+    /// the whole batch, header included; given exactly, the batch is one allocation, otherwise
+    /// [`Bytes`] adds a small shared header for the spare capacity).
     pub fn with_capacity(compression: Compression, bytes: usize) -> Self {
         let buf = if compression == Compression::None {
             let mut v = Vec::with_capacity(bytes.max(BatchHeader::SIZE));

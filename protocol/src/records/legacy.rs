@@ -356,3 +356,141 @@ fn decode_wrapper(
     };
     Ok(RecordBatch { header, records })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A legacy entry written by hand: offset, size, crc, magic, attributes, [timestamp], key,
+    /// value.
+    fn entry(
+        offset: i64,
+        magic: i8,
+        attributes: i8,
+        ts: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> Vec<u8> {
+        let mut m = vec![magic as u8, attributes as u8];
+        if magic == 1 {
+            m.extend_from_slice(&ts.to_be_bytes());
+        }
+        for f in [key, value] {
+            match f {
+                None => m.extend_from_slice(&(-1i32).to_be_bytes()),
+                Some(b) => {
+                    m.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                    m.extend_from_slice(b);
+                }
+            }
+        }
+        let mut e = offset.to_be_bytes().to_vec();
+        e.extend_from_slice(&((m.len() + 4) as i32).to_be_bytes());
+        e.extend_from_slice(&crc32fast::hash(&m).to_be_bytes());
+        e.extend_from_slice(&m);
+        e
+    }
+
+    fn wrapper(offset: i64, magic: i8, attributes: i8, timestamp: i64) -> Message {
+        Message {
+            offset,
+            size: 0,
+            crc: 0,
+            magic,
+            attributes,
+            timestamp,
+            key: None,
+            value: None,
+        }
+    }
+
+    #[test]
+    fn magic1_wrapper_has_relative_inner_offsets() {
+        let mut inner = entry(0, 1, 0, 1000, Some(b"a"), Some(b"1"));
+        inner.extend(entry(1, 1, 0, 1003, None, Some(b"2")));
+        inner.extend(entry(2, 1, 0, 999, Some(b"c"), None));
+        let inner = Bytes::from(inner);
+        let b =
+            decode_wrapper(&wrapper(102, 1, 1, 1003), &inner, &DecodeOptions::default()).unwrap();
+        assert_eq!(b.header.base_offset, 100);
+        assert_eq!(b.header.last_offset_delta, 2);
+        assert_eq!(b.header.record_count, 3);
+        assert_eq!(b.header.magic, 1);
+        assert_eq!(
+            (b.header.base_timestamp, b.header.max_timestamp),
+            (1000, 1003)
+        );
+        let offsets: Vec<_> = b.records.iter().map(|r| b.offset_of(r)).collect();
+        assert_eq!(offsets, [100, 101, 102]);
+        let ts: Vec<_> = b.records.iter().map(|r| b.timestamp_of(r)).collect();
+        assert_eq!(ts, [1000, 1003, 999]);
+        assert_eq!(b.records[1].key, None);
+        assert_eq!(b.records[2].value, None);
+        assert_eq!(b.records[0].key.as_deref(), Some(&b"a"[..]));
+    }
+
+    #[test]
+    fn magic1_log_append_time_wrapper_stamps_every_record() {
+        let mut inner = entry(0, 1, 0, 1, None, Some(b"1"));
+        inner.extend(entry(1, 1, 0, 2, None, Some(b"2")));
+        let b = decode_wrapper(
+            &wrapper(7, 1, 1 | 0x08, 5000),
+            &Bytes::from(inner),
+            &DecodeOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            b.header.attributes.timestamp_type(),
+            TimestampType::LogAppendTime
+        );
+        assert!(b
+            .records
+            .iter()
+            .all(|r| b.timestamp_of(r) == 5000 && r.timestamp_delta == 0));
+        assert_eq!(b.header.base_offset, 6);
+    }
+
+    #[test]
+    fn magic0_wrapper_has_absolute_inner_offsets() {
+        let mut inner = entry(40, 0, 0, 0, None, Some(b"x"));
+        inner.extend(entry(41, 0, 0, 0, Some(b"k"), Some(b"y")));
+        let b = decode_wrapper(
+            &wrapper(41, 0, 2, -1),
+            &Bytes::from(inner),
+            &DecodeOptions::default(),
+        )
+        .unwrap();
+        assert_eq!((b.header.base_offset, b.header.last_offset_delta), (40, 1));
+        assert_eq!((b.header.base_timestamp, b.header.max_timestamp), (-1, -1));
+        assert_eq!(b.records[1].offset_delta, 1);
+    }
+
+    #[test]
+    fn wrapper_errors() {
+        let opts = DecodeOptions::default();
+        let w = wrapper(0, 1, 1, 0);
+        let e = decode_wrapper(&w, &Bytes::new(), &opts).unwrap_err();
+        assert!(matches!(e.kind, RecordsErrorKind::Invalid(_)) && e.in_decompressed);
+        // Inner magic differs from the wrapper's.
+        let inner = Bytes::from(entry(0, 0, 0, 0, None, None));
+        assert!(decode_wrapper(&w, &inner, &opts).is_err());
+        // Nested compression.
+        let inner = Bytes::from(entry(0, 1, 1, 0, None, None));
+        assert!(decode_wrapper(&w, &inner, &opts).is_err());
+        // Inner CRC.
+        let mut inner = entry(0, 1, 0, 0, None, Some(b"v"));
+        let last = inner.len() - 1;
+        inner[last] ^= 1;
+        let e = decode_wrapper(&w, &Bytes::from(inner.clone()), &opts).unwrap_err();
+        assert!(matches!(e.kind, RecordsErrorKind::CrcMismatch { .. }));
+        let no_crc = DecodeOptions {
+            verify_crc: false,
+            ..opts
+        };
+        assert!(decode_wrapper(&w, &Bytes::from(inner.clone()), &no_crc).is_ok());
+        // Truncated inner set.
+        let e = decode_wrapper(&w, &Bytes::from(inner[..inner.len() - 1].to_vec()), &no_crc)
+            .unwrap_err();
+        assert_eq!(e.kind, RecordsErrorKind::Truncated);
+    }
+}

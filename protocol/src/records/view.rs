@@ -540,8 +540,10 @@ impl<'a> Iterator for HeaderIter<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.remaining as usize))
+        (self.remaining as usize, Some(self.remaining as usize))
     }
 }
+
+impl ExactSizeIterator for HeaderIter<'_> {}
 
 impl std::iter::FusedIterator for HeaderIter<'_> {}

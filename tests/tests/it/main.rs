@@ -17,6 +17,7 @@ mod java_clients;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;
+mod records;
 mod records_codecs;
 mod robustness;
 mod schemas_mirror;

@@ -156,7 +156,10 @@ impl std::iter::FusedIterator for BatchIter<'_> {}
 ///
 /// For a legacy message (magic 0 or 1) the header is the message's, with the fields it lacks at
 /// Kafka's "no value" (-1); an uncompressed legacy message reads as a batch of one record, a
-/// compressed one (a wrapper of a nested message set) only through [`RecordSet::decode`](super::RecordSet::decode).
+/// compressed one (a wrapper of a nested message set) only through
+/// [`RecordSet::decode`](super::RecordSet::decode): its view header has the wrapper's offset
+/// (the last inner offset) as `base_offset` and `record_count` -1 (counting needs
+/// decompression).
 #[derive(Debug, Clone, Copy)]
 pub struct BatchRef<'a> {
     header: BatchHeader,

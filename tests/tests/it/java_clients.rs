@@ -3,7 +3,7 @@
 //! it sent.
 //!
 //! The Java side is `dev.kwire.oracle.ProducerRoundTrip` in `tests/java-oracle/` (built once per
-//! run with the oracle, [`super::java_oracle::oracle_classpath`]). Its producer sets nothing but
+//! run with the oracles, [`crate::java::classpath`]). Its producer sets nothing but
 //! the serializers, a client id and, for four of the five runs, `compression.type`: idempotence
 //! is on (the default since Kafka 3.0, so it needs InitProducerId), acks=all. For each codec it
 //! sends 240 messages with null keys, null values, both null, empty keys and values, duplicate
@@ -24,7 +24,7 @@
 //! Gated as the oracle test is: without `java` or `mvn` on `PATH` when tests/build.rs ran, the
 //! test is compiled as ignored, with the reason; under `CI=true` their absence is a failure.
 
-use super::java_oracle::{ci, on_path, oracle_classpath};
+use crate::java::{classpath, java_ready};
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
 use kwire_protocol::generated::Response;
 use kwire_server::client::Client;
@@ -209,21 +209,10 @@ fn run_java(classpath: &str, bootstrap: &str) -> (bool, String, String) {
     ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
 )]
 fn java_producer_defaults_write_to_new_topics_and_a_java_consumer_reads_back_exactly() {
-    let missing: Vec<&str> = ["java", "mvn"]
-        .into_iter()
-        .filter(|t| !on_path(t))
-        .collect();
-    if !missing.is_empty() {
-        let msg = format!("java clients: {} not on PATH", missing.join(" and "));
-        if ci() {
-            panic!("{msg}; CI=true makes this a failure");
-        }
-        eprintln!("SKIPPED: {msg}");
+    if !java_ready("java clients") {
         return;
     }
-    let classpath = oracle_classpath().unwrap_or_else(|e| {
-        panic!("java clients: building tests/java-oracle with Maven failed: {e}")
-    });
+    let classpath = classpath();
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

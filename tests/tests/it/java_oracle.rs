@@ -2,7 +2,7 @@
 //!
 //! `tests/java-oracle/` is a small Java program built with Maven against
 //! `org.apache.kafka:kafka-clients:4.4.0` (fetched by Maven, into `~/.m2`). This test builds it
-//! once under Cargo's target directory, starts one JVM, and sends it every sample kwire makes of
+//! once under Cargo's target directory (tests/tests/it/java.rs), starts one JVM, and sends it every sample kwire makes of
 //! every message generated from `schemas/` (the list comes from `protocol/src/generated/mod.rs`
 //! through tests/build.rs, so new schemas are covered without editing this file), at every
 //! version both sides have. For each sample (a `Full` one with every field set and unknown tagged
@@ -30,14 +30,12 @@
 //! with the reason; under `CI=true` it never is, so their absence is a failure there (as is a
 //! Maven build that fails, e.g. Maven Central out of reach).
 
+use crate::java::{classpath, java_ready, Jvm};
 use kwire_codegen::ir::{Field, Spec, Type};
 use kwire_protocol::wire::json::{JsonForm, Value, UNKNOWN_TAGGED_FIELDS_KEY};
 use kwire_protocol::wire::sample::{Sample, SampleGen, SampleMode};
 use kwire_protocol::wire::Message;
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// The samples sent for each (message, version): as tests/json_form.rs round-trips them.
 fn samples() -> Vec<(SampleMode, u64)> {
@@ -125,122 +123,8 @@ include!(concat!(env!("OUT_DIR"), "/schema_messages.rs"));
 // Building and talking to the Java oracle
 // ---------------------------------------------------------------------------------------------
 
-pub(super) fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-        .unwrap_or(false)
-}
-
-pub(super) fn ci() -> bool {
-    std::env::var("CI").as_deref() == Ok("true")
-}
-
-/// The newest modification time of the files under `dir` (recursively).
-fn newest(dir: &Path) -> std::time::SystemTime {
-    let mut t = std::time::SystemTime::UNIX_EPOCH;
-    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let p = e.unwrap().path();
-        let m = if p.is_dir() {
-            newest(&p)
-        } else {
-            p.metadata().and_then(|m| m.modified()).unwrap()
-        };
-        t = t.max(m);
-    }
-    t
-}
-
-/// The run-time classpath of a previous build in `out`, when it is newer than every source file
-/// (`pom.xml`, `src/`) and every jar it names is still there.
-fn previous_build(source: &Path, out: &Path, cp_file: &Path) -> Option<String> {
-    let built = cp_file.metadata().and_then(|m| m.modified()).ok()?;
-    let class = out
-        .join("classes")
-        .join("dev")
-        .join("kwire")
-        .join("oracle")
-        .join("Oracle.class");
-    let sources =
-        newest(&source.join("src")).max(source.join("pom.xml").metadata().ok()?.modified().ok()?);
-    if sources > built || !class.is_file() {
-        return None;
-    }
-    let deps = std::fs::read_to_string(cp_file).ok()?;
-    let sep = if cfg!(windows) { ';' } else { ':' };
-    if !deps.trim().split(sep).all(|jar| Path::new(jar).is_file()) {
-        return None;
-    }
-    Some(format!(
-        "{}{sep}{}",
-        out.join("classes").display(),
-        deps.trim()
-    ))
-}
-
-/// Builds tests/java-oracle with Maven into `out` and returns the run-time classpath. Reuses a
-/// fresh previous build; else tries Maven offline first (everything already in `~/.m2`), then
-/// online.
-fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
-    let cp_file = out.join("classpath.txt");
-    if let Some(cp) = previous_build(source, out, &cp_file) {
-        return Ok(cp);
-    }
-    // The dependency plugin leaves an unchanged file alone (and its time with it).
-    let _ = std::fs::remove_file(&cp_file);
-    let mut last = String::new();
-    for offline in [true, false] {
-        let mut cmd = Command::new("mvn");
-        cmd.arg("-q").arg("-B");
-        if offline {
-            cmd.arg("-o");
-        }
-        cmd.arg("-f")
-            .arg(source.join("pom.xml"))
-            .arg(format!("-Dkwire.build.dir={}", out.display()))
-            .arg(format!("-Dmdep.outputFile={}", cp_file.display()))
-            .args(["compile", "dependency:build-classpath"]);
-        let o = cmd.output().map_err(|e| format!("running mvn: {e}"))?;
-        if o.status.success() {
-            return previous_build(source, out, &cp_file).ok_or_else(|| {
-                format!(
-                    "mvn succeeded but left no usable build in {}",
-                    out.display()
-                )
-            });
-        }
-        last = format!(
-            "mvn{} failed ({}):\n{}{}",
-            if offline { " -o" } else { "" },
-            o.status,
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
-    Err(last)
-}
-
-/// The run-time classpath of tests/java-oracle, built (or found fresh) once per test run under
-/// `$CARGO_TARGET_TMPDIR/java-oracle` and shared by every test of this binary that runs one of
-/// its programs (so two tests never run Maven into the same folder at once).
-pub(super) fn oracle_classpath() -> Result<String, String> {
-    static CLASSPATH: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
-    CLASSPATH
-        .get_or_init(|| {
-            let source = kwire_tests::workspace_root()
-                .join("tests")
-                .join("java-oracle");
-            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("java-oracle");
-            build_oracle(&source, &out)
-        })
-        .clone()
-}
-
 /// One JVM running `dev.kwire.oracle.Oracle` (protocol: its class doc).
-struct Oracle {
-    child: Child,
-    to: BufWriter<ChildStdin>,
-    from: BufReader<ChildStdout>,
-}
+struct Oracle(Jvm);
 
 /// What Java said about one sample.
 enum Reply {
@@ -250,97 +134,40 @@ enum Reply {
 
 impl Oracle {
     fn start(classpath: &str) -> Oracle {
-        let mut child = Command::new("java")
-            .args([
-                "-Xshare:auto",
-                "-XX:+UseSerialGC",
-                "-cp",
-                classpath,
-                "dev.kwire.oracle.Oracle",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starting java");
-        let to = BufWriter::new(child.stdin.take().unwrap());
-        let from = BufReader::new(child.stdout.take().unwrap());
-        Oracle { child, to, from }
-    }
-
-    fn put_str(&mut self, s: &str) {
-        self.to.write_all(&(s.len() as i32).to_be_bytes()).unwrap();
-        self.to.write_all(s.as_bytes()).unwrap();
-    }
-
-    fn u8(&mut self) -> u8 {
-        let mut b = [0; 1];
-        self.from
-            .read_exact(&mut b)
-            .expect("reading from the Java oracle (did it crash? see stderr)");
-        b[0]
-    }
-
-    fn i16(&mut self) -> i16 {
-        let mut b = [0; 2];
-        self.from.read_exact(&mut b).unwrap();
-        i16::from_be_bytes(b)
-    }
-
-    fn blob(&mut self) -> Vec<u8> {
-        let mut n = [0; 4];
-        self.from.read_exact(&mut n).unwrap();
-        let mut b = vec![0; i32::from_be_bytes(n) as usize];
-        self.from.read_exact(&mut b).unwrap();
-        b
-    }
-
-    fn string(&mut self) -> String {
-        String::from_utf8(self.blob()).expect("UTF-8 from Java")
+        Oracle(Jvm::start(classpath, "dev.kwire.oracle.Oracle"))
     }
 
     /// Java's (lowest, highest, api key) for `name`, or why there is no such class.
     fn versions(&mut self, name: &str) -> Result<(i16, i16, i16), String> {
-        self.to.write_all(b"V").unwrap();
-        self.put_str(name);
-        self.to.flush().unwrap();
-        match self.u8() {
-            0 => Ok((self.i16(), self.i16(), self.i16())),
-            _ => Err(self.string()),
+        let j = &mut self.0;
+        j.put(b"V");
+        j.put_str(name);
+        j.flush();
+        match j.u8() {
+            0 => Ok((j.i16(), j.i16(), j.i16())),
+            _ => Err(j.string()),
         }
     }
 
     fn round_trip(&mut self, name: &str, version: i16, bytes: &[u8]) -> Reply {
-        self.to.write_all(b"R").unwrap();
-        self.put_str(name);
-        self.to.write_all(&version.to_be_bytes()).unwrap();
-        self.to
-            .write_all(&(bytes.len() as i32).to_be_bytes())
-            .unwrap();
-        self.to.write_all(bytes).unwrap();
-        self.to.flush().unwrap();
-        match self.u8() {
+        let j = &mut self.0;
+        j.put(b"R");
+        j.put_str(name);
+        j.put(&version.to_be_bytes());
+        j.put_blob(bytes);
+        j.flush();
+        match j.u8() {
             0 => Reply::Ok {
-                bytes: self.blob(),
-                json: self.string(),
+                bytes: j.blob(),
+                json: j.string(),
             },
-            _ => Reply::Err(self.string()),
+            _ => Reply::Err(j.string()),
         }
     }
-}
 
-impl Oracle {
     /// Closes Java's stdin (which ends the program) and waits for it.
     fn finish(self) {
-        let Oracle {
-            mut child,
-            to,
-            from,
-        } = self;
-        drop(to.into_inner().expect("flushing to the Java oracle"));
-        drop(from);
-        let status = child.wait().expect("waiting for the Java oracle");
-        assert!(status.success(), "the Java oracle exited with {status}");
+        self.0.finish();
     }
 }
 
@@ -431,22 +258,10 @@ fn specs() -> HashMap<String, Spec> {
     ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
 )]
 fn kafka_clients_decode_reencode_and_render_every_kwire_sample_identically() {
-    let missing: Vec<&str> = ["java", "mvn"]
-        .into_iter()
-        .filter(|t| !on_path(t))
-        .collect();
-    if !missing.is_empty() {
-        let msg = format!("java oracle: {} not on PATH", missing.join(" and "));
-        if ci() {
-            panic!("{msg}; CI=true makes this a failure");
-        }
-        eprintln!("SKIPPED: {msg}");
+    if !java_ready("java oracle") {
         return;
     }
-    let classpath = match oracle_classpath() {
-        Ok(cp) => cp,
-        Err(e) => panic!("java oracle: building tests/java-oracle with Maven failed: {e}"),
-    };
+    let classpath = classpath();
     let specs = specs();
     let mut oracle = Oracle::start(&classpath);
 

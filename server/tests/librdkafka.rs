@@ -1,5 +1,6 @@
 //! Real-client tests: pytest drives librdkafka 2.16 (confluent-kafka 2.16.1) consumers, producers
-//! and admin clients against the `kwire-server` binary (the tests are in `tests/python/`).
+//! and admin clients, and kafka-python 3.0.0 producers and consumers, against the `kwire-server`
+//! binary (the tests are in `tests/python/`).
 //!
 //! The Python side runs in a virtual environment under the target directory
 //! (`$CARGO_TARGET_TMPDIR/kwire-pyenv`), created with `python3 -m venv` and filled from
@@ -24,6 +25,8 @@ use std::process::{Command, Stdio};
 const CONFLUENT_KAFKA: &str = "2.16.1";
 /// The librdkafka inside that wheel.
 const LIBRDKAFKA: &str = "2.16.0";
+/// The kafka-python release of tests/python/test_producers.py (pure Python).
+const KAFKA_PYTHON: &str = "3.0.0";
 
 /// Written straight to the process's stderr: libtest does not capture it, so it shows in
 /// `cargo test` output as it happens.
@@ -83,18 +86,22 @@ fn venv_python(venv: &Path) -> PathBuf {
     venv.join("bin").join("python")
 }
 
-/// Whether the venv has confluent-kafka CONFLUENT_KAFKA (with librdkafka LIBRDKAFKA) and pytest.
+/// Whether the venv has confluent-kafka CONFLUENT_KAFKA (with librdkafka LIBRDKAFKA), kafka-python
+/// KAFKA_PYTHON with its codec packages, and pytest.
 fn venv_check(venv: &Path) -> Result<(), String> {
     let py = venv_python(venv);
     if !py.exists() {
         return Err(format!("{} does not exist", py.display()));
     }
     // `version()` is a plain string in 2.16 (a (string, int) pair in older releases).
+    // kafka-python and its codec packages (lz4, snappy through cramjam, zstandard) too, so that a
+    // venv made before they were added to requirements.txt is rebuilt.
     let check = format!(
-        "import confluent_kafka as c, pytest, sys\n\
+        "import confluent_kafka as c, pytest, sys, kafka, lz4.frame, snappy, zstandard\n\
          v = c.version()\n\
          v = v[0] if isinstance(v, tuple) else v\n\
-         sys.exit(0 if v == '{CONFLUENT_KAFKA}' and c.libversion()[0] == '{LIBRDKAFKA}' else 3)"
+         sys.exit(0 if v == '{CONFLUENT_KAFKA}' and c.libversion()[0] == '{LIBRDKAFKA}' \
+         and kafka.__version__ == '{KAFKA_PYTHON}' else 3)"
     );
     run(Command::new(&py).args(["-c", &check])).map(|_| ())
 }
@@ -153,14 +160,14 @@ fn python_env() -> Option<PathBuf> {
     {
         let _ = std::fs::remove_dir_all(&scratch);
         unavailable(&format!(
-            "installing confluent-kafka=={CONFLUENT_KAFKA} and pytest failed: {e}"
+            "installing tests/python/requirements.txt (confluent-kafka=={CONFLUENT_KAFKA}, kafka-python=={KAFKA_PYTHON}, pytest) failed: {e}"
         ));
         return None;
     }
     if !venv_ok(&scratch) {
         let _ = std::fs::remove_dir_all(&scratch);
         unavailable(&format!(
-            "the new venv does not import confluent-kafka {CONFLUENT_KAFKA} and pytest"
+            "the new venv does not import confluent-kafka {CONFLUENT_KAFKA}, kafka-python {KAFKA_PYTHON} with its codecs, and pytest"
         ));
         return None;
     }

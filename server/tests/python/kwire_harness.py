@@ -59,7 +59,7 @@ class KwireServer:
     def __init__(self, workdir: str, topics: Iterable[str], heartbeat_ms: int = 250, port: int = 0,
                  data_dir: Optional[str] = None, session_timeout_ms: Optional[int] = None,
                  max_frame_bytes: Optional[int] = None, idle_timeout_ms: Optional[int] = None,
-                 rust_log: Optional[str] = None, name: str = "server"):
+                 rust_log: Optional[str] = None, name: str = "server", extra_args: Iterable[str] = ()):
         self.workdir = workdir
         self.topics = list(topics)
         self.heartbeat_ms = heartbeat_ms
@@ -70,6 +70,7 @@ class KwireServer:
         self.idle_timeout_ms = idle_timeout_ms
         self.rust_log = rust_log or os.environ.get("KWIRE_TEST_RUST_LOG", "debug")
         self.name = name
+        self.extra_args = list(extra_args)
         self.proc: Optional[subprocess.Popen] = None
         self.port: Optional[int] = None
         self.starts = 0
@@ -93,7 +94,7 @@ class KwireServer:
             a += ["--max-frame-bytes", str(self.max_frame_bytes)]
         if self.idle_timeout_ms is not None:
             a += ["--idle-timeout-ms", str(self.idle_timeout_ms)]
-        return a
+        return a + self.extra_args
 
     def start(self, timeout: float = 20.0) -> "KwireServer":
         assert self.proc is None, "already running"
@@ -518,6 +519,9 @@ class Reader:
     def i32(self) -> int:
         return struct.unpack(">i", self.take(4))[0]
 
+    def i64(self) -> int:
+        return struct.unpack(">q", self.take(8))[0]
+
     def uvarint(self) -> int:
         shift = 0
         out = 0
@@ -678,6 +682,81 @@ def describe_group_raw(port: int, group: str) -> DescribedGroup:
     groups = r.compact_array(grp) or []
     assert len(groups) == 1, f"{len(groups)} groups in ConsumerGroupDescribe response"
     return groups[0]
+
+
+@dataclass
+class BatchHeader:
+    """The header of one stored record batch (magic 2), as DefaultRecordBatch lays it out."""
+    base_offset: int
+    length: int
+    leader_epoch: int
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    base_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    record_count: int
+
+    @property
+    def compression(self) -> str:
+        return ("none", "gzip", "snappy", "lz4", "zstd")[self.attributes & 7]
+
+
+# The fixed part of a v2 batch header after baseOffset and batchLength (49 bytes).
+_BATCH_HEADER = struct.Struct(">ibIhiqqqhii")
+
+
+def fetch_batches_raw(port: int, topic: str, partition: int, timeout: float = 10.0
+                      ) -> Tuple[int, List[BatchHeader]]:
+    """Every record batch of a partition, read with raw Fetch v11 requests (by topic name, no
+    session) from offset 0 up to the high watermark; returns (high watermark, batch headers).
+    Checks that each batch starts where the previous one ended."""
+    batches: List[BatchHeader] = []
+    offset = 0
+    end = time.monotonic() + timeout
+    while True:
+        t = topic.encode()
+        body = (struct.pack(">iiiibii", -1, 0, 0, 64 << 20, 0, 0, -1)
+                + struct.pack(">ih", 1, len(t)) + t
+                + struct.pack(">iiiqqi", 1, partition, -1, offset, -1, 32 << 20)
+                + struct.pack(">ih", 0, 0))
+        r = raw_call(port, 1, 11, body, flexible=False, timeout=timeout)
+        r.i32()  # throttle
+        err = r.i16()
+        assert err == 0, f"Fetch error {err}"
+        r.i32()  # session id
+        assert r.i32() == 1
+        r.take(r.i16())
+        assert r.i32() == 1
+        assert r.i32() == partition
+        perr = r.i16()
+        assert perr == 0, f"Fetch {topic}[{partition}]@{offset}: error {perr}"
+        hw = r.i64()
+        r.i64()  # last stable offset
+        r.i64()  # log start offset
+        for _ in range(max(r.i32(), 0)):
+            r.i64()
+            r.i64()
+        r.i32()  # preferred read replica
+        n = r.i32()
+        data = r.take(n) if n > 0 else b""
+        pos = 0
+        while pos + 12 <= len(data):
+            base_offset, length = struct.unpack_from(">qi", data, pos)
+            if pos + 12 + length > len(data):
+                break  # a partial batch at the end of the response
+            h = BatchHeader(base_offset, length, *_BATCH_HEADER.unpack_from(data, pos + 12))
+            assert h.base_offset == offset, f"batch at {h.base_offset}, expected {offset}: {h}"
+            batches.append(h)
+            offset = h.base_offset + h.last_offset_delta + 1
+            pos += 12 + length
+        if offset >= hw:
+            return hw, batches
+        assert time.monotonic() < end, f"{topic}[{partition}]: read up to {offset} of {hw} in {timeout}s"
 
 
 def api_versions_raw(port: int) -> Dict[int, Tuple[int, int]]:

@@ -68,9 +68,13 @@ fn previous_build(source: &Path, out: &Path, cp_file: &Path) -> Option<String> {
     let sources =
         newest(&source.join("src")).max(source.join("pom.xml").metadata().ok()?.modified().ok()?);
     if sources > built
-        || !["Oracle.class", "RecordsOracle.class"]
-            .iter()
-            .all(|c| classes.join(c).is_file())
+        || ![
+            "Oracle.class",
+            "RecordsOracle.class",
+            "ProducerRoundTrip.class",
+        ]
+        .iter()
+        .all(|c| classes.join(c).is_file())
     {
         return None;
     }

@@ -14,6 +14,7 @@ mod cross_check;
 mod golden;
 mod invalid_rules;
 mod java;
+mod java_clients;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;

@@ -443,6 +443,51 @@ fn lz4_decompress(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), R
     )
 }
 
+/// Decompresses the lz4 value of a magic-0 legacy wrapper message. Kafka before 0.10 wrote the
+/// frame's header checksum over the magic number too (KAFKA-3160), and its reader ignores that
+/// byte for magic 0 (`KafkaLZ4BlockInputStream`'s `ignoreFlagDescriptorChecksum`); this puts the
+/// right checksum in front of the frame's blocks (the input is not copied), then decompresses as
+/// [`decompress`] does.
+///
+/// # Errors
+/// As [`decompress`] for lz4.
+#[cfg(feature = "lz4")]
+pub(crate) fn lz4_decompress_magic0(
+    input: &[u8],
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), RecordsError> {
+    use std::io::Read as _;
+    lz4_frames_complete(input)?;
+    // Magic (4), FLG, BD, [content size (8)], [dictionary id (4)], then the checksum byte.
+    let flg = *input
+        .get(4)
+        .ok_or_else(|| corrupt(Compression::Lz4, 4, "frame cut short"))?;
+    let hc_at = 6 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 };
+    let mut header = input
+        .get(..=hc_at)
+        .ok_or_else(|| corrupt(Compression::Lz4, 4, "frame cut short"))?
+        .to_vec();
+    header[hc_at] = (xxhash_rust::xxh32::xxh32(&input[4..hc_at], 0) >> 8) as u8;
+    let decoder = lz4_flex::frame::FrameDecoder::new(header.as_slice().chain(&input[hc_at + 1..]));
+    read_bounded(
+        Compression::Lz4,
+        decoder,
+        input.len().saturating_mul(4),
+        limit,
+        out,
+    )
+}
+
+#[cfg(not(feature = "lz4"))]
+pub(crate) fn lz4_decompress_magic0(
+    _: &[u8],
+    _: usize,
+    _: &mut Vec<u8>,
+) -> Result<(), RecordsError> {
+    Err(unsupported(Compression::Lz4))
+}
+
 /// Walks the LZ4 frames of `input` by their block sizes (no decoding) and checks each ends with
 /// its end mark (and content checksum when flagged). lz4_flex's reader takes a clean end of input
 /// where a block size is due as the end of the stream, which would let a frame cut at a block

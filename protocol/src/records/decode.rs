@@ -6,9 +6,9 @@
 use bytes::Bytes;
 
 use super::attributes::Compression;
-use super::batch::{BatchHeader, ATTRIBUTES_OFFSET, CRC_OFFSET};
+use super::batch::BatchHeader;
 use super::codec::{read_record, MIN_RECORD_SIZE};
-use super::error::{RecordsError, RecordsErrorKind};
+use super::error::RecordsError;
 use super::legacy;
 use super::options::DecodeOptions;
 use super::owned::{Header, Record, RecordBatch, RecordSet};
@@ -51,27 +51,18 @@ fn decode_batch(
     }
     let header = *batch.header();
     let codec = batch.compression();
+    if opts.verify_crc {
+        batch.check_crc()?;
+    }
     let records = if codec == Ok(Compression::None) {
-        // The CRC-32C is computed while the records are read, a chunk ahead of them, so that
-        // each byte comes from memory once (a mismatch still wins over any parse error).
-        let crc = opts.verify_crc.then(|| CrcCheck {
-            stored: header.crc,
-            running: crc32c::crc32c(&batch.bytes()[ATTRIBUTES_OFFSET..BatchHeader::SIZE]),
-            covered: 0,
-            at: start + CRC_OFFSET,
-        });
         decode_records(
             input,
             start + BatchHeader::SIZE,
             end,
             header.record_count,
             false,
-            crc,
         )?
     } else {
-        if opts.verify_crc {
-            batch.check_crc()?;
-        }
         let codec = codec?;
         let mut buf = Vec::new();
         super::compression::decompress(
@@ -82,85 +73,32 @@ fn decode_batch(
         )
         .map_err(|e| e.shifted(start + BatchHeader::SIZE))?;
         let data = Bytes::from(buf);
-        decode_records(&data, 0, data.len(), header.record_count, true, None)?
+        decode_records(&data, 0, data.len(), header.record_count, true)?
     };
     Ok(RecordBatch { header, records })
 }
 
-/// The CRC-32C of an uncompressed batch, computed along with reading its records.
-struct CrcCheck {
-    /// The CRC stored in the batch.
-    stored: u32,
-    /// CRC-32C of the bytes from `attributes` to `covered`.
-    running: u32,
-    /// Bytes of the records covered so far.
-    covered: usize,
-    /// Byte offset of the CRC field in the record set.
-    at: usize,
-}
-
-impl CrcCheck {
-    /// Bytes covered per step: small enough to stay in the L1 cache while records are read.
-    const CHUNK: usize = 16 * 1024;
-
-    /// Covers at least `records[..need]` (up to the end).
-    #[inline(always)]
-    fn advance(&mut self, records: &[u8], need: usize) {
-        if self.covered < need {
-            let to = (self.covered + Self::CHUNK).max(need).min(records.len());
-            self.running = crc32c::crc32c_append(self.running, &records[self.covered..to]);
-            self.covered = to;
-        }
-    }
-
-    /// Covers the rest and compares.
-    fn finish(&mut self, records: &[u8]) -> Result<(), RecordsError> {
-        self.advance(records, records.len());
-        if self.running == self.stored {
-            Ok(())
-        } else {
-            let kind = RecordsErrorKind::CrcMismatch {
-                stored: self.stored,
-                computed: self.running,
-            };
-            Err(RecordsError::new(kind, self.at))
-        }
-    }
-}
-
-/// Reads `count` records from `src[start..end]`, slicing `src`; nothing may be left over. With
-/// `crc`, the bytes are checked too, and a mismatch is the error whatever else is wrong.
+/// Reads `count` records from `src[start..end]`, slicing `src`; nothing may be left over.
 fn decode_records(
     src: &Bytes,
     start: usize,
     end: usize,
     count: i32,
     in_decompressed: bool,
-    mut crc: Option<CrcCheck>,
 ) -> Result<Vec<Record>, RecordsError> {
     let b = &src[start..end];
     let count = count.max(0) as usize;
     let mut records = Vec::with_capacity(count.min(b.len() / MIN_RECORD_SIZE));
     let mut pos = 0;
-    let fail = |crc: &mut Option<CrcCheck>, e: RecordsError, i: usize| -> RecordsError {
-        if let Some(c) = crc.as_mut() {
-            if let Err(crc_error) = c.finish(b) {
-                return crc_error;
-            }
-        }
-        e.shifted(start).in_record(i).decompressed(in_decompressed)
-    };
+    let fail =
+        |e: RecordsError, i: usize| e.shifted(start).in_record(i).decompressed(in_decompressed);
     for i in 0..count {
         if pos == b.len() {
             let e = RecordsError::invalid(
                 format!("record count {count} but the batch holds {i} records"),
                 pos,
             );
-            return Err(fail(&mut crc, e, i));
-        }
-        if let Some(c) = crc.as_mut() {
-            // The record's fixed part and the start of its key, before they are read.
-            c.advance(b, pos + 64);
+            return Err(fail(e, i));
         }
         let mut headers = Vec::new();
         let raw = read_record(b, &mut pos, |n, k, v| {
@@ -175,7 +113,7 @@ fn decode_records(
         });
         let raw = match raw {
             Ok(raw) => raw,
-            Err(e) => return Err(fail(&mut crc, e, i)),
+            Err(e) => return Err(fail(e, i)),
         };
         records.push(Record {
             attributes: raw.attributes,
@@ -194,10 +132,7 @@ fn decode_records(
             ),
             pos,
         );
-        return Err(fail(&mut crc, e, count));
-    }
-    if let Some(c) = crc.as_mut() {
-        c.finish(b)?;
+        return Err(fail(e, count));
     }
     Ok(records)
 }

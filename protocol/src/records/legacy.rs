@@ -164,12 +164,12 @@ pub(crate) fn view_header(b: &[u8]) -> Result<BatchHeader, RecordsError> {
     Ok(msg.header(count))
 }
 
+/// A legacy message's key and value (each null or a slice of the message).
+pub(crate) type KeyValue<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// The key and value of the one record of an uncompressed legacy entry `b` at byte `offset` of
 /// the record set.
-pub(crate) fn view_record(
-    b: &[u8],
-    offset: usize,
-) -> Result<(Option<&[u8]>, Option<&[u8]>), RecordsError> {
+pub(crate) fn view_record(b: &[u8], offset: usize) -> Result<KeyValue<'_>, RecordsError> {
     let msg = parse_message(b).map_err(|e| e.shifted(offset))?;
     if msg.attributes & 0x07 != 0 {
         return Err(RecordsError::invalid(
@@ -226,8 +226,13 @@ pub(crate) fn decode_entry(
         ));
     };
     let mut buf = Vec::new();
-    super::compression::decompress(codec, &b[vs..ve], opts.max_decompressed_bytes, &mut buf)
-        .map_err(|e| e.shifted(start + vs))?;
+    let limit = opts.max_decompressed_bytes;
+    if msg.magic == 0 && codec == Compression::Lz4 {
+        super::compression::lz4_decompress_magic0(&b[vs..ve], limit, &mut buf)
+    } else {
+        super::compression::decompress(codec, &b[vs..ve], limit, &mut buf)
+    }
+    .map_err(|e| e.shifted(start + vs))?;
     let inner = Bytes::from(buf);
     decode_wrapper(&msg, &inner, opts)
 }

@@ -23,7 +23,8 @@
 //!   and a log append time other than the records' largest timestamp included.
 //! * [`kwire_decodes_kafkas_legacy_message_sets`]: Kafka still writes magic 0 and 1 message sets
 //!   (uncompressed, gzip, snappy, lz4 — magic 0's lz4 with the frame-descriptor checksum of
-//!   KAFKA-3160); kwire's owned decoding and JSON form read the same records and batch fields,
+//!   KAFKA-3160, whose checksum byte kwire ignores for magic 0 as Kafka does); kwire's owned
+//!   decoding and JSON form read the same records and batch fields,
 //!   except the cases of [`KNOWN_KWIRE_BUGS`].
 //!
 //! Without `java` or `mvn` on `PATH` when tests/build.rs ran, the tests are compiled as ignored,
@@ -1467,14 +1468,7 @@ codec_tests! {
 /// Legacy cases kwire reads wrongly today: (case name prefix, what is wrong). They still run and
 /// are printed; an entry no failing case meets fails the test (kwire was fixed), so that it is
 /// removed.
-const KNOWN_KWIRE_BUGS: &[(&str, &str)] = &[(
-    "magic 0, lz4:",
-    "Kafka writes magic-0 lz4 wrappers with the frame-descriptor checksum of KAFKA-3160 (byte HC = \
-     xxh32 of the magic number, FLG and BD, >> 8, instead of FLG and BD only: Kafka's frame \
-     04224d18 60 40 1a, where the LZ4 frame format has 82) and reads them back by ignoring that byte \
-     for magic 0 (KafkaLZ4BlockInputStream); kwire's lz4 decompression refuses them with \
-     Decompression(\"lz4: HeaderChecksumError\"), so kwire cannot read magic-0 lz4 segments",
-)];
+const KNOWN_KWIRE_BUGS: &[(&str, &str)] = &[];
 
 /// Kafka's reading of a record set, flattened to its records (offset, timestamp, key, value,
 /// headers) with each record's magic, compression and timestamp type: legacy wrapper messages

@@ -141,8 +141,25 @@ pub fn put<T: RecordsField>(
     Ok(())
 }
 
+/// A `records` field as `wire::json`'s readers take it: read from base64, `null` or the
+/// expanded form; written as the field's own JSON form.
+struct Readable<T>(T);
+
+impl<T: RecordsField> JsonForm for Readable<T> {
+    fn to_json(&self, version: i16) -> Result<Value, EncodeError> {
+        self.0.to_json(version)
+    }
+    fn from_json(v: &Value, version: i16) -> Result<Self, JsonError> {
+        if v.is_object() {
+            records_from_json(v).map(|b| Readable(T::from_records(b)))
+        } else {
+            T::from_json(v, version).map(Readable)
+        }
+    }
+}
+
 /// Reads a `records` field the version has outside the tagged section: base64, `null` or the
-/// expanded form.
+/// expanded form (`wire::json::required` over [`records_from_json`]).
 ///
 /// # Errors
 /// `MissingField` when absent; otherwise as [`records_from_json`] or the base64 reader.
@@ -152,16 +169,10 @@ pub fn required<T: RecordsField>(
     key: &'static str,
     version: i16,
 ) -> Result<T, JsonError> {
-    match o.get(key) {
-        Some(v) => read(v, version).map_err(|e| e.field(key)),
-        None => Err(JsonError::new(JsonErrorKind::MissingField {
-            key,
-            version: Some(version),
-        })),
-    }
+    crate::wire::json::required::<Readable<T>>(o, key, version).map(|r| r.0)
 }
 
-/// Reads a `records` field, or gives `default` when it is absent.
+/// Reads a `records` field, or gives `default` when it is absent (`wire::json::field_or`).
 ///
 /// # Errors
 /// As [`required`], minus the missing field.
@@ -172,18 +183,7 @@ pub fn field_or<T: RecordsField>(
     version: i16,
     default: T,
 ) -> Result<T, JsonError> {
-    match o.get(key) {
-        Some(v) => read(v, version).map_err(|e| e.field(key)),
-        None => Ok(default),
-    }
-}
-
-fn read<T: RecordsField>(v: &Value, version: i16) -> Result<T, JsonError> {
-    if v.is_object() {
-        records_from_json(v).map(T::from_records)
-    } else {
-        T::from_json(v, version)
-    }
+    crate::wire::json::field_or(o, key, version, Readable(default)).map(|r| r.0)
 }
 
 fn b64(b: Option<&Bytes>) -> Value {
@@ -423,24 +423,20 @@ fn batch_from_json(v: &Value) -> Result<RecordBatch, JsonError> {
     let list = list
         .as_array()
         .ok_or_else(|| invalid("an array", list).field("records"))?;
-    let base_timestamp_given: Option<i64> = o
-        .get("baseTimestamp")
-        .map(|_| int(o, "baseTimestamp", None))
-        .transpose()?;
+    // The base timestamp: given, else the first record's absolute timestamp.
+    let first_timestamp = list
+        .first()
+        .and_then(|r| r.get("timestamp"))
+        .and_then(Value::as_i64);
+    let base_timestamp: i64 = int(o, "baseTimestamp", Some(first_timestamp.unwrap_or(-1)))?;
     let mut records = Vec::with_capacity(list.len());
     for (i, r) in list.iter().enumerate() {
-        records.push(
-            record_from_json(r, i, base_timestamp_given)
-                .map_err(|e| e.index(i).field("records"))?,
-        );
+        records
+            .push(record_from_json(r, i, base_timestamp).map_err(|e| e.index(i).field("records"))?);
     }
-    let first_ts = |r: &Option<&Value>| r.and_then(|r| r.get("timestamp")).and_then(Value::as_i64);
-    let base_timestamp = base_timestamp_given
-        .or_else(|| first_ts(&list.first()))
-        .unwrap_or(-1);
     let max_default = records
         .iter()
-        .map(|r| base_timestamp + r.timestamp_delta)
+        .map(|r| base_timestamp.saturating_add(r.timestamp_delta))
         .max()
         .unwrap_or(base_timestamp);
     let count = i32::try_from(records.len()).map_err(|_| {
@@ -463,16 +459,6 @@ fn batch_from_json(v: &Value) -> Result<RecordBatch, JsonError> {
         base_sequence: int(o, "baseSequence", Some(-1))?,
         record_count: count,
     };
-    // Records given with absolute timestamps only: deltas from the batch's base timestamp.
-    for (r, v) in records.iter_mut().zip(list) {
-        if v.get("timestampDelta").is_none() {
-            r.timestamp_delta = v
-                .get("timestamp")
-                .and_then(Value::as_i64)
-                .unwrap_or(base_timestamp)
-                - base_timestamp;
-        }
-    }
     Ok(RecordBatch { header, records })
 }
 
@@ -484,9 +470,21 @@ fn set_bit(bits: i16, bit: u32, on: bool) -> i16 {
     }
 }
 
-fn record_from_json(v: &Value, index: usize, _base: Option<i64>) -> Result<Record, JsonError> {
+/// Record `index` of a batch whose base timestamp is `base_timestamp` (ms): a record given with
+/// an absolute `timestamp` only gets its delta from the base.
+fn record_from_json(v: &Value, index: usize, base_timestamp: i64) -> Result<Record, JsonError> {
     let o = obj(v)?;
     let default_delta = i32::try_from(index).ok();
+    let timestamp = o
+        .get("timestamp")
+        .and_then(Value::as_i64)
+        .unwrap_or(base_timestamp);
+    let timestamp_delta = timestamp.checked_sub(base_timestamp).ok_or_else(|| {
+        JsonError::new(JsonErrorKind::InvalidRecords(format!(
+            "timestamp {timestamp} ms: its delta to the base timestamp {base_timestamp} overflows int64"
+        )))
+        .field("timestamp")
+    })?;
     let headers = match o.get("headers") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a
@@ -498,7 +496,7 @@ fn record_from_json(v: &Value, index: usize, _base: Option<i64>) -> Result<Recor
     };
     Ok(Record {
         attributes: int(o, "attributes", Some(0))?,
-        timestamp_delta: int(o, "timestampDelta", Some(0))?,
+        timestamp_delta: int(o, "timestampDelta", Some(timestamp_delta))?,
         offset_delta: int(o, "offsetDelta", default_delta)?,
         key: opt_bytes(o, "key")?,
         value: opt_bytes(o, "value")?,
@@ -581,6 +579,25 @@ mod tests {
             matches!(e.kind, RecordsErrorKind::CrcMismatch { .. }),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn records_given_with_absolute_timestamps_get_deltas_and_the_max_timestamp() {
+        let j = serde_json::json!({"batches": [{"records": [{"timestamp": 1000}, {"timestamp": 5000}, {"timestamp": 3000}]}]});
+        let set =
+            RecordSet::decode(&records_from_json(&j).unwrap(), &DecodeOptions::default()).unwrap();
+        let b = &set.batches[0];
+        assert_eq!(
+            (b.header.base_timestamp, b.header.max_timestamp),
+            (1000, 5000)
+        );
+        let deltas: Vec<i64> = b.records.iter().map(|r| r.timestamp_delta).collect();
+        assert_eq!(deltas, [0, 4000, 2000]);
+        let j = serde_json::json!({"batches": [{"baseTimestamp": 1, "records": [{"timestamp": i64::MIN}]}]});
+        assert!(records_from_json(&j)
+            .unwrap_err()
+            .to_string()
+            .contains("overflows"));
     }
 
     #[test]

@@ -234,7 +234,12 @@ fn three_records() -> (Hdr, Vec<u8>) {
 }
 
 fn build_three() -> BatchBuilder {
-    let mut b = BatchBuilder::new(Compression::None)
+    with_three_records(BatchBuilder::new(Compression::None))
+}
+
+/// `b` with the producer, flags and three records of [`build_three`].
+fn with_three_records(b: BatchBuilder) -> BatchBuilder {
+    let mut b = b
         .producer(4242, 3, 17)
         .transactional(true)
         .partition_leader_epoch(5);
@@ -1041,22 +1046,9 @@ fn uncompressed_writing_is_one_allocation() {
     assert_eq!(out, bytes);
     assert_eq!((a.count, a.total), (1, bytes.len()));
     let (out, a) = measure(|| {
-        let mut b = BatchBuilder::with_capacity(Compression::None, bytes.len())
-            .producer(4242, 3, 17)
-            .transactional(true)
-            .partition_leader_epoch(5);
-        let t = 1_700_000_000_000;
-        b.append(t, None, Some(b"v0"), &[]).unwrap();
-        b.append(
-            t - 5,
-            Some(b"k1"),
-            None,
-            &[(b"h", Some(b"1")), (b"h", None), (b"h", Some(b""))],
-        )
-        .unwrap();
-        b.append(t + 40, Some(b""), Some(b"v2"), &[(b"x", Some(b"y"))])
-            .unwrap();
-        b.build().unwrap()
+        with_three_records(BatchBuilder::with_capacity(Compression::None, bytes.len()))
+            .build()
+            .unwrap()
     });
     assert_eq!(out, bytes);
     assert_eq!((a.count, a.largest), (1, bytes.len()));

@@ -4,7 +4,7 @@ use bytes::Bytes;
 
 use super::attributes::{Attributes, Compression, TimestampType};
 use super::batch::{seal_batch, BatchHeader};
-use super::codec::{record_body_len, write_record};
+use super::codec::{header_pairs_len, record_body_len, write_header_pairs, write_record};
 use super::error::RecordsError;
 
 /// Builds one RecordBatch v2 (magic 2): append records, then [`build`](Self::build) the bytes,
@@ -217,7 +217,8 @@ impl BatchBuilder {
             )
             .in_record(self.count)
         })?;
-        let body = record_body_len(delta, offset_delta, key, value, headers.iter().copied())
+        let body = header_pairs_len(headers.iter().copied())
+            .and_then(|(count, len)| record_body_len(delta, offset_delta, key, value, count, len))
             .map_err(|e| e.in_record(self.count))?;
         write_record(
             &mut self.buf,
@@ -228,7 +229,7 @@ impl BatchBuilder {
             key,
             value,
             headers.len(),
-            headers.iter().copied(),
+            |out| write_header_pairs(out, headers.iter().copied()),
         );
         if self.count == 0 {
             self.base_timestamp = base;

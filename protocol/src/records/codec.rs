@@ -61,13 +61,13 @@ pub(crate) fn read_varlong(b: &[u8], pos: &mut usize) -> Result<i64, RecordsErro
 }
 
 /// Bytes of `v` as a zigzag varint.
-#[inline]
+#[inline(always)]
 pub(crate) fn varint_len(v: i32) -> usize {
     varlong_len(v as i64)
 }
 
 /// Bytes of `v` as a zigzag varlong.
-#[inline]
+#[inline(always)]
 pub(crate) fn varlong_len(v: i64) -> usize {
     let z = ((v << 1) ^ (v >> 63)) as u64;
     let bits = 64 - (z | 1).leading_zeros() as usize;
@@ -75,13 +75,13 @@ pub(crate) fn varlong_len(v: i64) -> usize {
 }
 
 /// Appends `v` as a zigzag varint.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_varint(out: &mut Vec<u8>, v: i32) {
     write_varlong(out, v as i64)
 }
 
 /// Appends `v` as a zigzag varlong.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_varlong(out: &mut Vec<u8>, v: i64) {
     let mut z = ((v << 1) ^ (v >> 63)) as u64;
     if z < 0x80 {
@@ -147,17 +147,10 @@ fn read_nullable(
 
 /// Reads one record at `*pos` of `b` (Kafka's `DefaultRecord.readFrom` rules: the length prefix
 /// must equal the bytes the fields take, key and value lengths are -1 or non-negative, the header
-/// count is non-negative, a header key is never null). `on_header(key, value)` sees each header's
-/// byte ranges (and the header count, bounded by the record's bytes). Offsets in errors count from the start of `b`.
+/// count is non-negative and bounded by the record's bytes, a header key is never null). Offsets
+/// in errors count from the start of `b`.
 #[inline(always)]
-pub(crate) fn read_record<F>(
-    b: &[u8],
-    pos: &mut usize,
-    mut on_header: F,
-) -> Result<RawRecord, RecordsError>
-where
-    F: FnMut(u32, (usize, usize), Option<(usize, usize)>),
-{
+pub(crate) fn read_record(b: &[u8], pos: &mut usize) -> Result<RawRecord, RecordsError> {
     let len_at = *pos;
     let len = read_varint(b, pos)?;
     if len < 0 {
@@ -186,28 +179,8 @@ where
     let value = read_nullable(r, pos, "value")?;
     let count_at = *pos;
     let count = read_varint(r, pos)?;
-    if count < 0 {
-        return Err(RecordsError::invalid(
-            format!("negative header count {count}"),
-            count_at,
-        ));
-    }
     let headers_start = *pos;
-    if count as usize > (body_end - headers_start) / MIN_HEADER_SIZE {
-        return Err(RecordsError::invalid(
-            format!("header count {count} exceeds what the record's remaining bytes hold"),
-            count_at,
-        ));
-    }
-    for _ in 0..count {
-        let key_at = *pos;
-        let key = match read_nullable(r, pos, "header key")? {
-            Some(k) => k,
-            None => return Err(RecordsError::invalid("null header key", key_at)),
-        };
-        let value = read_nullable(r, pos, "header value")?;
-        on_header(count as u32, key, value);
-    }
+    read_headers(r, pos, count, count_at)?;
     if *pos != body_end {
         return Err(RecordsError::invalid(
             format!(
@@ -228,41 +201,135 @@ where
     })
 }
 
-/// Bytes of a record body (everything after its length prefix).
+/// Reads `count` headers (read at `count_at`) at `*pos` of `r`, none running past its end: the
+/// count is non-negative and no more than the bytes left hold, a key is never null.
+#[inline(always)]
+fn read_headers(
+    r: &[u8],
+    pos: &mut usize,
+    count: i32,
+    count_at: usize,
+) -> Result<(), RecordsError> {
+    if count < 0 {
+        return Err(RecordsError::invalid(
+            format!("negative header count {count}"),
+            count_at,
+        ));
+    }
+    if count as usize > (r.len() - *pos) / MIN_HEADER_SIZE {
+        return Err(RecordsError::invalid(
+            format!("header count {count} exceeds what the record's remaining bytes hold"),
+            count_at,
+        ));
+    }
+    for _ in 0..count {
+        let key_at = *pos;
+        if read_nullable(r, pos, "header key")?.is_none() {
+            return Err(RecordsError::invalid("null header key", key_at));
+        }
+        read_nullable(r, pos, "header value")?;
+    }
+    Ok(())
+}
+
+/// Checks that `section` is exactly `count` headers as a record holds them after its header
+/// count (the rules of [`read_record`]). Offsets in errors count from the start of `section`.
+pub(crate) fn check_header_section(section: &[u8], count: u32) -> Result<(), RecordsError> {
+    let count = i32::try_from(count)
+        .map_err(|_| RecordsError::invalid(format!("header count {count} exceeds int32"), 0))?;
+    let mut pos = 0;
+    read_headers(section, &mut pos, count, 0)?;
+    if pos != section.len() {
+        return Err(RecordsError::invalid(
+            format!(
+                "{} bytes after the last of {count} headers",
+                section.len() - pos
+            ),
+            pos,
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes of a nullable byte field on the wire (varint length, -1 = null).
+#[inline(always)]
+fn field_len(v: Option<&[u8]>, what: &str) -> Result<usize, RecordsError> {
+    match v {
+        None => Ok(1),
+        Some(b) => {
+            let n = i32::try_from(b.len()).map_err(|_| {
+                RecordsError::invalid(format!("{what} of {} bytes exceeds int32", b.len()), 0)
+            })?;
+            Ok(varint_len(n) + b.len())
+        }
+    }
+}
+
+/// Appends a nullable byte field (its length was checked by [`field_len`]).
+#[inline(always)]
+fn write_field(out: &mut Vec<u8>, v: Option<&[u8]>) {
+    match v {
+        None => out.push(1), // zigzag(-1)
+        Some(b) => {
+            write_varint(out, b.len() as i32);
+            out.extend_from_slice(b);
+        }
+    }
+}
+
+/// The header count and bytes of `headers` as a record holds them (after its header count).
+///
+/// # Errors
+/// [`RecordsErrorKind::Invalid`](super::error::RecordsErrorKind::Invalid) for a key or value
+/// above int32 bytes.
 #[inline]
-pub(crate) fn record_body_len<'h, I>(
+pub(crate) fn header_pairs_len<'h, I>(headers: I) -> Result<(usize, usize), RecordsError>
+where
+    I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+{
+    let (mut count, mut size) = (0usize, 0usize);
+    for (k, v) in headers {
+        size = size
+            .saturating_add(field_len(Some(k), "header key")?)
+            .saturating_add(field_len(v, "header value")?);
+        count += 1;
+    }
+    Ok((count, size))
+}
+
+/// Appends `headers` as a record holds them (sizes checked by [`header_pairs_len`]).
+#[inline]
+pub(crate) fn write_header_pairs<'h, I>(out: &mut Vec<u8>, headers: I)
+where
+    I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
+{
+    for (k, v) in headers {
+        write_field(out, Some(k));
+        write_field(out, v);
+    }
+}
+
+/// Bytes of a record's body (everything after its length prefix) with these fields and
+/// `header_count` headers taking `headers_len` bytes.
+///
+/// # Errors
+/// [`RecordsErrorKind::Invalid`](super::error::RecordsErrorKind::Invalid) for a key, value or
+/// header count above int32, or a record above int32 bytes.
+#[inline]
+pub(crate) fn record_body_len(
     timestamp_delta: i64,
     offset_delta: i32,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-    headers: I,
-) -> Result<usize, RecordsError>
-where
-    I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
-{
-    fn field(v: Option<&[u8]>, what: &str) -> Result<usize, RecordsError> {
-        match v {
-            None => Ok(1),
-            Some(b) => {
-                let n = i32::try_from(b.len()).map_err(|_| {
-                    RecordsError::invalid(format!("{what} of {} bytes exceeds int32", b.len()), 0)
-                })?;
-                Ok(varint_len(n) + b.len())
-            }
-        }
-    }
-    let mut size = 1 + varlong_len(timestamp_delta) + varint_len(offset_delta);
-    size += field(key, "key")?;
-    size += field(value, "value")?;
-    let mut count = 0usize;
-    for (k, v) in headers {
-        size += field(Some(k), "header key")?;
-        size += field(v, "header value")?;
-        count += 1;
-    }
-    let count =
-        i32::try_from(count).map_err(|_| RecordsError::invalid("more than int32 headers", 0))?;
-    size += varint_len(count);
+    header_count: usize,
+    headers_len: usize,
+) -> Result<usize, RecordsError> {
+    let count = i32::try_from(header_count)
+        .map_err(|_| RecordsError::invalid("more than int32 headers", 0))?;
+    let size = (1 + varlong_len(timestamp_delta) + varint_len(offset_delta) + varint_len(count))
+        .saturating_add(field_len(key, "key")?)
+        .saturating_add(field_len(value, "value")?)
+        .saturating_add(headers_len);
     if size > i32::MAX as usize {
         return Err(RecordsError::invalid(
             format!("record of {size} bytes exceeds int32"),
@@ -272,11 +339,11 @@ where
     Ok(size)
 }
 
-/// Appends one record (length prefix included); `body_len` from [`record_body_len`].
-// The record's fields, one argument each: a struct would only be unpacked again here.
+/// Appends one record whose body takes `body_len` bytes ([`record_body_len`]); `write_headers`
+/// appends its `header_count` headers.
 #[allow(clippy::too_many_arguments)]
-#[inline]
-pub(crate) fn write_record<'h, I>(
+#[inline(always)]
+pub(crate) fn write_record(
     out: &mut Vec<u8>,
     body_len: usize,
     attributes: i8,
@@ -285,30 +352,16 @@ pub(crate) fn write_record<'h, I>(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     header_count: usize,
-    headers: I,
-) where
-    I: Iterator<Item = (&'h [u8], Option<&'h [u8]>)>,
-{
-    fn field(out: &mut Vec<u8>, v: Option<&[u8]>) {
-        match v {
-            None => out.push(1), // zigzag(-1)
-            Some(b) => {
-                write_varint(out, b.len() as i32);
-                out.extend_from_slice(b);
-            }
-        }
-    }
+    write_headers: impl FnOnce(&mut Vec<u8>),
+) {
     write_varint(out, body_len as i32);
     out.push(attributes as u8);
     write_varlong(out, timestamp_delta);
     write_varint(out, offset_delta);
-    field(out, key);
-    field(out, value);
+    write_field(out, key);
+    write_field(out, value);
     write_varint(out, header_count as i32);
-    for (k, v) in headers {
-        field(out, Some(k));
-        field(out, v);
-    }
+    write_headers(out);
 }
 
 #[cfg(test)]

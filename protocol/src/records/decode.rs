@@ -1,5 +1,5 @@
 //! [`RecordSet::decode`]: owned decoding of a record set that shares the input [`Bytes`] (keys,
-//! values and header parts are slices of it, or of the one decompression buffer of a compressed
+//! values and header sections are slices of it, or of the one decompression buffer of a compressed
 //! batch). The batches are framed by the view ([`RecordSetRef`]); legacy entries go to
 //! `legacy`.
 
@@ -9,14 +9,15 @@ use super::attributes::Compression;
 use super::batch::BatchHeader;
 use super::codec::{read_record, MIN_RECORD_SIZE};
 use super::error::RecordsError;
+use super::headers::Headers;
 use super::legacy;
 use super::options::DecodeOptions;
-use super::owned::{Header, Record, RecordBatch, RecordSet};
+use super::owned::{Record, RecordBatch, RecordSet};
 use super::view::{BatchRef, RecordSetRef};
 
 impl RecordSet {
     /// Decodes every batch of `input` (magic 2 batches and legacy magic 0/1 messages), sharing
-    /// `input`: keys, values and header parts of uncompressed batches are
+    /// `input`: keys, values and header sections of uncompressed batches are
     /// [`Bytes::slice`]s of it. A compressed batch is decompressed (at most
     /// `opts.max_decompressed_bytes`) into one buffer whose slices its records hold.
     ///
@@ -100,28 +101,22 @@ fn decode_records(
             );
             return Err(fail(e, i));
         }
-        let mut headers = Vec::new();
-        let raw = read_record(b, &mut pos, |n, k, v| {
-            if headers.capacity() == 0 {
-                // `n` is bounded by the record's bytes (checked before the first header).
-                headers.reserve_exact(n as usize);
-            }
-            headers.push(Header {
-                key: src.slice(start + k.0..start + k.1),
-                value: v.map(|(s, e)| src.slice(start + s..start + e)),
-            });
-        });
-        let raw = match raw {
+        let raw = match read_record(b, &mut pos) {
             Ok(raw) => raw,
             Err(e) => return Err(fail(e, i)),
         };
+        let slice = |(s, e): (usize, usize)| src.slice(start + s..start + e);
         records.push(Record {
             attributes: raw.attributes,
             timestamp_delta: raw.timestamp_delta,
             offset_delta: raw.offset_delta,
-            key: raw.key.map(|(s, e)| src.slice(start + s..start + e)),
-            value: raw.value.map(|(s, e)| src.slice(start + s..start + e)),
-            headers,
+            key: raw.key.map(slice),
+            value: raw.value.map(slice),
+            headers: if raw.header_count == 0 {
+                Headers::new()
+            } else {
+                Headers::from_checked(slice(raw.headers), raw.header_count)
+            },
         });
     }
     if pos != b.len() {

@@ -38,8 +38,9 @@ use super::attributes::{Attributes, Compression, TimestampType};
 use super::batch::BatchHeader;
 use super::control::ControlRecord;
 use super::error::RecordsError;
+use super::headers::{Header, Headers};
 use super::options::DecodeOptions;
-use super::owned::{Header, Record, RecordBatch, RecordSet};
+use super::owned::{Record, RecordBatch, RecordSet};
 use crate::wire::json::{JsonError, JsonErrorKind, JsonForm, Map, Value};
 use crate::wire::{EncodeError, EncodeErrorKind};
 use base64::engine::general_purpose::STANDARD;
@@ -186,7 +187,7 @@ pub fn field_or<T: RecordsField>(
     crate::wire::json::field_or(o, key, version, Readable(default)).map(|r| r.0)
 }
 
-fn b64(b: Option<&Bytes>) -> Value {
+fn b64(b: Option<&[u8]>) -> Value {
     b.map_or(Value::Null, |b| Value::String(STANDARD.encode(b)))
 }
 
@@ -244,8 +245,8 @@ fn batch_to_json(batch: &RecordBatch) -> Result<Value, RecordsError> {
         o.insert("offset".into(), batch.offset_of(r).into());
         o.insert("timestampDelta".into(), r.timestamp_delta.into());
         o.insert("timestamp".into(), batch.timestamp_of(r).into());
-        o.insert("key".into(), b64(r.key.as_ref()));
-        o.insert("value".into(), b64(r.value.as_ref()));
+        o.insert("key".into(), b64(r.key.as_deref()));
+        o.insert("value".into(), b64(r.value.as_deref()));
         let headers = r
             .headers
             .iter()
@@ -253,9 +254,9 @@ fn batch_to_json(batch: &RecordBatch) -> Result<Value, RecordsError> {
                 let mut ho = Map::new();
                 ho.insert(
                     "key".into(),
-                    String::from_utf8_lossy(&h.key).into_owned().into(),
+                    String::from_utf8_lossy(h.key).into_owned().into(),
                 );
-                ho.insert("value".into(), b64(h.value.as_ref()));
+                ho.insert("value".into(), b64(h.value));
                 Value::Object(ho)
             })
             .collect();
@@ -486,12 +487,17 @@ fn record_from_json(v: &Value, index: usize, base_timestamp: i64) -> Result<Reco
         .field("timestamp")
     })?;
     let headers = match o.get("headers") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, h)| header_from_json(h).map_err(|e| e.index(i).field("headers")))
-            .collect::<Result<_, _>>()?,
+        None | Some(Value::Null) => Headers::new(),
+        Some(Value::Array(a)) => {
+            let list = a
+                .iter()
+                .enumerate()
+                .map(|(i, h)| header_from_json(h).map_err(|e| e.index(i).field("headers")))
+                .collect::<Result<Vec<_>, _>>()?;
+            Headers::from_headers(&list).map_err(|e| {
+                JsonError::new(JsonErrorKind::InvalidRecords(e.to_string())).field("headers")
+            })?
+        }
         Some(other) => return Err(invalid("an array", other).field("headers")),
     };
     Ok(Record {

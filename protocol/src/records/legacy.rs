@@ -11,6 +11,7 @@ use bytes::Bytes;
 use super::attributes::{Attributes, Compression, TimestampType};
 use super::batch::{be_i32, be_i64, be_u32, BatchHeader, LOG_OVERHEAD};
 use super::error::{RecordsError, RecordsErrorKind};
+use super::headers::Headers;
 use super::options::DecodeOptions;
 use super::owned::{Record, RecordBatch};
 
@@ -212,7 +213,7 @@ pub(crate) fn decode_entry(
             offset_delta: 0,
             key: slice(msg.key),
             value: slice(msg.value),
-            headers: Vec::new(),
+            headers: Headers::new(),
         };
         return Ok(RecordBatch {
             header: msg.header(1),
@@ -350,7 +351,7 @@ fn decode_wrapper(
             offset_delta,
             key: e.key.map(|(s, e)| inner.slice(s..e)),
             value: e.value.map(|(s, e)| inner.slice(s..e)),
-            headers: Vec::new(),
+            headers: Headers::new(),
         });
     }
     let mut header = wrapper.header(records.len() as i32);

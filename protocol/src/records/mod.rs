@@ -2,7 +2,7 @@
 //! ShareFetchResponse, FetchSnapshotResponse).
 //!
 //! * [`RecordSetRef`]: a borrowed view; iterates batches and, for uncompressed batches, records,
-//!   without allocating (keys, values and header parts are slices of the input).
+//!   without allocating (keys, values and header sections are slices of the input).
 //! * [`RecordSet::decode`]: owned decoding that shares the input [`Bytes`](bytes::Bytes) (no copy
 //!   of key or value bytes); a compressed batch is decompressed into one buffer whose slices the
 //!   records hold.
@@ -35,7 +35,7 @@
 //! }
 //! // Owned: keys and values are slices of `bytes`.
 //! let set = RecordSet::decode(&bytes, &DecodeOptions::default())?;
-//! assert_eq!(set.batches[0].records[0].headers[1].value, None);
+//! assert_eq!(set.batches[0].records[0].headers.iter().nth(1).unwrap().value, None);
 //! assert_eq!(set.batches[0].encode()?, bytes);
 //! # Ok::<(), kwire_protocol::records::RecordsError>(())
 //! ```
@@ -48,6 +48,7 @@ pub mod compression;
 mod control;
 mod decode;
 mod error;
+mod headers;
 #[cfg(feature = "json")]
 pub mod json;
 mod legacy;
@@ -60,9 +61,10 @@ pub use batch::BatchHeader;
 pub use builder::BatchBuilder;
 pub use control::ControlRecord;
 pub use error::{RecordsError, RecordsErrorKind};
+pub use headers::{Header, HeaderIter, HeaderRef, Headers};
 pub use options::{DecodeOptions, DEFAULT_MAX_DECOMPRESSED_BYTES};
-pub use owned::{Header, Record, RecordBatch, RecordSet};
-pub use view::{BatchIter, BatchRef, HeaderIter, HeaderRef, RecordIter, RecordRef, RecordSetRef};
+pub use owned::{Record, RecordBatch, RecordSet};
+pub use view::{BatchIter, BatchRef, RecordIter, RecordRef, RecordSetRef};
 
 #[cfg(test)]
 mod tests {
@@ -114,12 +116,13 @@ mod tests {
         assert_eq!(r.key.as_deref(), Some(&b"k"[..]));
         assert_eq!(r.value.as_deref(), Some(&b"v"[..]));
         assert_eq!(
-            r.headers,
+            r.headers.to_vec(),
             vec![Header {
                 key: Bytes::from_static(b"h"),
                 value: None
             }]
         );
+        assert_eq!(&r.headers.wire_bytes()[..], &[2, b'h', 1]);
         assert_eq!(batch.encode().unwrap(), bytes);
         let view = RecordSetRef::new(&bytes);
         let b = view.batches().next().unwrap().unwrap();

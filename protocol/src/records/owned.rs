@@ -1,4 +1,4 @@
-//! Owned record sets: the types [`RecordSet::decode`] gives (their keys, values and header parts
+//! Owned record sets: the types [`RecordSet::decode`] gives (their keys, values and header sections
 //! share the input [`Bytes`]), and [`RecordBatch::encode`], which writes a batch back.
 
 use bytes::Bytes;
@@ -8,25 +8,7 @@ use super::batch::{seal_batch, BatchHeader};
 use super::codec::{record_body_len, write_record};
 use super::control::ControlRecord;
 use super::error::{RecordsError, RecordsErrorKind};
-
-/// One record header: key (UTF-8 in Kafka, kept as bytes) and nullable value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Header {
-    /// The header key.
-    pub key: Bytes,
-    /// The header value; `None` when null (kafka-protocol-rs #133).
-    pub value: Option<Bytes>,
-}
-
-impl Header {
-    /// The key as UTF-8 (Kafka's header keys are strings).
-    ///
-    /// # Errors
-    /// The [`std::str::Utf8Error`] of invalid UTF-8.
-    pub fn key_str(&self) -> Result<&str, std::str::Utf8Error> {
-        std::str::from_utf8(&self.key)
-    }
-}
+use super::headers::Headers;
 
 /// One record of a batch (Kafka's `DefaultRecord`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -43,7 +25,7 @@ pub struct Record {
     /// The value; `None` when null.
     pub value: Option<Bytes>,
     /// The headers in wire order; duplicate keys and null values are kept.
-    pub headers: Vec<Header>,
+    pub headers: Headers,
 }
 
 /// One batch: its header and its records (decompressed).
@@ -157,14 +139,8 @@ impl RecordBatch {
 
     fn write_records(&self, out: &mut Vec<u8>) -> Result<(), RecordsError> {
         for (i, r) in self.records.iter().enumerate() {
-            let body = record_body_len(
-                r.timestamp_delta,
-                r.offset_delta,
-                r.key.as_deref(),
-                r.value.as_deref(),
-                r.headers.iter().map(|h| (&h.key[..], h.value.as_deref())),
-            )
-            .map_err(|e| e.in_record(i))?;
+            let body = record_body(r).map_err(|e| e.in_record(i))?;
+            let section = r.headers.wire_bytes();
             write_record(
                 out,
                 body,
@@ -174,21 +150,27 @@ impl RecordBatch {
                 r.key.as_deref(),
                 r.value.as_deref(),
                 r.headers.len(),
-                r.headers.iter().map(|h| (&h.key[..], h.value.as_deref())),
+                |out| out.extend_from_slice(section),
             );
         }
         Ok(())
     }
 }
 
-/// Bytes of a record on the wire, length prefix included.
-fn record_len(r: &Record) -> Result<usize, RecordsError> {
-    let body = record_body_len(
+/// Bytes of a record's body on the wire (after its length prefix).
+fn record_body(r: &Record) -> Result<usize, RecordsError> {
+    record_body_len(
         r.timestamp_delta,
         r.offset_delta,
         r.key.as_deref(),
         r.value.as_deref(),
-        r.headers.iter().map(|h| (&h.key[..], h.value.as_deref())),
-    )?;
+        r.headers.len(),
+        r.headers.wire_bytes().len(),
+    )
+}
+
+/// Bytes of a record on the wire, length prefix included.
+fn record_len(r: &Record) -> Result<usize, RecordsError> {
+    let body = record_body(r)?;
     Ok(super::codec::varint_len(body as i32) + body)
 }

@@ -1,13 +1,14 @@
 //! Borrowed views of a record set: batches, records and headers read in place.
 //!
-//! Nothing here allocates for uncompressed batches: keys, values and header parts are slices of
+//! Nothing here allocates for uncompressed batches: keys, values and header sections are slices of
 //! the input. A compressed batch is decompressed into a buffer the caller owns and reuses
 //! ([`BatchRef::decompress`]).
 
 use super::attributes::Compression;
 use super::batch::{be_i32, be_u32, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH};
-use super::codec::{read_record, read_varint, RawRecord};
+use super::codec::{read_record, RawRecord};
 use super::error::{RecordsError, RecordsErrorKind};
+use super::headers::HeaderIter;
 use super::legacy;
 use super::options::DecodeOptions;
 
@@ -407,7 +408,7 @@ impl<'a> Iterator for RecordIter<'a> {
             );
             return self.fail(RecordsError::invalid(msg, at).in_record(self.index));
         }
-        match read_record(self.buf, &mut self.pos, |_, _, _| {}) {
+        match read_record(self.buf, &mut self.pos) {
             Ok(raw) => {
                 self.remaining -= 1;
                 self.index += 1;
@@ -478,11 +479,7 @@ impl<'a> RecordRef<'a> {
     /// The headers, in order (duplicate keys and null values kept). They were validated when
     /// the record was read.
     pub fn headers(&self) -> HeaderIter<'a> {
-        HeaderIter {
-            buf: self.headers,
-            pos: 0,
-            remaining: self.header_count,
-        }
+        HeaderIter::new(self.headers, self.header_count)
     }
 
     /// Number of headers.
@@ -490,66 +487,3 @@ impl<'a> RecordRef<'a> {
         self.header_count as usize
     }
 }
-
-/// One record header, read in place: key (UTF-8 in Kafka, kept as bytes) and nullable value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HeaderRef<'a> {
-    /// The header key.
-    pub key: &'a [u8],
-    /// The header value; `None` when null.
-    pub value: Option<&'a [u8]>,
-}
-
-/// Iterates the headers of a record, in wire order.
-#[derive(Debug, Clone)]
-pub struct HeaderIter<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    remaining: u32,
-}
-
-impl<'a> HeaderIter<'a> {
-    #[inline(always)]
-    fn field(&mut self) -> Option<Option<&'a [u8]>> {
-        let len = read_varint(self.buf, &mut self.pos).ok()?;
-        if len < 0 {
-            return Some(None);
-        }
-        let start = self.pos;
-        let end = start.checked_add(len as usize)?;
-        let s = self.buf.get(start..end)?;
-        self.pos = end;
-        Some(Some(s))
-    }
-}
-
-impl<'a> Iterator for HeaderIter<'a> {
-    type Item = HeaderRef<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<HeaderRef<'a>> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        // Validated when the record was read; a failure here cannot happen, and ends iteration.
-        let parsed = self.field().flatten().and_then(|key| {
-            Some(HeaderRef {
-                key,
-                value: self.field()?,
-            })
-        });
-        if parsed.is_none() {
-            self.remaining = 0;
-        }
-        parsed
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining as usize, Some(self.remaining as usize))
-    }
-}
-
-impl ExactSizeIterator for HeaderIter<'_> {}
-
-impl std::iter::FusedIterator for HeaderIter<'_> {}

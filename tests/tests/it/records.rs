@@ -178,13 +178,7 @@ fn view_walk(b: &[u8]) -> Result<Walk, RecordsError> {
                 offset_delta: r.offset_delta,
                 key: r.key.map(Bytes::copy_from_slice),
                 value: r.value.map(Bytes::copy_from_slice),
-                headers: r
-                    .headers()
-                    .map(|h| Header {
-                        key: Bytes::copy_from_slice(h.key),
-                        value: h.value.map(Bytes::copy_from_slice),
-                    })
-                    .collect(),
+                headers: Headers::from_pairs(r.headers().map(|h| (h.key, h.value)))?,
             });
         }
         batches.push(records);
@@ -308,7 +302,7 @@ fn decode_reads_every_field() {
     let hs: Vec<_> = r[1]
         .headers
         .iter()
-        .map(|h| (h.key_str().unwrap(), h.value.as_deref()))
+        .map(|h| (std::str::from_utf8(h.key).unwrap(), h.value))
         .collect();
     assert_eq!(
         hs,
@@ -320,6 +314,13 @@ fn decode_reads_every_field() {
     let v = r[2].value.as_ref().unwrap();
     let inside = bytes.as_ptr() as usize..bytes.as_ptr() as usize + bytes.len();
     assert!(inside.contains(&(v.as_ptr() as usize)));
+    // So are the headers: one slice holding all three, and their owned form slices of it.
+    let section = r[1].headers.wire_bytes();
+    assert!(inside.contains(&(section.as_ptr() as usize)));
+    assert_eq!(section.len(), 2 + 2 + 2 + 1 + 2 + 1);
+    let owned = r[1].headers.to_vec();
+    assert_eq!(owned[0].key_str(), Ok("h"));
+    assert!(inside.contains(&(owned[0].value.as_ref().unwrap().as_ptr() as usize)));
 
     // The view reads the same.
     let (vh, vr, tail) = view_walk(&bytes).unwrap();
@@ -978,7 +979,7 @@ proptest! {
             prop_assert_eq!(batch.offset_of(got), base_offset + i as i64);
             prop_assert_eq!(got.key.as_deref(), want.key.as_deref());
             prop_assert_eq!(got.value.as_deref(), want.value.as_deref());
-            let hs: Vec<_> = got.headers.iter().map(|h| (h.key.to_vec(), h.value.as_ref().map(|v| v.to_vec()))).collect();
+            let hs: Vec<_> = got.headers.iter().map(|h| (h.key.to_vec(), h.value.map(|v| v.to_vec()))).collect();
             prop_assert_eq!(&hs, &want.headers);
         }
         prop_assert_eq!(batch.compression(), codec);

@@ -909,7 +909,7 @@ fn kwire_owned(input: &[u8]) -> Result<Value, String> {
                         b.timestamp_of(r),
                         r.key.as_deref(),
                         r.value.as_deref(),
-                        r.headers.iter().map(|h| (&h.key[..], h.value.as_deref())),
+                        r.headers.iter().map(|h| (h.key, h.value)),
                         control.then(|| {
                             b.control_record(r)
                                 .expect("a control batch's record")

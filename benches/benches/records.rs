@@ -16,93 +16,28 @@
 //!   `RecordBatch::encode_to_bytes`), and `kwire/encode-owned`: kwire `RecordBatch::encode` of
 //!   its decoded records, as the peers encode.
 //! * `kwire/decompress`: `compression::decompress` of the batch's records alone, into a fresh
-//!   buffer (what the owned decode cannot avoid), the floor a compressed decode is compared with.
+//!   buffer (kwire's bounded decompression, without reading records).
+//! * `<crate>/decompress`: the codec crate alone, reading the same compressed bytes into a fresh
+//!   `Vec` with its own streaming reader (`flate2::bufread::MultiGzDecoder`,
+//!   `lz4_flex::frame::FrameDecoder`, `zstd::stream::read::Decoder`; for snappy, whose xerial
+//!   framing no crate reads, `snap::raw::Decoder` on each xerial block): the floor a compressed
+//!   decode is compared with.
 //!
 //! All libraries read the same bytes, kwire's encoding (each peer's decode is checked to give
 //! 1,000 records first). Run: `cargo bench --manifest-path benches/Cargo.toml
 //! --ignore-rust-version --bench records`.
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use kafka_protocol::records as kp;
 use krabka_protocol::records as kr;
 use kwire_protocol::records::{
-    compression, BatchBuilder, BatchHeader, Compression, DecodeOptions, RecordSet, RecordSetRef,
+    compression, BatchHeader, Compression, DecodeOptions, RecordSet, RecordSetRef,
 };
+#[path = "common/records_input.rs"]
+mod records_input;
 
-const RECORDS: usize = 1000;
-
-struct Input {
-    keys: Vec<Vec<u8>>,
-    values: Vec<Vec<u8>>,
-}
-
-fn input() -> Input {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    let words = [
-        "order",
-        "customer",
-        "amount",
-        "currency",
-        "EUR",
-        "USD",
-        "status",
-        "shipped",
-        "pending",
-        "warehouse",
-        "item",
-        "quantity",
-        "price",
-        "timestamp",
-        "region",
-        "north",
-        "south",
-    ];
-    let mut keys = Vec::new();
-    let mut values = Vec::new();
-    for i in 0..RECORDS {
-        keys.push(format!("key-{i:06}").into_bytes());
-        let mut v = String::with_capacity(1100);
-        while v.len() < 1000 {
-            let w = words[(next() % words.len() as u64) as usize];
-            v.push_str(&format!("\"{w}\":{},", next() % 100_000));
-        }
-        values.push(v.into_bytes());
-    }
-    Input { keys, values }
-}
-
-type Pairs = &'static [(&'static [u8], Option<&'static [u8]>)];
-
-fn headers(i: usize) -> Pairs {
-    const EVEN: Pairs = &[(b"trace-id", Some(b"0af7651916cd43dd8448eb211c80319c"))];
-    const ODD: Pairs = &[(b"trace-id", Some(b"b7ad6b7169203331")), (b"retry", None)];
-    if i % 2 == 0 {
-        EVEN
-    } else {
-        ODD
-    }
-}
-
-fn kwire_encode(codec: Compression, input: &Input) -> Bytes {
-    let mut b = BatchBuilder::with_capacity(codec, 1_100_000);
-    for i in 0..RECORDS {
-        b.append(
-            1_700_000_000_000 + i as i64,
-            Some(&input.keys[i]),
-            Some(&input.values[i]),
-            headers(i),
-        )
-        .unwrap();
-    }
-    b.build().unwrap()
-}
+use records_input::{codec_alone, input, kwire_encode, RECORDS};
 
 fn kp_compression(codec: Compression) -> kp::Compression {
     match codec {
@@ -208,6 +143,11 @@ fn bench_records(c: &mut Criterion) {
 
         if codec != Compression::None {
             let compressed = &bytes[BatchHeader::SIZE..];
+            let (name, decompress_alone) = codec_alone(codec);
+            assert_eq!(decompress_alone(compressed).len(), set_bytes(&set));
+            g.bench_function(format!("{name}/decompress"), |b| {
+                b.iter(|| decompress_alone(black_box(compressed)))
+            });
             g.bench_function("kwire/decompress", |b| {
                 b.iter(|| {
                     let mut out = Vec::new();
@@ -219,6 +159,20 @@ fn bench_records(c: &mut Criterion) {
         }
         g.finish();
     }
+}
+
+/// Bytes of the decompressed records of `set`'s one batch.
+fn set_bytes(set: &RecordSet) -> usize {
+    let batch = &set.batches[0];
+    let mut bytes = Vec::new();
+    compression::decompress(
+        batch.compression(),
+        &batch.encode().unwrap()[BatchHeader::SIZE..],
+        64 << 20,
+        &mut bytes,
+    )
+    .unwrap();
+    bytes.len()
 }
 
 criterion_group!(benches, bench_records);

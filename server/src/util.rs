@@ -9,9 +9,9 @@ use kwire_protocol::coordinator::MemberIdGenerator;
 use kwire_protocol::wire::Uuid;
 
 /// CRC-32C (Castagnoli) of `data`, as Kafka computes it over a record batch (from the
-/// attributes field on); the `crc32c` crate, hardware-accelerated where the CPU allows.
+/// attributes field on): [`kwire_protocol::records::crc32c`].
 pub fn crc32c(data: &[u8]) -> u32 {
-    crc32c::crc32c(data)
+    kwire_protocol::records::crc32c(data)
 }
 
 /// Milliseconds since the Unix epoch (the coordinator's clock: wall time, so that deadlines

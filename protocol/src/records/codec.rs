@@ -37,13 +37,18 @@ fn read_uvarint(b: &[u8], pos: &mut usize, max: usize) -> Result<u64, RecordsErr
 /// Reads a zigzag varint (int32, at most 5 bytes; Kafka's `ByteUtils.readVarint`).
 #[inline(always)]
 pub(crate) fn read_varint(b: &[u8], pos: &mut usize) -> Result<i32, RecordsError> {
-    if let Some(&byte) = b.get(*pos) {
-        if byte < 0x80 {
+    // Fast paths for one and two bytes (lengths below 64 and 8192: most keys, values, records).
+    let n = match b.get(*pos..).unwrap_or_default() {
+        [b0, ..] if *b0 < 0x80 => {
             *pos += 1;
-            return Ok(((byte >> 1) as i32) ^ -((byte & 1) as i32));
+            *b0 as u32
         }
-    }
-    let n = read_uvarint(b, pos, 5)? as u32;
+        [b0, b1, ..] if *b1 < 0x80 => {
+            *pos += 2;
+            (*b0 & 0x7f) as u32 | (*b1 as u32) << 7
+        }
+        _ => read_uvarint(b, pos, 5)? as u32,
+    };
     Ok(((n >> 1) as i32) ^ -((n & 1) as i32))
 }
 

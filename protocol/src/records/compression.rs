@@ -432,7 +432,9 @@ fn lz4_compress(input: &[u8], out: &mut Vec<u8>) -> Result<(), RecordsError> {
 
 #[cfg(feature = "lz4")]
 fn lz4_decompress(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), RecordsError> {
-    lz4_frames_complete(input)?;
+    if lz4_frames_complete(input)? {
+        return lz4_decode_frames(input, limit, out);
+    }
     let decoder = lz4_flex::frame::FrameDecoder::new(input);
     read_bounded(
         Compression::Lz4,
@@ -441,6 +443,168 @@ fn lz4_decompress(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), R
         limit,
         out,
     )
+}
+
+/// Decodes LZ4 frames (and skips skippable ones) block by block straight into `out`, as
+/// [`decompress`] promises (at most `limit` bytes, capacity never past the length at entry +
+/// `limit` + 1). Each block is decompressed in place after the output so far; linked blocks
+/// (block independence off) read the previous 64 KiB of output as their dictionary. The frame
+/// header checksum, block checksums and content checksum are verified when present. Frames were
+/// walked by [`lz4_frames_complete`] first (complete, no legacy frame, no dictionary id).
+#[cfg(feature = "lz4")]
+#[inline(never)]
+fn lz4_decode_frames(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), RecordsError> {
+    use lz4_flex::block::{decompress_into, decompress_into_with_dict, DecompressError};
+    use xxhash_rust::xxh32::xxh32;
+    let start = out.len();
+    let ceiling = start.saturating_add(limit).saturating_add(1);
+    let fail = |out: &mut Vec<u8>, e: RecordsError| {
+        out.truncate(start);
+        Err(e)
+    };
+    // The walk checked every length below; `get` keeps a mistake from panicking.
+    let u32_at = |pos: usize| {
+        input
+            .get(pos..pos + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut pos = 0;
+    let mut first_reserve = input.len().saturating_mul(4);
+    while pos < input.len() {
+        if u32_at(pos) & 0xFFFF_FFF0 == 0x184D_2A50 {
+            pos += 8 + u32_at(pos + 4) as usize;
+            continue;
+        }
+        let frame_at = pos;
+        let (flg, bd) = (input[pos + 4], input[pos + 5]);
+        if flg & 0xC0 != 0x40 {
+            return fail(
+                out,
+                corrupt(
+                    Compression::Lz4,
+                    pos + 4,
+                    format_args!("frame version {}, expected 1", flg >> 6),
+                ),
+            );
+        }
+        if flg & 0x02 != 0 || bd & 0x8F != 0 {
+            return fail(
+                out,
+                corrupt(
+                    Compression::Lz4,
+                    pos + 4,
+                    "reserved frame descriptor bits set",
+                ),
+            );
+        }
+        let block_max = match (bd >> 4) & 7 {
+            4 => 64 << 10,
+            5 => 256 << 10,
+            6 => 1 << 20,
+            7 => 4 << 20,
+            code => {
+                return fail(
+                    out,
+                    corrupt(
+                        Compression::Lz4,
+                        pos + 5,
+                        format_args!("block size code {code}, expected 4-7"),
+                    ),
+                )
+            }
+        };
+        let linked = flg & 0x20 == 0;
+        let block_checksum = flg & 0x10 != 0;
+        let content_checksum = flg & 0x04 != 0;
+        pos += 6;
+        if flg & 0x08 != 0 {
+            let size = u64::from(u32_at(pos)) | u64::from(u32_at(pos + 4)) << 32;
+            if size > (limit - (out.len() - start)) as u64 {
+                return fail(out, too_large(limit));
+            }
+            first_reserve = size as usize;
+            pos += 8;
+        }
+        if xxh32(&input[frame_at + 4..pos], 0) >> 8 & 0xFF != u32::from(input[pos]) {
+            return fail(
+                out,
+                corrupt(Compression::Lz4, pos, "frame header checksum mismatch"),
+            );
+        }
+        pos += 1;
+        let frame_start = out.len();
+        loop {
+            let word = u32_at(pos);
+            let block_at = pos;
+            pos += 4;
+            if word == 0 {
+                break;
+            }
+            let len = (word & 0x7FFF_FFFF) as usize;
+            if len > block_max {
+                return fail(
+                    out,
+                    corrupt(
+                        Compression::Lz4,
+                        block_at,
+                        format_args!("block of {len} bytes above the frame's {block_max}"),
+                    ),
+                );
+            }
+            let data = &input[pos..pos + len];
+            pos += len;
+            if block_checksum {
+                if xxh32(data, 0) != u32_at(pos) {
+                    return fail(
+                        out,
+                        corrupt(Compression::Lz4, pos, "block checksum mismatch"),
+                    );
+                }
+                pos += 4;
+            }
+            let at = out.len();
+            // Room for the block's output: the frame's block size, or one byte past the limit.
+            let room = block_max.min(ceiling - at);
+            if out.capacity() - at < room {
+                let grow = (at - start).max(first_reserve).max(room).min(ceiling - at);
+                out.reserve_exact(grow);
+            }
+            if word & 0x8000_0000 != 0 {
+                if len > limit - (at - start) {
+                    return fail(out, too_large(limit));
+                }
+                out.extend_from_slice(data);
+                continue;
+            }
+            out.resize(at + room, 0);
+            let (before, after) = out.split_at_mut(at);
+            let result = if linked && at > frame_start {
+                let dict = &before[at.saturating_sub(64 << 10).max(frame_start)..];
+                decompress_into_with_dict(data, after, dict)
+            } else {
+                decompress_into(data, after)
+            };
+            match result {
+                Ok(n) if at + n < ceiling => out.truncate(at + n),
+                // One byte past the limit, or more than the room the limit left.
+                Ok(_) => return fail(out, too_large(limit)),
+                Err(DecompressError::OutputTooSmall { .. }) if room < block_max => {
+                    return fail(out, too_large(limit))
+                }
+                Err(e) => return fail(out, corrupt(Compression::Lz4, block_at + 4, e)),
+            }
+        }
+        if content_checksum {
+            if xxh32(&out[frame_start..], 0) != u32_at(pos) {
+                return fail(
+                    out,
+                    corrupt(Compression::Lz4, pos, "content checksum mismatch"),
+                );
+            }
+            pos += 4;
+        }
+    }
+    Ok(())
 }
 
 /// Decompresses the lz4 value of a magic-0 legacy wrapper message. Kafka before 0.10 wrote the
@@ -491,9 +655,11 @@ pub(crate) fn lz4_decompress_magic0(
 /// Walks the LZ4 frames of `input` by their block sizes (no decoding) and checks each ends with
 /// its end mark (and content checksum when flagged). lz4_flex's reader takes a clean end of input
 /// where a block size is due as the end of the stream, which would let a frame cut at a block
-/// boundary pass as a shorter one; Kafka's reader refuses it, and so does this.
+/// boundary pass as a shorter one; Kafka's reader refuses it, and so does this. `Ok(true)` when
+/// every frame is a standard or skippable one without a dictionary id (what
+/// [`lz4_decode_frames`] decodes); `Ok(false)` for a legacy frame or a dictionary id.
 #[cfg(feature = "lz4")]
-fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
+fn lz4_frames_complete(input: &[u8]) -> Result<bool, RecordsError> {
     const MAGIC: u32 = 0x184D_2204;
     const LEGACY_MAGIC: u32 = 0x184C_2102;
     let u32_at = |pos: usize| -> Result<u32, RecordsError> {
@@ -502,7 +668,7 @@ fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
             .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
             .ok_or_else(|| corrupt(Compression::Lz4, pos, "frame cut short"))
     };
-    let mut pos = 0;
+    let (mut pos, mut simple) = (0, true);
     while pos < input.len() {
         let magic = u32_at(pos)?;
         if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
@@ -516,7 +682,7 @@ fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
         }
         if magic == LEGACY_MAGIC {
             // The legacy format has no end mark: its blocks run to the end of the input.
-            return Ok(());
+            return Ok(false);
         }
         if magic != MAGIC {
             return Err(corrupt(
@@ -532,6 +698,7 @@ fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
         let content_size = flg & 0x08 != 0;
         let content_checksum = flg & 0x04 != 0;
         let dict_id = flg & 0x01 != 0;
+        simple &= !dict_id;
         // Magic, FLG, BD, [content size], [dictionary id], header checksum.
         pos += 4 + 2 + if content_size { 8 } else { 0 } + if dict_id { 4 } else { 0 } + 1;
         loop {
@@ -551,7 +718,7 @@ fn lz4_frames_complete(input: &[u8]) -> Result<(), RecordsError> {
             pos += 4;
         }
     }
-    Ok(())
+    Ok(simple)
 }
 
 #[cfg(not(feature = "lz4"))]
@@ -706,5 +873,151 @@ mod tests {
             decompress(codec, &frame, data.len(), &mut out).unwrap();
             assert_eq!(out, data, "{codec:?}");
         }
+    }
+
+    /// 300 KB that compresses, with runs repeating across 64 KiB block boundaries (so linked
+    /// blocks reach into the previous block).
+    #[cfg(feature = "lz4")]
+    fn lz4_sample() -> Vec<u8> {
+        let mut seed = 7u32;
+        let phrases: Vec<Vec<u8>> = (0..40)
+            .map(|i| {
+                format!("field-{i}=value {i};")
+                    .repeat(1 + i % 5)
+                    .into_bytes()
+            })
+            .collect();
+        let mut data = Vec::new();
+        while data.len() < 300_000 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            data.extend_from_slice(&phrases[(seed >> 16) as usize % phrases.len()]);
+            data.push((seed >> 8) as u8);
+        }
+        data
+    }
+
+    #[cfg(feature = "lz4")]
+    fn lz4_frame(data: &[u8], linked: bool, block_checksums: bool, content: bool) -> Vec<u8> {
+        use lz4_flex::frame::{BlockMode, BlockSize, FrameEncoder, FrameInfo};
+        let info = FrameInfo::new()
+            .block_size(BlockSize::Max64KB)
+            .block_mode(if linked {
+                BlockMode::Linked
+            } else {
+                BlockMode::Independent
+            })
+            .block_checksums(block_checksums)
+            .content_checksum(content)
+            .content_size(content.then_some(data.len() as u64));
+        let mut encoder = FrameEncoder::with_frame_info(info, Vec::new());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[cfg(feature = "lz4")]
+    #[test]
+    fn lz4_blocks_decode_as_lz4_flex_reads_them() {
+        let data = lz4_sample();
+        for linked in [false, true] {
+            for block_checksums in [false, true] {
+                for content in [false, true] {
+                    let frame = lz4_frame(&data, linked, block_checksums, content);
+                    let what = format!("linked {linked}, checksums {block_checksums}/{content}");
+                    assert!(lz4_frames_complete(&frame).unwrap(), "{what}");
+                    let mut out = vec![9];
+                    lz4_decompress(&frame, data.len(), &mut out).unwrap();
+                    assert!(out[1..] == data[..], "{what}");
+                    assert!(out.capacity() <= 1 + data.len() + 1, "{what}");
+                    let mut reference = Vec::new();
+                    lz4_flex::frame::FrameDecoder::new(&frame[..])
+                        .read_to_end(&mut reference)
+                        .unwrap();
+                    assert!(reference == data, "{what}");
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "lz4")]
+    #[test]
+    fn lz4_blocks_stop_at_the_limit() {
+        let data = lz4_sample();
+        for linked in [false, true] {
+            let frame = lz4_frame(&data, linked, false, false);
+            for limit in [0, 1, 65_535, 65_536, 100_000, data.len() - 1] {
+                let mut out = vec![1, 2, 3];
+                let e = lz4_decompress(&frame, limit, &mut out).unwrap_err();
+                assert_eq!(e.kind, RecordsErrorKind::DecompressedTooLarge { limit });
+                assert!(
+                    out.capacity() <= 3 + limit + 1,
+                    "{limit}: {}",
+                    out.capacity()
+                );
+                assert_eq!(&out[..], &[1, 2, 3]);
+            }
+            // A declared content size above the limit is refused before any block.
+            let frame = lz4_frame(&data, linked, false, true);
+            let mut out = Vec::new();
+            let e = lz4_decompress(&frame, data.len() - 1, &mut out).unwrap_err();
+            assert_eq!(
+                e.kind,
+                RecordsErrorKind::DecompressedTooLarge {
+                    limit: data.len() - 1
+                }
+            );
+            assert_eq!(out.capacity(), 0);
+        }
+    }
+
+    #[cfg(feature = "lz4")]
+    #[test]
+    fn lz4_frames_concatenate_and_skippable_frames_are_skipped() {
+        let (a, b) = (b"first frame, ".repeat(50), b"second frame".repeat(50));
+        let mut input = lz4_frame(&a, true, true, true);
+        // A skippable frame: magic 0x184D2A5x, size, bytes.
+        input.extend_from_slice(&0x184D_2A53u32.to_le_bytes());
+        input.extend_from_slice(&3u32.to_le_bytes());
+        input.extend_from_slice(b"xyz");
+        input.extend_from_slice(&lz4_frame(&b, false, false, false));
+        let mut out = Vec::new();
+        lz4_decompress(&input, a.len() + b.len(), &mut out).unwrap();
+        assert_eq!(out, [a, b].concat());
+    }
+
+    #[cfg(feature = "lz4")]
+    #[test]
+    fn lz4_checksums_are_verified() {
+        let data = lz4_sample();
+        let frame = lz4_frame(&data, true, true, true);
+        // Header: magic, FLG, BD, content size (8), header checksum at 14; the first block's
+        // size at 15, its data from 19.
+        let size = u32::from_le_bytes(frame[15..19].try_into().unwrap()) as usize & 0x7FFF_FFFF;
+        for (at, what) in [
+            (14, "frame header checksum mismatch"),
+            (19 + size, "block checksum mismatch"),
+            (frame.len() - 1, "content checksum mismatch"),
+        ] {
+            let mut bad = frame.clone();
+            bad[at] ^= 1;
+            let mut out = Vec::new();
+            let e = lz4_decompress(&bad, data.len(), &mut out).unwrap_err();
+            assert!(
+                matches!(&e.kind, RecordsErrorKind::Decompression(m) if m.contains(what)),
+                "{at}: {e:?}"
+            );
+            assert!(out.is_empty());
+        }
+        // A corrupt block is an error of lz4_flex's, at the block's data.
+        let mut bad = lz4_frame(&data, false, false, false);
+        let first = u32::from_le_bytes(bad[7..11].try_into().unwrap()) as usize;
+        assert_eq!(first & 0x8000_0000, 0, "the first block is compressed");
+        bad[11..11 + first].fill(0xF0);
+        let mut out = Vec::new();
+        let e = lz4_decompress(&bad, data.len(), &mut out).unwrap_err();
+        assert!(
+            matches!(e.kind, RecordsErrorKind::Decompression(_)),
+            "{e:?}"
+        );
+        assert_eq!(e.offset, 11);
     }
 }

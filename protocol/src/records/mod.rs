@@ -57,7 +57,7 @@ mod owned;
 mod view;
 
 pub use attributes::{Attributes, Compression, TimestampType};
-pub use batch::BatchHeader;
+pub use batch::{crc32c, BatchHeader};
 pub use builder::BatchBuilder;
 pub use control::ControlRecord;
 pub use error::{RecordsError, RecordsErrorKind};
@@ -91,7 +91,7 @@ mod tests {
                                                   // record: length 11 (zigzag 22), attributes, ts delta 0, offset delta 0, key "k",
                                                   // value "v", 1 header: key "h", value null (-1 → zigzag 1).
         b.extend_from_slice(&[22, 0, 0, 0, 2, b'k', 2, b'v', 2, 2, b'h', 1]);
-        let crc = crc32c::crc32c(&b[21..]);
+        let crc = crc32c(&b[21..]);
         b[17..21].copy_from_slice(&crc.to_be_bytes());
         b
     }

@@ -5,7 +5,7 @@
 //! ([`BatchRef::decompress`]).
 
 use super::attributes::Compression;
-use super::batch::{be_i32, be_u32, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH};
+use super::batch::{be_i32, be_u32, crc32c, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH};
 use super::codec::{read_record, RawRecord};
 use super::error::{RecordsError, RecordsErrorKind};
 use super::headers::HeaderIter;
@@ -209,7 +209,7 @@ impl<'a> BatchRef<'a> {
     /// [`RecordsErrorKind::CrcMismatch`] with both values, at the CRC field.
     pub fn check_crc(&self) -> Result<(), RecordsError> {
         let (stored, computed, at) = if self.header.magic == 2 {
-            (self.header.crc, crc32c::crc32c(&self.bytes[21..]), 17)
+            (self.header.crc, crc32c(&self.bytes[21..]), 17)
         } else {
             (
                 be_u32(self.bytes, 12),

@@ -163,7 +163,7 @@ impl SampleGen {
         match self.mode {
             SampleMode::Full => false,
             SampleMode::Nulls => true,
-            SampleMode::Random => self.next_u64() % 4 == 0,
+            SampleMode::Random => self.next_u64().is_multiple_of(4),
         }
     }
     /// A value for a present field (non-default in `Full` mode).

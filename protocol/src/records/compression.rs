@@ -1020,4 +1020,40 @@ mod tests {
         );
         assert_eq!(e.offset, 11);
     }
+
+    #[cfg(feature = "lz4")]
+    #[test]
+    fn lz4_mutated_frames_give_errors_or_bounded_output() {
+        // Two 64 KiB blocks and a bit, every flag combination, cut short and with bytes changed:
+        // an error or output within the limit, never a panic, capacity within limit + 1.
+        let data: Vec<u8> = lz4_sample().into_iter().take(140_000).collect();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for flags in 0..8 {
+            let frame = lz4_frame(&data, flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+            for case in 0..300 {
+                let mut bad = frame.clone();
+                if case % 3 == 0 {
+                    bad.truncate(next() as usize % frame.len());
+                }
+                for _ in 0..1 + case % 4 {
+                    let at = next() as usize % bad.len().max(1);
+                    if let Some(b) = bad.get_mut(at) {
+                        *b = next() as u8;
+                    }
+                }
+                let limit = [data.len(), 100_000, 70_000][case % 3];
+                let mut out = Vec::new();
+                if lz4_decompress(&bad, limit, &mut out).is_ok() {
+                    assert!(out.len() <= limit);
+                }
+                assert!(out.capacity() <= limit + 1, "{flags} {case}");
+            }
+        }
+    }
 }

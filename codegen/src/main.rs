@@ -4,6 +4,10 @@
 //!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
 //!   in Kafka); a file that is not UTF-8 is reported and the others still checked; exit 0 without
 //!   errors, 1 with errors, 2 on a usage error (an unreadable path, a folder without specs).
+//! * `kwire diff OLD NEW [--format human|json]`: what changed between two spec files or two
+//!   folders (matched by message name), breaking or compatible ([`kwire_codegen::diff`]); exit 0
+//!   nothing breaking, 1 something breaking or check errors on either side (printed as `check`
+//!   prints them), 2 on a usage error.
 //! * `kwire generate DIR (-o FILE | --out-dir DIR [--file-name NAME]) [--samples] [--json]
 //!   [--views]`: one Rust file for the specs in `DIR`, with the options of
 //!   [`kwire_codegen::Builder`]; exit 1 when the specs have errors (diagnostics on stderr).

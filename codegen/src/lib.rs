@@ -13,9 +13,11 @@
 //! * [`Builder`]: for build scripts, in the manner of prost-build.
 //! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
 //! * [`names`]: Rust names for spec names (shared by [`validate`] and [`rust`]).
+//! * [`diff`]: `kwire diff`: what changed between two sets of specs, and whether the bytes did.
 
 pub mod builder;
 pub mod diagnostics;
+pub mod diff;
 pub mod ir;
 pub mod lower;
 pub mod names;

@@ -4,6 +4,10 @@
 //!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
 //!   in Kafka); a file that is not UTF-8 is reported and the others still checked; exit 0 without
 //!   errors, 1 with errors, 2 on a usage error (an unreadable path, a folder without specs).
+//! * `kwire diff OLD NEW [--format human|json]`: what changed between two spec files or two
+//!   folders (matched by message name), breaking or compatible ([`kwire_codegen::diff`]); exit 0
+//!   nothing breaking, 1 something breaking or check errors on either side (printed as `check`
+//!   prints them), 2 on a usage error.
 //! * `kwire generate DIR (-o FILE | --out-dir DIR [--file-name NAME]) [--samples] [--json]
 //!   [--views]`: one Rust file for the specs in `DIR`, with the options of
 //!   [`kwire_codegen::Builder`]; exit 1 when the specs have errors (diagnostics on stderr).
@@ -61,6 +65,26 @@ enum Cmd {
         /// Spec files or folders (a folder's *.json files are checked together).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Compare two spec files or two folders of specs: what changed, and whether the bytes of a
+    /// version both sides have can differ (codes K5001-K5016 breaking, K5101-K5109 compatible).
+    ///
+    /// Specs are matched by message name (two files given are compared with each other). The
+    /// *.json files directly in a folder are loaded as `kwire check` loads a folder. Findings go
+    /// to standard output (--format json: a JSON array of {code, severity, kind, message,
+    /// versions, path, text, old, new}). When either side does not pass `kwire check`, its
+    /// diagnostics are printed as `check` prints them (standard error) and nothing is compared.
+    ///
+    /// Exit status: 0 nothing breaking; 1 something breaking, or check errors on either side;
+    /// 2 a usage error (an unreadable path, a file against a folder, a folder without *.json).
+    Diff {
+        /// The old spec file or folder.
+        old: PathBuf,
+        /// The new spec file or folder.
+        new: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
@@ -190,6 +214,7 @@ fn main() -> ExitCode {
 fn run(cmd: Cmd) -> u8 {
     match cmd {
         Cmd::Check { paths, format } => check(&paths, format),
+        Cmd::Diff { old, new, format } => diff(&old, &new, format),
         #[cfg(feature = "wire")]
         Cmd::Decode { api, version, response, size_prefixed, records, input } => {
             cli_wire::run_decode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, records, &input)
@@ -384,4 +409,81 @@ fn check(paths: &[PathBuf], format: Format) -> u8 {
         )),
     }
     u8::from(errors > 0)
+}
+
+/// One side of `kwire diff`: its files checked as one unit (a folder, as `kwire check` loads it,
+/// with the folder-wide rules; a file alone), or the message of a usage error.
+fn diff_side(p: &Path) -> Result<Unit, String> {
+    if p.is_dir() {
+        let (files, not_utf8) = source::read_dir_lenient(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if files.is_empty() && not_utf8.is_empty() {
+            return Err(format!("no spec files (*.json) in {}", p.display()));
+        }
+        Ok(Unit { checked: kwire_codegen::check_files(files), not_utf8 })
+    } else {
+        match source::read_file_lenient(p.to_path_buf()) {
+            Ok(Ok(f)) => Ok(Unit { checked: kwire_codegen::check_files_alone(vec![f]), not_utf8: Vec::new() }),
+            Ok(Err(n)) => Ok(Unit { checked: kwire_codegen::check_files_alone(Vec::new()), not_utf8: vec![n] }),
+            Err(e) => Err(format!("{}: {e}", p.display())),
+        }
+    }
+}
+
+/// `kwire diff`: the exit status.
+fn diff(old: &Path, new: &Path, format: Format) -> u8 {
+    if old.is_dir() != new.is_dir() {
+        out::eprint(&format!(
+            "error: compare a file with a file or a folder with a folder ({} is a {}, {} a {})\n",
+            old.display(),
+            if old.is_dir() { "folder" } else { "file" },
+            new.display(),
+            if new.is_dir() { "folder" } else { "file" }
+        ));
+        return 2;
+    }
+    let (a, b) = match (diff_side(old), diff_side(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(m), _) | (_, Err(m)) => {
+            out::eprint(&format!("error: {m}\n"));
+            return 2;
+        }
+    };
+    let color_err = std::io::stderr().is_terminal();
+    let mut errors = 0;
+    for u in [&a, &b] {
+        let e = u.checked.error_count() + u.not_utf8.len();
+        errors += e;
+        if e > 0 {
+            // As `kwire check` prints them.
+            out::eprint(&render::render_all(&u.checked, color_err));
+            for n in &u.not_utf8 {
+                out::eprint(&render::render_not_utf8(n, color_err));
+            }
+        }
+    }
+    if errors > 0 {
+        out::eprint(&format!(
+            "kwire diff: {errors} error{} in the specs; nothing compared\n",
+            if errors == 1 { "" } else { "s" }
+        ));
+        return 1;
+    }
+    let found = kwire_codegen::diff::diff(&a.checked, &b.checked);
+    let breaking = found.iter().filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking).count();
+    match format {
+        Format::Json => {
+            out::print(&format!("{}\n", kwire_codegen::diff::to_json(&found, &a.checked, &b.checked)));
+        }
+        Format::Human => {
+            let color = std::io::stdout().is_terminal();
+            out::print(&kwire_codegen::diff::render_human(&found, &a.checked, &b.checked, color));
+            out::print(&format!(
+                "kwire diff: {} finding{}, {breaking} breaking, {} compatible\n",
+                found.len(),
+                if found.len() == 1 { "" } else { "s" },
+                found.len() - breaking
+            ));
+        }
+    }
+    u8::from(breaking > 0)
 }

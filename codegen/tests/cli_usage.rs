@@ -37,7 +37,7 @@ fn specs(dir: &Path) -> &'static str {
 fn help_names_every_subcommand() {
     let (out, err, code) = kwire(&["--help"]);
     assert_eq!((code, err.as_str()), (0, ""));
-    for sub in ["check", "generate", "decode", "encode"] {
+    for sub in ["check", "diff", "generate", "decode", "encode"] {
         assert!(out.lines().any(|l| l.trim_start().starts_with(&format!("{sub} "))), "{sub} missing from:\n{out}");
     }
     let (out, _, code) = kwire(&["generate", "--help"]);

@@ -1,4 +1,4 @@
-//! `cargo xtask codegen [--check]`.
+//! `cargo xtask codegen [--check] [--baseline REV] [--allow-breaking]`.
 
 use anyhow::Context;
 use kwire_codegen::rust::{self, Options};
@@ -84,9 +84,166 @@ pub fn diff(schemas: &Path, out_dir: &Path) -> anyhow::Result<Diff> {
     Ok(Diff { files, stale, extra })
 }
 
-/// Runs the task; `Ok(false)` when `check` finds stale files.
-pub fn run(check: bool) -> anyhow::Result<bool> {
+/// What the wire-compatibility gate decided (see [`gate`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// No baseline to compare with: the one line says why (not a git repository, no git, or the
+    /// revision has no `schemas/` folder).
+    Skipped(String),
+    /// No breaking finding; the summary line counts the compatible ones.
+    Passed(String),
+    /// Breaking findings, let through by `--allow-breaking`: the rendered findings.
+    Allowed(String),
+    /// Breaking findings: the rendered findings (human, as `kwire diff` prints them).
+    Refused(String),
+}
+
+impl Gate {
+    /// Whether codegen may go on.
+    pub fn passes(&self) -> bool {
+        !matches!(self, Gate::Refused(_))
+    }
+}
+
+/// The `*.json` files of `dir` (a path relative to the repository root, `schemas`) as of git
+/// revision `rev`, read with `git ls-tree` and `git show`; each file's path is `REV:dir/NAME`,
+/// as diagnostics and findings name it.
+///
+/// `Ok(Err(reason))`, one line, when there is nothing to compare with and the gate is skipped:
+/// git cannot run, `repo` is not a git repository, `HEAD` has no commit yet, or the commit has
+/// no `*.json` file under `dir`.
+///
+/// # Errors
+/// A `rev` other than `HEAD` that names no commit (a mistyped `--baseline` must not pass
+/// silently); a file of the revision that is not UTF-8.
+pub fn baseline_files(repo: &Path, rev: &str, dir: &str) -> anyhow::Result<Result<Vec<source::SourceFile>, String>> {
+    let git = |args: &[&str]| -> Result<Vec<u8>, String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo)
+            .args(args)
+            .output()
+            .map_err(|e| format!("git could not run ({e})"))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            return Err(format!("`git {}` failed: {}", args.join(" "), err.lines().next().unwrap_or("").trim()));
+        }
+        Ok(out.stdout)
+    };
+    if let Err(why) = git(&["rev-parse", "--git-dir"]) {
+        return Ok(Err(format!("{} is not in a git repository ({why})", repo.display())));
+    }
+    let commit = format!("{rev}^{{commit}}");
+    if git(&["rev-parse", "--verify", "--quiet", &commit]).is_err() {
+        if rev == "HEAD" {
+            return Ok(Err("the repository has no commit yet".into()));
+        }
+        anyhow::bail!("--baseline {rev}: no such commit in {}", repo.display());
+    }
+    let tree_dir = format!("{}/", dir.trim_end_matches('/'));
+    let listing = git(&["ls-tree", "--name-only", rev, &tree_dir]).map_err(anyhow::Error::msg)?;
+    let mut files = Vec::new();
+    for name in String::from_utf8_lossy(&listing).lines().filter(|n| n.ends_with(".json")) {
+        let text = git(&["show", &format!("{rev}:./{name}")]).map_err(anyhow::Error::msg)?;
+        let text = String::from_utf8(text)
+            .map_err(|e| anyhow::anyhow!("{rev}:{name} is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?;
+        files.push(source::SourceFile { path: PathBuf::from(format!("{rev}:{name}")), text });
+    }
+    if files.is_empty() {
+        return Ok(Err(format!("{rev} has no {tree_dir}*.json")));
+    }
+    Ok(Ok(files))
+}
+
+/// The wire-compatibility gate: compares the specs of `repo/dir` (as on disk) with those of `dir`
+/// at git revision `rev` (`kwire_codegen::diff`, per message and version valid on both sides).
+/// A finding of [`Impact::Breaking`](kwire_codegen::diff::Impact) (bytes of a version already on
+/// the wire change, or a version or message disappears) refuses the edit unless `allow_breaking`.
+///
+/// # Errors
+/// Rendered diagnostics when either side fails `kwire check`; I/O errors reading `repo/dir`; as
+/// [`baseline_files`].
+pub fn gate(repo: &Path, dir: &str, rev: &str, allow_breaking: bool) -> anyhow::Result<Gate> {
+    let old = match baseline_files(repo, rev, dir)? {
+        Ok(files) => check_files(files),
+        Err(why) => return Ok(Gate::Skipped(format!("codegen: wire-compatibility gate skipped: {why}"))),
+    };
+    let mut new_files = source::read_dir(&repo.join(dir)).with_context(|| format!("reading {dir}"))?;
+    for f in &mut new_files {
+        f.path = Path::new(dir).join(f.file_name());
+    }
+    let new = check_files(new_files);
+    for (side, c) in [(rev, &old), ("working tree", &new)] {
+        if c.error_count() > 0 {
+            anyhow::bail!("{dir}/ ({side}) has errors:\n{}", render::render_all(c, false));
+        }
+    }
+    let findings = kwire_codegen::diff::diff(&old, &new);
+    let breaking = findings.iter().filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking).count();
+    if breaking == 0 {
+        return Ok(Gate::Passed(format!(
+            "codegen: {dir}/ is wire-compatible with {rev} ({} compatible changes)",
+            findings.len()
+        )));
+    }
+    let text = format!(
+        "{}codegen: {breaking} breaking change(s) to {dir}/ against {rev}\n",
+        kwire_codegen::diff::render_human(&findings, &old, &new, false)
+    );
+    Ok(if allow_breaking { Gate::Allowed(text) } else { Gate::Refused(text) })
+}
+
+/// The options of `cargo xtask codegen`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodegenOptions {
+    /// Change nothing; report stale files.
+    pub check: bool,
+    /// The git revision `schemas/` is compared with (`HEAD`).
+    pub baseline: String,
+    /// Let breaking changes through (printed all the same).
+    pub allow_breaking: bool,
+}
+
+impl Default for CodegenOptions {
+    fn default() -> Self {
+        CodegenOptions { check: false, baseline: "HEAD".into(), allow_breaking: false }
+    }
+}
+
+impl CodegenOptions {
+    /// Parses the arguments after `codegen`; `None` on anything unknown.
+    pub fn parse(args: &[&str]) -> Option<CodegenOptions> {
+        let mut o = CodegenOptions::default();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match *a {
+                "--check" => o.check = true,
+                "--allow-breaking" => o.allow_breaking = true,
+                "--baseline" => o.baseline = (*it.next()?).to_string(),
+                _ => return None,
+            }
+        }
+        Some(o)
+    }
+}
+
+/// Runs the task: the gate, then generation; `Ok(false)` when the gate refuses or `check` finds
+/// stale files.
+pub fn run(opts: &CodegenOptions) -> anyhow::Result<bool> {
     let root = root();
+    match gate(&root, "schemas", &opts.baseline, opts.allow_breaking)? {
+        Gate::Skipped(line) | Gate::Passed(line) => println!("{line}"),
+        Gate::Allowed(text) => {
+            eprint!("{text}");
+            eprintln!("codegen: --allow-breaking given; going on");
+        }
+        Gate::Refused(text) => {
+            eprint!("{text}");
+            eprintln!("codegen: refused (add a new version for the change, or pass --allow-breaking)");
+            return Ok(false);
+        }
+    }
+    let check = opts.check;
     let out_dir = root.join("protocol/src/generated");
     let Diff { files, stale, extra } = diff(&root.join("schemas"), &out_dir)?;
     if check {

@@ -1,7 +1,10 @@
 //! kwire's project tasks.
 //!
-//! * `cargo xtask codegen [--check]`: regenerates `protocol/src/generated/` from `schemas/`;
-//!   `--check` changes nothing and exits 1 when the committed code is stale.
+//! * `cargo xtask codegen [--check] [--baseline REV] [--allow-breaking]`: first compares
+//!   `schemas/` with its committed version (git `HEAD`, or REV) and exits 1 on a change that breaks
+//!   a version already on the wire (`kwire diff`'s breaking findings, printed) unless
+//!   `--allow-breaking`; then regenerates `protocol/src/generated/` from `schemas/`; `--check`
+//!   changes nothing and exits 1 when the committed code is stale.
 //! * `cargo xtask corpus DIR [--keep]`: one Builder run per spec folder under DIR (or per
 //!   `common/message` folder of a Kafka source checkout), each compiled in its own scratch crate
 //!   with `-D warnings`, then round-trip samples of every message at every valid version. Ends
@@ -24,7 +27,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: cargo xtask codegen [--check]
+usage: cargo xtask codegen [--check] [--baseline REV] [--allow-breaking]
        cargo xtask corpus DIR [--keep]
        cargo xtask modgraph [--edges] [WORKSPACE]
        cargo xtask build-time SHARED
@@ -35,7 +38,9 @@ const HELP: &str = "\
 kwire's project tasks.
 
 Commands:
-  codegen [--check]    regenerate protocol/src/generated/ from schemas/ (--check: exit 1 if stale)
+  codegen [--check] [--baseline REV] [--allow-breaking]
+                       refuse a wire-breaking edit of schemas/ (against git HEAD or REV), then
+                       regenerate protocol/src/generated/ from it (--check: exit 1 if stale)
   corpus DIR [--keep]  compile and round-trip every spec folder under DIR (a Kafka checkout too)
   modgraph [--edges] [WORKSPACE]
                        list module pairs of codegen/src and protocol/src that import each other
@@ -48,14 +53,21 @@ Commands:
 Run `cargo xtask COMMAND --help` for a command's options.";
 
 const CODEGEN_HELP: &str = "\
-usage: cargo xtask codegen [--check]
+usage: cargo xtask codegen [--check] [--baseline REV] [--allow-breaking]
 
 Regenerates protocol/src/generated/ from the spec files in schemas/ (the committed generated code
 of kwire-protocol).
 
+First, the wire-compatibility gate: schemas/ is compared with schemas/ as of git HEAD (or REV), as
+`kwire diff` compares two folders. A breaking change (the bytes of a version both sides have
+differ, or a version or message is gone) prints the findings and exits 1. Outside a git repository,
+or when the revision has no schemas/, the gate is skipped with a printed line.
+
 Options:
-  --check  change nothing; exit 1 and name the stale files when the committed code differs from
-           what schemas/ generates";
+  --check           change nothing; exit 1 and name the stale files when the committed code
+                    differs from what schemas/ generates
+  --baseline REV    compare schemas/ with REV instead of HEAD (a commit, branch or tag)
+  --allow-breaking  print breaking findings but go on";
 
 const CORPUS_HELP: &str = "\
 usage: cargo xtask corpus DIR [--keep]
@@ -169,8 +181,13 @@ fn main() -> ExitCode {
         }
     }
     let result = match args.as_slice() {
-        ["codegen"] => codegen::run(false),
-        ["codegen", "--check"] => codegen::run(true),
+        ["codegen", rest @ ..] => match codegen::CodegenOptions::parse(rest) {
+            Some(o) => codegen::run(&o),
+            None => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
         ["corpus", dir] => corpus::run(std::path::Path::new(dir), &corpus::Options::default()),
         ["modgraph", rest @ ..] if rest.len() <= 2 => {
             let edges = rest.contains(&"--edges");

@@ -28,7 +28,11 @@ fn committed_generated_code_is_fresh() {
             + 2
     );
     assert!(
-        xtask::codegen::run(true).expect("check runs"),
+        xtask::codegen::run(&xtask::codegen::CodegenOptions {
+            check: true,
+            ..Default::default()
+        })
+        .expect("check runs"),
         "--check must pass on the committed tree"
     );
 }

@@ -7,13 +7,11 @@ use crate::source::Checked;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
+use std::collections::HashMap;
 
 /// The text of the file a side points at: looked up among the files of `c` by path.
 fn text_of<'a>(c: &'a Checked, side: &Side) -> Option<&'a str> {
-    c.files
-        .iter()
-        .find(|f| f.path.display().to_string() == side.file)
-        .map(|f| f.text.as_str())
+    c.files.iter().find(|f| f.path.display().to_string() == side.file).map(|f| f.text.as_str())
 }
 
 /// Renders findings as `kwire check` renders diagnostics: `error[K5002]` for a breaking finding,
@@ -21,35 +19,27 @@ fn text_of<'a>(c: &'a Checked, side: &Side) -> Option<&'a str> {
 /// ("new") where the finding has them, and a note naming the message, versions and path.
 pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) -> String {
     let mut files = SimpleFiles::new();
-    let mut add =
-        |c: &Checked, side: &Option<Side>, ids: &mut Vec<(usize, usize, usize)>, name: &str| {
-            if let Some(s) = side {
-                if let Some(text) = text_of(c, s) {
-                    let end = s.span.end.max(s.span.start).min(text.len());
-                    let start = s.span.start.min(end);
-                    let id = files.add(s.file.clone(), text.to_string());
-                    ids.push((id, start, end));
-                    let _ = name;
-                }
-            }
-        };
+    // Each file is added once, whatever the number of findings in it.
+    // Keyed by side too: the two sides may give the same path different texts (a file against
+    // its committed version).
+    let mut ids: HashMap<(bool, String), usize> = HashMap::new();
+    let mut label = |is_old: bool, c: &Checked, side: &Option<Side>| -> Option<(usize, std::ops::Range<usize>)> {
+        let s = side.as_ref()?;
+        let text = text_of(c, s)?;
+        let id = *ids.entry((is_old, s.file.clone())).or_insert_with(|| files.add(s.file.clone(), text.to_string()));
+        let end = s.span.end.max(s.span.start).min(text.len());
+        Some((id, s.span.start.min(end)..end))
+    };
     let mut diags = Vec::new();
     for x in f {
-        let mut ids_old = Vec::new();
-        let mut ids_new = Vec::new();
-        add(old, &x.old, &mut ids_old, "old");
-        add(new, &x.new, &mut ids_new, "new");
+        let (o, n) = (label(true, old, &x.old), label(false, new, &x.new));
         let mut labels = Vec::new();
-        for (id, s, e) in &ids_old {
-            let l = if ids_new.is_empty() {
-                Label::primary(*id, *s..*e)
-            } else {
-                Label::secondary(*id, *s..*e)
-            };
+        if let Some((id, r)) = o {
+            let l = if n.is_none() { Label::primary(id, r) } else { Label::secondary(id, r) };
             labels.push(l.with_message("old"));
         }
-        for (id, s, e) in &ids_new {
-            labels.push(Label::primary(*id, *s..*e).with_message("new"));
+        if let Some((id, r)) = n {
+            labels.push(Label::primary(id, r).with_message("new"));
         }
         let severity = match x.impact {
             Impact::Breaking => Severity::Error,
@@ -94,19 +84,14 @@ fn list(vs: &[i16]) -> String {
     if vs.is_empty() {
         return "none".to_string();
     }
-    vs.iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn side_json(c: &Checked, side: &Option<Side>) -> serde_json::Value {
     match side {
         None => serde_json::Value::Null,
         Some(s) => {
-            let (line, column) = text_of(c, s)
-                .map(|t| line_col(t, s.span.start))
-                .unwrap_or((0, 0));
+            let (line, column) = text_of(c, s).map(|t| line_col(t, s.span.start)).unwrap_or((0, 0));
             serde_json::json!({ "column": column, "file": s.file, "line": line })
         }
     }

@@ -84,17 +84,17 @@ struct Cx<'a, 'b> {
 }
 
 impl Cx<'_, '_> {
-    fn old(&self, span: Span) -> Option<Side> {
+    fn at_old(&self, span: Span) -> Option<Side> {
         Some(Side { file: self.a.file.clone(), span })
     }
-    fn new(&self, span: Span) -> Option<Side> {
+    fn at_new(&self, span: Span) -> Option<Side> {
         Some(Side { file: self.b.file.clone(), span })
     }
     fn old_key(&self, key: &str) -> Option<Side> {
-        self.old(self.a.spec.spans.or(key, self.a.spec.span))
+        self.at_old(self.a.spec.spans.or(key, self.a.spec.span))
     }
     fn new_key(&self, key: &str) -> Option<Side> {
-        self.new(self.b.spec.spans.or(key, self.b.spec.span))
+        self.at_new(self.b.spec.spans.or(key, self.b.spec.span))
     }
 }
 
@@ -237,7 +237,7 @@ fn compare_layout(
             renamed_from.insert(nb, na);
             let text = format!("field `{na}` renamed to `{nb}` (same position and type)");
             let (so, sn) = (field_span(fa.field, "name"), field_span(fb.field, "name"));
-            c.add("K5106", cx.message, [v], &join(path, nb), text, cx.old(so), cx.new(sn));
+            c.add("K5106", cx.message, [v], &join(path, nb), text, cx.at_old(so), cx.at_new(sn));
         }
     }
     let renamed_to: HashMap<&str, &str> = renamed_from.iter().map(|(n, o)| (*o, *n)).collect();
@@ -256,12 +256,12 @@ fn compare_layout(
                 [v],
                 &p,
                 text,
-                cx.old(field_span(fa.field, "name")),
-                cx.new(field_span(fb.field, "tag")),
+                cx.at_old(field_span(fa.field, "name")),
+                cx.at_new(field_span(fb.field, "tag")),
             );
         } else {
             let text = format!("non-tagged field `{name}` ({}) removed from this version", fa.field.ty);
-            c.add("K5007", cx.message, [v], &p, text, cx.old(field_span(fa.field, "name")), cx.new(parents.1));
+            c.add("K5007", cx.message, [v], &p, text, cx.at_old(field_span(fa.field, "name")), cx.at_new(parents.1));
         }
     }
     for fb in &lb.fields {
@@ -279,12 +279,20 @@ fn compare_layout(
                 [v],
                 &p,
                 text,
-                cx.old(field_span(fa.field, "tag")),
-                cx.new(field_span(fb.field, "name")),
+                cx.at_old(field_span(fa.field, "tag")),
+                cx.at_new(field_span(fb.field, "name")),
             );
         } else {
             let text = format!("non-tagged field `{name}` ({}) added to an existing version", fb.field.ty);
-            c.add("K5006", cx.message, [v], &p, text, cx.old(parents.0), cx.new(field_span(fb.field, "versions")));
+            c.add(
+                "K5006",
+                cx.message,
+                [v],
+                &p,
+                text,
+                cx.at_old(parents.0),
+                cx.at_new(field_span(fb.field, "versions")),
+            );
         }
     }
     // The fields both have (renamed ones by their new name), in each side's order.
@@ -318,8 +326,8 @@ fn compare_layout(
             [v],
             &join(path, moved),
             text,
-            cx.old(field_span(fa.field, "name")),
-            cx.new(field_span(fb.field, "name")),
+            cx.at_old(field_span(fa.field, "name")),
+            cx.at_new(field_span(fb.field, "name")),
         );
     }
     for fb in &lb.fields {
@@ -343,8 +351,8 @@ fn compare_layout(
                     [v],
                     &p,
                     text,
-                    cx.old(field_span(fa.field, "tag")),
-                    cx.new(field_span(fb.field, "tag")),
+                    cx.at_old(field_span(fa.field, "tag")),
+                    cx.at_new(field_span(fb.field, "tag")),
                 );
             }
             None => {
@@ -358,8 +366,8 @@ fn compare_layout(
                         [v],
                         &p,
                         text,
-                        cx.old(field_span(fa.field, "tag")),
-                        cx.new(field_span(fb.field, "tag")),
+                        cx.at_old(field_span(fa.field, "tag")),
+                        cx.at_new(field_span(fb.field, "tag")),
                     );
                 } else if !b_names.contains_key(name) {
                     let text = format!("tagged field `{name}` (tag {t}) removed from this version");
@@ -369,8 +377,8 @@ fn compare_layout(
                         [v],
                         &join(path, name),
                         text,
-                        cx.old(field_span(fa.field, "tag")),
-                        cx.new(parents.1),
+                        cx.at_old(field_span(fa.field, "tag")),
+                        cx.at_new(parents.1),
                     );
                 }
             }
@@ -388,8 +396,8 @@ fn compare_layout(
             [v],
             &join(path, name),
             text,
-            cx.old(parents.0),
-            cx.new(field_span(fb.field, "tag")),
+            cx.at_old(parents.0),
+            cx.at_new(field_span(fb.field, "tag")),
         );
     }
 }
@@ -409,7 +417,7 @@ fn compare_field(
     let (a, b) = (fa.field, fb.field);
     if fa.shape != fb.shape {
         let text = format!("type changed from `{}` to `{}`", a.ty, b.ty);
-        c.add("K5008", cx.message, [v], p, text, cx.old(field_span(a, "type")), cx.new(field_span(b, "type")));
+        c.add("K5008", cx.message, [v], p, text, cx.at_old(field_span(a, "type")), cx.at_new(field_span(b, "type")));
         return;
     }
     if fa.nullable != fb.nullable {
@@ -429,8 +437,8 @@ fn compare_field(
             [v],
             p,
             text,
-            cx.old(field_span(a, "nullableVersions")),
-            cx.new(field_span(b, "nullableVersions")),
+            cx.at_old(field_span(a, "nullableVersions")),
+            cx.at_new(field_span(b, "nullableVersions")),
         );
     }
     if fa.compact != fb.compact && flex_same {
@@ -445,8 +453,8 @@ fn compare_field(
             [v],
             p,
             text,
-            cx.old(field_span(a, "flexibleVersions")),
-            cx.new(field_span(b, "flexibleVersions")),
+            cx.at_old(field_span(a, "flexibleVersions")),
+            cx.at_new(field_span(b, "flexibleVersions")),
         );
     }
     if tagged && a.default != b.default {
@@ -456,7 +464,15 @@ fn compare_field(
             show_default(&a.default),
             show_default(&b.default)
         );
-        c.add("K5012", cx.message, [v], p, text, cx.old(field_span(a, "default")), cx.new(field_span(b, "default")));
+        c.add(
+            "K5012",
+            cx.message,
+            [v],
+            p,
+            text,
+            cx.at_old(field_span(a, "default")),
+            cx.at_new(field_span(b, "default")),
+        );
     }
     if let (Some(na), Some(nb)) = (&fa.nested, &fb.nested) {
         compare_layout(c, cx, na, nb, p, v, flex_same, (field_span(a, "name"), field_span(b, "name")));
@@ -492,7 +508,7 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
         let Some(a) = a else {
             if !extra.is_empty() && extra.len() == in_new.len() {
                 let text = format!("field `{}` added in new versions only ({})", b.name, list(&extra));
-                c.add("K5104", cx.message, extra, &p, text, None, cx.new(field_span(b, "versions")));
+                c.add("K5104", cx.message, extra, &p, text, None, cx.at_new(field_span(b, "versions")));
             }
             continue;
         };
@@ -505,8 +521,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                 extra,
                 &p,
                 text,
-                cx.old(field_span(a, "versions")),
-                cx.new(field_span(b, "versions")),
+                cx.at_old(field_span(a, "versions")),
+                cx.at_new(field_span(b, "versions")),
             );
         }
         let vs = if in_new.is_empty() { b.versions.iter().take(64).collect() } else { in_new.clone() };
@@ -518,8 +534,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                 vs.clone(),
                 &p,
                 text,
-                cx.old(field_span(a, "about")),
-                cx.new(field_span(b, "about")),
+                cx.at_old(field_span(a, "about")),
+                cx.at_new(field_span(b, "about")),
             );
         }
         let mut flag = |key: &str, was: String, now: String| {
@@ -531,8 +547,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                     vs.clone(),
                     &p,
                     text,
-                    cx.old(field_span(a, key)),
-                    cx.new(field_span(b, key)),
+                    cx.at_old(field_span(a, key)),
+                    cx.at_new(field_span(b, key)),
                 );
             }
         };

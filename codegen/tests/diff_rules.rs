@@ -351,3 +351,14 @@ fn common_struct_resolved_and_struct_made_nullable() {
     assert_eq!(found[1].text, "`Inner` became nullable at this version (a struct gains a one-byte null marker)");
     assert_eq!((line(&old, &found[0].old), line(&new, &found[0].new)), (Some(11), Some(11)));
 }
+
+/// A renamed field's other attributes are compared with its old self.
+#[test]
+fn renamed_field_keeps_its_attributes_compared() {
+    let d = fixtures().join("K5106-field-renamed");
+    let text = |s: &str| std::fs::read_to_string(d.join(s).join("WidgetRequest.json")).unwrap();
+    let old = spec("WidgetRequest.json", &text("old"));
+    let new = spec("WidgetRequest.json", &text("new").replace("The widget's epoch.", "The widget's epoch, renamed."));
+    let got: Vec<(&str, String)> = diff::diff(&old, &new).iter().map(|f| (f.code, f.path.clone())).collect();
+    assert_eq!(got, vec![("K5106", "WidgetEpoch".to_string()), ("K5107", "WidgetEpoch".to_string())]);
+}

@@ -23,6 +23,9 @@ type Key = (String, &'static str, String, String, SideKey, SideKey);
 pub struct Collector {
     index: HashMap<Key, usize>,
     found: Vec<(Finding, BTreeSet<i16>)>,
+    /// Renames seen in the layouts: (message, new field path) → old field name, so that the
+    /// attributes of a renamed field are compared with its old self.
+    renames: HashMap<(String, String), String>,
 }
 
 fn side_key(s: &Option<Side>) -> SideKey {
@@ -235,6 +238,7 @@ fn compare_layout(
             && fa.compact == fb.compact
         {
             renamed_from.insert(nb, na);
+            c.renames.insert((cx.message.to_string(), join(path, nb)), na.to_string());
             let text = format!("field `{na}` renamed to `{nb}` (same position and type)");
             let (so, sn) = (field_span(fa.field, "name"), field_span(fb.field, "name"));
             c.add("K5106", cx.message, [v], &join(path, nb), text, cx.at_old(so), cx.at_new(sn));
@@ -501,7 +505,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
     for b in fb_list {
         let p = join(path, &b.name);
         let in_new: Vec<i16> = b.versions.intersect(&sb.valid).iter().collect();
-        let a = fa_list.iter().find(|a| a.name == b.name);
+        let renamed = c.renames.get(&(cx.message.to_string(), p.clone())).cloned();
+        let a = fa_list.iter().find(|a| a.name == b.name || renamed.as_deref() == Some(a.name.as_str()));
         let old_versions = a.map(|a| a.versions).unwrap_or(Versions::NONE);
         let extra: Vec<i16> =
             in_new.iter().copied().filter(|v| !old_versions.contains(*v) && !sa.valid.contains(*v)).collect();

@@ -530,7 +530,7 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                 cx.at_new(field_span(b, "versions")),
             );
         }
-        let vs = if in_new.is_empty() { b.versions.iter().take(64).collect() } else { in_new.clone() };
+        let vs = in_new.clone();
         if a.about != b.about {
             let text = format!("`about` of `{}` changed", b.name);
             c.add(

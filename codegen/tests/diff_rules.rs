@@ -292,7 +292,10 @@ fn same_path_on_both_sides() {
     let d = fixtures().join("K5006-field-added");
     let side = |s: &str| {
         let text = std::fs::read_to_string(d.join(s).join("WidgetRequest.json")).unwrap();
-        kwire_codegen::check_files_alone(vec![kwire_codegen::SourceFile { path: "schemas/WidgetRequest.json".into(), text }])
+        kwire_codegen::check_files_alone(vec![kwire_codegen::SourceFile {
+            path: "schemas/WidgetRequest.json".into(),
+            text,
+        }])
     };
     let (old, new) = (side("old"), side("new"));
     let found = diff::diff(&old, &new);
@@ -303,4 +306,59 @@ fn same_path_on_both_sides() {
     assert!(text.contains("schemas/WidgetRequest.json:12:"), "{text}");
     let j = diff::to_json(&found, &old, &new);
     assert_eq!((j[0]["old"]["line"].as_u64(), j[0]["new"]["line"].as_u64()), (Some(9), Some(12)));
+}
+
+/// A spec given as text, checked alone under `path`.
+fn spec(path: &str, text: &str) -> Checked {
+    let c = kwire_codegen::check_files_alone(vec![kwire_codegen::SourceFile { path: path.into(), text: text.into() }]);
+    assert_eq!(c.error_count(), 0, "{:?}", c.diagnostics);
+    c
+}
+
+/// Common structs are resolved (their fields reached through the field that names them), and a
+/// struct field that becomes nullable is breaking: it gains a one-byte marker.
+#[test]
+fn common_struct_resolved_and_struct_made_nullable() {
+    let base = r#"{
+  "type": "data",
+  "name": "Box",
+  "validVersions": "0-1",
+  "flexibleVersions": "1+",
+  "fields": [
+    { "name": "Inner", "type": "Part", "versions": "0+" }
+  ],
+  "commonStructs": [
+    { "name": "Part", "versions": "0+", "fields": [
+      { "name": "Size", "type": "int32", "versions": "0+" }
+    ]}
+  ]
+}
+"#;
+    let old = spec("Box.json", base);
+    let new = spec(
+        "Box.json",
+        &base
+            .replace(
+                r#""type": "Part", "versions": "0+""#,
+                r#""type": "Part", "versions": "0+", "nullableVersions": "1+""#,
+            )
+            .replace(r#""name": "Size", "type": "int32""#, r#""name": "Size", "type": "int64""#),
+    );
+    let found = diff::diff(&old, &new);
+    let got: Vec<(&str, &str, Vec<i16>)> =
+        found.iter().map(|f| (f.code, f.path.as_str(), f.versions.clone())).collect();
+    assert_eq!(got, vec![("K5008", "Inner.Size", vec![0, 1]), ("K5010", "Inner", vec![1])]);
+    assert_eq!(found[1].text, "`Inner` became nullable at this version (a struct gains a one-byte null marker)");
+    assert_eq!((line(&old, &found[0].old), line(&new, &found[0].new)), (Some(11), Some(11)));
+}
+
+/// A renamed field's other attributes are compared with its old self.
+#[test]
+fn renamed_field_keeps_its_attributes_compared() {
+    let d = fixtures().join("K5106-field-renamed");
+    let text = |s: &str| std::fs::read_to_string(d.join(s).join("WidgetRequest.json")).unwrap();
+    let old = spec("WidgetRequest.json", &text("old"));
+    let new = spec("WidgetRequest.json", &text("new").replace("The widget's epoch.", "The widget's epoch, renamed."));
+    let got: Vec<(&str, String)> = diff::diff(&old, &new).iter().map(|f| (f.code, f.path.clone())).collect();
+    assert_eq!(got, vec![("K5106", "WidgetEpoch".to_string()), ("K5107", "WidgetEpoch".to_string())]);
 }

@@ -95,13 +95,15 @@ pub struct Finding {
     pub kind: &'static str,
     /// The message name (`FetchRequest`).
     pub message: String,
-    /// The versions affected, ascending, each listed.
+    /// The versions affected, ascending, each listed (empty for a change to a message whose
+    /// `validVersions` is `none` on both sides, such as an API Kafka removed).
     pub versions: Vec<i16>,
     /// The field path (`Topics.Partitions.PartitionIndex`), `""` for the message itself.
     pub path: String,
     /// One sentence.
     pub text: String,
-    /// Where in the old file (absent for something added).
+    /// Where in the old file (absent for something added; for something the old side lacks, such
+    /// as an added field, the place it would go: its struct's field or the message's `fields`).
     pub old: Option<Side>,
     /// Where in the new file (absent for something removed).
     pub new: Option<Side>,

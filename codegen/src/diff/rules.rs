@@ -23,6 +23,9 @@ type Key = (String, &'static str, String, String, SideKey, SideKey);
 pub struct Collector {
     index: HashMap<Key, usize>,
     found: Vec<(Finding, BTreeSet<i16>)>,
+    /// Renames seen in the layouts: (message, new field path) → old field name, so that the
+    /// attributes of a renamed field are compared with its old self.
+    renames: HashMap<(String, String), String>,
 }
 
 fn side_key(s: &Option<Side>) -> SideKey {
@@ -84,17 +87,17 @@ struct Cx<'a, 'b> {
 }
 
 impl Cx<'_, '_> {
-    fn old(&self, span: Span) -> Option<Side> {
+    fn at_old(&self, span: Span) -> Option<Side> {
         Some(Side { file: self.a.file.clone(), span })
     }
-    fn new(&self, span: Span) -> Option<Side> {
+    fn at_new(&self, span: Span) -> Option<Side> {
         Some(Side { file: self.b.file.clone(), span })
     }
     fn old_key(&self, key: &str) -> Option<Side> {
-        self.old(self.a.spec.spans.or(key, self.a.spec.span))
+        self.at_old(self.a.spec.spans.or(key, self.a.spec.span))
     }
     fn new_key(&self, key: &str) -> Option<Side> {
-        self.new(self.b.spec.spans.or(key, self.b.spec.span))
+        self.at_new(self.b.spec.spans.or(key, self.b.spec.span))
     }
 }
 
@@ -235,9 +238,10 @@ fn compare_layout(
             && fa.compact == fb.compact
         {
             renamed_from.insert(nb, na);
+            c.renames.insert((cx.message.to_string(), join(path, nb)), na.to_string());
             let text = format!("field `{na}` renamed to `{nb}` (same position and type)");
             let (so, sn) = (field_span(fa.field, "name"), field_span(fb.field, "name"));
-            c.add("K5106", cx.message, [v], &join(path, nb), text, cx.old(so), cx.new(sn));
+            c.add("K5106", cx.message, [v], &join(path, nb), text, cx.at_old(so), cx.at_new(sn));
         }
     }
     let renamed_to: HashMap<&str, &str> = renamed_from.iter().map(|(n, o)| (*o, *n)).collect();
@@ -256,12 +260,12 @@ fn compare_layout(
                 [v],
                 &p,
                 text,
-                cx.old(field_span(fa.field, "name")),
-                cx.new(field_span(fb.field, "tag")),
+                cx.at_old(field_span(fa.field, "name")),
+                cx.at_new(field_span(fb.field, "tag")),
             );
         } else {
             let text = format!("non-tagged field `{name}` ({}) removed from this version", fa.field.ty);
-            c.add("K5007", cx.message, [v], &p, text, cx.old(field_span(fa.field, "name")), cx.new(parents.1));
+            c.add("K5007", cx.message, [v], &p, text, cx.at_old(field_span(fa.field, "name")), cx.at_new(parents.1));
         }
     }
     for fb in &lb.fields {
@@ -279,12 +283,20 @@ fn compare_layout(
                 [v],
                 &p,
                 text,
-                cx.old(field_span(fa.field, "tag")),
-                cx.new(field_span(fb.field, "name")),
+                cx.at_old(field_span(fa.field, "tag")),
+                cx.at_new(field_span(fb.field, "name")),
             );
         } else {
             let text = format!("non-tagged field `{name}` ({}) added to an existing version", fb.field.ty);
-            c.add("K5006", cx.message, [v], &p, text, cx.old(parents.0), cx.new(field_span(fb.field, "versions")));
+            c.add(
+                "K5006",
+                cx.message,
+                [v],
+                &p,
+                text,
+                cx.at_old(parents.0),
+                cx.at_new(field_span(fb.field, "versions")),
+            );
         }
     }
     // The fields both have (renamed ones by their new name), in each side's order.
@@ -318,8 +330,8 @@ fn compare_layout(
             [v],
             &join(path, moved),
             text,
-            cx.old(field_span(fa.field, "name")),
-            cx.new(field_span(fb.field, "name")),
+            cx.at_old(field_span(fa.field, "name")),
+            cx.at_new(field_span(fb.field, "name")),
         );
     }
     for fb in &lb.fields {
@@ -343,8 +355,8 @@ fn compare_layout(
                     [v],
                     &p,
                     text,
-                    cx.old(field_span(fa.field, "tag")),
-                    cx.new(field_span(fb.field, "tag")),
+                    cx.at_old(field_span(fa.field, "tag")),
+                    cx.at_new(field_span(fb.field, "tag")),
                 );
             }
             None => {
@@ -358,8 +370,8 @@ fn compare_layout(
                         [v],
                         &p,
                         text,
-                        cx.old(field_span(fa.field, "tag")),
-                        cx.new(field_span(fb.field, "tag")),
+                        cx.at_old(field_span(fa.field, "tag")),
+                        cx.at_new(field_span(fb.field, "tag")),
                     );
                 } else if !b_names.contains_key(name) {
                     let text = format!("tagged field `{name}` (tag {t}) removed from this version");
@@ -369,8 +381,8 @@ fn compare_layout(
                         [v],
                         &join(path, name),
                         text,
-                        cx.old(field_span(fa.field, "tag")),
-                        cx.new(parents.1),
+                        cx.at_old(field_span(fa.field, "tag")),
+                        cx.at_new(parents.1),
                     );
                 }
             }
@@ -388,8 +400,8 @@ fn compare_layout(
             [v],
             &join(path, name),
             text,
-            cx.old(parents.0),
-            cx.new(field_span(fb.field, "tag")),
+            cx.at_old(parents.0),
+            cx.at_new(field_span(fb.field, "tag")),
         );
     }
 }
@@ -409,7 +421,7 @@ fn compare_field(
     let (a, b) = (fa.field, fb.field);
     if fa.shape != fb.shape {
         let text = format!("type changed from `{}` to `{}`", a.ty, b.ty);
-        c.add("K5008", cx.message, [v], p, text, cx.old(field_span(a, "type")), cx.new(field_span(b, "type")));
+        c.add("K5008", cx.message, [v], p, text, cx.at_old(field_span(a, "type")), cx.at_new(field_span(b, "type")));
         return;
     }
     if fa.nullable != fb.nullable {
@@ -429,8 +441,8 @@ fn compare_field(
             [v],
             p,
             text,
-            cx.old(field_span(a, "nullableVersions")),
-            cx.new(field_span(b, "nullableVersions")),
+            cx.at_old(field_span(a, "nullableVersions")),
+            cx.at_new(field_span(b, "nullableVersions")),
         );
     }
     if fa.compact != fb.compact && flex_same {
@@ -445,8 +457,8 @@ fn compare_field(
             [v],
             p,
             text,
-            cx.old(field_span(a, "flexibleVersions")),
-            cx.new(field_span(b, "flexibleVersions")),
+            cx.at_old(field_span(a, "flexibleVersions")),
+            cx.at_new(field_span(b, "flexibleVersions")),
         );
     }
     if tagged && a.default != b.default {
@@ -456,7 +468,15 @@ fn compare_field(
             show_default(&a.default),
             show_default(&b.default)
         );
-        c.add("K5012", cx.message, [v], p, text, cx.old(field_span(a, "default")), cx.new(field_span(b, "default")));
+        c.add(
+            "K5012",
+            cx.message,
+            [v],
+            p,
+            text,
+            cx.at_old(field_span(a, "default")),
+            cx.at_new(field_span(b, "default")),
+        );
     }
     if let (Some(na), Some(nb)) = (&fa.nested, &fb.nested) {
         compare_layout(c, cx, na, nb, p, v, flex_same, (field_span(a, "name"), field_span(b, "name")));
@@ -485,14 +505,15 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
     for b in fb_list {
         let p = join(path, &b.name);
         let in_new: Vec<i16> = b.versions.intersect(&sb.valid).iter().collect();
-        let a = fa_list.iter().find(|a| a.name == b.name);
+        let renamed = c.renames.get(&(cx.message.to_string(), p.clone())).cloned();
+        let a = fa_list.iter().find(|a| a.name == b.name || renamed.as_deref() == Some(a.name.as_str()));
         let old_versions = a.map(|a| a.versions).unwrap_or(Versions::NONE);
         let extra: Vec<i16> =
             in_new.iter().copied().filter(|v| !old_versions.contains(*v) && !sa.valid.contains(*v)).collect();
         let Some(a) = a else {
             if !extra.is_empty() && extra.len() == in_new.len() {
                 let text = format!("field `{}` added in new versions only ({})", b.name, list(&extra));
-                c.add("K5104", cx.message, extra, &p, text, None, cx.new(field_span(b, "versions")));
+                c.add("K5104", cx.message, extra, &p, text, None, cx.at_new(field_span(b, "versions")));
             }
             continue;
         };
@@ -505,11 +526,11 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                 extra,
                 &p,
                 text,
-                cx.old(field_span(a, "versions")),
-                cx.new(field_span(b, "versions")),
+                cx.at_old(field_span(a, "versions")),
+                cx.at_new(field_span(b, "versions")),
             );
         }
-        let vs = if in_new.is_empty() { b.versions.iter().take(64).collect() } else { in_new.clone() };
+        let vs = in_new.clone();
         if a.about != b.about {
             let text = format!("`about` of `{}` changed", b.name);
             c.add(
@@ -518,8 +539,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                 vs.clone(),
                 &p,
                 text,
-                cx.old(field_span(a, "about")),
-                cx.new(field_span(b, "about")),
+                cx.at_old(field_span(a, "about")),
+                cx.at_new(field_span(b, "about")),
             );
         }
         let mut flag = |key: &str, was: String, now: String| {
@@ -531,8 +552,8 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
                     vs.clone(),
                     &p,
                     text,
-                    cx.old(field_span(a, key)),
-                    cx.new(field_span(b, key)),
+                    cx.at_old(field_span(a, key)),
+                    cx.at_new(field_span(b, key)),
                 );
             }
         };

@@ -1,7 +1,7 @@
 //! Rendering findings: as `kwire check` renders diagnostics (codespan-reporting, file:line:col,
 //! the source line and a caret), with a label in the old file and one in the new; and as JSON.
 
-use super::{Finding, Impact, Side};
+use super::finding::{Finding, Impact, Side};
 use crate::diagnostics::line_col;
 use crate::source::Checked;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity};

@@ -6,7 +6,7 @@
 //! finding seen at several versions is gathered by [`Collector`] into one.
 
 use super::layout::{self, field_span, FieldAt, Layout};
-use super::{kind_of, Finding, Impact, Located, Side};
+use super::finding::{kind_of, Finding, Impact, Located, Side};
 use crate::diagnostics::Span;
 use crate::ir::{ApiKeyValue, DefaultValue, Field, Versions};
 use std::collections::{BTreeSet, HashMap};

@@ -11,6 +11,7 @@ mod builder;
 mod codegen_fresh;
 mod corpus;
 mod cross_check;
+mod diff_showcase;
 mod golden;
 mod invalid_rules;
 mod java;

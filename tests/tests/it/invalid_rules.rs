@@ -533,7 +533,9 @@ fn documented_codes() -> BTreeMap<String, bool> {
     out
 }
 
-/// The code string literals (`"K1234"`) of every `.rs` file under `codegen/src`.
+/// The code string literals (`"K1234"`) of every `.rs` file under `codegen/src`, except
+/// `codegen/src/diff/`, whose K5xxx codes are `kwire diff` findings, not `kwire check`
+/// diagnostics ([`every_diff_code_has_a_fixture_pair`]).
 fn code_literals() -> BTreeMap<String, String> {
     fn walk(dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -544,7 +546,9 @@ fn code_literals() -> BTreeMap<String, String> {
         entries.sort();
         for p in entries {
             if p.is_dir() {
-                walk(&p, out);
+                if p.file_name().is_some_and(|n| n != "diff") {
+                    walk(&p, out);
+                }
             } else if p.extension().is_some_and(|x| x == "rs") {
                 let text = std::fs::read_to_string(&p).expect("reading a source file");
                 for (i, _) in text.match_indices("\"K") {
@@ -738,6 +742,54 @@ fn every_fixture_gives_exactly_its_code_at_its_span() {
         failures.len(),
         CASES.len(),
         failures.join("\n")
+    );
+}
+
+/// `kwire diff`'s codes: every row of the code table in `codegen/src/diff/mod.rs` has a fixture
+/// pair `codegen/tests/fixtures/diff/<code>-<slug>/{old,new}/` (which codegen/tests/diff_rules.rs
+/// asserts), every pair has a row, and every code literal of `codegen/src/diff/` has a row.
+#[test]
+fn every_diff_code_has_a_fixture_pair() {
+    let root = kwire_tests::workspace_root();
+    let text = std::fs::read_to_string(root.join("codegen/src/diff/mod.rs")).unwrap();
+    let documented: BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("//!")?.trim().strip_prefix('|'))
+        .map(|row| row.split('|').next().unwrap_or("").trim().to_string())
+        .filter(|c| is_code(c))
+        .collect();
+    assert_eq!(documented.len(), 25, "{documented:?}");
+    let fixtures = root.join("codegen/tests/fixtures/diff");
+    let mut pairs = BTreeSet::new();
+    for e in std::fs::read_dir(&fixtures).unwrap().filter_map(Result::ok) {
+        if !e.path().is_dir() {
+            continue;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        assert!(
+            e.path().join("old").is_dir() && e.path().join("new").is_dir(),
+            "{name}: old/ and new/"
+        );
+        pairs.insert(name[..5].to_string());
+    }
+    assert_eq!(documented, pairs, "documented codes vs fixture pairs");
+    let mut used = BTreeSet::new();
+    for e in std::fs::read_dir(root.join("codegen/src/diff"))
+        .unwrap()
+        .filter_map(Result::ok)
+    {
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        for (i, _) in text.match_indices("\"K") {
+            let lit = &text[i + 1..];
+            if lit.len() > 5 && is_code(&lit[..5]) && lit.as_bytes()[5] == b'"' {
+                used.insert(lit[..5].to_string());
+            }
+        }
+    }
+    let undocumented: Vec<_> = used.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "used in codegen/src/diff/ without a row: {undocumented:?}"
     );
 }
 

@@ -2,13 +2,14 @@
 //! member-id generator, the error codes, configuration errors and the [`Context`] that the
 //! facade owns and lends to each group type's manager for one call.
 //!
-//! This module imports nothing from the coordinator but [`super::timers`]; every group type
+//! This module imports nothing from the coordinator but [`super::timers`] and [`super::outbox`]; every group type
 //! imports from here.
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::outbox::Outbox;
 use super::timers::Timers;
 use crate::wire::Uuid;
 
@@ -145,7 +146,8 @@ impl Others<'_> {
 }
 
 /// The state every group type shares, owned by the facade and lent to one manager at a time:
-/// the topic metadata (by name) and its version, the member-id generator and the timers.
+/// the topic metadata (by name) and its version, the member-id generator, the timers and the
+/// outbox of classic answers ready to send.
 #[derive(Debug)]
 pub(crate) struct Context {
     pub topics: BTreeMap<String, TopicMetadata>,
@@ -153,6 +155,8 @@ pub(crate) struct Context {
     pub metadata_version: i64,
     pub ids: Box<dyn MemberIdGenerator>,
     pub timers: Timers,
+    /// Classic-protocol answers ready to send (see [`super::outbox`]).
+    pub outbox: Outbox,
 }
 
 impl Context {
@@ -163,6 +167,7 @@ impl Context {
             metadata_version: 0,
             ids,
             timers: Timers::default(),
+            outbox: Outbox::default(),
         }
     }
 

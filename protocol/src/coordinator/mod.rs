@@ -2,6 +2,7 @@
 
 pub mod consumer;
 mod context;
+mod outbox;
 mod record;
 pub mod streams;
 #[cfg(test)]
@@ -16,6 +17,7 @@ pub use consumer::{
 pub use context::{
     ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
 };
+pub use outbox::{GroupResponse, RequestId};
 pub use record::{apply, replay, Groups, Output, Record, StreamsHeartbeatOutput};
 pub use timers::TimerKind;
 
@@ -208,6 +210,18 @@ impl GroupCoordinator {
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
+    }
+
+    /// The next classic-protocol answer ready to send, oldest first, with the id the caller gave
+    /// its request (see the `outbox` module: JoinGroup and SyncGroup answers may wait for other
+    /// members or a timer). Drain it after every call into the coordinator.
+    pub fn poll_response(&mut self) -> Option<(RequestId, GroupResponse)> {
+        self.ctx.outbox.pop()
+    }
+
+    /// Classic-protocol answers waiting to be taken with [`GroupCoordinator::poll_response`].
+    pub fn ready_responses(&self) -> usize {
+        self.ctx.outbox.len()
     }
 
     /// Every group's persisted and derived state, by group type; equal to [`replay`] of every

@@ -17,7 +17,6 @@ mod reconcile;
 pub mod records;
 mod replay;
 
-
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

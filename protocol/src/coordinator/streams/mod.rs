@@ -26,7 +26,6 @@ mod replay;
 pub mod tasks;
 pub mod topology;
 
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -17,6 +17,7 @@ mod reconcile;
 pub mod records;
 mod replay;
 
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

@@ -188,6 +188,7 @@ mod tests {
         r
     }
 
+
     fn group_with(owners: &[(&str, i32, Assignment)]) -> ConsumerGroup {
         let mut g = ConsumerGroup::new("g");
         for (id, e, asg) in owners {

@@ -26,6 +26,7 @@ mod replay;
 pub mod tasks;
 pub mod topology;
 
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

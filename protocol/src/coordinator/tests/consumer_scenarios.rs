@@ -1330,9 +1330,7 @@ fn s35_range_assignor_through_the_coordinator() {
         Uuid::from_u128(0x72),
         Uuid::from_u128(0x73),
     );
-    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(
-        crate::coordinator::consumer::assignor::RangeAssignor,
-    )]);
+    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(crate::coordinator::consumer::assignor::RangeAssignor)]);
     let mut c = GroupCoordinator::new(cfg, Box::new(SequentialMemberIds::new(1))).unwrap();
     c.set_topics(
         vec![

@@ -41,7 +41,11 @@ async fn join(c: &mut Client, member: &str, meta: &'static [u8], v: i16) -> Join
     }
 }
 
-fn sync_req(member: &str, generation: i32, assignments: &[(&str, &'static [u8])]) -> SyncGroupRequest {
+fn sync_req(
+    member: &str,
+    generation: i32,
+    assignments: &[(&str, &'static [u8])],
+) -> SyncGroupRequest {
     SyncGroupRequest {
         group_id: "cg".into(),
         generation_id: generation,
@@ -84,7 +88,11 @@ async fn heartbeat(c: &mut Client, member: &str, generation: i32) -> i16 {
 async fn member_id(c: &mut Client, meta: &'static [u8]) -> String {
     let r = join(c, "", meta, 9).await;
     assert_eq!(r.error_code, ErrorCode::MemberIdRequired.code());
-    assert!(r.member_id.starts_with("kwire-client-"), "{}", &*r.member_id);
+    assert!(
+        r.member_id.starts_with("kwire-client-"),
+        "{}",
+        &*r.member_id
+    );
     r.member_id.to_string()
 }
 
@@ -186,7 +194,14 @@ async fn classic_group_round_through_a_socket_and_a_restart() {
     let listed: Vec<(&str, &str, &str, &str)> = l
         .groups
         .iter()
-        .map(|g| (&*g.group_id, &*g.protocol_type, &*g.group_state, &*g.group_type))
+        .map(|g| {
+            (
+                &*g.group_id,
+                &*g.protocol_type,
+                &*g.group_state,
+                &*g.group_type,
+            )
+        })
         .collect();
     assert_eq!(listed, vec![("cg", "consumer", "Stable", "classic")]);
 
@@ -263,7 +278,11 @@ async fn classic_group_round_through_a_socket_and_a_restart() {
     };
     assert_eq!(lv.error_code, 0);
     assert_eq!(
-        r.shared.lock().coordinator.classic_group("cg").map(|g| g.state.as_str()),
+        r.shared
+            .lock()
+            .coordinator
+            .classic_group("cg")
+            .map(|g| g.state.as_str()),
         Some("Empty")
     );
     let Response::DeleteGroups(del) = call(

@@ -562,8 +562,10 @@ impl ClassicManager<'_> {
         let v = self.vol(gid);
         let old_join = v.awaiting_join.remove(old_id);
         let old_sync = v.awaiting_sync.remove(old_id);
-        let was_pending_sync = v.pending_sync.remove(old_id);
-        let was_new = v.new_members.remove(old_id);
+        // The new member is not new (Kafka builds it afresh); the old id stays expected to
+        // sync, as in Kafka, so a replacement before it synced ends in a rebalance at the sync
+        // timeout.
+        v.new_members.remove(old_id);
         if let Some(o) = old_join {
             let r = join_response(
                 o.version,
@@ -588,13 +590,6 @@ impl ClassicManager<'_> {
         self.emit(ClassicRecord::member_tombstone(gid, old_id));
         self.ctx.timers.cancel(gid, old_id, Slot::Session);
         m.member_id = new_id.to_string();
-        let v = self.vol(gid);
-        if was_pending_sync {
-            v.pending_sync.insert(new_id.to_string());
-        }
-        if was_new {
-            v.new_members.insert(new_id.to_string());
-        }
         m.protocols = protocols_of(req);
         m.rebalance_timeout_ms = Self::rebalance_timeout_of(req, w.version);
         m.session_timeout_ms = req.session_timeout_ms;
@@ -1192,9 +1187,10 @@ impl ClassicManager<'_> {
         }
     }
 
-    /// Deletes a classic group (DeleteGroups, or a group replaced by another type): the
-    /// tombstone, its timers and volatile state. Waiting requests are answered
-    /// COORDINATOR_NOT_AVAILABLE (Kafka's answer for a Dead group).
+    /// Deletes a classic group (DeleteGroups, or a group converted to another type): the
+    /// tombstone, its timers and volatile state. Waiting JoinGroup and SyncGroup requests are
+    /// answered REBALANCE_IN_PROGRESS (Kafka's `completeAllJoinFutures` /
+    /// `completeAllSyncFutures` when a group is upgraded: the members rejoin the new group).
     pub fn delete(&mut self, gid: &str) {
         let Some(g) = self.groups.get(gid) else {
             return;
@@ -1202,11 +1198,11 @@ impl ClassicManager<'_> {
         let ids: Vec<String> = g.members.keys().cloned().collect();
         if let Some(v) = self.side.volatile.remove(gid) {
             for (m, w) in v.awaiting_join {
-                let r = join_error(w.version, ErrorCode::CoordinatorNotAvailable, &m);
+                let r = join_error(w.version, ErrorCode::RebalanceInProgress, &m);
                 self.answer(w, GroupResponse::JoinGroup(r));
             }
             for (_, w) in v.awaiting_sync {
-                let r = sync_error(ErrorCode::CoordinatorNotAvailable);
+                let r = sync_error(ErrorCode::RebalanceInProgress);
                 self.answer(w, GroupResponse::SyncGroup(r));
             }
             for m in v.pending_join {

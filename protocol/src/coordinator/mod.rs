@@ -544,9 +544,9 @@ impl GroupCoordinator {
         self.groups.classic.get(id)
     }
 
-    /// Removes classic group `group_id` (its tombstone; waiting JoinGroup and SyncGroup
-    /// requests are answered REBALANCE_IN_PROGRESS, timers cancelled) and returns the records:
-    /// for a conversion to another group type (KIP-848 upgrade). Nothing for a missing group.
+    /// Removes classic group `group_id` (its tombstone; waiting requests are answered
+    /// COORDINATOR_NOT_AVAILABLE, timers cancelled) and returns the records: for a conversion to
+    /// another group type (KIP-848 upgrade). Nothing for a missing group.
     pub fn remove_classic_group(&mut self, group_id: &str, now_ms: i64) -> Vec<Record> {
         let mut m = self.classic_manager(now_ms);
         m.delete(group_id);

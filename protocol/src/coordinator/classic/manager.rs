@@ -1187,10 +1187,9 @@ impl ClassicManager<'_> {
         }
     }
 
-    /// Deletes a classic group (DeleteGroups, or a group converted to another type): the
-    /// tombstone, its timers and volatile state. Waiting JoinGroup and SyncGroup requests are
-    /// answered REBALANCE_IN_PROGRESS (Kafka's `completeAllJoinFutures` /
-    /// `completeAllSyncFutures` when a group is upgraded: the members rejoin the new group).
+    /// Deletes a classic group (DeleteGroups, or a group replaced by another type): the
+    /// tombstone, its timers and volatile state. Waiting requests are answered
+    /// COORDINATOR_NOT_AVAILABLE (Kafka's answer for a Dead group).
     pub fn delete(&mut self, gid: &str) {
         let Some(g) = self.groups.get(gid) else {
             return;
@@ -1198,11 +1197,11 @@ impl ClassicManager<'_> {
         let ids: Vec<String> = g.members.keys().cloned().collect();
         if let Some(v) = self.side.volatile.remove(gid) {
             for (m, w) in v.awaiting_join {
-                let r = join_error(w.version, ErrorCode::RebalanceInProgress, &m);
+                let r = join_error(w.version, ErrorCode::CoordinatorNotAvailable, &m);
                 self.answer(w, GroupResponse::JoinGroup(r));
             }
             for (_, w) in v.awaiting_sync {
-                let r = sync_error(ErrorCode::RebalanceInProgress);
+                let r = sync_error(ErrorCode::CoordinatorNotAvailable);
                 self.answer(w, GroupResponse::SyncGroup(r));
             }
             for m in v.pending_join {

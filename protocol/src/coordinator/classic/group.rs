@@ -221,13 +221,11 @@ impl ClassicGroup {
         if self.protocol_type.as_deref() != Some(protocol_type) {
             return false;
         }
-        // Without building the count map: one pass per offered protocol, stopping at the first
-        // member that lacks it (no allocation; protocol lists are short).
-        protocols.iter().any(|p| {
-            self.members
-                .values()
-                .all(|m| m.protocols.iter().any(|q| q.name == p.name))
-        })
+        let counts = self.supported_protocols();
+        let n = self.members.len();
+        protocols
+            .iter()
+            .any(|p| counts.get(p.name.as_str()).copied().unwrap_or(0) == n)
     }
 
     /// The protocol of the next generation (Kafka's `ClassicGroup.selectProtocol`): every

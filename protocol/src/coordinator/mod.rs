@@ -2,6 +2,7 @@
 
 pub mod consumer;
 mod context;
+mod migration;
 mod outbox;
 mod record;
 pub mod streams;
@@ -11,8 +12,9 @@ mod timers;
 
 pub use consumer::assignor;
 pub use consumer::{
-    ConsumerGroup, ConsumerGroupConfig, ConsumerGroupMember, ConsumerGroups, ConsumerRecord,
-    GroupConfig, GroupState, MemberState, ResolvedRegex,
+    ClassicMemberMetadata, ClassicProtocol, ConsumerGroup, ConsumerGroupConfig,
+    ConsumerGroupMember, ConsumerGroups, ConsumerRecord, GroupConfig, GroupState, MemberState,
+    MigrationPolicy, ResolvedRegex,
 };
 pub use context::{
     ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
@@ -301,6 +303,7 @@ impl GroupCoordinator {
             if self.groups.consumer.contains_key(&due.group_id) {
                 let out = self.consumer_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Consumer));
+                records.extend(self.run_downgrades(now_ms));
             } else if self.groups.streams.contains_key(&due.group_id) {
                 let out = self.streams_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Streams));
@@ -343,10 +346,9 @@ impl GroupCoordinator {
         now_ms: i64,
     ) -> Output<ConsumerGroupHeartbeatResponse> {
         let (response, records) = self.consumer_manager().heartbeat(ctx, req, now_ms);
-        Output {
-            response,
-            records: records.into_iter().map(Record::Consumer).collect(),
-        }
+        let mut records: Vec<Record> = records.into_iter().map(Record::Consumer).collect();
+        records.extend(self.run_downgrades(now_ms));
+        Output { response, records }
     }
 
     /// Handles a ConsumerGroupDescribe (KIP-848): one entry per requested id, in order. An empty

@@ -316,6 +316,9 @@ impl StreamsManager<'_> {
                 self.fire_delay(g, &mut records);
                 false
             }
+            // Timers of other group types never reach a streams group.
+            #[allow(unreachable_patterns)]
+            _ => false,
         };
         if fence {
             self.fence_member(g, m, &mut records);

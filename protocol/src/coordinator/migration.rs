@@ -109,3 +109,51 @@ impl GroupCoordinator {
         out
     }
 }
+
+/// Stand-ins for the classic facade methods until the classic group type lands (TEMPORARY:
+/// removed at the merge of `classic`).
+#[cfg(test)]
+impl GroupCoordinator {
+    pub(crate) fn join_group(
+        &mut self,
+        ctx: &RequestContext,
+        req: &JoinGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        match self.join_consumer_group(ctx, req, id, now_ms) {
+            Ok(Some(r)) => r,
+            Ok(None) | Err(_) => Vec::new(),
+        }
+    }
+    pub(crate) fn sync_group(
+        &mut self,
+        _ctx: &RequestContext,
+        req: &SyncGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        self.sync_consumer_group(req, id, now_ms);
+        Vec::new()
+    }
+    pub(crate) fn heartbeat(
+        &mut self,
+        _ctx: &RequestContext,
+        req: &HeartbeatRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        self.heartbeat_consumer_group(req, id, now_ms);
+        Vec::new()
+    }
+    pub(crate) fn leave_group(
+        &mut self,
+        ctx: &RequestContext,
+        req: &LeaveGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        self.leave_consumer_group(ctx, req, id, now_ms)
+            .unwrap_or_default()
+    }
+}

@@ -6,5 +6,6 @@
 
 mod consumer_scenarios;
 mod consumer_sim;
+mod migration_scenarios;
 mod streams_scenarios;
 mod streams_sim;

@@ -252,7 +252,7 @@ impl ConsumerManager<'_> {
             TimerKind::Session => member.is_some(),
             TimerKind::Rebalance { epoch } => member.is_some_and(|mm| mm.member_epoch == epoch),
             TimerKind::ConsumerClassicJoin | TimerKind::ConsumerClassicSync => member.is_some(),
-            #[allow(unreachable_patterns)]
+            // The streams and classic group types' timers.
             _ => false,
         };
         let mut records = Vec::new();

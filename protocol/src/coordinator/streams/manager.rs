@@ -316,8 +316,7 @@ impl StreamsManager<'_> {
                 self.fire_delay(g, &mut records);
                 false
             }
-            // Timers of other group types never reach a streams group.
-            #[allow(unreachable_patterns)]
+            // The classic group type's timers.
             _ => false,
         };
         if fence {

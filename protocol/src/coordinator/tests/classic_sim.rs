@@ -33,7 +33,7 @@ use crate::generated::consumer_protocol_assignment::{
 use crate::generated::heartbeat_request::HeartbeatRequest;
 use crate::generated::join_group_request::{JoinGroupRequest, JoinGroupRequestProtocol};
 use crate::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
-use crate::generated::sync_group_request::{SyncGroupAssignment, SyncGroupRequest};
+use crate::generated::sync_group_request::{SyncGroupRequestAssignment, SyncGroupRequest};
 use crate::wire::Encode;
 
 const N: usize = 6;
@@ -336,7 +336,7 @@ impl Sim {
 
     /// The leader's client-side assignment (classic groups): each topic's partitions dealt
     /// round-robin over its subscribers in member-id order.
-    fn leader_assignment(members: &[(String, Vec<String>)]) -> Vec<SyncGroupAssignment> {
+    fn leader_assignment(members: &[(String, Vec<String>)]) -> Vec<SyncGroupRequestAssignment> {
         let mut out: BTreeMap<&str, BTreeMap<&str, Vec<i32>>> = BTreeMap::new();
         for (t, n) in [("foo", 6), ("bar", 3)] {
             let subs: Vec<&str> = members
@@ -369,7 +369,7 @@ impl Sim {
                 };
                 let mut bytes = 3i16.to_be_bytes().to_vec();
                 a.encode(&mut bytes, 3).unwrap();
-                SyncGroupAssignment {
+                SyncGroupRequestAssignment {
                     member_id: m.clone().into(),
                     assignment: Bytes::from(bytes),
                     ..Default::default()
@@ -421,6 +421,9 @@ impl Sim {
         let cl = &self.clients[i];
         if cl.member_id.is_empty() {
             self.clients[i].member_id = format!("k{i}-{}", self.next_id);
+        }
+        if self.clients[i].epoch.is_none() {
+            self.clients[i].owned.clear();
         }
         let cl = &self.clients[i];
         let owned: Assignment = cl

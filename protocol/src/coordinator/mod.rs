@@ -531,6 +531,8 @@ impl GroupCoordinator {
     pub fn set_classic_config(&mut self, config: ClassicGroupConfig) -> Result<(), ConfigError> {
         config.validate()?;
         self.classic.config = config;
+        // A downgraded group must fit the classic group.max.size (docs §Online migration).
+        self.consumer.classic_max_size = config.max_size;
         Ok(())
     }
 

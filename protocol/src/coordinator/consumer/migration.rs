@@ -343,10 +343,13 @@ pub(crate) fn upgrade_records(
                     .map(|tp| (&*tp.topic, tp.partitions.iter().collect())),
             )
         };
+        // The selected protocol's metadata; before the group's first join phase ended there
+        // is no selected protocol, and the member's first protocol is read.
         let metadata = m
             .protocols
             .iter()
             .find(|p| p.name == protocol)
+            .or_else(|| m.protocols.first().filter(|_| snap.protocol_name.is_none()))
             .map(|p| p.metadata.clone())
             .ok_or_else(malformed)?;
         let sub = decode_subscription(&metadata).map_err(|_| malformed())?;

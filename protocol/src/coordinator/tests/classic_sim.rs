@@ -37,6 +37,7 @@ use crate::generated::sync_group_request::{SyncGroupRequestAssignment, SyncGroup
 use crate::wire::Encode;
 
 const N: usize = 6;
+static STATS: [std::sync::atomic::AtomicUsize; 4] = [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 const G: &str = "g";
 
 #[derive(Debug, Clone)]
@@ -152,9 +153,21 @@ impl Sim {
     }
 
     fn absorb(&mut self, records: Vec<Record>) {
+        let before = (self.c.group(G).is_some_and(|g| !g.members.is_empty()), self.c.classic_group(G).is_some_and(|g| !g.members.is_empty()));
+        let _ = &before;
         for r in records {
             apply(&mut self.replayed, &r);
             self.log.push(r);
+        }
+        let after = (self.c.group(G).is_some_and(|g| !g.members.is_empty()), self.c.classic_group(G).is_some_and(|g| !g.members.is_empty()));
+        if before.1 && after.0 {
+            STATS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if before.0 && after.1 {
+            STATS[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if after.0 && self.c.group(G).unwrap().members.values().any(|m| m.classic.is_some()) && self.c.group(G).unwrap().members.values().any(|m| m.classic.is_none()) {
+            STATS[2].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -557,6 +570,7 @@ impl Sim {
             Op::Crash(i) => self.crash(*i),
             Op::Switch(i) => {
                 self.stop(*i);
+                self.check();
                 self.clients[*i].classic = !self.clients[*i].classic;
                 self.clients[*i].active = true;
                 self.poll(*i);
@@ -565,6 +579,7 @@ impl Sim {
                 self.now += ms;
                 let r = self.c.fire_timers(self.now);
                 self.absorb(r);
+                self.check();
                 self.deliver();
             }
         }
@@ -583,13 +598,17 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
         s.now += 1_000;
         let r = s.c.fire_timers(s.now);
         s.absorb(r);
+        s.check();
         s.deliver();
         for i in 0..N {
             s.poll(i);
+            s.check();
         }
         s.check();
     }
     assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+    STATS[3].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    eprintln!("STATS upgrades {:?} downgrades {:?} mixed-steps {:?} cases {:?}", STATS[0], STATS[1], STATS[2], STATS[3]);
 }
 
 fn policy() -> impl Strategy<Value = MigrationPolicy> {

@@ -194,6 +194,15 @@ impl GroupCoordinator {
     /// The member epoch of `member_id` in the group `group_id` of any type: `Err(true)` when the
     /// group does not exist, `Err(false)` when the member does not, plus whether the group has
     /// members at all.
+    /// Whether `member_id` is a classic-protocol member of consumer group `group_id`.
+    fn is_classic_member(&self, group_id: &str, member_id: &str) -> bool {
+        self.groups
+            .consumer
+            .get(group_id)
+            .and_then(|g| g.members.get(member_id))
+            .is_some_and(|m| m.classic.is_some())
+    }
+
     fn offset_member(&self, group_id: &str, member_id: &str) -> (Result<i32, bool>, bool) {
         let found = consumer_manager::member_epoch(&self.groups.consumer, group_id, member_id)
             .or_else(|| streams_manager::member_epoch(&self.groups.streams, group_id, member_id));
@@ -214,7 +223,9 @@ impl GroupCoordinator {
     /// - a member id or epoch for a group that does not exist: ErrorCode::GroupIdNotFound.code() (69) (Kafka
     ///   answers ErrorCode::IllegalGeneration.code() (22) below v9; `api_version` selects);
     /// - an unknown member id: ErrorCode::UnknownMemberId.code() (25);
-    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113).
+    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113),
+    ///   or ErrorCode::IllegalGeneration.code() (22) for a classic-protocol member of a consumer
+    ///   group, whose generation id is its member epoch (KIP-848 online migration).
     pub fn validate_offset_commit(
         &self,
         group_id: &str,
@@ -239,6 +250,11 @@ impl GroupCoordinator {
             Err(true) if api_version >= 9 => ErrorCode::GroupIdNotFound.code(),
             Err(true) => ErrorCode::IllegalGeneration.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
@@ -257,6 +273,11 @@ impl GroupCoordinator {
         match self.offset_member(group_id, member_id).0 {
             Err(true) => ErrorCode::None.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }

@@ -33,12 +33,13 @@ use crate::generated::consumer_protocol_assignment::{
 use crate::generated::heartbeat_request::HeartbeatRequest;
 use crate::generated::join_group_request::{JoinGroupRequest, JoinGroupRequestProtocol};
 use crate::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
-use crate::generated::sync_group_request::{SyncGroupRequestAssignment, SyncGroupRequest};
+use crate::generated::sync_group_request::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::wire::Encode;
 
 const N: usize = 6;
 /// Upgrades, downgrades, steps with a mixed group and cases, over every case of the run.
-static STATS: [std::sync::atomic::AtomicUsize; 4] = [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
+static STATS: [std::sync::atomic::AtomicUsize; 4] =
+    [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 const G: &str = "g";
 
 #[derive(Debug, Clone)]
@@ -158,10 +159,18 @@ impl Sim {
 
     fn absorb(&mut self, records: Vec<Record>) {
         // A conversion writes one group type's tombstone and the other's records in one call.
-        let classic_gone = records.iter().any(|r| r.record_type() == 23 && r.is_tombstone());
-        let consumer_gone = records.iter().any(|r| r.record_type() == 3 && r.is_tombstone());
-        let consumer_member = records.iter().any(|r| r.record_type() == 5 && !r.is_tombstone());
-        let classic_member = records.iter().any(|r| r.record_type() == 24 && !r.is_tombstone());
+        let classic_gone = records
+            .iter()
+            .any(|r| r.record_type() == 23 && r.is_tombstone());
+        let consumer_gone = records
+            .iter()
+            .any(|r| r.record_type() == 3 && r.is_tombstone());
+        let consumer_member = records
+            .iter()
+            .any(|r| r.record_type() == 5 && !r.is_tombstone());
+        let classic_member = records
+            .iter()
+            .any(|r| r.record_type() == 24 && !r.is_tombstone());
         if classic_gone && consumer_member {
             self.conversions.0 += 1;
         }
@@ -172,11 +181,10 @@ impl Sim {
             apply(&mut self.replayed, &r);
             self.log.push(r);
         }
-        if self
-            .c
-            .group(G)
-            .is_some_and(|g| g.members.values().any(|m| m.classic.is_some()) && g.members.values().any(|m| m.classic.is_none()))
-        {
+        if self.c.group(G).is_some_and(|g| {
+            g.members.values().any(|m| m.classic.is_some())
+                && g.members.values().any(|m| m.classic.is_none())
+        }) {
             self.conversions.2 += 1;
         }
     }
@@ -195,11 +203,17 @@ impl Sim {
         let mut epoch = None;
         if let Some(g) = self.c.group(G) {
             for m in g.members.values() {
-                assert!(m.member_epoch <= g.group_epoch, "member epoch above group epoch");
+                assert!(
+                    m.member_epoch <= g.group_epoch,
+                    "member epoch above group epoch"
+                );
                 for a in [&m.assigned, &m.pending_revocation] {
                     for (t, ps) in a {
                         for p in ps {
-                            assert!(seen.insert((self.name_of[t].to_string(), *p)), "partition owned twice");
+                            assert!(
+                                seen.insert((self.name_of[t].to_string(), *p)),
+                                "partition owned twice"
+                            );
                         }
                     }
                 }
@@ -212,7 +226,10 @@ impl Sim {
             for m in g.members.values() {
                 for (t, ps) in decoded(&m.assignment) {
                     for p in ps {
-                        assert!(seen.insert((t.clone(), p)), "partition owned twice (classic)");
+                        assert!(
+                            seen.insert((t.clone(), p)),
+                            "partition owned twice (classic)"
+                        );
                     }
                 }
             }
@@ -251,12 +268,13 @@ impl Sim {
             return;
         }
         match resp {
-            GroupResponse::JoinGroup(r) => match ErrorCode::from_code(r.error_code) {
-                Some(ErrorCode::None) => {
-                    let cl = &mut self.clients[i];
-                    cl.member_id = r.member_id.to_string();
-                    cl.phase = Phase::MustSync(r.generation_id);
-                    cl.leader_of = (r.leader == r.member_id && !r.members.is_empty()).then(|| {
+            GroupResponse::JoinGroup(r) => {
+                match ErrorCode::from_code(r.error_code) {
+                    Some(ErrorCode::None) => {
+                        let cl = &mut self.clients[i];
+                        cl.member_id = r.member_id.to_string();
+                        cl.phase = Phase::MustSync(r.generation_id);
+                        cl.leader_of = (r.leader == r.member_id && !r.members.is_empty()).then(|| {
                         r.members
                             .iter()
                             .map(|m| {
@@ -267,24 +285,25 @@ impl Sim {
                             })
                             .collect()
                     });
-                    if !self.clients[i].cooperative {
-                        self.clients[i].owned.clear();
+                        if !self.clients[i].cooperative {
+                            self.clients[i].owned.clear();
+                        }
+                        self.sync(i);
                     }
-                    self.sync(i);
+                    Some(ErrorCode::MemberIdRequired) => {
+                        self.clients[i].member_id = r.member_id.to_string();
+                        self.clients[i].phase = Phase::Idle;
+                        self.join(i);
+                    }
+                    Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                    Some(ErrorCode::RebalanceInProgress)
+                    | Some(ErrorCode::IllegalGeneration)
+                    | Some(ErrorCode::InconsistentGroupProtocol)
+                    | Some(ErrorCode::GroupMaxSizeReached)
+                    | Some(ErrorCode::CoordinatorNotAvailable) => self.reset(i, false),
+                    _ => panic!("unexpected JoinGroup error {}", r.error_code),
                 }
-                Some(ErrorCode::MemberIdRequired) => {
-                    self.clients[i].member_id = r.member_id.to_string();
-                    self.clients[i].phase = Phase::Idle;
-                    self.join(i);
-                }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
-                Some(ErrorCode::RebalanceInProgress)
-                | Some(ErrorCode::IllegalGeneration)
-                | Some(ErrorCode::InconsistentGroupProtocol)
-                | Some(ErrorCode::GroupMaxSizeReached)
-                | Some(ErrorCode::CoordinatorNotAvailable) => self.reset(i, false),
-                _ => panic!("unexpected JoinGroup error {}", r.error_code),
-            },
+            }
             GroupResponse::SyncGroup(r) => match ErrorCode::from_code(r.error_code) {
                 Some(ErrorCode::None) => {
                     let Phase::Waiting = self.clients[i].phase else {
@@ -330,7 +349,8 @@ impl Sim {
             .iter()
             .map(|(t, ps)| (t.as_str(), ps.iter().copied().collect()))
             .collect();
-        let owned_ref: Vec<(&str, &[i32])> = owned.iter().map(|(t, ps)| (*t, ps.as_slice())).collect();
+        let owned_ref: Vec<(&str, &[i32])> =
+            owned.iter().map(|(t, ps)| (*t, ps.as_slice())).collect();
         let topics = topics_of(i);
         let topics_ref: Vec<&str> = topics.iter().map(String::as_str).collect();
         subscription(&topics_ref, &owned_ref, None, 3)
@@ -352,7 +372,9 @@ impl Sim {
         };
         self.clients[i].phase = Phase::Waiting;
         let id = self.id(i);
-        let r = self.c.join_group(&RequestContext::new("c", "h", 9), &req, id, self.now);
+        let r = self
+            .c
+            .join_group(&RequestContext::new("c", "h", 9), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -369,7 +391,11 @@ impl Sim {
                 .collect();
             for p in 0..n {
                 if !subs.is_empty() {
-                    out.entry(subs[p as usize % subs.len()]).or_default().entry(t).or_default().push(p);
+                    out.entry(subs[p as usize % subs.len()])
+                        .or_default()
+                        .entry(t)
+                        .or_default()
+                        .push(p);
                 }
             }
         }
@@ -422,7 +448,9 @@ impl Sim {
         self.clients[i].phase = Phase::Waiting;
         self.sync_gen.insert(i, gen);
         let id = self.id(i);
-        let r = self.c.sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+        let r = self
+            .c
+            .sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -435,7 +463,9 @@ impl Sim {
             ..Default::default()
         };
         let id = self.id(i);
-        let r = self.c.heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
+        let r = self
+            .c
+            .heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -472,9 +502,9 @@ impl Sim {
             ),
             ..Default::default()
         };
-        let out = self
-            .c
-            .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+        let out =
+            self.c
+                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
         self.absorb(out.records);
         self.deliver();
         let r = out.response;
@@ -504,7 +534,10 @@ impl Sim {
                 cl.epoch = None;
                 cl.owned.clear();
             }
-            _ => panic!("unexpected ConsumerGroupHeartbeat error {}: {:?}", r.error_code, r.error_message),
+            _ => panic!(
+                "unexpected ConsumerGroupHeartbeat error {}: {:?}",
+                r.error_code, r.error_message
+            ),
         }
     }
 
@@ -538,7 +571,9 @@ impl Sim {
                     ..Default::default()
                 };
                 let id = self.id(i);
-                let r = self.c.leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+                let r = self
+                    .c
+                    .leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
                 self.absorb(r);
             }
         } else if self.clients[i].epoch.is_some() {
@@ -548,9 +583,9 @@ impl Sim {
                 member_epoch: -1,
                 ..Default::default()
             };
-            let out = self
-                .c
-                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+            let out =
+                self.c
+                    .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
             self.absorb(out.records);
         }
         self.crash(i);

@@ -1002,3 +1002,27 @@ fn custom_assignor_metadata_refuses_upgrade() {
         Some("Cannot upgrade classic group g to consumer group because the group does not use the consumer embedded protocol.")
     );
 }
+
+/// OffsetCommit and OffsetFetch of a classic member inside a consumer group: the generation id
+/// is the member epoch; another one is ILLEGAL_GENERATION (Kafka 4.4's `validateMemberEpoch`),
+/// where a consumer-protocol member gets STALE_MEMBER_EPOCH.
+#[test]
+fn offset_commit_generation_of_classic_members() {
+    let mut h = H::new(MigrationPolicy::Bidirectional);
+    h.cghb_join("a", &["foo"]);
+    let j = h.join("b", &["foo"], &[]);
+    assert_eq!(j.generation_id, 2);
+    assert_eq!(h.c.validate_offset_commit("g", "b", 2, 8), 0);
+    assert_eq!(
+        h.c.validate_offset_commit("g", "b", 1, 8),
+        ErrorCode::IllegalGeneration.code()
+    );
+    assert_eq!(
+        h.c.validate_offset_fetch("g", "b", 3),
+        ErrorCode::IllegalGeneration.code()
+    );
+    assert_eq!(
+        h.c.validate_offset_commit("g", "a", 2, 9),
+        ErrorCode::StaleMemberEpoch.code()
+    );
+}

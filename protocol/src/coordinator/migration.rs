@@ -220,9 +220,7 @@ impl GroupCoordinator {
             Err(UpgradeRefused(m)) => return Some(refuse(m)),
         };
         // Try the heartbeat against the converted group; the classic group is set aside.
-        let Some(saved) = self.groups.classic.remove(&gid) else {
-            return None;
-        };
+        let saved = self.groups.classic.remove(&gid)?;
         for r in &conversion {
             consumer::apply(&mut self.groups.consumer, r);
         }

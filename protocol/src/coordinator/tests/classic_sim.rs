@@ -656,7 +656,7 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
     STATS[1].fetch_add(s.conversions.1, Relaxed);
     STATS[2].fetch_add(s.conversions.2, Relaxed);
     let cases = STATS[3].fetch_add(1, Relaxed) + 1;
-    if cases % 250 == 0 {
+    if cases.is_multiple_of(250) {
         eprintln!(
             "classic_sim: {cases} cases, {} upgrades, {} downgrades, {} steps with a mixed group",
             STATS[0].load(Relaxed),

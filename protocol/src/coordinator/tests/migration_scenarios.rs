@@ -54,7 +54,7 @@ pub(crate) fn subscription(
 ) -> Bytes {
     let s = ConsumerProtocolSubscription {
         topics: topics.iter().map(|t| t.to_string().into()).collect(),
-        user_data: user_data.map(|u| Bytes::copy_from_slice(u)),
+        user_data: user_data.map(Bytes::copy_from_slice),
         owned_partitions: owned
             .iter()
             .map(|(t, ps)| SubTp {

@@ -1026,3 +1026,28 @@ fn offset_commit_generation_of_classic_members() {
         ErrorCode::StaleMemberEpoch.code()
     );
 }
+
+/// A LeaveGroup may remove a consumer-protocol member (Kafka 4.4 fences any member it names):
+/// when only classic members are left, the group is downgraded.
+#[test]
+fn leave_group_of_the_last_consumer_member_downgrades() {
+    let mut h = H::new(MigrationPolicy::Bidirectional);
+    h.cghb_join("a", &["foo"]);
+    h.join("b", &["foo"], &[]);
+    let l = h.leave(&["a"]);
+    assert_eq!(l.members.len(), 1);
+    assert_eq!(
+        (&*l.members[0].member_id, l.members[0].error_code),
+        ("a", 0)
+    );
+    assert!(h.c.group("g").is_none());
+    let cg = h.classic();
+    assert_eq!(cg.members.keys().collect::<Vec<_>>(), vec!["b"]);
+    assert_eq!(cg.generation_id, 2);
+    assert_eq!(
+        cg.state,
+        crate::coordinator::ClassicGroupState::PreparingRebalance
+    );
+    // b's assignment is its target (range over a, b: foo 3-5).
+    assert_eq!(decoded(&cg.members["b"].assignment), foo(&[3, 4, 5]));
+}

@@ -40,9 +40,6 @@ use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequ
 use crate::generated::consumer_group_describe_response::ConsumerGroupDescribeResponse;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
-use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
-use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
-use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use crate::generated::delete_groups_request::DeleteGroupsRequest;
 use crate::generated::delete_groups_response::{DeletableGroupResult, DeleteGroupsResponse};
 use crate::generated::describe_groups_request::DescribeGroupsRequest;
@@ -59,6 +56,9 @@ use crate::generated::leave_group_request::LeaveGroupRequest;
 use crate::generated::leave_group_response::LeaveGroupResponse;
 use crate::generated::list_groups_request::ListGroupsRequest;
 use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
+use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
+use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 use consumer::ConsumerRecord as CRecord;
@@ -522,7 +522,11 @@ impl GroupCoordinator {
     /// Kafka's `maybeDeleteEmptyClassicGroup`: a joining ConsumerGroupHeartbeat or
     /// StreamsGroupHeartbeat replaces an empty classic group. Returns the tombstone and what to
     /// put back if the heartbeat fails.
-    fn delete_empty_classic_group(&mut self, group_id: &str, now_ms: i64) -> (Vec<Record>, SavedClassic) {
+    fn delete_empty_classic_group(
+        &mut self,
+        group_id: &str,
+        now_ms: i64,
+    ) -> (Vec<Record>, SavedClassic) {
         let Some(g) = self.groups.classic.get(group_id) else {
             return (Vec::new(), None);
         };
@@ -599,6 +603,21 @@ impl GroupCoordinator {
         m.records.into_iter().map(Record::Classic).collect()
     }
 
+    /// Kafka's group of committed offsets only: an OffsetCommit from outside group management
+    /// (the admin client, a consumer assigning partitions itself) to a group id that no group
+    /// holds creates an Empty classic group without protocol type (Kafka's
+    /// `getOrMaybeCreateClassicGroup` in the offset commit path), which ListGroups and
+    /// DescribeGroups show and DeleteGroups deletes. Returns its record; nothing when the id
+    /// is empty or taken.
+    pub fn ensure_simple_group(&mut self, group_id: &str, now_ms: i64) -> Vec<Record> {
+        if group_id.is_empty() || self.groups.contains(group_id) {
+            return Vec::new();
+        }
+        let mut g = ClassicGroup::new(group_id);
+        g.current_state_timestamp = now_ms;
+        self.insert_classic_group(&g, false, now_ms)
+    }
+
     fn push(&mut self, id: RequestId, r: GroupResponse) {
         self.ctx.outbox.push(id, r);
     }
@@ -626,7 +645,10 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::JoinGroup(fail(ErrorCode::InvalidGroupId, &req.member_id)));
+            self.push(
+                id,
+                GroupResponse::JoinGroup(fail(ErrorCode::InvalidGroupId, &req.member_id)),
+            );
             return Vec::new();
         }
         let cfg = self.classic.config;
@@ -682,11 +704,17 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InvalidGroupId)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::InvalidGroupId)),
+            );
             return Vec::new();
         }
         if ctx.api_version >= 5 && (req.protocol_type.is_none() || req.protocol_name.is_none()) {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)),
+            );
             return Vec::new();
         }
         if self.sync_consumer_group(req, id, now_ms) {
@@ -694,7 +722,10 @@ impl GroupCoordinator {
             return Vec::new();
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -757,7 +788,10 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)));
+            self.push(
+                id,
+                GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)),
+            );
             return Vec::new();
         }
         if let Some(records) = self.leave_consumer_group(ctx, req, id, now_ms) {
@@ -765,7 +799,10 @@ impl GroupCoordinator {
             return records;
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -810,7 +847,11 @@ impl GroupCoordinator {
                     };
                     let v6 = ctx.api_version >= 6;
                     return DescribedGroup {
-                        error_code: if v6 { ErrorCode::GroupIdNotFound.code() } else { 0 },
+                        error_code: if v6 {
+                            ErrorCode::GroupIdNotFound.code()
+                        } else {
+                            0
+                        },
                         error_message: v6.then(|| message.into()),
                         group_state: "Dead".into(),
                         ..base
@@ -893,7 +934,9 @@ impl GroupCoordinator {
         let groups = self
             .listed_groups()
             .into_iter()
-            .filter(|(_, _, st, _)| v < 4 || states.is_empty() || states.contains(&st.to_lowercase()))
+            .filter(|(_, _, st, _)| {
+                v < 4 || states.is_empty() || states.contains(&st.to_lowercase())
+            })
             .filter(|(_, _, _, ty)| v < 5 || types.is_empty() || types.iter().any(|t| t == ty))
             .map(|(id, pt, st, ty)| ListedGroup {
                 group_id: id.into(),

@@ -152,7 +152,7 @@ impl GroupCoordinator {
                 let target = targets.get(&m.member_id).unwrap_or(&empty);
                 m.assignment = encode_assignment(target, &self.ctx.topics, version);
             }
-            out.extend(self.insert_classic_group(&cg, true, now_ms));
+            out.extend(self.insert_classic_group(&cg, d.rebalance, now_ms));
         }
         out
     }

@@ -291,8 +291,32 @@ impl ConsumerManager<'_> {
                 })
                 .collect(),
         };
+        // Kafka 4.4's `validateOnlineDowngradeWithReplacedMember`: this static member replaces
+        // the last consumer-protocol member, so the group becomes classic right after.
+        let downgrade = {
+            let g = self.groups.get(&gid);
+            let replaced = g.and_then(|g| instance.as_ref().and_then(|i| g.static_member(i)));
+            match (g, replaced) {
+                (Some(g), Some(r)) => {
+                    r.classic.is_none()
+                        && g.members
+                            .values()
+                            .all(|m| m.member_id == r.member_id || m.classic.is_some())
+                        && self.side.config.migration_policy.is_downgrade_enabled()
+                        && g.members.len() <= self.side.classic_max_size.max(0) as usize
+                }
+                _ => false,
+            }
+        };
         let plan = self.plan(ctx, &synth, now_ms, Some(meta))?;
         self.execute(plan, &synth, now_ms, records);
+        if downgrade {
+            self.side.downgrades.push(super::manager::PendingDowngrade {
+                group_id: gid.clone(),
+                leaving: BTreeSet::new(),
+                rebalance: false,
+            });
+        }
         let Some(m) = self
             .groups
             .get(&gid)
@@ -505,6 +529,7 @@ impl ConsumerManager<'_> {
             self.side.downgrades.push(super::manager::PendingDowngrade {
                 group_id: gid.clone(),
                 leaving,
+                rebalance: true,
             });
         } else if !leaving.is_empty() {
             for m in &leaving {

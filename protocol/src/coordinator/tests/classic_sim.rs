@@ -111,7 +111,7 @@ struct Sim {
 
 /// Clients 0 and 3 are static members (`group.instance.id`).
 fn instance_of(i: usize) -> Option<String> {
-    (i % 3 == 0).then(|| format!("i{i}"))
+    i.is_multiple_of(3).then(|| format!("i{i}"))
 }
 
 fn topics_of(i: usize) -> Vec<String> {

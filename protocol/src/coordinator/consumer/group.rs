@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
 use crate::wire::Uuid;
+use bytes::Bytes;
 
 /// A member's reconciliation state (docs/coordinator.md §1.6, Kafka's `MemberState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +49,27 @@ impl GroupState {
     }
 }
 
+/// One protocol of a classic member's JoinGroup: the assignor name and its metadata (for the
+/// `consumer` protocol type, a version-prefixed ConsumerProtocolSubscription).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicProtocol {
+    /// The protocol (assignor) name, e.g. `range`.
+    pub name: String,
+    /// The protocol metadata bytes, as the member sent them.
+    pub metadata: Bytes,
+}
+
+/// What a consumer group keeps of a member that joined with the classic protocol (Kafka's
+/// `ConsumerGroupMemberMetadataValue.ClassicMemberMetadata`): its session timeout and the
+/// protocols of its latest JoinGroup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicMemberMetadata {
+    /// The session timeout in ms from the member's JoinGroup.
+    pub session_timeout_ms: i32,
+    /// The JoinGroup protocols, in the member's order of preference (never empty).
+    pub supported_protocols: Vec<ClassicProtocol>,
+}
+
 /// One member of a consumer group: its metadata (member-metadata record) and its current
 /// assignment (current-assignment record).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +102,9 @@ pub struct ConsumerGroupMember {
     pub assigned: Assignment,
     /// Partitions the member must still revoke.
     pub pending_revocation: Assignment,
+    /// The classic-protocol data of a member that joined with JoinGroup (KIP-848 online
+    /// migration; Kafka's `ClassicMemberMetadata`), `None` for a ConsumerGroupHeartbeat member.
+    pub classic: Option<ClassicMemberMetadata>,
 }
 
 impl ConsumerGroupMember {
@@ -101,7 +126,14 @@ impl ConsumerGroupMember {
             state: MemberState::Stable,
             assigned: Assignment::new(),
             pending_revocation: Assignment::new(),
+            classic: None,
         }
+    }
+
+    /// Whether the member speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat/LeaveGroup;
+    /// Kafka's `useClassicProtocol`).
+    pub fn uses_classic_protocol(&self) -> bool {
+        self.classic.is_some()
     }
 
     /// Whether the metadata fields (those of the member-metadata record) are equal.
@@ -114,6 +146,7 @@ impl ConsumerGroupMember {
             && self.subscribed_topic_regex == o.subscribed_topic_regex
             && self.rebalance_timeout_ms == o.rebalance_timeout_ms
             && self.server_assignor == o.server_assignor
+            && self.classic == o.classic
     }
 
     /// Whether the current-assignment fields are equal.

@@ -41,9 +41,14 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-/// The topic every group here consumes, and its partition count.
-const TOPIC: &str = "t6";
+/// The partition count of every topic here (each test has its own topic, `<group>-t6`, created by the
+/// producer's Metadata request: the server's `default_partitions`, Kafka's `num.partitions`).
 const PARTITIONS: i32 = 6;
+/// Set to a Kafka broker's `host:port`, the tests run against it instead of kwire-server (to check the
+/// tests themselves against Kafka 4.4: a broker with `num.partitions=6`, `auto.create.topics.enable=true`,
+/// `group.min.session.timeout.ms=500`, `group.initial.rebalance.delay.ms=0`); group and topic names then
+/// carry the process id, so that runs do not meet.
+const EXTERNAL: &str = "KWIRE_JAVA_GROUPS_KAFKA";
 /// How long any one condition may take to hold.
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -214,7 +219,15 @@ impl Seen {
     }
 }
 
-/// A kwire-server in process, with the group settings of these tests.
+/// A group (or topic) name: `base`, with the process id against an external broker.
+fn unique(base: &str) -> String {
+    match std::env::var_os(EXTERNAL) {
+        Some(_) => format!("{base}-{}", std::process::id()),
+        None => base.to_string(),
+    }
+}
+
+/// A kwire-server in process, with the group settings of these tests (or the broker of [`EXTERNAL`]).
 struct TestServer {
     rt: tokio::runtime::Runtime,
     addr: SocketAddr,
@@ -228,8 +241,22 @@ impl TestServer {
             .enable_all()
             .build()
             .expect("tokio runtime");
+        if let Ok(kafka) = std::env::var(EXTERNAL) {
+            let addr = kafka
+                .parse()
+                .unwrap_or_else(|e| panic!("{EXTERNAL}={kafka}: {e}"));
+            return TestServer {
+                rt,
+                addr,
+                stop: None,
+            };
+        }
         let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
-        config.topics = vec![(TOPIC.to_string(), PARTITIONS)];
+        assert!(
+            config.auto_create_topics,
+            "auto-creation is on by default, as in Kafka"
+        );
+        config.default_partitions = PARTITIONS;
         config.heartbeat_interval_ms = Some(250);
         // Kafka's defaults (6 s, 3 s) would make every join wait seconds.
         // TEMP config.group_min_session_timeout_ms = 500;
@@ -327,10 +354,12 @@ struct Java {
     to: Option<ChildStdin>,
     lines: Receiver<String>,
     seen: Seen,
+    /// The topic of this test.
+    topic: String,
 }
 
 impl Java {
-    fn start(classpath: &str, addr: SocketAddr) -> Java {
+    fn start(classpath: &str, addr: SocketAddr, topic: &str) -> Java {
         let mut child = Command::new("java")
             .args([
                 "-Xshare:auto",
@@ -362,6 +391,7 @@ impl Java {
             to,
             lines,
             seen: Seen::default(),
+            topic: topic.to_string(),
         }
     }
 
@@ -374,7 +404,8 @@ impl Java {
 
     fn start_member(&mut self, name: &str, group: &str, protocol: &str, assignor: &str) {
         self.send(&format!(
-            "start {name} {group} {protocol} {assignor} {TOPIC}"
+            "start {name} {group} {protocol} {assignor} {}",
+            self.topic
         ));
     }
 
@@ -412,7 +443,7 @@ impl Java {
 
     fn produce(&mut self, n: usize, prefix: &str) {
         let want = self.seen.produced + n;
-        self.send(&format!("produce {TOPIC} {n} {prefix}"));
+        self.send(&format!("produce {} {n} {prefix}", self.topic));
         self.wait(&format!("{n} records produced"), |s| s.produced == want);
     }
 
@@ -476,13 +507,14 @@ fn revoked_a_kept_partition(events: &[LedgerEvent], member: &str, kept: &BTreeSe
 
 /// The life of one group with one protocol: two members, a third joins, the first leaves, everything
 /// consumed and committed, all close, a fresh member resumes at the committed offsets.
-fn group_lifecycle(protocol: &str, assignor: &str, group: &str) {
+fn group_lifecycle(protocol: &str, assignor: &str, base: &str) {
     if !java_ready("java group consumers") {
         return;
     }
     let classpath = classpath();
     let server = TestServer::start();
-    let mut java = Java::start(&classpath, server.addr);
+    let group = &unique(base);
+    let mut java = Java::start(&classpath, server.addr, &format!("{group}-t6"));
     let started = Instant::now();
     java.produce(300, "a");
     let (c0, c1, c2) = (
@@ -677,9 +709,9 @@ fn java_mixed_group_upgrades_stays_balanced_and_downgrades() {
     }
     let classpath = classpath();
     let server = TestServer::start();
-    let mut java = Java::start(&classpath, server.addr);
+    let group = &unique("jmix");
+    let mut java = Java::start(&classpath, server.addr, &format!("{group}-t6"));
     let started = Instant::now();
-    let group = "jmix";
     java.produce(120, "a");
     java.start_member("classic0", group, "classic", "range");
     java.start_member("classic1", group, "classic", "range");
@@ -768,8 +800,8 @@ fn java_mixed_group_upgrades_stays_balanced_and_downgrades() {
     assert_eq!(server.group_type(group).as_deref(), Some("consumer"));
 
     // Downgrade: the last KIP-848 member leaves.
-    java.close("new1");
     let t_down = Instant::now();
+    java.close("new1");
     java.wait("the group to become classic again", |_| {
         server.group_type(group).as_deref() == Some("classic")
     });

@@ -161,8 +161,10 @@ def consume_until(g: Group, pred, what: str, timeout: float = WAIT_S) -> float:
 
 
 @pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-def test_librdkafka_classic_group_join_leave_commit_resume(servers, clients, strategy):
-    srv = classic_server(servers)
+def test_librdkafka_classic_group_join_leave_commit_resume(servers, clients, strategy, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    srv = classic_server(servers, data_dir=str(data))
     grp = f"lc-{strategy}"
     p = producer(srv.bootstrap)
     first = values("a", 300)
@@ -213,6 +215,15 @@ def test_librdkafka_classic_group_join_leave_commit_resume(servers, clients, str
     g.close_all()
     wait_state(srv.port, grp, "Empty")
     assert group_type(srv.port, grp) == "classic"
+
+    # kwire-server restarts from its durable log (--data): the empty classic group comes back with its
+    # committed offsets.
+    code = srv.stop()
+    assert code == 0, f"kwire-server exited {code} on SIGTERM"
+    srv.port = None
+    srv.start()
+    assert list_groups_raw(srv.port).get(grp) == ("consumer", "Empty", "classic"), list_groups_raw(srv.port)
+    p = producer(srv.bootstrap)
 
     # Restart: more messages, then a fresh member of the same group reads exactly those.
     second = values("b", 120)

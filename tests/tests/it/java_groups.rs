@@ -259,8 +259,8 @@ impl TestServer {
         config.default_partitions = PARTITIONS;
         config.heartbeat_interval_ms = Some(250);
         // Kafka's defaults (6 s, 3 s) would make every join wait seconds.
-        // TEMP config.group_min_session_timeout_ms = 500;
-        // TEMP config.group_initial_rebalance_delay_ms = 0;
+        config.group_min_session_timeout_ms = 500;
+        config.group_initial_rebalance_delay_ms = 0;
         let server = rt
             .block_on(Server::bind(config))
             .expect("kwire-server binds");

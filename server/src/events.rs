@@ -631,8 +631,8 @@ fn departure(cause: Cause<'_>, member: &str) -> String {
         } => "left with a LeaveGroup request".into(),
         Cause::Request {
             api: "JoinGroup",
-            member_id,
-        } if member_id.is_empty() => {
+            member_id: "",
+        } => {
             "was replaced by a new member, which took over its static instance id (or was removed: the group is full)".into()
         }
         Cause::Request { api, .. } => format!("was removed by a {api} request"),

@@ -2537,3 +2537,7 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
     r.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Classic groups through a real socket.
+#[path = "classic_tests.rs"]
+mod classic;

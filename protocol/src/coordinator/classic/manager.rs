@@ -20,7 +20,7 @@ use super::group::{
 };
 use super::records::ClassicRecord;
 use super::replay::apply;
-use super::ClassicGroupConfig;
+use super::{ClassicGroupConfig, NEW_MEMBER_JOIN_TIMEOUT_MS};
 use crate::coordinator::context::{Context, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Due, Slot, TimerKind};
@@ -34,11 +34,6 @@ use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 
 use ClassicGroupState::{CompletingRebalance, Empty, PreparingRebalance, Stable};
-
-/// How long a new member's JoinGroup may wait before the member is removed (ms; Kafka's
-/// `CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS`, 5 minutes): it cannot heartbeat before it has
-/// its member id.
-pub const NEW_MEMBER_JOIN_TIMEOUT_MS: i64 = 5 * 60 * 1000;
 
 /// A request waiting for its answer: the caller's id and the request's API version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

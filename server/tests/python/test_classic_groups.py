@@ -4,10 +4,15 @@ real clients, and mixed groups where classic and KIP-848 members share one group
 - librdkafka 2.16 (confluent-kafka 2.16.1) with `group.protocol=classic`, the eager `range` assignor and
   `cooperative-sticky` (KIP-429);
 - kafka-python 3.0.0 (pure Python, classic only) with its `range` and `cooperative-sticky` assignors;
-- a mixed group of librdkafka members, classic and `group.protocol=consumer`: the group is upgraded to a
-  consumer group by the first KIP-848 member (KIP-848 online migration, policy `bidirectional`, Kafka's
-  default) and downgraded back to a classic group when the last KIP-848 member leaves. Both are observed
-  with raw ListGroups v5 (the `GroupType` field) and asserted.
+- a mixed group of librdkafka members, classic (`range`) and `group.protocol=consumer`: the group is
+  upgraded to a consumer group by the first KIP-848 member (KIP-848 online migration, policy
+  `bidirectional`, Kafka's default) and downgraded back to a classic group when the last KIP-848 member
+  leaves. Both are observed with raw ListGroups v5 (the `GroupType` field) and asserted;
+- librdkafka's `cooperative-sticky` leader copies the sticky user data into every assignment, so once its
+  members have owned partitions the upgrade is refused (Kafka 4.4: "an unsupported custom assignor is in
+  use") and the group stays classic.
+
+Every scenario here was also run against a real Kafka 4.4.0 broker (same settings) with the same results.
 
 Each scenario checks what a Kafka 4.4 broker gives: every partition owned by exactly one member and the
 members' counts differing by at most one (exact sizes given), a rebalance on every join and leave, no
@@ -551,8 +556,8 @@ def test_kafka_python_group_join_leave_commit_resume(servers, clients, strategy)
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
-def test_librdkafka_mixed_group_upgrade_and_downgrade(servers, clients, strategy):
+def test_librdkafka_mixed_group_upgrade_and_downgrade(servers, clients):
+    strategy = "range"
     srv = classic_server(servers)
     grp = f"mix-{strategy}"
     p = producer(srv.bootstrap)
@@ -606,3 +611,41 @@ def test_librdkafka_mixed_group_upgrade_and_downgrade(servers, clients, strategy
     metric(f"mixed librdkafka group ({strategy}): upgraded and 2/2/2 {t_upgraded - t_up:.2f} s after the first "
            f"KIP-848 member subscribed; downgraded and 6 {t_downgraded - t_down:.2f} s after the last one closed "
            f"(whole test {time.monotonic() - t0:.1f} s)")
+
+
+def test_librdkafka_cooperative_sticky_user_data_refuses_the_upgrade(servers, clients):
+    """librdkafka's cooperative-sticky leader copies each member's sticky user data (owned partitions and
+    generation, KIP-341) into the member's assignment. Once a member has owned partitions, the classic
+    group's assignments carry user data, which a consumer group cannot keep: Kafka 4.4 refuses the upgrade
+    (`ConsumerGroup.fromClassicGroup`: GROUP_ID_NOT_FOUND, "an unsupported custom assignor is in use"),
+    librdkafka's KIP-848 member fails fatally, and the classic group goes on as it was."""
+    srv = classic_server(servers)
+    grp = "mix-coop"
+    g = Group(poll_timeout=0.01)
+    clients["groups"].append(g)
+    g.add(classic_member(srv, grp, f"{grp}-classic0", "cooperative-sticky")).subscribe([TOPIC])
+    g.wait_balanced(P6, timeout=WAIT_S, sizes=[6])
+    g.add(classic_member(srv, grp, f"{grp}-classic1", "cooperative-sticky")).subscribe([TOPIC])
+    g.wait_balanced(P6, timeout=WAIT_S, sizes=[3, 3])
+    desc = describe_groups_raw(srv.port, grp)
+    assert desc[1] == "Stable" and desc[3] == "cooperative-sticky", desc
+
+    new = Member(srv.bootstrap, grp, f"{grp}-new0")
+    clients["others"].append(new)
+    new.subscribe([TOPIC])
+    end = time.monotonic() + WAIT_S
+    fatal = None
+    while fatal is None:
+        assert time.monotonic() < end, f"the KIP-848 member was not refused: {[str(e) for e in new.errors]}"
+        g.step()
+        try:
+            new.poll(0.01)
+        except AssertionError as e:  # Member.poll raises on a fatal error
+            fatal = str(e)
+    assert "group id does not exist" in fatal.lower(), fatal
+    assert group_type(srv.port, grp) == "classic", list_groups_raw(srv.port)
+    g.run_for(0.5)
+    assert balanced(g.snapshot(), P6, [3, 3]), fmt_snapshot(g.snapshot())
+    assert describe_groups_raw(srv.port, grp)[1] == "Stable"
+    assert not g.overlaps, g.overlaps[:5]
+    metric(f"librdkafka cooperative-sticky classic group: KIP-848 member refused ({fatal.split(':', 1)[-1].strip()})")

@@ -696,25 +696,42 @@ fn java_consumer_protocol_group_balances_rebalances_commits_and_resumes() {
     group_lifecycle("consumer", "-", "jn");
 }
 
-/// Classic and KIP-848 Java members in one group: upgrade on the first KIP-848 member, balance and no
-/// double ownership across protocols, downgrade when the last KIP-848 member leaves.
+/// Classic (range, eager) and KIP-848 Java members in one group.
 #[test]
 #[cfg_attr(
     not(kwire_java),
     ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
 )]
 fn java_mixed_group_upgrades_stays_balanced_and_downgrades() {
+    mixed_group("range", "jmix");
+}
+
+/// Classic (cooperative-sticky: its owned partitions travel in the subscription, not as assignment user
+/// data, so the upgrade is allowed) and KIP-848 Java members in one group.
+#[test]
+#[cfg_attr(
+    not(kwire_java),
+    ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
+)]
+fn java_mixed_cooperative_group_upgrades_stays_balanced_and_downgrades() {
+    mixed_group("cooperative-sticky", "jmix-coop");
+}
+
+/// Classic and KIP-848 Java members in one group: upgrade on the first KIP-848 member, balance and no
+/// double ownership across protocols, downgrade when the last KIP-848 member leaves, and a new classic
+/// member joins the downgraded group.
+fn mixed_group(assignor: &str, base: &str) {
     if !java_ready("java group consumers") {
         return;
     }
     let classpath = classpath();
     let server = TestServer::start();
-    let group = &unique("jmix");
+    let group = &unique(base);
     let mut java = Java::start(&classpath, server.addr, &format!("{group}-t6"));
     let started = Instant::now();
     java.produce(120, "a");
-    java.start_member("classic0", group, "classic", "range");
-    java.start_member("classic1", group, "classic", "range");
+    java.start_member("classic0", group, "classic", assignor);
+    java.start_member("classic1", group, "classic", assignor);
     java.balanced(&["classic0", "classic1"], &[3, 3]);
     assert_eq!(server.group_type(group).as_deref(), Some("classic"));
     let d = server.consumer_describe(group);
@@ -816,7 +833,7 @@ fn java_mixed_group_upgrades_stays_balanced_and_downgrades() {
         "DescribeGroups after the downgrade: {d:?}"
     );
     // Still usable: a new classic member joins the downgraded group.
-    java.start_member("classic2", group, "classic", "range");
+    java.start_member("classic2", group, "classic", assignor);
     java.balanced(&["classic1", "classic2"], &[3, 3]);
     assert_eq!(server.group_type(group).as_deref(), Some("classic"));
     assert_eq!(
@@ -830,7 +847,7 @@ fn java_mixed_group_upgrades_stays_balanced_and_downgrades() {
     );
     java.finish();
     println!(
-        "java mixed group: upgraded {:.2} s after the first KIP-848 member started, downgraded and rebalanced {:.2} s \
+        "java mixed group ({assignor}): upgraded {:.2} s after the first KIP-848 member started, downgraded and rebalanced {:.2} s \
          after the last one closed; whole test {:.1} s",
         (t_upgraded - t_up).as_secs_f64(),
         (t_downgraded - t_down).as_secs_f64(),

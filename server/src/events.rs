@@ -523,8 +523,9 @@ impl GroupLog {
             match (change, self.apply(*kind, group, change)) {
                 (Change::Member { member, details }, Membership::Joined) => {
                     shown.insert(at);
+                    let what = epoch_name(*kind);
                     lines.push(format!(
-                        "member {member} joined {kind} {group} (group epoch {epoch}; {details})"
+                        "member {member} joined {kind} {group} ({what} {epoch}; {details})"
                     ));
                 }
                 (Change::Member { member, details }, _) => {
@@ -535,8 +536,9 @@ impl GroupLog {
                 (Change::MemberGone { member }, Membership::Left) => {
                     shown.insert(at);
                     let how = departure(cause, member);
+                    let what = epoch_name(*kind);
                     lines.push(format!(
-                        "member {member} of {kind} {group} {how} (group epoch {epoch})"
+                        "member {member} of {kind} {group} {how} ({what} {epoch})"
                     ));
                 }
                 (
@@ -605,6 +607,14 @@ impl GroupLog {
             }
         }
         lines
+    }
+}
+
+/// What a group type calls its epoch: `generation` for classic groups, else `group epoch`.
+fn epoch_name(kind: GroupKind) -> &'static str {
+    match kind {
+        GroupKind::Classic => "generation",
+        _ => "group epoch",
     }
 }
 

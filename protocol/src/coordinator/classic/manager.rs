@@ -562,8 +562,10 @@ impl ClassicManager<'_> {
         let v = self.vol(gid);
         let old_join = v.awaiting_join.remove(old_id);
         let old_sync = v.awaiting_sync.remove(old_id);
-        let was_pending_sync = v.pending_sync.remove(old_id);
-        let was_new = v.new_members.remove(old_id);
+        // The new member is not new (Kafka builds it afresh); the old id stays expected to
+        // sync, as in Kafka, so a replacement before it synced ends in a rebalance at the sync
+        // timeout.
+        v.new_members.remove(old_id);
         if let Some(o) = old_join {
             let r = join_response(
                 o.version,
@@ -588,13 +590,6 @@ impl ClassicManager<'_> {
         self.emit(ClassicRecord::member_tombstone(gid, old_id));
         self.ctx.timers.cancel(gid, old_id, Slot::Session);
         m.member_id = new_id.to_string();
-        let v = self.vol(gid);
-        if was_pending_sync {
-            v.pending_sync.insert(new_id.to_string());
-        }
-        if was_new {
-            v.new_members.insert(new_id.to_string());
-        }
         m.protocols = protocols_of(req);
         m.rebalance_timeout_ms = Self::rebalance_timeout_of(req, w.version);
         m.session_timeout_ms = req.session_timeout_ms;

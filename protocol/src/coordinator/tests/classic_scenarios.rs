@@ -881,3 +881,57 @@ fn offset_commit_checks_the_generation_of_classic_members() {
         Some(0)
     );
 }
+
+#[test]
+fn one_namespace_with_consumer_groups() {
+    use super::consumer_scenarios::join as cg_join;
+    let mut h = H::quick();
+    // A non-empty classic group: a consumer heartbeat is refused and changes nothing.
+    let (a, ja) = h.join_new("g", range());
+    h.advance(0);
+    assert!(h.joined(ja).is_some());
+    let rc = RequestContext::new("client", "/127.0.0.1", 1);
+    let out = h.c.consumer_group_heartbeat(
+        &rc,
+        &cg_join("g", "member-aaaaaaaaaaaaaaaaaaaa", &["t"]),
+        h.now,
+    );
+    assert_eq!(out.response.error_code, ErrorCode::GroupIdNotFound.code());
+    h.step(out.records);
+    assert!(h.c.classic_group("g").is_some());
+    // Once Empty, the joining consumer heartbeat replaces it.
+    assert_eq!(h.leave("g", vec![(&a, None)]), vec![(a.clone(), 0)]);
+    let out = h.c.consumer_group_heartbeat(
+        &rc,
+        &cg_join("g", "member-aaaaaaaaaaaaaaaaaaaa", &["t"]),
+        h.now,
+    );
+    assert_eq!(out.response.error_code, 0);
+    assert!(out.records[0].is_tombstone());
+    h.step(out.records);
+    assert!(h.c.classic_group("g").is_none() && h.c.group("g").is_some());
+    // A classic join to the non-empty consumer group: INCONSISTENT_GROUP_PROTOCOL (the
+    // migration hook); describe says it is not a classic group; ListGroups shows its type.
+    let r = h.join(&join_req("g", "", None, range()));
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    let d = h.c.describe_groups(
+        &RequestContext::new("a", "/h", 6),
+        &DescribeGroupsRequest {
+            groups: vec!["g".into()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        d.groups[0].error_message.as_deref(),
+        Some("Group g is not a classic group.")
+    );
+    let l = h.c.list_groups(
+        &RequestContext::new("a", "/h", 5),
+        &ListGroupsRequest::default(),
+    );
+    assert_eq!(&*l.groups[0].group_type, "consumer");
+    assert_eq!(&*l.groups[0].protocol_type, "consumer");
+}

@@ -4,7 +4,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use kwire_protocol::coordinator::streams::StreamsGroupConfig;
-use kwire_protocol::coordinator::{ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy};
+use kwire_protocol::coordinator::{
+    ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy,
+};
 
 use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
 

@@ -487,7 +487,7 @@ impl GroupLog {
     /// Takes in the records of one step of the coordinator and returns the log lines that say
     /// what they change, in record order (the caller logs them at INFO).
     pub fn observe(&mut self, records: &[Record], cause: Cause<'_>) -> Vec<String> {
-        let mut lines = Vec::new();
+        let mut lines = conversions(records);
         let changes: Vec<(GroupKind, &str, Change<'_>)> =
             records.iter().filter_map(classify).collect();
         // Per group: its epoch before the step, the epoch it ends the step at (the join and
@@ -619,6 +619,34 @@ fn epoch_name(kind: GroupKind) -> &'static str {
 }
 
 /// How a member left, given what caused the records that removed it.
+/// KIP-848 online migration, read off one step's records: a step that deletes a group of one
+/// type (its group-record tombstone: type 23 classic, 3 consumer) and writes a group record of
+/// the other type under the same id converted it: `group g upgraded from classic to consumer
+/// (online migration)`, or `downgraded from consumer to classic`.
+fn conversions(records: &[Record]) -> Vec<String> {
+    let of = |t: i16, tomb: bool| -> BTreeSet<&str> {
+        records
+            .iter()
+            .filter(|r| r.record_type() == t && r.is_tombstone() == tomb)
+            .map(|r| r.group_id())
+            .collect()
+    };
+    let (classic_gone, consumer_made) = (of(23, true), of(3, false));
+    let (consumer_gone, classic_made) = (of(3, true), of(23, false));
+    let mut lines = Vec::new();
+    for g in classic_gone.intersection(&consumer_made) {
+        lines.push(format!(
+            "group {g} upgraded from classic to consumer (online migration)"
+        ));
+    }
+    for g in consumer_gone.intersection(&classic_made) {
+        lines.push(format!(
+            "group {g} downgraded from consumer to classic (online migration)"
+        ));
+    }
+    lines
+}
+
 fn departure(cause: Cause<'_>, member: &str) -> String {
     match cause {
         Cause::Heartbeat {

@@ -2541,3 +2541,7 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
 /// Classic groups through a real socket.
 #[path = "classic_tests.rs"]
 mod classic;
+
+/// KIP-848 online migration through a real socket.
+#[path = "migration_tests.rs"]
+mod migration;

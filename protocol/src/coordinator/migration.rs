@@ -152,7 +152,7 @@ impl GroupCoordinator {
                 let target = targets.get(&m.member_id).unwrap_or(&empty);
                 m.assignment = encode_assignment(target, &self.ctx.topics, version);
             }
-            out.extend(self.insert_classic_group(&cg, true, now_ms));
+            out.extend(self.insert_classic_group(&cg, d.rebalance, now_ms));
         }
         out
     }
@@ -220,9 +220,7 @@ impl GroupCoordinator {
             Err(UpgradeRefused(m)) => return Some(refuse(m)),
         };
         // Try the heartbeat against the converted group; the classic group is set aside.
-        let Some(saved) = self.groups.classic.remove(&gid) else {
-            return None;
-        };
+        let saved = self.groups.classic.remove(&gid)?;
         for r in &conversion {
             consumer::apply(&mut self.groups.consumer, r);
         }

@@ -722,7 +722,10 @@ impl GroupCoordinator {
             return Vec::new();
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -796,7 +799,10 @@ impl GroupCoordinator {
             return records;
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);

@@ -910,12 +910,13 @@ fn one_namespace_with_consumer_groups() {
     assert!(out.records[0].is_tombstone());
     h.step(out.records);
     assert!(h.c.classic_group("g").is_none() && h.c.group("g").is_some());
-    // A classic join to the non-empty consumer group: INCONSISTENT_GROUP_PROTOCOL (the
-    // migration hook); describe says it is not a classic group; ListGroups shows its type.
+    // A classic join to the non-empty consumer group joins it (KIP-848 online migration,
+    // docs §Online migration): first MEMBER_ID_REQUIRED; describe says it is not a classic
+    // group; ListGroups shows its type.
     let r = h.join(&join_req("g", "", None, range()));
     assert_eq!(
         h.joined(r).unwrap().error_code,
-        ErrorCode::InconsistentGroupProtocol.code()
+        ErrorCode::MemberIdRequired.code()
     );
     let d = h.c.describe_groups(
         &RequestContext::new("a", "/h", 6),

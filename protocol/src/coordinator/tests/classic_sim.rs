@@ -1,7 +1,8 @@
 //! Randomised simulation of mixed groups and online migration (proptest, 1,000 cases of 1 to
 //! 35 operations in plain `cargo test`): six clients, each speaking the classic protocol
 //! (JoinGroup/SyncGroup/Heartbeat/LeaveGroup, eager or cooperative, leader-side assignment when
-//! the group is classic) or KIP-848's ConsumerGroupHeartbeat, start, poll, leave, crash and
+//! the group is classic) or KIP-848's ConsumerGroupHeartbeat, two of them static members
+//! (`group.instance.id`), start, poll, leave, crash and
 //! switch protocol while time passes, so the group id is upgraded to a consumer group,
 //! downgraded back to a classic group and deleted when empty. Answers come out of the outbox
 //! under each request's [`RequestId`] and may be delayed. After every step: the state equals
@@ -106,6 +107,11 @@ struct Sim {
     sync_gen: BTreeMap<usize, i32>,
     /// Upgrades, downgrades and mixed-group steps seen.
     conversions: (usize, usize, usize),
+}
+
+/// Clients 0 and 3 are static members (`group.instance.id`).
+fn instance_of(i: usize) -> Option<String> {
+    i.is_multiple_of(3).then(|| format!("i{i}"))
 }
 
 fn topics_of(i: usize) -> Vec<String> {
@@ -295,7 +301,9 @@ impl Sim {
                         self.clients[i].phase = Phase::Idle;
                         self.join(i);
                     }
-                    Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                    Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                        self.reset(i, true)
+                    }
                     Some(ErrorCode::RebalanceInProgress)
                     | Some(ErrorCode::IllegalGeneration)
                     | Some(ErrorCode::InconsistentGroupProtocol)
@@ -317,7 +325,9 @@ impl Sim {
                         .collect();
                     cl.phase = Phase::Member(gen);
                 }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                    self.reset(i, true)
+                }
                 Some(ErrorCode::RebalanceInProgress) | Some(ErrorCode::IllegalGeneration) => {
                     self.reset(i, false)
                 }
@@ -334,7 +344,9 @@ impl Sim {
                     cl.leader_of = None;
                     self.join(i);
                 }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                    self.reset(i, true)
+                }
                 Some(ErrorCode::IllegalGeneration) => self.reset(i, false),
                 _ => panic!("unexpected Heartbeat error {}", r.error_code),
             },
@@ -362,6 +374,7 @@ impl Sim {
             session_timeout_ms: 10_000,
             rebalance_timeout_ms: 15_000,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             protocol_type: "consumer".into(),
             protocols: vec![JoinGroupRequestProtocol {
                 name: "range".into(),
@@ -440,6 +453,7 @@ impl Sim {
             group_id: G.into(),
             generation_id: gen,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             protocol_type: Some("consumer".into()),
             protocol_name: Some("range".into()),
             assignments,
@@ -460,6 +474,7 @@ impl Sim {
             group_id: G.into(),
             generation_id: gen,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             ..Default::default()
         };
         let id = self.id(i);
@@ -488,6 +503,7 @@ impl Sim {
             group_id: G.into(),
             member_id: cl.member_id.clone().into(),
             member_epoch: cl.epoch.unwrap_or(0),
+            instance_id: instance_of(i).map(Into::into),
             rebalance_timeout_ms: 15_000,
             subscribed_topic_names: Some(topics_of(i).into_iter().map(Into::into).collect()),
             topic_partitions: Some(
@@ -529,7 +545,10 @@ impl Sim {
             Some(ErrorCode::FencedMemberEpoch)
             | Some(ErrorCode::UnknownMemberId)
             | Some(ErrorCode::GroupIdNotFound)
-            | Some(ErrorCode::GroupMaxSizeReached) => {
+            | Some(ErrorCode::GroupMaxSizeReached)
+            | Some(ErrorCode::FencedInstanceId)
+            // A static member whose previous incarnation is still registered waits for it.
+            | Some(ErrorCode::UnreleasedInstanceId) => {
                 let cl = &mut self.clients[i];
                 cl.epoch = None;
                 cl.owned.clear();
@@ -566,6 +585,7 @@ impl Sim {
                     group_id: G.into(),
                     members: vec![MemberIdentity {
                         member_id: self.clients[i].member_id.clone().into(),
+                        group_instance_id: instance_of(i).map(Into::into),
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -581,6 +601,7 @@ impl Sim {
                 group_id: G.into(),
                 member_id: self.clients[i].member_id.clone().into(),
                 member_epoch: -1,
+                instance_id: instance_of(i).map(Into::into),
                 ..Default::default()
             };
             let out =
@@ -656,7 +677,7 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
     STATS[1].fetch_add(s.conversions.1, Relaxed);
     STATS[2].fetch_add(s.conversions.2, Relaxed);
     let cases = STATS[3].fetch_add(1, Relaxed) + 1;
-    if cases % 250 == 0 {
+    if cases.is_multiple_of(250) {
         eprintln!(
             "classic_sim: {cases} cases, {} upgrades, {} downgrades, {} steps with a mixed group",
             STATS[0].load(Relaxed),

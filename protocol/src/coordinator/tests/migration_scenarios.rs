@@ -54,7 +54,7 @@ pub(crate) fn subscription(
 ) -> Bytes {
     let s = ConsumerProtocolSubscription {
         topics: topics.iter().map(|t| t.to_string().into()).collect(),
-        user_data: user_data.map(|u| Bytes::copy_from_slice(u)),
+        user_data: user_data.map(Bytes::copy_from_slice),
         owned_partitions: owned
             .iter()
             .map(|(t, ps)| SubTp {
@@ -1025,4 +1025,102 @@ fn offset_commit_generation_of_classic_members() {
         h.c.validate_offset_commit("g", "a", 2, 9),
         ErrorCode::StaleMemberEpoch.code()
     );
+}
+
+/// A LeaveGroup may remove a consumer-protocol member (Kafka 4.4 fences any member it names):
+/// when only classic members are left, the group is downgraded.
+#[test]
+fn leave_group_of_the_last_consumer_member_downgrades() {
+    let mut h = H::new(MigrationPolicy::Bidirectional);
+    h.cghb_join("a", &["foo"]);
+    h.join("b", &["foo"], &[]);
+    let l = h.leave(&["a"]);
+    assert_eq!(l.members.len(), 1);
+    assert_eq!(
+        (&*l.members[0].member_id, l.members[0].error_code),
+        ("a", 0)
+    );
+    assert!(h.c.group("g").is_none());
+    let cg = h.classic();
+    assert_eq!(cg.members.keys().collect::<Vec<_>>(), vec!["b"]);
+    assert_eq!(cg.generation_id, 2);
+    assert_eq!(
+        cg.state,
+        crate::coordinator::ClassicGroupState::PreparingRebalance
+    );
+    // b's assignment is its target (range over a, b: foo 3-5).
+    assert_eq!(decoded(&cg.members["b"].assignment), foo(&[3, 4, 5]));
+}
+
+/// A coordinator loaded from the records of a mixed group has the same groups, and re-arms a
+/// classic member's session timer with the member's own session timeout.
+#[test]
+fn load_restores_classic_members_of_a_consumer_group() {
+    let mut h = H::new(MigrationPolicy::Bidirectional);
+    h.cghb_join("a", &["foo"]);
+    h.join("b", &["foo"], &[]);
+    let loaded = GroupCoordinator::load(
+        ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]),
+        Box::new(SequentialMemberIds::new(8)),
+        vec![
+            TopicMetadata::new(FOO, "foo", 6),
+            TopicMetadata::new(BAR, "bar", 3),
+        ],
+        &h.log,
+        50_000,
+    )
+    .unwrap();
+    assert_eq!(loaded.groups(), h.c.groups());
+    let b = &loaded.group("g").unwrap().members["b"];
+    assert_eq!(
+        b.classic.as_ref().map(|c| c.session_timeout_ms),
+        Some(10_000)
+    );
+    assert_eq!(loaded.session_deadline("g", "b"), Some(60_000));
+    assert_eq!(loaded.session_deadline("g", "a"), Some(95_000));
+}
+
+/// A classic static member replacing the last consumer-protocol static member downgrades the
+/// group without a rebalance: the joining member takes the replaced member's place and target
+/// (Kafka 4.4's downgrade "with stale assignment").
+#[test]
+fn classic_static_member_replacing_the_last_consumer_member_downgrades() {
+    let mut h = H::new(MigrationPolicy::Bidirectional);
+    h.cghb(ConsumerGroupHeartbeatRequest {
+        group_id: "g".into(),
+        member_id: "a".into(),
+        member_epoch: 0,
+        instance_id: Some("i".into()),
+        rebalance_timeout_ms: 5000,
+        subscribed_topic_names: Some(vec!["foo".into()]),
+        topic_partitions: Some(vec![]),
+        ..Default::default()
+    });
+    let j = h.join("b", &["foo"], &[]);
+    assert_eq!(j.error_code, 0);
+    let r = h.cghb_at("a", 1, &asg(&[(FOO, &[0, 1, 2, 3, 4, 5])]));
+    let r = h.cghb_at("a", r.member_epoch, &asg(&[(FOO, &[0, 1, 2])]));
+    assert_eq!(r.member_epoch, 2);
+    let epoch = h.c.group("g").unwrap().group_epoch;
+    // The same instance restarts with the classic protocol.
+    let out = h.join_req(9, &join_request("a2", Some("i"), &["foo"], &[]));
+    let GroupResponse::JoinGroup(j) = &out[0].1 else {
+        panic!()
+    };
+    assert_eq!(j.error_code, 0);
+    assert_eq!(&*j.member_id, "a2");
+    assert!(h.c.group("g").is_none());
+    let cg = h.classic();
+    assert_eq!(cg.state, crate::coordinator::ClassicGroupState::Stable);
+    assert_eq!(
+        cg.members.keys().cloned().collect::<Vec<_>>(),
+        vec!["a2".to_string(), "b".to_string()]
+    );
+    assert_eq!(cg.generation_id, epoch);
+    assert_eq!(j.generation_id, cg.generation_id);
+    assert_eq!(decoded(&cg.members["a2"].assignment), foo(&[0, 1, 2]));
+    // a2 syncs with the classic group and gets a's old partitions.
+    let s = h.sync("a2", j.generation_id);
+    assert_eq!(s.error_code, 0);
+    assert_eq!(decoded(&s.assignment), foo(&[0, 1, 2]));
 }

@@ -1,6 +1,8 @@
 //! Real-client tests: pytest drives librdkafka 2.16 (confluent-kafka 2.16.1) consumers, producers
 //! and admin clients, and kafka-python 3.0.0 producers and consumers, against the `kwire-server`
-//! binary (the tests are in `tests/python/`).
+//! binary (the tests are in `tests/python/`): KIP-848 consumer groups (`test_groups.py`), classic
+//! groups of librdkafka and kafka-python consumers and mixed classic/KIP-848 groups through their
+//! upgrade and downgrade (`test_classic_groups.py`), producers, durability and hostile input.
 //!
 //! The Python side runs in a virtual environment under the target directory
 //! (`$CARGO_TARGET_TMPDIR/kwire-pyenv`), created with `python3 -m venv` and filled from

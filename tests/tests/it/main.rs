@@ -16,6 +16,7 @@ mod golden;
 mod invalid_rules;
 mod java;
 mod java_clients;
+mod java_groups;
 mod java_oracle;
 mod json_form;
 mod kip_drafts_fixed;

@@ -18,6 +18,7 @@ mod java;
 mod java_clients;
 mod java_oracle;
 mod json_form;
+mod kafka_oracle;
 mod kip_drafts_fixed;
 mod records;
 mod records_codecs;

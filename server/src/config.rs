@@ -4,7 +4,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use kwire_protocol::coordinator::streams::StreamsGroupConfig;
-use kwire_protocol::coordinator::{ClassicGroupConfig, ConfigError, ConsumerGroupConfig};
+use kwire_protocol::coordinator::{ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy};
 
 use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
 
@@ -39,6 +39,9 @@ pub struct ServerConfig {
     /// Most members of a classic group (Kafka's `group.max.size`, default `i32::MAX`); joins
     /// beyond it: GROUP_MAX_SIZE_REACHED.
     pub group_max_size: i32,
+    /// `group.consumer.migration.policy`: which online conversions between classic and
+    /// consumer groups are allowed (KIP-848; default `bidirectional`).
+    pub consumer_migration_policy: MigrationPolicy,
     /// Largest request frame accepted (bytes, size prefix excluded); checked before allocating.
     pub max_frame_bytes: usize,
     /// A connection that sends nothing for this long is closed (ms).
@@ -74,6 +77,7 @@ impl ServerConfig {
             group_max_session_timeout_ms: 1_800_000,
             group_initial_rebalance_delay_ms: 3000,
             group_max_size: i32::MAX,
+            consumer_migration_policy: MigrationPolicy::Bidirectional,
             max_frame_bytes: 100 * 1024 * 1024,
             idle_timeout_ms: 600_000,
             max_in_flight: 128,
@@ -160,6 +164,7 @@ impl ServerConfig {
             c.min_session_timeout_ms = c.min_session_timeout_ms.min(s);
             c.max_session_timeout_ms = c.max_session_timeout_ms.max(s);
         }
+        c.migration_policy = self.consumer_migration_policy;
         c.validate()?;
         Ok(c)
     }
@@ -314,6 +319,10 @@ pub struct Cli {
     /// Most members of a classic group (Kafka's `group.max.size`).
     #[arg(long, value_name = "N", default_value_t = i32::MAX)]
     pub group_max_size: i32,
+    /// Which online conversions between classic and consumer groups are allowed (Kafka's
+    /// `group.consumer.migration.policy`): disabled, upgrade, downgrade or bidirectional.
+    #[arg(long, value_name = "POLICY", default_value = "bidirectional")]
+    pub group_consumer_migration_policy: MigrationPolicy,
     /// Largest request frame accepted, in bytes (at least 1024); a larger size prefix closes the
     /// connection.
     #[arg(long, value_name = "N", default_value_t = 104_857_600, value_parser = parse_frame_bytes)]
@@ -353,6 +362,7 @@ impl Cli {
         c.group_max_session_timeout_ms = self.group_max_session_timeout_ms;
         c.group_initial_rebalance_delay_ms = self.group_initial_rebalance_delay_ms;
         c.group_max_size = self.group_max_size;
+        c.consumer_migration_policy = self.group_consumer_migration_policy;
         c.max_frame_bytes = self.max_frame_bytes;
         c.idle_timeout_ms = self.idle_timeout_ms;
         c.max_queued_bytes = self.max_queued_bytes;
@@ -392,6 +402,21 @@ mod tests {
         assert_eq!((k.initial_rebalance_delay_ms, k.max_size), (3000, i32::MAX));
         c.group_max_size = 0;
         assert!(c.classic_group_config().is_err());
+    }
+
+    #[test]
+    fn migration_policy_flag() {
+        let c = cli(&[]).unwrap();
+        assert_eq!(c.consumer_migration_policy, MigrationPolicy::Bidirectional);
+        let c = cli(&["--group-consumer-migration-policy", "Upgrade"]).unwrap();
+        assert_eq!(c.consumer_migration_policy, MigrationPolicy::Upgrade);
+        assert_eq!(
+            c.consumer_group_config().unwrap().migration_policy,
+            MigrationPolicy::Upgrade
+        );
+        assert!(cli(&["--group-consumer-migration-policy", "sideways"])
+            .unwrap_err()
+            .contains("disabled, upgrade, downgrade, bidirectional"));
     }
 
     fn cli(args: &[&str]) -> Result<ServerConfig, String> {

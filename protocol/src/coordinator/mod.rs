@@ -3,6 +3,7 @@
 pub mod classic;
 pub mod consumer;
 mod context;
+mod migration;
 mod outbox;
 mod record;
 pub mod streams;
@@ -16,8 +17,9 @@ pub use classic::{
 };
 pub use consumer::assignor;
 pub use consumer::{
-    ConsumerGroup, ConsumerGroupConfig, ConsumerGroupMember, ConsumerGroups, ConsumerRecord,
-    GroupConfig, GroupState, MemberState, ResolvedRegex,
+    ClassicMemberMetadata, ConsumerGroup, ConsumerGroupConfig,
+    ConsumerGroupMember, ConsumerGroups, ConsumerRecord, GroupConfig, GroupState, MemberState,
+    MigrationPolicy, ResolvedRegex,
 };
 pub use context::{
     ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
@@ -51,7 +53,7 @@ use crate::generated::join_group_response::JoinGroupResponse;
 use crate::generated::kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey;
 use crate::generated::kwire_streams_group_metadata_key::KwireStreamsGroupMetadataKey;
 use crate::generated::leave_group_request::LeaveGroupRequest;
-use crate::generated::leave_group_response::LeaveGroupResponse;
+use crate::generated::leave_group_response::{LeaveGroupResponse, MemberResponse};
 use crate::generated::list_groups_request::ListGroupsRequest;
 use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
@@ -192,6 +194,15 @@ impl GroupCoordinator {
     /// The member epoch of `member_id` in the group `group_id` of any type: `Err(true)` when the
     /// group does not exist, `Err(false)` when the member does not, plus whether the group has
     /// members at all.
+    /// Whether `member_id` is a classic-protocol member of consumer group `group_id`.
+    fn is_classic_member(&self, group_id: &str, member_id: &str) -> bool {
+        self.groups
+            .consumer
+            .get(group_id)
+            .and_then(|g| g.members.get(member_id))
+            .is_some_and(|m| m.classic.is_some())
+    }
+
     fn offset_member(&self, group_id: &str, member_id: &str) -> (Result<i32, bool>, bool) {
         let found = consumer_manager::member_epoch(&self.groups.consumer, group_id, member_id)
             .or_else(|| streams_manager::member_epoch(&self.groups.streams, group_id, member_id));
@@ -212,7 +223,9 @@ impl GroupCoordinator {
     /// - a member id or epoch for a group that does not exist: ErrorCode::GroupIdNotFound.code() (69) (Kafka
     ///   answers ErrorCode::IllegalGeneration.code() (22) below v9; `api_version` selects);
     /// - an unknown member id: ErrorCode::UnknownMemberId.code() (25);
-    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113).
+    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113),
+    ///   or ErrorCode::IllegalGeneration.code() (22) for a classic-protocol member of a consumer
+    ///   group, whose generation id is its member epoch (KIP-848 online migration).
     pub fn validate_offset_commit(
         &self,
         group_id: &str,
@@ -237,6 +250,11 @@ impl GroupCoordinator {
             Err(true) if api_version >= 9 => ErrorCode::GroupIdNotFound.code(),
             Err(true) => ErrorCode::IllegalGeneration.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
@@ -255,6 +273,11 @@ impl GroupCoordinator {
         match self.offset_member(group_id, member_id).0 {
             Err(true) => ErrorCode::None.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
@@ -349,6 +372,7 @@ impl GroupCoordinator {
             if self.groups.consumer.contains_key(&due.group_id) {
                 let out = self.consumer_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Consumer));
+                records.extend(self.run_downgrades(now_ms));
             } else if self.groups.streams.contains_key(&due.group_id) {
                 let out = self.streams_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Streams));
@@ -394,6 +418,11 @@ impl GroupCoordinator {
         req: &ConsumerGroupHeartbeatRequest,
         now_ms: i64,
     ) -> Output<ConsumerGroupHeartbeatResponse> {
+        if req.member_epoch == 0 {
+            if let Some(out) = self.upgrade_heartbeat(ctx, req, now_ms) {
+                return out;
+            }
+        }
         let (mut out, saved) = if req.member_epoch == 0 {
             self.delete_empty_classic_group(&req.group_id, now_ms)
         } else {
@@ -406,6 +435,7 @@ impl GroupCoordinator {
             out.clear();
         }
         out.extend(records.into_iter().map(Record::Consumer));
+        out.extend(self.run_downgrades(now_ms));
         Output {
             response,
             records: out,
@@ -526,6 +556,8 @@ impl GroupCoordinator {
     pub fn set_classic_config(&mut self, config: ClassicGroupConfig) -> Result<(), ConfigError> {
         config.validate()?;
         self.classic.config = config;
+        // A downgraded group must fit the classic group.max.size (docs §Online migration).
+        self.consumer.classic_max_size = config.max_size;
         Ok(())
     }
 
@@ -630,11 +662,8 @@ impl GroupCoordinator {
         let mut records = Vec::new();
         if let Some(g) = self.groups.consumer.get(&*req.group_id) {
             if !g.members.is_empty() {
-                // MIGRATION HOOK (KIP-848 classic members in a consumer group): Kafka routes
-                // this join to the consumer group; until then, a classic join cannot enter it.
-                let r = fail(ErrorCode::InconsistentGroupProtocol, "");
-                self.push(id, GroupResponse::JoinGroup(r));
-                return Vec::new();
+                // KIP-848: a classic member joins the consumer group (docs §Online migration).
+                return self.join_consumer_group(ctx, req, id, now_ms);
             }
             // Kafka's maybeDeleteEmptyConsumerGroup: an empty consumer group is replaced.
             let r = Record::Consumer(CRecord::GroupMetadata(
@@ -688,12 +717,12 @@ impl GroupCoordinator {
             );
             return Vec::new();
         }
+        if self.sync_consumer_group(req, id, now_ms) {
+            // KIP-848: a classic member of a consumer group (docs §Online migration).
+            return Vec::new();
+        }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members sync there (KIP-848).
-            self.push(
-                id,
-                GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)),
-            );
+            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -720,10 +749,13 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
+        if !req.group_id.is_empty() && self.heartbeat_consumer_group(req, id, now_ms) {
+            // KIP-848: a classic member of a consumer group (docs §Online migration).
+            return Vec::new();
+        }
         let code = if req.group_id.is_empty() {
             ErrorCode::InvalidGroupId.code()
         } else if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members heartbeat there (KIP-848).
             ErrorCode::UnknownMemberId.code()
         } else {
             self.classic_manager(now_ms).heartbeat(req)
@@ -759,12 +791,32 @@ impl GroupCoordinator {
             );
             return Vec::new();
         }
+        if let Some(records) = self.leave_consumer_group(ctx, req, id, now_ms) {
+            // KIP-848: classic members of a consumer group (docs §Online migration).
+            return records;
+        }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members leave there (KIP-848).
-            self.push(
-                id,
-                GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)),
-            );
+            // As Kafka 4.4.0 answers a group it does not have (seen on the broker,
+            // tests/tests/it/kafka_oracle): from v3 each member is UNKNOWN_MEMBER_ID and the
+            // top level is NONE; before v3 the top level carries it.
+            let r = if ctx.api_version < 3 {
+                fail(ErrorCode::UnknownMemberId)
+            } else {
+                LeaveGroupResponse {
+                    members: req
+                        .members
+                        .iter()
+                        .map(|m| MemberResponse {
+                            member_id: m.member_id.clone(),
+                            group_instance_id: m.group_instance_id.clone(),
+                            error_code: ErrorCode::UnknownMemberId.code(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                }
+            };
+            self.push(id, GroupResponse::LeaveGroup(r));
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -834,11 +886,10 @@ impl GroupCoordinator {
                         } else {
                             Default::default()
                         },
-                        member_assignment: if stable {
-                            m.assignment.clone()
-                        } else {
-                            Default::default()
-                        },
+                        // Kafka's `describeNoMetadata` keeps the assignment outside Stable
+                        // (cleared only by `resetAndPropagateAssignmentWithError`); seen on a
+                        // 4.4.0 broker in CompletingRebalance (tests/tests/it/kafka_oracle).
+                        member_assignment: m.assignment.clone(),
                         ..Default::default()
                     })
                     .collect();

@@ -46,6 +46,7 @@ mod scenarios;
 use harness::{Ctx, Fail, Side};
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
+use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::Response;
 use kwire_protocol::wire::json::Value;
 use kwire_server::client::Client;
@@ -56,7 +57,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// `group.initial.rebalance.delay.ms` on both sides (ms).
-pub const GROUP_INITIAL_REBALANCE_DELAY_MS: i32 = 300;
+pub const GROUP_INITIAL_REBALANCE_DELAY_MS: i32 = 1000;
 /// `group.min.session.timeout.ms` on both sides (ms): small, so members can expire quickly.
 pub const GROUP_MIN_SESSION_TIMEOUT_MS: i32 = 100;
 /// `group.consumer.session.timeout.ms` (and its minimum) on both sides (ms).
@@ -91,6 +92,9 @@ fn kwire_config() -> ServerConfig {
     config.auto_create_topics = false;
     config.heartbeat_interval_ms = Some(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
     config.session_timeout_ms = Some(GROUP_CONSUMER_SESSION_TIMEOUT_MS);
+    config.group_min_session_timeout_ms = GROUP_MIN_SESSION_TIMEOUT_MS;
+    config.group_max_session_timeout_ms = 1_800_000;
+    config.group_initial_rebalance_delay_ms = GROUP_INITIAL_REBALANCE_DELAY_MS;
     config
 }
 
@@ -131,13 +135,48 @@ async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> 
         let ready = m.topics.len() == 2
             && m.topics.iter().all(|t| t.error_code == 0 && !t.partitions.is_empty() && t.partitions.iter().all(|p| p.leader_id >= 0));
         if ready {
-            return Ok(out);
+            break;
         }
         if Instant::now() > deadline {
             return Err(format!("the topics do not show in Metadata on {addr}: {m:?}"));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // …and the group coordinator a moment after that: a ConsumerGroupHeartbeat member of a
+    // throwaway group heartbeats until it is assigned partitions, then leaves.
+    let member_id = broker::random_id();
+    let mut epoch = 0;
+    loop {
+        let req = ConsumerGroupHeartbeatRequest {
+            group_id: "oracle-warm-up".into(),
+            member_id: member_id.clone().into(),
+            member_epoch: epoch,
+            rebalance_timeout_ms: if epoch == 0 { 5000 } else { -1 },
+            subscribed_topic_names: (epoch == 0).then(|| vec![scenarios::TOPIC.into(), scenarios::TOPIC2.into()]),
+            topic_partitions: (epoch == 0).then(Vec::new),
+            ..Default::default()
+        };
+        let Ok(Response::ConsumerGroupHeartbeat(h)) = c.call(req, 1).await else { return Err(format!("warm-up heartbeat on {addr} failed")) };
+        if h.error_code != 0 {
+            return Err(format!("warm-up heartbeat on {addr}: error {}", h.error_code));
+        }
+        epoch = h.member_epoch;
+        if h.assignment.is_some_and(|a| !a.topic_partitions.is_empty()) {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("warm-up member on {addr} got no partitions"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let leave = ConsumerGroupHeartbeatRequest {
+        group_id: "oracle-warm-up".into(),
+        member_id: member_id.into(),
+        member_epoch: -1,
+        ..Default::default()
+    };
+    let _ = c.call(leave, 1).await;
+    Ok(out)
 }
 
 /// Runs `s` against `addr`; returns its transcript and how it ended.

@@ -51,6 +51,14 @@ pub struct Ctx {
     pub names: Names,
     /// (step label, response in Kafka's JSON form) in script order.
     pub transcript: Vec<(String, Value)>,
+    /// Whether the scenario's first ConsumerGroupHeartbeat creates a new consumer group: then
+    /// the epoch it gets is the base of [`super::normalise::Migration::epoch_base`].
+    pub fresh_consumer_group: bool,
+    /// (first transcript index, base) of the epochs rebased (set by the first successful
+    /// ConsumerGroupHeartbeat of a `fresh_consumer_group` scenario).
+    pub epoch_base: Option<(usize, i32)>,
+    /// The transcript index from which epochs are no longer rebased ([`Ctx::end_rebase`]).
+    pub epoch_base_end: usize,
 }
 
 /// One simulated group member: a connection of its own and what a client would remember.
@@ -172,7 +180,7 @@ impl Ctx {
         let (label, version) = m.pending.pop_front().ok_or_else(|| format!("{}: nothing pending", m.name))?;
         let frame = tokio::time::timeout(ANSWER_DEADLINE, m.client.recv())
             .await
-            .map_err(|_| format!("{}: no answer to {label} within {ANSWER_DEADLINE:?}", m.name))?
+            .map_err(|_| format!("{:?}: {}: no answer to {label} within {ANSWER_DEADLINE:?}", self.side, m.name))?
             .map_err(|e| format!("{}: {label}: {e}", m.name))?;
         let resp = frame.body;
         self.learn(m, &resp);
@@ -207,6 +215,9 @@ impl Ctx {
                 }
             }
             Response::ConsumerGroupHeartbeat(h) => {
+                if self.fresh_consumer_group && self.epoch_base.is_none() && h.error_code == 0 && h.member_epoch > 0 {
+                    self.epoch_base = Some((self.transcript.len(), h.member_epoch));
+                }
                 if let Some(id) = &h.member_id {
                     self.names.bind(id, &m.name);
                     m.member_id = id.to_string();
@@ -480,6 +491,12 @@ impl Ctx {
         let json = Response::ListGroups(l).to_json(version).map_err(|e| format!("{label}: {e}"))?;
         self.record(&format!("{}: {label} states={states:?} types={types:?}", m.name), json);
         Ok(())
+    }
+
+    /// Ends the rebasing of epochs (the consumer group is gone: a classic group made from
+    /// nothing counts its generations from 1 on both sides).
+    pub fn end_rebase(&mut self) {
+        self.epoch_base_end = self.transcript.len();
     }
 
     /// Records a named value of the script's own (e.g. a decoded assignment).

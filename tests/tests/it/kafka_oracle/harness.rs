@@ -12,9 +12,9 @@ use kwire_protocol::generated::consumer_protocol_subscription::ConsumerProtocolS
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::describe_groups_response::DescribedGroup;
 use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
-use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::join_group_request::{JoinGroupRequest, JoinGroupRequestProtocol};
 use kwire_protocol::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
+use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::sync_group_request::{SyncGroupRequest, SyncGroupRequestAssignment};
 use kwire_protocol::generated::{Request, Response};
 use kwire_protocol::wire::json::Value;
@@ -100,7 +100,10 @@ pub fn assignment(parts: &[(&str, &[i32])]) -> Vec<u8> {
     let a = ConsumerProtocolAssignment {
         assigned_partitions: parts
             .iter()
-            .map(|(t, p)| TopicPartition { topic: t.to_string().into(), partitions: p.to_vec().into(), ..Default::default() })
+            .map(|(t, p)| TopicPartition {
+                topic: t.to_string().into(),
+                partitions: p.to_vec().into(),
+            })
             .collect(),
         ..Default::default()
     };
@@ -119,8 +122,11 @@ pub fn decode_assignment(bytes: &[u8]) -> Result<Vec<(String, Vec<i32>)>, Fail> 
         return Err(format!("assignment of {} bytes", bytes.len()));
     }
     let version = i16::from_be_bytes([bytes[0], bytes[1]]).min(3);
-    let a = ConsumerProtocolAssignment::decode_bytes(bytes::Bytes::copy_from_slice(&bytes[2..]), version)
-        .map_err(|e| format!("assignment does not decode: {e}"))?;
+    let a = ConsumerProtocolAssignment::decode_bytes(
+        bytes::Bytes::copy_from_slice(&bytes[2..]),
+        version,
+    )
+    .map_err(|e| format!("assignment does not decode: {e}"))?;
     let mut out: Vec<(String, Vec<i32>)> = a
         .assigned_partitions
         .iter()
@@ -138,7 +144,9 @@ pub fn decode_assignment(bytes: &[u8]) -> Result<Vec<(String, Vec<i32>)>, Fail> 
 impl Ctx {
     /// A new member named `name` with a connection of its own.
     pub async fn member(&mut self, name: &str) -> Result<Member, Fail> {
-        let client = Client::connect(self.addr).await.map_err(|e| format!("{name}: connect: {e}"))?;
+        let client = Client::connect(self.addr)
+            .await
+            .map_err(|e| format!("{name}: connect: {e}"))?;
         Ok(Member {
             name: name.to_string(),
             client,
@@ -168,8 +176,17 @@ impl Ctx {
 
     /// Sends `req` at `version` on `m`'s connection; its answer is read by [`Ctx::recv`] and
     /// recorded under `label`.
-    pub async fn send(&mut self, m: &mut Member, req: impl Into<Request>, version: i16, label: &str) -> Result<(), Fail> {
-        m.client.send(req, version).await.map_err(|e| format!("{}: send {label}: {e}", m.name))?;
+    pub async fn send(
+        &mut self,
+        m: &mut Member,
+        req: impl Into<Request>,
+        version: i16,
+        label: &str,
+    ) -> Result<(), Fail> {
+        m.client
+            .send(req, version)
+            .await
+            .map_err(|e| format!("{}: send {label}: {e}", m.name))?;
         m.pending.push_back((label.to_string(), version));
         Ok(())
     }
@@ -177,10 +194,18 @@ impl Ctx {
     /// Reads `m`'s oldest pending answer without recording it; returns it with its label and
     /// version.
     pub async fn recv_quiet(&mut self, m: &mut Member) -> Result<(Response, String, i16), Fail> {
-        let (label, version) = m.pending.pop_front().ok_or_else(|| format!("{}: nothing pending", m.name))?;
+        let (label, version) = m
+            .pending
+            .pop_front()
+            .ok_or_else(|| format!("{}: nothing pending", m.name))?;
         let frame = tokio::time::timeout(ANSWER_DEADLINE, m.client.recv())
             .await
-            .map_err(|_| format!("{:?}: {}: no answer to {label} within {ANSWER_DEADLINE:?}", self.side, m.name))?
+            .map_err(|_| {
+                format!(
+                    "{:?}: {}: no answer to {label} within {ANSWER_DEADLINE:?}",
+                    self.side, m.name
+                )
+            })?
             .map_err(|e| format!("{}: {label}: {e}", m.name))?;
         let resp = frame.body;
         self.learn(m, &resp);
@@ -190,13 +215,21 @@ impl Ctx {
     /// Reads `m`'s oldest pending answer, records it, and returns it.
     pub async fn recv(&mut self, m: &mut Member) -> Result<Response, Fail> {
         let (resp, label, version) = self.recv_quiet(m).await?;
-        let json = resp.to_json(version).map_err(|e| format!("{label}: to_json: {e}"))?;
+        let json = resp
+            .to_json(version)
+            .map_err(|e| format!("{label}: to_json: {e}"))?;
         self.record(&format!("{}: {label}", m.name), json);
         Ok(resp)
     }
 
     /// [`Ctx::send`] then [`Ctx::recv`].
-    pub async fn call(&mut self, m: &mut Member, req: impl Into<Request>, version: i16, label: &str) -> Result<Response, Fail> {
+    pub async fn call(
+        &mut self,
+        m: &mut Member,
+        req: impl Into<Request>,
+        version: i16,
+        label: &str,
+    ) -> Result<Response, Fail> {
         self.send(m, req, version, label).await?;
         self.recv(m).await
     }
@@ -215,7 +248,11 @@ impl Ctx {
                 }
             }
             Response::ConsumerGroupHeartbeat(h) => {
-                if self.fresh_consumer_group && self.epoch_base.is_none() && h.error_code == 0 && h.member_epoch > 0 {
+                if self.fresh_consumer_group
+                    && self.epoch_base.is_none()
+                    && h.error_code == 0
+                    && h.member_epoch > 0
+                {
                     self.epoch_base = Some((self.transcript.len(), h.member_epoch));
                 }
                 if let Some(id) = &h.member_id {
@@ -226,7 +263,11 @@ impl Ctx {
                     m.generation = h.member_epoch;
                 }
                 if let Some(a) = &h.assignment {
-                    m.owned = a.topic_partitions.iter().map(|tp| (tp.topic_id, tp.partitions.iter().collect())).collect();
+                    m.owned = a
+                        .topic_partitions
+                        .iter()
+                        .map(|tp| (tp.topic_id, tp.partitions.iter().collect()))
+                        .collect();
                 }
             }
             _ => {}
@@ -252,7 +293,9 @@ impl Ctx {
             self.send(m, make(m), version, label).await?;
             let (resp, label, version) = self.recv_quiet(m).await?;
             if done(&resp) || Instant::now() > deadline {
-                let json = resp.to_json(version).map_err(|e| format!("{label}: to_json: {e}"))?;
+                let json = resp
+                    .to_json(version)
+                    .map_err(|e| format!("{label}: to_json: {e}"))?;
                 self.record(&format!("{}: {label} (polled)", m.name), json);
                 return Ok(resp);
             }
@@ -261,7 +304,14 @@ impl Ctx {
     }
 
     /// A JoinGroup request of `m` to `group` (v9 fields; unused ones dropped at lower versions).
-    pub fn join_req(&self, m: &Member, group: &str, session_ms: i32, rebalance_ms: i32, protocols: &[(&str, Vec<u8>)]) -> JoinGroupRequest {
+    pub fn join_req(
+        &self,
+        m: &Member,
+        group: &str,
+        session_ms: i32,
+        rebalance_ms: i32,
+        protocols: &[(&str, Vec<u8>)],
+    ) -> JoinGroupRequest {
         JoinGroupRequest {
             group_id: group.to_string().into(),
             session_timeout_ms: session_ms,
@@ -271,7 +321,11 @@ impl Ctx {
             protocol_type: "consumer".into(),
             protocols: protocols
                 .iter()
-                .map(|(n, md)| JoinGroupRequestProtocol { name: n.to_string().into(), metadata: md.clone().into(), ..Default::default() })
+                .map(|(n, md)| JoinGroupRequestProtocol {
+                    name: n.to_string().into(),
+                    metadata: md.clone().into(),
+                    ..Default::default()
+                })
                 .collect(),
             reason: None,
             ..Default::default()
@@ -281,7 +335,14 @@ impl Ctx {
     /// A member's full classic join at JoinGroup v9: without a member id the first answer is
     /// MEMBER_ID_REQUIRED (KIP-394) and the member joins again with the id it got; returns the
     /// final answer (recorded, as is the first).
-    pub async fn join(&mut self, m: &mut Member, group: &str, session_ms: i32, rebalance_ms: i32, protocols: &[(&str, Vec<u8>)]) -> Result<Response, Fail> {
+    pub async fn join(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        session_ms: i32,
+        rebalance_ms: i32,
+        protocols: &[(&str, Vec<u8>)],
+    ) -> Result<Response, Fail> {
         let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
         let r = self.call(m, req, 9, "JoinGroup").await?;
         if let Response::JoinGroup(j) = &r {
@@ -295,20 +356,39 @@ impl Ctx {
 
     /// One JoinGroup v9 of `m` with the id it has (the first of a KIP-394 join when it has none),
     /// recorded.
-    pub async fn join_once(&mut self, m: &mut Member, group: &str, session_ms: i32, rebalance_ms: i32, protocols: &[(&str, Vec<u8>)]) -> Result<Response, Fail> {
+    pub async fn join_once(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        session_ms: i32,
+        rebalance_ms: i32,
+        protocols: &[(&str, Vec<u8>)],
+    ) -> Result<Response, Fail> {
         let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
         self.call(m, req, 9, "JoinGroup").await
     }
 
     /// Sends `m`'s JoinGroup v9 with the id it has, without waiting (for joins that complete only
     /// when others join); read with [`Ctx::recv`].
-    pub async fn send_join(&mut self, m: &mut Member, group: &str, session_ms: i32, rebalance_ms: i32, protocols: &[(&str, Vec<u8>)]) -> Result<(), Fail> {
+    pub async fn send_join(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        session_ms: i32,
+        rebalance_ms: i32,
+        protocols: &[(&str, Vec<u8>)],
+    ) -> Result<(), Fail> {
         let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
         self.send(m, req, 9, "JoinGroup").await
     }
 
     /// A SyncGroup v5 request of `m` with its generation and `assignments` (member, bytes).
-    pub fn sync_req(&self, m: &Member, group: &str, assignments: &[(String, Vec<u8>)]) -> SyncGroupRequest {
+    pub fn sync_req(
+        &self,
+        m: &Member,
+        group: &str,
+        assignments: &[(String, Vec<u8>)],
+    ) -> SyncGroupRequest {
         SyncGroupRequest {
             group_id: group.to_string().into(),
             generation_id: m.generation,
@@ -318,20 +398,34 @@ impl Ctx {
             protocol_name: Some(m.protocol.clone().unwrap_or_else(|| "range".into()).into()),
             assignments: assignments
                 .iter()
-                .map(|(x, a)| SyncGroupRequestAssignment { member_id: x.clone().into(), assignment: a.clone().into(), ..Default::default() })
+                .map(|(x, a)| SyncGroupRequestAssignment {
+                    member_id: x.clone().into(),
+                    assignment: a.clone().into(),
+                    ..Default::default()
+                })
                 .collect(),
             ..Default::default()
         }
     }
 
     /// `m`'s SyncGroup v5, recorded.
-    pub async fn sync(&mut self, m: &mut Member, group: &str, assignments: &[(String, Vec<u8>)]) -> Result<Response, Fail> {
+    pub async fn sync(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        assignments: &[(String, Vec<u8>)],
+    ) -> Result<Response, Fail> {
         let req = self.sync_req(m, group, assignments);
         self.call(m, req, 5, "SyncGroup").await
     }
 
     /// `m`'s SyncGroup v5 sent without waiting.
-    pub async fn send_sync(&mut self, m: &mut Member, group: &str, assignments: &[(String, Vec<u8>)]) -> Result<(), Fail> {
+    pub async fn send_sync(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        assignments: &[(String, Vec<u8>)],
+    ) -> Result<(), Fail> {
         let req = self.sync_req(m, group, assignments);
         self.send(m, req, 5, "SyncGroup").await
     }
@@ -377,12 +471,21 @@ impl Ctx {
     }
 
     /// LeaveGroup v5 sent by `by` for `members` (member ids and instance ids as they hold them).
-    pub async fn leave(&mut self, by: &mut Member, group: &str, members: &[(String, Option<String>)]) -> Result<Response, Fail> {
+    pub async fn leave(
+        &mut self,
+        by: &mut Member,
+        group: &str,
+        members: &[(String, Option<String>)],
+    ) -> Result<Response, Fail> {
         let req = LeaveGroupRequest {
             group_id: group.to_string().into(),
             members: members
                 .iter()
-                .map(|(id, inst)| MemberIdentity { member_id: id.clone().into(), group_instance_id: inst.clone().map(Into::into), ..Default::default() })
+                .map(|(id, inst)| MemberIdentity {
+                    member_id: id.clone().into(),
+                    group_instance_id: inst.clone().map(Into::into),
+                    ..Default::default()
+                })
                 .collect(),
             ..Default::default()
         };
@@ -391,18 +494,28 @@ impl Ctx {
 
     /// A ConsumerGroupHeartbeat v1 of `m`: epoch 0 (join) when it has no epoch yet, with its own
     /// random member id (KIP-1082), subscribed to `topics` when `Some`.
-    pub fn cg_req(m: &Member, group: &str, epoch: i32, topics: Option<&[&str]>) -> ConsumerGroupHeartbeatRequest {
+    pub fn cg_req(
+        m: &Member,
+        group: &str,
+        epoch: i32,
+        topics: Option<&[&str]>,
+    ) -> ConsumerGroupHeartbeatRequest {
         ConsumerGroupHeartbeatRequest {
             group_id: group.to_string().into(),
             member_id: m.member_id.clone().into(),
             member_epoch: epoch,
             instance_id: m.instance_id.clone().map(Into::into),
             rebalance_timeout_ms: if epoch == 0 { 5000 } else { -1 },
-            subscribed_topic_names: topics.map(|t| t.iter().map(|s| s.to_string().into()).collect()),
+            subscribed_topic_names: topics
+                .map(|t| t.iter().map(|s| s.to_string().into()).collect()),
             topic_partitions: Some(
                 m.owned
                     .iter()
-                    .map(|(id, p)| CgTopicPartitions { topic_id: *id, partitions: p.clone().into(), ..Default::default() })
+                    .map(|(id, p)| CgTopicPartitions {
+                        topic_id: *id,
+                        partitions: p.clone().into(),
+                        ..Default::default()
+                    })
                     .collect(),
             ),
             ..Default::default()
@@ -410,7 +523,12 @@ impl Ctx {
     }
 
     /// `m`'s ConsumerGroupHeartbeat v1 at its epoch (0 when it has none yet), recorded.
-    pub async fn cg(&mut self, m: &mut Member, group: &str, topics: Option<&[&str]>) -> Result<Response, Fail> {
+    pub async fn cg(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        topics: Option<&[&str]>,
+    ) -> Result<Response, Fail> {
         if m.member_id.is_empty() {
             self.new_consumer_id(m);
         }
@@ -427,7 +545,12 @@ impl Ctx {
 
     /// Heartbeats `m` with ConsumerGroupHeartbeat (every 50 ms, acknowledging what it gets, up
     /// to 15 s) until `done`; records the last answer.
-    pub async fn cg_until(&mut self, m: &mut Member, group: &str, done: impl Fn(&Member) -> bool) -> Result<Response, Fail> {
+    pub async fn cg_until(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+        done: impl Fn(&Member) -> bool,
+    ) -> Result<Response, Fail> {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let req = Self::cg_req(m, group, m.generation.max(0), None);
@@ -435,7 +558,9 @@ impl Ctx {
             let (resp, label, version) = self.recv_quiet(m).await?;
             let failed = matches!(&resp, Response::ConsumerGroupHeartbeat(h) if h.error_code != 0);
             if failed || done(m) || Instant::now() > deadline {
-                let json = resp.to_json(version).map_err(|e| format!("{label}: to_json: {e}"))?;
+                let json = resp
+                    .to_json(version)
+                    .map_err(|e| format!("{label}: to_json: {e}"))?;
                 self.record(&format!("{}: {label} (polled)", m.name), json);
                 return Ok(resp);
             }
@@ -446,16 +571,28 @@ impl Ctx {
     /// DescribeGroups v5 of `group` on a connection of its own, not recorded (for polling a
     /// condition).
     pub async fn describe_quiet(&self, group: &str) -> Result<DescribedGroup, Fail> {
-        let mut c = Client::connect(self.addr).await.map_err(|e| format!("connect: {e}"))?;
-        let req = DescribeGroupsRequest { groups: vec![group.to_string().into()], ..Default::default() };
+        let mut c = Client::connect(self.addr)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        let req = DescribeGroupsRequest {
+            groups: vec![group.to_string().into()],
+            ..Default::default()
+        };
         match tokio::time::timeout(ANSWER_DEADLINE, c.call(req, 5)).await {
-            Ok(Ok(Response::DescribeGroups(mut d))) if !d.groups.is_empty() => Ok(d.groups.swap_remove(0)),
+            Ok(Ok(Response::DescribeGroups(mut d))) if !d.groups.is_empty() => {
+                Ok(d.groups.swap_remove(0))
+            }
             other => Err(format!("DescribeGroups {group}: {other:?}")),
         }
     }
 
     /// Polls DescribeGroups (every 20 ms, up to 15 s) until `done` holds for `group`.
-    pub async fn await_group(&self, group: &str, what: &str, done: impl Fn(&DescribedGroup) -> bool) -> Result<(), Fail> {
+    pub async fn await_group(
+        &self,
+        group: &str,
+        what: &str,
+        done: impl Fn(&DescribedGroup) -> bool,
+    ) -> Result<(), Fail> {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let d = self.describe_quiet(group).await?;
@@ -471,13 +608,21 @@ impl Ctx {
 
     /// DescribeGroups v5 of `groups` by `m`, recorded.
     pub async fn describe(&mut self, m: &mut Member, groups: &[&str]) -> Result<Response, Fail> {
-        let req = DescribeGroupsRequest { groups: groups.iter().map(|g| g.to_string().into()).collect(), ..Default::default() };
+        let req = DescribeGroupsRequest {
+            groups: groups.iter().map(|g| g.to_string().into()).collect(),
+            ..Default::default()
+        };
         self.call(m, req, 5, "DescribeGroups").await
     }
 
     /// ListGroups v5 with the filters, by `m`, recorded with only this scenario's groups (the
     /// other scenarios run on the same server at the same time).
-    pub async fn list(&mut self, m: &mut Member, states: &[&str], types: &[&str]) -> Result<(), Fail> {
+    pub async fn list(
+        &mut self,
+        m: &mut Member,
+        states: &[&str],
+        types: &[&str],
+    ) -> Result<(), Fail> {
         let req = ListGroupsRequest {
             states_filter: states.iter().map(|g| g.to_string().into()).collect(),
             types_filter: types.iter().map(|g| g.to_string().into()).collect(),
@@ -485,11 +630,20 @@ impl Ctx {
         };
         self.send(m, req, 5, "ListGroups").await?;
         let (resp, label, version) = self.recv_quiet(m).await?;
-        let Response::ListGroups(mut l) = resp else { return Err(format!("{label}: not a ListGroups answer")) };
+        let Response::ListGroups(mut l) = resp else {
+            return Err(format!("{label}: not a ListGroups answer"));
+        };
         let prefix = self.scenario;
-        l.groups.retain(|g| g.group_id.as_ref() == prefix || g.group_id.starts_with(&format!("{prefix}.")));
-        let json = Response::ListGroups(l).to_json(version).map_err(|e| format!("{label}: {e}"))?;
-        self.record(&format!("{}: {label} states={states:?} types={types:?}", m.name), json);
+        l.groups.retain(|g| {
+            g.group_id.as_ref() == prefix || g.group_id.starts_with(&format!("{prefix}."))
+        });
+        let json = Response::ListGroups(l)
+            .to_json(version)
+            .map_err(|e| format!("{label}: {e}"))?;
+        self.record(
+            &format!("{}: {label} states={states:?} types={types:?}", m.name),
+            json,
+        );
         Ok(())
     }
 

@@ -56,9 +56,9 @@ mod normalise;
 mod scenarios;
 
 use harness::{Ctx, Fail, Side};
+use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
-use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::Response;
 use kwire_protocol::wire::json::Value;
 use kwire_server::client::Client;
@@ -96,7 +96,13 @@ pub struct Scenario {
 
 impl Scenario {
     fn new(name: &'static str, run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>) -> Scenario {
-        Scenario { name, run, migration: false, fresh_consumer_group: false, known_difference: None }
+        Scenario {
+            name,
+            run,
+            migration: false,
+            fresh_consumer_group: false,
+            known_difference: None,
+        }
     }
 
     fn migration(mut self) -> Scenario {
@@ -130,20 +136,35 @@ fn kwire_config() -> ServerConfig {
 /// Creates [`scenarios::TOPIC`] ([`scenarios::TOPIC_PARTITIONS`]) and [`scenarios::TOPIC2`] (2) with CreateTopics
 /// v7; returns (topic id as its JSON string, topic name) for the normaliser.
 async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> {
-    let mut c = Client::connect(addr).await.map_err(|e| format!("connect {addr}: {e}"))?;
+    let mut c = Client::connect(addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
     let req = CreateTopicsRequest {
-        topics: [(scenarios::TOPIC, scenarios::TOPIC_PARTITIONS), (scenarios::TOPIC2, 2)]
-            .into_iter()
-            .map(|(name, n)| CreatableTopic { name: name.into(), num_partitions: n, replication_factor: 1, ..Default::default() })
-            .collect(),
+        topics: [
+            (scenarios::TOPIC, scenarios::TOPIC_PARTITIONS),
+            (scenarios::TOPIC2, 2),
+        ]
+        .into_iter()
+        .map(|(name, n)| CreatableTopic {
+            name: name.into(),
+            num_partitions: n,
+            replication_factor: 1,
+            ..Default::default()
+        })
+        .collect(),
         timeout_ms: 30_000,
         ..Default::default()
     };
-    let Ok(Response::CreateTopics(r)) = c.call(req, 7).await else { return Err(format!("CreateTopics on {addr} failed")) };
+    let Ok(Response::CreateTopics(r)) = c.call(req, 7).await else {
+        return Err(format!("CreateTopics on {addr} failed"));
+    };
     let mut out = Vec::new();
     for t in &r.topics {
         if t.error_code != 0 {
-            return Err(format!("CreateTopics {} on {addr}: error {} {:?}", t.name, t.error_code, t.error_message));
+            return Err(format!(
+                "CreateTopics {} on {addr}: error {} {:?}",
+                t.name, t.error_code, t.error_message
+            ));
         }
         out.push((t.topic_id.to_string(), format!("topic:{}", t.name)));
     }
@@ -155,19 +176,30 @@ async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> 
             topics: Some(
                 [scenarios::TOPIC, scenarios::TOPIC2]
                     .into_iter()
-                    .map(|t| MetadataRequestTopic { name: Some(t.into()), ..Default::default() })
+                    .map(|t| MetadataRequestTopic {
+                        name: Some(t.into()),
+                        ..Default::default()
+                    })
                     .collect(),
             ),
             ..Default::default()
         };
-        let Ok(Response::Metadata(m)) = c.call(req, 12).await else { return Err(format!("Metadata on {addr} failed")) };
+        let Ok(Response::Metadata(m)) = c.call(req, 12).await else {
+            return Err(format!("Metadata on {addr} failed"));
+        };
         let ready = m.topics.len() == 2
-            && m.topics.iter().all(|t| t.error_code == 0 && !t.partitions.is_empty() && t.partitions.iter().all(|p| p.leader_id >= 0));
+            && m.topics.iter().all(|t| {
+                t.error_code == 0
+                    && !t.partitions.is_empty()
+                    && t.partitions.iter().all(|p| p.leader_id >= 0)
+            });
         if ready {
             break;
         }
         if Instant::now() > deadline {
-            return Err(format!("the topics do not show in Metadata on {addr}: {m:?}"));
+            return Err(format!(
+                "the topics do not show in Metadata on {addr}: {m:?}"
+            ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -181,13 +213,19 @@ async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> 
             member_id: member_id.clone().into(),
             member_epoch: epoch,
             rebalance_timeout_ms: if epoch == 0 { 5000 } else { -1 },
-            subscribed_topic_names: (epoch == 0).then(|| vec![scenarios::TOPIC.into(), scenarios::TOPIC2.into()]),
+            subscribed_topic_names: (epoch == 0)
+                .then(|| vec![scenarios::TOPIC.into(), scenarios::TOPIC2.into()]),
             topic_partitions: (epoch == 0).then(Vec::new),
             ..Default::default()
         };
-        let Ok(Response::ConsumerGroupHeartbeat(h)) = c.call(req, 1).await else { return Err(format!("warm-up heartbeat on {addr} failed")) };
+        let Ok(Response::ConsumerGroupHeartbeat(h)) = c.call(req, 1).await else {
+            return Err(format!("warm-up heartbeat on {addr} failed"));
+        };
         if h.error_code != 0 {
-            return Err(format!("warm-up heartbeat on {addr}: error {}", h.error_code));
+            return Err(format!(
+                "warm-up heartbeat on {addr}: error {}",
+                h.error_code
+            ));
         }
         epoch = h.member_epoch;
         if h.assignment.is_some_and(|a| !a.topic_partitions.is_empty()) {
@@ -209,7 +247,12 @@ async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> 
 }
 
 /// Runs `s` against `addr`; returns its transcript and how it ended.
-async fn run_one(s: &Scenario, side: Side, addr: SocketAddr, topics: &[(String, String)]) -> (Vec<(String, Value)>, Result<(), Fail>) {
+async fn run_one(
+    s: &Scenario,
+    side: Side,
+    addr: SocketAddr,
+    topics: &[(String, String)],
+) -> (Vec<(String, Value)>, Result<(), Fail>) {
     let mut names = Names::default();
     for (id, name) in topics {
         names.bind(id, name);
@@ -238,7 +281,10 @@ async fn run_one(s: &Scenario, side: Side, addr: SocketAddr, topics: &[(String, 
         .into_iter()
         .enumerate()
         .map(|(i, (l, v))| {
-            let rules = Migration { counts: s.migration, epoch_base: if (from..to).contains(&i) { base } else { None } };
+            let rules = Migration {
+                counts: s.migration,
+                epoch_base: if (from..to).contains(&i) { base } else { None },
+            };
             (l, names.normalise_with(v, &rules))
         })
         .collect();
@@ -253,7 +299,11 @@ fn compare(kafka: &[(String, Value)], kwire: &[(String, Value)]) -> Option<Strin
                 "step {i}: {}\n  kafka: {}\n  kwire: {}{}",
                 k.0,
                 k.1,
-                if k.0 == w.0 { String::new() } else { format!("(kwire step: {}) ", w.0) },
+                if k.0 == w.0 {
+                    String::new()
+                } else {
+                    format!("(kwire step: {}) ", w.0)
+                },
                 w.1
             ));
         }
@@ -263,7 +313,10 @@ fn compare(kafka: &[(String, Value)], kwire: &[(String, Value)]) -> Option<Strin
             "kafka recorded {} steps, kwire {}; first extra: {:?}",
             kafka.len(),
             kwire.len(),
-            kafka.get(kwire.len()).or_else(|| kwire.get(kafka.len())).map(|s| &s.0)
+            kafka
+                .get(kwire.len())
+                .or_else(|| kwire.get(kafka.len()))
+                .map(|s| &s.0)
         )
     })
 }
@@ -290,15 +343,23 @@ fn kafka_oracle_classic_groups_and_migration() {
     }
     let broker = broker::broker().unwrap_or_else(|e| panic!("kafka oracle: {e}"));
     let started = Instant::now();
-    let only: Option<Vec<String>> = std::env::var("KWIRE_ORACLE_ONLY").ok().map(|s| s.split(',').map(str::to_string).collect());
+    let only: Option<Vec<String>> = std::env::var("KWIRE_ORACLE_ONLY")
+        .ok()
+        .map(|s| s.split(',').map(str::to_string).collect());
     let all: Vec<Scenario> = scenarios::all()
         .into_iter()
         .filter(|s| only.as_ref().is_none_or(|o| o.iter().any(|n| n == s.name)))
         .collect();
     assert!(only.is_some() || all.len() >= 20, "at least 20 scenarios");
 
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
-    let server = rt.block_on(Server::bind(kwire_config())).expect("kwire-server binds");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let server = rt
+        .block_on(Server::bind(kwire_config()))
+        .expect("kwire-server binds");
     let kwire_addr = server.local_addr();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = rt.spawn(server.run(async {
@@ -306,14 +367,20 @@ fn kafka_oracle_classic_groups_and_migration() {
     }));
 
     let outcomes = rt.block_on(async {
-        let kafka_topics = create_topics(broker.addr).await.unwrap_or_else(|e| panic!("kafka oracle: {e}"));
-        let kwire_topics = create_topics(kwire_addr).await.unwrap_or_else(|e| panic!("kafka oracle: {e}"));
+        let kafka_topics = create_topics(broker.addr)
+            .await
+            .unwrap_or_else(|e| panic!("kafka oracle: {e}"));
+        let kwire_topics = create_topics(kwire_addr)
+            .await
+            .unwrap_or_else(|e| panic!("kafka oracle: {e}"));
         let runs = all.iter().map(|s| {
             let (kt, wt) = (kafka_topics.clone(), kwire_topics.clone());
             async move {
                 let t0 = Instant::now();
-                let (kafka, kwire) =
-                    tokio::join!(run_one(s, Side::Kafka, broker.addr, &kt), run_one(s, Side::Kwire, kwire_addr, &wt));
+                let (kafka, kwire) = tokio::join!(
+                    run_one(s, Side::Kafka, broker.addr, &kt),
+                    run_one(s, Side::Kwire, kwire_addr, &wt)
+                );
                 (s, kafka, kwire, t0.elapsed())
             }
         });
@@ -339,7 +406,11 @@ fn kafka_oracle_classic_groups_and_migration() {
                 s.name,
                 kafka.len(),
                 took.as_secs_f64(),
-                if s.known_difference.is_some() { "  (marked as a known difference: remove the mark)" } else { "" }
+                if s.known_difference.is_some() {
+                    "  (marked as a known difference: remove the mark)"
+                } else {
+                    ""
+                }
             ),
             Some(why) if script_ok && s.known_difference.is_some() => {
                 let dir = dump(s.name, kafka, kwire);
@@ -353,7 +424,11 @@ fn kafka_oracle_classic_groups_and_migration() {
             }
             Some(why) => {
                 let dir = dump(s.name, kafka, kwire);
-                println!("kafka oracle: {:<28} FAIL  {why}\n  (transcripts in {})", s.name, dir.display());
+                println!(
+                    "kafka oracle: {:<28} FAIL  {why}\n  (transcripts in {})",
+                    s.name,
+                    dir.display()
+                );
                 failures.push(s.name);
             }
         }
@@ -367,7 +442,9 @@ fn kafka_oracle_classic_groups_and_migration() {
         started.elapsed().as_secs_f64()
     );
     let _ = stop.send(());
-    rt.block_on(serving).expect("the server task").expect("kwire-server stops cleanly");
+    rt.block_on(serving)
+        .expect("the server task")
+        .expect("kwire-server stops cleanly");
     assert!(
         failures.is_empty(),
         "scenarios differing from Kafka 4.4.0: {failures:?} (the broker's log: {}/broker.log with KWIRE_ORACLE_KEEP=1)",
@@ -397,5 +474,7 @@ async fn futures_join_all<F: std::future::Future>(futs: Vec<F>) -> Vec<F::Output
         }
     })
     .await;
-    out.into_iter().map(|o| o.expect("every future finished")).collect()
+    out.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
 }

@@ -27,7 +27,9 @@ impl Names {
     /// Binds `raw` to `name` unless `raw` is empty or already bound (the first binding wins).
     pub fn bind(&mut self, raw: &str, name: &str) {
         if !raw.is_empty() {
-            self.map.entry(raw.to_string()).or_insert_with(|| name.to_string());
+            self.map
+                .entry(raw.to_string())
+                .or_insert_with(|| name.to_string());
         }
     }
 
@@ -54,13 +56,16 @@ impl Names {
                 None => Value::String(s),
             },
             Value::Array(a) => {
-                let mut items: Vec<Value> = a.into_iter().map(|x| self.normalise_inner(x)).collect();
+                let mut items: Vec<Value> =
+                    a.into_iter().map(|x| self.normalise_inner(x)).collect();
                 items.sort_by_cached_key(|x| x.to_string());
                 Value::Array(items)
             }
             Value::Object(o) => Value::Object(
                 o.into_iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "throttleTimeMs" | "errorMessage" | "clientHost"))
+                    .filter(|(k, _)| {
+                        !matches!(k.as_str(), "throttleTimeMs" | "errorMessage" | "clientHost")
+                    })
                     .map(|(k, x)| match (k.as_str(), x) {
                         // Accepted difference A9: Kafka 4.4.0 writes "" for a member without a
                         // regex, kwire null.
@@ -94,18 +99,27 @@ impl Migration {
             Value::Array(a) => Value::Array(a.into_iter().map(|x| self.apply(x)).collect()),
             Value::Object(o) => Value::Object(
                 o.into_iter()
-                    .filter(|(k, x)| !(self.counts && matches!(k.as_str(), "assignment" | "memberAssignment") && x.is_string()))
+                    .filter(|(k, x)| {
+                        !(self.counts
+                            && matches!(k.as_str(), "assignment" | "memberAssignment")
+                            && x.is_string())
+                    })
                     .map(|(k, x)| {
                         let x = match (k.as_str(), x) {
-                            ("partitions", Value::Array(a)) if self.counts && a.iter().all(Value::is_number) => {
+                            ("partitions", Value::Array(a))
+                                if self.counts && a.iter().all(Value::is_number) =>
+                            {
                                 Value::from(a.len())
                             }
-                            ("memberEpoch" | "generationId" | "groupEpoch" | "assignmentEpoch", Value::Number(n)) => {
-                                match (self.epoch_base, n.as_i64()) {
-                                    (Some(base), Some(e)) if e > 0 => Value::from(e - i64::from(base) + 1),
-                                    _ => Value::Number(n),
+                            (
+                                "memberEpoch" | "generationId" | "groupEpoch" | "assignmentEpoch",
+                                Value::Number(n),
+                            ) => match (self.epoch_base, n.as_i64()) {
+                                (Some(base), Some(e)) if e > 0 => {
+                                    Value::from(e - i64::from(base) + 1)
                                 }
-                            }
+                                _ => Value::Number(n),
+                            },
                             (_, x) => self.apply(x),
                         };
                         (k, x)
@@ -119,7 +133,10 @@ impl Migration {
 
 #[test]
 fn migration_rules_count_partitions_and_rebase_epochs() {
-    let m = Migration { counts: true, epoch_base: Some(2) };
+    let m = Migration {
+        counts: true,
+        epoch_base: Some(2),
+    };
     let v: Value = serde_json::json!({"memberEpoch": 3, "generationId": -1, "assignment": "AAM=",
         "x": {"assignment": {"topicPartitions": [{"topicId": "t", "partitions": [2, 3]}]}}});
     assert_eq!(

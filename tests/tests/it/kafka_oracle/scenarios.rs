@@ -7,11 +7,11 @@
 
 use super::harness::{assignment, decode_assignment, subscription, Ctx, Fail, Member};
 use super::Scenario;
+use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
 use kwire_protocol::generated::offset_commit_request::{
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
-use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::Response;
 use std::future::Future;
 use std::pin::Pin;
@@ -43,7 +43,10 @@ fn range() -> Vec<(&'static str, Vec<u8>)> {
 
 /// Partition `i` of [`TOPIC`] for the `i`th member (what the scripts' leaders assign).
 fn one_each(ms: &[&Member]) -> Vec<(String, Vec<u8>)> {
-    ms.iter().enumerate().map(|(i, m)| (m.member_id.clone(), assignment(&[(TOPIC, &[i as i32])]))).collect()
+    ms.iter()
+        .enumerate()
+        .map(|(i, m)| (m.member_id.clone(), assignment(&[(TOPIC, &[i as i32])])))
+        .collect()
 }
 
 fn err_of(r: &Response) -> i16 {
@@ -71,16 +74,24 @@ fn expect(r: &Response, code: i16, what: &str) -> Result<(), Fail> {
 /// gets its id (KIP-394), then each joins with it once the coordinator holds the ones before it
 /// (so the join order, and with it the leader, is the script's), inside the initial rebalance
 /// delay; the leader assigns partition i to member i; everyone syncs.
-async fn form(c: &mut Ctx, g: &str, ms: &mut [Member], session: i32, rebalance: i32) -> Result<(), Fail> {
+async fn form(
+    c: &mut Ctx,
+    g: &str,
+    ms: &mut [Member],
+    session: i32,
+    rebalance: i32,
+) -> Result<(), Fail> {
     let protos = range();
     // Static members get their id with their first join (no MEMBER_ID_REQUIRED).
     for m in ms.iter_mut().filter(|m| m.instance_id.is_none()) {
         let r = c.join_once(m, g, session, rebalance, &protos).await?;
         expect(&r, 79, "first join")?;
     }
-    for i in 0..ms.len() {
-        c.send_join(&mut ms[i], g, session, rebalance, &protos).await?;
-        c.await_group(g, "holding the joins so far", |d| d.members.len() > i).await?;
+    for (i, m) in ms.iter_mut().enumerate() {
+        c.send_join(m, g, session, rebalance, &protos)
+            .await?;
+        c.await_group(g, "holding the joins so far", |d| d.members.len() > i)
+            .await?;
     }
     for m in ms.iter_mut() {
         let r = c.recv(m).await?;
@@ -121,7 +132,10 @@ fn join_single(c: &mut Ctx) -> Fut<'_> {
         let mut a = c.member("a").await?;
         let r = c.join(&mut a, &g, SESSION, REBALANCE, &range()).await?;
         expect(&r, 0, "join")?;
-        let plan = vec![(a.member_id.clone(), assignment(&[(TOPIC, &[0, 1, 2, 3, 4, 5])]))];
+        let plan = vec![(
+            a.member_id.clone(),
+            assignment(&[(TOPIC, &[0, 1, 2, 3, 4, 5])]),
+        )];
         c.sync(&mut a, &g, &plan).await?;
         c.heartbeat(&mut a, &g).await?;
         c.describe(&mut a, &[&g]).await?;
@@ -137,7 +151,11 @@ fn join_v3_without_member_id_required(c: &mut Ctx) -> Fut<'_> {
         let req = c.join_req(&a, &g, SESSION, REBALANCE, &range());
         let r = c.call(&mut a, req, 3, "JoinGroup v3").await?;
         expect(&r, 0, "join v3")?;
-        let req = c.sync_req(&a, &g, &[(a.member_id.clone(), assignment(&[(TOPIC, &[0])]))]);
+        let req = c.sync_req(
+            &a,
+            &g,
+            &[(a.member_id.clone(), assignment(&[(TOPIC, &[0])]))],
+        );
         c.call(&mut a, req, 2, "SyncGroup v2").await?;
         let req = Ctx::heartbeat_req(&a, &g);
         c.call(&mut a, req, 2, "Heartbeat v2").await?;
@@ -156,15 +174,21 @@ fn initial_delay_gathers_members(c: &mut Ctx) -> Fut<'_> {
             let r = c.join_once(m, &g, SESSION, REBALANCE, &protos).await?;
             expect(&r, 79, "first join")?;
         }
-        c.send_join(&mut ms[0], &g, SESSION, REBALANCE, &protos).await?;
-        c.await_group(&g, "holding a", |d| d.members.len() == 1).await?;
-        c.send_join(&mut ms[1], &g, SESSION, REBALANCE, &protos).await?;
+        c.send_join(&mut ms[0], &g, SESSION, REBALANCE, &protos)
+            .await?;
+        c.await_group(&g, "holding a", |d| d.members.len() == 1)
+            .await?;
+        c.send_join(&mut ms[1], &g, SESSION, REBALANCE, &protos)
+            .await?;
         let [a, b] = &mut ms[..] else { unreachable!() };
         c.recv(a).await?;
         c.recv(b).await?;
         // The follower first: its SyncGroup waits for the leader's.
         c.send_sync(b, &g, &[]).await?;
-        c.await_group(&g, "completing the rebalance", |d| d.group_state == *"CompletingRebalance").await?;
+        c.await_group(&g, "completing the rebalance", |d| {
+            d.group_state == *"CompletingRebalance"
+        })
+        .await?;
         let plan = one_each(&[&*a, &*b]);
         c.send_sync(a, &g, &plan).await?;
         c.recv(a).await?;
@@ -183,9 +207,12 @@ fn second_member_triggers_rebalance(c: &mut Ctx) -> Fut<'_> {
         form(c, &g, &mut ms, SESSION, REBALANCE).await?;
         let mut a = ms.pop().unwrap();
         let mut b = c.member("b").await?;
-        let r = c.join_once(&mut b, &g, SESSION, REBALANCE, &range()).await?;
+        let r = c
+            .join_once(&mut b, &g, SESSION, REBALANCE, &range())
+            .await?;
         expect(&r, 79, "b's first join")?;
-        c.send_join(&mut b, &g, SESSION, REBALANCE, &range()).await?;
+        c.send_join(&mut b, &g, SESSION, REBALANCE, &range())
+            .await?;
         c.heartbeat_until(&mut a, &g).await?;
         // SyncGroup in PreparingRebalance is refused too.
         c.sync(&mut a, &g, &[]).await?;
@@ -210,17 +237,24 @@ fn sync_relay_and_missing_assignment(c: &mut Ctx) -> Fut<'_> {
         for m in ms.iter_mut() {
             c.join_once(m, &g, SESSION, REBALANCE, &protos).await?;
         }
-        for i in 0..3 {
-            c.send_join(&mut ms[i], &g, SESSION, REBALANCE, &protos).await?;
-            c.await_group(&g, "holding the joins", |d| d.members.len() > i).await?;
+        for (i, m) in ms.iter_mut().enumerate() {
+            c.send_join(m, &g, SESSION, REBALANCE, &protos)
+                .await?;
+            c.await_group(&g, "holding the joins", |d| d.members.len() > i)
+                .await?;
         }
         for m in ms.iter_mut() {
             c.recv(m).await?;
         }
-        let [a, b, x] = &mut ms[..] else { unreachable!() };
+        let [a, b, x] = &mut ms[..] else {
+            unreachable!()
+        };
         let plan = vec![
             (a.member_id.clone(), assignment(&[(TOPIC, &[0, 1])])),
-            (b.member_id.clone(), assignment(&[(TOPIC, &[2, 3]), (super::scenarios::TOPIC2, &[0])])),
+            (
+                b.member_id.clone(),
+                assignment(&[(TOPIC, &[2, 3]), (super::scenarios::TOPIC2, &[0])]),
+            ),
         ];
         c.send_sync(b, &g, &[]).await?;
         c.send_sync(x, &g, &[]).await?;
@@ -261,8 +295,14 @@ fn leave_batch(c: &mut Ctx) -> Fut<'_> {
         let g = c.group("");
         let mut ms = members(c, &["a", "b", "d"]).await?;
         form(c, &g, &mut ms, SESSION, REBALANCE).await?;
-        let [a, b, d] = &mut ms[..] else { unreachable!() };
-        let who = vec![(b.member_id.clone(), None), (d.member_id.clone(), None), ("nobody-1".to_string(), None)];
+        let [a, b, d] = &mut ms[..] else {
+            unreachable!()
+        };
+        let who = vec![
+            (b.member_id.clone(), None),
+            (d.member_id.clone(), None),
+            ("nobody-1".to_string(), None),
+        ];
         c.leave(a, &g, &who).await?;
         c.heartbeat_until(a, &g).await?;
         c.join(a, &g, SESSION, REBALANCE, &range()).await?;
@@ -304,8 +344,10 @@ fn session_timeout_removes_member(c: &mut Ctx) -> Fut<'_> {
             c.join_once(m, &g, SESSION, REBALANCE, &protos).await?;
         }
         c.send_join(&mut a, &g, SESSION, REBALANCE, &protos).await?;
-        c.await_group(&g, "holding a", |d| d.members.len() == 1).await?;
-        c.send_join(&mut b, &g, SHORT_SESSION, REBALANCE, &protos).await?;
+        c.await_group(&g, "holding a", |d| d.members.len() == 1)
+            .await?;
+        c.send_join(&mut b, &g, SHORT_SESSION, REBALANCE, &protos)
+            .await?;
         c.recv(&mut a).await?;
         c.recv(&mut b).await?;
         let plan = one_each(&[&a, &b]);
@@ -329,10 +371,13 @@ fn rebalance_timeout_removes_laggard(c: &mut Ctx) -> Fut<'_> {
         form(c, &g, &mut ms, SESSION, SHORT_REBALANCE).await?;
         let [a, b] = &mut ms[..] else { unreachable!() };
         let mut n = c.member("n").await?;
-        c.join_once(&mut n, &g, SESSION, SHORT_REBALANCE, &range()).await?;
-        c.send_join(&mut n, &g, SESSION, SHORT_REBALANCE, &range()).await?;
+        c.join_once(&mut n, &g, SESSION, SHORT_REBALANCE, &range())
+            .await?;
+        c.send_join(&mut n, &g, SESSION, SHORT_REBALANCE, &range())
+            .await?;
         c.heartbeat_until(a, &g).await?;
-        c.send_join(a, &g, SESSION, SHORT_REBALANCE, &range()).await?;
+        c.send_join(a, &g, SESSION, SHORT_REBALANCE, &range())
+            .await?;
         // b never rejoins: the join phase ends at the rebalance timeout.
         c.recv(a).await?;
         c.recv(&mut n).await?;
@@ -407,7 +452,8 @@ fn protocol_selection_and_inconsistent_protocol(c: &mut Ctx) -> Fut<'_> {
         c.join_once(&mut a, &g, SESSION, REBALANCE, &pa).await?;
         c.join_once(&mut b, &g, SESSION, REBALANCE, &pb).await?;
         c.send_join(&mut a, &g, SESSION, REBALANCE, &pa).await?;
-        c.await_group(&g, "holding a", |d| d.members.len() == 1).await?;
+        c.await_group(&g, "holding a", |d| d.members.len() == 1)
+            .await?;
         c.send_join(&mut b, &g, SESSION, REBALANCE, &pb).await?;
         c.recv(&mut a).await?;
         c.recv(&mut b).await?;
@@ -444,7 +490,8 @@ fn unknown_member(c: &mut Ctx) -> Fut<'_> {
         c.heartbeat(&mut u, &g).await?;
         c.sync(&mut u, &g, &[]).await?;
         let req = c.join_req(&u, &g, SESSION, REBALANCE, &range());
-        c.call(&mut u, req, 9, "JoinGroup (unknown member id)").await?;
+        c.call(&mut u, req, 9, "JoinGroup (unknown member id)")
+            .await?;
         let who = vec![(u.member_id.clone(), None)];
         c.leave(&mut u, &g, &who).await?;
         // A group nobody created.
@@ -496,7 +543,10 @@ fn describe_list_delete(c: &mut Ctx) -> Fut<'_> {
         c.list(a, &[], &["classic"]).await?;
         c.list(a, &[], &["consumer"]).await?;
         c.list(a, &["stable"], &["Classic"]).await?;
-        let del = |gs: &[&str]| DeleteGroupsRequest { groups_names: gs.iter().map(|x| x.to_string().into()).collect(), ..Default::default() };
+        let del = |gs: &[&str]| DeleteGroupsRequest {
+            groups_names: gs.iter().map(|x| x.to_string().into()).collect(),
+            ..Default::default()
+        };
         c.call(a, del(&[&g, &unknown]), 2, "DeleteGroups").await?;
         let p = &mut ms2[0];
         let who = vec![(p.member_id.clone(), None)];
@@ -552,7 +602,13 @@ fn offset_commit_generation_checks(c: &mut Ctx) -> Fut<'_> {
         u.generation = right;
         commit(c, &mut u, &g, "OffsetCommit (unknown member)").await?;
         let mut admin = c.member("admin").await?;
-        commit(c, &mut admin, &g, "OffsetCommit (generation -1, non-empty group)").await?;
+        commit(
+            c,
+            &mut admin,
+            &g,
+            "OffsetCommit (generation -1, non-empty group)",
+        )
+        .await?;
         // A static member's old id after a replacement.
         let mut b2 = c.member("b2").await?;
         b2.instance_id = Some("inst-b".into());
@@ -560,8 +616,10 @@ fn offset_commit_generation_checks(c: &mut Ctx) -> Fut<'_> {
         commit(c, b, &g, "OffsetCommit (fenced static member)").await?;
         // A rebalance in CompletingRebalance: joined but not synced.
         let mut n = c.member("n").await?;
-        c.join_once(&mut n, &g, SESSION, REBALANCE, &range()).await?;
-        c.send_join(&mut n, &g, SESSION, REBALANCE, &range()).await?;
+        c.join_once(&mut n, &g, SESSION, REBALANCE, &range())
+            .await?;
+        c.send_join(&mut n, &g, SESSION, REBALANCE, &range())
+            .await?;
         c.heartbeat_until(a, &g).await?;
         commit(c, a, &g, "OffsetCommit (PreparingRebalance)").await?;
         c.send_join(a, &g, SESSION, REBALANCE, &range()).await?;
@@ -571,9 +629,19 @@ fn offset_commit_generation_checks(c: &mut Ctx) -> Fut<'_> {
         c.recv(&mut n).await?;
         commit(c, a, &g, "OffsetCommit (CompletingRebalance)").await?;
         // Everyone leaves; an admin commit to the empty group.
-        let who = vec![(a.member_id.clone(), None), (n.member_id.clone(), None), (String::new(), Some("inst-b".to_string()))];
+        let who = vec![
+            (a.member_id.clone(), None),
+            (n.member_id.clone(), None),
+            (String::new(), Some("inst-b".to_string())),
+        ];
         c.leave(a, &g, &who).await?;
-        commit(c, &mut admin, &g, "OffsetCommit (generation -1, empty group)").await?;
+        commit(
+            c,
+            &mut admin,
+            &g,
+            "OffsetCommit (generation -1, empty group)",
+        )
+        .await?;
         Ok(())
     })
 }
@@ -602,15 +670,21 @@ fn upgrade_classic_to_consumer(c: &mut Ctx) -> Fut<'_> {
 
 /// A classic member's rejoin inside a consumer group: JoinGroup, then SyncGroup (its
 /// server-computed assignment, recorded decoded), then Heartbeat.
-async fn classic_rejoin_in_consumer_group(c: &mut Ctx, m: &mut Member, g: &str) -> Result<(), Fail> {
+async fn classic_rejoin_in_consumer_group(
+    c: &mut Ctx,
+    m: &mut Member,
+    g: &str,
+) -> Result<(), Fail> {
     let r = c.join(m, g, SESSION, REBALANCE, &range()).await?;
     expect(&r, 0, "classic join in a consumer group")?;
     let r = c.sync(m, g, &[]).await?;
     if let Response::SyncGroup(s) = &r {
         let parts = decode_assignment(&s.assignment)?;
         let label = format!("{}: SyncGroup assignment (decoded)", m.name);
-        let parts: Vec<serde_json::Value> =
-            parts.into_iter().map(|(t, p)| serde_json::json!({"topic": t, "partitions": p})).collect();
+        let parts: Vec<serde_json::Value> = parts
+            .into_iter()
+            .map(|(t, p)| serde_json::json!({"topic": t, "partitions": p}))
+            .collect();
         c.note(&label, serde_json::json!(parts));
     }
     c.heartbeat(m, g).await?;
@@ -619,7 +693,10 @@ async fn classic_rejoin_in_consumer_group(c: &mut Ctx, m: &mut Member, g: &str) 
 
 /// ConsumerGroupDescribe v1 and DescribeGroups of `g`, by `m`.
 async fn describe_consumer_group(c: &mut Ctx, m: &mut Member, g: &str) -> Result<(), Fail> {
-    let req = ConsumerGroupDescribeRequest { group_ids: vec![g.to_string().into()], ..Default::default() };
+    let req = ConsumerGroupDescribeRequest {
+        group_ids: vec![g.to_string().into()],
+        ..Default::default()
+    };
     c.call(m, req, 1, "ConsumerGroupDescribe").await?;
     c.describe(m, &[g]).await?;
     Ok(())
@@ -635,7 +712,8 @@ fn classic_member_joins_consumer_group(c: &mut Ctx) -> Fut<'_> {
         c.cg_until(&mut n, &g, |m| !m.owned.is_empty()).await?;
         let mut a = c.member("a").await?;
         classic_rejoin_in_consumer_group(c, &mut a, &g).await?;
-        c.cg_until(&mut n, &g, |m| owned(m) == TOPIC_PARTITIONS as usize / 2).await?;
+        c.cg_until(&mut n, &g, |m| owned(m) == TOPIC_PARTITIONS as usize / 2)
+            .await?;
         c.heartbeat_until(&mut a, &g).await?;
         classic_rejoin_in_consumer_group(c, &mut a, &g).await?;
         c.list(&mut a, &[], &["consumer"]).await?;
@@ -643,7 +721,8 @@ fn classic_member_joins_consumer_group(c: &mut Ctx) -> Fut<'_> {
         // Classic members of a consumer group leave with LeaveGroup.
         let who = vec![(a.member_id.clone(), None)];
         c.leave(&mut a, &g, &who).await?;
-        c.cg_until(&mut n, &g, |m| owned(m) == TOPIC_PARTITIONS as usize).await?;
+        c.cg_until(&mut n, &g, |m| owned(m) == TOPIC_PARTITIONS as usize)
+            .await?;
         Ok(())
     })
 }
@@ -728,9 +807,11 @@ fn upgrade_refused_for_other_protocol_type(c: &mut Ctx) -> Fut<'_> {
         let mut a = c.member("a").await?;
         let mut req = c.join_req(&a, &g, SESSION, REBALANCE, &range());
         req.protocol_type = "connect".into();
-        c.call(&mut a, req.clone(), 9, "JoinGroup (connect)").await?;
+        c.call(&mut a, req.clone(), 9, "JoinGroup (connect)")
+            .await?;
         req.member_id = a.member_id.clone().into();
-        c.call(&mut a, req, 9, "JoinGroup (connect, with member id)").await?;
+        c.call(&mut a, req, 9, "JoinGroup (connect, with member id)")
+            .await?;
         let mut n = c.member("n").await?;
         c.cg(&mut n, &g, Some(&[TOPIC])).await?;
         c.list(&mut a, &[], &[]).await?;

@@ -53,7 +53,7 @@ use crate::generated::join_group_response::JoinGroupResponse;
 use crate::generated::kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey;
 use crate::generated::kwire_streams_group_metadata_key::KwireStreamsGroupMetadataKey;
 use crate::generated::leave_group_request::LeaveGroupRequest;
-use crate::generated::leave_group_response::LeaveGroupResponse;
+use crate::generated::leave_group_response::{LeaveGroupResponse, MemberResponse};
 use crate::generated::list_groups_request::ListGroupsRequest;
 use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
@@ -799,10 +799,27 @@ impl GroupCoordinator {
             return records;
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(
-                id,
-                GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)),
-            );
+            // As Kafka 4.4.0 answers a group it does not have (seen on the broker,
+            // tests/tests/it/kafka_oracle): from v3 each member is UNKNOWN_MEMBER_ID and the
+            // top level is NONE; before v3 the top level carries it.
+            let r = if ctx.api_version < 3 {
+                fail(ErrorCode::UnknownMemberId)
+            } else {
+                LeaveGroupResponse {
+                    members: req
+                        .members
+                        .iter()
+                        .map(|m| MemberResponse {
+                            member_id: m.member_id.clone(),
+                            group_instance_id: m.group_instance_id.clone(),
+                            error_code: ErrorCode::UnknownMemberId.code(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                }
+            };
+            self.push(id, GroupResponse::LeaveGroup(r));
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -872,11 +889,10 @@ impl GroupCoordinator {
                         } else {
                             Default::default()
                         },
-                        member_assignment: if stable {
-                            m.assignment.clone()
-                        } else {
-                            Default::default()
-                        },
+                        // Kafka's `describeNoMetadata` keeps the assignment outside Stable
+                        // (cleared only by `resetAndPropagateAssignmentWithError`); seen on a
+                        // 4.4.0 broker in CompletingRebalance (tests/tests/it/kafka_oracle).
+                        member_assignment: m.assignment.clone(),
                         ..Default::default()
                     })
                     .collect();

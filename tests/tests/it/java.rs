@@ -4,7 +4,8 @@
 //! `tests/java-oracle/` is a small Maven project against `org.apache.kafka:kafka-clients:4.4.0`
 //! (fetched by Maven into `~/.m2`). [`classpath`] builds it once per test process under Cargo's
 //! target directory (reusing a fresh earlier build), and [`Jvm`] runs one of its main classes
-//! with length-prefixed frames over stdin and stdout.
+//! with length-prefixed frames over stdin and stdout. [`module_classpath`] builds any Maven module
+//! under `tests/` the same way (kafka_oracle.rs: `tests/kafka-broker/`, the Kafka 4.4.0 broker).
 //!
 //! Without `java` or `mvn` on `PATH` when tests/build.rs ran, the tests are compiled as ignored
 //! (`cfg(kwire_java)` off); [`java_ready`] covers the run-time side: under `CI=true` their absence
@@ -61,21 +62,17 @@ fn newest(dir: &Path) -> std::time::SystemTime {
 }
 
 /// The run-time classpath of a previous build in `out`, when it is newer than every source file
-/// (`pom.xml`, `src/`), has the classes of every main, and every jar it names is still there.
-fn previous_build(source: &Path, out: &Path, cp_file: &Path) -> Option<String> {
+/// (`pom.xml`, `src/` when the module has one), has the class file of every name in `classes`
+/// (paths under `classes/`, e.g. `dev/kwire/oracle/Oracle.class`), and every jar it names is
+/// still there.
+fn previous_build(source: &Path, out: &Path, cp_file: &Path, classes: &[&str]) -> Option<String> {
     let built = cp_file.metadata().and_then(|m| m.modified()).ok()?;
-    let classes = out.join("classes").join("dev").join("kwire").join("oracle");
-    let sources =
-        newest(&source.join("src")).max(source.join("pom.xml").metadata().ok()?.modified().ok()?);
-    if sources > built
-        || ![
-            "Oracle.class",
-            "RecordsOracle.class",
-            "ProducerRoundTrip.class",
-        ]
-        .iter()
-        .all(|c| classes.join(c).is_file())
-    {
+    let class_dir = out.join("classes");
+    let mut sources = source.join("pom.xml").metadata().ok()?.modified().ok()?;
+    if source.join("src").is_dir() {
+        sources = sources.max(newest(&source.join("src")));
+    }
+    if sources > built || !classes.iter().all(|c| class_dir.join(c).is_file()) {
         return None;
     }
     let deps = std::fs::read_to_string(cp_file).ok()?;
@@ -83,19 +80,19 @@ fn previous_build(source: &Path, out: &Path, cp_file: &Path) -> Option<String> {
     if !deps.trim().split(sep).all(|jar| Path::new(jar).is_file()) {
         return None;
     }
-    Some(format!(
-        "{}{sep}{}",
-        out.join("classes").display(),
-        deps.trim()
-    ))
+    Some(if class_dir.is_dir() {
+        format!("{}{sep}{}", class_dir.display(), deps.trim())
+    } else {
+        deps.trim().to_string()
+    })
 }
 
-/// Builds tests/java-oracle with Maven into `out` and returns the run-time classpath. Reuses a
-/// fresh previous build; else tries Maven offline first (everything already in `~/.m2`), then
-/// online.
-fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
+/// Builds the Maven module `source` into `out` and returns the run-time classpath (its classes,
+/// if any, then its dependencies). Reuses a fresh previous build (see [`previous_build`] for
+/// `classes`); else tries Maven offline first (everything already in `~/.m2`), then online.
+fn build_module(source: &Path, out: &Path, classes: &[&str]) -> Result<String, String> {
     let cp_file = out.join("classpath.txt");
-    if let Some(cp) = previous_build(source, out, &cp_file) {
+    if let Some(cp) = previous_build(source, out, &cp_file, classes) {
         return Ok(cp);
     }
     // The dependency plugin leaves an unchanged file alone (and its time with it).
@@ -114,7 +111,7 @@ fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
             .args(["compile", "dependency:build-classpath"]);
         let o = cmd.output().map_err(|e| format!("running mvn: {e}"))?;
         if o.status.success() {
-            return previous_build(source, out, &cp_file).ok_or_else(|| {
+            return previous_build(source, out, &cp_file, classes).ok_or_else(|| {
                 format!(
                     "mvn succeeded but left no usable build in {}",
                     out.display()
@@ -132,6 +129,19 @@ fn build_oracle(source: &Path, out: &Path) -> Result<String, String> {
     Err(last)
 }
 
+/// The run-time classpath of the Maven module `tests/<module>`, built into
+/// `$CARGO_TARGET_TMPDIR/<module>`; `classes` are the class files a usable build must hold (see
+/// [`previous_build`]). Call it once per module and process (through a `OnceLock`, as
+/// [`classpath`] does): two concurrent Maven runs into one directory would collide.
+///
+/// # Errors
+/// The Maven failure (e.g. Maven Central out of reach with an empty `~/.m2`).
+pub fn module_classpath(module: &str, classes: &[&str]) -> Result<String, String> {
+    let source = kwire_tests::workspace_root().join("tests").join(module);
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(module);
+    build_module(&source, &out, classes)
+}
+
 /// The run-time classpath of tests/java-oracle, built once per test process (the tests of this
 /// binary run in parallel; one Maven run serves them all).
 ///
@@ -141,11 +151,14 @@ pub fn classpath() -> String {
     static CLASSPATH: OnceLock<Result<String, String>> = OnceLock::new();
     CLASSPATH
         .get_or_init(|| {
-            let source = kwire_tests::workspace_root()
-                .join("tests")
-                .join("java-oracle");
-            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("java-oracle");
-            build_oracle(&source, &out)
+            module_classpath(
+                "java-oracle",
+                &[
+                    "dev/kwire/oracle/Oracle.class",
+                    "dev/kwire/oracle/RecordsOracle.class",
+                    "dev/kwire/oracle/ProducerRoundTrip.class",
+                ],
+            )
         })
         .clone()
         .unwrap_or_else(|e| {

@@ -19,6 +19,7 @@ mod java_clients;
 mod java_groups;
 mod java_oracle;
 mod json_form;
+mod kafka_oracle;
 mod kip_drafts_fixed;
 mod records;
 mod records_codecs;

@@ -178,6 +178,9 @@ impl ConsumerManager<'_> {
                 debug_assert!(records.is_empty());
                 JoinGroupResponse {
                     error_code: e.code,
+                    // Null, as Kafka 4.4.0 answers errors (seen on the broker,
+                    // tests/tests/it/kafka_oracle); the field's default is "".
+                    protocol_name: None,
                     ..Default::default()
                 }
             }
@@ -236,6 +239,7 @@ impl ConsumerManager<'_> {
             return Ok(JoinGroupResponse {
                 member_id: member_id.into(),
                 error_code: ErrorCode::MemberIdRequired.code(),
+                protocol_name: None,
                 ..Default::default()
             });
         }

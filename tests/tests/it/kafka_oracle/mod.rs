@@ -1,0 +1,480 @@
+//! The differential suite of kwire's group coordinator: a real Apache Kafka 4.4.0 broker is the
+//! behavioural oracle for classic groups (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+//! DescribeGroups, ListGroups, DeleteGroups, OffsetCommit's generation checks) and KIP-848's
+//! online migration (upgrade, classic members inside consumer groups, downgrade).
+//!
+//! - [`broker`] starts one broker per test process (single-node KRaft from the jars of
+//!   `tests/kafka-broker/`, formatted in a temporary directory, on free ports) and stops it when
+//!   the process ends; its start-up time is printed.
+//! - The test starts one kwire-server in process with the same group settings (the constants
+//!   below: session timeout bounds, the initial rebalance delay, the consumer-group session
+//!   timeout and heartbeat interval, migration policy `bidirectional`) and creates the same
+//!   topics on both with CreateTopics.
+//! - [`scenarios`] holds the scripts: each drives a few simulated members (one connection each,
+//!   [`harness::Member`]) through raw requests (`kwire_server::client::Client`, kwire's
+//!   generated types) and records every answer. Every scenario runs against both servers, all
+//!   scenarios at once (distinct group ids), and the two transcripts must be equal after
+//!   [`normalise`]: generated member ids and topic ids mapped to symbolic names, timing fields
+//!   (`throttleTimeMs`) and free text (`errorMessage`) dropped, arrays sorted.
+//!
+//! `KWIRE_ORACLE_ONLY=<name>[,<name>…]` runs only those scenarios; `KWIRE_ORACLE_KEEP=1` keeps the
+//! broker's directory (its `broker.log`); the transcripts of a failed comparison are written
+//! under `$CARGO_TARGET_TMPDIR/kafka-oracle/`.
+//!
+//! Gated as the other Java tests are: without `java` or `mvn` on `PATH` when tests/build.rs ran,
+//! the test is compiled as ignored with the reason; under `CI=true` their absence fails it.
+//!
+//! # Accepted differences
+//!
+//! Where kwire's answers differ from Kafka 4.4.0's on purpose (the same table is in
+//! protocol/docs/coordinator.md, §Differential testing against Kafka 4.4):
+//!
+//! | # | Field / behaviour | Kafka 4.4.0 | kwire | Why accepted, how compared |
+//! |---|---|---|---|---|
+//! | A1 | generated member ids | `<client id>-<UUID>`, `<instance id>-<UUID>` | kwire's own | opaque to clients; each id mapped to the script's name for its member |
+//! | A2 | topic ids | random per cluster | random per server | mapped to the topic names |
+//! | A3 | `ThrottleTimeMs` | quota-dependent | 0 | no quotas in kwire; dropped |
+//! | A4 | `ErrorMessage` | Kafka's exception text | kwire's text | free text; dropped, the error code is compared |
+//! | A5 | `ClientHost` | `/127.0.0.1` (Java's `InetAddress`) | the peer address | the same fact written differently; dropped |
+//! | A6 | order of members, groups, partitions | hash-map order | kwire's order | no meaning in these answers; arrays compared sorted |
+//! | A7 | which partitions the server-side assignor gives (migration scenarios) | `uniform` tie-breaks | kwire's `uniform` tie-breaks | both balanced and sticky; compared as partitions per topic (counts), on a 6-partition topic so that groups of 1–3 members have no tie; assignment bytes compared decoded |
+//! | A8 | the first epoch of a new consumer group | 2 (its log: "Bumped group epoch to 2" at the first member's join) | 1 (as Kafka 4.2) | epochs compared relative to the group's first epoch in the scenarios that create a consumer group, while it is one |
+//! | A9 | `SubscribedTopicRegex` of a member without a regex (ConsumerGroupDescribe) | "" | null | the same absence; null compared as "" |
+//!
+//! Known differences (reported by the test, not failed; to be fixed in kwire): K1 — a classic
+//! member joining a consumer group whose partitions are still owned by others: Kafka 4.4.0
+//! answers JoinGroup with the member's old epoch (the target assignment of the new epoch not yet
+//! computed when the member joins), kwire with the new group epoch (scenarios
+//! `classic-in-consumer`, `downgrade`, `classic-in-consumer-errors`).
+//!
+//! Not compared: migration policies other than `bidirectional` (broker-wide; a second broker
+//! would double the start-up time) and `group.max.size`.
+
+mod broker;
+mod harness;
+mod normalise;
+mod scenarios;
+
+use harness::{Ctx, Fail, Side};
+use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
+use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
+use kwire_protocol::generated::Response;
+use kwire_protocol::wire::json::Value;
+use kwire_server::client::Client;
+use kwire_server::config::ServerConfig;
+use kwire_server::server::Server;
+use normalise::{Migration, Names};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+/// `group.initial.rebalance.delay.ms` on both sides (ms).
+pub const GROUP_INITIAL_REBALANCE_DELAY_MS: i32 = 1000;
+/// `group.min.session.timeout.ms` on both sides (ms): small, so members can expire quickly.
+pub const GROUP_MIN_SESSION_TIMEOUT_MS: i32 = 100;
+/// `group.consumer.session.timeout.ms` (and its minimum) on both sides (ms).
+pub const GROUP_CONSUMER_SESSION_TIMEOUT_MS: i32 = 3000;
+/// `group.consumer.heartbeat.interval.ms` (and its minimum) on both sides (ms).
+pub const GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS: i32 = 200;
+
+/// One scripted scenario.
+pub struct Scenario {
+    /// Its name: the group ids it uses start with it.
+    pub name: &'static str,
+    /// The script.
+    pub run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>,
+    /// Whether it needs classic members inside consumer groups (KIP-848 migration): its
+    /// server-side assignments are compared by size (accepted difference A7).
+    pub migration: bool,
+    /// Whether its first ConsumerGroupHeartbeat creates a new consumer group (epochs compared
+    /// relative to that group's first epoch: accepted difference A8).
+    pub fresh_consumer_group: bool,
+    /// A difference kwire still has in this scenario (reported with its first differing step,
+    /// not failed); `None`: the transcripts must be equal.
+    pub known_difference: Option<&'static str>,
+}
+
+impl Scenario {
+    fn new(name: &'static str, run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>) -> Scenario {
+        Scenario {
+            name,
+            run,
+            migration: false,
+            fresh_consumer_group: false,
+            known_difference: None,
+        }
+    }
+
+    fn migration(mut self) -> Scenario {
+        self.migration = true;
+        self
+    }
+
+    fn known_difference(mut self, why: &'static str) -> Scenario {
+        self.known_difference = Some(why);
+        self
+    }
+
+    fn fresh_consumer_group(mut self) -> Scenario {
+        self.fresh_consumer_group = true;
+        self
+    }
+}
+
+/// The kwire-server configuration matching the broker's group settings.
+fn kwire_config() -> ServerConfig {
+    let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
+    config.auto_create_topics = false;
+    config.heartbeat_interval_ms = Some(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
+    config.session_timeout_ms = Some(GROUP_CONSUMER_SESSION_TIMEOUT_MS);
+    config.group_min_session_timeout_ms = GROUP_MIN_SESSION_TIMEOUT_MS;
+    config.group_max_session_timeout_ms = 1_800_000;
+    config.group_initial_rebalance_delay_ms = GROUP_INITIAL_REBALANCE_DELAY_MS;
+    config
+}
+
+/// Creates [`scenarios::TOPIC`] ([`scenarios::TOPIC_PARTITIONS`]) and [`scenarios::TOPIC2`] (2) with CreateTopics
+/// v7; returns (topic id as its JSON string, topic name) for the normaliser.
+async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> {
+    let mut c = Client::connect(addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let req = CreateTopicsRequest {
+        topics: [
+            (scenarios::TOPIC, scenarios::TOPIC_PARTITIONS),
+            (scenarios::TOPIC2, 2),
+        ]
+        .into_iter()
+        .map(|(name, n)| CreatableTopic {
+            name: name.into(),
+            num_partitions: n,
+            replication_factor: 1,
+            ..Default::default()
+        })
+        .collect(),
+        timeout_ms: 30_000,
+        ..Default::default()
+    };
+    let Ok(Response::CreateTopics(r)) = c.call(req, 7).await else {
+        return Err(format!("CreateTopics on {addr} failed"));
+    };
+    let mut out = Vec::new();
+    for t in &r.topics {
+        if t.error_code != 0 {
+            return Err(format!(
+                "CreateTopics {} on {addr}: error {} {:?}",
+                t.name, t.error_code, t.error_message
+            ));
+        }
+        out.push((t.topic_id.to_string(), format!("topic:{}", t.name)));
+    }
+    // Kafka answers CreateTopics once the controller has the topics; its group coordinator sees
+    // them a moment later, with the broker's metadata image: wait until Metadata shows them.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let req = MetadataRequest {
+            topics: Some(
+                [scenarios::TOPIC, scenarios::TOPIC2]
+                    .into_iter()
+                    .map(|t| MetadataRequestTopic {
+                        name: Some(t.into()),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        let Ok(Response::Metadata(m)) = c.call(req, 12).await else {
+            return Err(format!("Metadata on {addr} failed"));
+        };
+        let ready = m.topics.len() == 2
+            && m.topics.iter().all(|t| {
+                t.error_code == 0
+                    && !t.partitions.is_empty()
+                    && t.partitions.iter().all(|p| p.leader_id >= 0)
+            });
+        if ready {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the topics do not show in Metadata on {addr}: {m:?}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // …and the group coordinator a moment after that: a ConsumerGroupHeartbeat member of a
+    // throwaway group heartbeats until it is assigned partitions, then leaves.
+    let member_id = broker::random_id();
+    let mut epoch = 0;
+    loop {
+        let req = ConsumerGroupHeartbeatRequest {
+            group_id: "oracle-warm-up".into(),
+            member_id: member_id.clone().into(),
+            member_epoch: epoch,
+            rebalance_timeout_ms: if epoch == 0 { 5000 } else { -1 },
+            subscribed_topic_names: (epoch == 0)
+                .then(|| vec![scenarios::TOPIC.into(), scenarios::TOPIC2.into()]),
+            topic_partitions: (epoch == 0).then(Vec::new),
+            ..Default::default()
+        };
+        let Ok(Response::ConsumerGroupHeartbeat(h)) = c.call(req, 1).await else {
+            return Err(format!("warm-up heartbeat on {addr} failed"));
+        };
+        if h.error_code != 0 {
+            return Err(format!(
+                "warm-up heartbeat on {addr}: error {}",
+                h.error_code
+            ));
+        }
+        epoch = h.member_epoch;
+        if h.assignment.is_some_and(|a| !a.topic_partitions.is_empty()) {
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("warm-up member on {addr} got no partitions"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let leave = ConsumerGroupHeartbeatRequest {
+        group_id: "oracle-warm-up".into(),
+        member_id: member_id.into(),
+        member_epoch: -1,
+        ..Default::default()
+    };
+    let _ = c.call(leave, 1).await;
+    Ok(out)
+}
+
+/// Runs `s` against `addr`; returns its transcript and how it ended.
+async fn run_one(
+    s: &Scenario,
+    side: Side,
+    addr: SocketAddr,
+    topics: &[(String, String)],
+) -> (Vec<(String, Value)>, Result<(), Fail>) {
+    let mut names = Names::default();
+    for (id, name) in topics {
+        names.bind(id, name);
+    }
+    let mut ctx = Ctx {
+        addr,
+        side,
+        scenario: s.name,
+        names,
+        transcript: Vec::new(),
+        fresh_consumer_group: s.fresh_consumer_group,
+        epoch_base: None,
+        epoch_base_end: usize::MAX,
+    };
+    let result = tokio::time::timeout(Duration::from_secs(90), (s.run)(&mut ctx))
+        .await
+        .unwrap_or_else(|_| Err("the scenario ran past 90 s".into()));
+    let names = ctx.names;
+    let to = ctx.epoch_base_end;
+    let (from, base) = match ctx.epoch_base {
+        Some((from, base)) => (from, Some(base)),
+        None => (usize::MAX, None),
+    };
+    let transcript = ctx
+        .transcript
+        .into_iter()
+        .enumerate()
+        .map(|(i, (l, v))| {
+            let rules = Migration {
+                counts: s.migration,
+                epoch_base: if (from..to).contains(&i) { base } else { None },
+            };
+            (l, names.normalise_with(v, &rules))
+        })
+        .collect();
+    (transcript, result)
+}
+
+/// Where two transcripts first differ, as a report; `None` when equal.
+fn compare(kafka: &[(String, Value)], kwire: &[(String, Value)]) -> Option<String> {
+    for (i, (k, w)) in kafka.iter().zip(kwire).enumerate() {
+        if k != w {
+            return Some(format!(
+                "step {i}: {}\n  kafka: {}\n  kwire: {}{}",
+                k.0,
+                k.1,
+                if k.0 == w.0 {
+                    String::new()
+                } else {
+                    format!("(kwire step: {}) ", w.0)
+                },
+                w.1
+            ));
+        }
+    }
+    (kafka.len() != kwire.len()).then(|| {
+        format!(
+            "kafka recorded {} steps, kwire {}; first extra: {:?}",
+            kafka.len(),
+            kwire.len(),
+            kafka
+                .get(kwire.len())
+                .or_else(|| kwire.get(kafka.len()))
+                .map(|s| &s.0)
+        )
+    })
+}
+
+/// Writes the two transcripts of `name` under `$CARGO_TARGET_TMPDIR/kafka-oracle/`.
+fn dump(name: &str, kafka: &[(String, Value)], kwire: &[(String, Value)]) -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kafka-oracle");
+    let _ = std::fs::create_dir_all(&dir);
+    for (side, t) in [("kafka", kafka), ("kwire", kwire)] {
+        let text: String = t.iter().map(|(l, v)| format!("{l}\n  {v}\n")).collect();
+        let _ = std::fs::write(dir.join(format!("{name}.{side}.txt")), text);
+    }
+    dir
+}
+
+#[test]
+#[cfg_attr(
+    not(kwire_java),
+    ignore = "needs java (17+) and mvn on PATH (Debian: apt-get install default-jdk-headless maven); then rebuild: touch tests/build.rs"
+)]
+fn kafka_oracle_classic_groups_and_migration() {
+    if !crate::java::java_ready("kafka oracle") {
+        return;
+    }
+    let broker = broker::broker().unwrap_or_else(|e| panic!("kafka oracle: {e}"));
+    let started = Instant::now();
+    let only: Option<Vec<String>> = std::env::var("KWIRE_ORACLE_ONLY")
+        .ok()
+        .map(|s| s.split(',').map(str::to_string).collect());
+    let all: Vec<Scenario> = scenarios::all()
+        .into_iter()
+        .filter(|s| only.as_ref().is_none_or(|o| o.iter().any(|n| n == s.name)))
+        .collect();
+    assert!(only.is_some() || all.len() >= 20, "at least 20 scenarios");
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let server = rt
+        .block_on(Server::bind(kwire_config()))
+        .expect("kwire-server binds");
+    let kwire_addr = server.local_addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = rt.spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+
+    let outcomes = rt.block_on(async {
+        let kafka_topics = create_topics(broker.addr)
+            .await
+            .unwrap_or_else(|e| panic!("kafka oracle: {e}"));
+        let kwire_topics = create_topics(kwire_addr)
+            .await
+            .unwrap_or_else(|e| panic!("kafka oracle: {e}"));
+        let runs = all.iter().map(|s| {
+            let (kt, wt) = (kafka_topics.clone(), kwire_topics.clone());
+            async move {
+                let t0 = Instant::now();
+                let (kafka, kwire) = tokio::join!(
+                    run_one(s, Side::Kafka, broker.addr, &kt),
+                    run_one(s, Side::Kwire, kwire_addr, &wt)
+                );
+                (s, kafka, kwire, t0.elapsed())
+            }
+        });
+        let mut set = Vec::new();
+        for r in runs {
+            set.push(r);
+        }
+        futures_join_all(set).await
+    });
+
+    let mut failures = Vec::new();
+    let mut known = Vec::new();
+    for (s, (kafka, kafka_end), (kwire, kwire_end), took) in &outcomes {
+        let verdict = match (kafka_end, compare(kafka, kwire)) {
+            (Err(e), _) => Some(format!("the script failed against Kafka itself: {e}")),
+            (Ok(()), Some(diff)) => Some(diff),
+            (Ok(()), None) => kwire_end.as_ref().err().map(|e| format!("kwire: {e}")),
+        };
+        let script_ok = kafka_end.is_ok();
+        match verdict {
+            None => println!(
+                "kafka oracle: {:<28} PASS  {:>3} steps  {:.1} s{}",
+                s.name,
+                kafka.len(),
+                took.as_secs_f64(),
+                if s.known_difference.is_some() {
+                    "  (marked as a known difference: remove the mark)"
+                } else {
+                    ""
+                }
+            ),
+            Some(why) if script_ok && s.known_difference.is_some() => {
+                let dir = dump(s.name, kafka, kwire);
+                println!(
+                    "kafka oracle: {:<28} KNOWN DIFFERENCE ({})\n  {why}\n  (transcripts in {})",
+                    s.name,
+                    s.known_difference.unwrap_or_default(),
+                    dir.display()
+                );
+                known.push(s.name);
+            }
+            Some(why) => {
+                let dir = dump(s.name, kafka, kwire);
+                println!(
+                    "kafka oracle: {:<28} FAIL  {why}\n  (transcripts in {})",
+                    s.name,
+                    dir.display()
+                );
+                failures.push(s.name);
+            }
+        }
+    }
+    println!(
+        "kafka oracle: {} scenarios, {} passed, {} known differences {known:?}, broker start-up {:.1} s, scenarios {:.1} s",
+        outcomes.len(),
+        outcomes.len() - failures.len() - known.len(),
+        known.len(),
+        broker.startup.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = stop.send(());
+    rt.block_on(serving)
+        .expect("the server task")
+        .expect("kwire-server stops cleanly");
+    assert!(
+        failures.is_empty(),
+        "scenarios differing from Kafka 4.4.0: {failures:?} (the broker's log: {}/broker.log with KWIRE_ORACLE_KEEP=1)",
+        broker.dir.display()
+    );
+}
+
+/// Runs the futures concurrently on the current task and returns their outputs in order (a
+/// small stand-in for `futures::future::join_all`).
+async fn futures_join_all<F: std::future::Future>(futs: Vec<F>) -> Vec<F::Output> {
+    let mut set: Vec<std::pin::Pin<Box<F>>> = futs.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = (0..set.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (i, f) in set.iter_mut().enumerate() {
+            if out[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => out[i] = Some(v),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
+}

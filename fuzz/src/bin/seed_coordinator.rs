@@ -1,0 +1,24 @@
+//! Writes the seed corpus of the `coordinator` fuzz target: short classic-group scenarios and
+//! consumer-protocol bytes in the target's input layout (`kwire_fuzz::coordinator::seeds`), into
+//! `corpus/coordinator` (or the directory given).
+//!
+//! `cargo run --bin seed_coordinator [OUT_DIR]`
+
+use std::path::PathBuf;
+
+fn main() {
+    let out = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus")
+                .join("coordinator")
+        });
+    std::fs::create_dir_all(&out).expect("corpus dir");
+    let seeds = kwire_fuzz::coordinator::seeds();
+    for (name, bytes) in &seeds {
+        std::fs::write(out.join(name), bytes).expect("writing a seed");
+    }
+    println!("{} coordinator seeds in {}", seeds.len(), out.display());
+}

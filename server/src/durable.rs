@@ -19,8 +19,8 @@
 //!   N-7-K bytes value, encoded at version 0 (only when flag = 1)
 //! ```
 //!
-//! Record types: 3, 5, 6, 7, 8, 16 are the consumer-group records and 17-22 the streams-group
-//! records of [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
+//! Record types: 3, 5, 6, 7, 8, 16 are the consumer-group records, 17-22 the streams-group
+//! records and 23-24 the classic-group records of [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
 //! [`OFFSET_RECORD_TYPE`] (30, `KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`),
 //! [`TOPIC_RECORD_TYPE`] (31, `KwireTopicKey` / `KwireTopicValue`) and
 //! [`PARTITION_END_RECORD_TYPE`] (32, `KwirePartitionEndKey` / `KwirePartitionEndValue`: where a
@@ -56,6 +56,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
+use kwire_protocol::coordinator::classic::ClassicRecord;
 use kwire_protocol::coordinator::streams::StreamsRecord;
 use kwire_protocol::coordinator::{ConsumerRecord, Record};
 use kwire_protocol::generated::kwire_committed_offset_key::KwireCommittedOffsetKey;
@@ -207,6 +208,10 @@ impl Entry {
                     StreamsRecord::TargetAssignmentMetadata(k, v) => key_value(k, v),
                     StreamsRecord::CurrentMemberAssignment(k, v) => key_value(k, v),
                 },
+                Record::Classic(c) => match c {
+                    ClassicRecord::GroupMetadata(k, v) => key_value(k, v),
+                    ClassicRecord::Member(k, v) => key_value(k, v),
+                },
             },
         }
     }
@@ -230,6 +235,12 @@ impl Entry {
             ($variant:path) => {{
                 let (k, v) = decode_kv(key, value)?;
                 Entry::Group(Record::Streams($variant(k, v)))
+            }};
+        }
+        macro_rules! classic {
+            ($variant:path) => {{
+                let (k, v) = decode_kv(key, value)?;
+                Entry::Group(Record::Classic($variant(k, v)))
             }};
         }
         Ok(Some(match record_type {
@@ -257,6 +268,8 @@ impl Entry {
             20 => streams!(StreamsRecord::TargetAssignmentMember),
             21 => streams!(StreamsRecord::TargetAssignmentMetadata),
             22 => streams!(StreamsRecord::CurrentMemberAssignment),
+            23 => classic!(ClassicRecord::GroupMetadata),
+            24 => classic!(ClassicRecord::Member),
             _ => return Ok(None),
         }))
     }

@@ -227,6 +227,7 @@ fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
         |tps: &[TopicPartitions]| -> usize { tps.iter().map(|t| t.partitions.len()).sum() };
     let tasks = |ts: &[TaskIds]| -> usize { ts.iter().map(|t| t.partitions.len()).sum() };
     Some(match record {
+        Record::Classic(_) => return None,
         Record::Consumer(c) => match c {
             ConsumerRecord::GroupMetadata(k, v) => (
                 Consumer,

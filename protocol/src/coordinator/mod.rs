@@ -1,5 +1,6 @@
 #![doc = include_str!("../../docs/coordinator.md")]
 
+pub mod classic;
 pub mod consumer;
 mod context;
 mod outbox;
@@ -9,6 +10,10 @@ pub mod streams;
 mod tests;
 mod timers;
 
+pub use classic::{
+    ClassicGroup, ClassicGroupConfig, ClassicGroupMember, ClassicGroupState, ClassicGroups,
+    ClassicProtocol, ClassicRecord,
+};
 pub use consumer::assignor;
 pub use consumer::{
     ConsumerGroup, ConsumerGroupConfig, ConsumerGroupMember, ConsumerGroups, ConsumerRecord,
@@ -22,6 +27,7 @@ pub use record::{apply, replay, Groups, Output, Record, StreamsHeartbeatOutput};
 pub use timers::TimerKind;
 
 use crate::error::ErrorCode;
+use classic::manager::{self as classic_manager, ClassicManager, ClassicSide, Waiting};
 use consumer::manager::{self as consumer_manager, ConsumerManager, ConsumerSide};
 use context::{Context, Others};
 use streams::manager::{self as streams_manager, StreamsManager, StreamsSide};
@@ -35,6 +41,26 @@ use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatR
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
 use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+use crate::generated::delete_groups_request::DeleteGroupsRequest;
+use crate::generated::delete_groups_response::{DeletableGroupResult, DeleteGroupsResponse};
+use crate::generated::describe_groups_request::DescribeGroupsRequest;
+use crate::generated::describe_groups_response::{
+    DescribeGroupsResponse, DescribedGroup, DescribedGroupMember,
+};
+use crate::generated::heartbeat_request::HeartbeatRequest;
+use crate::generated::heartbeat_response::HeartbeatResponse;
+use crate::generated::join_group_request::JoinGroupRequest;
+use crate::generated::join_group_response::JoinGroupResponse;
+use crate::generated::kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey;
+use crate::generated::kwire_streams_group_metadata_key::KwireStreamsGroupMetadataKey;
+use crate::generated::leave_group_request::LeaveGroupRequest;
+use crate::generated::leave_group_response::LeaveGroupResponse;
+use crate::generated::list_groups_request::ListGroupsRequest;
+use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
+use crate::generated::sync_group_request::SyncGroupRequest;
+use crate::generated::sync_group_response::SyncGroupResponse;
+use consumer::ConsumerRecord as CRecord;
+use streams::StreamsRecord;
 
 /// The group coordinator (see the module docs): a thin facade that owns the shared context and
 /// the state of every group type, and lends them to one group type's manager per call.
@@ -44,6 +70,7 @@ pub struct GroupCoordinator {
     groups: Groups,
     consumer: ConsumerSide,
     streams: StreamsSide,
+    classic: ClassicSide,
 }
 
 impl GroupCoordinator {
@@ -61,6 +88,7 @@ impl GroupCoordinator {
             groups: Groups::new(),
             consumer: ConsumerSide::new(config)?,
             streams: StreamsSide::default(),
+            classic: ClassicSide::default(),
         })
     }
 
@@ -84,6 +112,7 @@ impl GroupCoordinator {
         c.groups = replay(records);
         c.consumer_manager().rearm(now_ms);
         c.streams_manager().rearm(now_ms);
+        c.classic_manager(now_ms).rearm();
         Ok(c)
     }
 
@@ -93,7 +122,7 @@ impl GroupCoordinator {
             ctx: &mut self.ctx,
             side: &mut self.consumer,
             groups: &mut self.groups.consumer,
-            others: Others(vec![&self.groups.streams]),
+            others: Others(vec![&self.groups.streams, &self.groups.classic]),
         }
     }
 
@@ -103,7 +132,18 @@ impl GroupCoordinator {
             ctx: &mut self.ctx,
             side: &mut self.streams,
             groups: &mut self.groups.streams,
-            others: Others(vec![&self.groups.consumer]),
+            others: Others(vec![&self.groups.consumer, &self.groups.classic]),
+        }
+    }
+
+    /// The classic groups' manager, lent the context for one call at `now_ms`.
+    fn classic_manager(&mut self, now_ms: i64) -> ClassicManager<'_> {
+        ClassicManager {
+            ctx: &mut self.ctx,
+            side: &mut self.classic,
+            groups: &mut self.groups.classic,
+            records: Vec::new(),
+            now_ms,
         }
     }
 
@@ -162,7 +202,9 @@ impl GroupCoordinator {
     }
 
     /// Checks the member fields of an OffsetCommit against the group (KIP-848; Kafka's
-    /// `ConsumerGroup.validateOffsetCommit`, also for streams groups). Returns the error code to
+    /// `ConsumerGroup.validateOffsetCommit`, also for streams groups; for a classic group,
+    /// [`GroupCoordinator::validate_classic_offset_commit`] with `member_epoch` as the
+    /// generation id and no group instance id). Returns the error code to
     /// answer every partition with, or [`ErrorCode::None`] (0):
     /// - a negative epoch and no member id (the admin client, or a consumer that assigns
     ///   partitions itself): accepted while the group has no members (or does not exist),
@@ -178,6 +220,11 @@ impl GroupCoordinator {
         member_epoch: i32,
         api_version: i16,
     ) -> i16 {
+        if let Some(c) =
+            self.validate_classic_offset_commit(group_id, member_id, None, member_epoch, false)
+        {
+            return c;
+        }
         let (member, has_members) = self.offset_member(group_id, member_id);
         if member_id.is_empty() && member_epoch < 0 {
             return if has_members {
@@ -201,7 +248,8 @@ impl GroupCoordinator {
     /// at v9, except that a group that does not exist is not an error (there is nothing to
     /// fence; its offsets read as -1).
     pub fn validate_offset_fetch(&self, group_id: &str, member_id: &str, member_epoch: i32) -> i16 {
-        if member_id.is_empty() && member_epoch < 0 {
+        // Kafka's ClassicGroup.validateOffsetFetch checks nothing of a live classic group.
+        if member_id.is_empty() && member_epoch < 0 || self.groups.classic.contains_key(group_id) {
             return ErrorCode::None.code();
         }
         match self.offset_member(group_id, member_id).0 {
@@ -304,6 +352,10 @@ impl GroupCoordinator {
             } else if self.groups.streams.contains_key(&due.group_id) {
                 let out = self.streams_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Streams));
+            } else if self.groups.classic.contains_key(&due.group_id) {
+                let mut m = self.classic_manager(due.deadline);
+                m.fire(&due);
+                records.extend(m.records.into_iter().map(Record::Classic));
             }
         }
         records
@@ -342,10 +394,21 @@ impl GroupCoordinator {
         req: &ConsumerGroupHeartbeatRequest,
         now_ms: i64,
     ) -> Output<ConsumerGroupHeartbeatResponse> {
+        let (mut out, saved) = if req.member_epoch == 0 {
+            self.delete_empty_classic_group(&req.group_id, now_ms)
+        } else {
+            (Vec::new(), None)
+        };
         let (response, records) = self.consumer_manager().heartbeat(ctx, req, now_ms);
+        if response.error_code != 0 {
+            // A failed heartbeat writes nothing: the empty classic group stays.
+            self.restore_classic_group(saved);
+            out.clear();
+        }
+        out.extend(records.into_iter().map(Record::Consumer));
         Output {
             response,
-            records: records.into_iter().map(Record::Consumer).collect(),
+            records: out,
         }
     }
 
@@ -382,10 +445,20 @@ impl GroupCoordinator {
         req: &StreamsGroupHeartbeatRequest,
         now_ms: i64,
     ) -> StreamsHeartbeatOutput {
+        let (mut pre, saved) = if req.member_epoch == 0 {
+            self.delete_empty_classic_group(&req.group_id, now_ms)
+        } else {
+            (Vec::new(), None)
+        };
         let out = self.streams_manager().heartbeat(ctx, req, now_ms);
+        if out.response.error_code != 0 {
+            self.restore_classic_group(saved);
+            pre.clear();
+        }
+        pre.extend(out.records.into_iter().map(Record::Streams));
         StreamsHeartbeatOutput {
             response: out.response,
-            records: out.records.into_iter().map(Record::Streams).collect(),
+            records: pre,
             topics_to_create: out.topics_to_create,
         }
     }
@@ -406,5 +479,503 @@ impl GroupCoordinator {
             &Others(vec![&self.groups.consumer]),
             req,
         )
+    }
+}
+
+/// A classic group taken out by [`GroupCoordinator::delete_empty_classic_group`], to put back
+/// when the request that replaced it fails.
+type SavedClassic = Option<(ClassicGroup, Option<classic_manager::Volatile>)>;
+
+/// Classic groups (docs/coordinator.md §Classic groups) and the group APIs shared by every
+/// group type (DescribeGroups, ListGroups, DeleteGroups).
+impl GroupCoordinator {
+    /// Kafka's `maybeDeleteEmptyClassicGroup`: a joining ConsumerGroupHeartbeat or
+    /// StreamsGroupHeartbeat replaces an empty classic group. Returns the tombstone and what to
+    /// put back if the heartbeat fails.
+    fn delete_empty_classic_group(&mut self, group_id: &str, now_ms: i64) -> (Vec<Record>, SavedClassic) {
+        let Some(g) = self.groups.classic.get(group_id) else {
+            return (Vec::new(), None);
+        };
+        if !g.is(ClassicGroupState::Empty) {
+            return (Vec::new(), None);
+        }
+        let saved = (g.clone(), self.classic.volatile.get(group_id).cloned());
+        let mut m = self.classic_manager(now_ms);
+        m.delete(group_id);
+        let records = m.records.into_iter().map(Record::Classic).collect();
+        (records, Some(saved))
+    }
+
+    fn restore_classic_group(&mut self, saved: SavedClassic) {
+        if let Some((g, v)) = saved {
+            if let Some(v) = v {
+                self.classic.volatile.insert(g.group_id.clone(), v);
+            }
+            self.groups.classic.insert(g.group_id.clone(), g);
+        }
+    }
+
+    /// Installs the classic-group configuration (the default is [`ClassicGroupConfig::default`]).
+    ///
+    /// # Errors
+    /// [`ConfigError`] when it breaks Kafka's bounds ([`ClassicGroupConfig::validate`]).
+    pub fn set_classic_config(&mut self, config: ClassicGroupConfig) -> Result<(), ConfigError> {
+        config.validate()?;
+        self.classic.config = config;
+        Ok(())
+    }
+
+    /// The classic-group configuration.
+    pub fn classic_config(&self) -> &ClassicGroupConfig {
+        &self.classic.config
+    }
+
+    /// Every classic group.
+    pub fn classic_groups(&self) -> &ClassicGroups {
+        &self.groups.classic
+    }
+
+    /// One classic group.
+    pub fn classic_group(&self, id: &str) -> Option<&ClassicGroup> {
+        self.groups.classic.get(id)
+    }
+
+    /// Removes classic group `group_id` (its tombstone; waiting requests are answered
+    /// COORDINATOR_NOT_AVAILABLE, timers cancelled) and returns the records: for a conversion to
+    /// another group type (KIP-848 upgrade). Nothing for a missing group.
+    pub fn remove_classic_group(&mut self, group_id: &str, now_ms: i64) -> Vec<Record> {
+        let mut m = self.classic_manager(now_ms);
+        m.delete(group_id);
+        m.records.into_iter().map(Record::Classic).collect()
+    }
+
+    /// Writes `group` as a classic group (group record and one record per member, a session
+    /// timer per member from `now_ms`), replacing a classic group of that id, then, when
+    /// `rebalance` is set, starts a rebalance (KIP-848 downgrade). The caller removes the group
+    /// of the other type first. Returns the records.
+    pub fn insert_classic_group(
+        &mut self,
+        group: &ClassicGroup,
+        rebalance: bool,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        let mut m = self.classic_manager(now_ms);
+        m.create(group);
+        if rebalance {
+            m.rebalance(&group.group_id);
+        }
+        m.records.into_iter().map(Record::Classic).collect()
+    }
+
+    fn push(&mut self, id: RequestId, r: GroupResponse) {
+        self.ctx.outbox.push(id, r);
+    }
+
+    /// Handles a JoinGroup (every version 0-9; docs/coordinator.md §Classic groups): answers
+    /// INVALID_GROUP_ID for an empty group id and INVALID_SESSION_TIMEOUT outside
+    /// [`ClassicGroupConfig`]'s bounds, replaces an empty consumer group, answers
+    /// INCONSISTENT_GROUP_PROTOCOL for a streams group or a non-empty consumer group (the hook
+    /// where KIP-848 classic members inside consumer groups plug in), and otherwise joins the
+    /// classic group (creating it for an empty member id). The answer, at once or when the
+    /// join phase ends, comes out of [`GroupCoordinator::poll_response`] under `id`. Returns the
+    /// records written (already applied).
+    pub fn join_group(
+        &mut self,
+        ctx: &RequestContext,
+        req: &JoinGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        let v = ctx.api_version;
+        let fail = |code: ErrorCode, member: &str| JoinGroupResponse {
+            error_code: code.code(),
+            member_id: member.to_string().into(),
+            protocol_name: if v < 7 { Some("".into()) } else { None },
+            ..Default::default()
+        };
+        if req.group_id.is_empty() {
+            self.push(id, GroupResponse::JoinGroup(fail(ErrorCode::InvalidGroupId, &req.member_id)));
+            return Vec::new();
+        }
+        let cfg = self.classic.config;
+        if req.session_timeout_ms < cfg.min_session_timeout_ms
+            || req.session_timeout_ms > cfg.max_session_timeout_ms
+        {
+            let r = fail(ErrorCode::InvalidSessionTimeout, &req.member_id);
+            self.push(id, GroupResponse::JoinGroup(r));
+            return Vec::new();
+        }
+        let mut records = Vec::new();
+        if let Some(g) = self.groups.consumer.get(&*req.group_id) {
+            if !g.members.is_empty() {
+                // MIGRATION HOOK (KIP-848 classic members in a consumer group): Kafka routes
+                // this join to the consumer group; until then, a classic join cannot enter it.
+                let r = fail(ErrorCode::InconsistentGroupProtocol, "");
+                self.push(id, GroupResponse::JoinGroup(r));
+                return Vec::new();
+            }
+            // Kafka's maybeDeleteEmptyConsumerGroup: an empty consumer group is replaced.
+            let r = Record::Consumer(CRecord::GroupMetadata(
+                KwireConsumerGroupMetadataKey {
+                    group_id: req.group_id.clone(),
+                },
+                None,
+            ));
+            apply(&mut self.groups, &r);
+            records.push(r);
+        } else if self.groups.streams.contains_key(&*req.group_id) {
+            let r = fail(ErrorCode::InconsistentGroupProtocol, "");
+            self.push(id, GroupResponse::JoinGroup(r));
+            return Vec::new();
+        }
+        let mut m = self.classic_manager(now_ms);
+        m.join(ctx, req, id);
+        records.extend(m.records.into_iter().map(Record::Classic));
+        records
+    }
+
+    /// Handles a SyncGroup (v0-5): INVALID_GROUP_ID for an empty group id; at v5+,
+    /// INCONSISTENT_GROUP_PROTOCOL when ProtocolType or ProtocolName is missing (KIP-559);
+    /// UNKNOWN_MEMBER_ID for a missing, empty or other-typed group (the consumer-group case
+    /// is the KIP-848 migration hook); otherwise Kafka's checks (member, generation,
+    /// protocol type and name) and the sync: the leader's assignment is stored and every
+    /// waiting member answered; a follower waits for it. Answers come out of
+    /// [`GroupCoordinator::poll_response`] under `id`.
+    pub fn sync_group(
+        &mut self,
+        ctx: &RequestContext,
+        req: &SyncGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        let fail = |code: ErrorCode| SyncGroupResponse {
+            error_code: code.code(),
+            ..Default::default()
+        };
+        if req.group_id.is_empty() {
+            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InvalidGroupId)));
+            return Vec::new();
+        }
+        if ctx.api_version >= 5 && (req.protocol_type.is_none() || req.protocol_name.is_none()) {
+            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)));
+            return Vec::new();
+        }
+        if !self.groups.classic.contains_key(&*req.group_id) {
+            // MIGRATION HOOK: a consumer group's classic members sync there (KIP-848).
+            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
+            return Vec::new();
+        }
+        let mut m = self.classic_manager(now_ms);
+        m.sync(
+            req,
+            Waiting {
+                id,
+                version: ctx.api_version,
+            },
+        );
+        m.records.into_iter().map(Record::Classic).collect()
+    }
+
+    /// Handles a Heartbeat (v0-4), answered at once through
+    /// [`GroupCoordinator::poll_response`]: INVALID_GROUP_ID for an empty id;
+    /// UNKNOWN_MEMBER_ID for a missing or other-typed group (consumer groups: the KIP-848
+    /// migration hook); FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION from Kafka's
+    /// checks; REBALANCE_IN_PROGRESS while the group prepares a rebalance; otherwise none. A
+    /// valid heartbeat restarts the member's session timer.
+    pub fn heartbeat(
+        &mut self,
+        _ctx: &RequestContext,
+        req: &HeartbeatRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        let code = if req.group_id.is_empty() {
+            ErrorCode::InvalidGroupId.code()
+        } else if !self.groups.classic.contains_key(&*req.group_id) {
+            // MIGRATION HOOK: a consumer group's classic members heartbeat there (KIP-848).
+            ErrorCode::UnknownMemberId.code()
+        } else {
+            self.classic_manager(now_ms).heartbeat(req)
+        };
+        let r = HeartbeatResponse {
+            error_code: code,
+            ..Default::default()
+        };
+        self.push(id, GroupResponse::Heartbeat(r));
+        Vec::new()
+    }
+
+    /// Handles a LeaveGroup (v0-5; v3+ a batch of members by member id and/or group instance
+    /// id), answered at once: INVALID_GROUP_ID for an empty id; UNKNOWN_MEMBER_ID (top level)
+    /// for a missing or other-typed group (consumer groups: the KIP-848 migration hook);
+    /// otherwise one result per member (below v3, the first member error at top level), then a
+    /// rebalance when anyone left.
+    pub fn leave_group(
+        &mut self,
+        ctx: &RequestContext,
+        req: &LeaveGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<Record> {
+        let fail = |code: ErrorCode| LeaveGroupResponse {
+            error_code: code.code(),
+            ..Default::default()
+        };
+        if req.group_id.is_empty() {
+            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)));
+            return Vec::new();
+        }
+        if !self.groups.classic.contains_key(&*req.group_id) {
+            // MIGRATION HOOK: a consumer group's classic members leave there (KIP-848).
+            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)));
+            return Vec::new();
+        }
+        let mut m = self.classic_manager(now_ms);
+        let r = m.leave(req, ctx.api_version);
+        let records = m.records.into_iter().map(Record::Classic).collect();
+        self.push(id, GroupResponse::LeaveGroup(r));
+        records
+    }
+
+    /// Handles a DescribeGroups (v0-6), for every group type: one entry per requested id, in
+    /// order. A classic group gives its state, protocol type, and its members (client id, host,
+    /// instance id); in Stable also the protocol name, each member's metadata for it and its
+    /// assignment (Kafka's `describeGroups`). An empty id gives INVALID_GROUP_ID. An id that
+    /// is not a classic group is `Dead` with no members: with no error below v6, and
+    /// GROUP_ID_NOT_FOUND (`Group G not found.` / `Group G is not a classic group.`) at v6
+    /// (KIP-1043). AuthorizedOperations is `i32::MIN` (the caller fills it in when asked).
+    pub fn describe_groups(
+        &self,
+        ctx: &RequestContext,
+        req: &DescribeGroupsRequest,
+    ) -> DescribeGroupsResponse {
+        let groups = req
+            .groups
+            .iter()
+            .map(|gid| {
+                let base = DescribedGroup {
+                    group_id: gid.clone(),
+                    authorized_operations: i32::MIN,
+                    ..Default::default()
+                };
+                if gid.is_empty() {
+                    return DescribedGroup {
+                        error_code: ErrorCode::InvalidGroupId.code(),
+                        ..base
+                    };
+                }
+                let Some(g) = self.groups.classic.get(&**gid) else {
+                    let message = if self.groups.contains(gid) {
+                        format!("Group {gid} is not a classic group.")
+                    } else {
+                        format!("Group {gid} not found.")
+                    };
+                    let v6 = ctx.api_version >= 6;
+                    return DescribedGroup {
+                        error_code: if v6 { ErrorCode::GroupIdNotFound.code() } else { 0 },
+                        error_message: v6.then(|| message.into()),
+                        group_state: "Dead".into(),
+                        ..base
+                    };
+                };
+                let stable = g.is(ClassicGroupState::Stable);
+                let protocol = g.protocol_name.clone().unwrap_or_default();
+                let members = g
+                    .members
+                    .values()
+                    .map(|m| DescribedGroupMember {
+                        member_id: m.member_id.clone().into(),
+                        group_instance_id: m.group_instance_id.clone().map(Into::into),
+                        client_id: m.client_id.clone().into(),
+                        client_host: m.client_host.clone().into(),
+                        member_metadata: if stable {
+                            m.metadata(&protocol).cloned().unwrap_or_default()
+                        } else {
+                            Default::default()
+                        },
+                        member_assignment: if stable {
+                            m.assignment.clone()
+                        } else {
+                            Default::default()
+                        },
+                        ..Default::default()
+                    })
+                    .collect();
+                DescribedGroup {
+                    group_state: g.state.as_str().into(),
+                    protocol_type: g.protocol_type.clone().unwrap_or_default().into(),
+                    protocol_data: if stable { protocol.into() } else { "".into() },
+                    members,
+                    ..base
+                }
+            })
+            .collect();
+        DescribeGroupsResponse {
+            throttle_time_ms: 0,
+            groups,
+            ..Default::default()
+        }
+    }
+
+    /// Every group of every type as ListGroups shows it: (id, protocol type, state, type), by
+    /// group id.
+    pub fn listed_groups(&self) -> Vec<(String, String, &'static str, &'static str)> {
+        let mut out: Vec<(String, String, &'static str, &'static str)> = Vec::new();
+        for (id, g) in &self.groups.classic {
+            let pt = g.protocol_type.clone().unwrap_or_default();
+            out.push((id.clone(), pt, g.state.as_str(), "classic"));
+        }
+        for (id, g) in &self.groups.consumer {
+            out.push((id.clone(), "consumer".into(), g.state.as_str(), "consumer"));
+        }
+        for (id, g) in &self.groups.streams {
+            out.push((id.clone(), "streams".into(), g.state.as_str(), "streams"));
+        }
+        out.sort();
+        out
+    }
+
+    /// Handles a ListGroups (v0-5) over every group type (Kafka's `listGroups`): the v4+ states
+    /// filter (case-insensitive, trimmed) and the v5+ types filter (`classic`, `consumer`,
+    /// `streams`, case-insensitive; an unknown type matches nothing). GroupState is sent from
+    /// v4, GroupType from v5. Classic groups show their protocol type (empty before the first
+    /// member), consumer groups `consumer`, streams groups `streams`.
+    pub fn list_groups(&self, ctx: &RequestContext, req: &ListGroupsRequest) -> ListGroupsResponse {
+        let v = ctx.api_version;
+        let states: Vec<String> = req
+            .states_filter
+            .iter()
+            .map(|s| s.trim().to_lowercase())
+            .collect();
+        let types: Vec<String> = req
+            .types_filter
+            .iter()
+            .map(|s| s.trim().to_lowercase())
+            .collect();
+        let groups = self
+            .listed_groups()
+            .into_iter()
+            .filter(|(_, _, st, _)| v < 4 || states.is_empty() || states.contains(&st.to_lowercase()))
+            .filter(|(_, _, _, ty)| v < 5 || types.is_empty() || types.iter().any(|t| t == ty))
+            .map(|(id, pt, st, ty)| ListedGroup {
+                group_id: id.into(),
+                protocol_type: pt.into(),
+                group_state: if v >= 4 { st } else { "" }.into(),
+                group_type: if v >= 5 { ty } else { "" }.into(),
+                ..Default::default()
+            })
+            .collect();
+        ListGroupsResponse {
+            throttle_time_ms: 0,
+            error_code: 0,
+            groups,
+            ..Default::default()
+        }
+    }
+
+    /// Handles a DeleteGroups (v0-3) for every group type: per id, INVALID_GROUP_ID for an
+    /// empty id, GROUP_ID_NOT_FOUND for a missing group, NON_EMPTY_GROUP for a group with
+    /// members (a classic group not Empty); otherwise the group's tombstone is written (the
+    /// caller deletes its committed offsets). Results in request order.
+    pub fn delete_groups(
+        &mut self,
+        _ctx: &RequestContext,
+        req: &DeleteGroupsRequest,
+        now_ms: i64,
+    ) -> Output<DeleteGroupsResponse> {
+        let mut records = Vec::new();
+        let mut results = Vec::new();
+        for gid in &req.groups_names {
+            let code = self.delete_group(gid, now_ms, &mut records);
+            results.push(DeletableGroupResult {
+                group_id: gid.clone(),
+                error_code: code.code(),
+                error_message: None,
+                ..Default::default()
+            });
+        }
+        Output {
+            response: DeleteGroupsResponse {
+                throttle_time_ms: 0,
+                results,
+                ..Default::default()
+            },
+            records,
+        }
+    }
+
+    fn delete_group(&mut self, gid: &str, now_ms: i64, records: &mut Vec<Record>) -> ErrorCode {
+        if gid.is_empty() {
+            return ErrorCode::InvalidGroupId;
+        }
+        if let Some(g) = self.groups.classic.get(gid) {
+            if !g.is(ClassicGroupState::Empty) {
+                return ErrorCode::NonEmptyGroup;
+            }
+            records.extend(self.remove_classic_group(gid, now_ms));
+        } else if let Some(g) = self.groups.consumer.get(gid) {
+            if !g.members.is_empty() {
+                return ErrorCode::NonEmptyGroup;
+            }
+            let r = Record::Consumer(CRecord::GroupMetadata(
+                KwireConsumerGroupMetadataKey {
+                    group_id: gid.to_string().into(),
+                },
+                None,
+            ));
+            apply(&mut self.groups, &r);
+            records.push(r);
+        } else if let Some(g) = self.groups.streams.get(gid) {
+            if !g.members.is_empty() {
+                return ErrorCode::NonEmptyGroup;
+            }
+            let r = Record::Streams(StreamsRecord::GroupMetadata(
+                KwireStreamsGroupMetadataKey {
+                    group_id: gid.to_string().into(),
+                },
+                None,
+            ));
+            apply(&mut self.groups, &r);
+            records.push(r);
+        } else {
+            return ErrorCode::GroupIdNotFound;
+        }
+        ErrorCode::None
+    }
+
+    /// Checks the member fields of an OffsetCommit against a classic group (Kafka's
+    /// `ClassicGroup.validateOffsetCommit`; `generation_id` is the request's generation id):
+    /// `Some(code)` when `group_id` is a classic group, `None` otherwise. A negative generation
+    /// with no member id and no instance id commits only into an Empty group
+    /// (UNKNOWN_MEMBER_ID otherwise); any member field: Kafka's member check
+    /// (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID), then ILLEGAL_GENERATION unless the generation
+    /// is the group's; REBALANCE_IN_PROGRESS while CompletingRebalance (not for transactional
+    /// commits).
+    pub fn validate_classic_offset_commit(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        group_instance_id: Option<&str>,
+        generation_id: i32,
+        transactional: bool,
+    ) -> Option<i16> {
+        let g = self.groups.classic.get(group_id)?;
+        if generation_id < 0 && g.is(ClassicGroupState::Empty) {
+            return Some(0);
+        }
+        if generation_id >= 0 || !member_id.is_empty() || group_instance_id.is_some() {
+            if let Err(e) = classic_manager::validate_member(g, member_id, group_instance_id) {
+                return Some(e.code());
+            }
+            if generation_id != g.generation_id {
+                return Some(ErrorCode::IllegalGeneration.code());
+            }
+        } else if !transactional && !g.is(ClassicGroupState::Empty) {
+            return Some(ErrorCode::UnknownMemberId.code());
+        }
+        if !transactional && g.is(ClassicGroupState::CompletingRebalance) {
+            return Some(ErrorCode::RebalanceInProgress.code());
+        }
+        Some(0)
     }
 }

@@ -7,6 +7,7 @@
 //! [`apply`]. Every state change of the coordinator is a sequence of records, already applied,
 //! so `replay` of everything emitted equals [`GroupCoordinator::groups`](super::GroupCoordinator::groups).
 
+use super::classic::{self, ClassicGroups, ClassicRecord};
 use super::consumer::{self, ConsumerGroups, ConsumerRecord};
 use super::streams::topology::CreatableTopic;
 use super::streams::{self, StreamsGroups, StreamsRecord};
@@ -19,17 +20,20 @@ pub enum Record {
     Consumer(ConsumerRecord),
     /// A streams-group record (KIP-1071).
     Streams(StreamsRecord),
+    /// A classic-group record (types 23-24).
+    Classic(ClassicRecord),
 }
 
 impl Record {
     /// kwire's record-type number (docs/coordinator.md, D6): 3 group metadata, 5 member
     /// metadata, 6 target-assignment epoch, 7 member target, 8 current member assignment,
-    /// 16 regex for consumer groups; 17-22 for streams groups
+    /// 16 regex for consumer groups; 17-22 for streams groups; 23-24 for classic groups
     /// ([`StreamsRecord::record_type`]).
     pub fn record_type(&self) -> i16 {
         match self {
             Record::Consumer(r) => r.record_type(),
             Record::Streams(r) => r.record_type(),
+            Record::Classic(r) => r.record_type(),
         }
     }
 
@@ -38,6 +42,7 @@ impl Record {
         match self {
             Record::Consumer(r) => r.group_id(),
             Record::Streams(r) => r.group_id(),
+            Record::Classic(r) => r.group_id(),
         }
     }
 
@@ -46,6 +51,7 @@ impl Record {
         match self {
             Record::Consumer(r) => r.is_tombstone(),
             Record::Streams(r) => r.is_tombstone(),
+            Record::Classic(r) => r.is_tombstone(),
         }
     }
 }
@@ -53,6 +59,12 @@ impl Record {
 impl From<ConsumerRecord> for Record {
     fn from(r: ConsumerRecord) -> Self {
         Record::Consumer(r)
+    }
+}
+
+impl From<ClassicRecord> for Record {
+    fn from(r: ClassicRecord) -> Self {
+        Record::Classic(r)
     }
 }
 
@@ -69,6 +81,8 @@ pub struct Groups {
     pub consumer: ConsumerGroups,
     /// Streams groups by group id.
     pub streams: StreamsGroups,
+    /// Classic groups by group id.
+    pub classic: ClassicGroups,
 }
 
 impl Groups {
@@ -79,7 +93,9 @@ impl Groups {
 
     /// Whether any group type holds `group_id` (one group-id namespace).
     pub fn contains(&self, group_id: &str) -> bool {
-        self.consumer.contains_key(group_id) || self.streams.contains_key(group_id)
+        self.consumer.contains_key(group_id)
+            || self.streams.contains_key(group_id)
+            || self.classic.contains_key(group_id)
     }
 }
 
@@ -89,6 +105,7 @@ pub fn apply(groups: &mut Groups, record: &Record) {
     match record {
         Record::Consumer(r) => consumer::apply(&mut groups.consumer, r),
         Record::Streams(r) => streams::apply(&mut groups.streams, r),
+        Record::Classic(r) => classic::apply(&mut groups.classic, r),
     }
 }
 

@@ -22,6 +22,25 @@ pub enum TimerKind {
     /// A streams group's initial rebalance delay ended: targets are computed (KIP-1071; Kafka's
     /// `group.streams.initial.rebalance.delay.ms`).
     InitialRebalanceDelay,
+    /// A classic group's join phase ends (Kafka's `classicGroupJoinKey`): members that did not
+    /// rejoin are removed and the next generation starts.
+    ClassicJoin,
+    /// A classic group's initial rebalance delay (`group.initial.rebalance.delay.ms`) ended:
+    /// extended by `delay_ms` while new members arrive and `remaining_ms` (of the rebalance
+    /// timeout) is left, else the join phase ends. Shares the join phase's slot.
+    ClassicInitialDelay {
+        /// The delay this timer waited (ms).
+        delay_ms: i32,
+        /// What is left of the rebalance timeout for further extensions (ms).
+        remaining_ms: i32,
+    },
+    /// A classic group's members did not all send SyncGroup within the rebalance timeout of
+    /// `generation` (Kafka's `classicGroupSyncKey`): those pending are removed and the group
+    /// rebalances.
+    ClassicSync {
+        /// The generation the timer was armed for.
+        generation: i32,
+    },
 }
 
 /// The slot a timer occupies: at most one deadline per slot. A rebalance timer re-armed with
@@ -31,6 +50,8 @@ pub(crate) enum Slot {
     Session,
     Rebalance,
     InitialRebalanceDelay,
+    ClassicJoin,
+    ClassicSync,
 }
 
 impl TimerKind {
@@ -39,6 +60,8 @@ impl TimerKind {
             TimerKind::Session => Slot::Session,
             TimerKind::Rebalance { .. } => Slot::Rebalance,
             TimerKind::InitialRebalanceDelay => Slot::InitialRebalanceDelay,
+            TimerKind::ClassicJoin | TimerKind::ClassicInitialDelay { .. } => Slot::ClassicJoin,
+            TimerKind::ClassicSync { .. } => Slot::ClassicSync,
         }
     }
 }

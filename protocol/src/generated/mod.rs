@@ -247,6 +247,14 @@ pub mod join_group_request;
 pub mod join_group_response;
 /// `KRaftVersionRecord` (data), from `schemas/KRaftVersionRecord.json`.
 pub mod k_raft_version_record;
+/// `KwireClassicGroupMemberKey` (data), from `schemas/KwireClassicGroupMemberKey.json`.
+pub mod kwire_classic_group_member_key;
+/// `KwireClassicGroupMemberValue` (data), from `schemas/KwireClassicGroupMemberValue.json`.
+pub mod kwire_classic_group_member_value;
+/// `KwireClassicGroupMetadataKey` (data), from `schemas/KwireClassicGroupMetadataKey.json`.
+pub mod kwire_classic_group_metadata_key;
+/// `KwireClassicGroupMetadataValue` (data), from `schemas/KwireClassicGroupMetadataValue.json`.
+pub mod kwire_classic_group_metadata_value;
 /// `KwireCommittedOffsetKey` (data), from `schemas/KwireCommittedOffsetKey.json`.
 pub mod kwire_committed_offset_key;
 /// `KwireCommittedOffsetValue` (data), from `schemas/KwireCommittedOffsetValue.json`.
@@ -595,6 +603,10 @@ pub use initialize_share_group_state_response::InitializeShareGroupStateResponse
 pub use join_group_request::JoinGroupRequest;
 pub use join_group_response::JoinGroupResponse;
 pub use k_raft_version_record::KRaftVersionRecord;
+pub use kwire_classic_group_member_key::KwireClassicGroupMemberKey;
+pub use kwire_classic_group_member_value::KwireClassicGroupMemberValue;
+pub use kwire_classic_group_metadata_key::KwireClassicGroupMetadataKey;
+pub use kwire_classic_group_metadata_value::KwireClassicGroupMetadataValue;
 pub use kwire_committed_offset_key::KwireCommittedOffsetKey;
 pub use kwire_committed_offset_value::KwireCommittedOffsetValue;
 pub use kwire_consumer_group_current_member_assignment_key::KwireConsumerGroupCurrentMemberAssignmentKey;

@@ -226,7 +226,8 @@ impl ConsumerManager<'_> {
         let fence = match due.kind {
             TimerKind::Session => member.is_some(),
             TimerKind::Rebalance { epoch } => member.is_some_and(|mm| mm.member_epoch == epoch),
-            TimerKind::InitialRebalanceDelay => false,
+            // The streams and classic group types' timers.
+            _ => false,
         };
         let mut records = Vec::new();
         if fence {

@@ -316,6 +316,8 @@ impl StreamsManager<'_> {
                 self.fire_delay(g, &mut records);
                 false
             }
+            // The classic group type's timers.
+            _ => false,
         };
         if fence {
             self.fence_member(g, m, &mut records);

@@ -5,6 +5,7 @@
 //! state with `replay` of the records emitted so far.
 
 mod classic_bad_input;
+mod classic_scenarios;
 mod consumer_scenarios;
 mod consumer_sim;
 mod streams_scenarios;

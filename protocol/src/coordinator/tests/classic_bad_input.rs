@@ -528,8 +528,9 @@ fn empty_protocol_type_or_list_to_an_empty_group_is_inconsistent_group_protocol(
     }
 }
 
-/// SyncGroup v5 names the protocol type and name; either differing from the group's is
-/// INCONSISTENT_GROUP_PROTOCOL, and the member's assignment stays (Kafka: `validateSyncGroup`).
+/// SyncGroup v5 names the protocol type and name; either differing from the group's, or
+/// missing, is INCONSISTENT_GROUP_PROTOCOL, and the member's assignment stays (Kafka:
+/// `validateSyncGroup`, `KafkaApis.handleSyncGroupRequest`).
 #[test]
 fn sync_with_another_protocol_type_or_name_is_inconsistent_group_protocol() {
     let mut h = H::new(i32::MAX);
@@ -547,11 +548,16 @@ fn sync_with_another_protocol_type_or_name_is_inconsistent_group_protocol() {
             h.sync_now(5, &req).error_code,
             code(ErrorCode::InconsistentGroupProtocol)
         );
-        // Null type and name (v4 and older never send them) are not checked.
+        // v5 must name both (Kafka's `KafkaApis`: `areMandatoryProtocolTypeAndNamePresent`);
+        // v4 and older have no such fields and are not checked.
         let mut req = sync_req(m, s.generation, vec![]);
         req.protocol_type = None;
         req.protocol_name = None;
-        let r = h.sync_now(5, &req);
+        assert_eq!(
+            h.sync_now(5, &req).error_code,
+            code(ErrorCode::InconsistentGroupProtocol)
+        );
+        let r = h.sync_now(4, &req);
         assert_eq!(r.error_code, 0);
         assert_eq!(r.assignment, s.members[m]);
     }

@@ -4,7 +4,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use kwire_protocol::coordinator::streams::StreamsGroupConfig;
-use kwire_protocol::coordinator::{ConfigError, ConsumerGroupConfig};
+use kwire_protocol::coordinator::{ConfigError, ConsumerGroupConfig, MigrationPolicy};
 
 use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
 
@@ -27,6 +27,9 @@ pub struct ServerConfig {
     pub session_timeout_ms: Option<i32>,
     /// Initial rebalance delay of streams groups (ms); `None`: Kafka's 3000.
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// `group.consumer.migration.policy`: which online conversions between classic and
+    /// consumer groups are allowed (KIP-848; default `bidirectional`).
+    pub consumer_migration_policy: MigrationPolicy,
     /// Largest request frame accepted (bytes, size prefix excluded); checked before allocating.
     pub max_frame_bytes: usize,
     /// A connection that sends nothing for this long is closed (ms).
@@ -58,6 +61,7 @@ impl ServerConfig {
             heartbeat_interval_ms: None,
             session_timeout_ms: None,
             streams_initial_rebalance_delay_ms: None,
+            consumer_migration_policy: MigrationPolicy::Bidirectional,
             max_frame_bytes: 100 * 1024 * 1024,
             idle_timeout_ms: 600_000,
             max_in_flight: 128,
@@ -144,6 +148,7 @@ impl ServerConfig {
             c.min_session_timeout_ms = c.min_session_timeout_ms.min(s);
             c.max_session_timeout_ms = c.max_session_timeout_ms.max(s);
         }
+        c.migration_policy = self.consumer_migration_policy;
         c.validate()?;
         Ok(c)
     }
@@ -266,6 +271,10 @@ pub struct Cli {
     /// Initial rebalance delay of streams groups, in ms (Kafka's default: 3000).
     #[arg(long, value_name = "N")]
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Which online conversions between classic and consumer groups are allowed (Kafka's
+    /// `group.consumer.migration.policy`): disabled, upgrade, downgrade or bidirectional.
+    #[arg(long, value_name = "POLICY", default_value = "bidirectional")]
+    pub group_consumer_migration_policy: MigrationPolicy,
     /// Largest request frame accepted, in bytes (at least 1024); a larger size prefix closes the
     /// connection.
     #[arg(long, value_name = "N", default_value_t = 104_857_600, value_parser = parse_frame_bytes)]
@@ -301,6 +310,7 @@ impl Cli {
         c.heartbeat_interval_ms = self.heartbeat_interval_ms;
         c.session_timeout_ms = self.session_timeout_ms;
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
+        c.consumer_migration_policy = self.group_consumer_migration_policy;
         c.max_frame_bytes = self.max_frame_bytes;
         c.idle_timeout_ms = self.idle_timeout_ms;
         c.max_queued_bytes = self.max_queued_bytes;
@@ -332,6 +342,21 @@ mod tests {
         assert_eq!(c.streams_group_config().unwrap().heartbeat_interval_ms, 250);
         c.heartbeat_interval_ms = Some(5000);
         assert!(c.consumer_group_config().is_err());
+    }
+
+    #[test]
+    fn migration_policy_flag() {
+        let c = cli(&[]).unwrap();
+        assert_eq!(c.consumer_migration_policy, MigrationPolicy::Bidirectional);
+        let c = cli(&["--group-consumer-migration-policy", "Upgrade"]).unwrap();
+        assert_eq!(c.consumer_migration_policy, MigrationPolicy::Upgrade);
+        assert_eq!(
+            c.consumer_group_config().unwrap().migration_policy,
+            MigrationPolicy::Upgrade
+        );
+        assert!(cli(&["--group-consumer-migration-policy", "sideways"])
+            .unwrap_err()
+            .contains("disabled, upgrade, downgrade, bidirectional"));
     }
 
     fn cli(args: &[&str]) -> Result<ServerConfig, String> {

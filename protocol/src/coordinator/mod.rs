@@ -3,6 +3,7 @@
 pub mod classic;
 pub mod consumer;
 mod context;
+mod migration;
 mod outbox;
 mod record;
 pub mod streams;
@@ -16,8 +17,9 @@ pub use classic::{
 };
 pub use consumer::assignor;
 pub use consumer::{
-    ConsumerGroup, ConsumerGroupConfig, ConsumerGroupMember, ConsumerGroups, ConsumerRecord,
-    GroupConfig, GroupState, MemberState, ResolvedRegex,
+    ClassicMemberMetadata, ConsumerGroup, ConsumerGroupConfig,
+    ConsumerGroupMember, ConsumerGroups, ConsumerRecord, GroupConfig, GroupState, MemberState,
+    MigrationPolicy, ResolvedRegex,
 };
 pub use context::{
     ConfigError, MemberIdGenerator, RequestContext, SequentialMemberIds, TopicMetadata,
@@ -349,6 +351,7 @@ impl GroupCoordinator {
             if self.groups.consumer.contains_key(&due.group_id) {
                 let out = self.consumer_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Consumer));
+                records.extend(self.run_downgrades(now_ms));
             } else if self.groups.streams.contains_key(&due.group_id) {
                 let out = self.streams_manager().fire(&due);
                 records.extend(out.into_iter().map(Record::Streams));
@@ -394,6 +397,11 @@ impl GroupCoordinator {
         req: &ConsumerGroupHeartbeatRequest,
         now_ms: i64,
     ) -> Output<ConsumerGroupHeartbeatResponse> {
+        if req.member_epoch == 0 {
+            if let Some(out) = self.upgrade_heartbeat(ctx, req, now_ms) {
+                return out;
+            }
+        }
         let (mut out, saved) = if req.member_epoch == 0 {
             self.delete_empty_classic_group(&req.group_id, now_ms)
         } else {
@@ -406,6 +414,7 @@ impl GroupCoordinator {
             out.clear();
         }
         out.extend(records.into_iter().map(Record::Consumer));
+        out.extend(self.run_downgrades(now_ms));
         Output {
             response,
             records: out,
@@ -608,11 +617,8 @@ impl GroupCoordinator {
         let mut records = Vec::new();
         if let Some(g) = self.groups.consumer.get(&*req.group_id) {
             if !g.members.is_empty() {
-                // MIGRATION HOOK (KIP-848 classic members in a consumer group): Kafka routes
-                // this join to the consumer group; until then, a classic join cannot enter it.
-                let r = fail(ErrorCode::InconsistentGroupProtocol, "");
-                self.push(id, GroupResponse::JoinGroup(r));
-                return Vec::new();
+                // KIP-848: a classic member joins the consumer group (docs §Online migration).
+                return self.join_consumer_group(ctx, req, id, now_ms);
             }
             // Kafka's maybeDeleteEmptyConsumerGroup: an empty consumer group is replaced.
             let r = Record::Consumer(CRecord::GroupMetadata(
@@ -660,8 +666,11 @@ impl GroupCoordinator {
             self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)));
             return Vec::new();
         }
+        if self.sync_consumer_group(req, id, now_ms) {
+            // KIP-848: a classic member of a consumer group (docs §Online migration).
+            return Vec::new();
+        }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members sync there (KIP-848).
             self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
             return Vec::new();
         }
@@ -689,10 +698,13 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
+        if !req.group_id.is_empty() && self.heartbeat_consumer_group(req, id, now_ms) {
+            // KIP-848: a classic member of a consumer group (docs §Online migration).
+            return Vec::new();
+        }
         let code = if req.group_id.is_empty() {
             ErrorCode::InvalidGroupId.code()
         } else if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members heartbeat there (KIP-848).
             ErrorCode::UnknownMemberId.code()
         } else {
             self.classic_manager(now_ms).heartbeat(req)
@@ -725,8 +737,11 @@ impl GroupCoordinator {
             self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)));
             return Vec::new();
         }
+        if let Some(records) = self.leave_consumer_group(ctx, req, id, now_ms) {
+            // KIP-848: classic members of a consumer group (docs §Online migration).
+            return records;
+        }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            // MIGRATION HOOK: a consumer group's classic members leave there (KIP-848).
             self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)));
             return Vec::new();
         }

@@ -22,6 +22,13 @@ pub enum TimerKind {
     /// A streams group's initial rebalance delay ended: targets are computed (KIP-1071; Kafka's
     /// `group.streams.initial.rebalance.delay.ms`).
     InitialRebalanceDelay,
+    /// A classic member of a consumer group told to rejoin (REBALANCE_IN_PROGRESS) did not send
+    /// its JoinGroup within its rebalance timeout: it is fenced (Kafka's `consumerGroupJoinKey`
+    /// timer, KIP-848 online migration).
+    ConsumerClassicJoin,
+    /// A classic member of a consumer group did not send its SyncGroup within its rebalance
+    /// timeout after its JoinGroup: it is fenced (Kafka's `consumerGroupSyncKey` timer).
+    ConsumerClassicSync,
     /// A classic group's join phase ends (Kafka's `classicGroupJoinKey`): members that did not
     /// rejoin are removed and the next generation starts.
     ClassicJoin,
@@ -50,6 +57,8 @@ pub(crate) enum Slot {
     Session,
     Rebalance,
     InitialRebalanceDelay,
+    ConsumerClassicJoin,
+    ConsumerClassicSync,
     ClassicJoin,
     ClassicSync,
 }
@@ -60,6 +69,8 @@ impl TimerKind {
             TimerKind::Session => Slot::Session,
             TimerKind::Rebalance { .. } => Slot::Rebalance,
             TimerKind::InitialRebalanceDelay => Slot::InitialRebalanceDelay,
+            TimerKind::ConsumerClassicJoin => Slot::ConsumerClassicJoin,
+            TimerKind::ConsumerClassicSync => Slot::ConsumerClassicSync,
             TimerKind::ClassicJoin | TimerKind::ClassicInitialDelay { .. } => Slot::ClassicJoin,
             TimerKind::ClassicSync { .. } => Slot::ClassicSync,
         }

@@ -38,6 +38,10 @@ pub struct KwireConsumerGroupMemberMetadataValue {
     ///
     /// Spec: `ServerAssignor: string` (versions 0+, nullable 0+).
     pub server_assignor: ::core::option::Option<rt::KStr>,
+    /// The classic-protocol data of a member that joined with JoinGroup (KIP-848 online migration), or null for a member using ConsumerGroupHeartbeat.
+    ///
+    /// Spec: `ClassicMemberMetadata: ClassicMemberMetadata` (versions 0+, nullable 0+, tag 0 in 0+, default null).
+    pub classic_member_metadata: ::core::option::Option<ClassicMemberMetadata>,
     /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
     pub unknown_tagged_fields: rt::UnknownTaggedFields,
 }
@@ -53,6 +57,7 @@ impl ::core::default::Default for KwireConsumerGroupMemberMetadataValue {
             subscribed_topic_regex: ::core::option::Option::Some(rt::KStr::new()),
             rebalance_timeout_ms: -1i32,
             server_assignor: ::core::option::Option::Some(rt::KStr::new()),
+            classic_member_metadata: ::core::option::Option::None,
             unknown_tagged_fields: rt::UnknownTaggedFields::new(),
         }
     }
@@ -121,18 +126,53 @@ impl KwireConsumerGroupMemberMetadataValue {
                 version,
             )
             .at_field("server_assignor")?;
-        rt::write_unknown_tags(
-            s,
+        rt::check_unknown_tags(
             &self.unknown_tagged_fields,
+            &[0],
             rt::Encoding::Compact,
             version,
         )?;
+        let emit_0 = self.classic_member_metadata.is_some();
+        s.write_uvarint((self.unknown_tagged_fields.len() + usize::from(emit_0)) as u32);
+        let mut i = 0usize;
+        i = rt::write_unknown_tags_below(s, &self.unknown_tagged_fields, i, 0)?;
+        if emit_0 {
+            let size = {
+                let mut c = rt::RawWriter::counter();
+                {
+                    let s = &mut c;
+                    match &self.classic_member_metadata {
+                        ::core::option::Option::Some(x) => {
+                            s.write_byte(1);
+                            rt::Encode::encode_raw(x, s, version)
+                                .at_field("classic_member_metadata")?;
+                        }
+                        ::core::option::Option::None => {
+                            s.write_byte(0);
+                        }
+                    }
+                }
+                c.written()
+            };
+            rt::write_tag_header(s, 0, size)?;
+            match &self.classic_member_metadata {
+                ::core::option::Option::Some(x) => {
+                    s.write_byte(1);
+                    rt::Encode::encode_raw(x, s, version)
+                        .at_field("classic_member_metadata")?;
+                }
+                ::core::option::Option::None => {
+                    s.write_byte(0);
+                }
+            }
+        }
+        rt::write_unknown_tags_below(s, &self.unknown_tagged_fields, i, u64::MAX)?;
         ::core::result::Result::Ok(())
     }
     fn decode_body(
         &mut self,
         r: &mut rt::Reader,
-        _version: i16,
+        version: i16,
     ) -> ::core::result::Result<(), rt::DecodeError> {
         use rt::ErrorPath as _;
         self.instance_id = r
@@ -150,7 +190,28 @@ impl KwireConsumerGroupMemberMetadataValue {
         self.server_assignor = r
             .nullable_string(rt::Encoding::Compact)
             .at_field("server_assignor")?;
-        rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        let n = r.uvarint()?;
+        for _ in 0..n {
+            let (tag, mut p) = r.tagged_field()?;
+            match tag {
+                0 => {
+                    let r = &mut p;
+                    self.classic_member_metadata = if r
+                        .tagged_struct_present()
+                        .at_field("classic_member_metadata")?
+                    {
+                        ::core::option::Option::Some(
+                            <ClassicMemberMetadata as rt::Decode>::decode(r, version)
+                                .at_field("classic_member_metadata")?,
+                        )
+                    } else {
+                        ::core::option::Option::None
+                    };
+                }
+                _ => rt::push_unknown_tag(&mut self.unknown_tagged_fields, tag, p),
+            }
+        }
+        rt::finish_unknown_tags(&mut self.unknown_tagged_fields);
         ::core::result::Result::Ok(())
     }
 }
@@ -187,7 +248,7 @@ impl rt::Message for KwireConsumerGroupMemberMetadataValue {
 }
 #[cfg(feature = "sample")]
 impl rt::sample::Sample for KwireConsumerGroupMemberMetadataValue {
-    fn sample(g: &mut rt::sample::SampleGen, _version: i16) -> Self {
+    fn sample(g: &mut rt::sample::SampleGen, version: i16) -> Self {
         g.enter();
         let v = Self {
             instance_id: if g.null() {
@@ -217,7 +278,14 @@ impl rt::sample::Sample for KwireConsumerGroupMemberMetadataValue {
             } else {
                 ::core::option::Option::Some(g.value(&rt::KStr::new()))
             },
-            unknown_tagged_fields: g.unknown_tags(0),
+            classic_member_metadata: if g.null() {
+                ::core::option::Option::None
+            } else {
+                ::core::option::Option::Some(
+                    <ClassicMemberMetadata as rt::sample::Sample>::sample(g, version),
+                )
+            },
+            unknown_tagged_fields: g.unknown_tags(1),
         };
         g.leave();
         v
@@ -283,9 +351,18 @@ impl KwireConsumerGroupMemberMetadataValue {
             .map_err(|e| e.field("rebalance_timeout_ms"))?;
         rt::json::put(&mut m, "serverAssignor", &self.server_assignor, version)
             .map_err(|e| e.field("server_assignor"))?;
+        if self.classic_member_metadata.is_some() {
+            rt::json::put(
+                    &mut m,
+                    "classicMemberMetadata",
+                    &self.classic_member_metadata,
+                    version,
+                )
+                .map_err(|e| e.field("classic_member_metadata"))?;
+        }
         rt::check_unknown_tags(
             &self.unknown_tagged_fields,
-            &[],
+            &[0],
             rt::Encoding::Compact,
             version,
         )?;
@@ -314,6 +391,12 @@ impl KwireConsumerGroupMemberMetadataValue {
             )?,
             rebalance_timeout_ms: rt::json::required(o, "rebalanceTimeoutMs", version)?,
             server_assignor: rt::json::required(o, "serverAssignor", version)?,
+            classic_member_metadata: rt::json::field_or(
+                o,
+                "classicMemberMetadata",
+                version,
+                ::core::option::Option::None,
+            )?,
             unknown_tagged_fields: rt::json::unknown_tags(o)?,
         })
     }
@@ -324,7 +407,7 @@ impl KwireConsumerGroupMemberMetadataValue {
 pub struct KwireConsumerGroupMemberMetadataValueRef<'a> {
     buf: &'a [u8],
     version: i16,
-    offs: [u32; 8],
+    offs: [u32; 9],
     tags: u32,
 }
 #[cfg(feature = "view")]
@@ -377,7 +460,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
     ) -> ::core::result::Result<Self, rt::DecodeError> {
         use rt::ErrorPath as _;
         let start = c.pos();
-        let mut offs = [rt::view::ABSENT; 8];
+        let mut offs = [rt::view::ABSENT; 9];
         offs[0] = (c.pos() - start) as u32;
         c.check_string(rt::Encoding::Compact, rt::Nullable::Yes)
             .at_field("instance_id")?;
@@ -403,7 +486,21 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         let tags = (c.pos() - start) as u32;
         let n = c.uvarint()?;
         for _ in 0..n {
-            c.tagged_field()?;
+            let (tag, at, mut p) = c.tagged_field()?;
+            if tag == 0 {
+                {
+                    offs[8] = (at - start) as u32;
+                    let c = &mut p;
+                    if c.tagged_struct_present()? {
+                        <ClassicMemberMetadataRef<
+                            'a,
+                        > as rt::view::View<'a>>::check_at(c, version)
+                    } else {
+                        ::core::result::Result::Ok(())
+                    }
+                        .at_field("classic_member_metadata")?;
+                }
+            }
         }
         ::core::result::Result::Ok(KwireConsumerGroupMemberMetadataValueRef {
             buf: c.buf().get(start..c.pos()).unwrap_or_default(),
@@ -417,7 +514,7 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
         KwireConsumerGroupMemberMetadataValueRef {
             buf: &[],
             version,
-            offs: [rt::view::ABSENT; 8],
+            offs: [rt::view::ABSENT; 9],
             tags: rt::view::ABSENT,
         }
     }
@@ -534,9 +631,26 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             }
         }
     }
+    /// The classic-protocol data of a member that joined with JoinGroup (KIP-848 online migration), or null for a member using ConsumerGroupHeartbeat.
+    ///
+    /// Spec: `ClassicMemberMetadata: ClassicMemberMetadata` (versions 0+, nullable 0+, tag 0 in 0+, default null).
+    #[inline]
+    pub fn classic_member_metadata(
+        &self,
+    ) -> ::core::option::Option<ClassicMemberMetadataRef<'a>> {
+        match self.offs[8] {
+            rt::view::ABSENT => ::core::option::Option::None,
+            o => {
+                let o = o as usize;
+                rt::view::nullable_struct_at::<
+                    ClassicMemberMetadataRef<'a>,
+                >(self.buf, o, self.version, rt::view::Section::Tagged)
+            }
+        }
+    }
     /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
     pub fn unknown_tagged_fields(&self) -> rt::view::UnknownTags<'a> {
-        rt::view::UnknownTags::at(self.buf, self.tags, &[])
+        rt::view::UnknownTags::at(self.buf, self.tags, &[0])
     }
     /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
     pub fn to_owned(&self) -> KwireConsumerGroupMemberMetadataValue {
@@ -568,6 +682,9 @@ impl<'a> KwireConsumerGroupMemberMetadataValueRef<'a> {
             server_assignor: self
                 .server_assignor()
                 .map(|v| rt::KStr::from(::std::string::String::from(v))),
+            classic_member_metadata: self
+                .classic_member_metadata()
+                .map(|v| v.to_owned()),
             unknown_tagged_fields: {
                 let mut u: ::std::vec::Vec<rt::RawTaggedField> = self
                     .unknown_tagged_fields()
@@ -605,7 +722,20 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
             .at_field("server_assignor")?;
         let n = c.uvarint()?;
         for _ in 0..n {
-            c.tagged_field()?;
+            let (tag, _, mut p) = c.tagged_field()?;
+            if tag == 0 {
+                {
+                    let c = &mut p;
+                    if c.tagged_struct_present()? {
+                        <ClassicMemberMetadataRef<
+                            'a,
+                        > as rt::view::View<'a>>::check_at(c, version)
+                    } else {
+                        ::core::result::Result::Ok(())
+                    }
+                        .at_field("classic_member_metadata")?;
+                }
+            }
         }
         ::core::result::Result::Ok(())
     }
@@ -625,7 +755,7 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
     fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
         let start = pos;
         let mut pos = pos;
-        let mut offs = [rt::view::ABSENT; 8];
+        let mut offs = [rt::view::ABSENT; 9];
         offs[0] = (pos - start) as u32;
         pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         offs[1] = (pos - start) as u32;
@@ -643,9 +773,485 @@ impl<'a> rt::view::View<'a> for KwireConsumerGroupMemberMetadataValueRef<'a> {
         offs[7] = (pos - start) as u32;
         pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
         let tags = (pos - start) as u32;
-        pos = rt::view::skip_tags(buf, pos);
+        let (mut n, mut p) = rt::view::tag_count(buf, pos);
+        while n > 0 {
+            n -= 1;
+            let (tag, at, next) = rt::view::tag_header(buf, p);
+            if tag == 0 {
+                offs[8] = (at - start) as u32;
+            }
+            p = next;
+        }
+        pos = p;
         (
             KwireConsumerGroupMemberMetadataValueRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
+/// `ClassicProtocol`: inline struct of `KwireConsumerGroupMemberMetadataValue` (versions 0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClassicProtocol {
+    /// The protocol (assignor) name.
+    ///
+    /// Spec: `Name: string` (versions 0+).
+    pub name: rt::KStr,
+    /// The protocol metadata: a ConsumerProtocolSubscription with its version prefix.
+    ///
+    /// Spec: `Metadata: bytes` (versions 0+).
+    pub metadata: rt::Bytes,
+    /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
+    pub unknown_tagged_fields: rt::UnknownTaggedFields,
+}
+impl rt::Encode for ClassicProtocol {
+    #[inline]
+    fn encode_raw(
+        &self,
+        s: &mut rt::RawWriter,
+        version: i16,
+    ) -> ::core::result::Result<(), rt::EncodeError> {
+        use rt::ErrorPath as _;
+        rt::write_string(s, &self.name, rt::Encoding::Compact).at_field("name")?;
+        rt::write_bytes(s, &self.metadata, rt::Encoding::Compact).at_field("metadata")?;
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
+        ::core::result::Result::Ok(())
+    }
+}
+impl rt::Decode for ClassicProtocol {
+    fn decode(
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        rt::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut rt::Reader,
+        _version: i16,
+    ) -> ::core::result::Result<(), rt::DecodeError> {
+        use rt::ErrorPath as _;
+        self.name = r.string(rt::Encoding::Compact).at_field("name")?;
+        self.metadata = r.bytes(rt::Encoding::Compact).at_field("metadata")?;
+        rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "sample")]
+impl rt::sample::Sample for ClassicProtocol {
+    fn sample(g: &mut rt::sample::SampleGen, _version: i16) -> Self {
+        g.enter();
+        let v = Self {
+            name: g.value(&rt::KStr::new()),
+            metadata: g.value(&rt::Bytes::new()),
+            unknown_tagged_fields: g.unknown_tags(0),
+        };
+        g.leave();
+        v
+    }
+}
+#[cfg(feature = "json")]
+impl rt::json::JsonForm for ClassicProtocol {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<rt::json::Value, rt::EncodeError> {
+        let mut m = rt::json::Map::new();
+        rt::json::put(&mut m, "name", &self.name, version).map_err(|e| e.field("name"))?;
+        rt::json::put(&mut m, "metadata", &self.metadata, version)
+            .map_err(|e| e.field("metadata"))?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
+        rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::core::result::Result::Ok(rt::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &rt::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::json::JsonError> {
+        let o = rt::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            name: rt::json::required(o, "name", version)?,
+            metadata: rt::json::required(o, "metadata", version)?,
+            unknown_tagged_fields: rt::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ClassicProtocol`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
+#[derive(Debug, Clone, Copy)]
+pub struct ClassicProtocolRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+#[cfg(feature = "view")]
+impl<'a> ClassicProtocolRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ClassicProtocolRef {
+            buf: &[],
+            version,
+            offs: [rt::view::ABSENT; 2],
+            tags: rt::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// The protocol (assignor) name.
+    ///
+    /// Spec: `Name: string` (versions 0+).
+    #[inline]
+    pub fn name(&self) -> &'a str {
+        match self.offs[0] {
+            rt::view::ABSENT => "",
+            o => {
+                let o = o as usize;
+                rt::view::str_at(self.buf, o, rt::Encoding::Compact).unwrap_or_default()
+            }
+        }
+    }
+    /// The protocol metadata: a ConsumerProtocolSubscription with its version prefix.
+    ///
+    /// Spec: `Metadata: bytes` (versions 0+).
+    #[inline]
+    pub fn metadata(&self) -> &'a [u8] {
+        match self.offs[1] {
+            rt::view::ABSENT => &[],
+            o => {
+                let o = o as usize;
+                rt::view::bytes_at(self.buf, o, rt::Encoding::Compact)
+                    .unwrap_or_default()
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(&self) -> rt::view::UnknownTags<'a> {
+        rt::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ClassicProtocol {
+        ClassicProtocol {
+            name: {
+                let v = self.name();
+                rt::KStr::from(::std::string::String::from(v))
+            },
+            metadata: {
+                let v = self.metadata();
+                rt::Bytes::copy_from_slice(v)
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<rt::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| rt::RawTaggedField {
+                        tag,
+                        data: rt::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                rt::finish_unknown_tags(&mut u);
+                u.into()
+            },
+        }
+    }
+}
+#[cfg(feature = "view")]
+impl<'a> rt::view::View<'a> for ClassicProtocolRef<'a> {
+    fn check_at(
+        c: &mut rt::view::Cursor<'a>,
+        _version: i16,
+    ) -> ::core::result::Result<(), rt::DecodeError> {
+        use rt::ErrorPath as _;
+        c.check_string(rt::Encoding::Compact, rt::Nullable::No).at_field("name")?;
+        c.check_bytes(rt::Encoding::Compact, rt::Nullable::No).at_field("metadata")?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, _version: i16) -> usize {
+        let mut pos = pos;
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::Compact);
+        pos = rt::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [rt::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos = rt::view::skip_string(buf, pos, rt::Encoding::Compact);
+        offs[1] = (pos - start) as u32;
+        pos = rt::view::skip_bytes(buf, pos, rt::Encoding::Compact);
+        let tags = (pos - start) as u32;
+        pos = rt::view::skip_tags(buf, pos);
+        (
+            ClassicProtocolRef {
+                buf: buf.get(start..pos).unwrap_or_default(),
+                version,
+                offs,
+                tags,
+            },
+            pos,
+        )
+    }
+}
+/// `ClassicMemberMetadata`: inline struct of `KwireConsumerGroupMemberMetadataValue` (versions 0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClassicMemberMetadata {
+    /// The session timeout in ms the member gave in its JoinGroup.
+    ///
+    /// Spec: `SessionTimeoutMs: int32` (versions 0+).
+    pub session_timeout_ms: i32,
+    /// The protocols of the member's JoinGroup, in its order of preference.
+    ///
+    /// Spec: `SupportedProtocols: []ClassicProtocol` (versions 0+).
+    pub supported_protocols: ::std::vec::Vec<ClassicProtocol>,
+    /// Tagged fields this spec does not know, kept from decoding and written back in tag order.
+    pub unknown_tagged_fields: rt::UnknownTaggedFields,
+}
+impl rt::Encode for ClassicMemberMetadata {
+    #[inline]
+    fn encode_raw(
+        &self,
+        s: &mut rt::RawWriter,
+        version: i16,
+    ) -> ::core::result::Result<(), rt::EncodeError> {
+        use rt::ErrorPath as _;
+        s.write_raw(&self.session_timeout_ms.to_be_bytes());
+        {
+            let a = &self.supported_protocols;
+            rt::write_struct_array(s, a, rt::Encoding::Compact, version)
+                .at_field("supported_protocols")?;
+        }
+        rt::write_unknown_tags(
+            s,
+            &self.unknown_tagged_fields,
+            rt::Encoding::Compact,
+            version,
+        )?;
+        ::core::result::Result::Ok(())
+    }
+}
+impl rt::Decode for ClassicMemberMetadata {
+    fn decode(
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::DecodeError> {
+        let mut m = <Self as ::core::default::Default>::default();
+        rt::Decode::decode_into(&mut m, r, version)?;
+        ::core::result::Result::Ok(m)
+    }
+    fn decode_into(
+        &mut self,
+        r: &mut rt::Reader,
+        version: i16,
+    ) -> ::core::result::Result<(), rt::DecodeError> {
+        use rt::ErrorPath as _;
+        self.session_timeout_ms = r.i32_at("session_timeout_ms")?;
+        self.supported_protocols = rt::decode_struct_array::<
+            ClassicProtocol,
+        >(r, rt::Encoding::Compact, version)
+            .at_field("supported_protocols")?;
+        rt::decode_unknown_tags(r, &mut self.unknown_tagged_fields)?;
+        ::core::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "sample")]
+impl rt::sample::Sample for ClassicMemberMetadata {
+    fn sample(g: &mut rt::sample::SampleGen, version: i16) -> Self {
+        g.enter();
+        let v = Self {
+            session_timeout_ms: g.value(&0i32),
+            supported_protocols: {
+                let n = g.array_len();
+                (0..n)
+                    .map(|_| <ClassicProtocol as rt::sample::Sample>::sample(g, version))
+                    .collect()
+            },
+            unknown_tagged_fields: g.unknown_tags(0),
+        };
+        g.leave();
+        v
+    }
+}
+#[cfg(feature = "json")]
+impl rt::json::JsonForm for ClassicMemberMetadata {
+    fn to_json(
+        &self,
+        version: i16,
+    ) -> ::core::result::Result<rt::json::Value, rt::EncodeError> {
+        let mut m = rt::json::Map::new();
+        rt::json::put(&mut m, "sessionTimeoutMs", &self.session_timeout_ms, version)
+            .map_err(|e| e.field("session_timeout_ms"))?;
+        rt::json::put(&mut m, "supportedProtocols", &self.supported_protocols, version)
+            .map_err(|e| e.field("supported_protocols"))?;
+        rt::check_unknown_tags(
+            &self.unknown_tagged_fields,
+            &[],
+            rt::Encoding::Compact,
+            version,
+        )?;
+        rt::json::put_unknown_tags(&mut m, &self.unknown_tagged_fields);
+        ::core::result::Result::Ok(rt::json::Value::Object(m))
+    }
+    fn from_json(
+        value: &rt::json::Value,
+        version: i16,
+    ) -> ::core::result::Result<Self, rt::json::JsonError> {
+        let o = rt::json::object(value)?;
+        ::core::result::Result::Ok(Self {
+            session_timeout_ms: rt::json::required(o, "sessionTimeoutMs", version)?,
+            supported_protocols: rt::json::required(o, "supportedProtocols", version)?,
+            unknown_tagged_fields: rt::json::unknown_tags(o)?,
+        })
+    }
+}
+/// A borrowed view of [`ClassicMemberMetadata`]: validated once by `parse`, then read in place without allocating.
+#[cfg(feature = "view")]
+#[derive(Debug, Clone, Copy)]
+pub struct ClassicMemberMetadataRef<'a> {
+    buf: &'a [u8],
+    version: i16,
+    offs: [u32; 2],
+    tags: u32,
+}
+#[cfg(feature = "view")]
+impl<'a> ClassicMemberMetadataRef<'a> {
+    /// A view in which every field reads as its default (a struct the version lacks).
+    pub fn absent(version: i16) -> Self {
+        ClassicMemberMetadataRef {
+            buf: &[],
+            version,
+            offs: [rt::view::ABSENT; 2],
+            tags: rt::view::ABSENT,
+        }
+    }
+    /// The version the view was parsed at.
+    pub fn parsed_version(&self) -> i16 {
+        self.version
+    }
+    /// The encoded bytes of this value.
+    pub fn encoded(&self) -> &'a [u8] {
+        self.buf
+    }
+    /// The session timeout in ms the member gave in its JoinGroup.
+    ///
+    /// Spec: `SessionTimeoutMs: int32` (versions 0+).
+    #[inline]
+    pub fn session_timeout_ms(&self) -> i32 {
+        match self.offs[0] {
+            rt::view::ABSENT => 0i32,
+            o => {
+                let o = o as usize;
+                rt::view::fixed(self.buf, o)
+            }
+        }
+    }
+    /// The protocols of the member's JoinGroup, in its order of preference.
+    ///
+    /// Spec: `SupportedProtocols: []ClassicProtocol` (versions 0+).
+    #[inline]
+    pub fn supported_protocols(&self) -> rt::view::ArrayRef<'a, ClassicProtocolRef<'a>> {
+        match self.offs[1] {
+            rt::view::ABSENT => rt::view::ArrayRef::empty(),
+            o => {
+                let o = o as usize;
+                rt::view::ArrayRef::at(self.buf, o, self.version, rt::Encoding::Compact)
+                    .unwrap_or_else(rt::view::ArrayRef::empty)
+            }
+        }
+    }
+    /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.
+    pub fn unknown_tagged_fields(&self) -> rt::view::UnknownTags<'a> {
+        rt::view::UnknownTags::at(self.buf, self.tags, &[])
+    }
+    /// Copies the viewed value into an owned [`#owned`] (strings, bytes and records are copied).
+    pub fn to_owned(&self) -> ClassicMemberMetadata {
+        ClassicMemberMetadata {
+            session_timeout_ms: self.session_timeout_ms(),
+            supported_protocols: {
+                let v = self.supported_protocols();
+                v.iter().map(|x| x.to_owned()).collect()
+            },
+            unknown_tagged_fields: {
+                let mut u: ::std::vec::Vec<rt::RawTaggedField> = self
+                    .unknown_tagged_fields()
+                    .map(|(tag, data)| rt::RawTaggedField {
+                        tag,
+                        data: rt::Bytes::copy_from_slice(data),
+                    })
+                    .collect();
+                rt::finish_unknown_tags(&mut u);
+                u.into()
+            },
+        }
+    }
+}
+#[cfg(feature = "view")]
+impl<'a> rt::view::View<'a> for ClassicMemberMetadataRef<'a> {
+    fn check_at(
+        c: &mut rt::view::Cursor<'a>,
+        version: i16,
+    ) -> ::core::result::Result<(), rt::DecodeError> {
+        use rt::ErrorPath as _;
+        c.skip(4).at_field("session_timeout_ms")?;
+        rt::view::check_array::<
+            ClassicProtocolRef<'a>,
+        >(c, version, rt::Encoding::Compact, rt::Nullable::No)
+            .at_field("supported_protocols")?;
+        let n = c.uvarint()?;
+        for _ in 0..n {
+            c.tagged_field()?;
+        }
+        ::core::result::Result::Ok(())
+    }
+    fn skip_at(buf: &'a [u8], pos: usize, version: i16) -> usize {
+        let mut pos = pos;
+        pos += 4;
+        pos = rt::view::skip_array::<
+            ClassicProtocolRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        pos = rt::view::skip_tags(buf, pos);
+        pos
+    }
+    fn locate_at(buf: &'a [u8], pos: usize, version: i16) -> (Self, usize) {
+        let start = pos;
+        let mut pos = pos;
+        let mut offs = [rt::view::ABSENT; 2];
+        offs[0] = (pos - start) as u32;
+        pos += 4;
+        offs[1] = (pos - start) as u32;
+        pos = rt::view::skip_array::<
+            ClassicProtocolRef<'a>,
+        >(buf, pos, version, rt::Encoding::Compact);
+        let tags = (pos - start) as u32;
+        pos = rt::view::skip_tags(buf, pos);
+        (
+            ClassicMemberMetadataRef {
                 buf: buf.get(start..pos).unwrap_or_default(),
                 version,
                 offs,

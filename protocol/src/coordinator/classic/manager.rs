@@ -1120,7 +1120,10 @@ impl ClassicManager<'_> {
                 }
                 self.prepare_rebalance(gid);
             }
-            TimerKind::Rebalance { .. } | TimerKind::InitialRebalanceDelay => {}
+            TimerKind::Rebalance { .. }
+            | TimerKind::InitialRebalanceDelay
+            | TimerKind::ConsumerClassicJoin
+            | TimerKind::ConsumerClassicSync => {}
         }
     }
 
@@ -1201,17 +1204,24 @@ impl ClassicManager<'_> {
     /// tombstone, its timers and volatile state. Waiting requests are answered
     /// COORDINATOR_NOT_AVAILABLE (Kafka's answer for a Dead group).
     pub fn delete(&mut self, gid: &str) {
+        self.delete_answering(gid, ErrorCode::CoordinatorNotAvailable);
+    }
+
+    /// [`ClassicManager::delete`], answering waiting JoinGroup and SyncGroup requests with
+    /// `code` (REBALANCE_IN_PROGRESS when the group is upgraded to a consumer group, Kafka's
+    /// `convertToConsumerGroup`).
+    pub fn delete_answering(&mut self, gid: &str, code: ErrorCode) {
         let Some(g) = self.groups.get(gid) else {
             return;
         };
         let ids: Vec<String> = g.members.keys().cloned().collect();
         if let Some(v) = self.side.volatile.remove(gid) {
             for (m, w) in v.awaiting_join {
-                let r = join_error(w.version, ErrorCode::CoordinatorNotAvailable, &m);
+                let r = join_error(w.version, code, &m);
                 self.answer(w, GroupResponse::JoinGroup(r));
             }
             for (_, w) in v.awaiting_sync {
-                let r = sync_error(ErrorCode::CoordinatorNotAvailable);
+                let r = sync_error(code);
                 self.answer(w, GroupResponse::SyncGroup(r));
             }
             for m in v.pending_join {

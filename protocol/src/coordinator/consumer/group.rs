@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
+use super::migration::ClassicMemberMetadata;
 use crate::wire::Uuid;
 
 /// A member's reconciliation state (docs/coordinator.md §1.6, Kafka's `MemberState`).
@@ -80,6 +81,9 @@ pub struct ConsumerGroupMember {
     pub assigned: Assignment,
     /// Partitions the member must still revoke.
     pub pending_revocation: Assignment,
+    /// The classic-protocol data of a member that joined with JoinGroup (KIP-848 online
+    /// migration; Kafka's `ClassicMemberMetadata`), `None` for a ConsumerGroupHeartbeat member.
+    pub classic: Option<ClassicMemberMetadata>,
 }
 
 impl ConsumerGroupMember {
@@ -101,7 +105,14 @@ impl ConsumerGroupMember {
             state: MemberState::Stable,
             assigned: Assignment::new(),
             pending_revocation: Assignment::new(),
+            classic: None,
         }
+    }
+
+    /// Whether the member speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat/LeaveGroup;
+    /// Kafka's `useClassicProtocol`).
+    pub fn uses_classic_protocol(&self) -> bool {
+        self.classic.is_some()
     }
 
     /// Whether the metadata fields (those of the member-metadata record) are equal.
@@ -114,6 +125,7 @@ impl ConsumerGroupMember {
             && self.subscribed_topic_regex == o.subscribed_topic_regex
             && self.rebalance_timeout_ms == o.rebalance_timeout_ms
             && self.server_assignor == o.server_assignor
+            && self.classic == o.classic
     }
 
     /// Whether the current-assignment fields are equal.

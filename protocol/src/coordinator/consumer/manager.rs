@@ -47,6 +47,23 @@ pub(crate) struct ConsumerSide {
     pub config: ConsumerGroupConfig,
     pub group_configs: BTreeMap<String, GroupConfig>,
     regex_cache: BTreeMap<String, regex::Regex>,
+    /// `group.max.size` of classic groups: the size a downgraded group must fit (set by the
+    /// facade from the classic configuration).
+    pub classic_max_size: i32,
+    /// Downgrades decided by a fence but not yet carried out: the facade converts these groups
+    /// to classic groups after the call (docs/coordinator.md §Online migration).
+    pub downgrades: Vec<PendingDowngrade>,
+}
+
+/// A consumer group to convert to a classic group once the call that fenced its last
+/// consumer-protocol member returns (Kafka's `convertToClassicGroup` after
+/// `validateOnlineDowngradeWithFencedMembers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PendingDowngrade {
+    /// The group id.
+    pub group_id: String,
+    /// The members fenced or leaving (left out of the classic group).
+    pub leaving: BTreeSet<String>,
 }
 
 impl ConsumerSide {
@@ -60,6 +77,8 @@ impl ConsumerSide {
             config,
             group_configs: BTreeMap::new(),
             regex_cache: BTreeMap::new(),
+            classic_max_size: i32::MAX,
+            downgrades: Vec::new(),
         })
     }
 
@@ -133,7 +152,7 @@ impl ConsumerSide {
 }
 
 /// The heartbeat's decisions, computed without touching state (so a failure writes nothing).
-struct Plan {
+pub(super) struct Plan {
     group_id: String,
     member_id: String,
     /// The member as stored before this heartbeat (None for a new member).
@@ -147,6 +166,11 @@ struct Plan {
     targets: Option<(i32, BTreeMap<String, Assignment>)>,
     owned: Option<Assignment>,
 }
+
+/// How a member reaches the consumer manager: a ConsumerGroupHeartbeat, or a classic JoinGroup
+/// (its protocols and session timeout; epochs are not checked and a static member is always
+/// replaced, as Kafka's `classicGroupJoinToConsumerGroup` does).
+pub(crate) type Via = Option<super::migration::ClassicMemberMetadata>;
 
 /// The consumer groups' manager for one call: borrows the shared context, the consumer side
 /// and the consumer groups; `others` tells which group ids belong to another group type.
@@ -208,8 +232,9 @@ impl ConsumerManager<'_> {
         for g in self.groups.values() {
             let session = self.side.session_timeout(&g.group_id);
             for m in g.members.values() {
-                let revoking = (m.state == MemberState::UnrevokedPartitions)
+                let revoking = (m.state == MemberState::UnrevokedPartitions && m.classic.is_none())
                     .then_some((m.member_epoch, m.rebalance_timeout_ms));
+                let session = m.classic.as_ref().map_or(session, |c| c.session_timeout_ms);
                 self.ctx
                     .timers
                     .rearm_member(&g.group_id, &m.member_id, now_ms, session, revoking);
@@ -226,6 +251,7 @@ impl ConsumerManager<'_> {
         let fence = match due.kind {
             TimerKind::Session => member.is_some(),
             TimerKind::Rebalance { epoch } => member.is_some_and(|mm| mm.member_epoch == epoch),
+            TimerKind::ConsumerClassicJoin | TimerKind::ConsumerClassicSync => member.is_some(),
             // The streams and classic group types' timers.
             _ => false,
         };
@@ -236,9 +262,19 @@ impl ConsumerManager<'_> {
         records
     }
 
-    fn emit(&mut self, records: &mut Vec<ConsumerRecord>, r: ConsumerRecord) {
+    /// Applies a record and appends it to `records`.
+    pub(super) fn emit(&mut self, records: &mut Vec<ConsumerRecord>, r: ConsumerRecord) {
         apply(self.groups, &r);
         records.push(r);
+    }
+
+    /// The metadata hash of the topics the group's members subscribe to (names ∪ regexes).
+    pub(super) fn hash_of(&self, g: &ConsumerGroup) -> u64 {
+        self.ctx.metadata_hash(
+            g.members
+                .values()
+                .flat_map(|m| member_topic_names(m, &g.regexes, None)),
+        )
     }
 
     fn compile(&mut self, re: &str) -> Result<regex::Regex, String> {
@@ -326,6 +362,14 @@ impl ConsumerManager<'_> {
             return;
         };
         let Some(m) = g.members.get(mid) else { return };
+        if self.downgrade_allowed(g, &BTreeSet::from([mid.to_string()])) {
+            self.ctx.timers.cancel_member(gid, mid);
+            self.side.downgrades.push(PendingDowngrade {
+                group_id: gid.to_string(),
+                leaving: BTreeSet::from([mid.to_string()]),
+            });
+            return;
+        }
         let regex = m.subscribed_topic_regex.clone();
         let last_of_regex = regex.as_ref().filter(|r| {
             !g.members
@@ -350,7 +394,36 @@ impl ConsumerManager<'_> {
         );
         let epoch = g.group_epoch + 1;
         self.emit(records, ConsumerRecord::group_epoch(gid, epoch, hash));
+        self.cancel_all_timers(gid, mid);
+    }
+
+    /// Cancels every timer of a member: session, rebalance and the classic join and sync
+    /// timeouts (Kafka's `cancelTimers`).
+    pub fn cancel_all_timers(&mut self, gid: &str, mid: &str) {
         self.ctx.timers.cancel_member(gid, mid);
+        self.ctx.timers.cancel(gid, mid, Slot::ConsumerClassicJoin);
+        self.ctx.timers.cancel(gid, mid, Slot::ConsumerClassicSync);
+    }
+
+    /// Kafka 4.4's `validateOnlineDowngradeWithFencedMembers`: every member left uses the
+    /// classic protocol while a fenced one does not, some member is left, the policy allows
+    /// downgrades and the members left fit `group.max.size`.
+    pub fn downgrade_allowed(&self, g: &ConsumerGroup, fenced: &BTreeSet<String>) -> bool {
+        let classic_left = g
+            .members
+            .values()
+            .filter(|m| !fenced.contains(&m.member_id))
+            .all(|m| m.classic.is_some());
+        let fenced_consumer = g
+            .members
+            .values()
+            .any(|m| fenced.contains(&m.member_id) && m.classic.is_none());
+        let left = g.members.keys().filter(|m| !fenced.contains(*m)).count();
+        classic_left
+            && fenced_consumer
+            && left > 0
+            && self.side.config.migration_policy.is_downgrade_enabled()
+            && left <= self.side.classic_max_size.max(0) as usize
     }
 
     /// Handles a ConsumerGroupHeartbeat (docs/coordinator.md §1.1-1.10): validation, join, heartbeat,
@@ -467,7 +540,7 @@ impl ConsumerManager<'_> {
         if req.member_epoch < 0 {
             return self.leave(req, records);
         }
-        let plan = self.plan(ctx, req, now_ms)?;
+        let plan = self.plan(ctx, req, now_ms, None)?;
         Ok(self.execute(plan, req, now_ms, records))
     }
 
@@ -542,12 +615,14 @@ impl ConsumerManager<'_> {
 
     /// Phase one of a heartbeat (epoch ≥ 0): every check and every fallible computation (regex
     /// compilation, the assignor), with no state change.
-    fn plan(
+    pub(super) fn plan(
         &mut self,
         ctx: &RequestContext,
         req: &ConsumerGroupHeartbeatRequest,
         now_ms: i64,
+        via: Via,
     ) -> Result<Plan, HbError> {
+        let classic = via.is_some();
         let gid = req.group_id.to_string();
         let epoch = req.member_epoch;
         let generated = if epoch == 0 && blank(&req.member_id) {
@@ -578,7 +653,12 @@ impl ConsumerManager<'_> {
         let new_group = g.group_epoch == 0;
         let req_mid = req.member_id.to_string();
         // Max size, before member lookup (docs/coordinator.md §1.2).
-        if g.members.len() >= self.side.config.max_size as usize
+        let static_known = req
+            .instance_id
+            .as_ref()
+            .is_some_and(|i| g.static_members.contains_key(&**i));
+        if !static_known
+            && g.members.len() >= self.side.config.max_size as usize
             && (blank(&req_mid) || !g.members.contains_key(&req_mid))
         {
             return fail(
@@ -614,7 +694,7 @@ impl ConsumerManager<'_> {
                 if epoch == 0 {
                     match holder {
                         None => g.members.get(&member_id).cloned().unwrap_or_else(|| ConsumerGroupMember::new(&member_id)),
-                        Some(h) if h.member_epoch != -2 => {
+                        Some(h) if h.member_epoch != -2 && !classic && h.classic.is_none() => {
                             return fail(
                                 ErrorCode::UnreleasedInstanceId.code(),
                                 format!(
@@ -653,7 +733,10 @@ impl ConsumerManager<'_> {
                 }
             }
         };
-        if base.state == MemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty()) {
+        if !classic
+            && base.state == MemberState::Unknown
+            && owned.as_ref().is_none_or(|o| !o.is_empty())
+        {
             return fail(
                 ErrorCode::FencedMemberEpoch.code(),
                 "The consumer group member is in a unknown state. The member must abandon all its partitions and rejoin.",
@@ -685,6 +768,7 @@ impl ConsumerManager<'_> {
         if let Some(a) = &req.server_assignor {
             u.server_assignor = Some(a.to_string());
         }
+        u.classic = via;
         let subscription_changed = u.subscribed_topic_names != base.subscribed_topic_names
             || u.subscribed_topic_regex != base.subscribed_topic_regex;
         // Regex bookkeeping (§1.8, D4): a regex new to the group is compiled and resolved now.
@@ -843,7 +927,7 @@ impl ConsumerManager<'_> {
     }
 
     /// Phase two of a heartbeat: emit (and apply) the records, reconcile, arm timers, answer.
-    fn execute(
+    pub(super) fn execute(
         &mut self,
         plan: Plan,
         req: &ConsumerGroupHeartbeatRequest,
@@ -943,9 +1027,12 @@ impl ConsumerManager<'_> {
             let new_member = rec.run(&member).unwrap_or_else(|_| member.clone());
             (member, new_member)
         };
+        let classic = new_member.classic.clone();
         if !member.same_assignment(&new_member) {
             self.emit(records, ConsumerRecord::current(&gid, &new_member));
-            if new_member.state == MemberState::UnrevokedPartitions {
+            if classic.is_some() {
+                // Classic members have join and sync timers instead (Kafka's `maybeReconcile`).
+            } else if new_member.state == MemberState::UnrevokedPartitions {
                 let deadline = now_ms + i64::from(new_member.rebalance_timeout_ms.max(0));
                 let epoch = new_member.member_epoch;
                 self.ctx
@@ -955,7 +1042,9 @@ impl ConsumerManager<'_> {
                 self.ctx.timers.cancel(&gid, &mid, Slot::Rebalance);
             }
         }
-        let session = self.side.session_timeout(&gid);
+        let session = classic
+            .as_ref()
+            .map_or(self.side.session_timeout(&gid), |c| c.session_timeout_ms);
         self.ctx
             .timers
             .arm(&gid, &mid, TimerKind::Session, now_ms + i64::from(session));
@@ -1102,7 +1191,8 @@ pub(crate) fn describe(
                         subscribed_topic_regex: m.subscribed_topic_regex.clone().map(Into::into),
                         assignment: conv(&m.assigned),
                         target_assignment: conv(g.targets.get(&m.member_id).unwrap_or(&empty)),
-                        member_type: 1,
+                        // ConsumerGroupDescribe v1: 0 classic, 1 consumer (KIP-848).
+                        member_type: if m.classic.is_some() { 0 } else { 1 },
                         ..Default::default()
                     })
                     .collect(),

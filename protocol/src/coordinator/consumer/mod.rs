@@ -13,6 +13,8 @@
 pub mod assignor;
 pub mod group;
 pub(crate) mod manager;
+mod classic_members;
+pub mod migration;
 mod reconcile;
 pub mod records;
 mod replay;
@@ -23,6 +25,10 @@ use std::sync::Arc;
 
 pub use group::{
     ConsumerGroup, ConsumerGroupMember, ConsumerGroups, GroupState, MemberState, ResolvedRegex,
+};
+pub use migration::{
+    ClassicGroupSnapshot, ClassicMemberMetadata, ClassicMemberSnapshot, ClassicProtocol,
+    MigrationPolicy,
 };
 pub use records::ConsumerRecord;
 pub use replay::{apply, replay};
@@ -49,6 +55,10 @@ pub struct ConsumerGroupConfig {
     pub max_size: i32,
     /// `group.consumer.assignors`, in order; the first is the default (Kafka: uniform, range).
     pub assignors: Vec<Arc<dyn ConsumerGroupAssignor>>,
+    /// `group.consumer.migration.policy` (default [`MigrationPolicy::Bidirectional`]): which
+    /// online conversions between classic and consumer groups are allowed (KIP-848;
+    /// docs/coordinator.md §Online migration).
+    pub migration_policy: MigrationPolicy,
 }
 
 impl ConsumerGroupConfig {
@@ -63,6 +73,7 @@ impl ConsumerGroupConfig {
             max_session_timeout_ms: 60000,
             max_size: i32::MAX,
             assignors,
+            migration_policy: MigrationPolicy::Bidirectional,
         }
     }
 

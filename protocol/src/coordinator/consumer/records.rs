@@ -12,7 +12,9 @@ use crate::generated::kwire_consumer_group_current_member_assignment_value::{
     self as current_value, KwireConsumerGroupCurrentMemberAssignmentValue,
 };
 use crate::generated::kwire_consumer_group_member_metadata_key::KwireConsumerGroupMemberMetadataKey;
-use crate::generated::kwire_consumer_group_member_metadata_value::KwireConsumerGroupMemberMetadataValue;
+use crate::generated::kwire_consumer_group_member_metadata_value::{
+    self as member_value, KwireConsumerGroupMemberMetadataValue,
+};
 use crate::generated::kwire_consumer_group_metadata_key::KwireConsumerGroupMetadataKey;
 use crate::generated::kwire_consumer_group_metadata_value::KwireConsumerGroupMetadataValue;
 use crate::generated::kwire_consumer_group_regular_expression_key::KwireConsumerGroupRegularExpressionKey;
@@ -133,6 +135,21 @@ impl ConsumerRecord {
                 subscribed_topic_regex: m.subscribed_topic_regex.clone().map(Into::into),
                 rebalance_timeout_ms: m.rebalance_timeout_ms,
                 server_assignor: m.server_assignor.clone().map(Into::into),
+                classic_member_metadata: m.classic.as_ref().map(|c| {
+                    member_value::ClassicMemberMetadata {
+                        session_timeout_ms: c.session_timeout_ms,
+                        supported_protocols: c
+                            .supported_protocols
+                            .iter()
+                            .map(|p| member_value::ClassicProtocol {
+                                name: p.name.clone().into(),
+                                metadata: p.metadata.clone(),
+                                ..Default::default()
+                            })
+                            .collect(),
+                        ..Default::default()
+                    }
+                }),
                 ..Default::default()
             }),
         )
@@ -151,6 +168,26 @@ impl ConsumerRecord {
                 assignment_epoch: epoch,
                 ..Default::default()
             }),
+        )
+    }
+
+    /// The tombstone of the target-assignment epoch (part of a group's deletion).
+    pub(crate) fn target_epoch_tombstone(group_id: &str) -> ConsumerRecord {
+        ConsumerRecord::TargetAssignmentMetadata(
+            KwireConsumerGroupTargetAssignmentMetadataKey {
+                group_id: group_id.to_string().into(),
+            },
+            None,
+        )
+    }
+
+    /// The tombstone of the group-epoch record: deletes the group.
+    pub(crate) fn group_tombstone(group_id: &str) -> ConsumerRecord {
+        ConsumerRecord::GroupMetadata(
+            KwireConsumerGroupMetadataKey {
+                group_id: group_id.to_string().into(),
+            },
+            None,
         )
     }
 
@@ -293,5 +330,22 @@ impl MemberState {
             2 => MemberState::UnreleasedPartitions,
             _ => MemberState::Unknown,
         }
+    }
+}
+
+/// Reads a member's classic-protocol data back from its member-metadata record.
+pub(crate) fn classic_from_record(
+    v: &member_value::ClassicMemberMetadata,
+) -> super::migration::ClassicMemberMetadata {
+    super::migration::ClassicMemberMetadata {
+        session_timeout_ms: v.session_timeout_ms,
+        supported_protocols: v
+            .supported_protocols
+            .iter()
+            .map(|p| super::migration::ClassicProtocol {
+                name: p.name.to_string(),
+                metadata: p.metadata.clone(),
+            })
+            .collect(),
     }
 }

@@ -5,7 +5,9 @@
 use super::group::{
     ConsumerGroup, ConsumerGroupMember, ConsumerGroups, MemberState, ResolvedRegex,
 };
-use super::records::{assignment_from_current, assignment_from_target, ConsumerRecord};
+use super::records::{
+    assignment_from_current, assignment_from_target, classic_from_record, ConsumerRecord,
+};
 
 /// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
 /// (as Kafka's `GroupMetadataManager` does): a tombstone for something absent is a no-op.
@@ -45,6 +47,7 @@ pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
                 m.subscribed_topic_regex = v.subscribed_topic_regex.as_ref().map(|s| s.to_string());
                 m.rebalance_timeout_ms = v.rebalance_timeout_ms;
                 m.server_assignor = v.server_assignor.as_ref().map(|s| s.to_string());
+                m.classic = v.classic_member_metadata.as_ref().map(classic_from_record);
                 g.put_member(m);
             }
             None => {

@@ -8,5 +8,7 @@ mod classic_bad_input;
 mod classic_scenarios;
 mod consumer_scenarios;
 mod consumer_sim;
+mod classic_sim;
+mod migration_scenarios;
 mod streams_scenarios;
 mod streams_sim;

@@ -1,0 +1,577 @@
+//! Classic members inside a consumer group (KIP-848 online migration): JoinGroup, SyncGroup,
+//! Heartbeat and LeaveGroup from members that still speak the classic protocol, answered from the
+//! consumer group's server-side assignment (Kafka 4.4's `GroupMetadataManager`
+//! `classicGroupJoinToConsumerGroup`, `classicGroupSyncToConsumerGroup`,
+//! `classicGroupHeartbeatToConsumerGroup`, `classicGroupLeaveToConsumerGroup`).
+//!
+//! A classic member's subscription is read from the `consumer` protocol metadata of its
+//! JoinGroup (a ConsumerProtocolSubscription); it joins as a ConsumerGroupHeartbeat member
+//! would with epoch 0 (no epoch checks; a static member is always replaced), its generation is
+//! its member epoch, and its assignment reaches it in SyncGroup as ConsumerProtocolAssignment
+//! bytes. Its timers are its own session timeout, a sync timeout (rebalance timeout after a
+//! JoinGroup) and a join timeout (rebalance timeout after it was told REBALANCE_IN_PROGRESS);
+//! either expiry fences it. Every answer goes to the outbox under the caller's [`RequestId`].
+//! Rules and differences from Kafka: docs/coordinator.md §Online migration.
+
+use std::collections::BTreeSet;
+
+use super::group::{ConsumerGroup, ConsumerGroupMember, MemberState};
+use super::manager::ConsumerManager;
+use super::migration::{
+    decode_subscription, encode_assignment, protocol_version, to_assignment, ClassicMemberMetadata,
+    ClassicProtocol, MigrationPolicy, CONSUMER_PROTOCOL_TYPE,
+};
+use super::records::ConsumerRecord;
+use crate::coordinator::context::{fail, HbError, RequestContext};
+use crate::coordinator::outbox::{GroupResponse, RequestId};
+use crate::coordinator::timers::{Slot, TimerKind};
+use crate::error::ErrorCode;
+use crate::generated::consumer_group_heartbeat_request::{
+    self as hbr, ConsumerGroupHeartbeatRequest,
+};
+use crate::generated::heartbeat_request::HeartbeatRequest;
+use crate::generated::heartbeat_response::HeartbeatResponse;
+use crate::generated::join_group_request::JoinGroupRequest;
+use crate::generated::join_group_response::JoinGroupResponse;
+use crate::generated::leave_group_request::LeaveGroupRequest;
+use crate::generated::leave_group_response::{LeaveGroupResponse, MemberResponse};
+use crate::generated::sync_group_request::SyncGroupRequest;
+use crate::generated::sync_group_response::SyncGroupResponse;
+
+fn err(code: ErrorCode) -> HbError {
+    HbError {
+        code: code.code(),
+        message: None,
+    }
+}
+
+/// Kafka's `ConsumerGroup.supportsClassicProtocols`: protocol type `consumer`, and (for a
+/// non-empty group) some protocol named by the joining member that every classic member
+/// supports.
+fn supports_classic_protocols(
+    g: &ConsumerGroup,
+    protocol_type: &str,
+    names: &BTreeSet<&str>,
+) -> bool {
+    if protocol_type != CONSUMER_PROTOCOL_TYPE {
+        return false;
+    }
+    if g.members.is_empty() {
+        return !names.is_empty();
+    }
+    names.iter().any(|n| {
+        g.members
+            .values()
+            .filter_map(|m| m.classic.as_ref())
+            .all(|c| c.supported_protocols.iter().any(|p| p.name == *n))
+    })
+}
+
+/// Kafka's `ConsumerGroup.waitingOnUnreleasedPartition`: the member is UNRELEASED_PARTITIONS
+/// and some partition of its target is still owned by another member.
+pub(crate) fn waiting_on_unreleased(g: &ConsumerGroup, m: &ConsumerGroupMember) -> bool {
+    if m.state != MemberState::UnreleasedPartitions {
+        return false;
+    }
+    let Some(target) = g.targets.get(&m.member_id) else {
+        return false;
+    };
+    target.iter().any(|(t, ps)| {
+        ps.iter().any(|p| {
+            !m.assigned.get(t).is_some_and(|a| a.contains(p)) && g.partition_epoch(*t, *p).is_some()
+        })
+    })
+}
+
+/// Kafka's `validateConsumerGroupMember`: by instance id when given (UNKNOWN_MEMBER_ID when no
+/// member holds it, FENCED_INSTANCE_ID when another member id does), else by member id.
+fn validate_member<'g>(
+    g: &'g ConsumerGroup,
+    member_id: &str,
+    instance_id: Option<&str>,
+) -> Result<&'g ConsumerGroupMember, HbError> {
+    match instance_id {
+        None => g.members.get(member_id).ok_or_else(|| HbError {
+            code: ErrorCode::UnknownMemberId.code(),
+            message: Some(format!(
+                "Member {member_id} is not a member of group {}.",
+                g.group_id
+            )),
+        }),
+        Some(i) => {
+            let m = g.static_member(i).ok_or_else(|| HbError {
+                code: ErrorCode::UnknownMemberId.code(),
+                message: Some(format!(
+                    "Member with instance id {i} is not a member of group {}.",
+                    g.group_id
+                )),
+            })?;
+            if m.member_id != member_id {
+                return fail(
+                    ErrorCode::FencedInstanceId.code(),
+                    format!(
+                        "Static member {member_id} with instance id {i} is fenced by existing member {}.",
+                        m.member_id
+                    ),
+                );
+            }
+            Ok(m)
+        }
+    }
+}
+
+/// Kafka's `throwIfMemberDoesNotUseClassicProtocol` (UNKNOWN_MEMBER_ID).
+fn require_classic(m: &ConsumerGroupMember) -> Result<&ClassicMemberMetadata, HbError> {
+    m.classic.as_ref().ok_or_else(|| HbError {
+        code: ErrorCode::UnknownMemberId.code(),
+        message: Some(format!(
+            "Member {} does not use the classic protocol.",
+            m.member_id
+        )),
+    })
+}
+
+/// Kafka's `throwIfGenerationIdUnmatched` (ILLEGAL_GENERATION).
+fn require_generation(m: &ConsumerGroupMember, generation_id: i32) -> Result<(), HbError> {
+    if m.member_epoch != generation_id {
+        return Err(err(ErrorCode::IllegalGeneration));
+    }
+    Ok(())
+}
+
+impl ConsumerManager<'_> {
+    /// Arms the join timeout of a classic member unless one is armed (Kafka's
+    /// `scheduleConsumerGroupJoinTimeoutIfAbsent`): rebalance timeout from now.
+    fn arm_join_timeout_if_absent(&mut self, gid: &str, m: &ConsumerGroupMember, now_ms: i64) {
+        if self
+            .ctx
+            .timers
+            .get(gid, &m.member_id, Slot::ConsumerClassicJoin)
+            .is_none()
+        {
+            let deadline = now_ms + i64::from(m.rebalance_timeout_ms.max(0));
+            self.ctx
+                .timers
+                .arm(gid, &m.member_id, TimerKind::ConsumerClassicJoin, deadline);
+        }
+    }
+
+    /// Handles a JoinGroup sent to a non-empty consumer group (Kafka 4.4's
+    /// `classicGroupJoinToConsumerGroup`); the answer (immediate: a classic member of a consumer
+    /// group never waits for others) goes to the outbox under `id`. Errors, in Kafka's order:
+    /// INCONSISTENT_GROUP_PROTOCOL when the migration policy is `disabled`,
+    /// GROUP_MAX_SIZE_REACHED, INCONSISTENT_GROUP_PROTOCOL when the protocol type is not
+    /// `consumer` or no protocol is common to the classic members, MEMBER_ID_REQUIRED (v4+,
+    /// dynamic member without id; the answer carries the new id), INCONSISTENT_GROUP_PROTOCOL
+    /// for malformed subscription bytes. Returns the records written (already applied).
+    pub fn classic_join(
+        &mut self,
+        ctx: &RequestContext,
+        req: &JoinGroupRequest,
+        id: RequestId,
+        now_ms: i64,
+    ) -> Vec<ConsumerRecord> {
+        let mut records = Vec::new();
+        let response = match self.classic_join_inner(ctx, req, now_ms, &mut records) {
+            Ok(r) => r,
+            Err(e) => {
+                debug_assert!(records.is_empty());
+                JoinGroupResponse {
+                    error_code: e.code,
+                    ..Default::default()
+                }
+            }
+        };
+        self.ctx.outbox.push(id, GroupResponse::JoinGroup(response));
+        records
+    }
+
+    fn classic_join_inner(
+        &mut self,
+        ctx: &RequestContext,
+        req: &JoinGroupRequest,
+        now_ms: i64,
+        records: &mut Vec<ConsumerRecord>,
+    ) -> Result<JoinGroupResponse, HbError> {
+        let gid = req.group_id.to_string();
+        let Some(g) = self.groups.get(&gid) else {
+            return Err(err(ErrorCode::UnknownMemberId));
+        };
+        if self.side.config.migration_policy == MigrationPolicy::Disabled {
+            return fail(
+                ErrorCode::InconsistentGroupProtocol.code(),
+                format!("Cannot join the consumer group {gid} with the classic protocol because the group migration is disabled."),
+            );
+        }
+        let unknown = req.member_id.is_empty();
+        let member_id = if unknown {
+            self.ctx.ids.generate()
+        } else {
+            req.member_id.to_string()
+        };
+        let instance = req.group_instance_id.as_ref().map(|i| i.to_string());
+        let static_known = instance
+            .as_ref()
+            .is_some_and(|i| g.static_members.contains_key(i));
+        if !static_known
+            && g.members.len() >= self.side.config.max_size.max(0) as usize
+            && (member_id.is_empty() || !g.members.contains_key(&member_id))
+        {
+            return fail(
+                ErrorCode::GroupMaxSizeReached.code(),
+                format!(
+                    "The consumer group has reached its maximum capacity of {} members.",
+                    self.side.config.max_size
+                ),
+            );
+        }
+        let names: BTreeSet<&str> = req.protocols.iter().map(|p| &*p.name).collect();
+        if !supports_classic_protocols(g, &req.protocol_type, &names) {
+            return fail(
+                ErrorCode::InconsistentGroupProtocol.code(),
+                format!("Member {member_id}'s protocols are not supported."),
+            );
+        }
+        if ctx.api_version >= 4 && unknown && instance.is_none() {
+            return Ok(JoinGroupResponse {
+                member_id: member_id.into(),
+                error_code: ErrorCode::MemberIdRequired.code(),
+                ..Default::default()
+            });
+        }
+        // Non-empty: checked by supports_classic_protocols.
+        let first = &req.protocols[0];
+        let sub = decode_subscription(&first.metadata).map_err(|_| HbError {
+            code: ErrorCode::InconsistentGroupProtocol.code(),
+            message: Some(
+                "Malformed embedded consumer protocol in subscription deserialization.".into(),
+            ),
+        })?;
+        let owned = to_assignment(
+            self.ctx,
+            sub.owned_partitions
+                .iter()
+                .map(|tp| (&*tp.topic, tp.partitions.iter().collect())),
+        );
+        let rebalance_timeout_ms = if ctx.api_version == 0 {
+            req.session_timeout_ms
+        } else {
+            req.rebalance_timeout_ms
+        };
+        let synth = ConsumerGroupHeartbeatRequest {
+            group_id: req.group_id.clone(),
+            member_id: member_id.clone().into(),
+            member_epoch: 0,
+            instance_id: req.group_instance_id.clone(),
+            rack_id: sub.rack_id.clone().filter(|r| !r.is_empty()),
+            rebalance_timeout_ms,
+            subscribed_topic_names: Some(sub.topics.clone()),
+            subscribed_topic_regex: Some("".into()),
+            server_assignor: None,
+            topic_partitions: Some(
+                owned
+                    .iter()
+                    .map(|(t, ps)| hbr::TopicPartitions {
+                        topic_id: *t,
+                        partitions: ps.iter().copied().collect(),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        let meta = ClassicMemberMetadata {
+            session_timeout_ms: req.session_timeout_ms,
+            supported_protocols: req
+                .protocols
+                .iter()
+                .map(|p| ClassicProtocol {
+                    name: p.name.to_string(),
+                    metadata: p.metadata.clone(),
+                })
+                .collect(),
+        };
+        let plan = self.plan(ctx, &synth, now_ms, Some(meta))?;
+        self.execute(plan, &synth, now_ms, records);
+        let Some(m) = self
+            .groups
+            .get(&gid)
+            .and_then(|g| g.members.get(&member_id))
+        else {
+            return Err(err(ErrorCode::UnknownServerError));
+        };
+        let response = JoinGroupResponse {
+            member_id: member_id.clone().into(),
+            generation_id: m.member_epoch,
+            protocol_type: Some(CONSUMER_PROTOCOL_TYPE.into()),
+            protocol_name: Some(first.name.clone()),
+            ..Default::default()
+        };
+        self.ctx
+            .timers
+            .cancel(&gid, &member_id, Slot::ConsumerClassicJoin);
+        self.ctx.timers.arm(
+            &gid,
+            &member_id,
+            TimerKind::Session,
+            now_ms + i64::from(req.session_timeout_ms),
+        );
+        self.ctx.timers.arm(
+            &gid,
+            &member_id,
+            TimerKind::ConsumerClassicSync,
+            now_ms + i64::from(rebalance_timeout_ms.max(0)),
+        );
+        Ok(response)
+    }
+
+    /// Handles a SyncGroup to a consumer group (Kafka's `classicGroupSyncToConsumerGroup`): the
+    /// member's current assignment as ConsumerProtocolAssignment bytes at its subscription's
+    /// version; the assignments a leader sends are ignored. Errors: UNKNOWN_MEMBER_ID (unknown
+    /// member, or one using the consumer protocol, or an empty group), FENCED_INSTANCE_ID,
+    /// ILLEGAL_GENERATION (generation ≠ member epoch), INCONSISTENT_GROUP_PROTOCOL (protocol type
+    /// or name differs from the member's), REBALANCE_IN_PROGRESS (the group epoch moved past the
+    /// member's and it is not revoking; its join timeout is armed). No record is written.
+    pub fn classic_sync(&mut self, req: &SyncGroupRequest, id: RequestId, now_ms: i64) {
+        let response = match self.classic_sync_inner(req, now_ms) {
+            Ok(r) => r,
+            Err(e) => SyncGroupResponse {
+                error_code: e.code,
+                ..Default::default()
+            },
+        };
+        self.ctx.outbox.push(id, GroupResponse::SyncGroup(response));
+    }
+
+    fn classic_sync_inner(
+        &mut self,
+        req: &SyncGroupRequest,
+        now_ms: i64,
+    ) -> Result<SyncGroupResponse, HbError> {
+        let gid = req.group_id.to_string();
+        let Some(g) = self.groups.get(&gid).filter(|g| !g.members.is_empty()) else {
+            return Err(err(ErrorCode::UnknownMemberId));
+        };
+        let m = validate_member(g, &req.member_id, req.group_instance_id.as_deref())?;
+        let c = require_classic(m)?;
+        require_generation(m, req.generation_id)?;
+        let protocol = c
+            .supported_protocols
+            .first()
+            .cloned()
+            .ok_or_else(|| err(ErrorCode::InconsistentGroupProtocol))?;
+        if req
+            .protocol_type
+            .as_deref()
+            .is_some_and(|t| t != CONSUMER_PROTOCOL_TYPE)
+            || req
+                .protocol_name
+                .as_deref()
+                .is_some_and(|n| n != protocol.name)
+        {
+            return Err(err(ErrorCode::InconsistentGroupProtocol));
+        }
+        let m = m.clone();
+        if g.group_epoch > m.member_epoch && m.state != MemberState::UnrevokedPartitions {
+            self.arm_join_timeout_if_absent(&gid, &m, now_ms);
+            return Err(err(ErrorCode::RebalanceInProgress));
+        }
+        let session = c.session_timeout_ms;
+        let version = protocol_version(&protocol.metadata).unwrap_or(0);
+        self.ctx
+            .timers
+            .cancel(&gid, &req.member_id, Slot::ConsumerClassicSync);
+        self.ctx.timers.arm(
+            &gid,
+            &m.member_id,
+            TimerKind::Session,
+            now_ms + i64::from(session),
+        );
+        Ok(SyncGroupResponse {
+            protocol_type: req.protocol_type.clone(),
+            protocol_name: req.protocol_name.clone(),
+            assignment: encode_assignment(&m.assigned, &self.ctx.topics, version),
+            ..Default::default()
+        })
+    }
+
+    /// Handles a Heartbeat to a consumer group (Kafka's `classicGroupHeartbeatToConsumerGroup`):
+    /// refreshes the member's session; REBALANCE_IN_PROGRESS (and a join timeout armed unless
+    /// one is) when the member's epoch is behind the group epoch, it must revoke partitions, or
+    /// partitions it waits for are free. Errors as [`ConsumerManager::classic_sync`] (without
+    /// the protocol checks). No record is written.
+    pub fn classic_heartbeat(&mut self, req: &HeartbeatRequest, id: RequestId, now_ms: i64) {
+        let code = match self.classic_heartbeat_inner(req, now_ms) {
+            Ok(c) => c,
+            Err(e) => e.code,
+        };
+        self.ctx.outbox.push(
+            id,
+            GroupResponse::Heartbeat(HeartbeatResponse {
+                error_code: code,
+                ..Default::default()
+            }),
+        );
+    }
+
+    fn classic_heartbeat_inner(
+        &mut self,
+        req: &HeartbeatRequest,
+        now_ms: i64,
+    ) -> Result<i16, HbError> {
+        let gid = req.group_id.to_string();
+        let Some(g) = self.groups.get(&gid) else {
+            return Err(err(ErrorCode::UnknownMemberId));
+        };
+        let m = validate_member(g, &req.member_id, req.group_instance_id.as_deref())?;
+        let c = require_classic(m)?;
+        require_generation(m, req.generation_id)?;
+        let rejoin = m.member_epoch < g.group_epoch
+            || m.state == MemberState::UnrevokedPartitions
+            || (m.state == MemberState::UnreleasedPartitions && !waiting_on_unreleased(g, m));
+        let session = c.session_timeout_ms;
+        let m = m.clone();
+        self.ctx.timers.arm(
+            &gid,
+            &m.member_id,
+            TimerKind::Session,
+            now_ms + i64::from(session),
+        );
+        if rejoin {
+            self.arm_join_timeout_if_absent(&gid, &m, now_ms);
+            return Ok(ErrorCode::RebalanceInProgress.code());
+        }
+        Ok(ErrorCode::None.code())
+    }
+
+    /// Handles a LeaveGroup to a consumer group (Kafka's `classicGroupLeaveToConsumerGroup`):
+    /// each listed member (by instance id when given, else member id; v0-v2 name one member in
+    /// the top-level member id) that uses the classic protocol is removed (current, target and
+    /// metadata tombstones, timers cancelled); per-member UNKNOWN_MEMBER_ID (unknown, or a
+    /// consumer-protocol member) or FENCED_INSTANCE_ID. When any member left, the group epoch
+    /// is bumped once (with the recomputed metadata hash). Below v3 the member's error is the
+    /// top-level error and no member list is sent. Returns the records written.
+    pub fn classic_leave(
+        &mut self,
+        ctx: &RequestContext,
+        req: &LeaveGroupRequest,
+        id: RequestId,
+    ) -> Vec<ConsumerRecord> {
+        let gid = req.group_id.to_string();
+        let mut records = Vec::new();
+        let identities: Vec<(String, Option<String>)> = if ctx.api_version < 3 {
+            vec![(req.member_id.to_string(), None)]
+        } else {
+            req.members
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.to_string(),
+                        m.group_instance_id.as_ref().map(|i| i.to_string()),
+                    )
+                })
+                .collect()
+        };
+        let mut responses = Vec::new();
+        let mut left = false;
+        for (mid, iid) in identities {
+            let outcome = self.classic_leave_one(&gid, &mid, iid.as_deref());
+            match outcome {
+                Ok(real) => {
+                    self.remove_member_records(&gid, &real, &mut records);
+                    self.cancel_all_timers(&gid, &real);
+                    left = true;
+                    responses.push(MemberResponse {
+                        member_id: real.into(),
+                        group_instance_id: iid.map(Into::into),
+                        error_code: 0,
+                        ..Default::default()
+                    });
+                }
+                Err(code) => responses.push(MemberResponse {
+                    member_id: mid.into(),
+                    group_instance_id: iid.map(Into::into),
+                    error_code: code,
+                    ..Default::default()
+                }),
+            }
+        }
+        if left {
+            if let Some(g) = self.groups.get(&gid) {
+                let hash = self.hash_of(g);
+                let epoch = g.group_epoch + 1;
+                self.emit(&mut records, ConsumerRecord::group_epoch(&gid, epoch, hash));
+            }
+        }
+        let response = if ctx.api_version < 3 {
+            LeaveGroupResponse {
+                error_code: responses.first().map_or(0, |r| r.error_code),
+                ..Default::default()
+            }
+        } else {
+            LeaveGroupResponse {
+                members: responses,
+                ..Default::default()
+            }
+        };
+        self.ctx
+            .outbox
+            .push(id, GroupResponse::LeaveGroup(response));
+        records
+    }
+
+    fn classic_leave_one(&self, gid: &str, mid: &str, iid: Option<&str>) -> Result<String, i16> {
+        let g = self
+            .groups
+            .get(gid)
+            .ok_or(ErrorCode::UnknownMemberId.code())?;
+        let m = match iid {
+            None => g
+                .members
+                .get(mid)
+                .ok_or(ErrorCode::UnknownMemberId.code())?,
+            Some(i) => {
+                let m = g
+                    .static_member(i)
+                    .ok_or(ErrorCode::UnknownMemberId.code())?;
+                if !mid.is_empty() && m.member_id != mid {
+                    return Err(ErrorCode::FencedInstanceId.code());
+                }
+                m
+            }
+        };
+        if m.classic.is_none() {
+            return Err(ErrorCode::UnknownMemberId.code());
+        }
+        Ok(m.member_id.clone())
+    }
+
+    /// Kafka's `removeMember`: the member's current, target and metadata tombstones, plus a
+    /// regex tombstone when it was the regex's last subscriber.
+    pub(crate) fn remove_member_records(
+        &mut self,
+        gid: &str,
+        mid: &str,
+        records: &mut Vec<ConsumerRecord>,
+    ) {
+        let Some(g) = self.groups.get(gid) else {
+            return;
+        };
+        let last_regex =
+            g.members
+                .get(mid)
+                .and_then(|m| m.subscribed_topic_regex.clone())
+                .filter(|r| {
+                    g.regexes.contains_key(r)
+                        && !g.members.values().any(|o| {
+                            o.member_id != mid && o.subscribed_topic_regex.as_ref() == Some(r)
+                        })
+                });
+        self.emit(records, ConsumerRecord::current_tombstone(gid, mid));
+        self.emit(records, ConsumerRecord::target_tombstone(gid, mid));
+        self.emit(records, ConsumerRecord::member_metadata_tombstone(gid, mid));
+        if let Some(r) = last_regex {
+            self.emit(records, ConsumerRecord::regex_tombstone(gid, &r));
+        }
+    }
+}

@@ -44,6 +44,7 @@
 use std::collections::BTreeMap;
 
 use kwire_protocol::bytes::Bytes;
+use kwire_protocol::coordinator::consumer::migration::{decode_assignment, decode_subscription};
 use kwire_protocol::coordinator::{
     replay, ClassicGroupConfig, ConsumerGroupConfig, GroupCoordinator, GroupResponse, Record,
     RequestContext, RequestId, SequentialMemberIds, TopicMetadata,
@@ -250,6 +251,9 @@ impl Sim {
     fn after(&mut self, records: Vec<Record>) {
         self.records.extend(records);
         while let Some((id, resp)) = self.c.poll_response() {
+            if std::env::var_os("KWIRE_FUZZ_TRACE").is_some() {
+                eprintln!("t={} {id:?} {resp:?}", self.now);
+            }
             let (api, v, group) = self
                 .waiting
                 .remove(&id)
@@ -300,6 +304,14 @@ fn patch_instance(id: &mut Option<kwire_protocol::wire::KStr>, flags: u8, arg: u
     }
 }
 
+/// The request as the wire carries it at `v`: encoded and decoded again, so a patch that set a
+/// field the version lacks is caught (`None`: the operation is skipped) and the coordinator sees
+/// only requests a client can send.
+fn on_the_wire<T: Message>(m: T, v: i16) -> Option<T> {
+    let b = m.to_bytes(v).ok()?;
+    Some(T::decode_bytes(b, v).expect("an encoded request decodes"))
+}
+
 /// A timeout inside the target's session-timeout bounds, from any value.
 fn bounded_timeout(t: i32) -> i32 {
     6_000 + t.rem_euclid(60_000)
@@ -334,11 +346,15 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
             if let Some(k) = &known {
                 req.member_id = k.member.clone().into();
             }
-            patch_instance(&mut req.group_instance_id, flags, arg);
+            if v >= 5 {
+                patch_instance(&mut req.group_instance_id, flags, arg);
+            }
             if flags & PATCH_SHAPE != 0 {
                 req.protocol_type = "consumer".into();
                 req.session_timeout_ms = bounded_timeout(req.session_timeout_ms);
-                req.rebalance_timeout_ms = bounded_timeout(req.rebalance_timeout_ms);
+                if v >= 1 {
+                    req.rebalance_timeout_ms = bounded_timeout(req.rebalance_timeout_ms);
+                }
                 if req.protocols.is_empty() {
                     req.protocols.push(JoinGroupRequestProtocol {
                         name: "range".into(),
@@ -346,6 +362,9 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                     });
                 }
             }
+            let Some(req) = on_the_wire(req, v) else {
+                return true;
+            };
             let id = sim.request_id(ApiKey::JoinGroup, v, req.group_id.as_str());
             let records = sim.c.join_group(&ctx, &req, id, sim.now);
             sim.after(records);
@@ -361,7 +380,9 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                     req.generation_id = k.generation;
                 }
             }
-            patch_instance(&mut req.group_instance_id, flags, arg);
+            if v >= 3 {
+                patch_instance(&mut req.group_instance_id, flags, arg);
+            }
             if flags & PATCH_SHAPE != 0 {
                 if v >= 5 {
                     req.protocol_type = Some("consumer".into());
@@ -383,6 +404,9 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                     })
                     .collect();
             }
+            let Some(req) = on_the_wire(req, v) else {
+                return true;
+            };
             let id = sim.request_id(ApiKey::SyncGroup, v, req.group_id.as_str());
             let records = sim.c.sync_group(&ctx, &req, id, sim.now);
             sim.after(records);
@@ -398,7 +422,12 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                     req.generation_id = k.generation;
                 }
             }
-            patch_instance(&mut req.group_instance_id, flags, arg);
+            if v >= 3 {
+                patch_instance(&mut req.group_instance_id, flags, arg);
+            }
+            let Some(req) = on_the_wire(req, v) else {
+                return true;
+            };
             let id = sim.request_id(ApiKey::Heartbeat, v, req.group_id.as_str());
             let records = sim.c.heartbeat(&ctx, &req, id, sim.now);
             sim.after(records);
@@ -416,12 +445,17 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                         member_id: k.member.clone().into(),
                         ..Default::default()
                     };
-                    patch_instance(&mut m.group_instance_id, flags, arg);
+                    if v >= 3 {
+                        patch_instance(&mut m.group_instance_id, flags, arg);
+                    }
                     req.members.insert(0, m);
                 } else {
                     req.members[0].member_id = k.member.clone().into();
                 }
             }
+            let Some(req) = on_the_wire(req, v) else {
+                return true;
+            };
             let id = sim.request_id(ApiKey::LeaveGroup, v, req.group_id.as_str());
             let records = sim.c.leave_group(&ctx, &req, id, sim.now);
             sim.after(records);
@@ -455,6 +489,9 @@ fn step(sim: &mut Sim, op: Op, v: i16, flags: u8, arg: u8, rest: &mut Bytes) -> 
                 req.rebalance_timeout_ms = bounded_timeout(req.rebalance_timeout_ms);
                 req.subscribed_topic_names = Some(vec!["t0".into(), "t1".into()]);
             }
+            let Some(req) = on_the_wire(req, v) else {
+                return true;
+            };
             let out = sim.c.consumer_group_heartbeat(&ctx, &req, sim.now);
             if let Err(e) = out.response.to_bytes(v) {
                 panic!("ConsumerGroupHeartbeat v{v} answer does not encode: {e}: {out:?}");
@@ -531,31 +568,52 @@ fn settle(sim: &mut Sim) {
 /// Reads `raw` as Kafka's version-prefixed consumer-protocol messages (a big-endian i16
 /// version, then the message at that version; a version above the highest known reads as the
 /// highest, trailing bytes are ignored: Kafka's `ConsumerProtocol.deserialize…`), as a
-/// subscription and as an assignment. Whatever decodes must re-encode at that version and decode
+/// subscription and as an assignment, with the coordinator's decoders
+/// (`consumer::migration::decode_subscription` / `decode_assignment`, what a classic member
+/// inside a consumer group and an upgrade go through). They must agree with the generated
+/// decoder read by that rule, and whatever decodes must re-encode at that version and decode
 /// back to the same value. Panics on a finding.
 pub fn consumer_protocol(raw: &Bytes) {
-    fn one<T: Message>(raw: &Bytes) {
+    fn by_rule<T: Message>(raw: &Bytes) -> Option<(T, i16)> {
         if raw.len() < 2 {
-            return;
+            return None;
         }
         let version = i16::from_be_bytes([raw[0], raw[1]]);
         if version < T::VALID_VERSIONS.lowest {
-            return;
+            return None;
         }
         let v = version.min(T::VALID_VERSIONS.highest);
         let mut body = raw.slice(2..);
-        let Ok(m) = T::decode_prefix(&mut body, v) else {
-            return;
-        };
+        T::decode_prefix(&mut body, v).ok().map(|m| (m, v))
+    }
+    fn round_trip<T: Message>(m: &T, v: i16) {
         let e = m
             .to_bytes(v)
             .unwrap_or_else(|e| panic!("{} v{v} decodes but does not encode: {e}", T::NAME));
         let back = T::decode_bytes(e, v)
             .unwrap_or_else(|e| panic!("{} v{v} re-encoding does not decode: {e}", T::NAME));
-        assert_eq!(back, m, "{} v{v}: decode(encode(m)) != m", T::NAME);
+        assert_eq!(&back, m, "{} v{v}: decode(encode(m)) != m", T::NAME);
     }
-    one::<ConsumerProtocolSubscription>(raw);
-    one::<ConsumerProtocolAssignment>(raw);
+    let sub = by_rule::<ConsumerProtocolSubscription>(raw);
+    let coord = decode_subscription(raw);
+    assert_eq!(
+        coord.as_ref().ok(),
+        sub.as_ref().map(|(m, _)| m),
+        "decode_subscription disagrees with the generated decoder: {coord:?}"
+    );
+    if let Some((m, v)) = &sub {
+        round_trip(m, *v);
+    }
+    let asg = by_rule::<ConsumerProtocolAssignment>(raw);
+    let coord = decode_assignment(raw);
+    assert_eq!(
+        coord.as_ref().ok(),
+        asg.as_ref().map(|(m, _)| m),
+        "decode_assignment disagrees with the generated decoder: {coord:?}"
+    );
+    if let Some((m, v)) = &asg {
+        round_trip(m, *v);
+    }
 }
 
 /// Seeds for the target: short scenarios in its input layout (three members join a classic
@@ -572,7 +630,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
                 group_id: "g0".into(),
                 session_timeout_ms: 10_000,
                 rebalance_timeout_ms: 20_000,
-                group_instance_id: instance.map(|i| i.to_string().into()),
+                group_instance_id: instance.filter(|_| jv >= 5).map(|i| i.to_string().into()),
                 protocol_type: "consumer".into(),
                 protocols: vec![JoinGroupRequestProtocol {
                     name: "range".into(),
@@ -585,20 +643,24 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         };
         // Three new members; then each rejoins with its id (v4+ asks for it).
         for _ in 0..3 {
-            join(&mut s, 0, 0, None);
+            join(&mut s, PATCH_GROUP, 0, None);
         }
-        for i in 0..3 {
-            join(&mut s, PATCH_MEMBER, i, None);
+        if jv >= 4 {
+            for i in 0..3 {
+                join(&mut s, PATCH_MEMBER, i, None);
+            }
         }
-        // The initial delay ends.
-        s.extend(op_header(Op::Timers, 0, PATCH_GROUP, 0));
-        s.extend([0, 0]);
+        // The initial delay (extended once for the members that came during it) ends.
+        for _ in 0..2 {
+            s.extend(op_header(Op::Timers, 0, PATCH_GROUP, 0));
+            s.extend([0, 0]);
+        }
         // Everyone syncs (the first one as leader with assignments for all).
         for i in 0..3 {
             s.extend(op_header(
                 Op::Sync,
                 5.min(jv),
-                PATCH_MEMBER | PATCH_GENERATION | PATCH_SHAPE,
+                PATCH_GROUP | PATCH_MEMBER | PATCH_GENERATION | PATCH_SHAPE,
                 i,
             ));
             let req = SyncGroupRequest {

@@ -1,6 +1,6 @@
 //! Writes the seed corpus of the `coordinator` fuzz target: short classic-group scenarios and
 //! consumer-protocol bytes in the target's input layout (`kwire_fuzz::coordinator::seeds`), into
-//! `corpus/coordinator` (or the directory given).
+//! `corpus/coordinator` (or the directory given), and runs each through the target once.
 //!
 //! `cargo run --bin seed_coordinator [OUT_DIR]`
 
@@ -19,6 +19,8 @@ fn main() {
     let seeds = kwire_fuzz::coordinator::seeds();
     for (name, bytes) in &seeds {
         std::fs::write(out.join(name), bytes).expect("writing a seed");
+        // Every seed must pass the target's checks before the fuzzer mutates it.
+        kwire_fuzz::coordinator::run(bytes);
     }
     println!("{} coordinator seeds in {}", seeds.len(), out.display());
 }

@@ -868,3 +868,213 @@ fn unknown_members_stale_generations_and_missing_groups() {
     let d = h.describe();
     assert!(d.members.iter().all(|m| m.member_id.as_str() != follower));
 }
+
+// ----- Classic members meeting consumer groups (KIP-848 online migration) -----
+
+/// A ConsumerGroupHeartbeat (v1, client-chosen member id) of `member` at `epoch` subscribed to
+/// `topics` (`None`: unchanged), owning nothing; the answer.
+fn cghb(
+    h: &mut H,
+    member: &str,
+    epoch: i32,
+    topics: Option<&[&str]>,
+) -> crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse {
+    use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
+    let req = ConsumerGroupHeartbeatRequest {
+        group_id: G.into(),
+        member_id: member.to_string().into(),
+        member_epoch: epoch,
+        rebalance_timeout_ms: if epoch == 0 { REBALANCE_MS } else { -1 },
+        subscribed_topic_names: topics.map(|ts| ts.iter().map(|t| t.to_string().into()).collect()),
+        topic_partitions: (epoch == 0).then(Vec::new),
+        ..Default::default()
+    };
+    let out =
+        h.c.consumer_group_heartbeat(&RequestContext::new("client", "/10.0.0.1", 1), &req, h.now);
+    h.took(out.records);
+    out.response
+}
+
+/// A coordinator with topics `t0` (3 partitions) and `t1` (2), and a consumer group `grp` whose
+/// one ConsumerGroupHeartbeat member `a` (subscribed to `t0`) is stable at epoch 1 owning all
+/// of `t0`.
+fn consumer_group_with_one_member() -> H {
+    use crate::coordinator::TopicMetadata;
+    use crate::wire::Uuid;
+    let mut h = H::new(i32::MAX);
+    let r = h.c.set_topics(
+        [
+            TopicMetadata::new(Uuid::from_u128(1), "t0", 3),
+            TopicMetadata::new(Uuid::from_u128(2), "t1", 2),
+        ],
+        h.now,
+    );
+    h.took(r);
+    let r = cghb(&mut h, "a", 0, Some(&["t0"]));
+    assert_eq!((r.error_code, r.member_epoch), (0, 1));
+    h
+}
+
+/// Member `a` of the consumer group is as it was: epoch 1, all of `t0`, and its heartbeat
+/// answers NONE at epoch 1; the group epoch is `epoch`.
+fn assert_consumer_member_unaffected(h: &mut H, epoch: i32) {
+    let g = h.c.group(G).expect("the consumer group");
+    assert_eq!(g.group_epoch, epoch, "group epoch unchanged");
+    let a = &g.members["a"];
+    assert_eq!(a.member_epoch, 1);
+    let owned: Vec<i32> = a.assigned.values().flatten().copied().collect();
+    assert_eq!(owned, vec![0, 1, 2]);
+    let r = cghb(h, "a", 1, None);
+    assert_eq!((r.error_code, r.member_epoch), (0, 1));
+}
+
+/// A classic member joining a consumer group with malformed ConsumerProtocolSubscription bytes
+/// is refused INCONSISTENT_GROUP_PROTOCOL (Kafka 4.4's `deserializeSubscription`: "Malformed
+/// embedded consumer protocol in subscription deserialization.") — after the member-id round
+/// at v4+, which comes first — and is not added; the consumer group and its member are as
+/// they were. Bytes Kafka reads (a version above the highest known, trailing bytes) join.
+#[test]
+fn malformed_subscription_into_a_consumer_group_is_inconsistent_group_protocol() {
+    let mut h = consumer_group_with_one_member();
+    let epoch = h.c.group(G).unwrap().group_epoch;
+    for (name, bad) in malformed() {
+        // v9: MEMBER_ID_REQUIRED first, then the refusal.
+        let r = h.join_now(9, &join_req("", bad.clone()));
+        assert_eq!(r.error_code, code(ErrorCode::MemberIdRequired), "{name}");
+        let id = r.member_id.as_str().to_string();
+        let r = h.join_now(9, &join_req(&id, bad.clone()));
+        assert_eq!(
+            r.error_code,
+            code(ErrorCode::InconsistentGroupProtocol),
+            "{name} v9"
+        );
+        // v3 has no member-id round: the generated id is refused at once.
+        let r = h.join_now(3, &join_req("", bad.clone()));
+        assert_eq!(
+            r.error_code,
+            code(ErrorCode::InconsistentGroupProtocol),
+            "{name} v3"
+        );
+        let g = h.c.group(G).unwrap();
+        assert_eq!(g.members.len(), 1, "{name}: no member added");
+        assert_consumer_member_unaffected(&mut h, epoch);
+    }
+    // Forward compatible bytes: version 9 (read as 3) with trailing bytes after the body.
+    let mut lenient = subscription(&["t1"]).to_vec();
+    lenient[..2].copy_from_slice(&9i16.to_be_bytes());
+    lenient.extend_from_slice(b"trailing");
+    let r = h.join_now(3, &join_req("", Bytes::from(lenient)));
+    assert_eq!(
+        r.error_code, 0,
+        "Kafka reads a newer version as its highest"
+    );
+    let g = h.c.group(G).unwrap();
+    let b = &g.members[r.member_id.as_str()];
+    assert_eq!(
+        b.subscribed_topic_names
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>(),
+        vec!["t1"]
+    );
+}
+
+/// In a consumer group the server assigns: the assignments a classic member puts in SyncGroup
+/// (here garbage, for itself and for others) are ignored, and its answer is its own assignment
+/// as ConsumerProtocolAssignment bytes (Kafka: `classicGroupSyncToConsumerGroup`).
+#[test]
+fn sync_assignments_from_a_classic_member_of_a_consumer_group_are_ignored() {
+    use crate::coordinator::consumer::migration::decode_assignment;
+    let mut h = consumer_group_with_one_member();
+    let r = h.join_now(3, &join_req("", subscription(&["t1"])));
+    assert_eq!(r.error_code, 0);
+    let b = r.member_id.as_str().to_string();
+    let garbage = Bytes::from_static(&[0xff, 0xff, 0xde, 0xad]);
+    let entry = |m: &str| SyncGroupRequestAssignment {
+        member_id: m.to_string().into(),
+        assignment: garbage.clone(),
+        ..Default::default()
+    };
+    let s = h.sync_now(
+        5,
+        &sync_req(&b, r.generation_id, vec![entry(&b), entry("a")]),
+    );
+    assert_eq!(s.error_code, 0);
+    assert_ne!(s.assignment, garbage);
+    let got = decode_assignment(&s.assignment).expect("ConsumerProtocolAssignment bytes");
+    let parts: Vec<(String, Vec<i32>)> = got
+        .assigned_partitions
+        .iter()
+        .map(|tp| (tp.topic.to_string(), tp.partitions.iter().collect()))
+        .collect();
+    assert_eq!(parts, vec![("t1".to_string(), vec![0, 1])]);
+    let a = &h.c.group(G).unwrap().members["a"];
+    let owned: Vec<i32> = a.assigned.values().flatten().copied().collect();
+    assert_eq!(owned, vec![0, 1, 2], "a keeps t0");
+}
+
+/// The first ConsumerGroupHeartbeat to a classic `consumer` group whose members' bytes do not
+/// read is refused GROUP_ID_NOT_FOUND with Kafka 4.4's message ("… because the embedded
+/// consumer protocol is malformed."), for malformed metadata and for a malformed non-empty
+/// assignment; the classic group stays as it was (Kafka: `convertToConsumerGroup`,
+/// `ConsumerGroup.fromClassicGroup`).
+#[test]
+fn upgrade_of_a_classic_group_with_malformed_bytes_is_refused() {
+    for (name, bad) in malformed() {
+        for bad_assignment in [false, true] {
+            if bad_assignment && bad.is_empty() {
+                // Empty assignment bytes are "no partitions" (Kafka 4.4 checks for them before
+                // reading), not malformed.
+                continue;
+            }
+            let mut h = H::new(i32::MAX);
+            let mut s = if bad_assignment {
+                h.stable(&[subscription(&["t0"]), subscription(&["t0"])])
+            } else {
+                h.stable(&[subscription(&["t0"]), bad.clone()])
+            };
+            if bad_assignment {
+                // A rejoin round whose leader hands a follower the malformed bytes.
+                let mut ids: Vec<String> = s.members.keys().cloned().collect();
+                ids.sort_by_key(|m| *m != s.leader);
+                for m in &ids {
+                    h.join(9, &join_req(m, subscription(&["t0"])));
+                }
+                s.generation += 1;
+                let follower = ids[1].clone();
+                h.sync(5, &sync_req(&follower, s.generation, vec![]));
+                let to = vec![
+                    SyncGroupRequestAssignment {
+                        member_id: follower.clone().into(),
+                        assignment: bad.clone(),
+                        ..Default::default()
+                    },
+                    SyncGroupRequestAssignment {
+                        member_id: s.leader.clone().into(),
+                        assignment: assignment(0),
+                        ..Default::default()
+                    },
+                ];
+                h.sync(5, &sync_req(&s.leader, s.generation, to));
+                s.members.insert(follower, bad.clone());
+                s.members.insert(s.leader.clone(), assignment(0));
+                h.assert_unaffected(&s);
+            }
+            let records = h.log.len();
+            let r = cghb(&mut h, "new", 0, Some(&["t0"]));
+            assert_eq!(
+                r.error_code,
+                code(ErrorCode::GroupIdNotFound),
+                "{name} {bad_assignment}"
+            );
+            assert_eq!(
+                r.error_message.as_deref(),
+                Some("Cannot upgrade classic group grp to consumer group because the embedded consumer protocol is malformed."),
+                "{name}"
+            );
+            assert_eq!(h.log.len(), records, "{name}: nothing written");
+            assert!(h.c.group(G).is_none(), "{name}: no consumer group");
+            h.assert_unaffected(&s);
+        }
+    }
+}

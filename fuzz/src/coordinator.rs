@@ -767,7 +767,6 @@ pub fn assignment_bytes(v: i16) -> Bytes {
             kwire_protocol::generated::consumer_protocol_assignment::TopicPartition {
                 topic: "t0".into(),
                 partitions: vec![0].into(),
-                ..Default::default()
             },
         ],
         ..Default::default()

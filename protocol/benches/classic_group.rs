@@ -50,7 +50,6 @@ fn assignment(member: usize) -> Bytes {
             .map(|t| TopicPartition {
                 topic: format!("topic-{t}").into(),
                 partitions: vec![member as i32].into(),
-                ..Default::default()
             })
             .collect(),
         ..Default::default()

@@ -60,7 +60,6 @@ fn assignment(p: i32) -> Bytes {
         assigned_partitions: vec![AssignedTp {
             topic: "t0".into(),
             partitions: vec![p].into(),
-            ..Default::default()
         }],
         ..Default::default()
     };

@@ -10,8 +10,13 @@
 //! | 8 | OffsetCommit | 2-9 | |
 //! | 9 | OffsetFetch | 1-9 | v8+ batched groups |
 //! | 10 | FindCoordinator | 0-6 | v4+ batched keys |
-//! | 15 | DescribeGroups | 0-5 | no classic groups: Dead or Empty |
-//! | 16 | ListGroups | 0-5 | |
+//! | 11 | JoinGroup | 0-9 | classic groups; the answer waits for the join phase |
+//! | 12 | Heartbeat | 0-4 | |
+//! | 13 | LeaveGroup | 0-5 | v3+ batches |
+//! | 14 | SyncGroup | 0-5 | a follower's answer waits for the leader's |
+//! | 15 | DescribeGroups | 0-6 | every group type; v6 GROUP_ID_NOT_FOUND (KIP-1043) |
+//! | 16 | ListGroups | 0-5 | every group type; states and types filters |
+//! | 42 | DeleteGroups | 0-3 | every group type, with the group's committed offsets |
 //! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
 //! | 19 | CreateTopics | 2-7 | |
 //! | 22 | InitProducerId | 0-5 | idempotent producers only; v6 (KIP-939) is unstable in Kafka 4.4 |
@@ -20,8 +25,8 @@
 //! | 88 | StreamsGroupHeartbeat | 0 | |
 //! | 89 | StreamsGroupDescribe | 0 | |
 //!
-//! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72), the
-//! classic group protocol, transactions (InitProducerId serves idempotent producers; a
+//! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72),
+//! transactions (InitProducerId serves idempotent producers; a
 //! transactional id is answered COORDINATOR_NOT_AVAILABLE), SASL and OffsetForLeaderEpoch are
 //! not advertised.
 
@@ -38,8 +43,13 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::OffsetCommit, 2, 9),
     (ApiKey::OffsetFetch, 1, 9),
     (ApiKey::FindCoordinator, 0, 6),
-    (ApiKey::DescribeGroups, 0, 5),
+    (ApiKey::JoinGroup, 0, 9),
+    (ApiKey::Heartbeat, 0, 4),
+    (ApiKey::LeaveGroup, 0, 5),
+    (ApiKey::SyncGroup, 0, 5),
+    (ApiKey::DescribeGroups, 0, 6),
     (ApiKey::ListGroups, 0, 5),
+    (ApiKey::DeleteGroups, 0, 3),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
     (ApiKey::InitProducerId, 0, 5),

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use kwire_protocol::coordinator::{GroupCoordinator, Record};
+use kwire_protocol::coordinator::{GroupCoordinator, GroupResponse, Record, RequestId};
 use kwire_protocol::generated::kwire_committed_offset_key::KwireCommittedOffsetKey;
 use kwire_protocol::generated::kwire_committed_offset_value::KwireCommittedOffsetValue;
 use kwire_protocol::generated::kwire_partition_end_key::KwirePartitionEndKey;
@@ -29,6 +29,7 @@ use kwire_protocol::generated::kwire_partition_end_value::KwirePartitionEndValue
 use kwire_protocol::generated::kwire_topic_key::KwireTopicKey;
 use kwire_protocol::generated::kwire_topic_value::{self as topic_value, KwireTopicValue};
 use kwire_protocol::wire::Uuid;
+use tokio::sync::oneshot;
 use tokio::sync::{watch, Notify, Semaphore};
 
 use crate::config::ServerConfig;
@@ -128,6 +129,11 @@ pub struct Broker {
     write_failures: u64,
     /// The group changes already logged (see [`crate::events`]).
     group_log: GroupLog,
+    /// Classic group requests waiting for their answer (JoinGroup, SyncGroup, ...): filled by
+    /// [`Broker::drain_group_responses`] after every call into the coordinator.
+    waiting: HashMap<RequestId, oneshot::Sender<GroupResponse>>,
+    /// The next [`RequestId`] to give out.
+    next_request_id: u64,
 }
 
 impl Broker {
@@ -231,6 +237,14 @@ impl Broker {
             now,
         )?;
         coordinator.set_streams_config(streams)?;
+        coordinator.set_classic_config(config.classic_group_config()?)?;
+        // Groups known only from their committed offsets are Kafka's empty classic groups; a
+        // log written before classic groups existed has no record of them.
+        for (g, o) in &offsets {
+            if !o.is_empty() {
+                let _ = coordinator.ensure_simple_group(g, now);
+            }
+        }
         let mut group_log = GroupLog::default();
         group_log.seed(&records);
         let mut broker = Broker {
@@ -253,6 +267,8 @@ impl Broker {
             fatal: watch::channel(None).0,
             write_failures: 0,
             group_log,
+            waiting: HashMap::new(),
+            next_request_id: 0,
         };
         let mut create: Vec<NewTopic> = Vec::new();
         for (name, parts) in &config.topics {
@@ -356,6 +372,27 @@ impl Broker {
         self.pending.extend(records.into_iter().map(Entry::Group));
     }
 
+    /// A new classic request id and the receiver its answer will come through (see
+    /// [`Broker::drain_group_responses`]).
+    pub fn wait_group_response(&mut self) -> (RequestId, oneshot::Receiver<GroupResponse>) {
+        self.next_request_id += 1;
+        let id = RequestId(self.next_request_id);
+        let (tx, rx) = oneshot::channel();
+        self.waiting.insert(id, tx);
+        (id, rx)
+    }
+
+    /// Hands every classic answer the coordinator has ready to the request waiting for it
+    /// (an answer whose connection is gone is dropped). Called after every call into the
+    /// coordinator: each request, and each run of the timers.
+    pub fn drain_group_responses(&mut self) {
+        while let Some((id, r)) = self.coordinator.poll_response() {
+            if let Some(tx) = self.waiting.remove(&id) {
+                let _ = tx.send(r);
+            }
+        }
+    }
+
     /// Stores committed offsets of `group` (topic, partition, offset): written first, applied
     /// once written.
     ///
@@ -391,6 +428,26 @@ impl Broker {
             offsets.insert((topic, partition), c);
         }
         Ok(())
+    }
+
+    /// Deletes every committed offset of `group` (DeleteGroups): tombstones queued for the next
+    /// [`Broker::commit`], the offsets gone at once.
+    pub fn delete_offsets(&mut self, group: &str) {
+        let Some(offsets) = self.offsets.remove(group) else {
+            return;
+        };
+        let mut keys: Vec<(String, i32)> = offsets.into_keys().collect();
+        keys.sort();
+        for (topic, partition) in keys {
+            self.pending.push(Entry::Offset(
+                KwireCommittedOffsetKey {
+                    group_id: group.to_string().into(),
+                    topic: topic.into(),
+                    partition,
+                },
+                None,
+            ));
+        }
     }
 
     /// A new producer id for InitProducerId (ids count up from 0 and are never given twice).

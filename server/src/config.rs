@@ -4,7 +4,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use kwire_protocol::coordinator::streams::StreamsGroupConfig;
-use kwire_protocol::coordinator::{ConfigError, ConsumerGroupConfig, MigrationPolicy};
+use kwire_protocol::coordinator::{
+    ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy,
+};
 
 use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
 
@@ -27,6 +29,18 @@ pub struct ServerConfig {
     pub session_timeout_ms: Option<i32>,
     /// Initial rebalance delay of streams groups (ms); `None`: Kafka's 3000.
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Smallest session timeout a classic JoinGroup may ask for (ms; Kafka's
+    /// `group.min.session.timeout.ms`, default 6000); below it: INVALID_SESSION_TIMEOUT.
+    pub group_min_session_timeout_ms: i32,
+    /// Largest session timeout a classic JoinGroup may ask for (ms; Kafka's
+    /// `group.max.session.timeout.ms`, default 1800000); above it: INVALID_SESSION_TIMEOUT.
+    pub group_max_session_timeout_ms: i32,
+    /// How long the first rebalance of an empty classic group waits for more members (ms;
+    /// Kafka's `group.initial.rebalance.delay.ms`, default 3000).
+    pub group_initial_rebalance_delay_ms: i32,
+    /// Most members of a classic group (Kafka's `group.max.size`, default `i32::MAX`); joins
+    /// beyond it: GROUP_MAX_SIZE_REACHED.
+    pub group_max_size: i32,
     /// `group.consumer.migration.policy`: which online conversions between classic and
     /// consumer groups are allowed (KIP-848; default `bidirectional`).
     pub consumer_migration_policy: MigrationPolicy,
@@ -61,6 +75,10 @@ impl ServerConfig {
             heartbeat_interval_ms: None,
             session_timeout_ms: None,
             streams_initial_rebalance_delay_ms: None,
+            group_min_session_timeout_ms: 6000,
+            group_max_session_timeout_ms: 1_800_000,
+            group_initial_rebalance_delay_ms: 3000,
+            group_max_size: i32::MAX,
             consumer_migration_policy: MigrationPolicy::Bidirectional,
             max_frame_bytes: 100 * 1024 * 1024,
             idle_timeout_ms: 600_000,
@@ -172,6 +190,23 @@ impl ServerConfig {
         c.validate()?;
         Ok(c)
     }
+
+    /// The classic-group configuration (`--group-min-session-timeout-ms`,
+    /// `--group-max-session-timeout-ms`, `--group-initial-rebalance-delay-ms`,
+    /// `--group-max-size`).
+    ///
+    /// # Errors
+    /// [`ConfigError`] when it breaks Kafka's bounds ([`ClassicGroupConfig::validate`]).
+    pub fn classic_group_config(&self) -> Result<ClassicGroupConfig, ConfigError> {
+        let c = ClassicGroupConfig {
+            min_session_timeout_ms: self.group_min_session_timeout_ms,
+            max_session_timeout_ms: self.group_max_session_timeout_ms,
+            initial_rebalance_delay_ms: self.group_initial_rebalance_delay_ms,
+            max_size: self.group_max_size,
+        };
+        c.validate()?;
+        Ok(c)
+    }
 }
 
 /// Parses a `--topic` value: `NAME:PARTITIONS`.
@@ -247,7 +282,7 @@ fn parse_queued_bytes(s: &str) -> Result<usize, String> {
 #[command(
     name = "kwire-server",
     version,
-    about = "A single-node in-memory Kafka test broker with kwire's KIP-848 / KIP-1071 group coordinator"
+    about = "A single-node in-memory Kafka test broker with kwire's group coordinator (classic, KIP-848 and KIP-1071 groups)"
 )]
 pub struct Cli {
     /// Address to listen on, IP:PORT or HOST:PORT (a host name is resolved at start, preferring
@@ -271,6 +306,21 @@ pub struct Cli {
     /// Initial rebalance delay of streams groups, in ms (Kafka's default: 3000).
     #[arg(long, value_name = "N")]
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Smallest session timeout of a classic group member, in ms (Kafka's
+    /// `group.min.session.timeout.ms`).
+    #[arg(long, value_name = "N", default_value_t = 6000)]
+    pub group_min_session_timeout_ms: i32,
+    /// Largest session timeout of a classic group member, in ms (Kafka's
+    /// `group.max.session.timeout.ms`).
+    #[arg(long, value_name = "N", default_value_t = 1_800_000)]
+    pub group_max_session_timeout_ms: i32,
+    /// How long the first rebalance of an empty classic group waits for more members, in ms
+    /// (Kafka's `group.initial.rebalance.delay.ms`).
+    #[arg(long, value_name = "N", default_value_t = 3000)]
+    pub group_initial_rebalance_delay_ms: i32,
+    /// Most members of a classic group (Kafka's `group.max.size`).
+    #[arg(long, value_name = "N", default_value_t = i32::MAX)]
+    pub group_max_size: i32,
     /// Which online conversions between classic and consumer groups are allowed (Kafka's
     /// `group.consumer.migration.policy`): disabled, upgrade, downgrade or bidirectional.
     #[arg(long, value_name = "POLICY", default_value = "bidirectional")]
@@ -310,6 +360,10 @@ impl Cli {
         c.heartbeat_interval_ms = self.heartbeat_interval_ms;
         c.session_timeout_ms = self.session_timeout_ms;
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
+        c.group_min_session_timeout_ms = self.group_min_session_timeout_ms;
+        c.group_max_session_timeout_ms = self.group_max_session_timeout_ms;
+        c.group_initial_rebalance_delay_ms = self.group_initial_rebalance_delay_ms;
+        c.group_max_size = self.group_max_size;
         c.consumer_migration_policy = self.group_consumer_migration_policy;
         c.max_frame_bytes = self.max_frame_bytes;
         c.idle_timeout_ms = self.idle_timeout_ms;
@@ -342,6 +396,14 @@ mod tests {
         assert_eq!(c.streams_group_config().unwrap().heartbeat_interval_ms, 250);
         c.heartbeat_interval_ms = Some(5000);
         assert!(c.consumer_group_config().is_err());
+        let k = c.classic_group_config().unwrap();
+        assert_eq!(
+            (k.min_session_timeout_ms, k.max_session_timeout_ms),
+            (6000, 1_800_000)
+        );
+        assert_eq!((k.initial_rebalance_delay_ms, k.max_size), (3000, i32::MAX));
+        c.group_max_size = 0;
+        assert!(c.classic_group_config().is_err());
     }
 
     #[test]
@@ -404,6 +466,26 @@ mod tests {
         assert_eq!(c.default_partitions, 4);
         assert!(cli(&["--default-partitions", "0"]).is_err());
         assert!(cli(&["--default-partitions", "100001"]).is_err());
+        let c = cli(&[
+            "--group-min-session-timeout-ms",
+            "100",
+            "--group-max-session-timeout-ms",
+            "9000",
+            "--group-initial-rebalance-delay-ms",
+            "0",
+            "--group-max-size",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.classic_group_config().unwrap(),
+            ClassicGroupConfig {
+                min_session_timeout_ms: 100,
+                max_session_timeout_ms: 9000,
+                initial_rebalance_delay_ms: 0,
+                max_size: 3,
+            }
+        );
         assert!(cli(&["--max-queued-bytes", "0"]).is_err());
         assert_eq!(
             cli(&["--max-queued-bytes", "65536"])

@@ -5,8 +5,9 @@
 //! and version against [`crate::apis`], decodes, and hands the request to
 //! [`crate::handlers::handle`] at once; what comes back (an encoded response, or a Fetch to hold)
 //! goes into a queue. The writer, a task of its own, writes each answer as soon as it is at the
-//! head of the queue, strictly in request order: a held Fetch delays the answers queued behind it
-//! on its own connection (as in Kafka), never those of other connections. Answers that are
+//! head of the queue, strictly in request order: a held Fetch, or a classic JoinGroup or
+//! SyncGroup waiting for the rest of its group, delays the answers queued behind it on its own
+//! connection (as in Kafka), never those of other connections. Answers that are
 //! already waiting when the writer gets to them go out in one write. Answers are encoded into
 //! chunks ([`kwire_protocol::wire::Chunks`]): record sets of at least [`SPLICE_MIN`] bytes stay
 //! shared with the partition log and go out with vectored writes, never copied.
@@ -50,7 +51,7 @@ use tokio::task::JoinHandle;
 use crate::apis;
 use crate::broker::Shared;
 use crate::events;
-use crate::handlers::{self, Ctx, FetchWait, Outcome};
+use crate::handlers::{self, Ctx, FetchWait, GroupWait, Outcome};
 use crate::util::now_ms;
 
 /// Bytes reserved for each socket read.
@@ -100,6 +101,12 @@ enum Pending {
         correlation_id: i32,
         wait: Box<FetchWait>,
     },
+    /// A classic group request waiting for its answer (JoinGroup, SyncGroup).
+    Group {
+        correlation_id: i32,
+        version: i16,
+        wait: GroupWait,
+    },
 }
 
 /// An answer the reader has, before it is queued.
@@ -110,6 +117,12 @@ enum Answer {
     Fetch {
         correlation_id: i32,
         wait: Box<FetchWait>,
+    },
+    /// A classic answer to wait for.
+    Group {
+        correlation_id: i32,
+        version: i16,
+        wait: GroupWait,
     },
 }
 
@@ -247,6 +260,11 @@ fn on_frame(frame: Bytes, shared: &Shared, peer: &mut Peer) -> Step {
             correlation_id,
             wait: Box::new(wait),
         }),
+        Outcome::Wait(wait) => Step::Reply(Answer::Group {
+            correlation_id,
+            version,
+            wait,
+        }),
     }
 }
 
@@ -358,6 +376,15 @@ async fn read_loop(
                             wait,
                         }) => Pending::Fetch {
                             correlation_id,
+                            wait,
+                        },
+                        Step::Reply(Answer::Group {
+                            correlation_id,
+                            version,
+                            wait,
+                        }) => Pending::Group {
+                            correlation_id,
+                            version,
                             wait,
                         },
                         Step::Nothing => continue,
@@ -511,6 +538,28 @@ async fn write_loop(
                     break;
                 }
             },
+            Pending::Group {
+                correlation_id,
+                version,
+                wait,
+            } => {
+                // The coordinator answers every waiting request (at the latest when a timer
+                // ends the join or sync phase); a dropped sender means the server is stopping.
+                let Ok(r) = wait.answer.await else {
+                    end = Some("the server stopped before a group answer was ready".to_string());
+                    break;
+                };
+                match encode_response(handlers::group_response(r), correlation_id, version) {
+                    Ok(b) => {
+                        size += b.len();
+                        batch.push(b);
+                    }
+                    Err(e) => {
+                        end = Some(format!("a group answer could not be encoded: {e}"));
+                        break;
+                    }
+                }
+            }
         }
         // Whatever else is already queued goes out in the same write.
         while size < WRITE_BATCH {

@@ -1,6 +1,7 @@
 //! What kwire-server logs at INFO for a person running it: requests it refuses and why, the
-//! topics it creates and for whom, and the changes of consumer and streams groups (members
-//! joining, leaving, expiring; group epochs; target and current assignments).
+//! topics it creates and for whom, and the changes of consumer, streams and classic groups
+//! (members joining, leaving, expiring; group epochs and classic generations; target and current
+//! assignments).
 //!
 //! Group changes are read off the records the coordinator returns (the same records written to
 //! the durable log), not from inside the coordinator: [`GroupLog`] keeps the member ids of every
@@ -15,8 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::net::SocketAddr;
 
+use kwire_protocol::coordinator::classic::ClassicRecord;
 use kwire_protocol::coordinator::streams::StreamsRecord;
-use kwire_protocol::coordinator::{ConsumerRecord, Record};
+use kwire_protocol::coordinator::{ClassicGroupState, ConsumerRecord, Record};
 use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::kwire_consumer_group_current_member_assignment_value::TopicPartitions;
 use kwire_protocol::generated::kwire_streams_group_current_member_assignment_value::TaskIds;
@@ -162,13 +164,15 @@ pub(crate) fn count<N: fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) ->
     }
 }
 
-/// The two group types the coordinator runs.
+/// The group types the coordinator runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GroupKind {
     /// A consumer group (KIP-848).
     Consumer,
     /// A streams group (KIP-1071).
     Streams,
+    /// A classic group (JoinGroup/SyncGroup).
+    Classic,
 }
 
 impl fmt::Display for GroupKind {
@@ -176,6 +180,7 @@ impl fmt::Display for GroupKind {
         f.write_str(match self {
             GroupKind::Consumer => "consumer group",
             GroupKind::Streams => "streams group",
+            GroupKind::Classic => "classic group",
         })
     }
 }
@@ -189,6 +194,13 @@ pub enum Cause<'a> {
         member_id: &'a str,
         /// The member epoch the request carried (0 join, -1 leave, -2 static leave).
         member_epoch: i32,
+    },
+    /// A classic group request (JoinGroup, SyncGroup, LeaveGroup) or a DeleteGroups.
+    Request {
+        /// The API's name.
+        api: &'static str,
+        /// The member id the request carried ("" when none).
+        member_id: &'a str,
     },
     /// The coordinator's timers (session, rebalance, initial-rebalance delay).
     Timers,
@@ -217,17 +229,68 @@ enum Change<'r> {
     },
     /// A streams group's topology (epoch, subtopology count).
     Topology { epoch: i32, subtopologies: usize },
+    /// A classic group's generation, state, protocol and leader.
+    Generation {
+        generation: i32,
+        state: &'static str,
+        protocol: Option<&'r str>,
+        leader: Option<&'r str>,
+    },
 }
 
 /// The group type, group id and change a record stands for; `None` for what the log does not
 /// show (assignment tombstones, regular-expression resolutions, topology tombstones).
 fn classify(record: &Record) -> Option<(GroupKind, &str, Change<'_>)> {
-    use GroupKind::{Consumer, Streams};
+    use GroupKind::{Classic, Consumer, Streams};
     let partitions =
         |tps: &[TopicPartitions]| -> usize { tps.iter().map(|t| t.partitions.len()).sum() };
     let tasks = |ts: &[TaskIds]| -> usize { ts.iter().map(|t| t.partitions.len()).sum() };
     Some(match record {
-        Record::Classic(_) => return None,
+        Record::Classic(c) => match c {
+            ClassicRecord::GroupMetadata(k, None) => {
+                (Classic, &k.group_id, Change::GroupEpoch(None))
+            }
+            ClassicRecord::GroupMetadata(k, Some(v)) => (
+                Classic,
+                &k.group_id,
+                Change::Generation {
+                    generation: v.generation,
+                    state: ClassicGroupState::from_i8(v.state).as_str(),
+                    protocol: v.protocol_name.as_deref(),
+                    leader: v.leader.as_deref(),
+                },
+            ),
+            ClassicRecord::Member(k, Some(v)) => {
+                let mut details = format!("client {} at {}", &*v.client_id, &*v.client_host);
+                if let Some(i) = v.group_instance_id.as_deref().filter(|i| !i.is_empty()) {
+                    details += &format!(", instance id {i}");
+                }
+                let protocols: Vec<&str> = v.protocols.iter().map(|p| &*p.name).collect();
+                details += &format!(
+                    "; protocol type {}, protocols [{}]; session timeout {} ms, rebalance timeout {} ms; assignment of {} bytes",
+                    &*v.protocol_type,
+                    protocols.join(", "),
+                    v.session_timeout_ms,
+                    v.rebalance_timeout_ms,
+                    v.assignment.len()
+                );
+                (
+                    Classic,
+                    &k.group_id,
+                    Change::Member {
+                        member: &k.member_id,
+                        details,
+                    },
+                )
+            }
+            ClassicRecord::Member(k, None) => (
+                Classic,
+                &k.group_id,
+                Change::MemberGone {
+                    member: &k.member_id,
+                },
+            ),
+        },
         Record::Consumer(c) => match c {
             ConsumerRecord::GroupMetadata(k, v) => (
                 Consumer,
@@ -400,6 +463,9 @@ impl GroupLog {
                 self.groups.remove(&key);
             }
             Change::GroupEpoch(Some(e)) => self.groups.entry(key).or_default().epoch = *e,
+            Change::Generation { generation, .. } => {
+                self.groups.entry(key).or_default().epoch = *generation;
+            }
             Change::Member { member, .. } => {
                 let g = self.groups.entry(key).or_default();
                 if g.members.insert(member.to_string()) {
@@ -421,7 +487,7 @@ impl GroupLog {
     /// Takes in the records of one step of the coordinator and returns the log lines that say
     /// what they change, in record order (the caller logs them at INFO).
     pub fn observe(&mut self, records: &[Record], cause: Cause<'_>) -> Vec<String> {
-        let mut lines = Vec::new();
+        let mut lines = conversions(records);
         let changes: Vec<(GroupKind, &str, Change<'_>)> =
             records.iter().filter_map(classify).collect();
         // Per group: its epoch before the step, the epoch it ends the step at (the join and
@@ -439,6 +505,9 @@ impl GroupLog {
                 Change::GroupEpoch(e) => {
                     after.insert((*kind, group), *e);
                 }
+                Change::Generation { generation, .. } => {
+                    after.insert((*kind, group), Some(*generation));
+                }
                 Change::TargetMember => *targets.entry((*kind, group)).or_default() += 1,
                 _ => {}
             }
@@ -454,8 +523,9 @@ impl GroupLog {
             match (change, self.apply(*kind, group, change)) {
                 (Change::Member { member, details }, Membership::Joined) => {
                     shown.insert(at);
+                    let what = epoch_name(*kind);
                     lines.push(format!(
-                        "member {member} joined {kind} {group} (group epoch {epoch}; {details})"
+                        "member {member} joined {kind} {group} ({what} {epoch}; {details})"
                     ));
                 }
                 (Change::Member { member, details }, _) => {
@@ -466,8 +536,9 @@ impl GroupLog {
                 (Change::MemberGone { member }, Membership::Left) => {
                     shown.insert(at);
                     let how = departure(cause, member);
+                    let what = epoch_name(*kind);
                     lines.push(format!(
-                        "member {member} of {kind} {group} {how} (group epoch {epoch})"
+                        "member {member} of {kind} {group} {how} ({what} {epoch})"
                     ));
                 }
                 (
@@ -510,6 +581,20 @@ impl GroupLog {
                     shown.insert(at);
                     lines.push(format!("{kind} {group} deleted"));
                 }
+                (
+                    Change::Generation {
+                        generation,
+                        state,
+                        protocol,
+                        leader,
+                    },
+                    _,
+                ) => {
+                    shown.insert(at);
+                    let protocol = protocol.unwrap_or("none");
+                    let leader = leader.unwrap_or("none");
+                    lines.push(format!("{kind} {group}: generation {generation}, state {state}, protocol {protocol}, leader {leader}"));
+                }
                 _ => {}
             }
         }
@@ -525,7 +610,43 @@ impl GroupLog {
     }
 }
 
+/// What a group type calls its epoch: `generation` for classic groups, else `group epoch`.
+fn epoch_name(kind: GroupKind) -> &'static str {
+    match kind {
+        GroupKind::Classic => "generation",
+        _ => "group epoch",
+    }
+}
+
 /// How a member left, given what caused the records that removed it.
+/// KIP-848 online migration, read off one step's records: a step that deletes a group of one
+/// type (its group-record tombstone: type 23 classic, 3 consumer) and writes a group record of
+/// the other type under the same id converted it: `group g upgraded from classic to consumer
+/// (online migration)`, or `downgraded from consumer to classic`.
+fn conversions(records: &[Record]) -> Vec<String> {
+    let of = |t: i16, tomb: bool| -> BTreeSet<&str> {
+        records
+            .iter()
+            .filter(|r| r.record_type() == t && r.is_tombstone() == tomb)
+            .map(|r| r.group_id())
+            .collect()
+    };
+    let (classic_gone, consumer_made) = (of(23, true), of(3, false));
+    let (consumer_gone, classic_made) = (of(3, true), of(23, false));
+    let mut lines = Vec::new();
+    for g in classic_gone.intersection(&consumer_made) {
+        lines.push(format!(
+            "group {g} upgraded from classic to consumer (online migration)"
+        ));
+    }
+    for g in consumer_gone.intersection(&classic_made) {
+        lines.push(format!(
+            "group {g} downgraded from consumer to classic (online migration)"
+        ));
+    }
+    lines
+}
+
 fn departure(cause: Cause<'_>, member: &str) -> String {
     match cause {
         Cause::Heartbeat {
@@ -543,6 +664,16 @@ fn departure(cause: Cause<'_>, member: &str) -> String {
             "expired: its session or rebalance timeout passed, and the coordinator fenced it".into()
         }
         Cause::TopicsChanged => "was removed".into(),
+        Cause::Request {
+            api: "LeaveGroup", ..
+        } => "left with a LeaveGroup request".into(),
+        Cause::Request {
+            api: "JoinGroup",
+            member_id: "",
+        } => {
+            "was replaced by a new member, which took over its static instance id (or was removed: the group is full)".into()
+        }
+        Cause::Request { api, .. } => format!("was removed by a {api} request"),
     }
 }
 

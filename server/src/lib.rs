@@ -1,8 +1,12 @@
 //! # kwire-server
 //!
 //! A single-node, in-memory Kafka broker for tests, speaking the wire protocol through kwire's
-//! generated codecs and handing consumer groups (KIP-848) and streams groups (KIP-1071) to
-//! kwire's sans-IO [`GroupCoordinator`](kwire_protocol::coordinator::GroupCoordinator).
+//! generated codecs and handing classic groups (JoinGroup/SyncGroup), consumer groups (KIP-848)
+//! and streams groups (KIP-1071) to kwire's sans-IO
+//! [`GroupCoordinator`](kwire_protocol::coordinator::GroupCoordinator). A classic JoinGroup or
+//! SyncGroup whose answer waits for the rest of its group is held on its connection, in request
+//! order, until the coordinator's outbox has its answer (drained after every request and every
+//! run of the timers).
 //!
 //! Modules:
 //! - [`config`]: the configuration and the command line (`kwire-server --listen … --topic …`);

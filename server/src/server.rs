@@ -143,6 +143,8 @@ async fn timer_loop(shared: Arc<Shared>) {
                 // A failure breaks the durable state, and the server stops (see the broker).
                 let _ = b.commit();
             }
+            // Classic answers the timers made ready (the end of a join or sync phase).
+            b.drain_group_responses();
             b.coordinator.next_deadline()
         };
         let notified = shared.timers.notified();

@@ -17,7 +17,12 @@ use kwire_protocol::generated::consumer_group_heartbeat_request::{
     self as cghb, ConsumerGroupHeartbeatRequest,
 };
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
+use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
+use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
+use kwire_protocol::generated::join_group_request::JoinGroupRequest;
+use kwire_protocol::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
+use kwire_protocol::generated::sync_group_request::SyncGroupRequest;
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
 use kwire_protocol::generated::init_producer_id_request::InitProducerIdRequest;
@@ -1161,6 +1166,49 @@ async fn every_advertised_version_encodes() {
                 }
                 .into(),
                 ApiKey::ListGroups => ListGroupsRequest::default().into(),
+                // Classic requests for a group that does not exist are answered at once.
+                ApiKey::JoinGroup => JoinGroupRequest {
+                    group_id: "no-such-group".into(),
+                    session_timeout_ms: 10_000,
+                    rebalance_timeout_ms: 10_000,
+                    member_id: "m".into(),
+                    protocol_type: "consumer".into(),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::SyncGroup => SyncGroupRequest {
+                    group_id: "no-such-group".into(),
+                    member_id: "m".into(),
+                    protocol_type: Some("consumer".into()),
+                    protocol_name: Some("range".into()),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::Heartbeat => HeartbeatRequest {
+                    group_id: "no-such-group".into(),
+                    member_id: "m".into(),
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::LeaveGroup => LeaveGroupRequest {
+                    group_id: "no-such-group".into(),
+                    member_id: if v < 3 { "m" } else { "" }.into(),
+                    members: if v >= 3 {
+                        vec![MemberIdentity {
+                            member_id: "m".into(),
+                            ..Default::default()
+                        }]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Default::default()
+                }
+                .into(),
+                ApiKey::DeleteGroups => DeleteGroupsRequest {
+                    groups_names: vec!["no-such-group".into()],
+                    ..Default::default()
+                }
+                .into(),
                 ApiKey::ApiVersions => ApiVersionsRequest {
                     client_software_name: "a".into(),
                     client_software_version: "1".into(),
@@ -1218,6 +1266,7 @@ async fn every_advertised_version_encodes() {
                 }
                 Outcome::Silent => panic!("{key:?} v{v}: silent"),
                 Outcome::Park(_) => panic!("{key:?} v{v}: parked"),
+                Outcome::Wait(_) => panic!("{key:?} v{v}: waiting"),
                 Outcome::Close(why) => panic!("{key:?} v{v}: closed: {why}"),
             }
         }
@@ -2488,3 +2537,11 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
     r.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Classic groups through a real socket.
+#[path = "classic_tests.rs"]
+mod classic;
+
+/// KIP-848 online migration through a real socket.
+#[path = "migration_tests.rs"]
+mod migration;

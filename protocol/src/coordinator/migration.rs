@@ -152,7 +152,7 @@ impl GroupCoordinator {
                 let target = targets.get(&m.member_id).unwrap_or(&empty);
                 m.assignment = encode_assignment(target, &self.ctx.topics, version);
             }
-            out.extend(self.insert_classic_group(&cg, true, now_ms));
+            out.extend(self.insert_classic_group(&cg, d.rebalance, now_ms));
         }
         out
     }
@@ -210,7 +210,9 @@ impl GroupCoordinator {
                 .collect(),
         };
         let policy = self.consumer.config.migration_policy;
-        if let Err(UpgradeRefused(m)) = validate_upgrade(&snap, policy, self.consumer.config.max_size) {
+        if let Err(UpgradeRefused(m)) =
+            validate_upgrade(&snap, policy, self.consumer.config.max_size)
+        {
             return Some(refuse(m));
         }
         let conversion = match upgrade_records(&snap, &self.ctx) {
@@ -218,9 +220,7 @@ impl GroupCoordinator {
             Err(UpgradeRefused(m)) => return Some(refuse(m)),
         };
         // Try the heartbeat against the converted group; the classic group is set aside.
-        let Some(saved) = self.groups.classic.remove(&gid) else {
-            return None;
-        };
+        let saved = self.groups.classic.remove(&gid)?;
         for r in &conversion {
             consumer::apply(&mut self.groups.consumer, r);
         }
@@ -236,7 +236,10 @@ impl GroupCoordinator {
         let mut out = {
             let mut m = self.classic_manager(now_ms);
             m.delete_answering(&gid, ErrorCode::RebalanceInProgress);
-            m.records.into_iter().map(Record::Classic).collect::<Vec<_>>()
+            m.records
+                .into_iter()
+                .map(Record::Classic)
+                .collect::<Vec<_>>()
         };
         for m in &snap.members {
             self.ctx.timers.arm(
@@ -249,6 +252,19 @@ impl GroupCoordinator {
         out.extend(conversion.into_iter().map(Record::Consumer));
         out.extend(records.into_iter().map(Record::Consumer));
         out.extend(self.run_downgrades(now_ms));
-        Some(Output { response, records: out })
+        Some(Output {
+            response,
+            records: out,
+        })
+    }
+}
+
+#[cfg(test)]
+impl GroupCoordinator {
+    /// The conversion records of a classic-group snapshot, or the refusal message (tests).
+    pub(crate) fn try_upgrade_records(&self, snap: &ClassicGroupSnapshot) -> Result<usize, String> {
+        upgrade_records(snap, &self.ctx)
+            .map(|r| r.len())
+            .map_err(|UpgradeRefused(m)| m)
     }
 }

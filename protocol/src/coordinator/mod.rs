@@ -40,9 +40,6 @@ use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequ
 use crate::generated::consumer_group_describe_response::ConsumerGroupDescribeResponse;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
-use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
-use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
-use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use crate::generated::delete_groups_request::DeleteGroupsRequest;
 use crate::generated::delete_groups_response::{DeletableGroupResult, DeleteGroupsResponse};
 use crate::generated::describe_groups_request::DescribeGroupsRequest;
@@ -59,6 +56,9 @@ use crate::generated::leave_group_request::LeaveGroupRequest;
 use crate::generated::leave_group_response::LeaveGroupResponse;
 use crate::generated::list_groups_request::ListGroupsRequest;
 use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
+use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
+use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
+use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 use consumer::ConsumerRecord as CRecord;
@@ -194,6 +194,15 @@ impl GroupCoordinator {
     /// The member epoch of `member_id` in the group `group_id` of any type: `Err(true)` when the
     /// group does not exist, `Err(false)` when the member does not, plus whether the group has
     /// members at all.
+    /// Whether `member_id` is a classic-protocol member of consumer group `group_id`.
+    fn is_classic_member(&self, group_id: &str, member_id: &str) -> bool {
+        self.groups
+            .consumer
+            .get(group_id)
+            .and_then(|g| g.members.get(member_id))
+            .is_some_and(|m| m.classic.is_some())
+    }
+
     fn offset_member(&self, group_id: &str, member_id: &str) -> (Result<i32, bool>, bool) {
         let found = consumer_manager::member_epoch(&self.groups.consumer, group_id, member_id)
             .or_else(|| streams_manager::member_epoch(&self.groups.streams, group_id, member_id));
@@ -214,7 +223,9 @@ impl GroupCoordinator {
     /// - a member id or epoch for a group that does not exist: ErrorCode::GroupIdNotFound.code() (69) (Kafka
     ///   answers ErrorCode::IllegalGeneration.code() (22) below v9; `api_version` selects);
     /// - an unknown member id: ErrorCode::UnknownMemberId.code() (25);
-    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113).
+    /// - an epoch other than the member's current one: ErrorCode::StaleMemberEpoch.code() (113),
+    ///   or ErrorCode::IllegalGeneration.code() (22) for a classic-protocol member of a consumer
+    ///   group, whose generation id is its member epoch (KIP-848 online migration).
     pub fn validate_offset_commit(
         &self,
         group_id: &str,
@@ -239,6 +250,11 @@ impl GroupCoordinator {
             Err(true) if api_version >= 9 => ErrorCode::GroupIdNotFound.code(),
             Err(true) => ErrorCode::IllegalGeneration.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
@@ -257,6 +273,11 @@ impl GroupCoordinator {
         match self.offset_member(group_id, member_id).0 {
             Err(true) => ErrorCode::None.code(),
             Err(false) => ErrorCode::UnknownMemberId.code(),
+            // Kafka 4.4's `validateMemberEpoch`: a classic member of a consumer group gets
+            // ILLEGAL_GENERATION (docs §Online migration).
+            Ok(e) if e != member_epoch && self.is_classic_member(group_id, member_id) => {
+                ErrorCode::IllegalGeneration.code()
+            }
             Ok(e) if e != member_epoch => ErrorCode::StaleMemberEpoch.code(),
             Ok(_) => ErrorCode::None.code(),
         }
@@ -501,7 +522,11 @@ impl GroupCoordinator {
     /// Kafka's `maybeDeleteEmptyClassicGroup`: a joining ConsumerGroupHeartbeat or
     /// StreamsGroupHeartbeat replaces an empty classic group. Returns the tombstone and what to
     /// put back if the heartbeat fails.
-    fn delete_empty_classic_group(&mut self, group_id: &str, now_ms: i64) -> (Vec<Record>, SavedClassic) {
+    fn delete_empty_classic_group(
+        &mut self,
+        group_id: &str,
+        now_ms: i64,
+    ) -> (Vec<Record>, SavedClassic) {
         let Some(g) = self.groups.classic.get(group_id) else {
             return (Vec::new(), None);
         };
@@ -531,6 +556,8 @@ impl GroupCoordinator {
     pub fn set_classic_config(&mut self, config: ClassicGroupConfig) -> Result<(), ConfigError> {
         config.validate()?;
         self.classic.config = config;
+        // A downgraded group must fit the classic group.max.size (docs §Online migration).
+        self.consumer.classic_max_size = config.max_size;
         Ok(())
     }
 
@@ -576,6 +603,21 @@ impl GroupCoordinator {
         m.records.into_iter().map(Record::Classic).collect()
     }
 
+    /// Kafka's group of committed offsets only: an OffsetCommit from outside group management
+    /// (the admin client, a consumer assigning partitions itself) to a group id that no group
+    /// holds creates an Empty classic group without protocol type (Kafka's
+    /// `getOrMaybeCreateClassicGroup` in the offset commit path), which ListGroups and
+    /// DescribeGroups show and DeleteGroups deletes. Returns its record; nothing when the id
+    /// is empty or taken.
+    pub fn ensure_simple_group(&mut self, group_id: &str, now_ms: i64) -> Vec<Record> {
+        if group_id.is_empty() || self.groups.contains(group_id) {
+            return Vec::new();
+        }
+        let mut g = ClassicGroup::new(group_id);
+        g.current_state_timestamp = now_ms;
+        self.insert_classic_group(&g, false, now_ms)
+    }
+
     fn push(&mut self, id: RequestId, r: GroupResponse) {
         self.ctx.outbox.push(id, r);
     }
@@ -603,7 +645,10 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::JoinGroup(fail(ErrorCode::InvalidGroupId, &req.member_id)));
+            self.push(
+                id,
+                GroupResponse::JoinGroup(fail(ErrorCode::InvalidGroupId, &req.member_id)),
+            );
             return Vec::new();
         }
         let cfg = self.classic.config;
@@ -659,11 +704,17 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InvalidGroupId)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::InvalidGroupId)),
+            );
             return Vec::new();
         }
         if ctx.api_version >= 5 && (req.protocol_type.is_none() || req.protocol_name.is_none()) {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::InconsistentGroupProtocol)),
+            );
             return Vec::new();
         }
         if self.sync_consumer_group(req, id, now_ms) {
@@ -671,7 +722,10 @@ impl GroupCoordinator {
             return Vec::new();
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::SyncGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -734,7 +788,10 @@ impl GroupCoordinator {
             ..Default::default()
         };
         if req.group_id.is_empty() {
-            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)));
+            self.push(
+                id,
+                GroupResponse::LeaveGroup(fail(ErrorCode::InvalidGroupId)),
+            );
             return Vec::new();
         }
         if let Some(records) = self.leave_consumer_group(ctx, req, id, now_ms) {
@@ -742,7 +799,10 @@ impl GroupCoordinator {
             return records;
         }
         if !self.groups.classic.contains_key(&*req.group_id) {
-            self.push(id, GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)));
+            self.push(
+                id,
+                GroupResponse::LeaveGroup(fail(ErrorCode::UnknownMemberId)),
+            );
             return Vec::new();
         }
         let mut m = self.classic_manager(now_ms);
@@ -787,7 +847,11 @@ impl GroupCoordinator {
                     };
                     let v6 = ctx.api_version >= 6;
                     return DescribedGroup {
-                        error_code: if v6 { ErrorCode::GroupIdNotFound.code() } else { 0 },
+                        error_code: if v6 {
+                            ErrorCode::GroupIdNotFound.code()
+                        } else {
+                            0
+                        },
                         error_message: v6.then(|| message.into()),
                         group_state: "Dead".into(),
                         ..base
@@ -870,7 +934,9 @@ impl GroupCoordinator {
         let groups = self
             .listed_groups()
             .into_iter()
-            .filter(|(_, _, st, _)| v < 4 || states.is_empty() || states.contains(&st.to_lowercase()))
+            .filter(|(_, _, st, _)| {
+                v < 4 || states.is_empty() || states.contains(&st.to_lowercase())
+            })
             .filter(|(_, _, _, ty)| v < 5 || types.is_empty() || types.iter().any(|t| t == ty))
             .map(|(id, pt, st, ty)| ListedGroup {
                 group_id: id.into(),

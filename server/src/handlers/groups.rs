@@ -1,7 +1,7 @@
-//! Group APIs: the KIP-848 and KIP-1071 heartbeats and describes (handed to the coordinator),
-//! and the classic DescribeGroups / ListGroups, answered from the coordinator's groups.
-
-use std::collections::BTreeMap;
+//! Group APIs, all handed to the coordinator: the KIP-848 and KIP-1071 heartbeats and
+//! describes, the classic protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, whose answers
+//! may wait: [`Outcome::Wait`]), and DescribeGroups / ListGroups / DeleteGroups over every group
+//! type.
 
 use kwire_protocol::coordinator::RequestContext;
 use kwire_protocol::error::ErrorCode;
@@ -9,17 +9,23 @@ use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDes
 use kwire_protocol::generated::consumer_group_describe_response::ConsumerGroupDescribeResponse;
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
+use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
+use kwire_protocol::generated::delete_groups_response::DeleteGroupsResponse;
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
-use kwire_protocol::generated::describe_groups_response::{DescribeGroupsResponse, DescribedGroup};
+use kwire_protocol::generated::describe_groups_response::DescribeGroupsResponse;
+use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
+use kwire_protocol::generated::join_group_request::JoinGroupRequest;
+use kwire_protocol::generated::leave_group_request::LeaveGroupRequest;
 use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
-use kwire_protocol::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
+use kwire_protocol::generated::list_groups_response::ListGroupsResponse;
 use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+use kwire_protocol::generated::sync_group_request::SyncGroupRequest;
 use kwire_protocol::generated::ApiKey;
 
-use super::Ctx;
+use super::{Ctx, GroupWait, Outcome};
 use crate::broker::{Broker, NewTopic};
 use crate::events::{Cause, GroupKind, Refusal, TopicOrigin};
 use crate::topics::{valid_topic_name, MAX_PARTITIONS};
@@ -169,90 +175,147 @@ pub fn streams_group_describe(
     b.coordinator.streams_group_describe(&context(ctx), r)
 }
 
-/// The groups ListGroups shows: (id, protocol type, state, type).
-fn all_groups(b: &Broker) -> BTreeMap<String, (&'static str, &'static str, &'static str)> {
-    let mut out = BTreeMap::new();
-    // Groups known only from committed offsets are classic groups without members, as in
-    // Kafka (a commit creates an empty classic group).
-    for (g, offsets) in &b.offsets {
-        if !offsets.is_empty() {
-            out.insert(g.clone(), ("", "Empty", "classic"));
-        }
-    }
-    for (id, g) in b.coordinator.consumer_groups() {
-        out.insert(id.clone(), ("consumer", g.state.as_str(), "consumer"));
-    }
-    for (id, g) in b.coordinator.streams_groups() {
-        out.insert(id.clone(), ("streams", g.state.as_str(), "streams"));
-    }
-    out
+/// A classic request's outcome: its answer if the coordinator gave it at once (handed over by
+/// [`Broker::drain_group_responses`] in [`super::handle`]), else a wait in request order.
+fn wait(rx: tokio::sync::oneshot::Receiver<kwire_protocol::coordinator::GroupResponse>) -> Outcome {
+    Outcome::Wait(GroupWait { answer: rx })
 }
 
-/// DescribeGroups v0-5 (the classic API). The server has no classic groups: a consumer or
-/// streams group, or an unknown id, is described as Kafka describes a group that is not a
-/// classic group, state `Dead` with no error; a group known only from committed offsets is an
-/// `Empty` classic group. A blank id is INVALID_GROUP_ID.
+/// JoinGroup v0-9: [`GroupCoordinator::join_group`]; the answer waits for the join phase to end
+/// (every member rejoined, the rebalance timeout, or the initial delay).
+///
+/// [`GroupCoordinator::join_group`]: kwire_protocol::coordinator::GroupCoordinator::join_group
+pub fn join_group(b: &mut Broker, ctx: &Ctx<'_>, r: &JoinGroupRequest) -> Outcome {
+    let (id, rx) = b.wait_group_response();
+    let records = b.coordinator.join_group(&context(ctx), r, id, ctx.now);
+    b.queue_records(
+        records,
+        Cause::Request {
+            api: "JoinGroup",
+            member_id: &r.member_id,
+        },
+    );
+    wait(rx)
+}
+
+/// SyncGroup v0-5: [`GroupCoordinator::sync_group`]; a follower's answer waits for the leader's
+/// SyncGroup with the assignment.
+///
+/// [`GroupCoordinator::sync_group`]: kwire_protocol::coordinator::GroupCoordinator::sync_group
+pub fn sync_group(b: &mut Broker, ctx: &Ctx<'_>, r: &SyncGroupRequest) -> Outcome {
+    let (id, rx) = b.wait_group_response();
+    let records = b.coordinator.sync_group(&context(ctx), r, id, ctx.now);
+    b.queue_records(
+        records,
+        Cause::Request {
+            api: "SyncGroup",
+            member_id: &r.member_id,
+        },
+    );
+    wait(rx)
+}
+
+/// Heartbeat v0-4: [`GroupCoordinator::heartbeat`], answered at once. A fenced member
+/// (UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION) is logged at INFO.
+///
+/// [`GroupCoordinator::heartbeat`]: kwire_protocol::coordinator::GroupCoordinator::heartbeat
+pub fn heartbeat(b: &mut Broker, ctx: &Ctx<'_>, r: &HeartbeatRequest) -> Outcome {
+    let (id, mut rx) = b.wait_group_response();
+    let records = b.coordinator.heartbeat(&context(ctx), r, id, ctx.now);
+    b.queue_records(
+        records,
+        Cause::Request {
+            api: "Heartbeat",
+            member_id: &r.member_id,
+        },
+    );
+    b.drain_group_responses();
+    if let Ok(kwire_protocol::coordinator::GroupResponse::Heartbeat(h)) = rx.try_recv() {
+        match ErrorCode::from_code(h.error_code) {
+            Some(
+                ErrorCode::UnknownMemberId
+                | ErrorCode::FencedInstanceId
+                | ErrorCode::IllegalGeneration,
+            ) => tracing::info!(
+                "member {} of classic group {} fenced: its heartbeat at generation {} was answered {}",
+                &*r.member_id,
+                &*r.group_id,
+                r.generation_id,
+                Refusal {
+                    code: h.error_code,
+                    message: None
+                }
+            ),
+            Some(ErrorCode::InvalidGroupId) => ctx.refused(
+                ApiKey::Heartbeat,
+                format_args!("group id {:?}: INVALID_GROUP_ID", &*r.group_id),
+            ),
+            _ => {}
+        }
+        return Outcome::Respond(h.into());
+    }
+    wait(rx)
+}
+
+/// LeaveGroup v0-5 (v3+ batches of members): [`GroupCoordinator::leave_group`], answered at
+/// once.
+///
+/// [`GroupCoordinator::leave_group`]: kwire_protocol::coordinator::GroupCoordinator::leave_group
+pub fn leave_group(b: &mut Broker, ctx: &Ctx<'_>, r: &LeaveGroupRequest) -> Outcome {
+    let (id, rx) = b.wait_group_response();
+    let records = b.coordinator.leave_group(&context(ctx), r, id, ctx.now);
+    b.queue_records(
+        records,
+        Cause::Request {
+            api: "LeaveGroup",
+            member_id: &r.member_id,
+        },
+    );
+    wait(rx)
+}
+
+/// DescribeGroups v0-6: [`GroupCoordinator::describe_groups`] (a group that is not a classic
+/// group is `Dead`; GROUP_ID_NOT_FOUND at v6).
+///
+/// [`GroupCoordinator::describe_groups`]: kwire_protocol::coordinator::GroupCoordinator::describe_groups
 pub fn describe_groups(
     b: &mut Broker,
-    _ctx: &Ctx<'_>,
+    ctx: &Ctx<'_>,
     r: &DescribeGroupsRequest,
 ) -> DescribeGroupsResponse {
-    let groups = r
-        .groups
-        .iter()
-        .map(|id| {
-            if id.trim().is_empty() {
-                return DescribedGroup {
-                    error_code: ErrorCode::InvalidGroupId.code(),
-                    group_id: id.clone(),
-                    authorized_operations: i32::MIN,
-                    ..Default::default()
-                };
-            }
-            let classic_empty = b.coordinator.group(id).is_none()
-                && b.coordinator.streams_group(id).is_none()
-                && b.offsets.get(&**id).is_some_and(|o| !o.is_empty());
-            DescribedGroup {
-                error_code: ErrorCode::None.code(),
-                group_id: id.clone(),
-                group_state: if classic_empty { "Empty" } else { "Dead" }.into(),
-                protocol_type: "".into(),
-                protocol_data: "".into(),
-                members: Vec::new(),
-                authorized_operations: i32::MIN,
-                ..Default::default()
-            }
-        })
-        .collect();
-    DescribeGroupsResponse {
-        throttle_time_ms: 0,
-        groups,
-        ..Default::default()
-    }
+    b.coordinator.describe_groups(&context(ctx), r)
 }
 
-/// ListGroups v0-5: every consumer group (protocol type `consumer`), streams group (`streams`)
-/// and group known only from committed offsets (classic, `Empty`), filtered by the v4+ states
-/// and v5+ types filters (case-insensitive, as Kafka).
+/// ListGroups v0-5: [`GroupCoordinator::list_groups`] (every group type, states and types
+/// filters).
+///
+/// [`GroupCoordinator::list_groups`]: kwire_protocol::coordinator::GroupCoordinator::list_groups
 pub fn list_groups(b: &mut Broker, ctx: &Ctx<'_>, r: &ListGroupsRequest) -> ListGroupsResponse {
-    let states: Vec<String> = r.states_filter.iter().map(|s| s.to_lowercase()).collect();
-    let types: Vec<String> = r.types_filter.iter().map(|s| s.to_lowercase()).collect();
-    let groups = all_groups(b)
-        .into_iter()
-        .filter(|(_, (_, state, _))| states.is_empty() || states.contains(&state.to_lowercase()))
-        .filter(|(_, (_, _, ty))| types.is_empty() || types.contains(&ty.to_string()))
-        .map(|(id, (protocol, state, ty))| ListedGroup {
-            group_id: id.into(),
-            protocol_type: protocol.into(),
-            group_state: if ctx.version >= 4 { state } else { "" }.into(),
-            group_type: if ctx.version >= 5 { ty } else { "" }.into(),
-            ..Default::default()
-        })
-        .collect();
-    ListGroupsResponse {
-        throttle_time_ms: 0,
-        error_code: ErrorCode::None.code(),
-        groups,
-        ..Default::default()
+    b.coordinator.list_groups(&context(ctx), r)
+}
+
+/// DeleteGroups v0-3: [`GroupCoordinator::delete_groups`] (GROUP_ID_NOT_FOUND,
+/// NON_EMPTY_GROUP, INVALID_GROUP_ID per group); the committed offsets of every group deleted
+/// are deleted too (written with the group's tombstone).
+///
+/// [`GroupCoordinator::delete_groups`]: kwire_protocol::coordinator::GroupCoordinator::delete_groups
+pub fn delete_groups(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &DeleteGroupsRequest,
+) -> DeleteGroupsResponse {
+    let out = b.coordinator.delete_groups(&context(ctx), r, ctx.now);
+    b.queue_records(
+        out.records,
+        Cause::Request {
+            api: "DeleteGroups",
+            member_id: "",
+        },
+    );
+    for g in &out.response.results {
+        if g.error_code == ErrorCode::None.code() {
+            b.delete_offsets(&g.group_id);
+        }
     }
+    out.response
 }

@@ -18,11 +18,13 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Instant;
 
+use kwire_protocol::coordinator::GroupResponse;
 use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use kwire_protocol::generated::fetch_request::FetchRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
 use kwire_protocol::generated::{ApiKey, Request, Response};
+use tokio::sync::oneshot;
 
 use crate::broker::{Broker, Shared};
 use crate::events::{self, Refusal};
@@ -63,6 +65,25 @@ impl Ctx<'_> {
     }
 }
 
+/// A classic group request whose answer waits for other members or a timer (a JoinGroup until
+/// the join phase ends, a follower's SyncGroup until the leader's): answered later, still in
+/// request order, through `answer` (filled by [`Broker::drain_group_responses`]).
+#[derive(Debug)]
+pub struct GroupWait {
+    /// Where the answer comes from.
+    pub answer: oneshot::Receiver<GroupResponse>,
+}
+
+/// The response body of a classic answer.
+pub fn group_response(r: GroupResponse) -> Response {
+    match r {
+        GroupResponse::JoinGroup(r) => r.into(),
+        GroupResponse::SyncGroup(r) => r.into(),
+        GroupResponse::Heartbeat(r) => r.into(),
+        GroupResponse::LeaveGroup(r) => r.into(),
+    }
+}
+
 /// What to do with a request.
 #[derive(Debug)]
 pub enum Outcome {
@@ -72,6 +93,8 @@ pub enum Outcome {
     Silent,
     /// Hold the Fetch (answered later, still in request order).
     Park(FetchWait),
+    /// Wait for a classic group answer (sent later, still in request order).
+    Wait(GroupWait),
     /// Close the connection, for this reason (an API in [`crate::apis::SUPPORTED`] without a
     /// handler; a test keeps the two in step).
     Close(String),
@@ -143,6 +166,26 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
                 Outcome::Respond(groups::describe_groups(b, ctx, &r).into())
             }
             Request::ListGroups(r) => Outcome::Respond(groups::list_groups(b, ctx, &r).into()),
+            Request::DeleteGroups(r) => {
+                timers = true;
+                Outcome::Respond(groups::delete_groups(b, ctx, &r).into())
+            }
+            Request::JoinGroup(r) => {
+                timers = true;
+                groups::join_group(b, ctx, &r)
+            }
+            Request::SyncGroup(r) => {
+                timers = true;
+                groups::sync_group(b, ctx, &r)
+            }
+            Request::Heartbeat(r) => {
+                timers = true;
+                groups::heartbeat(b, ctx, &r)
+            }
+            Request::LeaveGroup(r) => {
+                timers = true;
+                groups::leave_group(b, ctx, &r)
+            }
             Request::OffsetCommit(r) => Outcome::Respond(offsets::offset_commit(b, ctx, &r).into()),
             Request::OffsetFetch(r) => Outcome::Respond(offsets::offset_fetch(b, ctx, &r).into()),
             Request::Produce(r) => {
@@ -161,6 +204,16 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
             other => Outcome::Close(format!("{} has no handler", other.api_key().name())),
         };
         let committed = b.commit().is_ok() && b.write_failures() == failures;
+        // Classic answers this request made ready (its own or other members').
+        b.drain_group_responses();
+        let out = match out {
+            // Answered at once: no need to hold the connection's queue.
+            Outcome::Wait(mut w) => match w.answer.try_recv() {
+                Ok(r) => Outcome::Respond(group_response(r)),
+                Err(_) => Outcome::Wait(w),
+            },
+            other => other,
+        };
         if committed {
             out
         } else {

@@ -16,7 +16,7 @@ use kwire_protocol::generated::ApiKey;
 
 use super::Ctx;
 use crate::broker::{Broker, CommittedOffset};
-use crate::events::Refusal;
+use crate::events::{Cause, Refusal};
 
 /// Kafka's `offset.metadata.max.bytes` default: longer metadata is OFFSET_METADATA_TOO_LARGE.
 pub const MAX_OFFSET_METADATA_BYTES: usize = 4096;
@@ -26,11 +26,14 @@ pub const MAX_OFFSET_METADATA_BYTES: usize = 4096;
 /// from v1 on the member check of [`GroupCoordinator::validate_offset_commit`] (no member id
 /// with a negative epoch is a commit from outside the group, accepted while the group has no
 /// members): UNKNOWN_MEMBER_ID (25), STALE_MEMBER_EPOCH (113), GROUP_ID_NOT_FOUND (69; 22 below
-/// v9); OFFSET_METADATA_TOO_LARGE (12) for metadata longer than 4096 bytes. The accepted offsets
+/// v9); for a classic group [`GroupCoordinator::validate_classic_offset_commit`] (generation,
+/// static member: ILLEGAL_GENERATION, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS); a commit to a
+/// group id no group holds creates Kafka's empty classic group; OFFSET_METADATA_TOO_LARGE (12) for metadata longer than 4096 bytes. The accepted offsets
 /// are written with one append before they are stored; if that fails they are not stored and
 /// answer NOT_COORDINATOR (16), as Kafka's group coordinator translates KAFKA_STORAGE_ERROR.
 ///
 /// [`GroupCoordinator::validate_offset_commit`]: kwire_protocol::coordinator::GroupCoordinator::validate_offset_commit
+/// [`GroupCoordinator::validate_classic_offset_commit`]: kwire_protocol::coordinator::GroupCoordinator::validate_classic_offset_commit
 pub fn offset_commit(
     b: &mut Broker,
     ctx: &Ctx<'_>,
@@ -40,12 +43,23 @@ pub fn offset_commit(
     let group_error = if group.trim().is_empty() {
         ErrorCode::InvalidGroupId.code()
     } else if ctx.version >= 1 {
-        b.coordinator.validate_offset_commit(
-            group,
-            &r.member_id,
-            r.generation_id_or_member_epoch,
-            ctx.version,
-        )
+        // A classic group checks the generation and the static member (v7+).
+        b.coordinator
+            .validate_classic_offset_commit(
+                group,
+                &r.member_id,
+                r.group_instance_id.as_deref(),
+                r.generation_id_or_member_epoch,
+                false,
+            )
+            .unwrap_or_else(|| {
+                b.coordinator.validate_offset_commit(
+                    group,
+                    &r.member_id,
+                    r.generation_id_or_member_epoch,
+                    ctx.version,
+                )
+            })
     } else {
         ErrorCode::None.code()
     };
@@ -133,11 +147,23 @@ pub fn offset_commit(
             );
         }
     }
+    let any = !commits.is_empty();
     if let Err(e) = b.commit_offsets(group, commits) {
         tracing::warn!(group, error = %e, "offset commit not stored: the durable log cannot be written");
         for (ti, pi) in accepted {
             topics[ti].partitions[pi].error_code = ErrorCode::NotCoordinator.code();
         }
+    } else if any {
+        // Offsets committed to a group id no group holds make Kafka's empty classic group
+        // (written after the offsets, with the request's other entries).
+        let records = b.coordinator.ensure_simple_group(group, ctx.now);
+        b.queue_records(
+            records,
+            Cause::Request {
+                api: "OffsetCommit",
+                member_id: &r.member_id,
+            },
+        );
     }
     OffsetCommitResponse {
         throttle_time_ms: 0,

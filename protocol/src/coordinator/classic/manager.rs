@@ -20,7 +20,7 @@ use super::group::{
 };
 use super::records::ClassicRecord;
 use super::replay::apply;
-use super::ClassicGroupConfig;
+use super::{ClassicGroupConfig, NEW_MEMBER_JOIN_TIMEOUT_MS};
 use crate::coordinator::context::{Context, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Due, Slot, TimerKind};
@@ -34,11 +34,6 @@ use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 
 use ClassicGroupState::{CompletingRebalance, Empty, PreparingRebalance, Stable};
-
-/// How long a new member's JoinGroup may wait before the member is removed (ms; Kafka's
-/// `CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS`, 5 minutes): it cannot heartbeat before it has
-/// its member id.
-pub const NEW_MEMBER_JOIN_TIMEOUT_MS: i64 = 5 * 60 * 1000;
 
 /// A request waiting for its answer: the caller's id and the request's API version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -567,8 +562,10 @@ impl ClassicManager<'_> {
         let v = self.vol(gid);
         let old_join = v.awaiting_join.remove(old_id);
         let old_sync = v.awaiting_sync.remove(old_id);
-        let was_pending_sync = v.pending_sync.remove(old_id);
-        let was_new = v.new_members.remove(old_id);
+        // The new member is not new (Kafka builds it afresh); the old id stays expected to
+        // sync, as in Kafka, so a replacement before it synced ends in a rebalance at the sync
+        // timeout.
+        v.new_members.remove(old_id);
         if let Some(o) = old_join {
             let r = join_response(
                 o.version,
@@ -593,13 +590,6 @@ impl ClassicManager<'_> {
         self.emit(ClassicRecord::member_tombstone(gid, old_id));
         self.ctx.timers.cancel(gid, old_id, Slot::Session);
         m.member_id = new_id.to_string();
-        let v = self.vol(gid);
-        if was_pending_sync {
-            v.pending_sync.insert(new_id.to_string());
-        }
-        if was_new {
-            v.new_members.insert(new_id.to_string());
-        }
         m.protocols = protocols_of(req);
         m.rebalance_timeout_ms = Self::rebalance_timeout_of(req, w.version);
         m.session_timeout_ms = req.session_timeout_ms;

@@ -18,11 +18,15 @@ mod replay;
 pub use group::{
     ClassicGroup, ClassicGroupMember, ClassicGroupState, ClassicGroups, ClassicProtocol,
 };
-pub use manager::NEW_MEMBER_JOIN_TIMEOUT_MS;
 pub use records::ClassicRecord;
 pub use replay::{apply, replay};
 
 use super::context::ConfigError;
+
+/// How long a new member's JoinGroup may wait before the member is removed (ms; Kafka's
+/// `CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS`, 5 minutes): it cannot heartbeat before it has
+/// its member id.
+pub const NEW_MEMBER_JOIN_TIMEOUT_MS: i64 = 5 * 60 * 1000;
 
 /// Broker-level classic-group configuration, with Kafka's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

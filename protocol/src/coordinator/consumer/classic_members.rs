@@ -291,8 +291,32 @@ impl ConsumerManager<'_> {
                 })
                 .collect(),
         };
+        // Kafka 4.4's `validateOnlineDowngradeWithReplacedMember`: this static member replaces
+        // the last consumer-protocol member, so the group becomes classic right after.
+        let downgrade = {
+            let g = self.groups.get(&gid);
+            let replaced = g.and_then(|g| instance.as_ref().and_then(|i| g.static_member(i)));
+            match (g, replaced) {
+                (Some(g), Some(r)) => {
+                    r.classic.is_none()
+                        && g.members
+                            .values()
+                            .all(|m| m.member_id == r.member_id || m.classic.is_some())
+                        && self.side.config.migration_policy.is_downgrade_enabled()
+                        && g.members.len() <= self.side.classic_max_size.max(0) as usize
+                }
+                _ => false,
+            }
+        };
         let plan = self.plan(ctx, &synth, now_ms, Some(meta))?;
         self.execute(plan, &synth, now_ms, records);
+        if downgrade {
+            self.side.downgrades.push(super::manager::PendingDowngrade {
+                group_id: gid.clone(),
+                leaving: BTreeSet::new(),
+                rebalance: false,
+            });
+        }
         let Some(m) = self
             .groups
             .get(&gid)
@@ -444,13 +468,15 @@ impl ConsumerManager<'_> {
         Ok(ErrorCode::None.code())
     }
 
-    /// Handles a LeaveGroup to a consumer group (Kafka's `classicGroupLeaveToConsumerGroup`):
-    /// each listed member (by instance id when given, else member id; v0-v2 name one member in
-    /// the top-level member id) that uses the classic protocol is removed (current, target and
-    /// metadata tombstones, timers cancelled); per-member UNKNOWN_MEMBER_ID (unknown, or a
-    /// consumer-protocol member) or FENCED_INSTANCE_ID. When any member left, the group epoch
-    /// is bumped once (with the recomputed metadata hash). Below v3 the member's error is the
-    /// top-level error and no member list is sent. Returns the records written.
+    /// Handles a LeaveGroup to a consumer group (Kafka 4.4's `classicGroupLeaveToConsumerGroup`
+    /// and `consumerGroupFenceMembers`): each listed member (by instance id when given, else
+    /// member id; v0-v2 name one member in the top-level member id), of either protocol, is
+    /// removed (current, target and metadata tombstones, timers cancelled); per-member
+    /// UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID, each answered under the member id of the
+    /// request. When any member left, the group epoch is bumped once (with the recomputed
+    /// metadata hash) — or, when only classic members would be left and the policy allows, the
+    /// group is downgraded instead (carried out by the facade). Below v3 the member's error is
+    /// the top-level error and no member list is sent. Returns the records written.
     pub fn classic_leave(
         &mut self,
         ctx: &RequestContext,
@@ -473,30 +499,43 @@ impl ConsumerManager<'_> {
                 .collect()
         };
         let mut responses = Vec::new();
-        let mut left = false;
+        let mut leaving = BTreeSet::new();
         for (mid, iid) in identities {
-            let outcome = self.classic_leave_one(&gid, &mid, iid.as_deref());
-            match outcome {
+            let code = match self.classic_leave_one(&gid, &mid, iid.as_deref()) {
                 Ok(real) => {
-                    self.remove_member_records(&gid, &real, &mut records);
-                    self.cancel_all_timers(&gid, &real);
-                    left = true;
-                    responses.push(MemberResponse {
-                        member_id: real.into(),
-                        group_instance_id: iid.map(Into::into),
-                        error_code: 0,
-                        ..Default::default()
-                    });
+                    leaving.insert(real);
+                    0
                 }
-                Err(code) => responses.push(MemberResponse {
-                    member_id: mid.into(),
-                    group_instance_id: iid.map(Into::into),
-                    error_code: code,
-                    ..Default::default()
-                }),
-            }
+                Err(code) => code,
+            };
+            // Kafka answers with the request's member id (empty for a removal by instance id).
+            responses.push(MemberResponse {
+                member_id: mid.into(),
+                group_instance_id: iid.map(Into::into),
+                error_code: code,
+                ..Default::default()
+            });
         }
-        if left {
+        // Kafka 4.4's `consumerGroupFenceMembers`: a downgrade when only classic members would
+        // be left, else every member removed and one group-epoch bump.
+        let downgrade = self
+            .groups
+            .get(&gid)
+            .is_some_and(|g| !leaving.is_empty() && self.downgrade_allowed(g, &leaving));
+        if downgrade {
+            for m in &leaving {
+                self.cancel_all_timers(&gid, m);
+            }
+            self.side.downgrades.push(super::manager::PendingDowngrade {
+                group_id: gid.clone(),
+                leaving,
+                rebalance: true,
+            });
+        } else if !leaving.is_empty() {
+            for m in &leaving {
+                self.remove_member_records(&gid, m, &mut records);
+                self.cancel_all_timers(&gid, m);
+            }
             if let Some(g) = self.groups.get(&gid) {
                 let hash = self.hash_of(g);
                 let epoch = g.group_epoch + 1;
@@ -540,9 +579,6 @@ impl ConsumerManager<'_> {
                 m
             }
         };
-        if m.classic.is_none() {
-            return Err(ErrorCode::UnknownMemberId.code());
-        }
         Ok(m.member_id.clone())
     }
 

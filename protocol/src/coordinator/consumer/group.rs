@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
-use super::migration::ClassicMemberMetadata;
 use crate::wire::Uuid;
+use bytes::Bytes;
 
 /// A member's reconciliation state (docs/coordinator.md §1.6, Kafka's `MemberState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,6 +47,27 @@ impl GroupState {
             GroupState::Dead => "Dead",
         }
     }
+}
+
+/// One protocol of a classic member's JoinGroup: the assignor name and its metadata (for the
+/// `consumer` protocol type, a version-prefixed ConsumerProtocolSubscription).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicProtocol {
+    /// The protocol (assignor) name, e.g. `range`.
+    pub name: String,
+    /// The protocol metadata bytes, as the member sent them.
+    pub metadata: Bytes,
+}
+
+/// What a consumer group keeps of a member that joined with the classic protocol (Kafka's
+/// `ConsumerGroupMemberMetadataValue.ClassicMemberMetadata`): its session timeout and the
+/// protocols of its latest JoinGroup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicMemberMetadata {
+    /// The session timeout in ms from the member's JoinGroup.
+    pub session_timeout_ms: i32,
+    /// The JoinGroup protocols, in the member's order of preference (never empty).
+    pub supported_protocols: Vec<ClassicProtocol>,
 }
 
 /// One member of a consumer group: its metadata (member-metadata record) and its current

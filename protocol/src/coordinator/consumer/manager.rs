@@ -64,6 +64,9 @@ pub(crate) struct PendingDowngrade {
     pub group_id: String,
     /// The members fenced or leaving (left out of the classic group).
     pub leaving: BTreeSet<String>,
+    /// Whether the classic group starts a rebalance (not when a classic static member replaced
+    /// the last consumer-protocol member: Kafka 4.4 keeps its stale assignment).
+    pub rebalance: bool,
 }
 
 impl ConsumerSide {
@@ -367,6 +370,7 @@ impl ConsumerManager<'_> {
             self.side.downgrades.push(PendingDowngrade {
                 group_id: gid.to_string(),
                 leaving: BTreeSet::from([mid.to_string()]),
+                rebalance: true,
             });
             return;
         }

@@ -92,26 +92,7 @@ impl std::str::FromStr for MigrationPolicy {
     }
 }
 
-/// One protocol of a classic member's JoinGroup: the assignor name and its metadata (for the
-/// `consumer` protocol type, a version-prefixed ConsumerProtocolSubscription).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClassicProtocol {
-    /// The protocol (assignor) name, e.g. `range`.
-    pub name: String,
-    /// The protocol metadata bytes, as the member sent them.
-    pub metadata: Bytes,
-}
-
-/// What a consumer group keeps of a member that joined with the classic protocol (Kafka's
-/// `ConsumerGroupMemberMetadataValue.ClassicMemberMetadata`): its session timeout and the
-/// protocols of its latest JoinGroup.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClassicMemberMetadata {
-    /// The session timeout in ms from the member's JoinGroup.
-    pub session_timeout_ms: i32,
-    /// The JoinGroup protocols, in the member's order of preference (never empty).
-    pub supported_protocols: Vec<ClassicProtocol>,
-}
+pub use super::group::{ClassicMemberMetadata, ClassicProtocol};
 
 /// Malformed embedded consumer-protocol bytes.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -343,10 +324,13 @@ pub(crate) fn upgrade_records(
                     .map(|tp| (&*tp.topic, tp.partitions.iter().collect())),
             )
         };
+        // The selected protocol's metadata; before the group's first join phase ended there
+        // is no selected protocol, and the member's first protocol is read.
         let metadata = m
             .protocols
             .iter()
             .find(|p| p.name == protocol)
+            .or_else(|| m.protocols.first().filter(|_| snap.protocol_name.is_none()))
             .map(|p| p.metadata.clone())
             .ok_or_else(malformed)?;
         let sub = decode_subscription(&metadata).map_err(|_| malformed())?;

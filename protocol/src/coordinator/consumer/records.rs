@@ -336,13 +336,13 @@ impl MemberState {
 /// Reads a member's classic-protocol data back from its member-metadata record.
 pub(crate) fn classic_from_record(
     v: &member_value::ClassicMemberMetadata,
-) -> super::migration::ClassicMemberMetadata {
-    super::migration::ClassicMemberMetadata {
+) -> super::group::ClassicMemberMetadata {
+    super::group::ClassicMemberMetadata {
         session_timeout_ms: v.session_timeout_ms,
         supported_protocols: v
             .supported_protocols
             .iter()
-            .map(|p| super::migration::ClassicProtocol {
+            .map(|p| super::group::ClassicProtocol {
                 name: p.name.to_string(),
                 metadata: p.metadata.clone(),
             })

@@ -305,3 +305,634 @@ fn three_members_join_leader_gets_metadata_followers_wait_for_sync() {
         Bytes::from_static(b"y")
     );
 }
+
+/// Two dynamic members through a full round to Stable at generation 1: (a, b) ids, a leader.
+fn stable_pair(h: &mut H) -> (String, String) {
+    let (a, ja) = h.join_new("g", range());
+    let (b, jb) = h.join_new("g", range());
+    h.advance(0);
+    let ra = h.joined(ja).unwrap();
+    assert_eq!((ra.generation_id, &*ra.leader), (1, a.as_str()));
+    assert_eq!(h.joined(jb).unwrap().generation_id, 1);
+    let sb = h.sync("g", &b, 1, vec![]);
+    let sa = h.sync("g", &a, 1, vec![(&a, b"x"), (&b, b"y")]);
+    assert_eq!(&h.synced(sa).unwrap().assignment[..], b"x");
+    assert_eq!(&h.synced(sb).unwrap().assignment[..], b"y");
+    assert_eq!(h.state("g"), ClassicGroupState::Stable);
+    (a, b)
+}
+
+#[test]
+fn kip394_member_id_required_from_v4_and_pending_ids_expire() {
+    let mut h = H::quick();
+    // v3: no second round trip; the member is added and waits.
+    let j = h.join_v(3, &join_req("g", "", None, range()));
+    assert!(h.joined(j).is_none());
+    let g = h.c.classic_group("g").unwrap();
+    assert_eq!(g.members.len(), 1);
+    // v4: MEMBER_ID_REQUIRED with an id, and the member is only pending.
+    let j = h.join_v(4, &join_req("g", "", None, range()));
+    let r = h.joined(j).unwrap();
+    assert_eq!(r.error_code, ErrorCode::MemberIdRequired.code());
+    assert_eq!(r.generation_id, -1);
+    assert_eq!(
+        r.protocol_name.as_deref(),
+        Some(""),
+        "v4 sends a null name as \"\""
+    );
+    let pending = r.member_id.to_string();
+    assert_eq!(h.c.classic_group("g").unwrap().members.len(), 1);
+    // The initial delay (0) ends: the pending member does not hold up the first generation
+    // (Kafka completes the initial rebalance at the delay's end).
+    h.advance(0);
+    let first = h.joined(1).unwrap();
+    assert_eq!((first.error_code, first.generation_id), (0, 1));
+    // The pending id expires after its session timeout (10 s): joining with it later is an
+    // unknown member.
+    h.advance(10_000);
+    let j = h.join_v(4, &join_req("g", &pending, None, range()));
+    assert_eq!(
+        h.joined(j).unwrap().error_code,
+        ErrorCode::UnknownMemberId.code()
+    );
+}
+
+#[test]
+fn static_member_replaced_without_rebalance_and_the_old_id_fenced() {
+    let mut h = H::quick();
+    let j = h.join(&join_req("g", "", Some("i1"), range()));
+    h.advance(0);
+    let r = h.joined(j).unwrap();
+    let old = r.member_id.to_string();
+    assert!(old.starts_with("i1-"), "{old}");
+    assert_eq!((r.generation_id, &*r.leader), (1, old.as_str()));
+    let s = h.sync("g", &old, 1, vec![(&old, b"p0")]);
+    assert_eq!(&h.synced(s).unwrap().assignment[..], b"p0");
+    // The same instance comes back with no member id and the same protocols (v9): a new id,
+    // same generation, no rebalance; as leader it gets the members and SkipAssignment.
+    let j = h.join(&join_req("g", "", Some("i1"), range()));
+    let r = h.joined(j).expect("answered at once");
+    let new = r.member_id.to_string();
+    assert_ne!(new, old);
+    assert_eq!((r.error_code, r.generation_id), (0, 1));
+    assert_eq!(&*r.leader, new.as_str());
+    assert!(r.skip_assignment);
+    assert_eq!(r.members.len(), 1);
+    assert_eq!(h.state("g"), ClassicGroupState::Stable);
+    let g = h.c.classic_group("g").unwrap();
+    assert_eq!(g.members[&new].assignment, Bytes::from_static(b"p0"));
+    assert!(!g.members.contains_key(&old));
+    // The old id is fenced.
+    let id = h.id();
+    let rc = RequestContext::new("client", "/127.0.0.1", 4);
+    let hb = HeartbeatRequest {
+        group_id: "g".into(),
+        generation_id: 1,
+        member_id: old.clone().into(),
+        group_instance_id: Some("i1".into()),
+        ..Default::default()
+    };
+    let recs = h.c.heartbeat(&rc, &hb, id, h.now);
+    h.step(recs);
+    match h.answers.remove(&id.0) {
+        Some(GroupResponse::Heartbeat(r)) => {
+            assert_eq!(r.error_code, ErrorCode::FencedInstanceId.code())
+        }
+        other => panic!("{other:?}"),
+    }
+    // Below v9 Kafka names the leader as it was before the replacement.
+    let j = h.join_v(5, &join_req("g", "", Some("i1"), range()));
+    let r = h.joined(j).unwrap();
+    assert_eq!(&*r.leader, new.as_str());
+    assert_ne!(&*r.member_id, new.as_str());
+    assert!(r.members.is_empty() && !r.skip_assignment);
+}
+
+#[test]
+fn static_member_with_new_protocols_rebalances() {
+    let mut h = H::quick();
+    let j = h.join(&join_req("g", "", Some("i1"), vec![proto("range", b"")]));
+    h.advance(0);
+    let old = h.joined(j).unwrap().member_id.to_string();
+    let s = h.sync("g", &old, 1, vec![]);
+    assert!(h.synced(s).is_some());
+    // A protocol the group does not support is refused.
+    let j = h.join(&join_req(
+        "g",
+        "",
+        Some("i1"),
+        vec![proto("roundrobin", b"")],
+    ));
+    assert_eq!(
+        h.joined(j).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    // roundrobin first: the selected protocol would change, so the group rebalances.
+    let j = h.join(&join_req(
+        "g",
+        "",
+        Some("i1"),
+        vec![proto("roundrobin", b""), proto("range", b"")],
+    ));
+    let r = h
+        .joined(j)
+        .expect("the only member rejoined: the join phase ends at once");
+    assert_eq!(r.generation_id, 2);
+    assert_eq!(r.protocol_name.as_deref(), Some("roundrobin"));
+    assert_eq!(h.state("g"), ClassicGroupState::CompletingRebalance);
+}
+
+#[test]
+fn session_timeout_removes_a_silent_member_and_the_rest_rebalance() {
+    let mut h = H::quick();
+    let (a, b) = stable_pair(&mut h);
+    assert_eq!(h.c.session_deadline("g", &b), Some(h.now + 10_000));
+    h.advance(6_000);
+    assert_eq!(h.heartbeat("g", &a, 1), 0);
+    h.advance(4_000);
+    // b expired (its last heartbeat was at its sync, 10 s ago); a did not.
+    let g = h.c.classic_group("g").unwrap();
+    assert_eq!(
+        g.members.keys().cloned().collect::<Vec<_>>(),
+        vec![a.clone()]
+    );
+    assert_eq!(h.state("g"), ClassicGroupState::PreparingRebalance);
+    assert_eq!(
+        h.heartbeat("g", &a, 1),
+        ErrorCode::RebalanceInProgress.code()
+    );
+    let j = h.join(&join_req("g", &a, None, range()));
+    let r = h.joined(j).expect("every member rejoined");
+    assert_eq!((r.generation_id, r.members.len()), (2, 1));
+}
+
+#[test]
+fn rebalance_timeout_drops_members_that_did_not_rejoin() {
+    let mut h = H::quick();
+    let (a, b) = stable_pair(&mut h);
+    // The leader rejoins: a rebalance; b keeps heartbeating but never rejoins.
+    let j = h.join(&join_req("g", &a, None, range()));
+    assert!(h.joined(j).is_none());
+    for _ in 0..6 {
+        h.advance(9_000);
+        assert_eq!(
+            h.heartbeat("g", &b, 1),
+            ErrorCode::RebalanceInProgress.code()
+        );
+    }
+    assert!(h.joined(j).is_none());
+    h.advance(6_000); // 60 s after the rebalance began
+    let r = h
+        .joined(j)
+        .expect("the rebalance timeout ends the join phase");
+    assert_eq!((r.error_code, r.generation_id), (0, 2));
+    assert_eq!(r.members.len(), 1);
+    assert_eq!(h.heartbeat("g", &b, 1), ErrorCode::UnknownMemberId.code());
+}
+
+#[test]
+fn sync_timeout_removes_members_that_never_synced() {
+    let mut h = H::quick();
+    let (a, ja) = h.join_new("g", range());
+    let (b, jb) = h.join_new("g", range());
+    h.advance(0);
+    assert!(h.joined(ja).is_some() && h.joined(jb).is_some());
+    let sa = h.sync("g", &a, 1, vec![(&a, b"x")]);
+    assert!(h.synced(sa).is_some());
+    // b heartbeats but never syncs: after the rebalance timeout (60 s) it is removed.
+    for _ in 0..6 {
+        h.advance(9_000);
+        assert_eq!(h.heartbeat("g", &a, 1), 0);
+        assert_eq!(h.heartbeat("g", &b, 1), 0);
+    }
+    h.advance(6_000);
+    let g = h.c.classic_group("g").unwrap();
+    assert!(!g.members.contains_key(&b));
+    assert_eq!(h.state("g"), ClassicGroupState::PreparingRebalance);
+}
+
+#[test]
+fn initial_delay_is_extended_while_members_arrive() {
+    let mut h = H::new(ClassicGroupConfig {
+        initial_rebalance_delay_ms: 3_000,
+        ..Default::default()
+    });
+    let (_, ja) = h.join_new("g", range());
+    h.advance(2_000);
+    let (_, jb) = h.join_new("g", range());
+    h.advance(1_000); // 3 s: b arrived during the delay, so it is extended by 3 s
+    assert!(h.joined(ja).is_none() && h.joined(jb).is_none());
+    h.advance(2_999);
+    assert!(h.joined(ja).is_none());
+    h.advance(1);
+    assert_eq!(h.joined(ja).unwrap().generation_id, 1);
+    assert_eq!(h.joined(jb).unwrap().generation_id, 1);
+}
+
+#[test]
+fn protocol_selection_is_a_vote_among_common_protocols() {
+    let mut h = H::quick();
+    let both =
+        |first: &'static str, second: &'static str| vec![proto(first, b""), proto(second, b"")];
+    let (_, j1) = h.join_new("g", both("roundrobin", "range"));
+    let (_, j2) = h.join_new("g", both("range", "roundrobin"));
+    let (_, j3) = h.join_new(
+        "g",
+        vec![
+            proto("sticky", b""),
+            proto("range", b""),
+            proto("roundrobin", b""),
+        ],
+    );
+    h.advance(0);
+    // Votes: roundrobin 1, range 2 (sticky is not common).
+    for j in [j1, j2, j3] {
+        assert_eq!(h.joined(j).unwrap().protocol_name.as_deref(), Some("range"));
+    }
+    // A member supporting none of the group's protocols, or another type, is refused.
+    let r = h.join(&join_req("g", "", None, vec![proto("sticky", b"")]));
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    let mut other = join_req("g", "", None, range());
+    other.protocol_type = "connect".into();
+    let r = h.join(&other);
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    // An empty group refuses an empty protocol type or list.
+    let mut empty = join_req("g2", "", None, vec![]);
+    let r = h.join(&empty);
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    empty.protocols = range();
+    empty.protocol_type = "".into();
+    let r = h.join(&empty);
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+}
+
+#[test]
+fn join_sync_and_heartbeat_errors() {
+    let mut h = H::new(ClassicGroupConfig {
+        initial_rebalance_delay_ms: 0,
+        max_size: 2,
+        ..Default::default()
+    });
+    // Session timeout bounds (6000..=1800000 by default).
+    let mut short = join_req("g", "", None, range());
+    short.session_timeout_ms = 5_999;
+    let r = h.join(&short);
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InvalidSessionTimeout.code()
+    );
+    let r = h.join(&join_req("", "", None, range()));
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::InvalidGroupId.code()
+    );
+    // A member id for a group that does not exist.
+    let r = h.join(&join_req("nope", "m-1", None, range()));
+    let r = h.joined(r).unwrap();
+    assert_eq!(
+        (r.error_code, &*r.member_id),
+        (ErrorCode::UnknownMemberId.code(), "m-1")
+    );
+    let (a, b) = stable_pair(&mut h);
+    // Max size 2: a third member is refused before it gets an id (Kafka checks the size
+    // first).
+    let r = h.join(&join_req("g", "", None, range()));
+    let r = h.joined(r).unwrap();
+    assert_eq!(
+        (r.error_code, &*r.member_id),
+        (ErrorCode::GroupMaxSizeReached.code(), "")
+    );
+    // SyncGroup checks.
+    let s = h.sync("g", &a, 7, vec![]);
+    assert_eq!(
+        h.synced(s).unwrap().error_code,
+        ErrorCode::IllegalGeneration.code()
+    );
+    let s = h.sync("g", "ghost", 1, vec![]);
+    assert_eq!(
+        h.synced(s).unwrap().error_code,
+        ErrorCode::UnknownMemberId.code()
+    );
+    let id = h.id();
+    let rc = RequestContext::new("client", "/127.0.0.1", 5);
+    let mut req = SyncGroupRequest {
+        group_id: "g".into(),
+        generation_id: 1,
+        member_id: b.clone().into(),
+        protocol_type: Some("consumer".into()),
+        protocol_name: Some("roundrobin".into()),
+        ..Default::default()
+    };
+    let recs = h.c.sync_group(&rc, &req, id, h.now);
+    h.step(recs);
+    assert_eq!(
+        h.synced(id.0).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    req.protocol_name = None; // v5 needs both
+    let id = h.id();
+    let recs = h.c.sync_group(&rc, &req, id, h.now);
+    h.step(recs);
+    assert_eq!(
+        h.synced(id.0).unwrap().error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    // A follower rejoining with the same metadata in Stable gets the current generation.
+    let j = h.join(&join_req("g", &b, None, range()));
+    let r = h.joined(j).unwrap();
+    assert_eq!((r.generation_id, r.members.len()), (1, 0));
+    // During a rebalance SyncGroup is REBALANCE_IN_PROGRESS.
+    let j = h.join(&join_req("g", &a, None, vec![proto("range", b"new")]));
+    assert!(h.joined(j).is_none());
+    let s = h.sync("g", &b, 1, vec![]);
+    assert_eq!(
+        h.synced(s).unwrap().error_code,
+        ErrorCode::RebalanceInProgress.code()
+    );
+    assert_eq!(
+        h.heartbeat("g", &b, 1),
+        ErrorCode::RebalanceInProgress.code()
+    );
+    assert_eq!(
+        h.heartbeat("nope", &b, 1),
+        ErrorCode::UnknownMemberId.code()
+    );
+}
+
+#[test]
+fn batch_leave_by_member_and_instance_id() {
+    let mut h = H::quick();
+    let j = h.join(&join_req("g", "", Some("s1"), range()));
+    let (d, jd) = h.join_new("g", range());
+    let (e, je) = h.join_new("g", range());
+    h.advance(0);
+    let s1 = h.joined(j).unwrap().member_id.to_string();
+    assert!(h.joined(jd).is_some() && h.joined(je).is_some());
+    let out = h.leave(
+        "g",
+        vec![
+            (&d, None),
+            ("", Some("s1")),
+            ("ghost", None),
+            ("", Some("s9")),
+        ],
+    );
+    let unknown = ErrorCode::UnknownMemberId.code();
+    assert_eq!(
+        out,
+        vec![
+            (d.clone(), 0),
+            (String::new(), 0),
+            ("ghost".to_string(), unknown),
+            (String::new(), unknown),
+        ]
+    );
+    let g = h.c.classic_group("g").unwrap();
+    assert_eq!(
+        g.members.keys().cloned().collect::<Vec<_>>(),
+        vec![e.clone()]
+    );
+    assert!(!g.members.contains_key(&s1));
+    // The rest must rejoin; e alone, so its join ends the phase at once.
+    assert_eq!(h.state("g"), ClassicGroupState::PreparingRebalance);
+    let j = h.join(&join_req("g", &e, None, range()));
+    let r = h.joined(j).unwrap();
+    assert_eq!((r.generation_id, &*r.leader), (2, e.as_str()));
+    // The last member leaves: the group is Empty at the next generation.
+    assert_eq!(h.leave("g", vec![(&e, None)]), vec![(e.clone(), 0)]);
+    let g = h.c.classic_group("g").unwrap();
+    assert_eq!(
+        (g.state, g.generation_id, g.members.len()),
+        (ClassicGroupState::Empty, 3, 0)
+    );
+    assert_eq!(g.protocol_name, None);
+}
+
+#[test]
+fn describe_list_and_delete_over_every_group_type() {
+    let mut h = H::quick();
+    let (a, _b) = stable_pair(&mut h);
+    let rc = |v| RequestContext::new("admin", "/127.0.0.1", v);
+    let req = DescribeGroupsRequest {
+        groups: vec!["g".into(), "missing".into(), "".into()],
+        ..Default::default()
+    };
+    let d = h.c.describe_groups(&rc(5), &req);
+    let g = &d.groups[0];
+    assert_eq!(
+        (&*g.group_state, &*g.protocol_type, &*g.protocol_data),
+        ("Stable", "consumer", "range")
+    );
+    let m = g.members.iter().find(|m| *m.member_id == *a).unwrap();
+    assert_eq!(
+        (&m.member_metadata[..], &m.member_assignment[..]),
+        (&b"r"[..], &b"x"[..])
+    );
+    assert_eq!((&*m.client_id, &*m.client_host), ("client", "/127.0.0.1"));
+    assert_eq!(
+        (d.groups[1].error_code, &*d.groups[1].group_state),
+        (0, "Dead")
+    );
+    assert_eq!(d.groups[2].error_code, ErrorCode::InvalidGroupId.code());
+    let d6 = h.c.describe_groups(&rc(6), &req);
+    assert_eq!(d6.groups[1].error_code, ErrorCode::GroupIdNotFound.code());
+    assert_eq!(
+        d6.groups[1].error_message.as_deref(),
+        Some("Group missing not found.")
+    );
+    // During a rebalance: no protocol data, member metadata or assignment.
+    let j = h.join(&join_req("g", &a, None, range()));
+    assert!(h.joined(j).is_none());
+    let d = h.c.describe_groups(&rc(5), &req);
+    assert_eq!(
+        (&*d.groups[0].group_state, &*d.groups[0].protocol_data),
+        ("PreparingRebalance", "")
+    );
+    assert!(d.groups[0]
+        .members
+        .iter()
+        .all(|m| m.member_metadata.is_empty() && m.member_assignment.is_empty()));
+    // A second, empty classic group (offsets only).
+    let recs = h.c.ensure_simple_group("simple", h.now);
+    h.step(recs);
+    let list =
+        |h: &H, v: i16, states: &[&str], types: &[&str]| -> Vec<(String, String, String, String)> {
+            let req = ListGroupsRequest {
+                states_filter: states.iter().map(|s| s.to_string().into()).collect(),
+                types_filter: types.iter().map(|s| s.to_string().into()).collect(),
+                ..Default::default()
+            };
+            h.c.list_groups(&rc(v), &req)
+                .groups
+                .iter()
+                .map(|g| {
+                    (
+                        g.group_id.to_string(),
+                        g.protocol_type.to_string(),
+                        g.group_state.to_string(),
+                        g.group_type.to_string(),
+                    )
+                })
+                .collect()
+        };
+    let s = |a: &str, b: &str, c: &str, d: &str| {
+        (a.to_string(), b.to_string(), c.to_string(), d.to_string())
+    };
+    assert_eq!(
+        list(&h, 5, &[], &[]),
+        vec![
+            s("g", "consumer", "PreparingRebalance", "classic"),
+            s("simple", "", "Empty", "classic")
+        ]
+    );
+    assert_eq!(
+        list(&h, 5, &[" EMPTY "], &[]),
+        vec![s("simple", "", "Empty", "classic")]
+    );
+    assert_eq!(list(&h, 5, &[], &["consumer"]), vec![]);
+    assert_eq!(
+        list(&h, 3, &["Empty"], &[]).len(),
+        2,
+        "no state filter below v4"
+    );
+    assert_eq!(list(&h, 3, &[], &[])[0].2, "", "no state below v4");
+    // DeleteGroups: non-empty, missing, empty, blank.
+    let del = DeleteGroupsRequest {
+        groups_names: vec!["g".into(), "missing".into(), "simple".into(), "".into()],
+        ..Default::default()
+    };
+    let out = h.c.delete_groups(&rc(2), &del, h.now);
+    h.step(out.records.clone());
+    let codes: Vec<i16> = out.response.results.iter().map(|r| r.error_code).collect();
+    assert_eq!(
+        codes,
+        vec![
+            ErrorCode::NonEmptyGroup.code(),
+            ErrorCode::GroupIdNotFound.code(),
+            0,
+            ErrorCode::InvalidGroupId.code()
+        ]
+    );
+    assert!(h.c.classic_group("simple").is_none());
+    assert_eq!(out.records.len(), 1);
+    assert!(out.records[0].is_tombstone());
+}
+
+#[test]
+fn offset_commit_checks_the_generation_of_classic_members() {
+    let mut h = H::quick();
+    let (a, b) = stable_pair(&mut h);
+    let c = &h.c;
+    assert_eq!(
+        c.validate_classic_offset_commit("g", &a, None, 1, false),
+        Some(0)
+    );
+    assert_eq!(c.validate_offset_commit("g", &a, 1, 9), 0);
+    assert_eq!(
+        c.validate_classic_offset_commit("g", &a, None, 2, false),
+        Some(ErrorCode::IllegalGeneration.code())
+    );
+    assert_eq!(
+        c.validate_classic_offset_commit("g", "ghost", None, 1, false),
+        Some(ErrorCode::UnknownMemberId.code())
+    );
+    assert_eq!(
+        c.validate_classic_offset_commit("g", &a, Some("i9"), 1, false),
+        Some(ErrorCode::UnknownMemberId.code())
+    );
+    // From outside the group (no member, generation -1): only into an Empty group.
+    assert_eq!(
+        c.validate_classic_offset_commit("g", "", None, -1, false),
+        Some(ErrorCode::UnknownMemberId.code())
+    );
+    assert_eq!(
+        c.validate_classic_offset_commit("other", "", None, -1, false),
+        None
+    );
+    assert_eq!(c.validate_offset_fetch("g", "ghost", 5), 0);
+    // PreparingRebalance: generation 1 is still the group's.
+    let j = h.join(&join_req("g", &a, None, range()));
+    assert!(h.joined(j).is_none());
+    assert_eq!(
+        h.c.validate_classic_offset_commit("g", &a, None, 1, false),
+        Some(0)
+    );
+    // CompletingRebalance: REBALANCE_IN_PROGRESS for the new generation (not transactional).
+    let jb = h.join(&join_req("g", &b, None, range()));
+    assert_eq!(h.joined(jb).unwrap().generation_id, 2);
+    assert_eq!(
+        h.c.validate_classic_offset_commit("g", &a, None, 2, false),
+        Some(ErrorCode::RebalanceInProgress.code())
+    );
+    assert_eq!(
+        h.c.validate_classic_offset_commit("g", &a, None, 2, true),
+        Some(0)
+    );
+}
+
+#[test]
+fn one_namespace_with_consumer_groups() {
+    use super::consumer_scenarios::join as cg_join;
+    let mut h = H::quick();
+    // A non-empty classic group: a consumer heartbeat is refused and changes nothing.
+    let (a, ja) = h.join_new("g", range());
+    h.advance(0);
+    assert!(h.joined(ja).is_some());
+    let rc = RequestContext::new("client", "/127.0.0.1", 1);
+    let out = h.c.consumer_group_heartbeat(
+        &rc,
+        &cg_join("g", "member-aaaaaaaaaaaaaaaaaaaa", &["t"]),
+        h.now,
+    );
+    assert_eq!(out.response.error_code, ErrorCode::GroupIdNotFound.code());
+    h.step(out.records);
+    assert!(h.c.classic_group("g").is_some());
+    // Once Empty, the joining consumer heartbeat replaces it.
+    assert_eq!(h.leave("g", vec![(&a, None)]), vec![(a.clone(), 0)]);
+    let out = h.c.consumer_group_heartbeat(
+        &rc,
+        &cg_join("g", "member-aaaaaaaaaaaaaaaaaaaa", &["t"]),
+        h.now,
+    );
+    assert_eq!(out.response.error_code, 0);
+    assert!(out.records[0].is_tombstone());
+    h.step(out.records);
+    assert!(h.c.classic_group("g").is_none() && h.c.group("g").is_some());
+    // A classic join to the non-empty consumer group joins it (KIP-848 online migration,
+    // docs §Online migration): first MEMBER_ID_REQUIRED; describe says it is not a classic
+    // group; ListGroups shows its type.
+    let r = h.join(&join_req("g", "", None, range()));
+    assert_eq!(
+        h.joined(r).unwrap().error_code,
+        ErrorCode::MemberIdRequired.code()
+    );
+    let d = h.c.describe_groups(
+        &RequestContext::new("a", "/h", 6),
+        &DescribeGroupsRequest {
+            groups: vec!["g".into()],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        d.groups[0].error_message.as_deref(),
+        Some("Group g is not a classic group.")
+    );
+    let l = h.c.list_groups(
+        &RequestContext::new("a", "/h", 5),
+        &ListGroupsRequest::default(),
+    );
+    assert_eq!(&*l.groups[0].group_type, "consumer");
+    assert_eq!(&*l.groups[0].protocol_type, "consumer");
+}

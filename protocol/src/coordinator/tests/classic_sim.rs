@@ -1,7 +1,8 @@
 //! Randomised simulation of mixed groups and online migration (proptest, 1,000 cases of 1 to
-//! 40 operations in plain `cargo test`): six clients, each speaking the classic protocol
+//! 35 operations in plain `cargo test`): six clients, each speaking the classic protocol
 //! (JoinGroup/SyncGroup/Heartbeat/LeaveGroup, eager or cooperative, leader-side assignment when
-//! the group is classic) or KIP-848's ConsumerGroupHeartbeat, start, poll, leave, crash and
+//! the group is classic) or KIP-848's ConsumerGroupHeartbeat, two of them static members
+//! (`group.instance.id`), start, poll, leave, crash and
 //! switch protocol while time passes, so the group id is upgraded to a consumer group,
 //! downgraded back to a classic group and deleted when empty. Answers come out of the outbox
 //! under each request's [`RequestId`] and may be delayed. After every step: the state equals
@@ -33,10 +34,13 @@ use crate::generated::consumer_protocol_assignment::{
 use crate::generated::heartbeat_request::HeartbeatRequest;
 use crate::generated::join_group_request::{JoinGroupRequest, JoinGroupRequestProtocol};
 use crate::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
-use crate::generated::sync_group_request::{SyncGroupRequestAssignment, SyncGroupRequest};
+use crate::generated::sync_group_request::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::wire::Encode;
 
 const N: usize = 6;
+/// Upgrades, downgrades, steps with a mixed group and cases, over every case of the run.
+static STATS: [std::sync::atomic::AtomicUsize; 4] =
+    [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
 const G: &str = "g";
 
 #[derive(Debug, Clone)]
@@ -101,6 +105,13 @@ struct Sim {
     name_of: BTreeMap<crate::wire::Uuid, &'static str>,
     /// The generation each client's SyncGroup in flight was sent at.
     sync_gen: BTreeMap<usize, i32>,
+    /// Upgrades, downgrades and mixed-group steps seen.
+    conversions: (usize, usize, usize),
+}
+
+/// Clients 0 and 3 are static members (`group.instance.id`).
+fn instance_of(i: usize) -> Option<String> {
+    i.is_multiple_of(3).then(|| format!("i{i}"))
 }
 
 fn topics_of(i: usize) -> Vec<String> {
@@ -146,15 +157,41 @@ impl Sim {
             last_epoch: None,
             name_of: [(FOO, "foo"), (BAR, "bar")].into_iter().collect(),
             sync_gen: BTreeMap::new(),
+            conversions: (0, 0, 0),
         };
         s.absorb(r);
         s
     }
 
     fn absorb(&mut self, records: Vec<Record>) {
+        // A conversion writes one group type's tombstone and the other's records in one call.
+        let classic_gone = records
+            .iter()
+            .any(|r| r.record_type() == 23 && r.is_tombstone());
+        let consumer_gone = records
+            .iter()
+            .any(|r| r.record_type() == 3 && r.is_tombstone());
+        let consumer_member = records
+            .iter()
+            .any(|r| r.record_type() == 5 && !r.is_tombstone());
+        let classic_member = records
+            .iter()
+            .any(|r| r.record_type() == 24 && !r.is_tombstone());
+        if classic_gone && consumer_member {
+            self.conversions.0 += 1;
+        }
+        if consumer_gone && classic_member {
+            self.conversions.1 += 1;
+        }
         for r in records {
             apply(&mut self.replayed, &r);
             self.log.push(r);
+        }
+        if self.c.group(G).is_some_and(|g| {
+            g.members.values().any(|m| m.classic.is_some())
+                && g.members.values().any(|m| m.classic.is_none())
+        }) {
+            self.conversions.2 += 1;
         }
     }
 
@@ -172,11 +209,17 @@ impl Sim {
         let mut epoch = None;
         if let Some(g) = self.c.group(G) {
             for m in g.members.values() {
-                assert!(m.member_epoch <= g.group_epoch, "member epoch above group epoch");
+                assert!(
+                    m.member_epoch <= g.group_epoch,
+                    "member epoch above group epoch"
+                );
                 for a in [&m.assigned, &m.pending_revocation] {
                     for (t, ps) in a {
                         for p in ps {
-                            assert!(seen.insert((self.name_of[t].to_string(), *p)), "partition owned twice");
+                            assert!(
+                                seen.insert((self.name_of[t].to_string(), *p)),
+                                "partition owned twice"
+                            );
                         }
                     }
                 }
@@ -189,7 +232,10 @@ impl Sim {
             for m in g.members.values() {
                 for (t, ps) in decoded(&m.assignment) {
                     for p in ps {
-                        assert!(seen.insert((t.clone(), p)), "partition owned twice (classic)");
+                        assert!(
+                            seen.insert((t.clone(), p)),
+                            "partition owned twice (classic)"
+                        );
                     }
                 }
             }
@@ -228,12 +274,13 @@ impl Sim {
             return;
         }
         match resp {
-            GroupResponse::JoinGroup(r) => match ErrorCode::from_code(r.error_code) {
-                Some(ErrorCode::None) => {
-                    let cl = &mut self.clients[i];
-                    cl.member_id = r.member_id.to_string();
-                    cl.phase = Phase::MustSync(r.generation_id);
-                    cl.leader_of = (r.leader == r.member_id && !r.members.is_empty()).then(|| {
+            GroupResponse::JoinGroup(r) => {
+                match ErrorCode::from_code(r.error_code) {
+                    Some(ErrorCode::None) => {
+                        let cl = &mut self.clients[i];
+                        cl.member_id = r.member_id.to_string();
+                        cl.phase = Phase::MustSync(r.generation_id);
+                        cl.leader_of = (r.leader == r.member_id && !r.members.is_empty()).then(|| {
                         r.members
                             .iter()
                             .map(|m| {
@@ -244,24 +291,27 @@ impl Sim {
                             })
                             .collect()
                     });
-                    if !self.clients[i].cooperative {
-                        self.clients[i].owned.clear();
+                        if !self.clients[i].cooperative {
+                            self.clients[i].owned.clear();
+                        }
+                        self.sync(i);
                     }
-                    self.sync(i);
+                    Some(ErrorCode::MemberIdRequired) => {
+                        self.clients[i].member_id = r.member_id.to_string();
+                        self.clients[i].phase = Phase::Idle;
+                        self.join(i);
+                    }
+                    Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                        self.reset(i, true)
+                    }
+                    Some(ErrorCode::RebalanceInProgress)
+                    | Some(ErrorCode::IllegalGeneration)
+                    | Some(ErrorCode::InconsistentGroupProtocol)
+                    | Some(ErrorCode::GroupMaxSizeReached)
+                    | Some(ErrorCode::CoordinatorNotAvailable) => self.reset(i, false),
+                    _ => panic!("unexpected JoinGroup error {}", r.error_code),
                 }
-                Some(ErrorCode::MemberIdRequired) => {
-                    self.clients[i].member_id = r.member_id.to_string();
-                    self.clients[i].phase = Phase::Idle;
-                    self.join(i);
-                }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
-                Some(ErrorCode::RebalanceInProgress)
-                | Some(ErrorCode::IllegalGeneration)
-                | Some(ErrorCode::InconsistentGroupProtocol)
-                | Some(ErrorCode::GroupMaxSizeReached)
-                | Some(ErrorCode::CoordinatorNotAvailable) => self.reset(i, false),
-                _ => panic!("unexpected JoinGroup error {}", r.error_code),
-            },
+            }
             GroupResponse::SyncGroup(r) => match ErrorCode::from_code(r.error_code) {
                 Some(ErrorCode::None) => {
                     let Phase::Waiting = self.clients[i].phase else {
@@ -275,7 +325,9 @@ impl Sim {
                         .collect();
                     cl.phase = Phase::Member(gen);
                 }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                    self.reset(i, true)
+                }
                 Some(ErrorCode::RebalanceInProgress) | Some(ErrorCode::IllegalGeneration) => {
                     self.reset(i, false)
                 }
@@ -292,7 +344,9 @@ impl Sim {
                     cl.leader_of = None;
                     self.join(i);
                 }
-                Some(ErrorCode::UnknownMemberId) => self.reset(i, true),
+                Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::FencedInstanceId) => {
+                    self.reset(i, true)
+                }
                 Some(ErrorCode::IllegalGeneration) => self.reset(i, false),
                 _ => panic!("unexpected Heartbeat error {}", r.error_code),
             },
@@ -307,7 +361,8 @@ impl Sim {
             .iter()
             .map(|(t, ps)| (t.as_str(), ps.iter().copied().collect()))
             .collect();
-        let owned_ref: Vec<(&str, &[i32])> = owned.iter().map(|(t, ps)| (*t, ps.as_slice())).collect();
+        let owned_ref: Vec<(&str, &[i32])> =
+            owned.iter().map(|(t, ps)| (*t, ps.as_slice())).collect();
         let topics = topics_of(i);
         let topics_ref: Vec<&str> = topics.iter().map(String::as_str).collect();
         subscription(&topics_ref, &owned_ref, None, 3)
@@ -319,6 +374,7 @@ impl Sim {
             session_timeout_ms: 10_000,
             rebalance_timeout_ms: 15_000,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             protocol_type: "consumer".into(),
             protocols: vec![JoinGroupRequestProtocol {
                 name: "range".into(),
@@ -329,7 +385,9 @@ impl Sim {
         };
         self.clients[i].phase = Phase::Waiting;
         let id = self.id(i);
-        let r = self.c.join_group(&RequestContext::new("c", "h", 9), &req, id, self.now);
+        let r = self
+            .c
+            .join_group(&RequestContext::new("c", "h", 9), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -346,7 +404,11 @@ impl Sim {
                 .collect();
             for p in 0..n {
                 if !subs.is_empty() {
-                    out.entry(subs[p as usize % subs.len()]).or_default().entry(t).or_default().push(p);
+                    out.entry(subs[p as usize % subs.len()])
+                        .or_default()
+                        .entry(t)
+                        .or_default()
+                        .push(p);
                 }
             }
         }
@@ -391,6 +453,7 @@ impl Sim {
             group_id: G.into(),
             generation_id: gen,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             protocol_type: Some("consumer".into()),
             protocol_name: Some("range".into()),
             assignments,
@@ -399,7 +462,9 @@ impl Sim {
         self.clients[i].phase = Phase::Waiting;
         self.sync_gen.insert(i, gen);
         let id = self.id(i);
-        let r = self.c.sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+        let r = self
+            .c
+            .sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -409,10 +474,13 @@ impl Sim {
             group_id: G.into(),
             generation_id: gen,
             member_id: self.clients[i].member_id.clone().into(),
+            group_instance_id: instance_of(i).map(Into::into),
             ..Default::default()
         };
         let id = self.id(i);
-        let r = self.c.heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
+        let r = self
+            .c
+            .heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
         self.absorb(r);
         self.deliver();
     }
@@ -435,6 +503,7 @@ impl Sim {
             group_id: G.into(),
             member_id: cl.member_id.clone().into(),
             member_epoch: cl.epoch.unwrap_or(0),
+            instance_id: instance_of(i).map(Into::into),
             rebalance_timeout_ms: 15_000,
             subscribed_topic_names: Some(topics_of(i).into_iter().map(Into::into).collect()),
             topic_partitions: Some(
@@ -449,9 +518,9 @@ impl Sim {
             ),
             ..Default::default()
         };
-        let out = self
-            .c
-            .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+        let out =
+            self.c
+                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
         self.absorb(out.records);
         self.deliver();
         let r = out.response;
@@ -476,12 +545,18 @@ impl Sim {
             Some(ErrorCode::FencedMemberEpoch)
             | Some(ErrorCode::UnknownMemberId)
             | Some(ErrorCode::GroupIdNotFound)
-            | Some(ErrorCode::GroupMaxSizeReached) => {
+            | Some(ErrorCode::GroupMaxSizeReached)
+            | Some(ErrorCode::FencedInstanceId)
+            // A static member whose previous incarnation is still registered waits for it.
+            | Some(ErrorCode::UnreleasedInstanceId) => {
                 let cl = &mut self.clients[i];
                 cl.epoch = None;
                 cl.owned.clear();
             }
-            _ => panic!("unexpected ConsumerGroupHeartbeat error {}: {:?}", r.error_code, r.error_message),
+            _ => panic!(
+                "unexpected ConsumerGroupHeartbeat error {}: {:?}",
+                r.error_code, r.error_message
+            ),
         }
     }
 
@@ -510,12 +585,15 @@ impl Sim {
                     group_id: G.into(),
                     members: vec![MemberIdentity {
                         member_id: self.clients[i].member_id.clone().into(),
+                        group_instance_id: instance_of(i).map(Into::into),
                         ..Default::default()
                     }],
                     ..Default::default()
                 };
                 let id = self.id(i);
-                let r = self.c.leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+                let r = self
+                    .c
+                    .leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
                 self.absorb(r);
             }
         } else if self.clients[i].epoch.is_some() {
@@ -523,11 +601,12 @@ impl Sim {
                 group_id: G.into(),
                 member_id: self.clients[i].member_id.clone().into(),
                 member_epoch: -1,
+                instance_id: instance_of(i).map(Into::into),
                 ..Default::default()
             };
-            let out = self
-                .c
-                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+            let out =
+                self.c
+                    .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
             self.absorb(out.records);
         }
         self.crash(i);
@@ -557,6 +636,7 @@ impl Sim {
             Op::Crash(i) => self.crash(*i),
             Op::Switch(i) => {
                 self.stop(*i);
+                self.check();
                 self.clients[*i].classic = !self.clients[*i].classic;
                 self.clients[*i].active = true;
                 self.poll(*i);
@@ -565,6 +645,7 @@ impl Sim {
                 self.now += ms;
                 let r = self.c.fire_timers(self.now);
                 self.absorb(r);
+                self.check();
                 self.deliver();
             }
         }
@@ -579,10 +660,11 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
     }
     assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
     // Faults stop: every active client polls every second until the timers settle.
-    for _ in 0..40 {
-        s.now += 1_000;
+    for _ in 0..8 {
+        s.now += 3_000;
         let r = s.c.fire_timers(s.now);
         s.absorb(r);
+        s.check();
         s.deliver();
         for i in 0..N {
             s.poll(i);
@@ -590,6 +672,19 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
         s.check();
     }
     assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+    use std::sync::atomic::Ordering::Relaxed;
+    STATS[0].fetch_add(s.conversions.0, Relaxed);
+    STATS[1].fetch_add(s.conversions.1, Relaxed);
+    STATS[2].fetch_add(s.conversions.2, Relaxed);
+    let cases = STATS[3].fetch_add(1, Relaxed) + 1;
+    if cases.is_multiple_of(250) {
+        eprintln!(
+            "classic_sim: {cases} cases, {} upgrades, {} downgrades, {} steps with a mixed group",
+            STATS[0].load(Relaxed),
+            STATS[1].load(Relaxed),
+            STATS[2].load(Relaxed)
+        );
+    }
 }
 
 fn policy() -> impl Strategy<Value = MigrationPolicy> {
@@ -608,7 +703,7 @@ proptest! {
         policy in policy(),
         classic_mask in 0u8..64,
         coop_mask in 0u8..64,
-        ops in proptest::collection::vec(op(), 1..40),
+        ops in proptest::collection::vec(op(), 1..36),
     ) {
         run(policy, classic_mask, coop_mask, &ops);
     }

@@ -1077,3 +1077,69 @@ fn upgrade_of_a_classic_group_with_malformed_bytes_is_refused() {
         }
     }
 }
+
+/// A rebalance timeout of 0 (JoinGroup does not bound it): when a join phase ends with no
+/// member rejoined (here the only member is static and a second static member was removed by
+/// instance id before the phase ended), the phase is re-armed after the rebalance timeout — at
+/// least 1 ms later, so `fire_timers` returns (with 0 it came due again at once, forever).
+#[test]
+fn zero_rebalance_timeout_does_not_spin_fire_timers() {
+    let mut h = H::new(i32::MAX);
+    let static_join = |instance: &str| {
+        let mut r = join_req("", subscription(&["t0"]));
+        r.group_instance_id = Some(instance.to_string().into());
+        r.session_timeout_ms = 6_000;
+        r.rebalance_timeout_ms = 0;
+        r
+    };
+    // i1 joins (rebalance timeout 10 s) and syncs; then rejoins with a rebalance timeout of 0:
+    // alone in the group, its rejoin ends the join phase at once, and it syncs at once.
+    let mut first = static_join("i1");
+    first.rebalance_timeout_ms = 10_000;
+    let (_, mut answers) = h.join(5, &first);
+    while answers.is_empty() {
+        let d = h.c.next_deadline().expect("the initial delay");
+        answers = h.advance_to(d);
+    }
+    let GroupResponse::JoinGroup(a) = &answers[0].1 else {
+        panic!("{answers:?}")
+    };
+    assert_eq!(a.error_code, 0);
+    let a_id = a.member_id.as_str().to_string();
+    let assigned = vec![SyncGroupRequestAssignment {
+        member_id: a_id.clone().into(),
+        assignment: assignment(0),
+        ..Default::default()
+    }];
+    let r = h.sync_now(5, &sync_req(&a_id, a.generation_id, assigned.clone()));
+    assert_eq!(r.error_code, 0);
+    let mut again = static_join("i1");
+    again.member_id = a_id.clone().into();
+    let a = h.join_now(5, &again);
+    assert_eq!(a.error_code, 0);
+    let r = h.sync_now(5, &sync_req(&a_id, a.generation_id, assigned));
+    assert_eq!(r.error_code, 0);
+    // A second static member starts a rebalance, then is removed by its instance id.
+    let (_, waiting) = h.join(5, &static_join("i2"));
+    assert!(waiting.is_empty(), "i2 waits in the join phase");
+    let leave = LeaveGroupRequest {
+        group_id: G.into(),
+        members: vec![MemberIdentity {
+            member_id: "".into(),
+            group_instance_id: Some("i2".into()),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    assert_eq!(h.leave(3, &leave).error_code, 0);
+    // The join phase ends with nobody rejoined: re-armed, not spinning.
+    let now = h.now;
+    h.advance_to(now);
+    let d = h.c.next_deadline().expect("the join phase is re-armed");
+    assert!(d > now, "re-armed in the future ({d} > {now})");
+    assert!(h
+        .describe()
+        .members
+        .iter()
+        .any(|m| m.member_id.as_str() == a_id));
+}

@@ -24,6 +24,7 @@
 //! == x, and encode(decode(e)) == e for the re-encoding e (canonical bytes are a fixed point). Any
 //! panic, in the decoder or in these checks, is a finding.
 
+pub mod coordinator;
 pub mod records;
 
 use kwire_protocol::bytes::Bytes;

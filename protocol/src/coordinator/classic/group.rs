@@ -221,11 +221,13 @@ impl ClassicGroup {
         if self.protocol_type.as_deref() != Some(protocol_type) {
             return false;
         }
-        let counts = self.supported_protocols();
-        let n = self.members.len();
-        protocols
-            .iter()
-            .any(|p| counts.get(p.name.as_str()).copied().unwrap_or(0) == n)
+        // Supported by every member, checked in place: O(members) without allocating, as
+        // every JoinGroup asks (Kafka keeps a count per protocol name instead).
+        protocols.iter().any(|p| {
+            self.members
+                .values()
+                .all(|m| m.protocols.iter().any(|q| q.name == p.name))
+        })
     }
 
     /// The protocol of the next generation (Kafka's `ClassicGroup.selectProtocol`): every

@@ -742,7 +742,9 @@ impl ClassicManager<'_> {
             None => false,
         };
         if !elected && !self.group(gid).members.is_empty() {
-            let at = self.now_ms + i64::from(self.group(gid).rebalance_timeout_ms());
+            // At least 1 ms: with a rebalance timeout of 0 this timer would come due again at
+            // once, and `fire_timers` would never return (Kafka's timer spins the same way).
+            let at = self.now_ms + i64::from(self.group(gid).rebalance_timeout_ms().max(1));
             self.ctx.timers.arm(gid, "", TimerKind::ClassicJoin, at);
             return;
         }

@@ -4,6 +4,7 @@
 //! group-type folders, which never name the facade. After every step each test compares the
 //! state with `replay` of the records emitted so far.
 
+mod classic_bad_input;
 mod classic_scenarios;
 mod consumer_scenarios;
 mod consumer_sim;

@@ -144,6 +144,9 @@ pub struct ClassicGroup {
     pub members: BTreeMap<String, ClassicGroupMember>,
     /// Derived: group instance id → member id of the static members.
     pub static_members: BTreeMap<String, String>,
+    /// Derived: how many members support each protocol name (Kafka's
+    /// `ClassicGroup.supportedProtocols`), so a JoinGroup's protocol check is O(protocols).
+    pub supported_protocols: BTreeMap<String, usize>,
 }
 
 impl ClassicGroup {
@@ -159,6 +162,7 @@ impl ClassicGroup {
             current_state_timestamp: -1,
             members: BTreeMap::new(),
             static_members: BTreeMap::new(),
+            supported_protocols: BTreeMap::new(),
         }
     }
 
@@ -188,25 +192,13 @@ impl ClassicGroup {
             .max(0)
     }
 
-    /// How many members support each protocol name.
-    fn supported_protocols(&self) -> BTreeMap<&str, usize> {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for m in self.members.values() {
-            let names: BTreeSet<&str> = m.protocols.iter().map(|p| p.name.as_str()).collect();
-            for n in names {
-                *counts.entry(n).or_default() += 1;
-            }
-        }
-        counts
-    }
-
     /// The protocols every member supports (Kafka's `candidateProtocols`).
     pub fn candidate_protocols(&self) -> BTreeSet<&str> {
         let n = self.members.len();
-        self.supported_protocols()
-            .into_iter()
-            .filter(|(_, c)| *c == n)
-            .map(|(p, _)| p)
+        self.supported_protocols
+            .iter()
+            .filter(|(_, c)| **c == n)
+            .map(|(p, _)| p.as_str())
             .collect()
     }
 
@@ -221,13 +213,11 @@ impl ClassicGroup {
         if self.protocol_type.as_deref() != Some(protocol_type) {
             return false;
         }
-        // Supported by every member, checked in place: O(members) without allocating, as
-        // every JoinGroup asks (Kafka keeps a count per protocol name instead).
-        protocols.iter().any(|p| {
-            self.members
-                .values()
-                .all(|m| m.protocols.iter().any(|q| q.name == p.name))
-        })
+        // Supported by every member: the derived count per protocol name, as Kafka keeps it.
+        let n = self.members.len();
+        protocols
+            .iter()
+            .any(|p| self.supported_protocols.get(&p.name) == Some(&n))
     }
 
     /// The protocol of the next generation (Kafka's `ClassicGroup.selectProtocol`): every
@@ -253,16 +243,22 @@ impl ClassicGroup {
         tied.first().map(|s| s.to_string())
     }
 
-    /// Adds (or replaces) a member, keeping the derived map in step.
+    /// Adds (or replaces) a member, keeping the derived maps in step.
     pub(crate) fn put_member(&mut self, m: ClassicGroupMember) {
         self.remove_member(&m.member_id.clone());
         if let Some(i) = &m.group_instance_id {
             self.static_members.insert(i.clone(), m.member_id.clone());
         }
+        for name in distinct_names(&m.protocols) {
+            *self
+                .supported_protocols
+                .entry(name.to_string())
+                .or_default() += 1;
+        }
         self.members.insert(m.member_id.clone(), m);
     }
 
-    /// Removes a member, keeping the derived map in step.
+    /// Removes a member, keeping the derived maps in step.
     pub(crate) fn remove_member(&mut self, member_id: &str) {
         if let Some(old) = self.members.remove(member_id) {
             if let Some(i) = &old.group_instance_id {
@@ -270,8 +266,21 @@ impl ClassicGroup {
                     self.static_members.remove(i);
                 }
             }
+            for name in distinct_names(&old.protocols) {
+                if let Some(c) = self.supported_protocols.get_mut(name) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.supported_protocols.remove(name);
+                    }
+                }
+            }
         }
     }
+}
+
+/// The protocol names of `protocols`, each once (a member listing a name twice supports it once).
+fn distinct_names(protocols: &[ClassicProtocol]) -> BTreeSet<&str> {
+    protocols.iter().map(|p| p.name.as_str()).collect()
 }
 
 /// The position of a protocol name in the iteration order of a Java `HashMap<String, _>` of

@@ -198,6 +198,7 @@ impl ClassicManager<'_> {
         let mut h = ClassicGroup {
             members: BTreeMap::new(),
             static_members: BTreeMap::new(),
+            supported_protocols: BTreeMap::new(),
             group_id: g.group_id.clone(),
             protocol_type: g.protocol_type.clone(),
             protocol_name: g.protocol_name.clone(),

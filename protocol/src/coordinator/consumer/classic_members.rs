@@ -358,7 +358,7 @@ impl ConsumerManager<'_> {
     /// version; the assignments a leader sends are ignored. Errors: UNKNOWN_MEMBER_ID (unknown
     /// member, or one using the consumer protocol, or an empty group), FENCED_INSTANCE_ID,
     /// ILLEGAL_GENERATION (generation ≠ member epoch), INCONSISTENT_GROUP_PROTOCOL (protocol type
-    /// or name differs from the member's), REBALANCE_IN_PROGRESS (the group epoch moved past the
+    /// or name differs from the member's), REBALANCE_IN_PROGRESS (the assignment epoch moved past the
     /// member's and it is not revoking; its join timeout is armed). No record is written.
     pub fn classic_sync(&mut self, req: &SyncGroupRequest, id: RequestId, now_ms: i64) {
         let response = match self.classic_sync_inner(req, now_ms) {
@@ -400,7 +400,9 @@ impl ConsumerManager<'_> {
             return Err(err(ErrorCode::InconsistentGroupProtocol));
         }
         let m = m.clone();
-        if g.group_epoch > m.member_epoch && m.state != MemberState::UnrevokedPartitions {
+        // Kafka 4.4's `throwIfRebalanceInProgress` compares with the assignment epoch (the
+        // epoch of the last computed target assignment), not the group epoch.
+        if g.assignment_epoch > m.member_epoch && m.state != MemberState::UnrevokedPartitions {
             self.arm_join_timeout_if_absent(&gid, &m, now_ms);
             return Err(err(ErrorCode::RebalanceInProgress));
         }
@@ -425,7 +427,7 @@ impl ConsumerManager<'_> {
 
     /// Handles a Heartbeat to a consumer group (Kafka's `classicGroupHeartbeatToConsumerGroup`):
     /// refreshes the member's session; REBALANCE_IN_PROGRESS (and a join timeout armed unless
-    /// one is) when the member's epoch is behind the group epoch, it must revoke partitions, or
+    /// one is) when the member's epoch is behind the assignment epoch, it must revoke partitions, or
     /// partitions it waits for are free. Errors as [`ConsumerManager::classic_sync`] (without
     /// the protocol checks). No record is written.
     pub fn classic_heartbeat(&mut self, req: &HeartbeatRequest, id: RequestId, now_ms: i64) {
@@ -454,7 +456,9 @@ impl ConsumerManager<'_> {
         let m = validate_member(g, &req.member_id, req.group_instance_id.as_deref())?;
         let c = require_classic(m)?;
         require_generation(m, req.generation_id)?;
-        let rejoin = m.member_epoch < g.group_epoch
+        // Kafka 4.4 compares with the assignment epoch (the epoch of the last computed target
+        // assignment), not the group epoch.
+        let rejoin = m.member_epoch < g.assignment_epoch
             || m.state == MemberState::UnrevokedPartitions
             || (m.state == MemberState::UnreleasedPartitions && !waiting_on_unreleased(g, m));
         let session = c.session_timeout_ms;

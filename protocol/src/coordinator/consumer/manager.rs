@@ -1192,7 +1192,12 @@ pub(crate) fn describe(
                             .iter()
                             .map(|s| s.clone().into())
                             .collect(),
-                        subscribed_topic_regex: m.subscribed_topic_regex.clone().map(Into::into),
+                        // Kafka 4.4 writes "" (not null) for a member without a regex
+                        // (ConsumerGroupMember.asConsumerGroupDescribeMember; observed by the
+                        // Kafka oracle, tests/tests/it/kafka_oracle).
+                        subscribed_topic_regex: Some(
+                            m.subscribed_topic_regex.clone().unwrap_or_default().into(),
+                        ),
                         assignment: conv(&m.assigned),
                         target_assignment: conv(g.targets.get(&m.member_id).unwrap_or(&empty)),
                         // ConsumerGroupDescribe v1: 0 classic, 1 consumer (KIP-848).

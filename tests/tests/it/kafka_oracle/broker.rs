@@ -109,6 +109,7 @@ group.consumer.min.heartbeat.interval.ms={GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS}
 group.consumer.heartbeat.interval.ms={GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS}
 group.consumer.migration.policy=bidirectional
 group.consumer.assignors=uniform,range
+group.consumer.assignment.interval.ms=0
 ",
         data = dir.join("data").display()
     )

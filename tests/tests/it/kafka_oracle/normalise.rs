@@ -66,12 +66,7 @@ impl Names {
                     .filter(|(k, _)| {
                         !matches!(k.as_str(), "throttleTimeMs" | "errorMessage" | "clientHost")
                     })
-                    .map(|(k, x)| match (k.as_str(), x) {
-                        // Accepted difference A9: Kafka 4.4.0 writes "" for a member without a
-                        // regex, kwire null.
-                        ("subscribedTopicRegex", Value::Null) => (k, Value::String(String::new())),
-                        (_, x) => (k, self.normalise_inner(x)),
-                    })
+                    .map(|(k, x)| (k, self.normalise_inner(x)))
                     .collect(),
             ),
             other => other,

@@ -88,8 +88,7 @@ async fn form(
         expect(&r, 79, "first join")?;
     }
     for (i, m) in ms.iter_mut().enumerate() {
-        c.send_join(m, g, session, rebalance, &protos)
-            .await?;
+        c.send_join(m, g, session, rebalance, &protos).await?;
         c.await_group(g, "holding the joins so far", |d| d.members.len() > i)
             .await?;
     }
@@ -238,8 +237,7 @@ fn sync_relay_and_missing_assignment(c: &mut Ctx) -> Fut<'_> {
             c.join_once(m, &g, SESSION, REBALANCE, &protos).await?;
         }
         for (i, m) in ms.iter_mut().enumerate() {
-            c.send_join(m, &g, SESSION, REBALANCE, &protos)
-                .await?;
+            c.send_join(m, &g, SESSION, REBALANCE, &protos).await?;
             c.await_group(&g, "holding the joins", |d| d.members.len() > i)
                 .await?;
         }
@@ -864,11 +862,22 @@ pub fn all() -> Vec<Scenario> {
         Scenario::new("describe-list-delete", describe_list_delete),
         Scenario::new("offset-commit", offset_commit_generation_checks),
         Scenario::new("upgrade", upgrade_classic_to_consumer).migration(),
-        Scenario::new("classic-in-consumer", classic_member_joins_consumer_group).migration().fresh_consumer_group().known_difference("K1: a classic member joining a consumer group gets the new group epoch in kwire, the old one in Kafka 4.4.0"),
-        Scenario::new("downgrade", downgrade_when_last_consumer_member_leaves).migration().fresh_consumer_group().known_difference("K1: a classic member joining a consumer group gets the new group epoch in kwire, the old one in Kafka 4.4.0"),
+        Scenario::new("classic-in-consumer", classic_member_joins_consumer_group)
+            .migration()
+            .fresh_consumer_group(),
+        Scenario::new("downgrade", downgrade_when_last_consumer_member_leaves)
+            .migration()
+            .fresh_consumer_group(),
         Scenario::new("upgrade-downgrade", upgrade_then_downgrade).migration(),
-        Scenario::new("empty-convert", empty_groups_convert_freely).migration().fresh_consumer_group(),
+        Scenario::new("empty-convert", empty_groups_convert_freely)
+            .migration()
+            .fresh_consumer_group(),
         Scenario::new("upgrade-refused", upgrade_refused_for_other_protocol_type).migration(),
-        Scenario::new("classic-in-consumer-errors", classic_member_in_consumer_group_errors).migration().fresh_consumer_group().known_difference("K1: a classic member joining a consumer group gets the new group epoch in kwire, the old one in Kafka 4.4.0"),
+        Scenario::new(
+            "classic-in-consumer-errors",
+            classic_member_in_consumer_group_errors,
+        )
+        .migration()
+        .fresh_consumer_group(),
     ]
 }

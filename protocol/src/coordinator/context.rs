@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::outbox::Outbox;
 use super::timers::Timers;
+use crate::generated::leave_group_request::LeaveGroupRequest;
 use crate::wire::Uuid;
 
 /// Who sent a request: what Kafka's `RequestContext` gives the coordinator.
@@ -115,6 +116,27 @@ pub(crate) fn fail<T>(code: i16, message: impl Into<String>) -> Result<T, HbErro
         code,
         message: Some(message.into()),
     })
+}
+
+/// The members a LeaveGroup names, as (member id, group instance id), in request order: below
+/// v3 the request's own member id; from v3 its `Members` batch (KIP-345). Shared by classic
+/// groups and by classic members inside consumer groups.
+pub(crate) fn leaving_members(
+    req: &LeaveGroupRequest,
+    version: i16,
+) -> Vec<(String, Option<String>)> {
+    if version < 3 {
+        return vec![(req.member_id.to_string(), None)];
+    }
+    req.members
+        .iter()
+        .map(|m| {
+            (
+                m.member_id.to_string(),
+                m.group_instance_id.as_ref().map(|i| i.to_string()),
+            )
+        })
+        .collect()
 }
 
 /// Whether a client string is empty or only whitespace (Kafka's `isBlank` checks).

@@ -21,7 +21,7 @@ use super::group::{
 use super::records::ClassicRecord;
 use super::replay::apply;
 use super::{ClassicGroupConfig, NEW_MEMBER_JOIN_TIMEOUT_MS};
-use crate::coordinator::context::{Context, RequestContext};
+use crate::coordinator::context::{leaving_members, Context, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Due, Slot, TimerKind};
 use crate::error::ErrorCode;
@@ -966,19 +966,7 @@ impl ClassicManager<'_> {
                 ..Default::default()
             };
         }
-        let identities: Vec<(String, Option<String>)> = if version < 3 {
-            vec![(req.member_id.to_string(), None)]
-        } else {
-            req.members
-                .iter()
-                .map(|m| {
-                    (
-                        m.member_id.to_string(),
-                        m.group_instance_id.as_ref().map(|s| s.to_string()),
-                    )
-                })
-                .collect()
-        };
+        let identities = leaving_members(req, version);
         let mut out = Vec::new();
         let mut any = false;
         for (mid, instance) in identities {

@@ -22,7 +22,7 @@ use super::migration::{
     ClassicProtocol, MigrationPolicy, CONSUMER_PROTOCOL_TYPE,
 };
 use super::records::ConsumerRecord;
-use crate::coordinator::context::{fail, HbError, RequestContext};
+use crate::coordinator::context::{fail, leaving_members, HbError, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Slot, TimerKind};
 use crate::error::ErrorCode;
@@ -493,19 +493,7 @@ impl ConsumerManager<'_> {
     ) -> Vec<ConsumerRecord> {
         let gid = req.group_id.to_string();
         let mut records = Vec::new();
-        let identities: Vec<(String, Option<String>)> = if ctx.api_version < 3 {
-            vec![(req.member_id.to_string(), None)]
-        } else {
-            req.members
-                .iter()
-                .map(|m| {
-                    (
-                        m.member_id.to_string(),
-                        m.group_instance_id.as_ref().map(|i| i.to_string()),
-                    )
-                })
-                .collect()
-        };
+        let identities = leaving_members(req, ctx.api_version);
         let mut responses = Vec::new();
         let mut leaving = BTreeSet::new();
         for (mid, iid) in identities {

@@ -459,29 +459,28 @@ impl Java {
         Instant::now()
     }
 
-    /// Closes stdin (every consumer closes) and waits for the JVM.
+    /// Closes stdin (every consumer closes) and waits for the JVM: its remaining output lines
+    /// are read until its stdout closes (the reader thread hangs up), then its exit status.
     fn finish(mut self) {
         drop(self.to.take());
         let deadline = Instant::now() + WAIT;
         loop {
-            if let Some(status) = self.child.try_wait().expect("waiting for java") {
-                while let Ok(line) = self.lines.try_recv() {
-                    self.seen.apply(&line);
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.apply(&line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("GroupConsumers did not exit within {WAIT:?}")
                 }
-                assert!(
-                    self.seen.errors.is_empty(),
-                    "GroupConsumers: {:?}",
-                    self.seen.errors
-                );
-                assert!(status.success(), "GroupConsumers exited with {status}");
-                return;
             }
-            assert!(
-                Instant::now() < deadline,
-                "GroupConsumers did not exit within {WAIT:?}"
-            );
-            std::thread::sleep(Duration::from_millis(20)); // polling the child for its exit
         }
+        let status = self.child.wait().expect("waiting for java");
+        assert!(
+            self.seen.errors.is_empty(),
+            "GroupConsumers: {:?}",
+            self.seen.errors
+        );
+        assert!(status.success(), "GroupConsumers exited with {status}");
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::description::TopologyDescription;
 use super::tasks::{TaskRole, TasksTuple};
 use super::topology::StreamsTopology;
 
@@ -189,6 +190,9 @@ pub struct StreamsGroup {
     pub last_assignment_configs: BTreeMap<String, String>,
     /// The group's topology, once a member has joined with one.
     pub topology: Option<StreamsTopology>,
+    /// The topology description last pushed with StreamsGroupTopologyDescriptionUpdate
+    /// (KIP-1331, record type 25), tagged with the topology epoch it was pushed for.
+    pub topology_description: Option<TopologyDescription>,
     /// Assignment epoch A: the epoch of the last computed target.
     pub assignment_epoch: i32,
     /// Members by id.
@@ -211,6 +215,7 @@ impl StreamsGroup {
             validated_topology_epoch: -1,
             last_assignment_configs: BTreeMap::new(),
             topology: None,
+            topology_description: None,
             assignment_epoch: 0,
             members: BTreeMap::new(),
             targets: BTreeMap::new(),

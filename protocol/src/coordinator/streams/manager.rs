@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::{AssignmentMemberSpec, GroupSpec, SubtopologySpec};
+use super::description::{self, TopologyDescription};
 use super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::reconcile::Reconcile;
 use super::records::{self, StreamsRecord};
@@ -27,6 +28,7 @@ use super::topology::{
 };
 use super::{
     status_codes, StreamsGroupConfig, StreamsGroupOverrides, TaskOffsets, NUM_STANDBY_REPLICAS,
+    RACK_AWARE_ASSIGNMENT_TAGS,
 };
 use crate::coordinator::context::{
     blank, fail, ConfigError, Context, HbError, Others, RequestContext, TopicMetadata,
@@ -43,6 +45,14 @@ use crate::generated::streams_group_heartbeat_request::{
 use crate::generated::streams_group_heartbeat_response::{
     self as hb, StreamsGroupHeartbeatResponse,
 };
+use crate::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
+
+/// First wait (ms) before a group is asked again for its topology description (Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionBackoff`: 30 s, doubling per unanswered ask, at most 1 h).
+pub(crate) const DESCRIPTION_ASK_INITIAL_MS: i64 = 30_000;
+/// Longest wait (ms) between two asks for the same topology epoch's description.
+pub(crate) const DESCRIPTION_ASK_MAX_MS: i64 = 3_600_000;
 
 /// Soft state of a streams group, never in records (D6): rebuilt or reset on load.
 #[derive(Debug, Clone, Default)]
@@ -55,6 +65,9 @@ pub(crate) struct Volatile {
     pub task_offsets: BTreeMap<String, (TaskOffsets, TaskOffsets)>,
     /// The configured topology for the current topology and metadata.
     pub configured: Option<Result<ConfiguredTopology, InvalidTopology>>,
+    /// The last ask for a topology description (KIP-1331): (topology epoch, asks before this one
+    /// for that epoch, time in ms before which no heartbeat asks again).
+    pub description_ask: Option<(i32, u32, i64)>,
 }
 
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
@@ -124,6 +137,53 @@ fn status(code: i8, detail: String) -> hb::Status {
     }
 }
 
+/// The tag keys `rack.aware.assignment.tags` of `configs` names that `m` lacks (Kafka 4.4's
+/// check in `streamsGroupHeartbeat`: the value trimmed, split at commas with the blanks around
+/// them, empty pieces kept), in configured order; `None` when none is missing or no tag is
+/// configured.
+fn missing_client_tags(
+    configs: &BTreeMap<String, String>,
+    m: &StreamsGroupMember,
+) -> Option<Vec<String>> {
+    let value = configs.get(RACK_AWARE_ASSIGNMENT_TAGS)?.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let missing: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !m.client_tags.contains_key(*t))
+        .map(str::to_string)
+        .collect();
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// Whether a heartbeat of group `g` asks for its topology description (KIP-1331; Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionManager.maybeSetTopologyDescriptionRequired` with its backoff):
+/// the group has a topology, no description of its epoch is stored, and no ask for that epoch is
+/// waiting out its backoff (30 s, doubling per ask of the same epoch, at most 1 h; Kafka adds a
+/// ±20 % jitter, kwire does not). Asking arms the next backoff in `vol`.
+fn ask_description(vol: &mut Volatile, g: &StreamsGroup, now_ms: i64) -> bool {
+    let current = g.topology_epoch();
+    if current < 0
+        || g.topology_description
+            .as_ref()
+            .is_some_and(|d| d.epoch == current)
+    {
+        return false;
+    }
+    let attempts = match vol.description_ask {
+        Some((e, _, next)) if e == current && now_ms < next => return false,
+        Some((e, n, _)) if e == current => n.saturating_add(1),
+        _ => 0,
+    };
+    let delay = DESCRIPTION_ASK_INITIAL_MS
+        .saturating_mul(1_i64 << attempts.min(20))
+        .min(DESCRIPTION_ASK_MAX_MS);
+    vol.description_ask = Some((current, attempts, now_ms.saturating_add(delay)));
+    true
+}
+
 /// What the coordinator keeps for streams groups besides their persisted state: the
 /// configuration, the per-group overrides and the soft state of every group.
 #[derive(Debug, Default)]
@@ -163,7 +223,12 @@ impl StreamsSide {
             .num_standby_replicas
             .unwrap_or(self.config.num_standby_replicas)
             .min(self.config.max_standby_replicas);
-        BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())])
+        let mut configs = BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())]);
+        let tags = &self.config.rack_aware_assignment_tags;
+        if !tags.is_empty() {
+            configs.insert(RACK_AWARE_ASSIGNMENT_TAGS.to_string(), tags.join(","));
+        }
+        configs
     }
 }
 
@@ -1057,14 +1122,35 @@ impl StreamsManager<'_> {
                 format!("Streams group member {who} encountered a fatal error and requested a shutdown for the entire application."),
             ));
         }
+        // Kafka 4.4 (KAFKA-20744): the client tags rack-aware placement needs, at v1+ only.
+        if ctx.api_version >= 1 {
+            if let Some(missing) = missing_client_tags(&configs, &next) {
+                statuses.push(status(status_codes::MISSING_CLIENT_TAGS, format!(
+                    "Missing required client tags for rack-aware standby assignment: [{}]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
+                    missing.join(", ")
+                )));
+            }
+        }
+        // KIP-1331: ask for the description of the group's topology when none is stored.
+        let stale = statuses
+            .iter()
+            .any(|s| s.status_code == status_codes::STALE_TOPOLOGY);
+        let description_required = ctx.api_version >= 1
+            && self.side.config.topology_descriptions
+            && !stale
+            && ask_description(vol, g, now_ms);
         let endpoints = (req.endpoint_information_epoch != vol.endpoint_information_epoch)
             .then(|| Self::endpoints(g, configured.as_ref(), &mid, &self.ctx.topics));
         let response = StreamsGroupHeartbeatResponse {
             member_id: mid.clone().into(),
             member_epoch: next.member_epoch,
             heartbeat_interval_ms: interval,
-            acceptable_recovery_lag_legacy: i32::try_from(self.side.config.acceptable_recovery_lag)
-                .unwrap_or(i32::MAX),
+            // v0 only (the field is not in v1, and not ignorable): the int32 form, saturated.
+            acceptable_recovery_lag_legacy: if ctx.api_version == 0 {
+                i32::try_from(self.side.config.acceptable_recovery_lag).unwrap_or(i32::MAX)
+            } else {
+                0
+            },
             acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
             task_offset_interval_ms: self.side.config.task_offset_interval_ms,
             status: Some(statuses),
@@ -1077,6 +1163,7 @@ impl StreamsManager<'_> {
                 0
             },
             partitions_by_user_endpoint: endpoints,
+            topology_description_required: description_required,
             ..Default::default()
         };
         Ok(response)
@@ -1185,7 +1272,7 @@ pub(crate) fn describe(
     let groups = req
         .group_ids
         .iter()
-        .map(|id| describe_group(side, groups, others, id))
+        .map(|id| describe_group(side, groups, others, id, req.include_topology_description))
         .collect();
     StreamsGroupDescribeResponse {
         throttle_time_ms: 0,
@@ -1199,6 +1286,7 @@ fn describe_group(
     groups: &StreamsGroups,
     others: &Others<'_>,
     id: &crate::wire::KStr,
+    include_description: bool,
 ) -> describe::DescribedGroup {
     let error = |code, msg: Option<String>| describe::DescribedGroup {
         group_id: id.clone(),
@@ -1310,6 +1398,15 @@ fn describe_group(
     };
     let empty = TasksTuple::default();
     let no_offsets = (TaskOffsets::new(), TaskOffsets::new());
+    // KIP-1331 (v1): the stored description when asked for and of the current topology epoch.
+    let stored = g.topology_description.as_ref().filter(|d| {
+        side.config.topology_descriptions && Some(d.epoch) == topology.as_ref().map(|t| t.epoch)
+    });
+    let (description_status, topology_description) = match (include_description, stored) {
+        (false, _) => (description::STATUS_NOT_REQUESTED, None),
+        (true, None) => (description::STATUS_NOT_STORED, None),
+        (true, Some(d)) => (description::STATUS_AVAILABLE, Some(d.to_describe())),
+    };
     describe::DescribedGroup {
         error_code: ErrorCode::None.code(),
         error_message: None,
@@ -1358,6 +1455,94 @@ fn describe_group(
             })
             .collect(),
         authorized_operations: i32::MIN,
+        topology_description,
+        topology_description_status: description_status,
+        assignor_name: Some(side.config.assignor.name().to_string().into()),
         ..Default::default()
     }
+}
+
+/// Handles a StreamsGroupTopologyDescriptionUpdate (key 93 v0, KIP-1331; Kafka 4.4's
+/// `GroupCoordinatorService.streamsGroupTopologyDescriptionUpdate` with kwire as its own plugin):
+/// UNSUPPORTED_VERSION when descriptions are off ([`StreamsGroupConfig::topology_descriptions`]);
+/// INVALID_REQUEST for a blank member or group id; GROUP_ID_NOT_FOUND for a missing group or one
+/// of another type; UNKNOWN_MEMBER_ID for a member not in the group; INVALID_REQUEST when the
+/// epoch is not the group's topology epoch or the description is malformed
+/// ([`TopologyDescription::from_update`]). Otherwise the description is stored: the returned
+/// record (type 25) replaces any earlier one, and the group is no longer asked for it.
+pub(crate) fn topology_description_update(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> (
+    StreamsGroupTopologyDescriptionUpdateResponse,
+    Option<StreamsRecord>,
+) {
+    match description_update_inner(side, groups, others, req) {
+        Ok(r) => (
+            StreamsGroupTopologyDescriptionUpdateResponse::default(),
+            Some(r),
+        ),
+        Err(e) => (
+            StreamsGroupTopologyDescriptionUpdateResponse {
+                error_code: e.code,
+                error_message: e.message.map(Into::into),
+                ..Default::default()
+            },
+            None,
+        ),
+    }
+}
+
+fn description_update_inner(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> Result<StreamsRecord, HbError> {
+    if !side.config.topology_descriptions {
+        return fail(
+            ErrorCode::UnsupportedVersion.code(),
+            "The broker has no streams group topology description plugin configured.",
+        );
+    }
+    if blank(&req.member_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "MemberId can't be empty.");
+    }
+    if blank(&req.group_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+    }
+    let (gid, mid) = (&*req.group_id, &*req.member_id);
+    let Some(g) = groups.get(gid) else {
+        let msg = if others.hold(gid) {
+            format!("Group {gid} is not a streams group.")
+        } else {
+            format!("Group {gid} not found.")
+        };
+        return fail(ErrorCode::GroupIdNotFound.code(), msg);
+    };
+    if !g.members.contains_key(mid) {
+        return fail(
+            ErrorCode::UnknownMemberId.code(),
+            format!("Member {mid} is not a member of group {gid}."),
+        );
+    }
+    let current = g.topology_epoch();
+    if req.topology_epoch != current {
+        return fail(
+            ErrorCode::InvalidRequest.code(),
+            format!(
+                "Topology epoch {} does not match the group's current topology epoch {current}.",
+                req.topology_epoch
+            ),
+        );
+    }
+    let d = TopologyDescription::from_update(req.topology_epoch, &req.topology_description)?;
+    if let Some(v) = side.volatile.get_mut(gid) {
+        if v.description_ask.is_some_and(|(e, _, _)| e == current) {
+            v.description_ask = None;
+        }
+    }
+    Ok(d.to_record(gid))
 }

@@ -91,7 +91,7 @@ pub struct Endpoint {
 pub struct StreamsGroupMember {
     /// The member id (always client-generated for streams groups).
     pub member_id: String,
-    /// Static membership id; always `None` while static streams members are refused (D3).
+    /// Static membership id (KIP-345; streams groups accept static members since Kafka 4.4).
     pub instance_id: Option<String>,
     /// Rack, if the member gave one.
     pub rack_id: Option<String>,
@@ -154,6 +154,16 @@ impl StreamsGroupMember {
             && self.process_id == o.process_id
             && self.user_endpoint == o.user_endpoint
             && self.client_tags == o.client_tags
+    }
+
+    /// Whether what the assignment reads of a member equals `o`'s: topology epoch, rack, client
+    /// tags and process (Kafka 4.4's `hasEpochRelevantMemberConfigChanged`, which decides
+    /// whether a static member's new metadata bumps the group epoch).
+    pub(crate) fn same_assignment_inputs(&self, o: &Self) -> bool {
+        self.topology_epoch == o.topology_epoch
+            && self.rack_id == o.rack_id
+            && self.client_tags == o.client_tags
+            && self.process_id == o.process_id
     }
 
     /// Whether the current assignment (what the current-assignment record holds) equals `o`'s.
@@ -227,6 +237,14 @@ impl StreamsGroup {
     /// The topology epoch, or -1 without a topology.
     pub fn topology_epoch(&self) -> i32 {
         self.topology.as_ref().map_or(-1, |t| t.epoch)
+    }
+
+    /// The member holding static instance id `instance_id`, if any (KIP-345 for streams groups,
+    /// Kafka 4.4's `StreamsGroup.staticMember`).
+    pub fn static_member(&self, instance_id: &str) -> Option<&StreamsGroupMember> {
+        self.members
+            .values()
+            .find(|m| m.instance_id.as_deref() == Some(instance_id))
     }
 
     /// The processes holding `(subtopology, partition)` in `role` (assigned or pending revocation).

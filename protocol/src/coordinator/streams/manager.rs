@@ -604,13 +604,8 @@ impl StreamsManager<'_> {
     fn validate_streams(
         req: &StreamsGroupHeartbeatRequest,
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
-        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka 4.2 does not support.
-        if req.instance_id.is_some() {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "Static membership is not yet supported.",
-            );
-        }
+        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka does not support. Static
+        // members are accepted since Kafka 4.4.
         if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
             return fail(
                 ErrorCode::InvalidRequest.code(),
@@ -633,6 +628,12 @@ impl StreamsManager<'_> {
         }
         if blank(&req.group_id) {
             return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+        }
+        if req.instance_id.as_deref().is_some_and(blank) {
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "InstanceId can't be empty.",
+            );
         }
         if req.rack_id.as_deref().is_some_and(blank) {
             return fail(ErrorCode::InvalidRequest.code(), "RackId can't be empty.");
@@ -677,10 +678,12 @@ impl StreamsManager<'_> {
                 }
             }
         } else if e == -2 {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "InstanceId can't be null.",
-            );
+            if req.instance_id.is_none() {
+                return fail(
+                    ErrorCode::InvalidRequest.code(),
+                    "InstanceId can't be null.",
+                );
+            }
         } else if e < -2 {
             return fail(
                 ErrorCode::InvalidRequest.code(),
@@ -719,15 +722,45 @@ impl StreamsManager<'_> {
         let Some(g) = self.groups.get(&gid) else {
             return self.streams_missing(&gid);
         };
-        if !g.members.contains_key(&mid) {
-            return fail(
-                ErrorCode::UnknownMemberId.code(),
-                format!("Member {mid} is not a member of group {gid}."),
-            );
-        }
+        let static_leave = match req.instance_id.as_deref() {
+            None => {
+                if !g.members.contains_key(&mid) {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    );
+                }
+                None
+            }
+            // Kafka 4.4's streamsGroupLeave with an instance id: the instance's member must be
+            // the sender; -2 keeps it (a temporary leave), -1 removes it.
+            Some(iid) => {
+                let Some(owner) = g.static_member(iid) else {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    );
+                };
+                Self::check_static_owner(owner, &mid, iid)?;
+                (req.member_epoch == -2).then(|| owner.clone())
+            }
+        };
         if req.shutdown_application {
             let v = self.side.volatile.entry(gid.clone()).or_default();
             v.shutdown_requester.get_or_insert(mid.clone());
+        }
+        if let Some(mut m) = static_leave {
+            // The member stays with its tasks at epoch -2 until it rejoins with the same instance
+            // id or its session times out; nothing is pending revocation any more.
+            m.member_epoch = -2;
+            m.pending_revocation = TasksTuple::default();
+            self.emit(records, StreamsRecord::current(&gid, &m));
+            return Ok(StreamsGroupHeartbeatResponse {
+                member_id: mid.into(),
+                member_epoch: -2,
+                status: Some(Vec::new()),
+                ..Default::default()
+            });
         }
         self.fence_member(&gid, &mid, records);
         Ok(StreamsGroupHeartbeatResponse {
@@ -786,6 +819,25 @@ impl StreamsManager<'_> {
                     ),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Kafka 4.4's throwIfInstanceIdIsFenced: FENCED_INSTANCE_ID when the instance id belongs to
+    /// another member id.
+    fn check_static_owner(
+        owner: &StreamsGroupMember,
+        member_id: &str,
+        instance_id: &str,
+    ) -> Result<(), HbError> {
+        if owner.member_id != member_id {
+            return fail(
+                ErrorCode::FencedInstanceId.code(),
+                format!(
+                    "Static member {member_id} with instance id {instance_id} was fenced by member {}.",
+                    owner.member_id
+                ),
+            );
         }
         Ok(())
     }
@@ -855,7 +907,7 @@ impl StreamsManager<'_> {
         create: &mut Vec<CreatableTopic>,
     ) -> Result<StreamsGroupHeartbeatResponse, HbError> {
         let (offsets, end_offsets) = Self::validate_streams(req)?;
-        if req.member_epoch == -1 {
+        if req.member_epoch == -1 || req.member_epoch == -2 {
             return self.streams_leave(req, records);
         }
         let gid = req.group_id.to_string();
@@ -881,7 +933,15 @@ impl StreamsManager<'_> {
             .get(&gid, "", Slot::InitialRebalanceDelay)
             .map(|t| t.0);
         let g = draft.group();
-        if epoch == 0 && g.members.len() >= self.side.config.max_size as usize {
+        let instance_id = req.instance_id.as_deref();
+        // Kafka 4.4's throwIfStreamsGroupIsFull: a static member replacing its instance and a
+        // member already in the group do not count.
+        let static_known = instance_id.is_some_and(|i| g.static_member(i).is_some());
+        if epoch == 0
+            && !static_known
+            && !g.members.contains_key(&mid)
+            && g.members.len() >= self.side.config.max_size as usize
+        {
             return fail(
                 ErrorCode::GroupMaxSizeReached.code(),
                 format!(
@@ -891,22 +951,63 @@ impl StreamsManager<'_> {
             );
         }
         let owned = owned_of(req);
-        let base = match g.members.get(&mid) {
-            Some(m) => {
-                if epoch != 0 {
-                    Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+        // The static member this join replaces (Kafka 4.4's getOrMaybeCreateStaticStreamsGroupMember).
+        let mut replaced: Option<(String, TasksTuple)> = None;
+        let base = match instance_id {
+            None => match g.members.get(&mid) {
+                Some(m) => {
+                    if epoch != 0 {
+                        Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+                    }
+                    m.clone()
                 }
-                m.clone()
-            }
-            None if epoch == 0 => StreamsGroupMember::new(&mid),
-            None => {
-                return fail(
-                    ErrorCode::UnknownMemberId.code(),
-                    format!("Member {mid} is not a member of group {gid}."),
-                )
-            }
+                None if epoch == 0 => StreamsGroupMember::new(&mid),
+                None => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    )
+                }
+            },
+            Some(iid) => match (g.static_member(iid), epoch) {
+                (None, 0) => g
+                    .members
+                    .get(&mid)
+                    .cloned()
+                    .unwrap_or_else(|| StreamsGroupMember::new(&mid)),
+                (Some(old), 0) => {
+                    if old.member_epoch != -2 {
+                        return fail(
+                            ErrorCode::UnreleasedInstanceId.code(),
+                            format!(
+                                "Static member {mid} with instance id {iid} cannot join the group because the instance id is owned by {} member.",
+                                old.member_id
+                            ),
+                        );
+                    }
+                    // The new member takes over the old one's metadata, tasks and target.
+                    let mut m = old.clone();
+                    m.member_id = mid.clone();
+                    m.member_epoch = 0;
+                    m.previous_member_epoch = 0;
+                    let target = g.targets.get(&old.member_id).cloned().unwrap_or_default();
+                    replaced = Some((old.member_id.clone(), target));
+                    m
+                }
+                (None, _) => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    )
+                }
+                (Some(old), _) => {
+                    Self::check_static_owner(old, &mid, iid)?;
+                    Self::check_streams_epoch(old, epoch, owned.as_ref())?;
+                    old.clone()
+                }
+            },
         };
-        let is_new_member = !g.members.contains_key(&mid);
+        let is_new_member = !g.members.contains_key(&mid) && replaced.is_none();
         if base.state == StreamsMemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty())
         {
             return fail(
@@ -917,6 +1018,9 @@ impl StreamsManager<'_> {
         let was_empty = g.members.is_empty();
         // docs/coordinator.md §2.4 step 1: the updated member; null means unchanged.
         let mut u = base.clone();
+        if let Some(i) = instance_id {
+            u.instance_id = Some(i.to_string());
+        }
         if let Some(r) = &req.rack_id {
             u.rack_id = Some(r.to_string());
         }
@@ -950,9 +1054,21 @@ impl StreamsManager<'_> {
             }
         }
         let mut bump = false;
+        // Kafka 4.4's replaceStreamsMember: the old static member's records go, the new member
+        // is written with the old one's metadata, target and tasks (member epoch 0).
+        if let Some((old_id, target)) = &replaced {
+            draft.write(StreamsRecord::current_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::target_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata(&gid, &base));
+            draft.write(StreamsRecord::target(&gid, &mid, target));
+            draft.write(StreamsRecord::current(&gid, &base));
+        }
         if is_new_member || !u.same_metadata(&base) {
             draft.write(StreamsRecord::member_metadata(&gid, &u));
-            bump = true;
+            // Kafka 4.4: a static member's metadata bumps the group epoch only when what the
+            // assignment reads changed (topology epoch, rack, client tags, process).
+            bump = instance_id.is_none() || !u.same_assignment_inputs(&base);
         }
         if let Some(t) = &adopted {
             draft.write(StreamsRecord::topology(&gid, t));
@@ -1050,6 +1166,12 @@ impl StreamsManager<'_> {
         for r in out {
             apply(self.groups, &r);
             records.push(r);
+        }
+        if let Some((old_id, _)) = replaced.as_ref().filter(|(o, _)| *o != mid) {
+            self.ctx.timers.cancel_member(&gid, old_id);
+            if let Some(v) = self.side.volatile.get_mut(&gid) {
+                v.task_offsets.remove(old_id);
+            }
         }
         let timers = &mut self.ctx.timers;
         match delay_deadline {

@@ -404,3 +404,186 @@ fn missing_client_tags_is_status_6_at_v1_only() {
         .flatten()
         .all(|s| s.status_code != status_codes::MISSING_CLIENT_TAGS));
 }
+
+fn static_join(member: &str, process: &str, instance: &str) -> rq::StreamsGroupHeartbeatRequest {
+    rq::StreamsGroupHeartbeatRequest {
+        instance_id: Some(instance.to_string().into()),
+        ..join(member, process)
+    }
+}
+
+fn static_beat(member: &str, epoch: i32, instance: &str) -> rq::StreamsGroupHeartbeatRequest {
+    rq::StreamsGroupHeartbeatRequest {
+        instance_id: Some(instance.to_string().into()),
+        ..beat(member, epoch)
+    }
+}
+
+fn active_of(
+    r: &crate::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse,
+) -> Vec<(String, Vec<i32>)> {
+    r.active_tasks
+        .iter()
+        .flatten()
+        .map(|t| (t.subtopology_id.to_string(), t.partitions.iter().collect()))
+        .collect()
+}
+
+#[test]
+fn static_member_leaves_with_minus_2_and_its_replacement_gets_the_same_tasks() {
+    let mut h = H::new();
+    let r = h.hb(static_join("a1", "pa", "ia")).response;
+    assert_eq!(r.error_code, 0, "{:?}", r.error_message);
+    let r2 = h.hb(join("b1", "pb")).response;
+    assert_eq!(r2.error_code, 0);
+    // Let both converge: a1 gives up what b1 gets, then both are stable.
+    let mut ea = r.member_epoch;
+    let mut eb = r2.member_epoch;
+    let mut a_tasks = Vec::new();
+    for _ in 0..4 {
+        let owned = |t: &Vec<(String, Vec<i32>)>| {
+            Some(
+                t.iter()
+                    .map(|(s, ps)| rq::TaskIds {
+                        subtopology_id: s.clone().into(),
+                        partitions: ps.clone().into(),
+                        ..Default::default()
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let mut ra = static_beat("a1", ea, "ia");
+        ra.active_tasks = owned(&a_tasks);
+        ra.standby_tasks = Some(vec![]);
+        ra.warmup_tasks = Some(vec![]);
+        let a = h.hb(ra).response;
+        assert_eq!(a.error_code, 0, "{:?}", a.error_message);
+        ea = a.member_epoch;
+        if a.active_tasks.is_some() {
+            a_tasks = active_of(&a);
+        }
+        let b = h.hb(beat("b1", eb)).response;
+        assert_eq!(b.error_code, 0, "{:?}", b.error_message);
+        eb = b.member_epoch;
+    }
+    assert_eq!(a_tasks.iter().map(|(_, p)| p.len()).sum::<usize>(), 1);
+    let g = h.c.streams_group("g").unwrap();
+    assert_eq!(
+        g.static_member("ia").map(|m| m.member_id.as_str()),
+        Some("a1")
+    );
+    let epoch_before = g.group_epoch;
+
+    // A temporary leave (-2): the member stays, at epoch -2, with its tasks.
+    let l = h.hb(static_beat("a1", -2, "ia")).response;
+    assert_eq!(
+        (l.error_code, l.member_epoch, l.member_id.to_string()),
+        (0, -2, "a1".into())
+    );
+    let g = h.c.streams_group("g").unwrap();
+    assert_eq!(g.members["a1"].member_epoch, -2);
+    assert_eq!(
+        g.group_epoch, epoch_before,
+        "no rebalance for a temporary leave"
+    );
+
+    // Another member id may not take the instance's place while it is held...
+    // (only after -2; a join while the owner is active is UNRELEASED_INSTANCE_ID, below)
+    let r = h.hb(static_join("a2", "pa", "ia")).response;
+    assert_eq!(r.error_code, 0, "{:?}", r.error_message);
+    // ... and the replacement gets a1's tasks at once, without a group-epoch bump.
+    assert_eq!(active_of(&r), a_tasks);
+    let g = h.c.streams_group("g").unwrap();
+    assert!(!g.members.contains_key("a1"));
+    assert_eq!(
+        g.static_member("ia").map(|m| m.member_id.as_str()),
+        Some("a2")
+    );
+    assert_eq!(g.group_epoch, epoch_before);
+    assert_eq!(r.member_epoch, g.assignment_epoch);
+
+    // The old member id is fenced; a second join of the instance is UNRELEASED_INSTANCE_ID.
+    let f = h.hb(static_beat("a1", ea, "ia")).response;
+    assert_eq!(f.error_code, ErrorCode::FencedInstanceId.code());
+    assert_eq!(
+        f.error_message.as_deref(),
+        Some("Static member a1 with instance id ia was fenced by member a2.")
+    );
+    let u = h.hb(static_join("a3", "pa", "ia")).response;
+    assert_eq!(u.error_code, ErrorCode::UnreleasedInstanceId.code());
+    assert_eq!(
+        u.error_message.as_deref(),
+        Some("Static member a3 with instance id ia cannot join the group because the instance id is owned by a2 member.")
+    );
+    let x = h.hb(static_beat("a2", r.member_epoch, "ix")).response;
+    assert_eq!(x.error_code, ErrorCode::UnknownMemberId.code());
+    assert_eq!(
+        x.error_message.as_deref(),
+        Some("Instance id ix is unknown.")
+    );
+
+    // A -1 leave removes the static member and bumps the group epoch.
+    let l = h.hb(static_beat("a2", -1, "ia")).response;
+    assert_eq!((l.error_code, l.member_epoch), (0, -1));
+    let g = h.c.streams_group("g").unwrap();
+    assert!(g.static_member("ia").is_none());
+    assert_eq!(g.group_epoch, epoch_before + 1);
+}
+
+#[test]
+fn static_member_at_minus_2_is_removed_when_its_session_expires() {
+    let mut h = H::new();
+    let r = h.hb(static_join("a1", "pa", "ia")).response;
+    assert_eq!(r.error_code, 0);
+    h.now += 100;
+    let l = h.hb(static_beat("a1", -2, "ia")).response;
+    assert_eq!(l.member_epoch, -2);
+    h.now += 45_000;
+    let recs = h.c.fire_timers(h.now);
+    h.log.extend(recs);
+    h.check();
+    assert!(h.c.streams_group("g").unwrap().members.is_empty());
+    // The instance id is free again: a new member joins as a new static member.
+    let r = h.hb(static_join("a2", "pa", "ia")).response;
+    assert_eq!(r.error_code, 0);
+}
+
+#[test]
+fn static_heartbeat_errors_follow_kafka_4_4() {
+    let mut h = H::new();
+    // -2 without an instance id is invalid, -2 for an unknown instance is UNKNOWN_MEMBER_ID.
+    h.hb(join("m1", "p1"));
+    let r = h.hb(beat("m1", -2)).response;
+    assert_eq!(r.error_code, ErrorCode::InvalidRequest.code());
+    assert_eq!(
+        r.error_message.as_deref(),
+        Some("InstanceId can't be null.")
+    );
+    let r = h.hb(static_beat("m1", -2, "nope")).response;
+    assert_eq!(r.error_code, ErrorCode::UnknownMemberId.code());
+    assert_eq!(
+        r.error_message.as_deref(),
+        Some("Instance id nope is unknown.")
+    );
+    let r = h.hb(static_join("m2", "p2", "")).response;
+    assert_eq!(r.error_code, ErrorCode::InvalidRequest.code());
+    assert_eq!(
+        r.error_message.as_deref(),
+        Some("InstanceId can't be empty.")
+    );
+    // A static member's metadata change that the assignment does not read bumps nothing.
+    let r = h.hb(static_join("s1", "ps", "is")).response;
+    assert_eq!(r.error_code, 0);
+    let before = h.c.streams_group("g").unwrap().group_epoch;
+    let mut b = static_beat("s1", r.member_epoch, "is");
+    b.rebalance_timeout_ms = 9000;
+    assert_eq!(h.hb(b).response.error_code, 0);
+    let g = h.c.streams_group("g").unwrap();
+    assert_eq!(g.members["s1"].rebalance_timeout_ms, 9000);
+    assert_eq!(g.group_epoch, before);
+    // A rack change does.
+    let mut b = static_beat("s1", g.members["s1"].member_epoch, "is");
+    b.rack_id = Some("r1".to_string().into());
+    assert_eq!(h.hb(b).response.error_code, 0);
+    assert_eq!(h.c.streams_group("g").unwrap().group_epoch, before + 1);
+}

@@ -1,13 +1,15 @@
 //! KIP-1071 streams groups: tasks, topology, state, records, replay, reconciliation, the sticky
-//! task assignor and the manager that answers `StreamsGroupHeartbeat` (key 88, v0) and
-//! `StreamsGroupDescribe` (key 89, v0) for the [coordinator](super).
+//! task assignor and the manager that answers `StreamsGroupHeartbeat` (key 88, v0-1),
+//! `StreamsGroupDescribe` (key 89, v0-1) and `StreamsGroupTopologyDescriptionUpdate` (key 93, v0,
+//! KIP-1331; [`description`]) for the [coordinator](super).
 //!
 //! Behaviour: docs/coordinator.md §2 (the coordinator module docs; Kafka 4.2's
 //! `GroupMetadataManager.streamsGroupHeartbeat`, `StreamsTopology`, `InternalTopicManager` and
-//! `StickyTaskAssignor`) with kwire's departures D1 (a join with topology epoch EG + 1 moves the
-//! group onto the new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up
-//! tasks and static members refused as in 4.2), D6 (records and replay) and D7. Streams and
-//! consumer groups share one group-id namespace.
+//! `StickyTaskAssignor`, with Kafka 4.4's v1 surface, topology descriptions and static members in
+//! §2.11) with kwire's departures D1 (a join with topology epoch EG + 1 moves the group onto the
+//! new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up tasks refused as
+//! in 4.2), D6 (records and replay) and D7. Streams and consumer groups share one group-id
+//! namespace.
 //!
 //! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
 //! heartbeat writes nothing (`manager`). The topics a topology needs but metadata lacks come

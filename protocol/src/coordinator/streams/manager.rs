@@ -1267,12 +1267,10 @@ impl StreamsManager<'_> {
             member_id: mid.clone().into(),
             member_epoch: next.member_epoch,
             heartbeat_interval_ms: interval,
-            // v0 only (the field is not in v1, and not ignorable): the int32 form, saturated.
-            acceptable_recovery_lag_legacy: if ctx.api_version == 0 {
-                i32::try_from(self.side.config.acceptable_recovery_lag).unwrap_or(i32::MAX)
-            } else {
-                0
-            },
+            // Kafka 4.4 sets only the int64 field (dropped at v0, an ignorable v1+ field) and
+            // leaves the v0-only int32 `AcceptableRecoveryLagLegacy` at 0 (seen on the 4.4.0
+            // broker); setting it would also make a v1 answer unencodable.
+            acceptable_recovery_lag_legacy: 0,
             acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
             task_offset_interval_ms: self.side.config.task_offset_interval_ms,
             status: Some(statuses),

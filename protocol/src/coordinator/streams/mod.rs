@@ -83,9 +83,9 @@ pub struct StreamsGroupConfig {
     pub max_standby_replicas: i32,
     /// `group.streams.initial.rebalance.delay.ms` (default 3000; 0 turns it off).
     pub initial_rebalance_delay_ms: i32,
-    /// `AcceptableRecoveryLag` (offsets) sent in every response (docs/coordinator.md, D2: 10000).
-    /// v0 carries it as the int32 `AcceptableRecoveryLagLegacy` (saturated to `i32::MAX`), v1+ as
-    /// the int64 `AcceptableRecoveryLag` (StreamsGroupHeartbeatResponse, Kafka 4.4).
+    /// `AcceptableRecoveryLag` (offsets) sent in every response (docs/coordinator.md, D2: 10000):
+    /// the int64 v1+ field; as Kafka 4.4.0, the v0-only int32 `AcceptableRecoveryLagLegacy` is
+    /// left at 0.
     pub acceptable_recovery_lag: i64,
     /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,

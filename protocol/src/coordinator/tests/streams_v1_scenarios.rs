@@ -217,7 +217,10 @@ fn v1_heartbeat_carries_the_int64_lag_and_asks_for_the_description_once() {
     assert_eq!(r.error_code, 0);
     let e = r.member_epoch;
     assert_eq!(r.acceptable_recovery_lag, 10_000);
-    assert_eq!(r.acceptable_recovery_lag_legacy, 0, "a v0-only field");
+    assert_eq!(
+        r.acceptable_recovery_lag_legacy, 0,
+        "a v0-only field, 0 in 4.4"
+    );
     assert!(r.topology_description_required, "no description stored yet");
     // The ask is backed off for 30 s: neither the next heartbeat nor a second member is asked.
     h.now += 1000;

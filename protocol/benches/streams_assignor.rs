@@ -49,6 +49,7 @@ fn group() -> GroupSpec {
         members,
         subtopologies,
         num_standby_replicas: 1,
+        ..Default::default()
     }
 }
 

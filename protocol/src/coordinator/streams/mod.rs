@@ -5,9 +5,10 @@
 //! Behaviour: docs/coordinator.md §2 (the coordinator module docs; Kafka 4.2's
 //! `GroupMetadataManager.streamsGroupHeartbeat`, `StreamsTopology`, `InternalTopicManager` and
 //! `StickyTaskAssignor`) with kwire's departures D1 (a join with topology epoch EG + 1 moves the
-//! group onto the new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up
-//! tasks and static members refused as in 4.2), D6 (records and replay) and D7. Streams and
-//! consumer groups share one group-id namespace.
+//! group onto the new topology), D2 (task offsets accepted and shown in describe), D3 (static
+//! members refused as in 4.2; warm-up tasks placed from the task offsets' lags and promoted in
+//! place, §2.11, which Kafka 4.4.0 accepts but never places), D6 (records and replay) and D7.
+//! Streams and consumer groups share one group-id namespace.
 //!
 //! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
 //! heartbeat writes nothing (`manager`). The topics a topology needs but metadata lacks come

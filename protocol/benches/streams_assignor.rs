@@ -11,7 +11,7 @@
 //!   tasks running, its standbys 5 offsets behind an end offset sum of 1,000), and the 4 members
 //!   of one process were replaced by members of a new process without state: the 40 active
 //!   tasks balance gives them are held back on their previous owners while at most
-//!   `num.warmup.replicas` = 20 warm-ups catch up (docs/coordinator.md §2.11).
+//!   `num.warmup.replicas` = 20 warm-ups catch up (docs/coordinator.md §2.12).
 //!
 //! Run: `cargo bench -p kwire-protocol --bench streams_assignor` (add `-- --quick` for a short
 //! run).

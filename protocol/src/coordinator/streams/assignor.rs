@@ -306,7 +306,7 @@ pub fn process_lag(spec: &GroupSpec, process: &str, subtopology: &str, partition
 /// `own` and, for a task without its own end offset, the largest end offset in `others`
 /// (member id → (`TaskOffsets`, `TaskEndOffsets`)), is at most `acceptable_recovery_lag`. The
 /// coordinator then computes a new target, which promotes the warm-up (docs/coordinator.md
-/// §2.11).
+/// §2.12).
 pub fn warmup_caught_up(
     own: (Option<&TaskOffsets>, Option<&TaskOffsets>),
     others: Option<&BTreeMap<String, (TaskOffsets, TaskOffsets)>>,
@@ -398,7 +398,7 @@ fn remove_task(set: &mut TaskSet, s: &str, p: i32) {
 
 /// Places warm-up tasks into a balanced assignment (kwire's refinement; Kafka 4.4 calls this
 /// step `AssignmentRefiner.refine`, which in 4.4.0 returns the assignment unchanged, so the
-/// real broker assigns no warm-up task; docs/coordinator.md §2.11).
+/// real broker assigns no warm-up task; docs/coordinator.md §2.12).
 ///
 /// A stateful task whose new active owner A (a member with `warmups_allowed`) runs in a process
 /// that is not caught up on it (its [`process_lag`] is above `acceptable_recovery_lag`) while

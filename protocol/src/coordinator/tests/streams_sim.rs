@@ -322,7 +322,7 @@ struct Sim {
     last_seen: BTreeMap<String, i64>,
     /// Model: each revoking member's rebalance deadline and the epoch it was armed at.
     revoke_timer: BTreeMap<String, (i64, i32)>,
-    /// Model of local state (§2.11): (process, subtopology, partition) → restored changelog
+    /// Model of local state (§2.12): (process, subtopology, partition) → restored changelog
     /// offset sum, out of [`END_OFFSET`].
     restored: BTreeMap<(String, String, i32), i64>,
 }
@@ -545,7 +545,7 @@ impl Sim {
         RequestContext::new("streams-client", "10.0.0.1", i16::from(self.p.v1))
     }
 
-    /// Client `i`'s TaskOffsets and TaskEndOffsets (§2.11): every task its process has state
+    /// Client `i`'s TaskOffsets and TaskEndOffsets (§2.12): every task its process has state
     /// for, -2 (running) for its own active tasks.
     fn offsets(&self, i: usize) -> (Vec<rq::TaskOffset>, Vec<rq::TaskOffset>) {
         let cl = &self.clients[i];
@@ -1043,7 +1043,7 @@ impl Sim {
         // changing a task's role in place (§2.5) may hold it in its assignment and in another
         // role pending revocation.
         let mut per_process: BTreeMap<(&str, &str, i32), (&str, TaskRole)> = BTreeMap::new();
-        // 5. Warm-ups (§2.11): only v1 members hold them, and the targets hold at most
+        // 5. Warm-ups (§2.12): only v1 members hold them, and the targets hold at most
         // `num.warmup.replicas`.
         let warm: usize = g
             .targets
@@ -1151,7 +1151,7 @@ impl Sim {
         if g.state != StreamsGroupState::Stable {
             return false;
         }
-        // Warm-ups still catching up (§2.11) hold tasks back from their final owners.
+        // Warm-ups still catching up (§2.12) hold tasks back from their final owners.
         if g.targets.values().any(|t| !t.warmup.is_empty()) {
             return false;
         }
@@ -1733,7 +1733,7 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Warm-up tasks (docs/coordinator.md §2.11).
+// Warm-up tasks (docs/coordinator.md §2.12).
 
 fn count(set: &TaskSet) -> usize {
     set.values().map(BTreeSet::len).sum()

@@ -72,6 +72,15 @@ pub(crate) struct Volatile {
     pub description_ask: Option<(i32, u32, i64)>,
 }
 
+/// A member's standby and warm-up tasks together (Kafka's `standbyAndWarmupTasks`, §2.7).
+fn standby_and_warmup(t: &TasksTuple) -> TaskSet {
+    let mut out = t.standby.clone();
+    for (s, ps) in &t.warmup {
+        out.entry(s.clone()).or_default().extend(ps.iter().copied());
+    }
+    out
+}
+
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
     records::topology_from!(t)
 }
@@ -1177,7 +1186,9 @@ impl StreamsManager<'_> {
         // computed (Kafka 4.4 too notes the offsets before its assignment).
         let vol = self.side.volatile.entry(gid.clone()).or_default();
         if ctx.api_version >= 1 {
-            vol.warmups_allowed.insert(mid.clone());
+            if !vol.warmups_allowed.contains(&mid) {
+                vol.warmups_allowed.insert(mid.clone());
+            }
         } else {
             vol.warmups_allowed.remove(&mid);
         }
@@ -1399,7 +1410,8 @@ impl StreamsManager<'_> {
                 ..Default::default()
             },
             active_partitions: partitions(&m.assigned.active),
-            standby_partitions: partitions(&m.assigned.standby),
+            // Kafka 4.4 lists warm-up tasks with the standbys (`standbyAndWarmupTasks`).
+            standby_partitions: partitions(&standby_and_warmup(&m.assigned)),
             ..Default::default()
         };
         let mut out: Vec<hb::EndpointToPartitions> = g

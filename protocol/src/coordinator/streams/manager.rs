@@ -63,11 +63,22 @@ pub(crate) struct Volatile {
     pub shutdown_requester: Option<String>,
     /// Latest TaskOffsets and TaskEndOffsets per member (docs/coordinator.md, D2).
     pub task_offsets: BTreeMap<String, (TaskOffsets, TaskOffsets)>,
+    /// Members whose latest heartbeat was v1 or later: only they get warm-up tasks (§2.12).
+    pub warmups_allowed: BTreeSet<String>,
     /// The configured topology for the current topology and metadata.
     pub configured: Option<Result<ConfiguredTopology, InvalidTopology>>,
     /// The last ask for a topology description (KIP-1331): (topology epoch, asks before this one
     /// for that epoch, time in ms before which no heartbeat asks again).
     pub description_ask: Option<(i32, u32, i64)>,
+}
+
+/// A member's standby and warm-up tasks together (Kafka's `standbyAndWarmupTasks`, §2.7).
+fn standby_and_warmup(t: &TasksTuple) -> TaskSet {
+    let mut out = t.standby.clone();
+    for (s, ps) in &t.warmup {
+        out.entry(s.clone()).or_default().extend(ps.iter().copied());
+    }
+    out
 }
 
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
@@ -217,6 +228,15 @@ impl StreamsSide {
             .unwrap_or(self.config.initial_rebalance_delay_ms)
     }
 
+    /// The group's `num.warmup.replicas` (§2.12): its override, else the broker's, capped by
+    /// `group.streams.max.warmup.replicas`.
+    fn warmup_replicas(&self, gid: &str) -> i32 {
+        self.overrides_of(gid)
+            .num_warmup_replicas
+            .unwrap_or(self.config.num_warmup_replicas)
+            .min(self.config.max_warmup_replicas)
+    }
+
     fn assignment_configs(&self, gid: &str) -> BTreeMap<String, String> {
         let n = self
             .overrides_of(gid)
@@ -343,6 +363,7 @@ impl StreamsManager<'_> {
         c.initial_rebalance_delay_ms = o
             .initial_rebalance_delay_ms
             .unwrap_or(c.initial_rebalance_delay_ms);
+        c.num_warmup_replicas = o.num_warmup_replicas.unwrap_or(c.num_warmup_replicas);
         c.validate()?;
         let before = BTreeMap::from([(group_id.to_string(), self.side.session_timeout(group_id))]);
         self.side.overrides.insert(group_id.to_string(), o);
@@ -479,6 +500,7 @@ impl StreamsManager<'_> {
         self.ctx.timers.cancel_member(gid, mid);
         if let Some(v) = self.side.volatile.get_mut(gid) {
             v.task_offsets.remove(mid);
+            v.warmups_allowed.remove(mid);
         }
     }
 
@@ -503,12 +525,20 @@ impl StreamsManager<'_> {
                     .get(NUM_STANDBY_REPLICAS)
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(0);
+                let vol = self.side.volatile.get(gid);
                 let spec = GroupSpec {
                     members: group
                         .members
                         .values()
                         .map(|m| {
                             let prev = group.targets.get(&m.member_id).cloned().unwrap_or_default();
+                            // §2.12: the lags and who may warm up.
+                            let (task_offsets, task_end_offsets) = vol
+                                .and_then(|v| v.task_offsets.get(&m.member_id))
+                                .cloned()
+                                .unwrap_or_default();
+                            let warmups_allowed =
+                                vol.is_some_and(|v| v.warmups_allowed.contains(&m.member_id));
                             (
                                 m.member_id.clone(),
                                 AssignmentMemberSpec {
@@ -519,6 +549,9 @@ impl StreamsManager<'_> {
                                     active_tasks: prev.active,
                                     standby_tasks: prev.standby,
                                     warmup_tasks: prev.warmup,
+                                    task_offsets,
+                                    task_end_offsets,
+                                    warmups_allowed,
                                 },
                             )
                         })
@@ -536,6 +569,8 @@ impl StreamsManager<'_> {
                         })
                         .collect(),
                     num_standby_replicas: standby,
+                    num_warmup_replicas: self.side.warmup_replicas(gid),
+                    acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
                 };
                 let result = self
                     .side
@@ -587,15 +622,29 @@ impl StreamsManager<'_> {
                 records,
                 topics_to_create: create,
             },
-            Err(e) => StreamsHeartbeat {
-                response: StreamsGroupHeartbeatResponse {
-                    error_code: e.code,
-                    error_message: e.message.map(Into::into),
-                    ..Default::default()
-                },
-                records: Vec::new(),
-                topics_to_create: Vec::new(),
-            },
+            Err(e) => {
+                // §2.12: soft state noted for a member the failed heartbeat did not create.
+                let (gid, mid) = (&*req.group_id, &*req.member_id);
+                if !self
+                    .groups
+                    .get(gid)
+                    .is_some_and(|g| g.members.contains_key(mid))
+                {
+                    if let Some(v) = self.side.volatile.get_mut(gid) {
+                        v.task_offsets.remove(mid);
+                        v.warmups_allowed.remove(mid);
+                    }
+                }
+                StreamsHeartbeat {
+                    response: StreamsGroupHeartbeatResponse {
+                        error_code: e.code,
+                        error_message: e.message.map(Into::into),
+                        ..Default::default()
+                    },
+                    records: Vec::new(),
+                    topics_to_create: Vec::new(),
+                }
+            }
         }
     }
 
@@ -604,14 +653,8 @@ impl StreamsManager<'_> {
     fn validate_streams(
         req: &StreamsGroupHeartbeatRequest,
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
-        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka does not support. Static
-        // members are accepted since Kafka 4.4.
-        if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "WarmupTasks are not supported yet.",
-            );
-        }
+        // docs/coordinator.md §2.2 step 1: features Kafka does not support. Static members are
+        // accepted since Kafka 4.4, warm-up tasks since kwire places them (§2.12).
         if let Some(t) = &req.topology {
             if t.subtopologies
                 .iter()
@@ -1105,6 +1148,22 @@ impl StreamsManager<'_> {
         if configs != g.last_assignment_configs {
             bump = true;
         }
+        // §2.12: a warm-up task of this member that the reported offsets show caught up calls
+        // for a new target.
+        if offsets.is_some() || end_offsets.is_some() {
+            let all = self.side.volatile.get(&gid).map(|v| &v.task_offsets);
+            let stored = all.and_then(|a| a.get(&mid));
+            let own = (
+                offsets.as_ref().or(stored.map(|x| &x.0)),
+                end_offsets.as_ref().or(stored.map(|x| &x.1)),
+            );
+            let lag = self.side.config.acceptable_recovery_lag;
+            if let Some(t) = g.targets.get(&mid) {
+                if super::assignor::warmup_caught_up(own, all, &t.warmup, lag) {
+                    bump = true;
+                }
+            }
+        }
         // docs/coordinator.md §2.4 step 5: the bump; a new group's first bump goes 0 -> 2 [4.2].
         if bump {
             let next = if g.group_epoch == 0 {
@@ -1123,6 +1182,25 @@ impl StreamsManager<'_> {
         }
         let delay_active = delay_deadline.is_some_and(|d| d > now_ms);
         let configured = current.and_then(|c| c.as_ref().ok()).cloned();
+        // §2.12: the task offsets and the v1 flag (soft state) are noted before the target is
+        // computed (Kafka 4.4 too notes the offsets before its assignment).
+        let vol = self.side.volatile.entry(gid.clone()).or_default();
+        if ctx.api_version >= 1 {
+            if !vol.warmups_allowed.contains(&mid) {
+                vol.warmups_allowed.insert(mid.clone());
+            }
+        } else {
+            vol.warmups_allowed.remove(&mid);
+        }
+        if offsets.is_some() || end_offsets.is_some() {
+            let entry = vol.task_offsets.entry(mid.clone()).or_default();
+            if let Some(o) = offsets {
+                entry.0 = o;
+            }
+            if let Some(o) = end_offsets {
+                entry.1 = o;
+            }
+        }
         // docs/coordinator.md §2.4 step 7: the target.
         let g = draft.group();
         let delayed = delay_active && g.group_epoch > g.assignment_epoch;
@@ -1171,6 +1249,7 @@ impl StreamsManager<'_> {
             self.ctx.timers.cancel_member(&gid, old_id);
             if let Some(v) = self.side.volatile.get_mut(&gid) {
                 v.task_offsets.remove(old_id);
+                v.warmups_allowed.remove(old_id);
             }
         }
         let timers = &mut self.ctx.timers;
@@ -1195,14 +1274,6 @@ impl StreamsManager<'_> {
         let vol = self.side.volatile.entry(gid.clone()).or_default();
         if let Some(c) = fresh {
             vol.configured = Some(c);
-        }
-        // docs/coordinator.md, D2: task offsets (parsed and validated up front).
-        let entry = vol.task_offsets.entry(mid.clone()).or_default();
-        if let Some(o) = offsets {
-            entry.0 = o;
-        }
-        if let Some(o) = end_offsets {
-            entry.1 = o;
         }
         // docs/coordinator.md §2.4 step 10: the shutdown request.
         if req.shutdown_application {
@@ -1337,7 +1408,8 @@ impl StreamsManager<'_> {
                 ..Default::default()
             },
             active_partitions: partitions(&m.assigned.active),
-            standby_partitions: partitions(&m.assigned.standby),
+            // Kafka 4.4 lists warm-up tasks with the standbys (`standbyAndWarmupTasks`).
+            standby_partitions: partitions(&standby_and_warmup(&m.assigned)),
             ..Default::default()
         };
         let mut out: Vec<hb::EndpointToPartitions> = g

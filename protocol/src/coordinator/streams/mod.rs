@@ -7,8 +7,9 @@
 //! `GroupMetadataManager.streamsGroupHeartbeat`, `StreamsTopology`, `InternalTopicManager` and
 //! `StickyTaskAssignor`, with Kafka 4.4's v1 surface, topology descriptions and static members in
 //! §2.11) with kwire's departures D1 (a join with topology epoch EG + 1 moves the group onto the
-//! new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up tasks refused as
-//! in 4.2), D6 (records and replay) and D7. Streams and consumer groups share one group-id
+//! new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up tasks placed from
+//! the task offsets' lags and promoted in place, §2.12, which Kafka 4.4.0 accepts but never
+//! places), D6 (records and replay) and D7. Streams and consumer groups share one group-id
 //! namespace.
 //!
 //! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
@@ -89,6 +90,12 @@ pub struct StreamsGroupConfig {
     pub acceptable_recovery_lag: i64,
     /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,
+    /// `group.streams.num.warmup.replicas` (Kafka 4.4 default 2): the most warm-up tasks the
+    /// group holds at once (docs/coordinator.md §2.12); 0 turns warm-ups off.
+    pub num_warmup_replicas: i32,
+    /// `group.streams.max.warmup.replicas` (Kafka 4.4 default 20): the cap of the group override
+    /// `streams.num.warmup.replicas`.
+    pub max_warmup_replicas: i32,
     /// The task assignor (Kafka has only `sticky`; tests may install their own). Its name is
     /// StreamsGroupDescribe v1's `AssignorName`.
     pub assignor: Arc<dyn TaskAssignor>,
@@ -115,6 +122,8 @@ impl Default for StreamsGroupConfig {
             initial_rebalance_delay_ms: 3000,
             acceptable_recovery_lag: 10000,
             task_offset_interval_ms: 60000,
+            num_warmup_replicas: 2,
+            max_warmup_replicas: 20,
             assignor: Arc::new(StickyTaskAssignor),
             rack_aware_assignment_tags: Vec::new(),
             topology_descriptions: true,
@@ -124,7 +133,7 @@ impl Default for StreamsGroupConfig {
 
 impl StreamsGroupConfig {
     /// Checks Kafka's bounds: interval positive and below the session timeout, max size at least
-    /// 1, standby counts within [0, max], delay not negative.
+    /// 1, standby and warm-up counts within [0, max], recovery lag and delay not negative.
     ///
     /// # Errors
     /// [`ConfigError`] naming the first rule broken.
@@ -138,6 +147,12 @@ impl StreamsGroupConfig {
         }
         if !(0..=self.max_standby_replicas).contains(&self.num_standby_replicas) {
             return err("group.streams.num.standby.replicas must lie within [0, group.streams.max.standby.replicas]");
+        }
+        if !(0..=self.max_warmup_replicas).contains(&self.num_warmup_replicas) {
+            return err("group.streams.num.warmup.replicas must lie within [0, group.streams.max.warmup.replicas]");
+        }
+        if self.acceptable_recovery_lag < 0 {
+            return err("group.streams.acceptable.recovery.lag must not be negative");
         }
         if self.initial_rebalance_delay_ms < 0 {
             return err("group.streams.initial.rebalance.delay.ms must not be negative");
@@ -159,6 +174,9 @@ pub struct StreamsGroupOverrides {
     pub num_standby_replicas: Option<i32>,
     /// Initial rebalance delay in ms.
     pub initial_rebalance_delay_ms: Option<i32>,
+    /// Warm-up tasks the group may hold at once (`streams.num.warmup.replicas`), at most
+    /// `group.streams.max.warmup.replicas`.
+    pub num_warmup_replicas: Option<i32>,
 }
 
 /// A task offset a member reported (docs/coordinator.md, D2): (subtopology, partition) → offset.

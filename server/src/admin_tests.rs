@@ -313,7 +313,6 @@ async fn describe_configs_reports_create_topics_configs_and_defaults() {
             (4, "", None),
             (4, "2", None),
             (4, "x", None),
-            (99, "x", None),
         ],
         4,
     )
@@ -328,8 +327,22 @@ async fn describe_configs_reports_create_topics_configs_and_defaults() {
             0,
             ErrorCode::InvalidRequest.code(),
             ErrorCode::InvalidRequest.code(),
-            ErrorCode::InvalidRequest.code(),
         ]
+    );
+    // A resource type Kafka does not know fails every resource of the request.
+    let odd = describe_configs(&mut c, &[(2, "plain", None), (99, "x", None)], 4).await;
+    assert!(odd
+        .iter()
+        .all(|r| r.error_code == ErrorCode::InvalidRequest.code() && r.configs.is_empty()));
+    // The broker logger and client metrics.
+    let misc = describe_configs(&mut c, &[(8, "1", Some(&["root"])), (16, "m", None)], 4).await;
+    assert_eq!(
+        config_of(&misc[0], "root"),
+        Some(("INFO".into(), source::DYNAMIC_BROKER_LOGGER_CONFIG))
+    );
+    assert_eq!(
+        config_of(&misc[1], "interval.ms"),
+        Some(("300000".into(), source::DEFAULT_CONFIG))
     );
     assert_eq!(
         config_of(&res[2], "num.partitions"),

@@ -47,6 +47,8 @@ pub mod source {
     pub const STATIC_BROKER_CONFIG: i8 = 4;
     /// Kafka's default.
     pub const DEFAULT_CONFIG: i8 = 5;
+    /// A broker logger's level.
+    pub const DYNAMIC_BROKER_LOGGER_CONFIG: i8 = 6;
 }
 
 /// The type of a config's value (Kafka's `ConfigDef.Type` as DescribeConfigs v3+ numbers it).
@@ -305,6 +307,16 @@ pub const BROKER_CONFIGS: &[(&str, Option<&str>, i8)] = &[
     ("default.replication.factor", Some("1"), kind::INT),
     ("delete.topic.enable", Some("true"), kind::BOOLEAN),
     (
+        "group.consumer.assignment.interval.ms",
+        Some("1000"),
+        kind::INT,
+    ),
+    (
+        "group.consumer.assignors",
+        Some("uniform,range"),
+        kind::LIST,
+    ),
+    (
         "group.consumer.heartbeat.interval.ms",
         Some("5000"),
         kind::INT,
@@ -319,15 +331,32 @@ pub const BROKER_CONFIGS: &[(&str, Option<&str>, i8)] = &[
         Some("45000"),
         kind::INT,
     ),
+    (
+        "group.coordinator.rebalance.protocols",
+        Some("classic,consumer,streams"),
+        kind::LIST,
+    ),
     ("group.initial.rebalance.delay.ms", Some("3000"), kind::INT),
     ("group.max.session.timeout.ms", Some("1800000"), kind::INT),
     ("group.max.size", Some("2147483647"), kind::INT),
     ("group.min.session.timeout.ms", Some("6000"), kind::INT),
     (
+        "group.streams.assignment.interval.ms",
+        Some("1000"),
+        kind::INT,
+    ),
+    ("group.streams.assignors", Some("sticky"), kind::LIST),
+    (
         "group.streams.heartbeat.interval.ms",
         Some("5000"),
         kind::INT,
     ),
+    (
+        "group.streams.initial.rebalance.delay.ms",
+        Some("3000"),
+        kind::INT,
+    ),
+    ("group.streams.max.standby.replicas", Some("2"), kind::INT),
     ("group.streams.num.standby.replicas", Some("0"), kind::INT),
     ("group.streams.session.timeout.ms", Some("45000"), kind::INT),
     (
@@ -393,7 +422,8 @@ pub const BROKER_CONFIGS: &[(&str, Option<&str>, i8)] = &[
     ),
     ("message.max.bytes", Some("1048588"), kind::INT),
     ("min.insync.replicas", Some("1"), kind::INT),
-    ("node.id", Some("-1"), kind::INT),
+    ("max.request.partition.size.limit", Some("2000"), kind::INT),
+    ("node.id", None, kind::INT),
     ("num.partitions", Some("1"), kind::INT),
     ("offsets.topic.num.partitions", Some("50"), kind::INT),
     ("offsets.topic.replication.factor", Some("3"), kind::SHORT),
@@ -439,7 +469,13 @@ fn static_broker_configs(b: &Broker, c: &ServerConfig) -> Vec<(&'static str, Str
             c.group_initial_rebalance_delay_ms.to_string(),
         ),
         ("group.max.size", c.group_max_size.to_string()),
+        // kwire computes target assignments at every group epoch bump.
+        ("group.consumer.assignment.interval.ms", "0".to_string()),
+        ("group.streams.assignment.interval.ms", "0".to_string()),
     ];
+    if let Some(ms) = c.streams_initial_rebalance_delay_ms {
+        out.push(("group.streams.initial.rebalance.delay.ms", ms.to_string()));
+    }
     if let Some(ms) = c.session_timeout_ms {
         out.push(("group.consumer.session.timeout.ms", ms.to_string()));
         out.push(("group.streams.session.timeout.ms", ms.to_string()));
@@ -481,6 +517,9 @@ struct Entry {
     kind: i8,
     read_only: bool,
     synonyms: Vec<(&'static str, Option<String>, i8)>,
+    /// Kafka's documentation is its prose: kwire answers null (or "" where Kafka always gives
+    /// "", a logger's).
+    documentation: Option<&'static str>,
 }
 
 /// DescribeConfigs v1-4, per resource as Kafka 4.4's `ConfigHelper.describeConfigs`:
@@ -494,8 +533,11 @@ struct Entry {
 ///   configs it cannot change at run time: kwire changes none); "" (the cluster-wide dynamic
 ///   defaults): none; another id or a name that is not a number: INVALID_REQUEST.
 /// * GROUP (32), any group id (existing or not, as Kafka): the group configs of [`group_entries`].
-/// * BROKER_LOGGER (8), CLIENT_METRICS (16) and unknown types: INVALID_REQUEST (kwire has no
-///   logger levels or client metrics subscriptions to show).
+/// * BROKER_LOGGER (8) "1": the root logger at INFO (DYNAMIC_BROKER_LOGGER_CONFIG, type 0,
+///   documentation "" from v3, as Kafka); other names as for BROKER.
+/// * CLIENT_METRICS (16), any name: the defaults of a subscription (`interval.ms` 300000, empty
+///   `match` and `metrics`), as Kafka answers for a subscription nobody created.
+/// * A type Kafka does not know: INVALID_REQUEST for every resource of the request.
 ///
 /// `ConfigurationKeys` null or empty lists every config; otherwise the named ones kwire knows
 /// (unknown names are left out, as Kafka does). Documentation (v3+) is null.
@@ -507,14 +549,35 @@ pub fn describe_configs(
 ) -> DescribeConfigsResponse {
     let v = ctx.version;
     let statics = static_broker_configs(b, config);
+    // One resource of a type Kafka does not know fails the whole request (Kafka's
+    // `ConfigResource.Type.forId` gives UNKNOWN, which its request handler refuses for all).
+    let unknown_type = r.resources.iter().map(|res| res.resource_type).find(|t| {
+        !matches!(
+            *t,
+            resource::TOPIC
+                | resource::BROKER
+                | resource::BROKER_LOGGER
+                | resource::CLIENT_METRICS
+                | resource::GROUP
+        )
+    });
     let results = r
         .resources
         .iter()
         .map(|res| {
             let entries = match res.resource_type {
+                _ if unknown_type.is_some() => Err((
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "Unsupported resource type {} in the request",
+                        unknown_type.unwrap_or_default()
+                    ),
+                )),
                 resource::TOPIC => topic_entries(b, &statics, &res.resource_name),
                 resource::BROKER => broker_entries(&statics, &res.resource_name),
                 resource::GROUP => group_entries(config, &res.resource_name),
+                resource::BROKER_LOGGER => broker_logger_entries(&res.resource_name, v),
+                resource::CLIENT_METRICS => Ok(client_metrics_entries()),
                 t => Err((
                     ErrorCode::InvalidRequest,
                     format!("Unsupported resource type: {}", resource_type_name(t)),
@@ -534,6 +597,7 @@ pub fn describe_configs(
                         .into_iter()
                         .filter(|e| keys.is_empty() || keys.iter().any(|k| **k == *e.name))
                         .map(|e| DescribeConfigsResourceResult {
+                            documentation: e.documentation.map(Into::into),
                             name: e.name.into(),
                             value: e.value.map(Into::into),
                             read_only: e.read_only,
@@ -553,7 +617,6 @@ pub fn describe_configs(
                                 Vec::new()
                             },
                             config_type: if v >= 3 { e.kind } else { 0 },
-                            documentation: None,
                             ..Default::default()
                         })
                         .collect();
@@ -627,11 +690,18 @@ fn topic_entries(b: &Broker, statics: &[(&'static str, String)], name: &str) -> 
             format!("The topic '{name}' does not exist."),
         ));
     };
-    Ok(TOPIC_CONFIGS
+    Ok(topic_config_entries(&t.configs, statics))
+}
+
+/// Every topic config of a topic whose own configs are `configs`: its value and source.
+fn topic_config_entries(
+    configs: &[(String, String)],
+    statics: &[(&'static str, String)],
+) -> Vec<Entry> {
+    TOPIC_CONFIGS
         .iter()
         .map(|c| {
-            let own = t
-                .configs
+            let own = configs
                 .iter()
                 .rev()
                 .find(|(k, _)| k == c.name)
@@ -661,9 +731,19 @@ fn topic_entries(b: &Broker, statics: &[(&'static str, String)], name: &str) -> 
                 kind: c.kind,
                 read_only: false,
                 synonyms,
+                documentation: None,
             }
         })
-        .collect())
+        .collect()
+}
+
+/// The configs a CreateTopics v5+ answer lists for a new topic with `configs`: every topic config
+/// with its value and source (name, value, source), as Kafka 4.4 answers.
+pub fn created_topic_configs(configs: &[(String, String)]) -> Vec<(&'static str, String, i8)> {
+    topic_config_entries(configs, &[])
+        .into_iter()
+        .map(|e| (e.name, e.value.unwrap_or_default(), e.source))
+        .collect()
 }
 
 fn broker_entries(statics: &[(&'static str, String)], name: &str) -> EntriesResult {
@@ -685,6 +765,7 @@ fn broker_entries(statics: &[(&'static str, String)], name: &str) -> EntriesResu
                     Some(v.to_string()),
                     source::DYNAMIC_DEFAULT_BROKER_CONFIG,
                 )],
+                documentation: None,
             })
             .collect());
     }
@@ -722,8 +803,9 @@ fn broker_entries(statics: &[(&'static str, String)], name: &str) -> EntriesResu
                 value,
                 source,
                 kind: *kind,
-                read_only: true,
+                read_only: !dynamic_broker_config(n),
                 synonyms,
+                documentation: None,
             }
         })
         .collect())
@@ -820,6 +902,58 @@ fn group_entries(c: &ServerConfig, name: &str) -> EntriesResult {
             kind,
             read_only: false,
             synonyms: Vec::new(),
+            documentation: None,
         })
         .collect())
+}
+
+/// Whether Kafka 4.4 can change a broker config at run time (DescribeConfigs' `ReadOnly` false):
+/// among those kwire reports, the broker synonyms of topic configs (`log.retention.ms`,
+/// `compression.type`, ...) and the assignment intervals.
+fn dynamic_broker_config(name: &str) -> bool {
+    TOPIC_CONFIGS.iter().any(|c| c.synonyms.contains(&name))
+        || matches!(
+            name,
+            "group.consumer.assignment.interval.ms" | "group.streams.assignment.interval.ms"
+        )
+}
+
+/// A BROKER_LOGGER resource: this broker's root logger (kwire logs at INFO).
+fn broker_logger_entries(name: &str, version: i16) -> EntriesResult {
+    if name.is_empty() {
+        return Err((
+            ErrorCode::InvalidRequest,
+            "Broker id must not be empty".to_string(),
+        ));
+    }
+    broker_entries(&[], name)?;
+    Ok(vec![Entry {
+        name: "root",
+        value: Some("INFO".to_string()),
+        source: source::DYNAMIC_BROKER_LOGGER_CONFIG,
+        kind: 0,
+        read_only: false,
+        synonyms: Vec::new(),
+        documentation: (version >= 3).then_some(""),
+    }])
+}
+
+/// A CLIENT_METRICS resource: a subscription's defaults (KIP-714; kwire has no subscriptions).
+fn client_metrics_entries() -> Vec<Entry> {
+    [
+        ("interval.ms", "300000", kind::INT),
+        ("match", "", kind::LIST),
+        ("metrics", "", kind::LIST),
+    ]
+    .into_iter()
+    .map(|(name, value, kind)| Entry {
+        name,
+        value: Some(value.to_string()),
+        source: source::DEFAULT_CONFIG,
+        kind,
+        read_only: false,
+        synonyms: Vec::new(),
+        documentation: None,
+    })
+    .collect()
 }

@@ -9,7 +9,7 @@
 //! and the server stops (see [`crate::broker`]).
 
 mod admin;
-pub(crate) mod configs;
+pub mod configs;
 mod data;
 mod groups;
 mod meta;

@@ -129,6 +129,38 @@ async fn delete_records_moves_the_log_start_offset() {
     assert_eq!(list_offset(&mut c, "t", 0, -1).await.0, 6);
     assert_eq!(list_offset(&mut c, "t", 0, 100).await, (3, 201));
     assert_eq!(list_offset(&mut c, "t", 0, 250).await, (4, 300));
+    // A partition named twice: answered once, INVALID_REQUEST (as Kafka 4.4).
+    let twice = ListOffsetsRequest {
+        replica_id: -1,
+        topics: vec![ListOffsetsTopic {
+            name: "t".into(),
+            partitions: [(0, -2), (0, -1), (1, -1)]
+                .into_iter()
+                .map(|(p, ts)| ListOffsetsPartition {
+                    partition_index: p,
+                    timestamp: ts,
+                    current_leader_epoch: -1,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    match call(&mut c, twice, 9).await {
+        Response::ListOffsets(r) => {
+            let got: Vec<(i32, i16, i64)> = r.topics[0]
+                .partitions
+                .iter()
+                .map(|p| (p.partition_index, p.error_code, p.offset))
+                .collect();
+            assert_eq!(
+                got,
+                vec![(0, ErrorCode::InvalidRequest.code(), -1), (1, 0, 0)]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // Fetch below the log start offset: OFFSET_OUT_OF_RANGE; from it: the batch holding it.
     let id = topic_id(&r, "t");
     match call(&mut c, fetch_by_id(id, 0, 2, 0), 16).await {

@@ -467,6 +467,11 @@ fn script() -> Vec<(&'static str, Request, i16)> {
             9,
         ),
         (
+            "ListOffsets v9: a partition named twice",
+            list_offsets(&[(0, -2), (0, -1), (1, -1)]).into(),
+            9,
+        ),
+        (
             "ListOffsets v9: max timestamp",
             list_offsets(&[(0, -3), (1, -3)]).into(),
             9,

@@ -64,8 +64,11 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-/// The topics of the script: (name, partitions, configs).
-const TOPICS: &[(&str, i32, &[(&str, &str)])] = &[
+/// A topic of the script: (name, partitions, configs).
+type TopicSpec = (&'static str, i32, &'static [(&'static str, &'static str)]);
+
+/// The topics of the script.
+const TOPICS: &[TopicSpec] = &[
     ("adm-plain", 3, &[]),
     // What Kafka Streams 4.4 gives a changelog topic (`ChangelogTopicConfig`), and a few more.
     (

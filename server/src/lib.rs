@@ -28,7 +28,10 @@
 //! Topics are created by `--topic`, CreateTopics, streams groups' internal topics, and Metadata
 //! requests naming unknown topics (Kafka's default `auto.create.topics.enable=true`; off with
 //! [`config::ServerConfig::auto_create_topics`]); a Produce to an unknown topic is
-//! UNKNOWN_TOPIC_OR_PARTITION, as in Kafka. Transactions are not served.
+//! UNKNOWN_TOPIC_OR_PARTITION, as in Kafka. DeleteRecords moves a partition's log start
+//! offset; DescribeConfigs reports Kafka 4.4's topic, broker and group config defaults and the
+//! configs CreateTopics gave; DescribeCluster and DescribeTopicPartitions describe this one
+//! broker. Transactions are not served.
 //!
 //! Error codes are [`kwire_protocol::error::ErrorCode`]s; handlers put `ErrorCode::X.code()` in
 //! the responses' `error_code` fields.

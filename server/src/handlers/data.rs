@@ -186,9 +186,18 @@ pub fn produce(b: &mut Broker, ctx: &Ctx<'_>, r: &ProduceRequest) -> (ProduceRes
 /// where the partition ended before a restart with `--data`), -1 (latest) the high
 /// watermark, -3 the record with the largest timestamp, -5 (latest tiered) -1 (no tiered
 /// storage), and a timestamp the first record at or after it (offset and timestamp -1 when
-/// there is none, as Kafka). v0 answers with the old-style offset list.
+/// there is none, as Kafka). v0 answers with the old-style offset list. A partition named more
+/// than once in the request is answered once, INVALID_REQUEST (Kafka's
+/// `ListOffsetsRequest.duplicatePartitions`). DeleteRecords moves the log start offset up.
 pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> ListOffsetsResponse {
     let v = ctx.version;
+    let mut count: BTreeMap<(&str, i32), usize> = BTreeMap::new();
+    for t in &r.topics {
+        for p in &t.partitions {
+            *count.entry((&*t.name, p.partition_index)).or_default() += 1;
+        }
+    }
+    let mut answered: std::collections::BTreeSet<(&str, i32)> = Default::default();
     let topics = r
         .topics
         .iter()
@@ -197,6 +206,7 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
             partitions: t
                 .partitions
                 .iter()
+                .filter(|p| answered.insert((&*t.name, p.partition_index)))
                 .map(|p| {
                     let mut resp = ListOffsetsPartitionResponse {
                         partition_index: p.partition_index,
@@ -206,6 +216,10 @@ pub fn list_offsets(b: &mut Broker, ctx: &Ctx<'_>, r: &ListOffsetsRequest) -> Li
                         leader_epoch: -1,
                         ..Default::default()
                     };
+                    if count[&(&*t.name, p.partition_index)] > 1 {
+                        resp.error_code = ErrorCode::InvalidRequest.code();
+                        return resp;
+                    }
                     let Some(log) = b
                         .topics
                         .get(&t.name)
@@ -278,7 +292,8 @@ fn partition_data(index: i32, code: i16, isolation: i8, version: i16) -> Partiti
 /// errors and fewer than MinBytes bytes of records, unless `force`.
 ///
 /// Per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, or a partition out of range),
-/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [log start, HW];
+/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [log start, HW]
+/// (with HW, LSO and log start -1, as Kafka);
 /// else whole batches from the fetch offset within PartitionMaxBytes and the response's MaxBytes
 /// (the first batch of the response always, as KIP-74). HW = LSO.
 pub fn fetch_response(
@@ -344,8 +359,13 @@ pub fn fetch_response(
             let start = log.log_start_offset();
             pd.log_start_offset = start;
             if p.fetch_offset < start || p.fetch_offset > hw {
+                // As Kafka's `ReplicaManager.readFromLog` answers an OffsetOutOfRangeException:
+                // no high watermark, last stable offset or log start offset (-1).
                 errors = true;
                 pd.error_code = ErrorCode::OffsetOutOfRange.code();
+                pd.high_watermark = -1;
+                pd.last_stable_offset = -1;
+                pd.log_start_offset = -1;
             } else {
                 let limit = usize::try_from(p.partition_max_bytes)
                     .unwrap_or(0)

@@ -9,6 +9,7 @@
 mod alloc_count;
 mod builder;
 mod codegen_fresh;
+mod confluent_rust;
 mod corpus;
 mod cross_check;
 mod diff_showcase;
@@ -19,6 +20,7 @@ mod java_clients;
 mod java_groups;
 mod java_oracle;
 mod json_form;
+mod kafka_admin_oracle;
 mod kafka_oracle;
 mod kip_drafts_fixed;
 mod records;

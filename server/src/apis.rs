@@ -17,7 +17,7 @@
 //! | 15 | DescribeGroups | 0-6 | every group type; v6 GROUP_ID_NOT_FOUND (KIP-1043) |
 //! | 16 | ListGroups | 0-5 | every group type; states and types filters |
 //! | 42 | DeleteGroups | 0-3 | every group type, with the group's committed offsets |
-//! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
+//! | 18 | ApiVersions | 0-5 | response header v0 always; v5 checks ClusterId/NodeId (KIP-1242); above 5: UNSUPPORTED_VERSION in the v0 layout |
 //! | 19 | CreateTopics | 2-7 | |
 //! | 21 | DeleteRecords | 0-2 | the log start offset moves; POLICY_VIOLATION for a topic without `cleanup.policy=delete` |
 //! | 22 | InitProducerId | 0-5 | idempotent producers only; v6 (KIP-939) is unstable in Kafka 4.4 |
@@ -36,6 +36,7 @@
 //! not advertised.
 
 use kwire_protocol::error::ErrorCode;
+use kwire_protocol::generated::api_versions_request::ApiVersionsRequest;
 use kwire_protocol::generated::api_versions_response::{ApiVersion, ApiVersionsResponse};
 use kwire_protocol::generated::ApiKey;
 
@@ -55,7 +56,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DescribeGroups, 0, 6),
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::DeleteGroups, 0, 3),
-    (ApiKey::ApiVersions, 0, 4),
+    (ApiKey::ApiVersions, 0, 5),
     (ApiKey::CreateTopics, 2, 7),
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
@@ -87,7 +88,7 @@ pub fn unsupported_reason(key: i16) -> String {
 }
 
 /// Highest ApiVersions version served.
-pub const API_VERSIONS_MAX: i16 = 4;
+pub const API_VERSIONS_MAX: i16 = 5;
 
 /// The served version range of a raw API key, if served.
 pub fn supported(key: i16) -> Option<(ApiKey, i16, i16)> {
@@ -127,14 +128,42 @@ fn valid_software_field(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'.')
 }
 
-/// The ApiVersions answer at `version` (0-4): the table above, or INVALID_REQUEST (42) with no
-/// keys when a v3+ request's client software name or version breaks KIP-511's pattern.
-pub fn api_versions(version: i16, name: &str, software_version: &str) -> ApiVersionsResponse {
-    if version >= 3 && !(valid_software_field(name) && valid_software_field(software_version)) {
-        return ApiVersionsResponse {
-            error_code: ErrorCode::InvalidRequest.code(),
-            ..Default::default()
-        };
+/// The ApiVersions answer to `req` at `version` (0-5), in Kafka 4.4's order of checks
+/// (`KafkaApis` with `ApiVersionsRequest.isValid`):
+/// 1. INVALID_REQUEST (42) with no keys when a v5 request gives only one of `ClusterId` and
+///    `NodeId` (KIP-1242: both or neither), or a v3+ request's client software name or version
+///    breaks KIP-511's pattern;
+/// 2. REBOOTSTRAP_REQUIRED (129) with no keys when a v5 request names a cluster id or node id
+///    other than this broker's (`cluster_id`, `node_id`): the client reached the wrong cluster or
+///    node and must bootstrap again (KIP-1242);
+/// 3. otherwise the table above.
+pub fn api_versions(
+    version: i16,
+    req: &ApiVersionsRequest,
+    cluster_id: &str,
+    node_id: i32,
+) -> ApiVersionsResponse {
+    let error = |code: ErrorCode| ApiVersionsResponse {
+        error_code: code.code(),
+        ..Default::default()
+    };
+    let ids_given_together = req.cluster_id.is_some() == (req.node_id != -1);
+    if version >= 5 && !ids_given_together {
+        return error(ErrorCode::InvalidRequest);
+    }
+    if version >= 3
+        && !(valid_software_field(&req.client_software_name)
+            && valid_software_field(&req.client_software_version))
+    {
+        return error(ErrorCode::InvalidRequest);
+    }
+    if version >= 5
+        && req
+            .cluster_id
+            .as_deref()
+            .is_some_and(|c| c != cluster_id || req.node_id != node_id)
+    {
+        return error(ErrorCode::RebootstrapRequired);
     }
     ApiVersionsResponse {
         error_code: ErrorCode::None.code(),
@@ -184,9 +213,30 @@ mod tests {
         assert_eq!(unsupported_reason(1), "version not supported (Fetch 4-16)");
         assert_eq!(unsupported_reason(71), "API not served by kwire-server");
         assert_eq!(unsupported_reason(1000), "unknown API key");
+        let req = |name: &str, cluster: Option<&str>, node: i32| ApiVersionsRequest {
+            client_software_name: name.to_string().into(),
+            client_software_version: "4.4.0".into(),
+            cluster_id: cluster.map(|c| c.to_string().into()),
+            node_id: node,
+            ..Default::default()
+        };
+        let code = |v, r: &ApiVersionsRequest| api_versions(v, r, "c1", 1).error_code;
+        let (ok, invalid, rebootstrap) = (0, 42, 129);
+        assert_eq!(code(3, &req("", None, -1)), invalid);
+        assert_eq!(code(2, &req("", None, -1)), ok);
+        assert_eq!(code(5, &req("java", None, -1)), ok);
+        assert_eq!(code(5, &req("java", Some("c1"), 1)), ok);
+        assert_eq!(code(5, &req("java", Some("c1"), -1)), invalid);
+        assert_eq!(code(5, &req("java", None, 1)), invalid);
+        assert_eq!(code(5, &req("java", Some("c2"), 1)), rebootstrap);
+        assert_eq!(code(5, &req("java", Some("c1"), 2)), rebootstrap);
+        // Below v5 the fields do not exist on the wire: never checked.
+        assert_eq!(code(4, &req("java", Some("c2"), -1)), ok);
         assert_eq!(
-            api_versions(3, "", "1").error_code,
-            ErrorCode::InvalidRequest.code()
+            api_versions(5, &req("java", None, -1), "c1", 1)
+                .api_keys
+                .len(),
+            SUPPORTED.len()
         );
     }
 }

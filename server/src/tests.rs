@@ -302,7 +302,7 @@ async fn framing_and_pipelining_keep_request_order() {
 }
 
 #[tokio::test]
-async fn api_versions_v3_header_v0_and_v5_unsupported() {
+async fn api_versions_v3_header_v0_v5_ids_and_v6_unsupported() {
     let r = start(config(&[])).await;
     let mut c = connect(r.addr).await;
     let api = ApiVersionsRequest {
@@ -332,10 +332,38 @@ async fn api_versions_v3_header_v0_and_v5_unsupported() {
     assert!(!keys.iter().any(|k| k.0 == 71 || k.0 == 72));
     assert_eq!(keys.len(), SUPPORTED.len());
 
-    // v5: UNSUPPORTED_VERSION in the v0 layout with the ApiVersions entry; the connection stays.
+    // v5 (KIP-1242): ClusterId and NodeId both or neither; another cluster or node is told to
+    // bootstrap again, as Kafka 4.4's KafkaApis answers.
+    let cluster = crate::util::uuid_from_name("kwire-cluster").to_string();
+    for (cluster_id, node_id, code) in [
+        (None, -1, 0),
+        (Some(cluster.as_str()), 1, 0),
+        (Some("another-cluster"), 1, 129),
+        (Some(cluster.as_str()), 2, 129),
+        (Some(cluster.as_str()), -1, 42),
+        (None, 1, 42),
+    ] {
+        let req = ApiVersionsRequest {
+            cluster_id: cluster_id.map(|c| c.to_string().into()),
+            node_id,
+            ..api.clone()
+        };
+        let bytes = encode_request(req, 5, 9, Some("java")).expect("encode");
+        within(c.send_raw(&bytes)).await.expect("send");
+        let f = within(c.recv_frame()).await.expect("recv").expect("frame");
+        let resp = ResponseFrame::decode(f, ApiKey::ApiVersions, 5).expect("decode");
+        let Response::ApiVersions(av) = resp.body else {
+            panic!("not ApiVersions")
+        };
+        assert_eq!(av.error_code, code, "{cluster_id:?} {node_id}");
+        let served = if code == 0 { SUPPORTED.len() } else { 0 };
+        assert_eq!(av.api_keys.len(), served);
+    }
+
+    // v6: UNSUPPORTED_VERSION in the v0 layout with the ApiVersions entry; the connection stays.
     let mut raw = Vec::new();
     raw.extend_from_slice(&18i16.to_be_bytes());
-    raw.extend_from_slice(&5i16.to_be_bytes());
+    raw.extend_from_slice(&6i16.to_be_bytes());
     raw.extend_from_slice(&2i32.to_be_bytes());
     raw.extend_from_slice(&7i16.to_be_bytes());
     raw.extend_from_slice(b"rdkafka");
@@ -347,7 +375,7 @@ async fn api_versions_v3_header_v0_and_v5_unsupported() {
     let mut expected = 2i32.to_be_bytes().to_vec();
     expected.extend_from_slice(&35i16.to_be_bytes());
     expected.extend_from_slice(&1i32.to_be_bytes());
-    for v in [18i16, 0, 4] {
+    for v in [18i16, 0, 5] {
         expected.extend_from_slice(&v.to_be_bytes());
     }
     assert_eq!(&f[..], &expected[..]);

@@ -116,16 +116,34 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
             Request::ApiVersions(r) => {
                 let resp = crate::apis::api_versions(
                     ctx.version,
-                    &r.client_software_name,
-                    &r.client_software_version,
+                    &r,
+                    &b.cluster_id,
+                    crate::broker::NODE_ID,
                 );
-                if resp.error_code != ErrorCode::None.code() {
+                if resp.error_code == ErrorCode::RebootstrapRequired.code() {
                     ctx.refused(
                         ApiKey::ApiVersions,
                         format_args!(
-                            "client software name {:?} or version {:?} breaks KIP-511's pattern: {}",
+                            "the client expects cluster {:?} node {}, this is cluster {:?} node {}: {}",
+                            r.cluster_id.as_deref(),
+                            r.node_id,
+                            b.cluster_id,
+                            crate::broker::NODE_ID,
+                            Refusal {
+                                code: resp.error_code,
+                                message: None
+                            }
+                        ),
+                    );
+                } else if resp.error_code != ErrorCode::None.code() {
+                    ctx.refused(
+                        ApiKey::ApiVersions,
+                        format_args!(
+                            "client software name {:?} or version {:?} breaks KIP-511's pattern, or only one of ClusterId {:?} and NodeId {} is given (KIP-1242): {}",
                             &*r.client_software_name,
                             &*r.client_software_version,
+                            r.cluster_id.as_deref(),
+                            r.node_id,
                             Refusal {
                                 code: resp.error_code,
                                 message: None

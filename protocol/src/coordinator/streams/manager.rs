@@ -1063,8 +1063,8 @@ impl StreamsManager<'_> {
             member_id: mid.clone().into(),
             member_epoch: next.member_epoch,
             heartbeat_interval_ms: interval,
-            acceptable_recovery_lag_legacy: i32::try_from(self.side.config.acceptable_recovery_lag)
-                .unwrap_or(i32::MAX),
+            // Kafka 4.4 sets only the int64 field: v0 answers carry the legacy int32 one as 0.
+            acceptable_recovery_lag_legacy: 0,
             acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
             task_offset_interval_ms: self.side.config.task_offset_interval_ms,
             status: Some(statuses),

@@ -76,8 +76,9 @@ pub struct StreamsGroupConfig {
     /// `group.streams.initial.rebalance.delay.ms` (default 3000; 0 turns it off).
     pub initial_rebalance_delay_ms: i32,
     /// `AcceptableRecoveryLag` (offsets) sent in every response (docs/coordinator.md, D2: 10000).
-    /// v0 carries it as the int32 `AcceptableRecoveryLagLegacy` (saturated to `i32::MAX`), v1+ as
-    /// the int64 `AcceptableRecoveryLag` (StreamsGroupHeartbeatResponse, Kafka 4.4).
+    /// v1+ carries it as the int64 `AcceptableRecoveryLag` (StreamsGroupHeartbeatResponse, Kafka
+    /// 4.4); v0 answers carry the int32 `AcceptableRecoveryLagLegacy` as 0, as Kafka 4.4.0 does
+    /// (it sets only the int64 field; seen by the differential suite).
     pub acceptable_recovery_lag: i64,
     /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,

@@ -476,7 +476,7 @@ fn s38_join_empty_group_and_describe() {
     assert_eq!(statuses(r), vec![]);
     assert_eq!(
         (r.acceptable_recovery_lag_legacy, r.acceptable_recovery_lag, r.task_offset_interval_ms),
-        (10000, 10000, 60000)
+        (0, 10000, 60000)
     );
     assert_eq!(r.endpoint_information_epoch, 0);
     assert_eq!(

@@ -7,6 +7,11 @@
 //!   one member has left (its tasks are spread over the others).
 //! * `stable`: the previous tasks are the assignor's own result for the same group (nothing
 //!   moves; the usual case of a rebalance without membership change).
+//! * `warmups`: as `stable`, but every member reports task offsets and end offsets (its active
+//!   tasks running, its standbys 5 offsets behind an end offset sum of 1,000), and the 4 members
+//!   of one process were replaced by members of a new process without state: the 40 active
+//!   tasks balance gives them are held back on their previous owners while at most
+//!   `num.warmup.replicas` = 20 warm-ups catch up (docs/coordinator.md §2.12).
 //!
 //! Run: `cargo bench -p kwire-protocol --bench streams_assignor` (add `-- --quick` for a short
 //! run).
@@ -14,6 +19,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use kwire_protocol::coordinator::streams::assignor::{
     AssignmentMemberSpec, GroupSpec, StickyTaskAssignor, SubtopologySpec, TaskAssignor,
+    LATEST_OFFSET,
 };
 use kwire_protocol::coordinator::streams::tasks::TasksTuple;
 use std::collections::BTreeMap;
@@ -49,6 +55,7 @@ fn group() -> GroupSpec {
         members,
         subtopologies,
         num_standby_replicas: 1,
+        ..Default::default()
     }
 }
 
@@ -64,6 +71,44 @@ fn with_previous(spec: &GroupSpec, result: &BTreeMap<String, TasksTuple>) -> Gro
     next
 }
 
+/// `stable` with task offsets and a fresh process replacing `process-000` (see the module docs).
+fn warmups(stable: &GroupSpec) -> GroupSpec {
+    let mut spec = stable.clone();
+    spec.num_warmup_replicas = 20;
+    spec.acceptable_recovery_lag = 10;
+    for m in spec.members.values_mut() {
+        m.warmups_allowed = true;
+        for (s, ps) in &m.active_tasks {
+            for p in ps {
+                m.task_offsets.insert((s.clone(), *p), LATEST_OFFSET);
+                m.task_end_offsets.insert((s.clone(), *p), 1_000);
+            }
+        }
+        for (s, ps) in &m.standby_tasks {
+            for p in ps {
+                m.task_offsets.insert((s.clone(), *p), 995);
+                m.task_end_offsets.insert((s.clone(), *p), 1_000);
+            }
+        }
+    }
+    let replaced: Vec<String> = spec
+        .members
+        .iter()
+        .filter(|(_, m)| m.process_id == "process-000")
+        .map(|(id, _)| id.clone())
+        .collect();
+    for id in replaced {
+        spec.members.remove(&id);
+        let fresh = AssignmentMemberSpec {
+            process_id: "process-new".to_string(),
+            warmups_allowed: true,
+            ..Default::default()
+        };
+        spec.members.insert(format!("{id}-new"), fresh);
+    }
+    spec
+}
+
 fn bench(c: &mut Criterion) {
     let assignor = StickyTaskAssignor;
     let first = group();
@@ -73,6 +118,14 @@ fn bench(c: &mut Criterion) {
         .members
         .remove(&format!("member-{:04}", MEMBERS / 2));
     let stable = with_previous(&first, &stable);
+    let warm = warmups(&stable);
+
+    let warm_result = assignor.assign(&warm).expect("assign");
+    let placed: usize = warm_result
+        .values()
+        .map(|t| t.warmup.values().map(|p| p.len()).sum::<usize>())
+        .sum();
+    assert_eq!(placed, 20, "warm-ups placed");
 
     let mut g = c.benchmark_group("sticky-200x2000");
     g.sample_size(20)
@@ -82,6 +135,7 @@ fn bench(c: &mut Criterion) {
         ("first", &first),
         ("member-removed", &removed),
         ("stable", &stable),
+        ("warmups", &warm),
     ] {
         g.bench_function(name, |b| {
             b.iter(|| assignor.assign(black_box(spec)).expect("assign"))

@@ -59,7 +59,20 @@
 //! * stability: assigning the same group again, with the result as the previous tasks, gives
 //!   the same result (the active quota keeps every previous task of a balanced assignment,
 //!   step 5 keeps every previous standby, and step 7 finds nothing to move);
-//! * warm-up tasks are never assigned.
+//! * warm-up tasks are only placed by the refinement below, which is off when
+//!   `num_warmup_replicas` is 0.
+//!
+//! # Warm-up tasks
+//!
+//! With `num_warmup_replicas > 0` the balanced assignment is refined ([`refine_warmups`]): a
+//! stateful task whose new active owner's process is not caught up on it (lag, from the
+//! members' task offsets and end offsets, above `acceptable_recovery_lag`) stays active on its
+//! previous owner, and the new owner gets a warm-up copy (at most `num_warmup_replicas` in the
+//! group) until it has caught up. The balanced assignment itself is computed as if each such
+//! task had already moved to its warm-up holder, so a recomputation keeps the warm-up where it
+//! is (stability holds with warm-ups too). The balance guarantees above hold for the balanced
+//! assignment; the refined one moves the held-back tasks from their new owners to their
+//! previous owners.
 //!
 //! # Departures (kwire)
 //!
@@ -90,7 +103,9 @@
 //! members of processes holding the task; each move lowers the sum of squared member counts by
 //! at least two, and the passes end with one that moves nothing.
 
-use super::tasks::{TaskSet, TasksTuple};
+use super::tasks::{insert_task, TaskSet, TasksTuple};
+use super::TaskOffsets;
+use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -113,6 +128,16 @@ pub struct AssignmentMemberSpec {
     pub standby_tasks: TaskSet,
     /// Previous target warm-up tasks.
     pub warmup_tasks: TaskSet,
+    /// The member's latest `TaskOffsets`: (subtopology, partition) → changelog offset sum of
+    /// its local state for that task (StreamsGroupHeartbeatRequest; -2 means a running active
+    /// task, Kafka Streams' `LATEST_OFFSET`).
+    pub task_offsets: TaskOffsets,
+    /// The member's latest `TaskEndOffsets`: (subtopology, partition) → changelog end offset
+    /// sum of that task.
+    pub task_end_offsets: TaskOffsets,
+    /// Whether the member may receive warm-up tasks (it heartbeats with
+    /// StreamsGroupHeartbeat v1 or later; see [`refine_warmups`]).
+    pub warmups_allowed: bool,
 }
 
 /// One subtopology of the configured topology.
@@ -134,6 +159,12 @@ pub struct GroupSpec {
     pub subtopologies: BTreeMap<String, SubtopologySpec>,
     /// Standby replicas wanted per stateful task (`num.standby.replicas`).
     pub num_standby_replicas: i32,
+    /// The most warm-up tasks the group may hold at once (`num.warmup.replicas`); 0 or less
+    /// turns warm-ups off (see [`refine_warmups`]).
+    pub num_warmup_replicas: i32,
+    /// The largest lag (offsets) at which a process counts as caught up on a task
+    /// (`acceptable.recovery.lag`).
+    pub acceptable_recovery_lag: i64,
 }
 
 /// A task assignor failure (answered as UNKNOWN_SERVER_ERROR).
@@ -148,7 +179,8 @@ pub trait TaskAssignor: Send + Sync + std::fmt::Debug {
     /// The assignor's name (e.g. `"sticky"`).
     fn name(&self) -> &str;
     /// Computes every member's target tasks. Every member of `spec` gets an entry (possibly
-    /// an empty [`TasksTuple`]); warm-up tasks are always empty.
+    /// an empty [`TasksTuple`]); warm-up tasks only go to members with `warmups_allowed`, and
+    /// only when `num_warmup_replicas > 0`.
     ///
     /// # Errors
     /// [`TaskAssignorError`] when the spec cannot be assigned.
@@ -174,14 +206,303 @@ impl TaskAssignor for StickyTaskAssignor {
     }
 
     fn assign(&self, spec: &GroupSpec) -> Result<BTreeMap<String, TasksTuple>, TaskAssignorError> {
-        let mut state = State::new(spec)?;
+        let warmups = spec.num_warmup_replicas > 0;
+        // A task held back on its previous owner while a warm-up catches up counts, for the
+        // balanced assignment, as the warm-up holder's (see `refine_warmups`).
+        let desired = if warmups {
+            intended(spec)
+        } else {
+            Cow::Borrowed(spec)
+        };
+        let mut state = State::new(&desired)?;
         state.assign_active()?;
         let replicas = u64::try_from(spec.num_standby_replicas).unwrap_or(0);
         if replicas > 0 {
             state.assign_standby(replicas);
             state.balance_standby();
         }
-        Ok(state.into_result())
+        let mut result = state.into_result();
+        if warmups {
+            refine_warmups(spec, &mut result);
+        }
+        Ok(result)
+    }
+}
+
+/// Kafka Streams' `Task.LATEST_OFFSET`: the offset sum a member reports for a task it runs as
+/// active; such a member is caught up on the task by definition.
+pub const LATEST_OFFSET: i64 = -2;
+
+/// The task offsets and end offsets of a [`GroupSpec`], indexed by task.
+struct Reports<'a> {
+    /// Each task's reported offset sums: (member id, offset).
+    offsets: BTreeMap<(&'a str, i32), Vec<(&'a str, i64)>>,
+    /// Each task's reported end offset sums: (member id, end offset).
+    ends: BTreeMap<(&'a str, i32), Vec<(&'a str, i64)>>,
+}
+
+/// Whether `o` is an offset sum (not a sentinel such as -1, -2 or `i64::MAX`).
+fn valid_offset(o: i64) -> bool {
+    (0..i64::MAX).contains(&o)
+}
+
+impl<'a> Reports<'a> {
+    fn new(spec: &'a GroupSpec) -> Self {
+        let mut offsets: BTreeMap<(&str, i32), Vec<(&str, i64)>> = BTreeMap::new();
+        let mut ends: BTreeMap<(&str, i32), Vec<(&str, i64)>> = BTreeMap::new();
+        for (id, m) in &spec.members {
+            for ((s, p), o) in &m.task_offsets {
+                offsets.entry((s.as_str(), *p)).or_default().push((id, *o));
+            }
+            for ((s, p), o) in &m.task_end_offsets {
+                if valid_offset(*o) {
+                    ends.entry((s.as_str(), *p)).or_default().push((id, *o));
+                }
+            }
+        }
+        Reports { offsets, ends }
+    }
+
+    /// The lag of member `id` on task `(s, p)`: 0 if it reports [`LATEST_OFFSET`]; otherwise
+    /// its end offset sum (its own report, else the largest any member reported) minus its
+    /// offset sum (0 without a valid report), never below 0. `None` when no end offset of the
+    /// task is known.
+    fn member_lag(&self, id: &str, s: &str, p: i32) -> Option<i64> {
+        let offset = self
+            .offsets
+            .get(&(s, p))
+            .and_then(|l| l.iter().find(|(m, _)| *m == id))
+            .map(|&(_, o)| o);
+        if offset == Some(LATEST_OFFSET) {
+            return Some(0);
+        }
+        let ends = self.ends.get(&(s, p))?;
+        let end = ends
+            .iter()
+            .find(|(m, _)| *m == id)
+            .or_else(|| ends.iter().max_by_key(|(_, e)| *e))
+            .map(|&(_, e)| e)?;
+        let from = offset.filter(|&o| valid_offset(o)).unwrap_or(0);
+        Some(end.saturating_sub(from).max(0))
+    }
+}
+
+/// The lag (offsets) of `process` on task `(subtopology, partition)`: the smallest lag of its
+/// members that [`GroupSpec`] lists, where a member's lag is the task's end offset sum (its own
+/// `TaskEndOffsets` entry, else the largest any member reported) minus its `TaskOffsets` entry
+/// (0 without one; [`LATEST_OFFSET`] means caught up), and an unknown lag (no end offset known
+/// for the task) counts as 0.
+pub fn process_lag(spec: &GroupSpec, process: &str, subtopology: &str, partition: i32) -> i64 {
+    let reports = Reports::new(spec);
+    spec.members
+        .iter()
+        .filter(|(_, m)| m.process_id == process)
+        .map(|(id, _)| reports.member_lag(id, subtopology, partition).unwrap_or(0))
+        .min()
+        .unwrap_or(0)
+}
+
+/// Whether some of the `warmups` (a member's target warm-up tasks) has caught up: its lag,
+/// computed as in [`process_lag`] from the member's own (`TaskOffsets`, `TaskEndOffsets`) in
+/// `own` and, for a task without its own end offset, the largest end offset in `others`
+/// (member id → (`TaskOffsets`, `TaskEndOffsets`)), is at most `acceptable_recovery_lag`. The
+/// coordinator then computes a new target, which promotes the warm-up (docs/coordinator.md
+/// §2.12).
+pub fn warmup_caught_up(
+    own: (Option<&TaskOffsets>, Option<&TaskOffsets>),
+    others: Option<&BTreeMap<String, (TaskOffsets, TaskOffsets)>>,
+    warmups: &TaskSet,
+    acceptable_recovery_lag: i64,
+) -> bool {
+    let (offsets, ends) = own;
+    warmups.iter().any(|(s, ps)| {
+        ps.iter().any(|&p| {
+            let key = (s.clone(), p);
+            let offset = offsets.and_then(|o| o.get(&key)).copied();
+            if offset == Some(LATEST_OFFSET) {
+                return true;
+            }
+            let end = ends
+                .and_then(|e| e.get(&key))
+                .copied()
+                .filter(|&e| valid_offset(e))
+                .or_else(|| {
+                    others
+                        .into_iter()
+                        .flat_map(|m| m.values())
+                        .filter_map(|(_, e)| e.get(&key).copied().filter(|&e| valid_offset(e)))
+                        .max()
+                });
+            let Some(end) = end else { return true };
+            let from = offset.filter(|&o| valid_offset(o)).unwrap_or(0);
+            end.saturating_sub(from).max(0) <= acceptable_recovery_lag
+        })
+    })
+}
+
+/// The spec the balanced assignment is computed from when warm-ups are on: a task that a member
+/// holds as a previous warm-up while another member holds it as previous active counts as the
+/// warm-up holder's active task and as the other member's standby, so the sticky assignor
+/// reproduces the assignment the warm-up is for, and [`refine_warmups`] holds the task back
+/// again until the warm-up has caught up.
+fn intended(spec: &GroupSpec) -> Cow<'_, GroupSpec> {
+    if spec.members.values().all(|m| m.warmup_tasks.is_empty()) {
+        return Cow::Borrowed(spec);
+    }
+    let mut prev_active: BTreeMap<(&str, i32), &str> = BTreeMap::new();
+    for (id, m) in &spec.members {
+        for (s, ps) in &m.active_tasks {
+            for p in ps {
+                prev_active.entry((s.as_str(), *p)).or_insert(id.as_str());
+            }
+        }
+    }
+    let mut moves: Vec<(String, String, String, i32)> = Vec::new();
+    let mut seen: BTreeSet<(&str, i32)> = BTreeSet::new();
+    for (id, m) in &spec.members {
+        for (s, ps) in &m.warmup_tasks {
+            for p in ps {
+                let key = (s.as_str(), *p);
+                if let Some(&owner) = prev_active.get(&key) {
+                    if owner != id.as_str() && seen.insert(key) {
+                        moves.push((id.clone(), owner.to_string(), s.clone(), *p));
+                    }
+                }
+            }
+        }
+    }
+    if moves.is_empty() {
+        return Cow::Borrowed(spec);
+    }
+    let mut out = spec.clone();
+    for (to, from, s, p) in moves {
+        if let Some(m) = out.members.get_mut(&from) {
+            remove_task(&mut m.active_tasks, &s, p);
+            insert_task(&mut m.standby_tasks, &s, p);
+        }
+        if let Some(m) = out.members.get_mut(&to) {
+            remove_task(&mut m.warmup_tasks, &s, p);
+            insert_task(&mut m.active_tasks, &s, p);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn remove_task(set: &mut TaskSet, s: &str, p: i32) {
+    if let Some(ps) = set.get_mut(s) {
+        ps.remove(&p);
+        if ps.is_empty() {
+            set.remove(s);
+        }
+    }
+}
+
+/// Places warm-up tasks into a balanced assignment (kwire's refinement; Kafka 4.4 calls this
+/// step `AssignmentRefiner.refine`, which in 4.4.0 returns the assignment unchanged, so the
+/// real broker assigns no warm-up task; docs/coordinator.md §2.12).
+///
+/// A stateful task whose new active owner A (a member with `warmups_allowed`) runs in a process
+/// that is not caught up on it (its [`process_lag`] is above `acceptable_recovery_lag`) while
+/// the task's previous active owner B (another process, still a member) runs it, stays active on
+/// B for now (B's process drops any standby copy of it), and A gets:
+/// * a warm-up task of it, while fewer than `num_warmup_replicas` warm-ups are placed: tasks A
+///   already warmed up come first, then (subtopology, partition) order (a previous standby of A
+///   turns into the warm-up in place), else
+/// * a standby of it, if A held a standby of it before, else
+/// * nothing: the task moves in a later assignment, when a warm-up in flight has been promoted
+///   and frees its place.
+///
+/// Once A's process reports a lag within `acceptable_recovery_lag`, the next assignment gives
+/// A the task as active; reconciliation turns A's warm-up into the active task in place.
+/// Does nothing when `num_warmup_replicas` is 0 or less. A process still never holds two copies
+/// of a task, every task keeps exactly one active owner, and only members with
+/// `warmups_allowed` get warm-up tasks.
+pub fn refine_warmups(spec: &GroupSpec, result: &mut BTreeMap<String, TasksTuple>) {
+    let Ok(mut budget) = usize::try_from(spec.num_warmup_replicas) else {
+        return;
+    };
+    if budget == 0 {
+        return;
+    }
+    let reports = Reports::new(spec);
+    let mut prev_active: BTreeMap<(&str, i32), &str> = BTreeMap::new();
+    for (id, m) in &spec.members {
+        for (s, ps) in &m.active_tasks {
+            for p in ps {
+                prev_active.entry((s.as_str(), *p)).or_insert(id.as_str());
+            }
+        }
+    }
+    let mut by_process: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (id, m) in &spec.members {
+        by_process.entry(&m.process_id).or_default().push(id);
+    }
+    let caught_up = |process: &str, s: &str, p: i32| {
+        by_process.get(process).is_none_or(|ms| {
+            ms.iter()
+                .any(|id| reports.member_lag(id, s, p).unwrap_or(0) <= spec.acceptable_recovery_lag)
+        })
+    };
+    // (not a previous warm-up of A, subtopology, partition, A, B)
+    let mut held: Vec<(bool, String, i32, String, &str)> = Vec::new();
+    for (a, tuple) in result.iter() {
+        let Some(am) = spec.members.get(a) else {
+            continue;
+        };
+        if !am.warmups_allowed {
+            continue;
+        }
+        for (s, ps) in &tuple.active {
+            if !spec.subtopologies.get(s).is_some_and(|x| x.stateful) {
+                continue;
+            }
+            for &p in ps {
+                let Some(&b) = prev_active.get(&(s.as_str(), p)) else {
+                    continue;
+                };
+                let Some(bm) = spec.members.get(b) else {
+                    continue;
+                };
+                if b == a.as_str() || bm.process_id == am.process_id {
+                    continue;
+                }
+                if caught_up(&am.process_id, s, p) {
+                    continue;
+                }
+                let warmed = am.warmup_tasks.get(s).is_some_and(|x| x.contains(&p));
+                held.push((!warmed, s.clone(), p, a.clone(), b));
+            }
+        }
+    }
+    held.sort();
+    for (_, s, p, a, b) in held {
+        let Some(b_process) = spec.members.get(b).map(|m| m.process_id.as_str()) else {
+            continue;
+        };
+        if let Some(t) = result.get_mut(&a) {
+            remove_task(&mut t.active, &s, p);
+        }
+        for x in by_process.get(b_process).into_iter().flatten() {
+            if let Some(t) = result.get_mut(*x) {
+                remove_task(&mut t.standby, &s, p);
+                remove_task(&mut t.warmup, &s, p);
+            }
+        }
+        if let Some(t) = result.get_mut(b) {
+            insert_task(&mut t.active, &s, p);
+        }
+        let had_standby = spec
+            .members
+            .get(&a)
+            .is_some_and(|m| m.standby_tasks.get(&s).is_some_and(|x| x.contains(&p)));
+        if let Some(t) = result.get_mut(&a) {
+            if budget > 0 {
+                insert_task(&mut t.warmup, &s, p);
+                budget -= 1;
+            } else if had_standby {
+                insert_task(&mut t.standby, &s, p);
+            }
+        }
     }
 }
 
@@ -821,6 +1142,7 @@ mod tests {
                 })
                 .collect(),
             num_standby_replicas,
+            ..Default::default()
         }
     }
 
@@ -1378,5 +1700,105 @@ mod tests {
             let again = run(&with_previous(&spec, &first));
             prop_assert_eq!(again, first);
         }
+    }
+}
+
+#[cfg(test)]
+mod warmup_tests {
+    use super::*;
+
+    fn offsets(list: &[(&str, i32, i64)]) -> TaskOffsets {
+        list.iter()
+            .map(|&(s, p, o)| ((s.to_string(), p), o))
+            .collect()
+    }
+
+    fn set(list: &[(&str, &[i32])]) -> TaskSet {
+        list.iter()
+            .map(|&(s, ps)| (s.to_string(), ps.iter().copied().collect()))
+            .collect()
+    }
+
+    /// m0 (process a) ran all 4 tasks of stateful "s"; m1 (process b) joins without state.
+    fn spec(m1_offset: Option<i64>, warmups: i32) -> GroupSpec {
+        let all: Vec<(&str, i32, i64)> = (0..4).map(|p| ("s", p, LATEST_OFFSET)).collect();
+        let ends: Vec<(&str, i32, i64)> = (0..4).map(|p| ("s", p, 100)).collect();
+        let m0 = AssignmentMemberSpec {
+            process_id: "a".into(),
+            active_tasks: set(&[("s", &[0, 1, 2, 3])]),
+            task_offsets: offsets(&all),
+            task_end_offsets: offsets(&ends),
+            warmups_allowed: true,
+            ..Default::default()
+        };
+        let m1 = AssignmentMemberSpec {
+            process_id: "b".into(),
+            task_offsets: m1_offset.map_or_else(TaskOffsets::new, |o| offsets(&[("s", 2, o)])),
+            warmups_allowed: true,
+            ..Default::default()
+        };
+        GroupSpec {
+            members: BTreeMap::from([("m0".to_string(), m0), ("m1".to_string(), m1)]),
+            subtopologies: BTreeMap::from([(
+                "s".to_string(),
+                SubtopologySpec {
+                    num_tasks: 4,
+                    stateful: true,
+                },
+            )]),
+            num_standby_replicas: 0,
+            num_warmup_replicas: warmups,
+            acceptable_recovery_lag: 10,
+        }
+    }
+
+    #[test]
+    fn tasks_moving_to_a_process_without_state_are_warmed_up_first() {
+        let r = StickyTaskAssignor.assign(&spec(None, 1)).unwrap();
+        assert_eq!(r["m0"].active, set(&[("s", &[0, 1, 2, 3])]));
+        assert!(r["m1"].active.is_empty());
+        assert_eq!(r["m1"].warmup, set(&[("s", &[2])]));
+        // Stable: the same lags give the same assignment.
+        let mut next = spec(Some(40), 1);
+        next.members.get_mut("m1").unwrap().warmup_tasks = r["m1"].warmup.clone();
+        next.members.get_mut("m0").unwrap().active_tasks = r["m0"].active.clone();
+        let again = StickyTaskAssignor.assign(&next).unwrap();
+        assert_eq!(again, r);
+    }
+
+    #[test]
+    fn a_caught_up_warmup_is_promoted_and_the_next_one_placed() {
+        let first = StickyTaskAssignor.assign(&spec(None, 1)).unwrap();
+        let mut next = spec(Some(95), 1);
+        next.members.get_mut("m1").unwrap().warmup_tasks = first["m1"].warmup.clone();
+        let r = StickyTaskAssignor.assign(&next).unwrap();
+        assert_eq!(r["m1"].active, set(&[("s", &[2])]));
+        assert_eq!(r["m1"].warmup, set(&[("s", &[3])]));
+        assert_eq!(r["m0"].active, set(&[("s", &[0, 1, 3])]));
+    }
+
+    #[test]
+    fn without_warmups_or_for_v0_members_tasks_move_at_once() {
+        let r = StickyTaskAssignor.assign(&spec(None, 0)).unwrap();
+        assert_eq!(r["m1"].active, set(&[("s", &[2, 3])]));
+        let mut v0 = spec(None, 2);
+        v0.members.get_mut("m1").unwrap().warmups_allowed = false;
+        let r = StickyTaskAssignor.assign(&v0).unwrap();
+        assert_eq!(r["m1"].active, set(&[("s", &[2, 3])]));
+        assert!(r.values().all(|t| t.warmup.is_empty()));
+    }
+
+    #[test]
+    fn lags() {
+        let s = spec(Some(30), 2);
+        assert_eq!(process_lag(&s, "a", "s", 2), 0);
+        assert_eq!(process_lag(&s, "b", "s", 2), 70);
+        assert_eq!(process_lag(&s, "b", "s", 3), 100);
+        assert_eq!(process_lag(&s, "b", "x", 0), 0, "unknown end offset");
+        let own = offsets(&[("s", 2, 95)]);
+        let ends = offsets(&[("s", 2, 100)]);
+        let w = set(&[("s", &[2])]);
+        assert!(warmup_caught_up((Some(&own), Some(&ends)), None, &w, 10));
+        assert!(!warmup_caught_up((Some(&own), Some(&ends)), None, &w, 4));
     }
 }

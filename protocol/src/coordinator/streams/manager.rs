@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::{AssignmentMemberSpec, GroupSpec, SubtopologySpec};
+use super::description::{self, TopologyDescription};
 use super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::reconcile::Reconcile;
 use super::records::{self, StreamsRecord};
@@ -27,6 +28,7 @@ use super::topology::{
 };
 use super::{
     status_codes, StreamsGroupConfig, StreamsGroupOverrides, TaskOffsets, NUM_STANDBY_REPLICAS,
+    RACK_AWARE_ASSIGNMENT_TAGS,
 };
 use crate::coordinator::context::{
     blank, fail, ConfigError, Context, HbError, Others, RequestContext, TopicMetadata,
@@ -43,6 +45,14 @@ use crate::generated::streams_group_heartbeat_request::{
 use crate::generated::streams_group_heartbeat_response::{
     self as hb, StreamsGroupHeartbeatResponse,
 };
+use crate::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
+
+/// First wait (ms) before a group is asked again for its topology description (Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionBackoff`: 30 s, doubling per unanswered ask, at most 1 h).
+pub(crate) const DESCRIPTION_ASK_INITIAL_MS: i64 = 30_000;
+/// Longest wait (ms) between two asks for the same topology epoch's description.
+pub(crate) const DESCRIPTION_ASK_MAX_MS: i64 = 3_600_000;
 
 /// Soft state of a streams group, never in records (D6): rebuilt or reset on load.
 #[derive(Debug, Clone, Default)]
@@ -53,8 +63,22 @@ pub(crate) struct Volatile {
     pub shutdown_requester: Option<String>,
     /// Latest TaskOffsets and TaskEndOffsets per member (docs/coordinator.md, D2).
     pub task_offsets: BTreeMap<String, (TaskOffsets, TaskOffsets)>,
+    /// Members whose latest heartbeat was v1 or later: only they get warm-up tasks (§2.12).
+    pub warmups_allowed: BTreeSet<String>,
     /// The configured topology for the current topology and metadata.
     pub configured: Option<Result<ConfiguredTopology, InvalidTopology>>,
+    /// The last ask for a topology description (KIP-1331): (topology epoch, asks before this one
+    /// for that epoch, time in ms before which no heartbeat asks again).
+    pub description_ask: Option<(i32, u32, i64)>,
+}
+
+/// A member's standby and warm-up tasks together (Kafka's `standbyAndWarmupTasks`, §2.7).
+fn standby_and_warmup(t: &TasksTuple) -> TaskSet {
+    let mut out = t.standby.clone();
+    for (s, ps) in &t.warmup {
+        out.entry(s.clone()).or_default().extend(ps.iter().copied());
+    }
+    out
 }
 
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
@@ -124,6 +148,53 @@ fn status(code: i8, detail: String) -> hb::Status {
     }
 }
 
+/// The tag keys `rack.aware.assignment.tags` of `configs` names that `m` lacks (Kafka 4.4's
+/// check in `streamsGroupHeartbeat`: the value trimmed, split at commas with the blanks around
+/// them, empty pieces kept), in configured order; `None` when none is missing or no tag is
+/// configured.
+fn missing_client_tags(
+    configs: &BTreeMap<String, String>,
+    m: &StreamsGroupMember,
+) -> Option<Vec<String>> {
+    let value = configs.get(RACK_AWARE_ASSIGNMENT_TAGS)?.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let missing: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !m.client_tags.contains_key(*t))
+        .map(str::to_string)
+        .collect();
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// Whether a heartbeat of group `g` asks for its topology description (KIP-1331; Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionManager.maybeSetTopologyDescriptionRequired` with its backoff):
+/// the group has a topology, no description of its epoch is stored, and no ask for that epoch is
+/// waiting out its backoff (30 s, doubling per ask of the same epoch, at most 1 h; Kafka adds a
+/// ±20 % jitter, kwire does not). Asking arms the next backoff in `vol`.
+fn ask_description(vol: &mut Volatile, g: &StreamsGroup, now_ms: i64) -> bool {
+    let current = g.topology_epoch();
+    if current < 0
+        || g.topology_description
+            .as_ref()
+            .is_some_and(|d| d.epoch == current)
+    {
+        return false;
+    }
+    let attempts = match vol.description_ask {
+        Some((e, _, next)) if e == current && now_ms < next => return false,
+        Some((e, n, _)) if e == current => n.saturating_add(1),
+        _ => 0,
+    };
+    let delay = DESCRIPTION_ASK_INITIAL_MS
+        .saturating_mul(1_i64 << attempts.min(20))
+        .min(DESCRIPTION_ASK_MAX_MS);
+    vol.description_ask = Some((current, attempts, now_ms.saturating_add(delay)));
+    true
+}
+
 /// What the coordinator keeps for streams groups besides their persisted state: the
 /// configuration, the per-group overrides and the soft state of every group.
 #[derive(Debug, Default)]
@@ -157,13 +228,27 @@ impl StreamsSide {
             .unwrap_or(self.config.initial_rebalance_delay_ms)
     }
 
+    /// The group's `num.warmup.replicas` (§2.12): its override, else the broker's, capped by
+    /// `group.streams.max.warmup.replicas`.
+    fn warmup_replicas(&self, gid: &str) -> i32 {
+        self.overrides_of(gid)
+            .num_warmup_replicas
+            .unwrap_or(self.config.num_warmup_replicas)
+            .min(self.config.max_warmup_replicas)
+    }
+
     fn assignment_configs(&self, gid: &str) -> BTreeMap<String, String> {
         let n = self
             .overrides_of(gid)
             .num_standby_replicas
             .unwrap_or(self.config.num_standby_replicas)
             .min(self.config.max_standby_replicas);
-        BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())])
+        let mut configs = BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())]);
+        let tags = &self.config.rack_aware_assignment_tags;
+        if !tags.is_empty() {
+            configs.insert(RACK_AWARE_ASSIGNMENT_TAGS.to_string(), tags.join(","));
+        }
+        configs
     }
 }
 
@@ -278,6 +363,7 @@ impl StreamsManager<'_> {
         c.initial_rebalance_delay_ms = o
             .initial_rebalance_delay_ms
             .unwrap_or(c.initial_rebalance_delay_ms);
+        c.num_warmup_replicas = o.num_warmup_replicas.unwrap_or(c.num_warmup_replicas);
         c.validate()?;
         let before = BTreeMap::from([(group_id.to_string(), self.side.session_timeout(group_id))]);
         self.side.overrides.insert(group_id.to_string(), o);
@@ -421,6 +507,7 @@ impl StreamsManager<'_> {
         self.ctx.timers.cancel_member(gid, mid);
         if let Some(v) = self.side.volatile.get_mut(gid) {
             v.task_offsets.remove(mid);
+            v.warmups_allowed.remove(mid);
         }
     }
 
@@ -445,6 +532,7 @@ impl StreamsManager<'_> {
                     .get(NUM_STANDBY_REPLICAS)
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(0);
+                let vol = self.side.volatile.get(gid);
                 let spec = GroupSpec {
                     members: group
                         .members
@@ -453,6 +541,13 @@ impl StreamsManager<'_> {
                             // Kafka 4.4's TargetAssignmentBuilder: the member's current
                             // assignment (`assignedTasks`), not its last target.
                             let prev = m.assigned.clone();
+                            // §2.12: the lags and who may warm up.
+                            let (task_offsets, task_end_offsets) = vol
+                                .and_then(|v| v.task_offsets.get(&m.member_id))
+                                .cloned()
+                                .unwrap_or_default();
+                            let warmups_allowed =
+                                vol.is_some_and(|v| v.warmups_allowed.contains(&m.member_id));
                             (
                                 m.member_id.clone(),
                                 AssignmentMemberSpec {
@@ -463,6 +558,9 @@ impl StreamsManager<'_> {
                                     active_tasks: prev.active,
                                     standby_tasks: prev.standby,
                                     warmup_tasks: prev.warmup,
+                                    task_offsets,
+                                    task_end_offsets,
+                                    warmups_allowed,
                                 },
                             )
                         })
@@ -480,6 +578,8 @@ impl StreamsManager<'_> {
                         })
                         .collect(),
                     num_standby_replicas: standby,
+                    num_warmup_replicas: self.side.warmup_replicas(gid),
+                    acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
                 };
                 let result = self
                     .side
@@ -531,15 +631,29 @@ impl StreamsManager<'_> {
                 records,
                 topics_to_create: create,
             },
-            Err(e) => StreamsHeartbeat {
-                response: StreamsGroupHeartbeatResponse {
-                    error_code: e.code,
-                    error_message: e.message.map(Into::into),
-                    ..Default::default()
-                },
-                records: Vec::new(),
-                topics_to_create: Vec::new(),
-            },
+            Err(e) => {
+                // §2.12: soft state noted for a member the failed heartbeat did not create.
+                let (gid, mid) = (&*req.group_id, &*req.member_id);
+                if !self
+                    .groups
+                    .get(gid)
+                    .is_some_and(|g| g.members.contains_key(mid))
+                {
+                    if let Some(v) = self.side.volatile.get_mut(gid) {
+                        v.task_offsets.remove(mid);
+                        v.warmups_allowed.remove(mid);
+                    }
+                }
+                StreamsHeartbeat {
+                    response: StreamsGroupHeartbeatResponse {
+                        error_code: e.code,
+                        error_message: e.message.map(Into::into),
+                        ..Default::default()
+                    },
+                    records: Vec::new(),
+                    topics_to_create: Vec::new(),
+                }
+            }
         }
     }
 
@@ -548,19 +662,8 @@ impl StreamsManager<'_> {
     fn validate_streams(
         req: &StreamsGroupHeartbeatRequest,
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
-        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka 4.2 does not support.
-        if req.instance_id.is_some() {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "Static membership is not yet supported.",
-            );
-        }
-        if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "WarmupTasks are not supported yet.",
-            );
-        }
+        // docs/coordinator.md §2.2 step 1: features Kafka does not support. Static members are
+        // accepted since Kafka 4.4, warm-up tasks since kwire places them (§2.12).
         if let Some(t) = &req.topology {
             if t.subtopologies
                 .iter()
@@ -577,6 +680,12 @@ impl StreamsManager<'_> {
         }
         if blank(&req.group_id) {
             return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+        }
+        if req.instance_id.as_deref().is_some_and(blank) {
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "InstanceId can't be empty.",
+            );
         }
         if req.rack_id.as_deref().is_some_and(blank) {
             return fail(ErrorCode::InvalidRequest.code(), "RackId can't be empty.");
@@ -621,10 +730,12 @@ impl StreamsManager<'_> {
                 }
             }
         } else if e == -2 {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "InstanceId can't be null.",
-            );
+            if req.instance_id.is_none() {
+                return fail(
+                    ErrorCode::InvalidRequest.code(),
+                    "InstanceId can't be null.",
+                );
+            }
         } else if e < -2 {
             return fail(
                 ErrorCode::InvalidRequest.code(),
@@ -663,15 +774,45 @@ impl StreamsManager<'_> {
         let Some(g) = self.groups.get(&gid) else {
             return self.streams_missing(&gid);
         };
-        if !g.members.contains_key(&mid) {
-            return fail(
-                ErrorCode::UnknownMemberId.code(),
-                format!("Member {mid} is not a member of group {gid}."),
-            );
-        }
+        let static_leave = match req.instance_id.as_deref() {
+            None => {
+                if !g.members.contains_key(&mid) {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    );
+                }
+                None
+            }
+            // Kafka 4.4's streamsGroupLeave with an instance id: the instance's member must be
+            // the sender; -2 keeps it (a temporary leave), -1 removes it.
+            Some(iid) => {
+                let Some(owner) = g.static_member(iid) else {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    );
+                };
+                Self::check_static_owner(owner, &mid, iid)?;
+                (req.member_epoch == -2).then(|| owner.clone())
+            }
+        };
         if req.shutdown_application {
             let v = self.side.volatile.entry(gid.clone()).or_default();
             v.shutdown_requester.get_or_insert(mid.clone());
+        }
+        if let Some(mut m) = static_leave {
+            // The member stays with its tasks at epoch -2 until it rejoins with the same instance
+            // id or its session times out; nothing is pending revocation any more.
+            m.member_epoch = -2;
+            m.pending_revocation = TasksTuple::default();
+            self.emit(records, StreamsRecord::current(&gid, &m));
+            return Ok(StreamsGroupHeartbeatResponse {
+                member_id: mid.into(),
+                member_epoch: -2,
+                status: Some(Vec::new()),
+                ..Default::default()
+            });
         }
         self.fence_member(&gid, &mid, records);
         Ok(StreamsGroupHeartbeatResponse {
@@ -730,6 +871,25 @@ impl StreamsManager<'_> {
                     ),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Kafka 4.4's throwIfInstanceIdIsFenced: FENCED_INSTANCE_ID when the instance id belongs to
+    /// another member id.
+    fn check_static_owner(
+        owner: &StreamsGroupMember,
+        member_id: &str,
+        instance_id: &str,
+    ) -> Result<(), HbError> {
+        if owner.member_id != member_id {
+            return fail(
+                ErrorCode::FencedInstanceId.code(),
+                format!(
+                    "Static member {member_id} with instance id {instance_id} was fenced by member {}.",
+                    owner.member_id
+                ),
+            );
         }
         Ok(())
     }
@@ -799,7 +959,7 @@ impl StreamsManager<'_> {
         create: &mut Vec<CreatableTopic>,
     ) -> Result<StreamsGroupHeartbeatResponse, HbError> {
         let (offsets, end_offsets) = Self::validate_streams(req)?;
-        if req.member_epoch == -1 {
+        if req.member_epoch == -1 || req.member_epoch == -2 {
             return self.streams_leave(req, records);
         }
         let gid = req.group_id.to_string();
@@ -825,7 +985,15 @@ impl StreamsManager<'_> {
             .get(&gid, "", Slot::InitialRebalanceDelay)
             .map(|t| t.0);
         let g = draft.group();
-        if epoch == 0 && g.members.len() >= self.side.config.max_size as usize {
+        let instance_id = req.instance_id.as_deref();
+        // Kafka 4.4's throwIfStreamsGroupIsFull: a static member replacing its instance and a
+        // member already in the group do not count.
+        let static_known = instance_id.is_some_and(|i| g.static_member(i).is_some());
+        if epoch == 0
+            && !static_known
+            && !g.members.contains_key(&mid)
+            && g.members.len() >= self.side.config.max_size as usize
+        {
             return fail(
                 ErrorCode::GroupMaxSizeReached.code(),
                 format!(
@@ -835,22 +1003,63 @@ impl StreamsManager<'_> {
             );
         }
         let owned = owned_of(req);
-        let base = match g.members.get(&mid) {
-            Some(m) => {
-                if epoch != 0 {
-                    Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+        // The static member this join replaces (Kafka 4.4's getOrMaybeCreateStaticStreamsGroupMember).
+        let mut replaced: Option<(String, TasksTuple)> = None;
+        let base = match instance_id {
+            None => match g.members.get(&mid) {
+                Some(m) => {
+                    if epoch != 0 {
+                        Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+                    }
+                    m.clone()
                 }
-                m.clone()
-            }
-            None if epoch == 0 => StreamsGroupMember::new(&mid),
-            None => {
-                return fail(
-                    ErrorCode::UnknownMemberId.code(),
-                    format!("Member {mid} is not a member of group {gid}."),
-                )
-            }
+                None if epoch == 0 => StreamsGroupMember::new(&mid),
+                None => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    )
+                }
+            },
+            Some(iid) => match (g.static_member(iid), epoch) {
+                (None, 0) => g
+                    .members
+                    .get(&mid)
+                    .cloned()
+                    .unwrap_or_else(|| StreamsGroupMember::new(&mid)),
+                (Some(old), 0) => {
+                    if old.member_epoch != -2 {
+                        return fail(
+                            ErrorCode::UnreleasedInstanceId.code(),
+                            format!(
+                                "Static member {mid} with instance id {iid} cannot join the group because the instance id is owned by {} member.",
+                                old.member_id
+                            ),
+                        );
+                    }
+                    // The new member takes over the old one's metadata, tasks and target.
+                    let mut m = old.clone();
+                    m.member_id = mid.clone();
+                    m.member_epoch = 0;
+                    m.previous_member_epoch = 0;
+                    let target = g.targets.get(&old.member_id).cloned().unwrap_or_default();
+                    replaced = Some((old.member_id.clone(), target));
+                    m
+                }
+                (None, _) => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    )
+                }
+                (Some(old), _) => {
+                    Self::check_static_owner(old, &mid, iid)?;
+                    Self::check_streams_epoch(old, epoch, owned.as_ref())?;
+                    old.clone()
+                }
+            },
         };
-        let is_new_member = !g.members.contains_key(&mid);
+        let is_new_member = !g.members.contains_key(&mid) && replaced.is_none();
         if base.state == StreamsMemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty())
         {
             return fail(
@@ -861,6 +1070,9 @@ impl StreamsManager<'_> {
         let was_empty = g.members.is_empty();
         // docs/coordinator.md §2.4 step 1: the updated member; null means unchanged.
         let mut u = base.clone();
+        if let Some(i) = instance_id {
+            u.instance_id = Some(i.to_string());
+        }
         if let Some(r) = &req.rack_id {
             u.rack_id = Some(r.to_string());
         }
@@ -894,9 +1106,21 @@ impl StreamsManager<'_> {
             }
         }
         let mut bump = false;
+        // Kafka 4.4's replaceStreamsMember: the old static member's records go, the new member
+        // is written with the old one's metadata, target and tasks (member epoch 0).
+        if let Some((old_id, target)) = &replaced {
+            draft.write(StreamsRecord::current_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::target_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata(&gid, &base));
+            draft.write(StreamsRecord::target(&gid, &mid, target));
+            draft.write(StreamsRecord::current(&gid, &base));
+        }
         if is_new_member || !u.same_metadata(&base) {
             draft.write(StreamsRecord::member_metadata(&gid, &u));
-            bump = true;
+            // Kafka 4.4: a static member's metadata bumps the group epoch only when what the
+            // assignment reads changed (topology epoch, rack, client tags, process).
+            bump = instance_id.is_none() || !u.same_assignment_inputs(&base);
         }
         if let Some(t) = &adopted {
             draft.write(StreamsRecord::topology(&gid, t));
@@ -933,6 +1157,22 @@ impl StreamsManager<'_> {
         if configs != g.last_assignment_configs {
             bump = true;
         }
+        // §2.12: a warm-up task of this member that the reported offsets show caught up calls
+        // for a new target.
+        if offsets.is_some() || end_offsets.is_some() {
+            let all = self.side.volatile.get(&gid).map(|v| &v.task_offsets);
+            let stored = all.and_then(|a| a.get(&mid));
+            let own = (
+                offsets.as_ref().or(stored.map(|x| &x.0)),
+                end_offsets.as_ref().or(stored.map(|x| &x.1)),
+            );
+            let lag = self.side.config.acceptable_recovery_lag;
+            if let Some(t) = g.targets.get(&mid) {
+                if super::assignor::warmup_caught_up(own, all, &t.warmup, lag) {
+                    bump = true;
+                }
+            }
+        }
         // docs/coordinator.md §2.4 step 5: the bump; a new group's first bump goes 0 -> 2 [4.2].
         if bump {
             let next = if g.group_epoch == 0 {
@@ -951,6 +1191,25 @@ impl StreamsManager<'_> {
         }
         let delay_active = delay_deadline.is_some_and(|d| d > now_ms);
         let configured = current.and_then(|c| c.as_ref().ok()).cloned();
+        // §2.12: the task offsets and the v1 flag (soft state) are noted before the target is
+        // computed (Kafka 4.4 too notes the offsets before its assignment).
+        let vol = self.side.volatile.entry(gid.clone()).or_default();
+        if ctx.api_version >= 1 {
+            if !vol.warmups_allowed.contains(&mid) {
+                vol.warmups_allowed.insert(mid.clone());
+            }
+        } else {
+            vol.warmups_allowed.remove(&mid);
+        }
+        if offsets.is_some() || end_offsets.is_some() {
+            let entry = vol.task_offsets.entry(mid.clone()).or_default();
+            if let Some(o) = offsets {
+                entry.0 = o;
+            }
+            if let Some(o) = end_offsets {
+                entry.1 = o;
+            }
+        }
         // docs/coordinator.md §2.4 step 7: the target.
         let g = draft.group();
         let delayed = delay_active && g.group_epoch > g.assignment_epoch;
@@ -995,6 +1254,13 @@ impl StreamsManager<'_> {
             apply(self.groups, &r);
             records.push(r);
         }
+        if let Some((old_id, _)) = replaced.as_ref().filter(|(o, _)| *o != mid) {
+            self.ctx.timers.cancel_member(&gid, old_id);
+            if let Some(v) = self.side.volatile.get_mut(&gid) {
+                v.task_offsets.remove(old_id);
+                v.warmups_allowed.remove(old_id);
+            }
+        }
         let timers = &mut self.ctx.timers;
         match delay_deadline {
             Some(d) => timers.arm(&gid, "", TimerKind::InitialRebalanceDelay, d),
@@ -1017,14 +1283,6 @@ impl StreamsManager<'_> {
         let vol = self.side.volatile.entry(gid.clone()).or_default();
         if let Some(c) = fresh {
             vol.configured = Some(c);
-        }
-        // docs/coordinator.md, D2: task offsets (parsed and validated up front).
-        let entry = vol.task_offsets.entry(mid.clone()).or_default();
-        if let Some(o) = offsets {
-            entry.0 = o;
-        }
-        if let Some(o) = end_offsets {
-            entry.1 = o;
         }
         // docs/coordinator.md §2.4 step 10: the shutdown request.
         if req.shutdown_application {
@@ -1072,6 +1330,23 @@ impl StreamsManager<'_> {
                 format!("Streams group member {who} encountered a fatal error and requested a shutdown for the entire application."),
             ));
         }
+        // Kafka 4.4 (KAFKA-20744): the client tags rack-aware placement needs, at v1+ only.
+        if ctx.api_version >= 1 {
+            if let Some(missing) = missing_client_tags(&configs, &next) {
+                statuses.push(status(status_codes::MISSING_CLIENT_TAGS, format!(
+                    "Missing required client tags for rack-aware standby assignment: [{}]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
+                    missing.join(", ")
+                )));
+            }
+        }
+        // KIP-1331: ask for the description of the group's topology when none is stored.
+        let stale = statuses
+            .iter()
+            .any(|s| s.status_code == status_codes::STALE_TOPOLOGY);
+        let description_required = ctx.api_version >= 1
+            && self.side.config.topology_descriptions
+            && !stale
+            && ask_description(vol, g, now_ms);
         let endpoints = (req.endpoint_information_epoch != endpoint_epoch_now)
             .then(|| Self::endpoints(g, configured.as_ref(), &mid, &self.ctx.topics));
         let response = StreamsGroupHeartbeatResponse {
@@ -1092,6 +1367,7 @@ impl StreamsManager<'_> {
                 0
             },
             partitions_by_user_endpoint: endpoints,
+            topology_description_required: description_required,
             ..Default::default()
         };
         Ok(response)
@@ -1145,7 +1421,8 @@ impl StreamsManager<'_> {
                 ..Default::default()
             },
             active_partitions: partitions(&m.assigned.active),
-            standby_partitions: partitions(&m.assigned.standby),
+            // Kafka 4.4 lists warm-up tasks with the standbys (`standbyAndWarmupTasks`).
+            standby_partitions: partitions(&standby_and_warmup(&m.assigned)),
             ..Default::default()
         };
         let mut out: Vec<hb::EndpointToPartitions> = g
@@ -1200,7 +1477,7 @@ pub(crate) fn describe(
     let groups = req
         .group_ids
         .iter()
-        .map(|id| describe_group(side, groups, others, id))
+        .map(|id| describe_group(side, groups, others, id, req.include_topology_description))
         .collect();
     StreamsGroupDescribeResponse {
         throttle_time_ms: 0,
@@ -1214,6 +1491,7 @@ fn describe_group(
     groups: &StreamsGroups,
     others: &Others<'_>,
     id: &crate::wire::KStr,
+    include_description: bool,
 ) -> describe::DescribedGroup {
     let error = |code, msg: Option<String>| describe::DescribedGroup {
         group_id: id.clone(),
@@ -1325,6 +1603,15 @@ fn describe_group(
     };
     let empty = TasksTuple::default();
     let no_offsets = (TaskOffsets::new(), TaskOffsets::new());
+    // KIP-1331 (v1): the stored description when asked for and of the current topology epoch.
+    let stored = g.topology_description.as_ref().filter(|d| {
+        side.config.topology_descriptions && Some(d.epoch) == topology.as_ref().map(|t| t.epoch)
+    });
+    let (description_status, topology_description) = match (include_description, stored) {
+        (false, _) => (description::STATUS_NOT_REQUESTED, None),
+        (true, None) => (description::STATUS_NOT_STORED, None),
+        (true, Some(d)) => (description::STATUS_AVAILABLE, Some(d.to_describe())),
+    };
     describe::DescribedGroup {
         error_code: ErrorCode::None.code(),
         error_message: None,
@@ -1373,6 +1660,94 @@ fn describe_group(
             })
             .collect(),
         authorized_operations: i32::MIN,
+        topology_description,
+        topology_description_status: description_status,
+        assignor_name: Some(side.config.assignor.name().to_string().into()),
         ..Default::default()
     }
+}
+
+/// Handles a StreamsGroupTopologyDescriptionUpdate (key 93 v0, KIP-1331; Kafka 4.4's
+/// `GroupCoordinatorService.streamsGroupTopologyDescriptionUpdate` with kwire as its own plugin):
+/// UNSUPPORTED_VERSION when descriptions are off ([`StreamsGroupConfig::topology_descriptions`]);
+/// INVALID_REQUEST for a blank member or group id; GROUP_ID_NOT_FOUND for a missing group or one
+/// of another type; UNKNOWN_MEMBER_ID for a member not in the group; INVALID_REQUEST when the
+/// epoch is not the group's topology epoch or the description is malformed
+/// ([`TopologyDescription::from_update`]). Otherwise the description is stored: the returned
+/// record (type 25) replaces any earlier one, and the group is no longer asked for it.
+pub(crate) fn topology_description_update(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> (
+    StreamsGroupTopologyDescriptionUpdateResponse,
+    Option<StreamsRecord>,
+) {
+    match description_update_inner(side, groups, others, req) {
+        Ok(r) => (
+            StreamsGroupTopologyDescriptionUpdateResponse::default(),
+            Some(r),
+        ),
+        Err(e) => (
+            StreamsGroupTopologyDescriptionUpdateResponse {
+                error_code: e.code,
+                error_message: e.message.map(Into::into),
+                ..Default::default()
+            },
+            None,
+        ),
+    }
+}
+
+fn description_update_inner(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> Result<StreamsRecord, HbError> {
+    if !side.config.topology_descriptions {
+        return fail(
+            ErrorCode::UnsupportedVersion.code(),
+            "The broker has no streams group topology description plugin configured.",
+        );
+    }
+    if blank(&req.member_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "MemberId can't be empty.");
+    }
+    if blank(&req.group_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+    }
+    let (gid, mid) = (&*req.group_id, &*req.member_id);
+    let Some(g) = groups.get(gid) else {
+        let msg = if others.hold(gid) {
+            format!("Group {gid} is not a streams group.")
+        } else {
+            format!("Group {gid} not found.")
+        };
+        return fail(ErrorCode::GroupIdNotFound.code(), msg);
+    };
+    if !g.members.contains_key(mid) {
+        return fail(
+            ErrorCode::UnknownMemberId.code(),
+            format!("Member {mid} is not a member of group {gid}."),
+        );
+    }
+    let current = g.topology_epoch();
+    if req.topology_epoch != current {
+        return fail(
+            ErrorCode::InvalidRequest.code(),
+            format!(
+                "Topology epoch {} does not match the group's current topology epoch {current}.",
+                req.topology_epoch
+            ),
+        );
+    }
+    let d = TopologyDescription::from_update(req.topology_epoch, &req.topology_description)?;
+    if let Some(v) = side.volatile.get_mut(gid) {
+        if v.description_ask.is_some_and(|(e, _, _)| e == current) {
+            v.description_ask = None;
+        }
+    }
+    Ok(d.to_record(gid))
 }

@@ -1,12 +1,16 @@
-//! Task reconciliation of streams members (Kafka's streams `CurrentAssignmentBuilder`,
+//! Task reconciliation of streams members (Kafka 4.4's streams `CurrentAssignmentBuilder`,
 //! docs/coordinator.md §2.5): moves a member's current tasks towards its target without ever
 //! giving a task to a new owner while another process still holds it as active, and without
-//! putting two copies of one task on one process.
+//! putting two copies of one task on one process (a member changing one task's role counts as
+//! one copy). Since Kafka 4.4 a task changes role in place: a standby or warm-up task the target
+//! makes active is kept until the active task is granted (a caught-up warm-up is promoted in
+//! place, KAFKA-20665 and KAFKA-21111), an active task that becomes a standby is granted as
+//! standby at once, and standby and warm-up convert into each other without a revocation.
 
 use std::collections::BTreeSet;
 
 use super::group::{StreamsGroup, StreamsGroupMember, StreamsMemberState};
-use super::tasks::{TaskRole, TaskSet, TasksTuple};
+use super::tasks::{insert_task, TaskRole, TaskSet, TasksTuple};
 
 /// Inputs of one reconciliation step.
 pub(crate) struct Reconcile<'a> {
@@ -63,19 +67,31 @@ impl Reconcile<'_> {
         }
     }
 
-    /// Whether a task of `role` in the target may not be added yet (docs/coordinator.md §2.5).
+    /// Whether a task of `role` in the target may not be added yet (docs/coordinator.md §2.5,
+    /// Kafka 4.4's `isUnreleased*Task`): an active task while any process holds it as active or
+    /// another member of this process holds it as standby or warm-up; a standby task while
+    /// another member of this process runs it as active, this process holds it as standby, or
+    /// another member of this process holds it as warm-up; a warm-up task while this process
+    /// (this member included) runs it as active, another member of this process holds it as
+    /// standby, or this process holds it as warm-up.
     fn unreleased(&self, member: &StreamsGroupMember, role: TaskRole, s: &str, p: i32) -> bool {
         let g = self.group;
         let own = member.process_id.as_str();
-        let own_other_role = |r: TaskRole| g.process_holds(r, s, p, own);
+        let here = |r: TaskRole| g.process_holds(r, s, p, own);
+        let another_here = |r: TaskRole| here(r) && !member.assigned.contains(r, s, p);
         match role {
             TaskRole::Active => {
                 g.active_held(s, p)
-                    || own_other_role(TaskRole::Standby)
-                    || own_other_role(TaskRole::Warmup)
+                    || another_here(TaskRole::Standby)
+                    || another_here(TaskRole::Warmup)
             }
-            TaskRole::Standby | TaskRole::Warmup => {
-                TaskRole::ALL.iter().any(|r| own_other_role(*r))
+            TaskRole::Standby => {
+                another_here(TaskRole::Active)
+                    || here(TaskRole::Standby)
+                    || another_here(TaskRole::Warmup)
+            }
+            TaskRole::Warmup => {
+                here(TaskRole::Active) || another_here(TaskRole::Standby) || here(TaskRole::Warmup)
             }
         }
     }
@@ -85,6 +101,7 @@ impl Reconcile<'_> {
         let mut revoke = TasksTuple::default();
         let mut add = TasksTuple::default();
         let mut has_unreleased = false;
+        let current_all = &member.assigned;
         for role in TaskRole::ALL {
             let current = member.assigned.get(role);
             let target = self.target.get(role);
@@ -108,9 +125,48 @@ impl Reconcile<'_> {
                 put(add.get_mut(role), id, a);
             }
         }
+        // Role changes in place (Kafka 4.4, KAFKA-20665): an active task that becomes a standby
+        // is granted as standby at once (the active copy is still revoked first); a standby
+        // that becomes a warm-up, or a warm-up that becomes a standby, changes role without
+        // being revoked.
+        for (_, s, p) in iter_role(current_all, TaskRole::Active) {
+            if take(add.get_mut(TaskRole::Standby), s, p) {
+                insert_task(keep.get_mut(TaskRole::Standby), s, p);
+            }
+        }
+        for (from, to) in [
+            (TaskRole::Standby, TaskRole::Warmup),
+            (TaskRole::Warmup, TaskRole::Standby),
+        ] {
+            for (_, s, p) in iter_role(current_all, from) {
+                if take(add.get_mut(to), s, p) {
+                    insert_task(keep.get_mut(to), s, p);
+                    take(revoke.get_mut(from), s, p);
+                }
+            }
+        }
+        // Promotion in place (KAFKA-20665, KAFKA-21111): a standby or warm-up task that the
+        // target makes active is not revoked; the member keeps it in its old role until the
+        // active task is granted, and then holds it as active only.
+        for role in [TaskRole::Standby, TaskRole::Warmup] {
+            for (_, s, p) in iter_role(current_all, role) {
+                if self.target.contains(TaskRole::Active, s, p) {
+                    take(revoke.get_mut(role), s, p);
+                }
+            }
+        }
+        let revoking = !revoke.is_empty() && self.still_owns_any(&revoke);
+        for role in [TaskRole::Standby, TaskRole::Warmup] {
+            for (_, s, p) in iter_role(current_all, role) {
+                let granted = !revoking && add.contains(TaskRole::Active, s, p);
+                if self.target.contains(TaskRole::Active, s, p) && !granted {
+                    insert_task(keep.get_mut(role), s, p);
+                }
+            }
+        }
         let mut m = member.clone();
         m.previous_member_epoch = member.member_epoch;
-        if !revoke.is_empty() && self.still_owns_any(&revoke) {
+        if revoking {
             m.state = StreamsMemberState::UnrevokedTasks;
             m.member_epoch = epoch_to_use;
             m.assigned = keep;
@@ -135,6 +191,25 @@ impl Reconcile<'_> {
         }
         m
     }
+}
+
+/// The tasks of one role of `t`, as (role, subtopology, partition).
+fn iter_role(t: &TasksTuple, role: TaskRole) -> impl Iterator<Item = (TaskRole, &str, i32)> + '_ {
+    t.get(role)
+        .iter()
+        .flat_map(move |(s, ps)| ps.iter().map(move |p| (role, s.as_str(), *p)))
+}
+
+/// Removes `(s, p)` from `set` (dropping an emptied subtopology); whether it was there.
+fn take(set: &mut TaskSet, s: &str, p: i32) -> bool {
+    let Some(ps) = set.get_mut(s) else {
+        return false;
+    };
+    let had = ps.remove(&p);
+    if ps.is_empty() {
+        set.remove(s);
+    }
+    had
 }
 
 fn put(set: &mut TaskSet, id: &str, ps: BTreeSet<i32>) {

@@ -14,7 +14,7 @@ pub enum TaskRole {
     Active,
     /// A hot copy of the task's state is kept here.
     Standby,
-    /// A copy being caught up before it becomes active (KIP-1071; never assigned by kwire yet).
+    /// A copy being caught up before it becomes active (KIP-1071; docs/coordinator.md §2.12).
     Warmup,
 }
 

@@ -246,6 +246,10 @@ struct Params {
     delay_ms: i32,
     /// Whether a restarted client comes back under a new member id (else its old one).
     fresh_ids: bool,
+    /// Whether clients heartbeat with StreamsGroupHeartbeat v1 (only v1 members get warm-ups).
+    v1: bool,
+    /// `group.streams.num.warmup.replicas`.
+    warmups: i32,
 }
 
 impl Params {
@@ -262,6 +266,8 @@ impl Params {
             standby_override: false,
             delay_ms: 0,
             fresh_ids: false,
+            v1: false,
+            warmups: 0,
         }
     }
 }
@@ -316,7 +322,17 @@ struct Sim {
     last_seen: BTreeMap<String, i64>,
     /// Model: each revoking member's rebalance deadline and the epoch it was armed at.
     revoke_timer: BTreeMap<String, (i64, i32)>,
+    /// Model of local state (§2.12): (process, subtopology, partition) → restored changelog
+    /// offset sum, out of [`END_OFFSET`].
+    restored: BTreeMap<(String, String, i32), i64>,
 }
+
+/// Every task's changelog end offset sum in the simulation.
+const END_OFFSET: i64 = 100;
+/// What a standby or warm-up task restores per heartbeat of its member.
+const RESTORE_STEP: i64 = 50;
+/// `acceptable.recovery.lag` in the simulation.
+const ACCEPTABLE_LAG: i64 = 10;
 
 fn ctx() -> RequestContext {
     RequestContext::new("streams-client", "10.0.0.1", 0)
@@ -332,6 +348,8 @@ impl Sim {
         c.set_streams_config(StreamsGroupConfig {
             initial_rebalance_delay_ms: p.delay_ms,
             num_standby_replicas: if p.standby_override { 0 } else { p.standby },
+            num_warmup_replicas: p.warmups,
+            acceptable_recovery_lag: ACCEPTABLE_LAG,
             ..StreamsGroupConfig::default()
         })
         .unwrap();
@@ -379,6 +397,7 @@ impl Sim {
             delay_deadline: None,
             last_seen: BTreeMap::new(),
             revoke_timer: BTreeMap::new(),
+            restored: BTreeMap::new(),
             p,
         };
         s.publish_topics();
@@ -487,6 +506,7 @@ impl Sim {
     }
 
     fn request(&self, i: usize, shutdown: bool) -> rq::StreamsGroupHeartbeatRequest {
+        let (offsets, ends) = self.offsets(i);
         let cl = &self.clients[i];
         match cl.epoch {
             None => rq::StreamsGroupHeartbeatRequest {
@@ -500,6 +520,8 @@ impl Sim {
                 warmup_tasks: Some(vec![]),
                 process_id: Some(k(&cl.process)),
                 shutdown_application: shutdown,
+                task_offsets: Some(offsets.clone()),
+                task_end_offsets: Some(ends.clone()),
                 ..Default::default()
             },
             Some(e) => rq::StreamsGroupHeartbeatRequest {
@@ -511,8 +533,52 @@ impl Sim {
                 standby_tasks: Some(req_task_ids(&cl.owned.standby)),
                 warmup_tasks: Some(req_task_ids(&cl.owned.warmup)),
                 shutdown_application: shutdown,
+                task_offsets: Some(offsets),
+                task_end_offsets: Some(ends),
                 ..Default::default()
             },
+        }
+    }
+
+    /// The request context: v1 or v0 as the case says.
+    fn ctx(&self) -> RequestContext {
+        RequestContext::new("streams-client", "10.0.0.1", i16::from(self.p.v1))
+    }
+
+    /// Client `i`'s TaskOffsets and TaskEndOffsets (§2.12): every task its process has state
+    /// for, -2 (running) for its own active tasks.
+    fn offsets(&self, i: usize) -> (Vec<rq::TaskOffset>, Vec<rq::TaskOffset>) {
+        let cl = &self.clients[i];
+        let mut offsets = Vec::new();
+        let mut ends = Vec::new();
+        for ((proc_id, s, p), o) in &self.restored {
+            if *proc_id != cl.process {
+                continue;
+            }
+            let running = cl.owned.contains(TaskRole::Active, s, *p);
+            let t = |offset| rq::TaskOffset {
+                subtopology_id: k(s),
+                partition: *p,
+                offset,
+                ..Default::default()
+            };
+            offsets.push(t(if running { -2 } else { *o }));
+            ends.push(t(END_OFFSET));
+        }
+        (offsets, ends)
+    }
+
+    /// Client `i`'s local state moves on: its active tasks are current, its standby and
+    /// warm-up tasks restore [`RESTORE_STEP`] more.
+    fn restore(&mut self, i: usize) {
+        let cl = &self.clients[i];
+        for (role, s, p) in cl.owned.iter() {
+            let key = (cl.process.clone(), s.to_string(), p);
+            let o = self.restored.entry(key).or_insert(0);
+            *o = match role {
+                TaskRole::Active => END_OFFSET,
+                _ => (*o + RESTORE_STEP).min(END_OFFSET),
+            };
         }
     }
 
@@ -522,9 +588,10 @@ impl Sim {
         if !self.clients[i].alive {
             return None;
         }
+        self.restore(i);
         let req = self.request(i, shutdown);
         let before = self.group().cloned();
-        let out = self.c.streams_group_heartbeat(&ctx(), &req, self.now);
+        let out = self.c.streams_group_heartbeat(&self.ctx(), &req, self.now);
         self.absorb(out.records.clone());
         let id = self.clients[i].id.clone();
         let joining = req.member_epoch == 0;
@@ -721,7 +788,10 @@ impl Sim {
             assert_eq!(resp_tasks(a), m.assigned.active);
             assert_eq!(resp_tasks(s), m.assigned.standby);
             assert_eq!(resp_tasks(w), m.assigned.warmup);
-            assert!(w.is_empty(), "warm-up tasks assigned (D3)");
+            assert!(
+                self.p.v1 || w.is_empty(),
+                "warm-up tasks sent to a v0 member"
+            );
         }
         // Statuses, in Kafka's order: STALE_TOPOLOGY, ASSIGNMENT_DELAYED, topic status,
         // SHUTDOWN_APPLICATION.
@@ -796,7 +866,7 @@ impl Sim {
             ..Default::default()
         };
         let before = self.group().cloned();
-        let out = self.c.streams_group_heartbeat(&ctx(), &req, self.now);
+        let out = self.c.streams_group_heartbeat(&self.ctx(), &req, self.now);
         self.absorb(out.records.clone());
         let r = &out.response;
         let existed = before.as_ref().is_some_and(|g| g.members.contains_key(&id));
@@ -969,8 +1039,27 @@ impl Sim {
         let mut owners = TaskOwners::new();
         // 1. Active tasks: at most one member per task (assigned ∪ pending revocation).
         let mut active: BTreeMap<(&str, i32), &str> = BTreeMap::new();
-        // 2. Per process: at most one copy of a task over all its members and roles.
+        // 2. Per process: at most one copy of a task over all its members and roles; one member
+        // changing a task's role in place (§2.5) may hold it in its assignment and in another
+        // role pending revocation.
         let mut per_process: BTreeMap<(&str, &str, i32), (&str, TaskRole)> = BTreeMap::new();
+        // 5. Warm-ups (§2.12): only v1 members hold them, and the targets hold at most
+        // `num.warmup.replicas`.
+        let warm: usize = g
+            .targets
+            .values()
+            .map(|t| {
+                t.get(TaskRole::Warmup)
+                    .values()
+                    .map(BTreeSet::len)
+                    .sum::<usize>()
+            })
+            .sum();
+        assert!(
+            warm <= usize::try_from(self.p.warmups).unwrap_or(0),
+            "{warm} warm-up tasks in the targets, num.warmup.replicas {}: {g:#?}",
+            self.p.warmups
+        );
         for m in g.members.values() {
             // 4. Epochs.
             assert!(
@@ -987,8 +1076,11 @@ impl Sim {
                     m.member_id
                 );
             }
-            for tasks in [&m.assigned, &m.pending_revocation] {
-                assert!(tasks.warmup.is_empty(), "warm-up tasks held (D3)");
+            let mut mine: BTreeSet<(&str, i32)> = BTreeSet::new();
+            for (pending, tasks) in [(false, &m.assigned), (true, &m.pending_revocation)] {
+                if !self.p.v1 {
+                    assert!(tasks.warmup.is_empty(), "warm-up tasks held by a v0 member");
+                }
                 for (role, s, p) in tasks.iter() {
                     *owners
                         .entry((role, s.to_string(), p))
@@ -1001,6 +1093,10 @@ impl Sim {
                         }
                     }
                     let key = (m.process_id.as_str(), s, p);
+                    let first_of_member = mine.insert((s, p));
+                    if !first_of_member && pending {
+                        continue;
+                    }
                     if let Some((other, r)) = per_process.insert(key, (&m.member_id, role)) {
                         panic!(
                             "process {} holds task {s}_{p} twice: {other} as {r:?}, {} as {role:?}: {g:#?}",
@@ -1053,6 +1149,10 @@ impl Sim {
             return g.state == StreamsGroupState::Empty;
         }
         if g.state != StreamsGroupState::Stable {
+            return false;
+        }
+        // Warm-ups still catching up (§2.12) hold tasks back from their final owners.
+        if g.targets.values().any(|t| !t.warmup.is_empty()) {
             return false;
         }
         // A changed standby count takes effect at the next heartbeat (§2.4 step 4).
@@ -1173,13 +1273,19 @@ impl Sim {
             self.fire();
             self.after_step();
         }
-        for round in 0..=CONVERGE_ROUNDS {
+        // Each warm-up needs a few heartbeats to catch up, and at most `warmups` run at once.
+        let rounds = if self.p.v1 && self.p.warmups > 0 {
+            CONVERGE_ROUNDS * 6
+        } else {
+            CONVERGE_ROUNDS
+        };
+        for round in 0..=rounds {
             if self.converged() {
                 return round;
             }
             assert!(
-                round < CONVERGE_ROUNDS,
-                "not converged after {CONVERGE_ROUNDS} rounds: clients {:#?}, group {:#?}",
+                round < rounds,
+                "not converged after {rounds} rounds: clients {:#?}, group {:#?}",
                 self.clients,
                 self.group()
             );
@@ -1298,6 +1404,7 @@ fn params() -> impl Strategy<Value = Params> {
         (0..=2i32, any::<bool>()),
         prop_oneof![Just(0), Just(1_500), Just(3_000)],
         any::<bool>(),
+        (any::<bool>(), 0..=2i32),
     )
         .prop_map(
             |(
@@ -1306,6 +1413,7 @@ fn params() -> impl Strategy<Value = Params> {
                 (standby, over),
                 delay,
                 fresh,
+                (v1, warmups),
             )| {
                 Params {
                     members,
@@ -1319,6 +1427,8 @@ fn params() -> impl Strategy<Value = Params> {
                     standby_override: over,
                     delay_ms: delay,
                     fresh_ids: fresh,
+                    v1,
+                    warmups,
                 }
             },
         )
@@ -1620,4 +1730,97 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
     let g = s.group().unwrap();
     assert!(g.members.values().all(|m| m.topology_epoch == 1));
     s.check_full_replay();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warm-up tasks (docs/coordinator.md §2.12).
+
+fn count(set: &TaskSet) -> usize {
+    set.values().map(BTreeSet::len).sum()
+}
+
+/// A v1 member joining a process without state gets the stateless half of its share at once;
+/// the stateful tasks stay on the previous owner while one warm-up at a time
+/// (`num.warmup.replicas` 1) catches up and is then promoted in place, until the group is
+/// balanced without warm-ups.
+#[test]
+fn warmups_catch_up_then_promote() {
+    let mut s = Sim::new(Params {
+        topics_at_start: 0b1_1111,
+        v1: true,
+        warmups: 1,
+        ..Params::basic(2)
+    });
+    s.step(&Op::Join(0));
+    s.settle();
+    assert_eq!(count(&s.group().unwrap().members["m0"].assigned.active), 8);
+    // m0 reports its offsets (running tasks) and end offsets.
+    s.hb(0);
+    s.step(&Op::Join(1));
+    let g = s.group().unwrap();
+    let t0 = &g.targets["m0"];
+    let t1 = &g.targets["m1"];
+    // Balanced would be 0_2, 0_3, 1_2, 1_3 for m1; 0_2 and 0_3 are held back on m0.
+    assert_eq!(
+        t1.active,
+        TaskSet::from([("1".to_string(), BTreeSet::from([2, 3]))])
+    );
+    assert_eq!(
+        t1.warmup,
+        TaskSet::from([("0".to_string(), BTreeSet::from([2]))])
+    );
+    assert_eq!(
+        t0.active,
+        TaskSet::from([
+            ("0".to_string(), BTreeSet::from([0, 1, 2, 3])),
+            ("1".to_string(), BTreeSet::from([0, 1])),
+        ])
+    );
+    // m1 heartbeats until its warm-up has caught up: the next target promotes 0_2 and warms
+    // up 0_3.
+    let mut promoted_in_place = false;
+    for _ in 0..8 {
+        let before = s.group().unwrap().members["m1"].assigned.clone();
+        s.hb(1);
+        s.hb(0);
+        let after = &s.group().unwrap().members["m1"].assigned;
+        if before.contains(TaskRole::Warmup, "0", 2) && after.contains(TaskRole::Active, "0", 2) {
+            assert!(!after.contains(TaskRole::Warmup, "0", 2));
+            promoted_in_place = true;
+        }
+    }
+    assert!(
+        promoted_in_place,
+        "0_2 went from warm-up to active: {:#?}",
+        s.group()
+    );
+    s.converge();
+    let g = s.group().unwrap();
+    for m in ["m0", "m1"] {
+        assert_eq!(count(&g.members[m].assigned.active), 4, "{g:#?}");
+        assert!(g.members[m].assigned.warmup.is_empty());
+    }
+    assert_eq!(
+        g.members["m1"].assigned.active["0"],
+        BTreeSet::from([2, 3]),
+        "the warmed-up tasks moved"
+    );
+}
+
+/// v0 members never get warm-up tasks: the stateful tasks move at once (as before Kafka 4.4).
+#[test]
+fn v0_members_get_no_warmups() {
+    let mut s = Sim::new(Params {
+        topics_at_start: 0b1_1111,
+        v1: false,
+        warmups: 2,
+        ..Params::basic(2)
+    });
+    s.step(&Op::Join(0));
+    s.settle();
+    s.hb(0);
+    s.step(&Op::Join(1));
+    let g = s.group().unwrap();
+    assert!(g.targets.values().all(|t| t.warmup.is_empty()));
+    assert_eq!(count(&g.targets["m1"].active), 4);
 }

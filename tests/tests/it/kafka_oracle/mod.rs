@@ -134,6 +134,17 @@ impl Scenario {
         self
     }
 
+    /// Task and partition lists compared by size (tie-breaks of the assignors differ, S2).
+    fn counts(mut self) -> Scenario {
+        self.migration = true;
+        self
+    }
+
+    fn known_difference(mut self, why: &'static str) -> Scenario {
+        self.known_difference = Some(why);
+        self
+    }
+
     fn fresh_consumer_group(mut self) -> Scenario {
         self.fresh_consumer_group = true;
         self
@@ -151,6 +162,8 @@ fn kwire_config() -> ServerConfig {
     config.group_initial_rebalance_delay_ms = GROUP_INITIAL_REBALANCE_DELAY_MS;
     config.streams_initial_rebalance_delay_ms = Some(GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS);
     config.streams_num_standby_replicas = Some(GROUP_STREAMS_NUM_STANDBY_REPLICAS);
+    // The broker has no `group.streams.topology.description.plugin` (its default).
+    config.streams_topology_descriptions = false;
     config
 }
 

@@ -63,7 +63,7 @@ pub fn all() -> Vec<Scenario> {
     vec![
         Scenario::new("s-join-single", join_single),
         Scenario::new("s-two-members", two_members),
-        Scenario::new("s-shared-process", shared_process),
+        Scenario::new("s-shared-process", shared_process).counts(),
         Scenario::new("s-leave", leave),
         Scenario::new("s-rejoin-after-leave", rejoin_after_leave),
         Scenario::new("s-session-timeout", session_timeout),
@@ -76,7 +76,9 @@ pub fn all() -> Vec<Scenario> {
         Scenario::new("s-copartition-mismatch", copartition_mismatch),
         Scenario::new("s-standby", standby),
         Scenario::new("s-standby-same-process", standby_same_process),
-        Scenario::new("s-endpoints", endpoints),
+        Scenario::new("s-endpoints", endpoints).known_difference(
+            "kwire moves the endpoint-information epoch at more heartbeats than Kafka 4.4.0 while the group settles",
+        ),
         Scenario::new("s-fenced-epoch", fenced_epoch),
         Scenario::new("s-unknown-member", unknown_member),
         Scenario::new("s-group-not-found", group_not_found),
@@ -86,6 +88,16 @@ pub fn all() -> Vec<Scenario> {
         Scenario::new("s-describe-empty", describe_empty),
         Scenario::new("s-task-offsets-v0", task_offsets_v0),
         Scenario::new("s-rack-and-tags", rack_and_tags),
+        Scenario::new("s-v1-join-describe", v1_join_describe),
+        Scenario::new("s-v1-standby", v1_standby),
+        Scenario::new("s-v1-task-offsets", v1_task_offsets),
+        Scenario::new("s-v1-describe-missing", v1_describe_missing),
+        Scenario::new("s-static-rejoin", static_rejoin),
+        Scenario::new("s-static-unreleased", static_unreleased),
+        Scenario::new("s-static-leave", static_leave),
+        Scenario::new("s-static-v0", static_v0),
+        Scenario::new("s-description-update", description_update),
+        Scenario::new("s-warm-up", warm_up).checked_on_its_own(check_warm_up),
         Scenario::new("s-d1-topology-update", topology_update_d1).checked_on_its_own(check_d1),
     ]
 }
@@ -444,12 +456,26 @@ async fn leave_group(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, 
 
 /// StreamsGroupDescribe of `groups` at `version` by `by`, recorded.
 async fn describe(c: &mut Ctx, by: &mut SMember, groups: &[&str], version: i16) -> Result<Response, Fail> {
+    describe_with(c, by, groups, version, false).await
+}
+
+/// StreamsGroupDescribe of `groups` at `version` by `by`, with `IncludeTopologyDescription`
+/// (v1), recorded.
+async fn describe_with(
+    c: &mut Ctx,
+    by: &mut SMember,
+    groups: &[&str],
+    version: i16,
+    include_description: bool,
+) -> Result<Response, Fail> {
     let req = StreamsGroupDescribeRequest {
         group_ids: groups.iter().map(|g| g.to_string().into()).collect(),
         include_authorized_operations: false,
+        include_topology_description: include_description,
         ..Default::default()
     };
-    c.call(&mut by.m, req, version, &format!("StreamsGroupDescribe v{version}")).await
+    let label = format!("StreamsGroupDescribe v{version} (description {include_description})");
+    c.call(&mut by.m, req, version, &label).await
 }
 
 /// Joins every member of `ms` in turn, then heartbeats them round-robin until no member's
@@ -1081,6 +1107,271 @@ fn check_d1(kafka: &[(String, super::Value)], kwire: &[(String, super::Value)]) 
     }
     if !statuses(step(kwire, old)?).contains(&0) {
         return Err(format!("kwire: no STALE_TOPOLOGY for the member on the first topology: {}", step(kwire, old)?));
+    }
+    Ok(())
+}
+
+/// v1 members: join, heartbeats (int64 AcceptableRecoveryLag, TopologyDescriptionRequired),
+/// describe v1 with and without the topology description, and v0.
+fn v1_join_describe(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a"], &stateless()).await?;
+        ms[0].version = 1;
+        let a = &mut ms[0];
+        let r = hb(c, a, &g).await?;
+        expect(&r, 0, "join")?;
+        hb(c, a, &g).await?;
+        describe_with(c, a, &[&g], 1, false).await?;
+        describe_with(c, a, &[&g], 1, true).await?;
+        describe(c, a, &[&g], 0).await?;
+        leave_group(c, a, &g).await?;
+        Ok(())
+    })
+}
+
+/// Two v1 members on two processes with a stateful topology: actives and standbys; describe v1.
+fn v1_standby(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a", "b"], &stateful(&g)).await?;
+        for s in ms.iter_mut() {
+            s.version = 1;
+        }
+        let r = hb(c, &mut ms[0], &g).await?;
+        expect(&r, 0, "join")?;
+        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        stabilise(c, &g, &mut ms[1..]).await?;
+        settle(c, &g, &mut ms).await?;
+        describe_with(c, &mut ms[0], &[&g], 1, true).await?;
+        Ok(())
+    })
+}
+
+/// Task offsets and end offsets at v1; describe v1 shows them.
+fn v1_task_offsets(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a"], &stateful(&g)).await?;
+        ms[0].version = 1;
+        let a = &mut ms[0];
+        let r = hb(c, a, &g).await?;
+        expect(&r, 0, "join")?;
+        hb_until(c, a, &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        let off = |p: i32, o: i64| TaskOffset {
+            subtopology_id: "0".into(),
+            partition: p,
+            offset: o,
+            ..Default::default()
+        };
+        hb_with(c, a, &g, "StreamsGroupHeartbeat (task offsets)", |r| {
+            r.task_offsets = Some(vec![off(0, 100), off(3, 7)]);
+            r.task_end_offsets = Some(vec![off(0, 150), off(3, 7)]);
+        })
+        .await?;
+        hb(c, a, &g).await?;
+        describe_with(c, a, &[&g], 1, false).await?;
+        Ok(())
+    })
+}
+
+/// Describe v1 of groups that do not exist, with the description asked for.
+fn v1_describe_missing(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a"], &stateless()).await?;
+        describe_with(c, &mut ms[0], &[&g], 1, true).await?;
+        describe_with(c, &mut ms[0], &[&g, ""], 1, false).await?;
+        Ok(())
+    })
+}
+
+/// A static member (instance id) and a dynamic one; the static member leaves temporarily (-2),
+/// rejoins with a new member id and gets its tasks back; its old id is then refused.
+fn static_rejoin(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a", "b", "a2"], &stateless()).await?;
+        for s in ms.iter_mut() {
+            s.version = 1;
+        }
+        ms[0].m.instance_id = Some("instance-a".into());
+        ms[2].m.instance_id = Some("instance-a".into());
+        ms[2].m.process = ms[0].m.process.clone();
+        stabilise(c, &g, &mut ms[..2]).await?;
+        let old_epoch = ms[0].m.generation;
+        {
+            let a = &mut ms[0];
+            let req = StreamsGroupHeartbeatRequest {
+                group_id: g.clone().into(),
+                member_id: a.m.member_id.clone().into(),
+                member_epoch: -2,
+                instance_id: a.m.instance_id.clone().map(Into::into),
+                endpoint_information_epoch: a.m.endpoint_epoch,
+                rebalance_timeout_ms: -1,
+                ..Default::default()
+            };
+            c.call(&mut a.m, req, 1, "StreamsGroupHeartbeat (static leave -2)").await?;
+        }
+        describe_with(c, &mut ms[1], &[&g], 1, false).await?;
+        hb(c, &mut ms[1], &g).await?;
+        let r = hb(c, &mut ms[2], &g).await?;
+        expect(&r, 0, "static rejoin")?;
+        settle(c, &g, &mut ms[1..]).await?;
+        describe_with(c, &mut ms[1], &[&g], 1, false).await?;
+        // The replaced member id, at its old epoch.
+        ms[0].m.generation = old_epoch;
+        hb(c, &mut ms[0], &g).await?;
+        Ok(())
+    })
+}
+
+/// A second member id with a static member's instance id joins while the first is active:
+/// refused; the first keeps heartbeating.
+fn static_unreleased(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a", "a2"], &stateless()).await?;
+        for s in ms.iter_mut() {
+            s.version = 1;
+            s.m.instance_id = Some("instance-a".into());
+        }
+        stabilise(c, &g, &mut ms[..1]).await?;
+        hb(c, &mut ms[1], &g).await?;
+        hb(c, &mut ms[0], &g).await?;
+        describe_with(c, &mut ms[0], &[&g], 1, false).await?;
+        Ok(())
+    })
+}
+
+/// A static member leaves for good (-1) with an instance id; a leave -2 without one.
+fn static_leave(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a", "b"], &stateless()).await?;
+        for s in ms.iter_mut() {
+            s.version = 1;
+        }
+        ms[0].m.instance_id = Some("instance-a".into());
+        stabilise(c, &g, &mut ms).await?;
+        hb_with(c, &mut ms[1], &g, "StreamsGroupHeartbeat (-2 without instance id)", |r| {
+            r.member_epoch = -2;
+            r.active_tasks = None;
+            r.standby_tasks = None;
+            r.warmup_tasks = None;
+        })
+        .await?;
+        leave_group(c, &mut ms[0], &g).await?;
+        hb_until(c, &mut ms[1], &g, |s, _| owned(s, 0) == 4).await?;
+        describe_with(c, &mut ms[1], &[&g], 1, false).await?;
+        Ok(())
+    })
+}
+
+/// A static member at v0.
+fn static_v0(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a"], &stateless()).await?;
+        ms[0].m.instance_id = Some("instance-a".into());
+        stabilise(c, &g, &mut ms).await?;
+        describe(c, &mut ms[0], &[&g], 0).await?;
+        leave_group(c, &mut ms[0], &g).await?;
+        Ok(())
+    })
+}
+
+/// StreamsGroupTopologyDescriptionUpdate (93) to a broker without a description plugin.
+fn description_update(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        use kwire_protocol::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+        let g = c.group("");
+        let mut ms = smembers(c, &["a"], &stateless()).await?;
+        ms[0].version = 1;
+        stabilise(c, &g, &mut ms).await?;
+        let a = &mut ms[0];
+        let req = StreamsGroupTopologyDescriptionUpdateRequest {
+            group_id: g.clone().into(),
+            member_id: a.m.member_id.clone().into(),
+            topology_epoch: 0,
+            ..Default::default()
+        };
+        c.call(&mut a.m, req, 0, "StreamsGroupTopologyDescriptionUpdate").await?;
+        describe_with(c, a, &[&g], 1, true).await?;
+        Ok(())
+    })
+}
+
+/// Warm-ups, not compared (S3): a v1 member owns every task of a stateful topology; a second
+/// v1 member on another process joins reporting no progress on them while the first reports
+/// its tasks caught up. Kafka 4.4.0 moves tasks at once (its refiner places no warm-up);
+/// kwire holds tasks whose new owner is not caught up on their owner and warms the new one up.
+fn warm_up(c: &mut Ctx) -> Fut<'_> {
+    Box::pin(async move {
+        let g = c.group("");
+        let mut ms = smembers(c, &["a", "b"], &stateful(&g)).await?;
+        for s in ms.iter_mut() {
+            s.version = 1;
+        }
+        let r = hb(c, &mut ms[0], &g).await?;
+        expect(&r, 0, "join")?;
+        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        let off = |p: i32, o: i64| TaskOffset {
+            subtopology_id: "0".into(),
+            partition: p,
+            offset: o,
+            ..Default::default()
+        };
+        let caught_up: Vec<TaskOffset> = (0..4).map(|p| off(p, 50_000)).collect();
+        let ends = caught_up.clone();
+        hb_with(c, &mut ms[0], &g, "a: offsets caught up", |r| {
+            r.task_offsets = Some(caught_up.clone());
+            r.task_end_offsets = Some(ends.clone());
+        })
+        .await?;
+        let ends = caught_up.clone();
+        hb_with(c, &mut ms[1], &g, "b: join without state", |r| {
+            r.task_offsets = Some(Vec::new());
+            r.task_end_offsets = Some(ends.clone());
+        })
+        .await?;
+        settle(c, &g, &mut ms).await?;
+        describe_with(c, &mut ms[0], &[&g], 1, false).await?;
+        Ok(())
+    })
+}
+
+/// S3: Kafka 4.4.0 shows no warm-up task anywhere; kwire places at least one and its answers
+/// have no error.
+fn check_warm_up(kafka: &[(String, super::Value)], kwire: &[(String, super::Value)]) -> Result<(), Fail> {
+    fn warmups(v: &super::Value) -> usize {
+        match v {
+            super::Value::Object(o) => o
+                .iter()
+                .map(|(k, x)| match (k.as_str(), x) {
+                    ("warmupTasks", super::Value::Array(a)) => a.len() + a.iter().map(warmups).sum::<usize>(),
+                    _ => warmups(x),
+                })
+                .sum(),
+            super::Value::Array(a) => a.iter().map(warmups).sum(),
+            _ => 0,
+        }
+    }
+    let errors = |t: &[(String, super::Value)]| {
+        t.iter()
+            .filter(|(_, v)| v.get("errorCode").and_then(super::Value::as_i64).is_some_and(|e| e != 0))
+            .count()
+    };
+    let k: usize = kafka.iter().map(|(_, v)| warmups(v)).sum();
+    let w: usize = kwire.iter().map(|(_, v)| warmups(v)).sum();
+    if k != 0 {
+        return Err(format!("Kafka 4.4.0 placed warm-up tasks ({k} entries): S3 no longer holds"));
+    }
+    if w == 0 {
+        return Err("kwire placed no warm-up task".into());
+    }
+    if errors(kafka) + errors(kwire) != 0 {
+        return Err("an answer carried an error".into());
     }
     Ok(())
 }

@@ -134,14 +134,19 @@ pub async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fa
                 return Err(format!("streams warm-up heartbeat on {addr} failed"));
             };
             if h.error_code != 0 {
-                return Err(format!("streams warm-up heartbeat on {addr}: error {}", h.error_code));
+                return Err(format!(
+                    "streams warm-up heartbeat on {addr}: error {}",
+                    h.error_code
+                ));
             }
             epoch = h.member_epoch;
             if h.active_tasks.as_ref().is_some_and(|t| !t.is_empty()) {
                 break;
             }
             if Instant::now() > deadline {
-                return Err(format!("streams warm-up member on {addr} got no tasks: {h:?}"));
+                return Err(format!(
+                    "streams warm-up member on {addr} got no tasks: {h:?}"
+                ));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -158,7 +163,10 @@ pub async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fa
 
 /// Creates `topics` (name, partitions) with CreateTopics v7 on `addr` and waits until Metadata
 /// shows all their partitions with a leader; returns (topic id, `topic:<name>`) per topic.
-pub async fn create(addr: SocketAddr, topics: &[(&str, i32)]) -> Result<Vec<(String, String)>, Fail> {
+pub async fn create(
+    addr: SocketAddr,
+    topics: &[(&str, i32)],
+) -> Result<Vec<(String, String)>, Fail> {
     let mut c = Client::connect(addr)
         .await
         .map_err(|e| format!("connect {addr}: {e}"))?;
@@ -181,7 +189,10 @@ pub async fn create(addr: SocketAddr, topics: &[(&str, i32)]) -> Result<Vec<(Str
     let mut out = Vec::new();
     for t in &r.topics {
         if t.error_code != 0 {
-            return Err(format!("CreateTopics {} on {addr}: error {} {:?}", t.name, t.error_code, t.error_message));
+            return Err(format!(
+                "CreateTopics {} on {addr}: error {} {:?}",
+                t.name, t.error_code, t.error_message
+            ));
         }
         out.push((t.topic_id.to_string(), format!("topic:{}", t.name)));
     }
@@ -204,13 +215,17 @@ pub async fn create(addr: SocketAddr, topics: &[(&str, i32)]) -> Result<Vec<(Str
         };
         let ready = m.topics.len() == topics.len()
             && m.topics.iter().all(|t| {
-                t.error_code == 0 && !t.partitions.is_empty() && t.partitions.iter().all(|p| p.leader_id >= 0)
+                t.error_code == 0
+                    && !t.partitions.is_empty()
+                    && t.partitions.iter().all(|p| p.leader_id >= 0)
             });
         if ready {
             return Ok(out);
         }
         if Instant::now() > deadline {
-            return Err(format!("the topics do not show in Metadata on {addr}: {m:?}"));
+            return Err(format!(
+                "the topics do not show in Metadata on {addr}: {m:?}"
+            ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -232,11 +247,20 @@ fn internal(name: &str, partitions: i32) -> TopicInfo {
 
 /// A subtopology: its source topics, repartition source topics (name, partitions; 0: derived),
 /// repartition sink topics and changelog topics.
-fn sub(id: &str, sources: &[&str], repartition_sources: &[(&str, i32)], sinks: &[&str], changelogs: &[&str]) -> Subtopology {
+fn sub(
+    id: &str,
+    sources: &[&str],
+    repartition_sources: &[(&str, i32)],
+    sinks: &[&str],
+    changelogs: &[&str],
+) -> Subtopology {
     Subtopology {
         subtopology_id: id.to_string().into(),
         source_topics: sources.iter().map(|s| s.to_string().into()).collect(),
-        repartition_source_topics: repartition_sources.iter().map(|(n, p)| internal(n, *p)).collect(),
+        repartition_source_topics: repartition_sources
+            .iter()
+            .map(|(n, p)| internal(n, *p))
+            .collect(),
         repartition_sink_topics: sinks.iter().map(|s| s.to_string().into()).collect(),
         state_changelog_topics: changelogs.iter().map(|n| internal(n, 0)).collect(),
         ..Default::default()
@@ -259,7 +283,13 @@ fn stateless() -> Topology {
 
 /// One stateful subtopology reading [`S1`] with the changelog `<group>-store-changelog`.
 fn stateful(g: &str) -> Topology {
-    topology(vec![sub("0", &[S1], &[], &[], &[&format!("{g}-store-changelog")])])
+    topology(vec![sub(
+        "0",
+        &[S1],
+        &[],
+        &[],
+        &[&format!("{g}-store-changelog")],
+    )])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,7 +350,11 @@ impl SMember {
             member_epoch: self.m.generation.max(0),
             endpoint_information_epoch: self.m.endpoint_epoch,
             instance_id: self.m.instance_id.clone().map(Into::into),
-            rack_id: if joining { self.rack.clone().map(Into::into) } else { None },
+            rack_id: if joining {
+                self.rack.clone().map(Into::into)
+            } else {
+                None
+            },
             rebalance_timeout_ms: if joining { self.rebalance_ms } else { -1 },
             topology: joining.then(|| self.topology.clone()),
             active_tasks: tasks(0),
@@ -398,7 +432,11 @@ fn owned(m: &SMember, role: usize) -> usize {
 /// `s`'s heartbeat (a join when it has no epoch), recorded.
 async fn hb(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, Fail> {
     let req = s.req(g);
-    let label = if req.member_epoch == 0 { "StreamsGroupHeartbeat (join)" } else { "StreamsGroupHeartbeat" };
+    let label = if req.member_epoch == 0 {
+        "StreamsGroupHeartbeat (join)"
+    } else {
+        "StreamsGroupHeartbeat"
+    };
     c.call(&mut s.m, req, s.version, label).await
 }
 
@@ -426,10 +464,13 @@ async fn hb_until(
     let deadline = Instant::now() + POLL_WITHIN;
     loop {
         let req = s.req(g);
-        c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat").await?;
+        c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat")
+            .await?;
         let (resp, label, version) = c.recv_quiet(&mut s.m).await?;
         if err(&resp) != 0 || done(s, &resp) || Instant::now() > deadline {
-            let json = resp.to_json(version).map_err(|e| format!("{label}: to_json: {e}"))?;
+            let json = resp
+                .to_json(version)
+                .map_err(|e| format!("{label}: to_json: {e}"))?;
             c.record(&format!("{}: {label} (polled)", s.m.name), json);
             return Ok(resp);
         }
@@ -448,14 +489,21 @@ async fn leave_group(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, 
         rebalance_timeout_ms: -1,
         ..Default::default()
     };
-    let r = c.call(&mut s.m, req, s.version, "StreamsGroupHeartbeat (leave)").await?;
+    let r = c
+        .call(&mut s.m, req, s.version, "StreamsGroupHeartbeat (leave)")
+        .await?;
     s.m.generation = -1;
     s.m.tasks = Default::default();
     Ok(r)
 }
 
 /// StreamsGroupDescribe of `groups` at `version` by `by`, recorded.
-async fn describe(c: &mut Ctx, by: &mut SMember, groups: &[&str], version: i16) -> Result<Response, Fail> {
+async fn describe(
+    c: &mut Ctx,
+    by: &mut SMember,
+    groups: &[&str],
+    version: i16,
+) -> Result<Response, Fail> {
     describe_with(c, by, groups, version, false).await
 }
 
@@ -499,10 +547,15 @@ async fn settle(c: &mut Ctx, g: &str, ms: &mut [SMember]) -> Result<(), Fail> {
         for s in ms.iter_mut() {
             let before = (s.m.generation, s.m.tasks.clone());
             let req = s.req(g);
-            c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat").await?;
+            c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat")
+                .await?;
             let (resp, label, _) = c.recv_quiet(&mut s.m).await?;
             if err(&resp) != 0 {
-                return Err(format!("{}: {label}: error {} while settling", s.m.name, err(&resp)));
+                return Err(format!(
+                    "{}: {label}: error {} while settling",
+                    s.m.name,
+                    err(&resp)
+                ));
             }
             changed |= before != (s.m.generation, s.m.tasks.clone());
             epochs.push(s.m.generation);
@@ -564,7 +617,10 @@ fn two_members(c: &mut Ctx) -> Fut<'_> {
 fn shared_process(c: &mut Ctx) -> Fut<'_> {
     Box::pin(async move {
         let g = c.group("");
-        let topo = topology(vec![sub("0", &[S1], &[], &[], &[]), sub("1", &[S2], &[], &[], &[])]);
+        let topo = topology(vec![
+            sub("0", &[S1], &[], &[], &[]),
+            sub("1", &[S2], &[], &[], &[]),
+        ]);
         let mut ms = smembers(c, &["a", "b", "c"], &topo).await?;
         ms[1].m.process = ms[0].m.process.clone();
         stabilise(c, &g, &mut ms).await?;
@@ -658,8 +714,13 @@ fn shutdown_request(c: &mut Ctx) -> Fut<'_> {
         let mut ms = smembers(c, &["a", "b", "c"], &stateless()).await?;
         stabilise(c, &g, &mut ms[..2]).await?;
         {
-            let [a, b, _] = &mut ms[..] else { unreachable!() };
-            hb_with(c, a, &g, "StreamsGroupHeartbeat (shutdown request)", |r| r.shutdown_application = true).await?;
+            let [a, b, _] = &mut ms[..] else {
+                unreachable!()
+            };
+            hb_with(c, a, &g, "StreamsGroupHeartbeat (shutdown request)", |r| {
+                r.shutdown_application = true
+            })
+            .await?;
             hb(c, b, &g).await?;
             hb(c, a, &g).await?;
             describe(c, a, &[&g], 0).await?;
@@ -710,7 +771,10 @@ fn changelog(c: &mut Ctx) -> Fut<'_> {
         let a = &mut ms[0];
         let r = hb(c, a, &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, a, &g, |s, r| owned(s, 0) == 4 && !statuses(r).contains(&status::MISSING_INTERNAL_TOPICS)).await?;
+        hb_until(c, a, &g, |s, r| {
+            owned(s, 0) == 4 && !statuses(r).contains(&status::MISSING_INTERNAL_TOPICS)
+        })
+        .await?;
         hb(c, a, &g).await?;
         describe(c, a, &[&g], 0).await?;
         Ok(())
@@ -725,12 +789,21 @@ fn repartition(c: &mut Ctx) -> Fut<'_> {
         let rep = format!("{g}-by-key-repartition");
         let topo = topology(vec![
             sub("0", &[S1], &[], &[&rep], &[]),
-            sub("1", &[], &[(&rep, 0)], &[], &[&format!("{g}-count-changelog")]),
+            sub(
+                "1",
+                &[],
+                &[(&rep, 0)],
+                &[],
+                &[&format!("{g}-count-changelog")],
+            ),
         ]);
         let mut ms = smembers(c, &["a", "b"], &topo).await?;
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 8 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 8 && statuses(r).is_empty()
+        })
+        .await?;
         stabilise(c, &g, &mut ms[1..]).await?;
         settle(c, &g, &mut ms).await?;
         describe(c, &mut ms[0], &[&g], 0).await?;
@@ -745,7 +818,13 @@ fn repartition_fixed(c: &mut Ctx) -> Fut<'_> {
         let g = c.group("");
         let r1 = format!("{g}-left-repartition");
         let r2 = format!("{g}-right-repartition");
-        let mut join = sub("2", &[], &[(&r1, 2), (&r2, 0)], &[], &[&format!("{g}-join-changelog")]);
+        let mut join = sub(
+            "2",
+            &[],
+            &[(&r1, 2), (&r2, 0)],
+            &[],
+            &[&format!("{g}-join-changelog")],
+        );
         join.copartition_groups = vec![CopartitionGroup {
             repartition_source_topics: vec![0, 1].into(),
             ..Default::default()
@@ -758,7 +837,10 @@ fn repartition_fixed(c: &mut Ctx) -> Fut<'_> {
         let mut ms = smembers(c, &["a"], &topo).await?;
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 8 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 8 && statuses(r).is_empty()
+        })
+        .await?;
         hb(c, &mut ms[0], &g).await?;
         describe(c, &mut ms[0], &[&g], 0).await?;
         Ok(())
@@ -796,7 +878,10 @@ fn standby(c: &mut Ctx) -> Fut<'_> {
         let mut ms = smembers(c, &["a", "b"], &stateful(&g)).await?;
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 4 && statuses(r).is_empty()
+        })
+        .await?;
         stabilise(c, &g, &mut ms[1..]).await?;
         settle(c, &g, &mut ms).await?;
         describe(c, &mut ms[0], &[&g], 0).await?;
@@ -813,7 +898,10 @@ fn standby_same_process(c: &mut Ctx) -> Fut<'_> {
         ms[1].m.process = ms[0].m.process.clone();
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 4 && statuses(r).is_empty()
+        })
+        .await?;
         stabilise(c, &g, &mut ms[1..]).await?;
         settle(c, &g, &mut ms).await?;
         describe(c, &mut ms[1], &[&g], 0).await?;
@@ -832,7 +920,10 @@ fn endpoints(c: &mut Ctx) -> Fut<'_> {
         }
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 4 && statuses(r).is_empty()
+        })
+        .await?;
         stabilise(c, &g, &mut ms[1..2]).await?;
         settle(c, &g, &mut ms[..2]).await?;
         // c (no endpoint of its own) learns the others' endpoints.
@@ -856,8 +947,14 @@ fn fenced_epoch(c: &mut Ctx) -> Fut<'_> {
         stabilise(c, &g, &mut ms).await?;
         let a = &mut ms[0];
         let e = a.m.generation;
-        hb_with(c, a, &g, "StreamsGroupHeartbeat (epoch + 1)", |r| r.member_epoch = e + 1).await?;
-        hb_with(c, a, &g, "StreamsGroupHeartbeat (epoch - 1)", |r| r.member_epoch = e - 1).await?;
+        hb_with(c, a, &g, "StreamsGroupHeartbeat (epoch + 1)", |r| {
+            r.member_epoch = e + 1
+        })
+        .await?;
+        hb_with(c, a, &g, "StreamsGroupHeartbeat (epoch - 1)", |r| {
+            r.member_epoch = e - 1
+        })
+        .await?;
         a.m.generation = 0;
         a.m.tasks = Default::default();
         let r = hb(c, a, &g).await?;
@@ -903,11 +1000,26 @@ fn invalid_requests(c: &mut Ctx) -> Fut<'_> {
         let mut ms = smembers(c, &["a"], &stateless()).await?;
         let a = &mut ms[0];
         hb_with(c, a, &g, "join without topology", |r| r.topology = None).await?;
-        hb_with(c, a, &g, "join without rebalance timeout", |r| r.rebalance_timeout_ms = -1).await?;
-        hb_with(c, a, &g, "join with an empty member id", |r| r.member_id = "".into()).await?;
-        hb_with(c, a, &g, "join with an empty group id", |r| r.group_id = "".into()).await?;
-        hb_with(c, a, &g, "join with an empty instance id", |r| r.instance_id = Some("".into())).await?;
-        hb_with(c, a, &g, "join with an empty rack", |r| r.rack_id = Some("".into())).await?;
+        hb_with(c, a, &g, "join without rebalance timeout", |r| {
+            r.rebalance_timeout_ms = -1
+        })
+        .await?;
+        hb_with(c, a, &g, "join with an empty member id", |r| {
+            r.member_id = "".into()
+        })
+        .await?;
+        hb_with(c, a, &g, "join with an empty group id", |r| {
+            r.group_id = "".into()
+        })
+        .await?;
+        hb_with(c, a, &g, "join with an empty instance id", |r| {
+            r.instance_id = Some("".into())
+        })
+        .await?;
+        hb_with(c, a, &g, "join with an empty rack", |r| {
+            r.rack_id = Some("".into())
+        })
+        .await?;
         hb_with(c, a, &g, "join owning a task", |r| {
             r.active_tasks = Some(vec![TaskIds {
                 subtopology_id: "0".into(),
@@ -916,7 +1028,10 @@ fn invalid_requests(c: &mut Ctx) -> Fut<'_> {
             }])
         })
         .await?;
-        hb_with(c, a, &g, "join with null standby tasks", |r| r.standby_tasks = None).await?;
+        hb_with(c, a, &g, "join with null standby tasks", |r| {
+            r.standby_tasks = None
+        })
+        .await?;
         hb_with(c, a, &g, "epoch -3", |r| r.member_epoch = -3).await?;
         hb_with(c, a, &g, "epoch 1 with a topology", |r| r.member_epoch = 1).await?;
         hb_with(c, a, &g, "source topic regex", |r| {
@@ -927,7 +1042,8 @@ fn invalid_requests(c: &mut Ctx) -> Fut<'_> {
         .await?;
         hb_with(c, a, &g, "changelog with a partition count", |r| {
             if let Some(t) = r.topology.as_mut() {
-                t.subtopologies[0].state_changelog_topics = vec![internal(&format!("{g}-x-changelog"), 3)];
+                t.subtopologies[0].state_changelog_topics =
+                    vec![internal(&format!("{g}-x-changelog"), 3)];
             }
         })
         .await?;
@@ -948,9 +1064,18 @@ fn invalid_owned_tasks(c: &mut Ctx) -> Fut<'_> {
             partitions: vec![p].into(),
             ..Default::default()
         };
-        hb_with(c, a, &g, "owning a task of an unknown subtopology", |r| r.active_tasks = Some(vec![task("9", 0)])).await?;
-        hb_with(c, a, &g, "owning a partition past the task count", |r| r.standby_tasks = Some(vec![task("0", 4)])).await?;
-        hb_with(c, a, &g, "owning a negative partition", |r| r.warmup_tasks = Some(vec![task("0", -1)])).await?;
+        hb_with(c, a, &g, "owning a task of an unknown subtopology", |r| {
+            r.active_tasks = Some(vec![task("9", 0)])
+        })
+        .await?;
+        hb_with(c, a, &g, "owning a partition past the task count", |r| {
+            r.standby_tasks = Some(vec![task("0", 4)])
+        })
+        .await?;
+        hb_with(c, a, &g, "owning a negative partition", |r| {
+            r.warmup_tasks = Some(vec![task("0", -1)])
+        })
+        .await?;
         hb(c, a, &g).await?;
         Ok(())
     })
@@ -971,7 +1096,8 @@ fn not_a_streams_group(c: &mut Ctx) -> Fut<'_> {
             topic_partitions: Some(Vec::new()),
             ..Default::default()
         };
-        c.send(&mut consumer, req, 1, "ConsumerGroupHeartbeat").await?;
+        c.send(&mut consumer, req, 1, "ConsumerGroupHeartbeat")
+            .await?;
         c.recv_quiet(&mut consumer).await?;
         let mut ms = smembers(c, &["a"], &stateless()).await?;
         let a = &mut ms[0];
@@ -985,7 +1111,8 @@ fn not_a_streams_group(c: &mut Ctx) -> Fut<'_> {
             member_epoch: -1,
             ..Default::default()
         };
-        c.send(&mut consumer, leave, 1, "ConsumerGroupHeartbeat (leave)").await?;
+        c.send(&mut consumer, leave, 1, "ConsumerGroupHeartbeat (leave)")
+            .await?;
         c.recv_quiet(&mut consumer).await?;
         Ok(())
     })
@@ -1031,9 +1158,15 @@ fn task_offsets_v0(c: &mut Ctx) -> Fut<'_> {
         })
         .await?;
         describe(c, a, &[&g], 0).await?;
-        hb_with(c, a, &g, "StreamsGroupHeartbeat (duplicate task offsets)", |r| {
-            r.task_offsets = Some(vec![off(0, 10), off(0, 11)]);
-        })
+        hb_with(
+            c,
+            a,
+            &g,
+            "StreamsGroupHeartbeat (duplicate task offsets)",
+            |r| {
+                r.task_offsets = Some(vec![off(0, 10), off(0, 11)]);
+            },
+        )
         .await?;
         hb(c, a, &g).await?;
         describe(c, a, &[&g], 0).await?;
@@ -1047,10 +1180,16 @@ fn rack_and_tags(c: &mut Ctx) -> Fut<'_> {
         let g = c.group("");
         let mut ms = smembers(c, &["a"], &stateless()).await?;
         ms[0].rack = Some("rack-1".into());
-        ms[0].tags = vec![("zone".into(), "z1".into()), ("cluster".into(), "c1".into())];
+        ms[0].tags = vec![
+            ("zone".into(), "z1".into()),
+            ("cluster".into(), "c1".into()),
+        ];
         stabilise(c, &g, &mut ms).await?;
         describe(c, &mut ms[0], &[&g], 0).await?;
-        hb_with(c, &mut ms[0], &g, "StreamsGroupHeartbeat (new rack)", |r| r.rack_id = Some("rack-2".into())).await?;
+        hb_with(c, &mut ms[0], &g, "StreamsGroupHeartbeat (new rack)", |r| {
+            r.rack_id = Some("rack-2".into())
+        })
+        .await?;
         hb(c, &mut ms[0], &g).await?;
         describe(c, &mut ms[0], &[&g], 0).await?;
         Ok(())
@@ -1065,11 +1204,35 @@ fn topology_update_d1(c: &mut Ctx) -> Fut<'_> {
         let mut ms = smembers(c, &["a", "b"], &stateless()).await?;
         stabilise(c, &g, &mut ms[..1]).await?;
         let [a, b] = &mut ms[..] else { unreachable!() };
-        b.topology = topology(vec![sub("0", &[S1], &[], &[], &[]), sub("1", &[S2], &[], &[], &[])]);
-        hb_with(c, b, &g, "D1: join, another topology at the same epoch", |_| {}).await?;
+        b.topology = topology(vec![
+            sub("0", &[S1], &[], &[], &[]),
+            sub("1", &[S2], &[], &[], &[]),
+        ]);
+        hb_with(
+            c,
+            b,
+            &g,
+            "D1: join, another topology at the same epoch",
+            |_| {},
+        )
+        .await?;
         b.topology.epoch = 1;
-        hb_with(c, b, &g, "D1: join, another topology at the next epoch", |_| {}).await?;
-        hb_with(c, a, &g, "D1: heartbeat of the member on the first topology", |_| {}).await?;
+        hb_with(
+            c,
+            b,
+            &g,
+            "D1: join, another topology at the next epoch",
+            |_| {},
+        )
+        .await?;
+        hb_with(
+            c,
+            a,
+            &g,
+            "D1: heartbeat of the member on the first topology",
+            |_| {},
+        )
+        .await?;
         Ok(())
     })
 }
@@ -1086,27 +1249,47 @@ fn step<'a>(t: &'a [(String, super::Value)], label: &str) -> Result<&'a super::V
 /// "Topology updates are not supported yet."); kwire answers the same-epoch change with
 /// STREAMS_INVALID_TOPOLOGY_EPOCH (131), moves the group onto the next epoch's topology, and
 /// tells the member still on the first one STALE_TOPOLOGY (status 0).
-fn check_d1(kafka: &[(String, super::Value)], kwire: &[(String, super::Value)]) -> Result<(), Fail> {
+fn check_d1(
+    kafka: &[(String, super::Value)],
+    kwire: &[(String, super::Value)],
+) -> Result<(), Fail> {
     let code = |v: &super::Value| v.get("errorCode").and_then(super::Value::as_i64);
     let statuses = |v: &super::Value| -> Vec<i64> {
         v.get("status")
             .and_then(super::Value::as_array)
-            .map(|a| a.iter().filter_map(|s| s.get("statusCode").and_then(super::Value::as_i64)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.get("statusCode").and_then(super::Value::as_i64))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let same = "another topology at the same epoch";
     let next = "another topology at the next epoch";
     let old = "heartbeat of the member on the first topology";
-    let got = (code(step(kafka, same)?), code(step(kafka, next)?), code(step(kafka, old)?));
+    let got = (
+        code(step(kafka, same)?),
+        code(step(kafka, next)?),
+        code(step(kafka, old)?),
+    );
     if got != (Some(42), Some(42), Some(0)) {
-        return Err(format!("Kafka 4.4.0 no longer answers a topology change with INVALID_REQUEST: {got:?}"));
+        return Err(format!(
+            "Kafka 4.4.0 no longer answers a topology change with INVALID_REQUEST: {got:?}"
+        ));
     }
-    let got = (code(step(kwire, same)?), code(step(kwire, next)?), code(step(kwire, old)?));
+    let got = (
+        code(step(kwire, same)?),
+        code(step(kwire, next)?),
+        code(step(kwire, old)?),
+    );
     if got != (Some(131), Some(0), Some(0)) {
         return Err(format!("kwire's D1 answers (131, 0, 0) expected: {got:?}"));
     }
     if !statuses(step(kwire, old)?).contains(&0) {
-        return Err(format!("kwire: no STALE_TOPOLOGY for the member on the first topology: {}", step(kwire, old)?));
+        return Err(format!(
+            "kwire: no STALE_TOPOLOGY for the member on the first topology: {}",
+            step(kwire, old)?
+        ));
     }
     Ok(())
 }
@@ -1140,7 +1323,10 @@ fn v1_standby(c: &mut Ctx) -> Fut<'_> {
         }
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 4 && statuses(r).is_empty()
+        })
+        .await?;
         stabilise(c, &g, &mut ms[1..]).await?;
         settle(c, &g, &mut ms).await?;
         describe_with(c, &mut ms[0], &[&g], 1, true).await?;
@@ -1211,7 +1397,8 @@ fn static_rejoin(c: &mut Ctx) -> Fut<'_> {
                 rebalance_timeout_ms: -1,
                 ..Default::default()
             };
-            c.call(&mut a.m, req, 1, "StreamsGroupHeartbeat (static leave -2)").await?;
+            c.call(&mut a.m, req, 1, "StreamsGroupHeartbeat (static leave -2)")
+                .await?;
         }
         describe_with(c, &mut ms[1], &[&g], 1, false).await?;
         hb(c, &mut ms[1], &g).await?;
@@ -1254,12 +1441,18 @@ fn static_leave(c: &mut Ctx) -> Fut<'_> {
         }
         ms[0].m.instance_id = Some("instance-a".into());
         stabilise(c, &g, &mut ms).await?;
-        hb_with(c, &mut ms[1], &g, "StreamsGroupHeartbeat (-2 without instance id)", |r| {
-            r.member_epoch = -2;
-            r.active_tasks = None;
-            r.standby_tasks = None;
-            r.warmup_tasks = None;
-        })
+        hb_with(
+            c,
+            &mut ms[1],
+            &g,
+            "StreamsGroupHeartbeat (-2 without instance id)",
+            |r| {
+                r.member_epoch = -2;
+                r.active_tasks = None;
+                r.standby_tasks = None;
+                r.warmup_tasks = None;
+            },
+        )
         .await?;
         leave_group(c, &mut ms[0], &g).await?;
         hb_until(c, &mut ms[1], &g, |s, _| owned(s, 0) == 4).await?;
@@ -1296,7 +1489,8 @@ fn description_update(c: &mut Ctx) -> Fut<'_> {
             topology_epoch: 0,
             ..Default::default()
         };
-        c.call(&mut a.m, req, 0, "StreamsGroupTopologyDescriptionUpdate").await?;
+        c.call(&mut a.m, req, 0, "StreamsGroupTopologyDescriptionUpdate")
+            .await?;
         describe_with(c, a, &[&g], 1, true).await?;
         Ok(())
     })
@@ -1315,7 +1509,10 @@ fn warm_up(c: &mut Ctx) -> Fut<'_> {
         }
         let r = hb(c, &mut ms[0], &g).await?;
         expect(&r, 0, "join")?;
-        hb_until(c, &mut ms[0], &g, |s, r| owned(s, 0) == 4 && statuses(r).is_empty()).await?;
+        hb_until(c, &mut ms[0], &g, |s, r| {
+            owned(s, 0) == 4 && statuses(r).is_empty()
+        })
+        .await?;
         let off = |p: i32, o: i64| TaskOffset {
             subtopology_id: "0".into(),
             partition: p,
@@ -1343,13 +1540,18 @@ fn warm_up(c: &mut Ctx) -> Fut<'_> {
 
 /// S3: Kafka 4.4.0 shows no warm-up task anywhere; kwire places at least one and its answers
 /// have no error.
-fn check_warm_up(kafka: &[(String, super::Value)], kwire: &[(String, super::Value)]) -> Result<(), Fail> {
+fn check_warm_up(
+    kafka: &[(String, super::Value)],
+    kwire: &[(String, super::Value)],
+) -> Result<(), Fail> {
     fn warmups(v: &super::Value) -> usize {
         match v {
             super::Value::Object(o) => o
                 .iter()
                 .map(|(k, x)| match (k.as_str(), x) {
-                    ("warmupTasks", super::Value::Array(a)) => a.len() + a.iter().map(warmups).sum::<usize>(),
+                    ("warmupTasks", super::Value::Array(a)) => {
+                        a.len() + a.iter().map(warmups).sum::<usize>()
+                    }
                     _ => warmups(x),
                 })
                 .sum(),
@@ -1359,13 +1561,19 @@ fn check_warm_up(kafka: &[(String, super::Value)], kwire: &[(String, super::Valu
     }
     let errors = |t: &[(String, super::Value)]| {
         t.iter()
-            .filter(|(_, v)| v.get("errorCode").and_then(super::Value::as_i64).is_some_and(|e| e != 0))
+            .filter(|(_, v)| {
+                v.get("errorCode")
+                    .and_then(super::Value::as_i64)
+                    .is_some_and(|e| e != 0)
+            })
             .count()
     };
     let k: usize = kafka.iter().map(|(_, v)| warmups(v)).sum();
     let w: usize = kwire.iter().map(|(_, v)| warmups(v)).sum();
     if k != 0 {
-        return Err(format!("Kafka 4.4.0 placed warm-up tasks ({k} entries): S3 no longer holds"));
+        return Err(format!(
+            "Kafka 4.4.0 placed warm-up tasks ({k} entries): S3 no longer holds"
+        ));
     }
     if w == 0 {
         return Err("kwire placed no warm-up task".into());

@@ -7,10 +7,10 @@
 //!   one member has left (its tasks are spread over the others).
 //! * `stable`: the previous tasks are the assignor's own result for the same group (nothing
 //!   moves; the usual case of a rebalance without membership change).
-//! * `warmups`: as `stable`, but every member reports task offsets and end offsets (its active
-//!   tasks running, its standbys 5 offsets behind an end offset sum of 1,000), and the 4 members
-//!   of one process were replaced by members of a new process without state: the 40 active
-//!   tasks balance gives them are held back on their previous owners while at most
+//! * `warmups`: 196 members in 49 processes with the assignor's own result as previous tasks,
+//!   each reporting task offsets and end offsets (its active tasks running, its standbys 5
+//!   offsets behind an end offset sum of 1,000), and 4 new members in a new process without
+//!   state: the 40 active tasks balance gives them stay on their previous owners while at most
 //!   `num.warmup.replicas` = 20 warm-ups catch up (docs/coordinator.md §2.12).
 //!
 //! Run: `cargo bench -p kwire-protocol --bench streams_assignor` (add `-- --quick` for a short
@@ -71,9 +71,13 @@ fn with_previous(spec: &GroupSpec, result: &BTreeMap<String, TasksTuple>) -> Gro
     next
 }
 
-/// `stable` with task offsets and a fresh process replacing `process-000` (see the module docs).
-fn warmups(stable: &GroupSpec) -> GroupSpec {
-    let mut spec = stable.clone();
+/// 196 members (49 processes) with the assignor's own result as previous tasks and their task
+/// offsets, plus 4 new members in a new process without state (see the module docs).
+fn warmups() -> GroupSpec {
+    let mut spec = group();
+    spec.members.retain(|_, m| m.process_id != "process-049");
+    let result = StickyTaskAssignor.assign(&spec).expect("assign");
+    let mut spec = with_previous(&spec, &result);
     spec.num_warmup_replicas = 20;
     spec.acceptable_recovery_lag = 10;
     for m in spec.members.values_mut() {
@@ -91,20 +95,13 @@ fn warmups(stable: &GroupSpec) -> GroupSpec {
             }
         }
     }
-    let replaced: Vec<String> = spec
-        .members
-        .iter()
-        .filter(|(_, m)| m.process_id == "process-000")
-        .map(|(id, _)| id.clone())
-        .collect();
-    for id in replaced {
-        spec.members.remove(&id);
+    for i in 0..4 {
         let fresh = AssignmentMemberSpec {
             process_id: "process-new".to_string(),
             warmups_allowed: true,
             ..Default::default()
         };
-        spec.members.insert(format!("{id}-new"), fresh);
+        spec.members.insert(format!("member-new-{i}"), fresh);
     }
     spec
 }
@@ -118,7 +115,7 @@ fn bench(c: &mut Criterion) {
         .members
         .remove(&format!("member-{:04}", MEMBERS / 2));
     let stable = with_previous(&first, &stable);
-    let warm = warmups(&stable);
+    let warm = warmups();
 
     let warm_result = assignor.assign(&warm).expect("assign");
     let placed: usize = warm_result

@@ -1063,6 +1063,10 @@ impl GroupCoordinator {
             ));
             apply(&mut self.groups, &r);
             records.push(r);
+            // Kafka 4.4 clears a deleted group's topology-description backoff.
+            if let Some(v) = self.streams.volatile.get_mut(gid) {
+                v.description_ask = None;
+            }
         } else {
             return ErrorCode::GroupIdNotFound;
         }

@@ -587,3 +587,42 @@ fn static_heartbeat_errors_follow_kafka_4_4() {
     assert_eq!(h.hb(b).response.error_code, 0);
     assert_eq!(h.c.streams_group("g").unwrap().group_epoch, before + 1);
 }
+
+#[test]
+fn a_d1_topology_update_makes_the_stored_description_stale() {
+    let mut h = H::new();
+    let e1 = h.hb(join("m1", "p1")).response.member_epoch;
+    assert_eq!(h.push(push("m1", 0, description())).error_code, 0);
+    assert_eq!(
+        h.describe(true).topology_description_status,
+        STATUS_AVAILABLE
+    );
+    // m2 brings topology epoch 1 (D1): the group moves on and asks for the new description.
+    let r = h.hb(rq::StreamsGroupHeartbeatRequest {
+        topology: Some(topology(1)),
+        ..join("m2", "p2")
+    });
+    assert_eq!(r.response.error_code, 0, "{:?}", r.response.error_message);
+    assert!(r.response.topology_description_required);
+    assert_eq!(
+        h.describe(true).topology_description_status,
+        STATUS_NOT_STORED
+    );
+    // m1 is stale: it gets STALE_TOPOLOGY and is not asked.
+    h.now += 60_000;
+    let r = h.hb(beat("m1", e1)).response;
+    assert!(r
+        .status
+        .iter()
+        .flatten()
+        .any(|s| s.status_code == status_codes::STALE_TOPOLOGY));
+    assert!(!r.topology_description_required);
+    // The old epoch's description is refused; the new one is stored.
+    let r = h.push(push("m1", 0, description()));
+    assert_eq!(r.error_code, ErrorCode::InvalidRequest.code());
+    assert_eq!(h.push(push("m2", 1, description())).error_code, 0);
+    assert_eq!(
+        h.describe(true).topology_description_status,
+        STATUS_AVAILABLE
+    );
+}

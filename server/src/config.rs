@@ -29,6 +29,10 @@ pub struct ServerConfig {
     pub session_timeout_ms: Option<i32>,
     /// Initial rebalance delay of streams groups (ms); `None`: Kafka's 3000.
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Standby replicas per stateful task in streams groups (Kafka's
+    /// `group.streams.num.standby.replicas`, at most `group.streams.max.standby.replicas` 2);
+    /// `None`: Kafka's 0.
+    pub streams_num_standby_replicas: Option<i32>,
     /// Whether streams groups keep topology descriptions (KIP-1331; default true). False answers
     /// as Kafka 4.4 without a topology description plugin (see
     /// `StreamsGroupConfig::topology_descriptions`).
@@ -82,6 +86,7 @@ impl ServerConfig {
             heartbeat_interval_ms: None,
             session_timeout_ms: None,
             streams_initial_rebalance_delay_ms: None,
+            streams_num_standby_replicas: None,
             streams_topology_descriptions: true,
             streams_rack_aware_assignment_tags: Vec::new(),
             group_min_session_timeout_ms: 6000,
@@ -181,7 +186,7 @@ impl ServerConfig {
     }
 
     /// The streams-group configuration: Kafka's defaults with this configuration's interval,
-    /// session timeout and initial rebalance delay.
+    /// session timeout, initial rebalance delay and standby replicas.
     ///
     /// # Errors
     /// [`ConfigError`] when the result breaks the coordinator's rules.
@@ -195,6 +200,9 @@ impl ServerConfig {
         }
         if let Some(d) = self.streams_initial_rebalance_delay_ms {
             c.initial_rebalance_delay_ms = d;
+        }
+        if let Some(n) = self.streams_num_standby_replicas {
+            c.num_standby_replicas = n;
         }
         c.topology_descriptions = self.streams_topology_descriptions;
         c.rack_aware_assignment_tags = self.streams_rack_aware_assignment_tags.clone();
@@ -317,6 +325,10 @@ pub struct Cli {
     /// Initial rebalance delay of streams groups, in ms (Kafka's default: 3000).
     #[arg(long, value_name = "N")]
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Standby replicas per stateful task in streams groups (Kafka's
+    /// `group.streams.num.standby.replicas`, default 0, at most 2).
+    #[arg(long, value_name = "N")]
+    pub streams_num_standby_replicas: Option<i32>,
     /// Do not keep streams topology descriptions: answer StreamsGroupTopologyDescriptionUpdate
     /// with UNSUPPORTED_VERSION and never ask for them, as Kafka 4.4 without a
     /// `group.streams.topology.description.plugin` (by default kwire keeps them, KIP-1331).
@@ -381,6 +393,7 @@ impl Cli {
         c.heartbeat_interval_ms = self.heartbeat_interval_ms;
         c.session_timeout_ms = self.session_timeout_ms;
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
+        c.streams_num_standby_replicas = self.streams_num_standby_replicas;
         c.streams_topology_descriptions = !self.no_streams_topology_descriptions;
         c.streams_rack_aware_assignment_tags = self.streams_rack_aware_assignment_tags;
         c.group_min_session_timeout_ms = self.group_min_session_timeout_ms;

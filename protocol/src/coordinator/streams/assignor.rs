@@ -109,7 +109,8 @@ use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// What the assignor knows of one member (its previous *target* tasks, not its current ones).
+/// What the assignor knows of one member: its current tasks (the assigned ones, without those
+/// pending revocation), as Kafka 4.4's `TargetAssignmentBuilder` gives them, not its last target.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AssignmentMemberSpec {
     /// The static member's instance id, if any.

@@ -476,7 +476,8 @@ impl StreamsManager<'_> {
 
     /// Removes a streams member as a -1 leave or a fence does (§2.4): tombstones for its current
     /// assignment, target and metadata, then G+1 with unchanged hash, validated epoch and
-    /// configs; its timers cancelled and its task offsets forgotten.
+    /// configs (and, when it was the last member, the target epoch G+1, as Kafka 4.4); its timers
+    /// cancelled and its task offsets forgotten.
     pub fn fence_member(&mut self, gid: &str, mid: &str, records: &mut Vec<StreamsRecord>) {
         let Some(g) = self.groups.get(gid) else {
             return;
@@ -490,6 +491,7 @@ impl StreamsManager<'_> {
             g.validated_topology_epoch,
             g.last_assignment_configs.clone(),
         );
+        let last = g.members.len() == 1;
         self.emit(records, StreamsRecord::current_tombstone(gid, mid));
         self.emit(records, StreamsRecord::target_tombstone(gid, mid));
         self.emit(records, StreamsRecord::member_metadata_tombstone(gid, mid));
@@ -497,6 +499,11 @@ impl StreamsManager<'_> {
             records,
             StreamsRecord::group_metadata(gid, epoch + 1, hash, validated, &configs),
         );
+        // The last member gone, the (empty) target is the one of the new epoch: Kafka 4.4's
+        // `streamsGroupFenceMember` writes the target epoch G+1 too.
+        if last {
+            self.emit(records, StreamsRecord::target_epoch(gid, epoch + 1));
+        }
         self.ctx.timers.cancel_member(gid, mid);
         if let Some(v) = self.side.volatile.get_mut(gid) {
             v.task_offsets.remove(mid);
@@ -531,7 +538,9 @@ impl StreamsManager<'_> {
                         .members
                         .values()
                         .map(|m| {
-                            let prev = group.targets.get(&m.member_id).cloned().unwrap_or_default();
+                            // Kafka 4.4's TargetAssignmentBuilder: the member's current
+                            // assignment (`assignedTasks`), not its last target.
+                            let prev = m.assigned.clone();
                             // §2.12: the lags and who may warm up.
                             let (task_offsets, task_end_offsets) = vol
                                 .and_then(|v| v.task_offsets.get(&m.member_id))
@@ -1279,11 +1288,17 @@ impl StreamsManager<'_> {
         if req.shutdown_application {
             vol.shutdown_requester.get_or_insert(mid.clone());
         }
-        // docs/coordinator.md §2.7: endpoint-information epoch.
+        // docs/coordinator.md §2.7: endpoint-information epoch. The join that creates the group
+        // does not keep its move: Kafka 4.4 works on a new group object there, whose soft state
+        // is lost (the group replayed from the records starts at 0); the moved epoch still
+        // decides whether this answer carries the endpoints.
         let tasks_in_response = epoch == 0 || next.assigned != member.assigned;
-        if tasks_in_response && next.user_endpoint.is_some() {
+        let endpoint_moved = tasks_in_response && next.user_endpoint.is_some();
+        if group_existed && endpoint_moved {
             vol.endpoint_information_epoch += 1;
         }
+        let endpoint_epoch_now =
+            vol.endpoint_information_epoch + i32::from(endpoint_moved && !group_existed);
         let g = &self.groups[&gid];
         // Statuses, in Kafka's order.
         let mut statuses = Vec::new();
@@ -1332,7 +1347,7 @@ impl StreamsManager<'_> {
             && self.side.config.topology_descriptions
             && !stale
             && ask_description(vol, g, now_ms);
-        let endpoints = (req.endpoint_information_epoch != vol.endpoint_information_epoch)
+        let endpoints = (req.endpoint_information_epoch != endpoint_epoch_now)
             .then(|| Self::endpoints(g, configured.as_ref(), &mid, &self.ctx.topics));
         let response = StreamsGroupHeartbeatResponse {
             member_id: mid.clone().into(),

@@ -976,14 +976,16 @@ fn endpoints_are_sent_when_the_epoch_differs() {
             .collect::<Vec<_>>(),
         vec![0, 1, 2, 3]
     );
-    assert_eq!(h.c.streams_endpoint_information_epoch("g"), 1);
+    // The join that created the group does not move the epoch (Kafka 4.4 works on a new group
+    // object there, whose soft state is lost).
+    assert_eq!(h.c.streams_endpoint_information_epoch("g"), 0);
     // Same epoch as the group's: nothing sent.
     let e = h.group().members["m1"].member_epoch;
     let mut r = beat("m1", e, None);
-    r.endpoint_information_epoch = 1;
+    r.endpoint_information_epoch = 0;
     let out = h.hb(r);
     assert!(out.response.partitions_by_user_endpoint.is_none());
-    assert_eq!(out.response.endpoint_information_epoch, 1);
+    assert_eq!(out.response.endpoint_information_epoch, 0);
     // A second member with an endpoint: the joiner is listed last.
     let mut r = join("m0", "p0", t);
     r.user_endpoint = Some(rq::Endpoint {
@@ -991,7 +993,7 @@ fn endpoints_are_sent_when_the_epoch_differs() {
         port: 2,
         ..Default::default()
     });
-    r.endpoint_information_epoch = 1;
+    r.endpoint_information_epoch = 0;
     let out = h.hb(r);
     let eps = out.response.partitions_by_user_endpoint.unwrap();
     assert_eq!(
@@ -1000,7 +1002,7 @@ fn endpoints_are_sent_when_the_epoch_differs() {
             .collect::<Vec<_>>(),
         vec!["h1", "h0"]
     );
-    assert_eq!(out.response.endpoint_information_epoch, 2);
+    assert_eq!(out.response.endpoint_information_epoch, 1);
 }
 
 #[test]

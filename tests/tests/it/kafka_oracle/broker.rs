@@ -12,6 +12,8 @@
 
 use super::{GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS, GROUP_CONSUMER_SESSION_TIMEOUT_MS};
 use super::{GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MIN_SESSION_TIMEOUT_MS};
+use super::{GROUP_STREAMS_HEARTBEAT_INTERVAL_MS, GROUP_STREAMS_SESSION_TIMEOUT_MS};
+use super::{GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS, GROUP_STREAMS_NUM_STANDBY_REPLICAS};
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
 use kwire_protocol::generated::{ApiVersionsRequest, Response};
@@ -110,6 +112,14 @@ group.consumer.heartbeat.interval.ms={GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS}
 group.consumer.migration.policy=bidirectional
 group.consumer.assignors=uniform,range
 group.consumer.assignment.interval.ms=0
+group.streams.session.timeout.ms={GROUP_STREAMS_SESSION_TIMEOUT_MS}
+group.streams.min.session.timeout.ms={GROUP_STREAMS_SESSION_TIMEOUT_MS}
+group.streams.heartbeat.interval.ms={GROUP_STREAMS_HEARTBEAT_INTERVAL_MS}
+group.streams.min.heartbeat.interval.ms={GROUP_STREAMS_HEARTBEAT_INTERVAL_MS}
+group.streams.initial.rebalance.delay.ms={GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS}
+group.streams.num.standby.replicas={GROUP_STREAMS_NUM_STANDBY_REPLICAS}
+group.streams.assignment.interval.ms=0
+group.streams.assignor.offload.enable=false
 ",
         data = dir.join("data").display()
     )

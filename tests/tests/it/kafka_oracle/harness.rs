@@ -79,6 +79,14 @@ pub struct Member {
     /// The partitions a ConsumerGroupHeartbeat member owns (its last assignment, acknowledged at
     /// once in its next heartbeat), by topic id.
     pub owned: Vec<(Uuid, Vec<i32>)>,
+    /// The tasks a StreamsGroupHeartbeat member owns (its last assignment, acknowledged at once
+    /// in its next heartbeat): active, standby and warm-up tasks as (subtopology id, partitions).
+    pub tasks: [Vec<(String, Vec<i32>)>; 3],
+    /// The endpoint-information epoch a StreamsGroupHeartbeat member last got (-1 before).
+    pub endpoint_epoch: i32,
+    /// The process id a StreamsGroupHeartbeat member sends (`process-<name>` unless the script
+    /// puts two members in one process).
+    pub process: String,
 }
 
 /// ConsumerProtocolSubscription bytes (version 3, as `ConsumerProtocol.serializeSubscription`
@@ -156,6 +164,9 @@ impl Ctx {
             generation: -1,
             protocol: None,
             owned: Vec::new(),
+            tasks: Default::default(),
+            endpoint_epoch: -1,
+            process: format!("process-{name}"),
         })
     }
 
@@ -268,6 +279,24 @@ impl Ctx {
                         .iter()
                         .map(|tp| (tp.topic_id, tp.partitions.iter().collect()))
                         .collect();
+                }
+            }
+            Response::StreamsGroupHeartbeat(h) => {
+                if !h.member_id.is_empty() {
+                    self.names.bind(&h.member_id, &m.name);
+                }
+                if h.error_code == 0 {
+                    m.generation = h.member_epoch;
+                    m.endpoint_epoch = h.endpoint_information_epoch;
+                }
+                let lists = [&h.active_tasks, &h.standby_tasks, &h.warmup_tasks];
+                for (owned, got) in m.tasks.iter_mut().zip(lists) {
+                    if let Some(got) = got {
+                        *owned = got
+                            .iter()
+                            .map(|t| (t.subtopology_id.to_string(), t.partitions.iter().collect()))
+                            .collect();
+                    }
                 }
             }
             _ => {}

@@ -6,7 +6,8 @@
 //!   test generated for a ConsumerGroupHeartbeat v1 member, a topic id) is replaced by that name,
 //!   wherever it appears (member ids, leaders, describe results, assignments);
 //! - `throttleTimeMs` is dropped (timing);
-//! - `errorMessage` is dropped (free text; the error code is compared);
+//! - `errorMessage` is dropped (free text; the error code is compared), and so is a streams
+//!   status's `statusDetail` (free text; the status code is compared);
 //! - `clientHost` is dropped (Kafka writes the peer as `/127.0.0.1`, an `InetAddress` string);
 //! - a null `subscribedTopicRegex` is compared as "" (what Kafka 4.4.0 writes for a member
 //!   without a regex);
@@ -64,7 +65,10 @@ impl Names {
             Value::Object(o) => Value::Object(
                 o.into_iter()
                     .filter(|(k, _)| {
-                        !matches!(k.as_str(), "throttleTimeMs" | "errorMessage" | "clientHost")
+                        !matches!(
+                            k.as_str(),
+                            "throttleTimeMs" | "errorMessage" | "clientHost" | "statusDetail"
+                        )
                     })
                     .map(|(k, x)| (k, self.normalise_inner(x)))
                     .collect(),

@@ -29,6 +29,10 @@ pub struct ServerConfig {
     pub session_timeout_ms: Option<i32>,
     /// Initial rebalance delay of streams groups (ms); `None`: Kafka's 3000.
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Standby replicas per stateful task in streams groups (Kafka's
+    /// `group.streams.num.standby.replicas`, at most `group.streams.max.standby.replicas` 2);
+    /// `None`: Kafka's 0.
+    pub streams_num_standby_replicas: Option<i32>,
     /// Smallest session timeout a classic JoinGroup may ask for (ms; Kafka's
     /// `group.min.session.timeout.ms`, default 6000); below it: INVALID_SESSION_TIMEOUT.
     pub group_min_session_timeout_ms: i32,
@@ -75,6 +79,7 @@ impl ServerConfig {
             heartbeat_interval_ms: None,
             session_timeout_ms: None,
             streams_initial_rebalance_delay_ms: None,
+            streams_num_standby_replicas: None,
             group_min_session_timeout_ms: 6000,
             group_max_session_timeout_ms: 1_800_000,
             group_initial_rebalance_delay_ms: 3000,
@@ -172,7 +177,7 @@ impl ServerConfig {
     }
 
     /// The streams-group configuration: Kafka's defaults with this configuration's interval,
-    /// session timeout and initial rebalance delay.
+    /// session timeout, initial rebalance delay and standby replicas.
     ///
     /// # Errors
     /// [`ConfigError`] when the result breaks the coordinator's rules.
@@ -186,6 +191,9 @@ impl ServerConfig {
         }
         if let Some(d) = self.streams_initial_rebalance_delay_ms {
             c.initial_rebalance_delay_ms = d;
+        }
+        if let Some(n) = self.streams_num_standby_replicas {
+            c.num_standby_replicas = n;
         }
         c.validate()?;
         Ok(c)
@@ -306,6 +314,10 @@ pub struct Cli {
     /// Initial rebalance delay of streams groups, in ms (Kafka's default: 3000).
     #[arg(long, value_name = "N")]
     pub streams_initial_rebalance_delay_ms: Option<i32>,
+    /// Standby replicas per stateful task in streams groups (Kafka's
+    /// `group.streams.num.standby.replicas`, default 0, at most 2).
+    #[arg(long, value_name = "N")]
+    pub streams_num_standby_replicas: Option<i32>,
     /// Smallest session timeout of a classic group member, in ms (Kafka's
     /// `group.min.session.timeout.ms`).
     #[arg(long, value_name = "N", default_value_t = 6000)]
@@ -360,6 +372,7 @@ impl Cli {
         c.heartbeat_interval_ms = self.heartbeat_interval_ms;
         c.session_timeout_ms = self.session_timeout_ms;
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
+        c.streams_num_standby_replicas = self.streams_num_standby_replicas;
         c.group_min_session_timeout_ms = self.group_min_session_timeout_ms;
         c.group_max_session_timeout_ms = self.group_max_session_timeout_ms;
         c.group_initial_rebalance_delay_ms = self.group_initial_rebalance_delay_ms;

@@ -18,6 +18,7 @@ mod java;
 mod java_clients;
 mod java_groups;
 mod java_oracle;
+mod java_streams;
 mod json_form;
 mod kafka_oracle;
 mod kip_drafts_fixed;

@@ -50,7 +50,7 @@
 //! Not compared: migration policies other than `bidirectional` (broker-wide; a second broker
 //! would double the start-up time) and `group.max.size`.
 
-mod broker;
+pub(crate) mod broker;
 mod harness;
 mod normalise;
 mod scenarios;

@@ -54,8 +54,8 @@ import org.apache.kafka.streams.ThreadMetadata;
  * <p>Topology: {@code <input>} (sentences) → flatMapValues (lower-cased words) → groupBy(word) (the
  * repartition topic {@code <app>-words-repartition}) → count (the store {@code counts}, changelog
  * {@code <app>-counts-changelog}) → {@code <output>} (word → count as a long). Subtopology 0 reads
- * the input, subtopology 1 the repartition topic. At-least-once, commit interval 100 ms, no record
- * cache (every count update is written to the output).
+ * the input, subtopology 1 the repartition topic. At-least-once, commit interval 100 ms, repartition
+ * purge interval 500 ms, no record cache (every count update is written to the output).
  *
  * <p>Arguments: {@code bootstrap name port stateDir appId input output}; {@code 127.0.0.1:<port>} is
  * the instance's {@code application.server} (port 0: none). Commands (stdin, one a line):
@@ -137,6 +137,9 @@ public final class WordCountInstance {
         p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        // Purge the repartition topic (Admin deleteRecords up to the committed offsets) every 500 ms
+        // instead of every 30 s, so that a short run exercises it.
+        p.put(StreamsConfig.REPARTITION_PURGE_INTERVAL_MS_CONFIG, 500);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);

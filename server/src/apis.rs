@@ -22,8 +22,9 @@
 //! | 22 | InitProducerId | 0-5 | idempotent producers only; v6 (KIP-939) is unstable in Kafka 4.4 |
 //! | 68 | ConsumerGroupHeartbeat | 0-1 | |
 //! | 69 | ConsumerGroupDescribe | 0-1 | |
-//! | 88 | StreamsGroupHeartbeat | 0 | |
-//! | 89 | StreamsGroupDescribe | 0 | |
+//! | 88 | StreamsGroupHeartbeat | 0-1 | v1: int64 AcceptableRecoveryLag, TopologyDescriptionRequired, status 6 |
+//! | 89 | StreamsGroupDescribe | 0-1 | v1: topology description, its status, AssignorName |
+//! | 93 | StreamsGroupTopologyDescriptionUpdate | 0 | KIP-1331: kwire keeps the description itself |
 //!
 //! The lowest versions are Kafka 4.4's (KIP-896 removed older ones). Telemetry (71/72),
 //! transactions (InitProducerId serves idempotent producers; a
@@ -55,8 +56,9 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::InitProducerId, 0, 5),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),
-    (ApiKey::StreamsGroupHeartbeat, 0, 0),
-    (ApiKey::StreamsGroupDescribe, 0, 0),
+    (ApiKey::StreamsGroupHeartbeat, 0, 1),
+    (ApiKey::StreamsGroupDescribe, 0, 1),
+    (ApiKey::StreamsGroupTopologyDescriptionUpdate, 0, 0),
 ];
 
 /// The name of a raw API key: Kafka 4.4's name, or `API key N` for a key Kafka does not define.

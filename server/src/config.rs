@@ -33,6 +33,13 @@ pub struct ServerConfig {
     /// `group.streams.num.standby.replicas`, at most `group.streams.max.standby.replicas` 2);
     /// `None`: Kafka's 0.
     pub streams_num_standby_replicas: Option<i32>,
+    /// Whether streams groups keep topology descriptions (KIP-1331; default true). False answers
+    /// as Kafka 4.4 without a topology description plugin (see
+    /// `StreamsGroupConfig::topology_descriptions`).
+    pub streams_topology_descriptions: bool,
+    /// Kafka's `group.streams.rack.aware.assignment.tags` (default none): client tag keys every
+    /// streams member must carry (status 6 MISSING_CLIENT_TAGS otherwise, v1 heartbeats).
+    pub streams_rack_aware_assignment_tags: Vec<String>,
     /// Smallest session timeout a classic JoinGroup may ask for (ms; Kafka's
     /// `group.min.session.timeout.ms`, default 6000); below it: INVALID_SESSION_TIMEOUT.
     pub group_min_session_timeout_ms: i32,
@@ -80,6 +87,8 @@ impl ServerConfig {
             session_timeout_ms: None,
             streams_initial_rebalance_delay_ms: None,
             streams_num_standby_replicas: None,
+            streams_topology_descriptions: true,
+            streams_rack_aware_assignment_tags: Vec::new(),
             group_min_session_timeout_ms: 6000,
             group_max_session_timeout_ms: 1_800_000,
             group_initial_rebalance_delay_ms: 3000,
@@ -195,6 +204,8 @@ impl ServerConfig {
         if let Some(n) = self.streams_num_standby_replicas {
             c.num_standby_replicas = n;
         }
+        c.topology_descriptions = self.streams_topology_descriptions;
+        c.rack_aware_assignment_tags = self.streams_rack_aware_assignment_tags.clone();
         c.validate()?;
         Ok(c)
     }
@@ -318,6 +329,16 @@ pub struct Cli {
     /// `group.streams.num.standby.replicas`, default 0, at most 2).
     #[arg(long, value_name = "N")]
     pub streams_num_standby_replicas: Option<i32>,
+    /// Do not keep streams topology descriptions: answer StreamsGroupTopologyDescriptionUpdate
+    /// with UNSUPPORTED_VERSION and never ask for them, as Kafka 4.4 without a
+    /// `group.streams.topology.description.plugin` (by default kwire keeps them, KIP-1331).
+    #[arg(long)]
+    pub no_streams_topology_descriptions: bool,
+    /// Client tag keys every streams member must carry, comma-separated (Kafka's
+    /// `group.streams.rack.aware.assignment.tags`; v1 heartbeats lacking one get status 6
+    /// MISSING_CLIENT_TAGS).
+    #[arg(long, value_name = "TAGS", value_delimiter = ',')]
+    pub streams_rack_aware_assignment_tags: Vec<String>,
     /// Smallest session timeout of a classic group member, in ms (Kafka's
     /// `group.min.session.timeout.ms`).
     #[arg(long, value_name = "N", default_value_t = 6000)]
@@ -373,6 +394,8 @@ impl Cli {
         c.session_timeout_ms = self.session_timeout_ms;
         c.streams_initial_rebalance_delay_ms = self.streams_initial_rebalance_delay_ms;
         c.streams_num_standby_replicas = self.streams_num_standby_replicas;
+        c.streams_topology_descriptions = !self.no_streams_topology_descriptions;
+        c.streams_rack_aware_assignment_tags = self.streams_rack_aware_assignment_tags;
         c.group_min_session_timeout_ms = self.group_min_session_timeout_ms;
         c.group_max_session_timeout_ms = self.group_max_session_timeout_ms;
         c.group_initial_rebalance_delay_ms = self.group_initial_rebalance_delay_ms;
@@ -479,6 +502,18 @@ mod tests {
         assert_eq!(c.default_partitions, 4);
         assert!(cli(&["--default-partitions", "0"]).is_err());
         assert!(cli(&["--default-partitions", "100001"]).is_err());
+        // Streams topology descriptions (KIP-1331): kept by default; rack-aware tags: none.
+        let s = c.streams_group_config().unwrap();
+        assert!(s.topology_descriptions && s.rack_aware_assignment_tags.is_empty());
+        let c = cli(&[
+            "--no-streams-topology-descriptions",
+            "--streams-rack-aware-assignment-tags",
+            "zone,cluster",
+        ])
+        .unwrap();
+        let s = c.streams_group_config().unwrap();
+        assert!(!s.topology_descriptions);
+        assert_eq!(s.rack_aware_assignment_tags, ["zone", "cluster"]);
         let c = cli(&[
             "--group-min-session-timeout-ms",
             "100",

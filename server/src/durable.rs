@@ -19,7 +19,7 @@
 //!   N-7-K bytes value, encoded at version 0 (only when flag = 1)
 //! ```
 //!
-//! Record types: 3, 5, 6, 7, 8, 16 are the consumer-group records, 17-22 the streams-group
+//! Record types: 3, 5, 6, 7, 8, 16 are the consumer-group records, 17-22 and 25 the streams-group
 //! records and 23-24 the classic-group records of [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
 //! [`OFFSET_RECORD_TYPE`] (30, `KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`),
 //! [`TOPIC_RECORD_TYPE`] (31, `KwireTopicKey` / `KwireTopicValue`) and
@@ -207,6 +207,7 @@ impl Entry {
                     StreamsRecord::TargetAssignmentMember(k, v) => key_value(k, v),
                     StreamsRecord::TargetAssignmentMetadata(k, v) => key_value(k, v),
                     StreamsRecord::CurrentMemberAssignment(k, v) => key_value(k, v),
+                    StreamsRecord::TopologyDescription(k, v) => key_value(k, v),
                 },
                 Record::Classic(c) => match c {
                     ClassicRecord::GroupMetadata(k, v) => key_value(k, v),
@@ -268,6 +269,7 @@ impl Entry {
             20 => streams!(StreamsRecord::TargetAssignmentMember),
             21 => streams!(StreamsRecord::TargetAssignmentMetadata),
             22 => streams!(StreamsRecord::CurrentMemberAssignment),
+            25 => streams!(StreamsRecord::TopologyDescription),
             23 => classic!(ClassicRecord::GroupMetadata),
             24 => classic!(ClassicRecord::Member),
             _ => return Ok(None),

@@ -19,13 +19,12 @@ use kwire_protocol::generated::consumer_group_heartbeat_request::{
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
 use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
-use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
-use kwire_protocol::generated::join_group_request::JoinGroupRequest;
-use kwire_protocol::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
-use kwire_protocol::generated::sync_group_request::SyncGroupRequest;
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
+use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
 use kwire_protocol::generated::init_producer_id_request::InitProducerIdRequest;
+use kwire_protocol::generated::join_group_request::JoinGroupRequest;
+use kwire_protocol::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
 use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::list_offsets_request::{
     ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic,
@@ -42,6 +41,8 @@ use kwire_protocol::generated::produce_request::{
 };
 use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+use kwire_protocol::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use kwire_protocol::generated::sync_group_request::SyncGroupRequest;
 use kwire_protocol::generated::{ApiKey, Request, Response, ResponseFrame};
 use kwire_protocol::wire::Uuid;
 use tokio::sync::oneshot;
@@ -1068,6 +1069,107 @@ async fn streams_heartbeat_creates_internal_topics() {
     r.stop().await;
 }
 
+/// Kafka 4.4's streams surface end to end: a v1 heartbeat is asked for the topology description
+/// (KIP-1331), the member pushes it with StreamsGroupTopologyDescriptionUpdate (key 93), and
+/// StreamsGroupDescribe v1 returns it, also after a restart on the same data directory.
+#[tokio::test]
+async fn streams_topology_description_is_pushed_described_and_durable() {
+    use kwire_protocol::generated::streams_group_heartbeat_request::{Subtopology, Topology};
+    use kwire_protocol::generated::streams_group_topology_description_update_request::{
+        TopologyDescription, TopologyDescriptionNode, TopologyDescriptionSubtopology,
+    };
+    let dir = temp_dir("description");
+    let mut cfg = config(&[("input", 2)]);
+    cfg.data_dir = Some(dir.clone());
+    cfg.streams_initial_rebalance_delay_ms = Some(0);
+    let r = start(cfg.clone()).await;
+    let mut c = connect(r.addr).await;
+    let req = StreamsGroupHeartbeatRequest {
+        group_id: "app".into(),
+        member_id: "streams-member-1".into(),
+        member_epoch: 0,
+        rebalance_timeout_ms: 30_000,
+        process_id: Some("process-1".into()),
+        topology: Some(Topology {
+            epoch: 0,
+            subtopologies: vec![Subtopology {
+                subtopology_id: "0".into(),
+                source_topics: vec!["input".into()],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        active_tasks: Some(vec![]),
+        standby_tasks: Some(vec![]),
+        warmup_tasks: Some(vec![]),
+        ..Default::default()
+    };
+    let Response::StreamsGroupHeartbeat(hb) = call(&mut c, req, 1).await else {
+        panic!()
+    };
+    assert_eq!(
+        hb.error_code,
+        ErrorCode::None.code(),
+        "{:?}",
+        hb.error_message
+    );
+    assert!(hb.topology_description_required);
+    assert_eq!(hb.acceptable_recovery_lag, 10_000);
+    let push = StreamsGroupTopologyDescriptionUpdateRequest {
+        group_id: "app".into(),
+        member_id: "streams-member-1".into(),
+        topology_epoch: 0,
+        topology_description: TopologyDescription {
+            subtopologies: vec![TopologyDescriptionSubtopology {
+                subtopology_id: "0".into(),
+                nodes: vec![TopologyDescriptionNode {
+                    name: "KSTREAM-SOURCE-0000000000".into(),
+                    node_type: 1,
+                    source_topics: vec!["input".into()],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let Response::StreamsGroupTopologyDescriptionUpdate(u) = call(&mut c, push, 0).await else {
+        panic!()
+    };
+    assert_eq!((u.error_code, u.error_message), (0, None));
+    drop(c);
+    r.stop().await;
+    // Restarted on the same directory: the description was replayed from the log.
+    let r = start(cfg).await;
+    let mut c = connect(r.addr).await;
+    let Response::StreamsGroupDescribe(d) = call(
+        &mut c,
+        StreamsGroupDescribeRequest {
+            group_ids: vec!["app".into()],
+            include_topology_description: true,
+            ..Default::default()
+        },
+        1,
+    )
+    .await
+    else {
+        panic!()
+    };
+    let g = &d.groups[0];
+    assert_eq!(g.error_code, ErrorCode::None.code());
+    assert_eq!(g.topology_description_status, 3);
+    assert_eq!(g.assignor_name.as_deref(), Some("sticky"));
+    let td = g.topology_description.as_ref().expect("description");
+    assert_eq!(
+        &*td.subtopologies[0].nodes[0].name,
+        "KSTREAM-SOURCE-0000000000"
+    );
+    drop(c);
+    r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every advertised (API, version) answers a representative request with a response that
 /// encodes at that version.
 #[tokio::test]
@@ -1243,9 +1345,18 @@ async fn every_advertised_version_encodes() {
                 ApiKey::InitProducerId => init_producer_id(None, -1, -1).into(),
                 ApiKey::StreamsGroupDescribe => StreamsGroupDescribeRequest {
                     group_ids: vec!["sg".into()],
+                    include_topology_description: v >= 1,
                     ..Default::default()
                 }
                 .into(),
+                ApiKey::StreamsGroupTopologyDescriptionUpdate => {
+                    StreamsGroupTopologyDescriptionUpdateRequest {
+                        group_id: "sg".into(),
+                        member_id: "m".into(),
+                        ..Default::default()
+                    }
+                    .into()
+                }
                 other => panic!("{other:?} is in SUPPORTED but has no representative request here"),
             };
             // The request itself must be valid at v (the client side of the check).

@@ -59,6 +59,8 @@ use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
 use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+use crate::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
 use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 use consumer::ConsumerRecord as CRecord;
@@ -509,6 +511,33 @@ impl GroupCoordinator {
             &Others(vec![&self.groups.consumer]),
             req,
         )
+    }
+
+    /// Handles a StreamsGroupTopologyDescriptionUpdate (key 93 v0, KIP-1331, Kafka 4.4): a
+    /// member of a streams group pushes the description of the group's current topology epoch,
+    /// which kwire keeps (record type 25) and StreamsGroupDescribe v1 returns. Errors:
+    /// UNSUPPORTED_VERSION when [`StreamsGroupConfig::topology_descriptions`] is off (Kafka 4.4
+    /// without a description plugin), INVALID_REQUEST (blank ids, another topology epoch, a
+    /// malformed description), GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID; no record on error.
+    pub fn streams_group_topology_description_update(
+        &mut self,
+        _ctx: &RequestContext,
+        req: &StreamsGroupTopologyDescriptionUpdateRequest,
+    ) -> Output<StreamsGroupTopologyDescriptionUpdateResponse> {
+        let (response, record) = streams_manager::topology_description_update(
+            &mut self.streams,
+            &self.groups.streams,
+            &Others(vec![&self.groups.consumer, &self.groups.classic]),
+            req,
+        );
+        let records = record
+            .map(|r| {
+                let r = Record::Streams(r);
+                apply(&mut self.groups, &r);
+                vec![r]
+            })
+            .unwrap_or_default();
+        Output { response, records }
     }
 }
 

@@ -307,6 +307,10 @@ pub mod kwire_streams_group_target_assignment_member_value;
 pub mod kwire_streams_group_target_assignment_metadata_key;
 /// `KwireStreamsGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireStreamsGroupTargetAssignmentMetadataValue.json`.
 pub mod kwire_streams_group_target_assignment_metadata_value;
+/// `KwireStreamsGroupTopologyDescriptionKey` (data), from `schemas/KwireStreamsGroupTopologyDescriptionKey.json`.
+pub mod kwire_streams_group_topology_description_key;
+/// `KwireStreamsGroupTopologyDescriptionValue` (data), from `schemas/KwireStreamsGroupTopologyDescriptionValue.json`.
+pub mod kwire_streams_group_topology_description_value;
 /// `KwireStreamsGroupTopologyKey` (data), from `schemas/KwireStreamsGroupTopologyKey.json`.
 pub mod kwire_streams_group_topology_key;
 /// `KwireStreamsGroupTopologyValue` (data), from `schemas/KwireStreamsGroupTopologyValue.json`.
@@ -633,6 +637,8 @@ pub use kwire_streams_group_target_assignment_member_key::KwireStreamsGroupTarge
 pub use kwire_streams_group_target_assignment_member_value::KwireStreamsGroupTargetAssignmentMemberValue;
 pub use kwire_streams_group_target_assignment_metadata_key::KwireStreamsGroupTargetAssignmentMetadataKey;
 pub use kwire_streams_group_target_assignment_metadata_value::KwireStreamsGroupTargetAssignmentMetadataValue;
+pub use kwire_streams_group_topology_description_key::KwireStreamsGroupTopologyDescriptionKey;
+pub use kwire_streams_group_topology_description_value::KwireStreamsGroupTopologyDescriptionValue;
 pub use kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
 pub use kwire_streams_group_topology_value::KwireStreamsGroupTopologyValue;
 pub use kwire_topic_key::KwireTopicKey;

@@ -22,6 +22,8 @@ use kwire_protocol::generated::streams_group_describe_request::StreamsGroupDescr
 use kwire_protocol::generated::streams_group_describe_response::StreamsGroupDescribeResponse;
 use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+use kwire_protocol::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use kwire_protocol::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
 use kwire_protocol::generated::sync_group_request::SyncGroupRequest;
 use kwire_protocol::generated::ApiKey;
 
@@ -99,7 +101,7 @@ pub fn consumer_group_describe(
     b.coordinator.consumer_group_describe(&context(ctx), r)
 }
 
-/// StreamsGroupHeartbeat v0: [`GroupCoordinator::streams_group_heartbeat`]; the internal topics
+/// StreamsGroupHeartbeat v0-1: [`GroupCoordinator::streams_group_heartbeat`]; the internal topics
 /// it asks for are created here (then [`GroupCoordinator::set_topics`]), so a later heartbeat
 /// finds them.
 ///
@@ -166,13 +168,51 @@ pub fn streams_group_heartbeat(
     out.response
 }
 
-/// StreamsGroupDescribe v0.
+/// StreamsGroupDescribe v0-1.
 pub fn streams_group_describe(
     b: &mut Broker,
     ctx: &Ctx<'_>,
     r: &StreamsGroupDescribeRequest,
 ) -> StreamsGroupDescribeResponse {
     b.coordinator.streams_group_describe(&context(ctx), r)
+}
+
+/// StreamsGroupTopologyDescriptionUpdate v0 (KIP-1331):
+/// [`GroupCoordinator::streams_group_topology_description_update`]; the stored description's
+/// record is written before the answer, a refusal is logged.
+///
+/// [`GroupCoordinator::streams_group_topology_description_update`]: kwire_protocol::coordinator::GroupCoordinator::streams_group_topology_description_update
+pub fn streams_group_topology_description_update(
+    b: &mut Broker,
+    ctx: &Ctx<'_>,
+    r: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> StreamsGroupTopologyDescriptionUpdateResponse {
+    let out = b
+        .coordinator
+        .streams_group_topology_description_update(&context(ctx), r);
+    if out.response.error_code != ErrorCode::None.code() {
+        ctx.refused(
+            ApiKey::StreamsGroupTopologyDescriptionUpdate,
+            format_args!(
+                "streams group {}, member {:?} at topology epoch {}: {}",
+                &*r.group_id,
+                &*r.member_id,
+                r.topology_epoch,
+                Refusal {
+                    code: out.response.error_code,
+                    message: out.response.error_message.as_deref(),
+                }
+            ),
+        );
+    }
+    b.queue_records(
+        out.records,
+        Cause::Request {
+            api: "StreamsGroupTopologyDescriptionUpdate",
+            member_id: &r.member_id,
+        },
+    );
+    out.response
 }
 
 /// A classic request's outcome: its answer if the coordinator gave it at once (handed over by

@@ -23,6 +23,7 @@ use kwire_protocol::error::ErrorCode;
 use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use kwire_protocol::generated::fetch_request::FetchRequest;
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
+use kwire_protocol::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
 use kwire_protocol::generated::{ApiKey, Request, Response};
 use tokio::sync::oneshot;
 
@@ -162,6 +163,9 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
             Request::StreamsGroupDescribe(r) => {
                 Outcome::Respond(groups::streams_group_describe(b, ctx, &r).into())
             }
+            Request::StreamsGroupTopologyDescriptionUpdate(r) => Outcome::Respond(
+                groups::streams_group_topology_description_update(b, ctx, &r).into(),
+            ),
             Request::DescribeGroups(r) => {
                 Outcome::Respond(groups::describe_groups(b, ctx, &r).into())
             }
@@ -245,6 +249,14 @@ fn storage_failure(out: Outcome) -> Outcome {
         ),
         Outcome::Respond(Response::StreamsGroupHeartbeat(_)) => Outcome::Respond(
             StreamsGroupHeartbeatResponse {
+                error_code: ErrorCode::NotCoordinator.code(),
+                error_message: Some(MESSAGE.into()),
+                ..Default::default()
+            }
+            .into(),
+        ),
+        Outcome::Respond(Response::StreamsGroupTopologyDescriptionUpdate(_)) => Outcome::Respond(
+            StreamsGroupTopologyDescriptionUpdateResponse {
                 error_code: ErrorCode::NotCoordinator.code(),
                 error_message: Some(MESSAGE.into()),
                 ..Default::default()

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::description::TopologyDescription;
 use super::tasks::{TaskRole, TasksTuple};
 use super::topology::StreamsTopology;
 
@@ -90,7 +91,7 @@ pub struct Endpoint {
 pub struct StreamsGroupMember {
     /// The member id (always client-generated for streams groups).
     pub member_id: String,
-    /// Static membership id; always `None` while static streams members are refused (D3).
+    /// Static membership id (KIP-345; streams groups accept static members since Kafka 4.4).
     pub instance_id: Option<String>,
     /// Rack, if the member gave one.
     pub rack_id: Option<String>,
@@ -155,6 +156,16 @@ impl StreamsGroupMember {
             && self.client_tags == o.client_tags
     }
 
+    /// Whether what the assignment reads of a member equals `o`'s: topology epoch, rack, client
+    /// tags and process (Kafka 4.4's `hasEpochRelevantMemberConfigChanged`, which decides
+    /// whether a static member's new metadata bumps the group epoch).
+    pub(crate) fn same_assignment_inputs(&self, o: &Self) -> bool {
+        self.topology_epoch == o.topology_epoch
+            && self.rack_id == o.rack_id
+            && self.client_tags == o.client_tags
+            && self.process_id == o.process_id
+    }
+
     /// Whether the current assignment (what the current-assignment record holds) equals `o`'s.
     pub(crate) fn same_assignment(&self, o: &Self) -> bool {
         self.member_epoch == o.member_epoch
@@ -189,6 +200,9 @@ pub struct StreamsGroup {
     pub last_assignment_configs: BTreeMap<String, String>,
     /// The group's topology, once a member has joined with one.
     pub topology: Option<StreamsTopology>,
+    /// The topology description last pushed with StreamsGroupTopologyDescriptionUpdate
+    /// (KIP-1331, record type 25), tagged with the topology epoch it was pushed for.
+    pub topology_description: Option<TopologyDescription>,
     /// Assignment epoch A: the epoch of the last computed target.
     pub assignment_epoch: i32,
     /// Members by id.
@@ -211,6 +225,7 @@ impl StreamsGroup {
             validated_topology_epoch: -1,
             last_assignment_configs: BTreeMap::new(),
             topology: None,
+            topology_description: None,
             assignment_epoch: 0,
             members: BTreeMap::new(),
             targets: BTreeMap::new(),
@@ -222,6 +237,14 @@ impl StreamsGroup {
     /// The topology epoch, or -1 without a topology.
     pub fn topology_epoch(&self) -> i32 {
         self.topology.as_ref().map_or(-1, |t| t.epoch)
+    }
+
+    /// The member holding static instance id `instance_id`, if any (KIP-345 for streams groups,
+    /// Kafka 4.4's `StreamsGroup.staticMember`).
+    pub fn static_member(&self, instance_id: &str) -> Option<&StreamsGroupMember> {
+        self.members
+            .values()
+            .find(|m| m.instance_id.as_deref() == Some(instance_id))
     }
 
     /// The processes holding `(subtopology, partition)` in `role` (assigned or pending revocation).

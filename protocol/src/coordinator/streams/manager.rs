@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::{AssignmentMemberSpec, GroupSpec, SubtopologySpec};
+use super::description::{self, TopologyDescription};
 use super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::reconcile::Reconcile;
 use super::records::{self, StreamsRecord};
@@ -27,6 +28,7 @@ use super::topology::{
 };
 use super::{
     status_codes, StreamsGroupConfig, StreamsGroupOverrides, TaskOffsets, NUM_STANDBY_REPLICAS,
+    RACK_AWARE_ASSIGNMENT_TAGS,
 };
 use crate::coordinator::context::{
     blank, fail, ConfigError, Context, HbError, Others, RequestContext, TopicMetadata,
@@ -43,6 +45,14 @@ use crate::generated::streams_group_heartbeat_request::{
 use crate::generated::streams_group_heartbeat_response::{
     self as hb, StreamsGroupHeartbeatResponse,
 };
+use crate::generated::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest;
+use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
+
+/// First wait (ms) before a group is asked again for its topology description (Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionBackoff`: 30 s, doubling per unanswered ask, at most 1 h).
+pub(crate) const DESCRIPTION_ASK_INITIAL_MS: i64 = 30_000;
+/// Longest wait (ms) between two asks for the same topology epoch's description.
+pub(crate) const DESCRIPTION_ASK_MAX_MS: i64 = 3_600_000;
 
 /// Soft state of a streams group, never in records (D6): rebuilt or reset on load.
 #[derive(Debug, Clone, Default)]
@@ -55,6 +65,9 @@ pub(crate) struct Volatile {
     pub task_offsets: BTreeMap<String, (TaskOffsets, TaskOffsets)>,
     /// The configured topology for the current topology and metadata.
     pub configured: Option<Result<ConfiguredTopology, InvalidTopology>>,
+    /// The last ask for a topology description (KIP-1331): (topology epoch, asks before this one
+    /// for that epoch, time in ms before which no heartbeat asks again).
+    pub description_ask: Option<(i32, u32, i64)>,
 }
 
 fn topology_from_request(t: &req_t::Topology) -> StreamsTopology {
@@ -124,6 +137,53 @@ fn status(code: i8, detail: String) -> hb::Status {
     }
 }
 
+/// The tag keys `rack.aware.assignment.tags` of `configs` names that `m` lacks (Kafka 4.4's
+/// check in `streamsGroupHeartbeat`: the value trimmed, split at commas with the blanks around
+/// them, empty pieces kept), in configured order; `None` when none is missing or no tag is
+/// configured.
+fn missing_client_tags(
+    configs: &BTreeMap<String, String>,
+    m: &StreamsGroupMember,
+) -> Option<Vec<String>> {
+    let value = configs.get(RACK_AWARE_ASSIGNMENT_TAGS)?.trim();
+    if value.is_empty() {
+        return None;
+    }
+    let missing: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !m.client_tags.contains_key(*t))
+        .map(str::to_string)
+        .collect();
+    (!missing.is_empty()).then_some(missing)
+}
+
+/// Whether a heartbeat of group `g` asks for its topology description (KIP-1331; Kafka 4.4's
+/// `StreamsGroupTopologyDescriptionManager.maybeSetTopologyDescriptionRequired` with its backoff):
+/// the group has a topology, no description of its epoch is stored, and no ask for that epoch is
+/// waiting out its backoff (30 s, doubling per ask of the same epoch, at most 1 h; Kafka adds a
+/// ±20 % jitter, kwire does not). Asking arms the next backoff in `vol`.
+fn ask_description(vol: &mut Volatile, g: &StreamsGroup, now_ms: i64) -> bool {
+    let current = g.topology_epoch();
+    if current < 0
+        || g.topology_description
+            .as_ref()
+            .is_some_and(|d| d.epoch == current)
+    {
+        return false;
+    }
+    let attempts = match vol.description_ask {
+        Some((e, _, next)) if e == current && now_ms < next => return false,
+        Some((e, n, _)) if e == current => n.saturating_add(1),
+        _ => 0,
+    };
+    let delay = DESCRIPTION_ASK_INITIAL_MS
+        .saturating_mul(1_i64 << attempts.min(20))
+        .min(DESCRIPTION_ASK_MAX_MS);
+    vol.description_ask = Some((current, attempts, now_ms.saturating_add(delay)));
+    true
+}
+
 /// What the coordinator keeps for streams groups besides their persisted state: the
 /// configuration, the per-group overrides and the soft state of every group.
 #[derive(Debug, Default)]
@@ -163,7 +223,12 @@ impl StreamsSide {
             .num_standby_replicas
             .unwrap_or(self.config.num_standby_replicas)
             .min(self.config.max_standby_replicas);
-        BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())])
+        let mut configs = BTreeMap::from([(NUM_STANDBY_REPLICAS.to_string(), n.to_string())]);
+        let tags = &self.config.rack_aware_assignment_tags;
+        if !tags.is_empty() {
+            configs.insert(RACK_AWARE_ASSIGNMENT_TAGS.to_string(), tags.join(","));
+        }
+        configs
     }
 }
 
@@ -539,13 +604,8 @@ impl StreamsManager<'_> {
     fn validate_streams(
         req: &StreamsGroupHeartbeatRequest,
     ) -> Result<(Option<TaskOffsets>, Option<TaskOffsets>), HbError> {
-        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka 4.2 does not support.
-        if req.instance_id.is_some() {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "Static membership is not yet supported.",
-            );
-        }
+        // docs/coordinator.md, D3 and §2.2 step 1: features Kafka does not support. Static
+        // members are accepted since Kafka 4.4.
         if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
             return fail(
                 ErrorCode::InvalidRequest.code(),
@@ -568,6 +628,12 @@ impl StreamsManager<'_> {
         }
         if blank(&req.group_id) {
             return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+        }
+        if req.instance_id.as_deref().is_some_and(blank) {
+            return fail(
+                ErrorCode::InvalidRequest.code(),
+                "InstanceId can't be empty.",
+            );
         }
         if req.rack_id.as_deref().is_some_and(blank) {
             return fail(ErrorCode::InvalidRequest.code(), "RackId can't be empty.");
@@ -612,10 +678,12 @@ impl StreamsManager<'_> {
                 }
             }
         } else if e == -2 {
-            return fail(
-                ErrorCode::InvalidRequest.code(),
-                "InstanceId can't be null.",
-            );
+            if req.instance_id.is_none() {
+                return fail(
+                    ErrorCode::InvalidRequest.code(),
+                    "InstanceId can't be null.",
+                );
+            }
         } else if e < -2 {
             return fail(
                 ErrorCode::InvalidRequest.code(),
@@ -654,15 +722,45 @@ impl StreamsManager<'_> {
         let Some(g) = self.groups.get(&gid) else {
             return self.streams_missing(&gid);
         };
-        if !g.members.contains_key(&mid) {
-            return fail(
-                ErrorCode::UnknownMemberId.code(),
-                format!("Member {mid} is not a member of group {gid}."),
-            );
-        }
+        let static_leave = match req.instance_id.as_deref() {
+            None => {
+                if !g.members.contains_key(&mid) {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    );
+                }
+                None
+            }
+            // Kafka 4.4's streamsGroupLeave with an instance id: the instance's member must be
+            // the sender; -2 keeps it (a temporary leave), -1 removes it.
+            Some(iid) => {
+                let Some(owner) = g.static_member(iid) else {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    );
+                };
+                Self::check_static_owner(owner, &mid, iid)?;
+                (req.member_epoch == -2).then(|| owner.clone())
+            }
+        };
         if req.shutdown_application {
             let v = self.side.volatile.entry(gid.clone()).or_default();
             v.shutdown_requester.get_or_insert(mid.clone());
+        }
+        if let Some(mut m) = static_leave {
+            // The member stays with its tasks at epoch -2 until it rejoins with the same instance
+            // id or its session times out; nothing is pending revocation any more.
+            m.member_epoch = -2;
+            m.pending_revocation = TasksTuple::default();
+            self.emit(records, StreamsRecord::current(&gid, &m));
+            return Ok(StreamsGroupHeartbeatResponse {
+                member_id: mid.into(),
+                member_epoch: -2,
+                status: Some(Vec::new()),
+                ..Default::default()
+            });
         }
         self.fence_member(&gid, &mid, records);
         Ok(StreamsGroupHeartbeatResponse {
@@ -721,6 +819,25 @@ impl StreamsManager<'_> {
                     ),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// Kafka 4.4's throwIfInstanceIdIsFenced: FENCED_INSTANCE_ID when the instance id belongs to
+    /// another member id.
+    fn check_static_owner(
+        owner: &StreamsGroupMember,
+        member_id: &str,
+        instance_id: &str,
+    ) -> Result<(), HbError> {
+        if owner.member_id != member_id {
+            return fail(
+                ErrorCode::FencedInstanceId.code(),
+                format!(
+                    "Static member {member_id} with instance id {instance_id} was fenced by member {}.",
+                    owner.member_id
+                ),
+            );
         }
         Ok(())
     }
@@ -790,7 +907,7 @@ impl StreamsManager<'_> {
         create: &mut Vec<CreatableTopic>,
     ) -> Result<StreamsGroupHeartbeatResponse, HbError> {
         let (offsets, end_offsets) = Self::validate_streams(req)?;
-        if req.member_epoch == -1 {
+        if req.member_epoch == -1 || req.member_epoch == -2 {
             return self.streams_leave(req, records);
         }
         let gid = req.group_id.to_string();
@@ -816,7 +933,15 @@ impl StreamsManager<'_> {
             .get(&gid, "", Slot::InitialRebalanceDelay)
             .map(|t| t.0);
         let g = draft.group();
-        if epoch == 0 && g.members.len() >= self.side.config.max_size as usize {
+        let instance_id = req.instance_id.as_deref();
+        // Kafka 4.4's throwIfStreamsGroupIsFull: a static member replacing its instance and a
+        // member already in the group do not count.
+        let static_known = instance_id.is_some_and(|i| g.static_member(i).is_some());
+        if epoch == 0
+            && !static_known
+            && !g.members.contains_key(&mid)
+            && g.members.len() >= self.side.config.max_size as usize
+        {
             return fail(
                 ErrorCode::GroupMaxSizeReached.code(),
                 format!(
@@ -826,22 +951,63 @@ impl StreamsManager<'_> {
             );
         }
         let owned = owned_of(req);
-        let base = match g.members.get(&mid) {
-            Some(m) => {
-                if epoch != 0 {
-                    Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+        // The static member this join replaces (Kafka 4.4's getOrMaybeCreateStaticStreamsGroupMember).
+        let mut replaced: Option<(String, TasksTuple)> = None;
+        let base = match instance_id {
+            None => match g.members.get(&mid) {
+                Some(m) => {
+                    if epoch != 0 {
+                        Self::check_streams_epoch(m, epoch, owned.as_ref())?;
+                    }
+                    m.clone()
                 }
-                m.clone()
-            }
-            None if epoch == 0 => StreamsGroupMember::new(&mid),
-            None => {
-                return fail(
-                    ErrorCode::UnknownMemberId.code(),
-                    format!("Member {mid} is not a member of group {gid}."),
-                )
-            }
+                None if epoch == 0 => StreamsGroupMember::new(&mid),
+                None => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Member {mid} is not a member of group {gid}."),
+                    )
+                }
+            },
+            Some(iid) => match (g.static_member(iid), epoch) {
+                (None, 0) => g
+                    .members
+                    .get(&mid)
+                    .cloned()
+                    .unwrap_or_else(|| StreamsGroupMember::new(&mid)),
+                (Some(old), 0) => {
+                    if old.member_epoch != -2 {
+                        return fail(
+                            ErrorCode::UnreleasedInstanceId.code(),
+                            format!(
+                                "Static member {mid} with instance id {iid} cannot join the group because the instance id is owned by {} member.",
+                                old.member_id
+                            ),
+                        );
+                    }
+                    // The new member takes over the old one's metadata, tasks and target.
+                    let mut m = old.clone();
+                    m.member_id = mid.clone();
+                    m.member_epoch = 0;
+                    m.previous_member_epoch = 0;
+                    let target = g.targets.get(&old.member_id).cloned().unwrap_or_default();
+                    replaced = Some((old.member_id.clone(), target));
+                    m
+                }
+                (None, _) => {
+                    return fail(
+                        ErrorCode::UnknownMemberId.code(),
+                        format!("Instance id {iid} is unknown."),
+                    )
+                }
+                (Some(old), _) => {
+                    Self::check_static_owner(old, &mid, iid)?;
+                    Self::check_streams_epoch(old, epoch, owned.as_ref())?;
+                    old.clone()
+                }
+            },
         };
-        let is_new_member = !g.members.contains_key(&mid);
+        let is_new_member = !g.members.contains_key(&mid) && replaced.is_none();
         if base.state == StreamsMemberState::Unknown && owned.as_ref().is_none_or(|o| !o.is_empty())
         {
             return fail(
@@ -852,6 +1018,9 @@ impl StreamsManager<'_> {
         let was_empty = g.members.is_empty();
         // docs/coordinator.md §2.4 step 1: the updated member; null means unchanged.
         let mut u = base.clone();
+        if let Some(i) = instance_id {
+            u.instance_id = Some(i.to_string());
+        }
         if let Some(r) = &req.rack_id {
             u.rack_id = Some(r.to_string());
         }
@@ -885,9 +1054,21 @@ impl StreamsManager<'_> {
             }
         }
         let mut bump = false;
+        // Kafka 4.4's replaceStreamsMember: the old static member's records go, the new member
+        // is written with the old one's metadata, target and tasks (member epoch 0).
+        if let Some((old_id, target)) = &replaced {
+            draft.write(StreamsRecord::current_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::target_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata_tombstone(&gid, old_id));
+            draft.write(StreamsRecord::member_metadata(&gid, &base));
+            draft.write(StreamsRecord::target(&gid, &mid, target));
+            draft.write(StreamsRecord::current(&gid, &base));
+        }
         if is_new_member || !u.same_metadata(&base) {
             draft.write(StreamsRecord::member_metadata(&gid, &u));
-            bump = true;
+            // Kafka 4.4: a static member's metadata bumps the group epoch only when what the
+            // assignment reads changed (topology epoch, rack, client tags, process).
+            bump = instance_id.is_none() || !u.same_assignment_inputs(&base);
         }
         if let Some(t) = &adopted {
             draft.write(StreamsRecord::topology(&gid, t));
@@ -986,6 +1167,12 @@ impl StreamsManager<'_> {
             apply(self.groups, &r);
             records.push(r);
         }
+        if let Some((old_id, _)) = replaced.as_ref().filter(|(o, _)| *o != mid) {
+            self.ctx.timers.cancel_member(&gid, old_id);
+            if let Some(v) = self.side.volatile.get_mut(&gid) {
+                v.task_offsets.remove(old_id);
+            }
+        }
         let timers = &mut self.ctx.timers;
         match delay_deadline {
             Some(d) => timers.arm(&gid, "", TimerKind::InitialRebalanceDelay, d),
@@ -1057,14 +1244,35 @@ impl StreamsManager<'_> {
                 format!("Streams group member {who} encountered a fatal error and requested a shutdown for the entire application."),
             ));
         }
+        // Kafka 4.4 (KAFKA-20744): the client tags rack-aware placement needs, at v1+ only.
+        if ctx.api_version >= 1 {
+            if let Some(missing) = missing_client_tags(&configs, &next) {
+                statuses.push(status(status_codes::MISSING_CLIENT_TAGS, format!(
+                    "Missing required client tags for rack-aware standby assignment: [{}]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
+                    missing.join(", ")
+                )));
+            }
+        }
+        // KIP-1331: ask for the description of the group's topology when none is stored.
+        let stale = statuses
+            .iter()
+            .any(|s| s.status_code == status_codes::STALE_TOPOLOGY);
+        let description_required = ctx.api_version >= 1
+            && self.side.config.topology_descriptions
+            && !stale
+            && ask_description(vol, g, now_ms);
         let endpoints = (req.endpoint_information_epoch != vol.endpoint_information_epoch)
             .then(|| Self::endpoints(g, configured.as_ref(), &mid, &self.ctx.topics));
         let response = StreamsGroupHeartbeatResponse {
             member_id: mid.clone().into(),
             member_epoch: next.member_epoch,
             heartbeat_interval_ms: interval,
-            acceptable_recovery_lag_legacy: i32::try_from(self.side.config.acceptable_recovery_lag)
-                .unwrap_or(i32::MAX),
+            // v0 only (the field is not in v1, and not ignorable): the int32 form, saturated.
+            acceptable_recovery_lag_legacy: if ctx.api_version == 0 {
+                i32::try_from(self.side.config.acceptable_recovery_lag).unwrap_or(i32::MAX)
+            } else {
+                0
+            },
             acceptable_recovery_lag: self.side.config.acceptable_recovery_lag,
             task_offset_interval_ms: self.side.config.task_offset_interval_ms,
             status: Some(statuses),
@@ -1077,6 +1285,7 @@ impl StreamsManager<'_> {
                 0
             },
             partitions_by_user_endpoint: endpoints,
+            topology_description_required: description_required,
             ..Default::default()
         };
         Ok(response)
@@ -1185,7 +1394,7 @@ pub(crate) fn describe(
     let groups = req
         .group_ids
         .iter()
-        .map(|id| describe_group(side, groups, others, id))
+        .map(|id| describe_group(side, groups, others, id, req.include_topology_description))
         .collect();
     StreamsGroupDescribeResponse {
         throttle_time_ms: 0,
@@ -1199,6 +1408,7 @@ fn describe_group(
     groups: &StreamsGroups,
     others: &Others<'_>,
     id: &crate::wire::KStr,
+    include_description: bool,
 ) -> describe::DescribedGroup {
     let error = |code, msg: Option<String>| describe::DescribedGroup {
         group_id: id.clone(),
@@ -1310,6 +1520,15 @@ fn describe_group(
     };
     let empty = TasksTuple::default();
     let no_offsets = (TaskOffsets::new(), TaskOffsets::new());
+    // KIP-1331 (v1): the stored description when asked for and of the current topology epoch.
+    let stored = g.topology_description.as_ref().filter(|d| {
+        side.config.topology_descriptions && Some(d.epoch) == topology.as_ref().map(|t| t.epoch)
+    });
+    let (description_status, topology_description) = match (include_description, stored) {
+        (false, _) => (description::STATUS_NOT_REQUESTED, None),
+        (true, None) => (description::STATUS_NOT_STORED, None),
+        (true, Some(d)) => (description::STATUS_AVAILABLE, Some(d.to_describe())),
+    };
     describe::DescribedGroup {
         error_code: ErrorCode::None.code(),
         error_message: None,
@@ -1358,6 +1577,94 @@ fn describe_group(
             })
             .collect(),
         authorized_operations: i32::MIN,
+        topology_description,
+        topology_description_status: description_status,
+        assignor_name: Some(side.config.assignor.name().to_string().into()),
         ..Default::default()
     }
+}
+
+/// Handles a StreamsGroupTopologyDescriptionUpdate (key 93 v0, KIP-1331; Kafka 4.4's
+/// `GroupCoordinatorService.streamsGroupTopologyDescriptionUpdate` with kwire as its own plugin):
+/// UNSUPPORTED_VERSION when descriptions are off ([`StreamsGroupConfig::topology_descriptions`]);
+/// INVALID_REQUEST for a blank member or group id; GROUP_ID_NOT_FOUND for a missing group or one
+/// of another type; UNKNOWN_MEMBER_ID for a member not in the group; INVALID_REQUEST when the
+/// epoch is not the group's topology epoch or the description is malformed
+/// ([`TopologyDescription::from_update`]). Otherwise the description is stored: the returned
+/// record (type 25) replaces any earlier one, and the group is no longer asked for it.
+pub(crate) fn topology_description_update(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> (
+    StreamsGroupTopologyDescriptionUpdateResponse,
+    Option<StreamsRecord>,
+) {
+    match description_update_inner(side, groups, others, req) {
+        Ok(r) => (
+            StreamsGroupTopologyDescriptionUpdateResponse::default(),
+            Some(r),
+        ),
+        Err(e) => (
+            StreamsGroupTopologyDescriptionUpdateResponse {
+                error_code: e.code,
+                error_message: e.message.map(Into::into),
+                ..Default::default()
+            },
+            None,
+        ),
+    }
+}
+
+fn description_update_inner(
+    side: &mut StreamsSide,
+    groups: &StreamsGroups,
+    others: &Others<'_>,
+    req: &StreamsGroupTopologyDescriptionUpdateRequest,
+) -> Result<StreamsRecord, HbError> {
+    if !side.config.topology_descriptions {
+        return fail(
+            ErrorCode::UnsupportedVersion.code(),
+            "The broker has no streams group topology description plugin configured.",
+        );
+    }
+    if blank(&req.member_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "MemberId can't be empty.");
+    }
+    if blank(&req.group_id) {
+        return fail(ErrorCode::InvalidRequest.code(), "GroupId can't be empty.");
+    }
+    let (gid, mid) = (&*req.group_id, &*req.member_id);
+    let Some(g) = groups.get(gid) else {
+        let msg = if others.hold(gid) {
+            format!("Group {gid} is not a streams group.")
+        } else {
+            format!("Group {gid} not found.")
+        };
+        return fail(ErrorCode::GroupIdNotFound.code(), msg);
+    };
+    if !g.members.contains_key(mid) {
+        return fail(
+            ErrorCode::UnknownMemberId.code(),
+            format!("Member {mid} is not a member of group {gid}."),
+        );
+    }
+    let current = g.topology_epoch();
+    if req.topology_epoch != current {
+        return fail(
+            ErrorCode::InvalidRequest.code(),
+            format!(
+                "Topology epoch {} does not match the group's current topology epoch {current}.",
+                req.topology_epoch
+            ),
+        );
+    }
+    let d = TopologyDescription::from_update(req.topology_epoch, &req.topology_description)?;
+    if let Some(v) = side.volatile.get_mut(gid) {
+        if v.description_ask.is_some_and(|(e, _, _)| e == current) {
+            v.description_ask = None;
+        }
+    }
+    Ok(d.to_record(gid))
 }

@@ -1,13 +1,15 @@
 //! KIP-1071 streams groups: tasks, topology, state, records, replay, reconciliation, the sticky
-//! task assignor and the manager that answers `StreamsGroupHeartbeat` (key 88, v0) and
-//! `StreamsGroupDescribe` (key 89, v0) for the [coordinator](super).
+//! task assignor and the manager that answers `StreamsGroupHeartbeat` (key 88, v0-1),
+//! `StreamsGroupDescribe` (key 89, v0-1) and `StreamsGroupTopologyDescriptionUpdate` (key 93, v0,
+//! KIP-1331; [`description`]) for the [coordinator](super).
 //!
 //! Behaviour: docs/coordinator.md §2 (the coordinator module docs; Kafka 4.2's
 //! `GroupMetadataManager.streamsGroupHeartbeat`, `StreamsTopology`, `InternalTopicManager` and
-//! `StickyTaskAssignor`) with kwire's departures D1 (a join with topology epoch EG + 1 moves the
-//! group onto the new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up
-//! tasks and static members refused as in 4.2), D6 (records and replay) and D7. Streams and
-//! consumer groups share one group-id namespace.
+//! `StickyTaskAssignor`, with Kafka 4.4's v1 surface, topology descriptions and static members in
+//! §2.11) with kwire's departures D1 (a join with topology epoch EG + 1 moves the group onto the
+//! new topology), D2 (task offsets accepted and shown in describe), D3 (warm-up tasks refused as
+//! in 4.2), D6 (records and replay) and D7. Streams and consumer groups share one group-id
+//! namespace.
 //!
 //! A heartbeat writes into a draft and applies its records only when it succeeds, so a failed
 //! heartbeat writes nothing (`manager`). The topics a topology needs but metadata lacks come
@@ -18,6 +20,7 @@
 //! `context` and `timers`.
 
 pub mod assignor;
+pub mod description;
 pub mod group;
 pub(crate) mod manager;
 mod reconcile;
@@ -25,7 +28,6 @@ pub mod records;
 mod replay;
 pub mod tasks;
 pub mod topology;
-
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -55,10 +57,16 @@ pub mod status_codes {
     pub const SHUTDOWN_APPLICATION: i8 = 4;
     /// The initial rebalance delay is running.
     pub const ASSIGNMENT_DELAYED: i8 = 5;
+    /// The member lacks a client tag that `rack.aware.assignment.tags` names (Kafka 4.4,
+    /// KAFKA-20744); sent only to v1+ heartbeats.
+    pub const MISSING_CLIENT_TAGS: i8 = 6;
 }
 
 /// The assignment-config key of the standby count (Kafka's `num.standby.replicas`).
 pub const NUM_STANDBY_REPLICAS: &str = "num.standby.replicas";
+/// The assignment-config key of the client tags rack-aware standby placement uses (Kafka's
+/// `rack.aware.assignment.tags`, comma-separated; absent when no tag is configured).
+pub const RACK_AWARE_ASSIGNMENT_TAGS: &str = "rack.aware.assignment.tags";
 
 /// Broker-level streams-group configuration (docs/coordinator.md §2.9), with Kafka's defaults.
 #[derive(Debug, Clone)]
@@ -81,8 +89,19 @@ pub struct StreamsGroupConfig {
     pub acceptable_recovery_lag: i64,
     /// `TaskOffsetIntervalMs` sent in every response (docs/coordinator.md, D2: 60000).
     pub task_offset_interval_ms: i32,
-    /// The task assignor (Kafka has only `sticky`; tests may install their own).
+    /// The task assignor (Kafka has only `sticky`; tests may install their own). Its name is
+    /// StreamsGroupDescribe v1's `AssignorName`.
     pub assignor: Arc<dyn TaskAssignor>,
+    /// `group.streams.rack.aware.assignment.tags` (default none): client tag keys every member
+    /// must carry; stored in the assignment configs as [`RACK_AWARE_ASSIGNMENT_TAGS`] and checked
+    /// by v1 heartbeats (status [`status_codes::MISSING_CLIENT_TAGS`], Kafka 4.4).
+    pub rack_aware_assignment_tags: Vec<String>,
+    /// Whether kwire keeps topology descriptions (KIP-1331, default true): heartbeats v1 set
+    /// `TopologyDescriptionRequired`, StreamsGroupTopologyDescriptionUpdate stores the
+    /// description in a record and StreamsGroupDescribe v1 returns it. False answers as Kafka
+    /// 4.4 without a `group.streams.topology.description.plugin` (its default): never required,
+    /// key 93 refused with UNSUPPORTED_VERSION, describe's status NOT_STORED.
+    pub topology_descriptions: bool,
 }
 
 impl Default for StreamsGroupConfig {
@@ -97,6 +116,8 @@ impl Default for StreamsGroupConfig {
             acceptable_recovery_lag: 10000,
             task_offset_interval_ms: 60000,
             assignor: Arc::new(StickyTaskAssignor),
+            rack_aware_assignment_tags: Vec::new(),
+            topology_descriptions: true,
         }
     }
 }

@@ -24,6 +24,8 @@ use crate::generated::kwire_streams_group_target_assignment_member_value::{
 };
 use crate::generated::kwire_streams_group_target_assignment_metadata_key::KwireStreamsGroupTargetAssignmentMetadataKey;
 use crate::generated::kwire_streams_group_target_assignment_metadata_value::KwireStreamsGroupTargetAssignmentMetadataValue;
+use crate::generated::kwire_streams_group_topology_description_key::KwireStreamsGroupTopologyDescriptionKey;
+use crate::generated::kwire_streams_group_topology_description_value::KwireStreamsGroupTopologyDescriptionValue;
 use crate::generated::kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
 use crate::generated::kwire_streams_group_topology_value::{
     self as topology_value, KwireStreamsGroupTopologyValue,
@@ -67,11 +69,18 @@ pub enum StreamsRecord {
         KwireStreamsGroupCurrentMemberAssignmentKey,
         Option<KwireStreamsGroupCurrentMemberAssignmentValue>,
     ),
+    /// The topology description a member pushed with StreamsGroupTopologyDescriptionUpdate
+    /// (type 25, KIP-1331); the tombstone forgets it.
+    TopologyDescription(
+        KwireStreamsGroupTopologyDescriptionKey,
+        Option<KwireStreamsGroupTopologyDescriptionValue>,
+    ),
 }
 
 impl StreamsRecord {
     /// kwire's record-type number (D6): 17 group metadata, 18 topology, 19 member metadata,
-    /// 20 member target, 21 assignment epoch, 22 current member assignment.
+    /// 20 member target, 21 assignment epoch, 22 current member assignment, 25 topology
+    /// description (23 and 24 are the classic-group records).
     pub fn record_type(&self) -> i16 {
         match self {
             StreamsRecord::GroupMetadata(..) => 17,
@@ -80,6 +89,7 @@ impl StreamsRecord {
             StreamsRecord::TargetAssignmentMember(..) => 20,
             StreamsRecord::TargetAssignmentMetadata(..) => 21,
             StreamsRecord::CurrentMemberAssignment(..) => 22,
+            StreamsRecord::TopologyDescription(..) => 25,
         }
     }
 
@@ -92,6 +102,7 @@ impl StreamsRecord {
             StreamsRecord::TargetAssignmentMember(k, _) => &k.group_id,
             StreamsRecord::TargetAssignmentMetadata(k, _) => &k.group_id,
             StreamsRecord::CurrentMemberAssignment(k, _) => &k.group_id,
+            StreamsRecord::TopologyDescription(k, _) => &k.group_id,
         }
     }
 
@@ -104,6 +115,7 @@ impl StreamsRecord {
             StreamsRecord::TargetAssignmentMember(_, v) => v.is_none(),
             StreamsRecord::TargetAssignmentMetadata(_, v) => v.is_none(),
             StreamsRecord::CurrentMemberAssignment(_, v) => v.is_none(),
+            StreamsRecord::TopologyDescription(_, v) => v.is_none(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! streams-group record types, KIP-1071). The coordinator changes streams-group state only
 //! through [`apply`], so the state it holds is, by construction, what [`replay`] rebuilds.
 
+use super::description::TopologyDescription;
 use super::group::{StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::records::{self, StreamsRecord};
 use super::tasks::TasksTuple;
@@ -32,6 +33,17 @@ pub fn apply(groups: &mut StreamsGroups, record: &StreamsRecord) {
                 .map(|kv| (kv.key.to_string(), kv.value.to_string()))
                 .collect();
         }
+        StreamsRecord::TopologyDescription(_, v) => match v {
+            Some(v) => {
+                group_mut(groups, &gid).topology_description =
+                    Some(TopologyDescription::from_record(v));
+            }
+            None => {
+                if let Some(g) = groups.get_mut(&gid) {
+                    g.topology_description = None;
+                }
+            }
+        },
         StreamsRecord::Topology(_, v) => {
             let topology = v.as_ref().map(records::topology_from_record);
             group_mut(groups, &gid).topology = topology;

@@ -12,3 +12,4 @@ mod classic_sim;
 mod migration_scenarios;
 mod streams_scenarios;
 mod streams_sim;
+mod streams_v1_scenarios;

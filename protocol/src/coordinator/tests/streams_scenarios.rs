@@ -386,11 +386,11 @@ fn s37_validation() {
         ),
         (
             rq::StreamsGroupHeartbeatRequest {
-                instance_id: Some("i".to_string().into()),
+                instance_id: Some(" ".to_string().into()),
                 ..join("m", "p", t.clone())
             },
             42,
-            "Static membership is not yet supported.",
+            "InstanceId can't be empty.",
         ),
         (
             rq::StreamsGroupHeartbeatRequest {

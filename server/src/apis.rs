@@ -19,7 +19,11 @@
 //! | 42 | DeleteGroups | 0-3 | every group type, with the group's committed offsets |
 //! | 18 | ApiVersions | 0-4 | response header v0 always; above 4: UNSUPPORTED_VERSION in the v0 layout |
 //! | 19 | CreateTopics | 2-7 | |
+//! | 21 | DeleteRecords | 0-2 | the log start offset moves; POLICY_VIOLATION for a topic without `cleanup.policy=delete` |
 //! | 22 | InitProducerId | 0-5 | idempotent producers only; v6 (KIP-939) is unstable in Kafka 4.4 |
+//! | 32 | DescribeConfigs | 1-4 | topics (Kafka 4.4's defaults, CreateTopics' configs), broker 1, groups; other resource types INVALID_REQUEST |
+//! | 60 | DescribeCluster | 0-2 | this broker; endpoint type 2 MISMATCHED_ENDPOINT_TYPE, others UNSUPPORTED_ENDPOINT_TYPE |
+//! | 75 | DescribeTopicPartitions | 0 | name order, cursor, partition limit (1 to 2000) |
 //! | 68 | ConsumerGroupHeartbeat | 0-1 | |
 //! | 69 | ConsumerGroupDescribe | 0-1 | |
 //! | 88 | StreamsGroupHeartbeat | 0-1 | v1: int64 AcceptableRecoveryLag, TopologyDescriptionRequired, status 6 |
@@ -53,6 +57,10 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteGroups, 0, 3),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
+    (ApiKey::DeleteRecords, 0, 2),
+    (ApiKey::DescribeConfigs, 1, 4),
+    (ApiKey::DescribeCluster, 0, 2),
+    (ApiKey::DescribeTopicPartitions, 0, 0),
     (ApiKey::InitProducerId, 0, 5),
     (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::ConsumerGroupDescribe, 0, 1),

@@ -5,7 +5,8 @@
 //! Both fields lie before the CRC-32C, which covers the batch from the attributes field (byte 21)
 //! on, so rewriting them keeps the batch valid. Records are kept in memory only: a log starts
 //! empty at its log start offset (0, or after a restart with `--data` the end offset the partition
-//! had, so that offsets are never reused), nothing is ever deleted, and the high watermark, the
+//! had, so that offsets are never reused), DeleteRecords moves the log start offset up (dropping
+//! the batches wholly below it), and the high watermark, the
 //! last stable offset and the next offset are one number. Each partition also holds the state of
 //! its idempotent producers ([`crate::producers`]), which lives and dies with its records.
 
@@ -48,6 +49,10 @@ pub struct StoredBatch {
 pub struct PartitionLog {
     batches: Vec<StoredBatch>,
     log_start: i64,
+    /// (timestamp, offset) of the record with the largest timestamp among the batches
+    /// DeleteRecords dropped: ListOffsets MAX_TIMESTAMP still finds it, as Kafka's does while the
+    /// record's segment exists (its active segment is never deleted).
+    deleted_max_timestamp: Option<(i64, i64)>,
     next_offset: i64,
     bytes: usize,
     producers: ProducerStates,
@@ -327,6 +332,7 @@ impl PartitionLog {
         PartitionLog {
             batches: Vec::new(),
             log_start: offset,
+            deleted_max_timestamp: None,
             next_offset: offset,
             bytes: 0,
             producers: ProducerStates::default(),
@@ -340,6 +346,32 @@ impl PartitionLog {
 
     /// The first offset of the log (earlier offsets are out of range).
     pub fn log_start_offset(&self) -> i64 {
+        self.log_start
+    }
+
+    /// Moves the log start offset up to `offset`, as Kafka's `UnifiedLog.maybeIncrementLogStartOffset`
+    /// does for DeleteRecords: offsets below it become out of range for Fetch, ListOffsets
+    /// EARLIEST (-2) answers it, and the batches that lie wholly below it are dropped (Kafka
+    /// deletes such segments at its next retention check). A batch holding the new log start
+    /// offset is kept whole: a fetch from there returns it, as Kafka returns the batch that holds
+    /// the fetch offset. An `offset` at or below the current log start offset changes nothing.
+    /// The caller checks `offset <= high watermark` (Kafka's OFFSET_OUT_OF_RANGE).
+    ///
+    /// Returns the log start offset afterwards (Kafka's low watermark).
+    pub fn delete_records_before(&mut self, offset: i64) -> i64 {
+        let offset = offset.min(self.next_offset);
+        if offset > self.log_start {
+            self.log_start = offset;
+            let gone = self.batches.partition_point(|b| b.last_offset < offset);
+            if let Some((ts, o)) = max_timestamp_of(&self.batches[..gone]) {
+                if self.deleted_max_timestamp.is_none_or(|(t, _)| ts > t) {
+                    self.deleted_max_timestamp = Some((ts, o));
+                }
+            }
+            let freed: usize = self.batches[..gone].iter().map(|b| b.data.len()).sum();
+            self.batches.drain(..gone);
+            self.bytes -= freed;
+        }
         self.log_start
     }
 
@@ -472,38 +504,61 @@ impl PartitionLog {
     /// ListOffsets by timestamp: the first record whose timestamp is at least `ts` and that
     /// timestamp (read inside the batch, compressed or not; the batch's base offset and max
     /// timestamp when it cannot be read); `None` when no record is that late.
+    ///
+    /// Records below the log start offset ([`PartitionLog::delete_records_before`]) are skipped,
+    /// as Kafka's `LogSegment.findOffsetByTimestamp` starts at the log start offset.
     pub fn offset_for_timestamp(&self, ts: i64) -> Option<(i64, i64)> {
-        let b = self.batches.iter().find(|b| b.max_timestamp >= ts)?;
-        Some(match record_at_or_after(b, |t| t >= ts) {
-            Some((t, o)) => (o, t),
-            None => (b.base_offset, b.max_timestamp),
-        })
+        let start = self.log_start;
+        for b in self
+            .batches
+            .iter()
+            .filter(|b| b.max_timestamp >= ts && b.last_offset >= start)
+        {
+            if b.base_offset >= start {
+                return Some(match record_at_or_after(b, |t, _| t >= ts) {
+                    Some((t, o)) => (o, t),
+                    None => (b.base_offset, b.max_timestamp),
+                });
+            }
+            if let Some((t, o)) = record_at_or_after(b, |t, o| t >= ts && o >= start) {
+                return Some((o, t));
+            }
+        }
+        None
     }
 
     /// ListOffsets MAX_TIMESTAMP (-3): the first record with the largest timestamp and that
-    /// timestamp; `None` for an empty log.
+    /// timestamp; `None` for a log that never held a record. As in Kafka, records below the log
+    /// start offset count (Kafka reads the segments' largest timestamps, and DeleteRecords does
+    /// not remove the active segment).
     pub fn max_timestamp(&self) -> Option<(i64, i64)> {
-        let mut best: Option<&StoredBatch> = None;
-        for b in &self.batches {
-            if best.is_none_or(|x| b.max_timestamp > x.max_timestamp) {
-                best = Some(b);
-            }
-        }
-        let b = best?;
-        let max = b.max_timestamp;
-        Some(
-            record_at_or_after(b, |t| t == max)
-                .map(|(t, o)| (o, t))
-                .unwrap_or((b.last_offset, max)),
-        )
+        let kept = max_timestamp_of(&self.batches);
+        let best = match (self.deleted_max_timestamp, kept) {
+            (Some(d), Some(k)) => Some(if k.0 > d.0 { k } else { d }),
+            (d, k) => d.or(k),
+        };
+        best.map(|(t, o)| (o, t))
     }
 }
 
-/// The (timestamp, offset) of the first record of a batch whose timestamp satisfies `pred`
+/// (timestamp, offset) of the first record with the largest timestamp in `batches`.
+fn max_timestamp_of(batches: &[StoredBatch]) -> Option<(i64, i64)> {
+    let mut best: Option<&StoredBatch> = None;
+    for b in batches {
+        if best.is_none_or(|x| b.max_timestamp > x.max_timestamp) {
+            best = Some(b);
+        }
+    }
+    let b = best?;
+    let max = b.max_timestamp;
+    Some(record_at_or_after(b, |t, _| t == max).unwrap_or((max, b.last_offset)))
+}
+
+/// The (timestamp, offset) of the first record of a batch whose (timestamp, offset) satisfies `pred`
 /// (a compressed batch is decompressed, within [`DecodeOptions`]' default limit, as Kafka's
 /// `LogSegment.findOffsetByTimestamp` reads inside batches); `None` for no match or a batch that
 /// cannot be read.
-fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i64, i64)> {
+fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64, i64) -> bool) -> Option<(i64, i64)> {
     let batch = RecordSetRef::new(&b.data).batches().next()?.ok()?;
     let h = batch.header();
     let mut buf = Vec::new();
@@ -514,8 +569,9 @@ fn record_at_or_after(b: &StoredBatch, pred: impl Fn(i64) -> bool) -> Option<(i6
     for r in records {
         let r = r.ok()?;
         let ts = h.base_timestamp.wrapping_add(r.timestamp_delta);
-        if pred(ts) {
-            return Some((ts, h.base_offset + i64::from(r.offset_delta)));
+        let offset = h.base_offset + i64::from(r.offset_delta);
+        if pred(ts, offset) {
+            return Some((ts, offset));
         }
     }
     None

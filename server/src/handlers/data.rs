@@ -278,7 +278,8 @@ fn partition_data(index: i32, code: i16, isolation: i8, version: i16) -> Partiti
 /// errors and fewer than MinBytes bytes of records, unless `force`.
 ///
 /// Per partition: UNKNOWN_TOPIC_OR_PARTITION (by name, or a partition out of range),
-/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [log start, HW];
+/// UNKNOWN_TOPIC_ID (by id, v13+), OFFSET_OUT_OF_RANGE for an offset outside [log start, HW]
+/// (with HW, LSO and log start -1, as Kafka);
 /// else whole batches from the fetch offset within PartitionMaxBytes and the response's MaxBytes
 /// (the first batch of the response always, as KIP-74). HW = LSO.
 pub fn fetch_response(
@@ -344,8 +345,13 @@ pub fn fetch_response(
             let start = log.log_start_offset();
             pd.log_start_offset = start;
             if p.fetch_offset < start || p.fetch_offset > hw {
+                // As Kafka's `ReplicaManager.readFromLog` answers an OffsetOutOfRangeException:
+                // no high watermark, last stable offset or log start offset (-1).
                 errors = true;
                 pd.error_code = ErrorCode::OffsetOutOfRange.code();
+                pd.high_watermark = -1;
+                pd.last_stable_offset = -1;
+                pd.log_start_offset = -1;
             } else {
                 let limit = usize::try_from(p.partition_max_bytes)
                     .unwrap_or(0)

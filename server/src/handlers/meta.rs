@@ -237,7 +237,9 @@ pub fn find_coordinator(
 /// replication (one broker: factor -1 or 1), then tells the coordinator the metadata changed.
 /// A name that differs from an existing (or earlier created) topic's only in '.' versus '_' is
 /// INVALID_TOPIC_EXCEPTION, as in Kafka; more than [`MAX_PARTITIONS`] partitions is
-/// INVALID_PARTITIONS. The new topics are written to the durable log before they exist; if that
+/// INVALID_PARTITIONS; a config Kafka 4.4 does not know
+/// ([`super::configs::TOPIC_CONFIGS`]) is INVALID_CONFIG, as Kafka's `LogConfig.validateNames`.
+/// The configs are kept with the topic (and in the durable log) for DescribeConfigs. The new topics are written to the durable log before they exist; if that
 /// fails they answer KAFKA_STORAGE_ERROR and are not created. `validateOnly` checks without
 /// creating.
 pub fn create_topics(
@@ -370,6 +372,17 @@ pub fn create_topics(
             }
             p
         };
+        if let Some(c) = t
+            .configs
+            .iter()
+            .find(|c| !super::configs::is_topic_config(&c.name))
+        {
+            results.push(fail(
+                ErrorCode::InvalidConfig,
+                format!("Unknown topic config name: {}", &*c.name),
+            ));
+            continue;
+        }
         if let Some(c) = t.configs.iter().find(|c| c.value.is_none()) {
             results.push(fail(
                 ErrorCode::InvalidConfig,

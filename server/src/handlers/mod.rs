@@ -8,6 +8,8 @@
 //! [`handle`] answers NOT_COORDINATOR (Kafka's translation of KAFKA_STORAGE_ERROR for group APIs)
 //! and the server stops (see [`crate::broker`]).
 
+mod admin;
+pub(crate) mod configs;
 mod data;
 mod groups;
 mod meta;
@@ -148,6 +150,16 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
                 let resp = meta::create_topics(b, ctx, &r);
                 timers = true;
                 Outcome::Respond(resp.into())
+            }
+            Request::DeleteRecords(r) => Outcome::Respond(admin::delete_records(b, ctx, &r).into()),
+            Request::DescribeConfigs(r) => {
+                Outcome::Respond(configs::describe_configs(b, &shared.config, ctx, &r).into())
+            }
+            Request::DescribeCluster(r) => {
+                Outcome::Respond(admin::describe_cluster(b, ctx, &r).into())
+            }
+            Request::DescribeTopicPartitions(r) => {
+                Outcome::Respond(admin::describe_topic_partitions(b, ctx, &r).into())
             }
             Request::ConsumerGroupHeartbeat(r) => {
                 timers = true;

@@ -61,7 +61,7 @@ import org.apache.kafka.streams.ThreadMetadata;
  * the instance's {@code application.server} (port 0: none). Commands (stdin, one a line):
  * <ul>
  *   <li>{@code create <partitions>}: creates the input and output topics with Admin (Streams creates no
- *       source or sink topic); {@code CREATED <input> <output>}.</li>
+ *       source or sink topic) and waits until Admin describes both; {@code CREATED <input> <output>}.</li>
  *   <li>{@code start}: starts the KafkaStreams instance.</li>
  *   <li>{@code produce <sentence>}: one record (null key); {@code flush}: flushes, {@code PRODUCED <n>}
  *       (records sent so far).</li>
@@ -207,6 +207,19 @@ public final class WordCountInstance {
                         int n = Integer.parseInt(w[1]);
                         admin.createTopics(List.of(new NewTopic(input, n, (short) 1), new NewTopic(output, n, (short) 1)))
                                 .all().get();
+                        // Until the broker's metadata has both with their partitions (a streams group whose
+                        // coordinator does not see a source topic yet answers MISSING_SOURCE_TOPICS, which
+                        // Kafka Streams turns into a fatal MissingSourceTopicException).
+                        while (true) {
+                            try {
+                                if (admin.describeTopics(List.of(input, output)).allTopicNames().get().values().stream()
+                                        .allMatch(d -> d.partitions().size() == n)) {
+                                    break;
+                                }
+                            } catch (java.util.concurrent.ExecutionException e) {
+                                // Not known yet: ask again.
+                            }
+                        }
                         say("CREATED " + input + " " + output);
                         break;
                     }

@@ -38,6 +38,22 @@
 //! WARN/ERROR lines of the Streams clients, so a run shows what Kafka Streams sent that kwire-server did
 //! not expect.
 //!
+//! # What Kafka Streams sent that kwire-server did not expect (Stage 12)
+//!
+//! Run against kwire-server as it was on main before Stage 12 (3d62944):
+//! - ApiVersions v5 (KIP-1242: ClusterId and NodeId) first on every connection of every client:
+//!   kwire serves 0-4 and answers UNSUPPORTED_VERSION, the clients retry at v4 (KIP-511). Still so.
+//! - StreamsGroupHeartbeat only at v0 (kwire advertised v0): the 4.4 client goes to v1 and sends
+//!   StreamsGroupTopologyDescriptionUpdate (API 93) v0 once the v1 surface is served (`sproto`).
+//! - DeleteRecords (21) was not advertised, so Streams' purge of the repartition topic (its Admin's
+//!   deleteRecords up to the committed offsets, every `repartition.purge.interval.ms`) failed in the
+//!   client without a request or a WARN line; served at v2 since `admin`.
+//! - Kafka's Admin (the test's own) uses DescribeCluster v2 and DescribeTopicPartitions v0 where
+//!   advertised, Metadata otherwise.
+//!
+//! Nothing else was refused, and no request was answered with an error code other than the first
+//! heartbeat's status 3 (MISSING_INTERNAL_TOPICS, as Kafka answers while it creates them).
+//!
 //! `KWIRE_STREAMS_ONLY=kafka` (or `kwire`) runs the script against that server only (for debugging).
 //!
 //! Gated as the other Java tests: without `java` or `mvn` on `PATH` when tests/build.rs ran, compiled

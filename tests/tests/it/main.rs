@@ -19,6 +19,7 @@ mod java;
 mod java_clients;
 mod java_groups;
 mod java_oracle;
+mod java_streams;
 mod json_form;
 mod kafka_admin_oracle;
 mod kafka_oracle;

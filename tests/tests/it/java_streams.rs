@@ -79,10 +79,11 @@ use std::time::{Duration, Instant};
 const PARTITIONS: i32 = 4;
 /// How long any one condition may take to hold (a session timeout of 3 s, JVMs starting on 2 cores).
 const WAIT: Duration = Duration::from_secs(60);
-/// The streams-group session timeout (ms) and heartbeat interval (ms) of both servers (the broker's
-/// are in the kstreams block of kafka_oracle/broker.rs).
-const SESSION_TIMEOUT_MS: i32 = 3000;
-const HEARTBEAT_INTERVAL_MS: i32 = 200;
+/// The streams-group session timeout (ms) of both servers: the oracle broker's
+/// `group.streams.session.timeout.ms` (kafka_oracle/broker.rs), mirrored in kwire-server here.
+const SESSION_TIMEOUT_MS: i32 = crate::kafka_oracle::GROUP_STREAMS_SESSION_TIMEOUT_MS;
+/// The streams-group heartbeat interval (ms) of both servers, likewise.
+const HEARTBEAT_INTERVAL_MS: i32 = crate::kafka_oracle::GROUP_STREAMS_HEARTBEAT_INTERVAL_MS;
 
 /// A task id as Streams writes it: `<subtopology>_<partition>`.
 type Task = String;
@@ -870,8 +871,10 @@ fn kafka_streams_word_count_on_kwire_and_kafka() {
     let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
     config.heartbeat_interval_ms = Some(HEARTBEAT_INTERVAL_MS);
     config.session_timeout_ms = Some(SESSION_TIMEOUT_MS);
-    config.streams_initial_rebalance_delay_ms = Some(0);
-    config.streams_num_standby_replicas = Some(1);
+    config.streams_initial_rebalance_delay_ms =
+        Some(crate::kafka_oracle::GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS);
+    config.streams_num_standby_replicas =
+        Some(crate::kafka_oracle::GROUP_STREAMS_NUM_STANDBY_REPLICAS);
     config.group_initial_rebalance_delay_ms = 0;
     let server = rt
         .block_on(Server::bind(config))

@@ -103,8 +103,7 @@
 //! members of processes holding the task; each move lowers the sum of squared member counts by
 //! at least two, and the passes end with one that moves nothing.
 
-use super::tasks::{insert_task, TaskSet, TasksTuple};
-use super::TaskOffsets;
+use super::tasks::{insert_task, TaskOffsets, TaskSet, TasksTuple};
 use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};

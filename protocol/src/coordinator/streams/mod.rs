@@ -30,7 +30,6 @@ mod replay;
 pub mod tasks;
 pub mod topology;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use group::{
@@ -179,5 +178,4 @@ pub struct StreamsGroupOverrides {
     pub num_warmup_replicas: Option<i32>,
 }
 
-/// A task offset a member reported (docs/coordinator.md, D2): (subtopology, partition) → offset.
-pub type TaskOffsets = BTreeMap<(String, i32), i64>;
+pub use tasks::TaskOffsets;

@@ -103,3 +103,6 @@ pub fn insert_task(set: &mut TaskSet, subtopology: &str, partition: i32) {
         .or_default()
         .insert(partition);
 }
+
+/// A task offset a member reported (docs/coordinator.md, D2): (subtopology, partition) → offset.
+pub type TaskOffsets = BTreeMap<(String, i32), i64>;

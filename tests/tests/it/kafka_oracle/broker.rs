@@ -94,18 +94,6 @@ inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs={data}
-# --- kstreams block (tests/tests/it/java_streams.rs: Kafka Streams against this broker and kwire-server alike) ---
-# Streams groups: a short session timeout (an instance whose process dies is expired in 3 s),
-# heartbeats every 200 ms, no initial rebalance delay, one standby per stateful task, targets
-# computed at once; the same values as kwire-server's in java_streams.rs.
-group.streams.session.timeout.ms=3000
-group.streams.min.session.timeout.ms=3000
-group.streams.heartbeat.interval.ms=200
-group.streams.min.heartbeat.interval.ms=200
-group.streams.initial.rebalance.delay.ms=0
-group.streams.num.standby.replicas=1
-group.streams.assignment.interval.ms=0
-# --- end of the kstreams block ---
 num.partitions=1
 auto.create.topics.enable=false
 offsets.topic.replication.factor=1

@@ -476,6 +476,9 @@ fn static_broker_configs(b: &Broker, c: &ServerConfig) -> Vec<(&'static str, Str
     if let Some(ms) = c.streams_initial_rebalance_delay_ms {
         out.push(("group.streams.initial.rebalance.delay.ms", ms.to_string()));
     }
+    if let Some(n) = c.streams_num_standby_replicas {
+        out.push(("group.streams.num.standby.replicas", n.to_string()));
+    }
     if let Some(ms) = c.session_timeout_ms {
         out.push(("group.consumer.session.timeout.ms", ms.to_string()));
         out.push(("group.streams.session.timeout.ms", ms.to_string()));
@@ -881,10 +884,21 @@ fn group_entries(c: &ServerConfig, name: &str) -> EntriesResult {
             set(c.streams_initial_rebalance_delay_ms, "3000"),
             kind::INT,
         ),
-        ("streams.num.standby.replicas", default("0"), kind::INT),
+        (
+            "streams.num.standby.replicas",
+            set(c.streams_num_standby_replicas, "0"),
+            kind::INT,
+        ),
         (
             "streams.rack.aware.assignment.tags",
-            default(""),
+            if c.streams_rack_aware_assignment_tags.is_empty() {
+                default("")
+            } else {
+                (
+                    c.streams_rack_aware_assignment_tags.join(","),
+                    source::STATIC_BROKER_CONFIG,
+                )
+            },
             kind::LIST,
         ),
         (

@@ -16,11 +16,12 @@
 //! | # | Step | Kafka 4.4.0 | kwire | Why accepted, how compared |
 //! |---|---|---|---|---|
 //! | B1 | DescribeConfigs of broker 1, every key | ~300 broker configs (listeners, SASL, SSL, quotas, log cleaner threads, ...) | the broker configs clients and Kafka Streams read (`kwire_server::handlers::configs::BROKER_CONFIGS`, ~60) | kwire has no such machinery to configure; Kafka's answer is cut down to the names kwire answers, which are compared in full |
-//! | B2 | DescribeTopicPartitions of every topic | lists `__consumer_offsets` | kwire keeps offsets outside any topic | names starting `__` are removed from Kafka's answers |
+//! | B2 | DescribeTopicPartitions of every topic | lists `__consumer_offsets` and the topics of the other tests sharing the broker (the group and streams oracles, Kafka Streams) | kwire keeps offsets outside any topic; this test's kwire-server is its own | topics not named `adm-…` are removed from both answers |
 //! | B3 | broker configs set to Kafka's default value | STATIC_BROKER_CONFIG (4) when server.properties names them (`num.partitions=1`, `group.max.session.timeout.ms=1800000`, `group.consumer.assignors`, `group.consumer.migration.policy`) | DEFAULT_CONFIG (5): kwire-server cannot tell an option given on its command line from its default | Kafka's entry rewritten to source 5, its static synonym dropped |
 //! | B4 | `group.streams.session.timeout.ms`, `group.streams.heartbeat.interval.ms`, the group configs `streams.session.timeout.ms`, `streams.heartbeat.interval.ms` | the broker's streams defaults (45000, 5000) | kwire-server's one `--session-timeout-ms` / `--heartbeat-interval-ms` serves consumer and streams groups (here the consumer values, 3000 / 200) | left out of the comparison |
 //! | B5 | `group.streams.assignment.interval.ms`, `streams.assignment.interval.ms` | 1000 (default) | 0, static: kwire computes a streams group's target assignment at every group epoch bump | left out of the comparison |
 //! | B6 | `offsets.topic.*`, `transaction.state.log.*` replication settings | 1 (the oracle's server.properties, for one node) | Kafka's defaults: kwire has no internal topics | left out of the comparison |
+//! | B7 | `group.streams.assignor.offload.enable`, the group config `streams.assignor.offload.enable` | false, static (the oracle broker runs streams assignments on the coordinator thread, as kwire does) | absent: kwire-server has no background assignor to turn on | left out of the comparison |
 //!
 //! Not compared: DescribeConfigs' Documentation (IncludeDocumentation): Kafka answers its own
 //! prose, kwire null; the BROKER_LOGGER resource without keys (Kafka lists every log4j logger,
@@ -132,7 +133,7 @@ const BROKER_KEYS: &[&str] = &[
 
 /// kwire-server with the oracle broker's settings that show in these answers
 /// (`auto.create.topics.enable=false`, the consumer-group session timeout and heartbeat
-/// interval).
+/// interval, the streams groups' initial rebalance delay and standby replicas).
 fn kwire_config() -> ServerConfig {
     let mut config = ServerConfig::new("127.0.0.1:0".parse().unwrap());
     config.auto_create_topics = false;
@@ -141,6 +142,10 @@ fn kwire_config() -> ServerConfig {
     config.group_min_session_timeout_ms = crate::kafka_oracle::GROUP_MIN_SESSION_TIMEOUT_MS;
     config.group_max_session_timeout_ms = 1_800_000;
     config.group_initial_rebalance_delay_ms = crate::kafka_oracle::GROUP_INITIAL_REBALANCE_DELAY_MS;
+    config.streams_initial_rebalance_delay_ms =
+        Some(crate::kafka_oracle::GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS);
+    config.streams_num_standby_replicas =
+        Some(crate::kafka_oracle::GROUP_STREAMS_NUM_STANDBY_REPLICAS);
     config
 }
 
@@ -155,6 +160,9 @@ const NOT_COMPARED: &[&str] = &[
     // B5: kwire computes a streams group's target assignment at every group epoch bump.
     "group.streams.assignment.interval.ms",
     "streams.assignment.interval.ms",
+    // B7: the oracle broker runs streams assignments inline, as kwire-server always does.
+    "group.streams.assignor.offload.enable",
+    "streams.assignor.offload.enable",
     // B6: the internal topics kwire-server does not have, set to one replica on the broker.
     "offsets.topic.num.partitions",
     "offsets.topic.replication.factor",
@@ -300,12 +308,21 @@ async fn setup(c: &mut Client) -> Result<(Vec<(String, String)>, Value), String>
         ..Default::default()
     };
     for (partition, n, ts) in [(0, 2, 1000), (0, 2, 2000), (0, 2, 3000), (1, 1, 4000)] {
-        let Ok(Response::Produce(p)) = c.call(produce(partition, batch(n, ts)), 9).await else {
-            return Err("Produce failed".into());
-        };
-        let code = p.responses[0].partition_responses[0].error_code;
-        if code != 0 {
-            return Err(format!("Produce: error {code}"));
+        loop {
+            let Ok(Response::Produce(p)) = c.call(produce(partition, batch(n, ts)), 9).await else {
+                return Err("Produce failed".into());
+            };
+            let code = p.responses[0].partition_responses[0].error_code;
+            // A new topic's leader shows in Kafka's Metadata a moment before the partition
+            // accepts writes: UNKNOWN_TOPIC_OR_PARTITION (3), LEADER_NOT_AVAILABLE (5) and
+            // NOT_LEADER_OR_FOLLOWER (6) are retried, as a producer would, until the deadline.
+            match code {
+                0 => break,
+                3 | 5 | 6 if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await
+                }
+                _ => return Err(format!("Produce: error {code}")),
+            }
         }
     }
     Ok((ids, created))
@@ -734,7 +751,7 @@ fn script() -> Vec<(&'static str, Request, i16)> {
 }
 
 /// Replaces ids and addresses by symbols, drops timing and free text, sorts arrays, and removes
-/// Kafka's internal topics from DescribeTopicPartitions (B2).
+/// the topics that are not this test's own (`adm-…`) from DescribeTopicPartitions (B2).
 fn normalise(v: Value, names: &HashMap<String, String>, cluster: &str) -> Value {
     match v {
         Value::String(s) if s == cluster => Value::String("cluster".into()),
@@ -743,9 +760,9 @@ fn normalise(v: Value, names: &HashMap<String, String>, cluster: &str) -> Value 
             let mut items: Vec<Value> = a
                 .into_iter()
                 .filter(|x| {
-                    x.get("name")
-                        .and_then(Value::as_str)
-                        .is_none_or(|n| !n.starts_with("__"))
+                    // B2: a topic (an object with a topic id) that is not this test's own.
+                    let name = x.get("name").and_then(Value::as_str);
+                    x.get("topicId").is_none() || name.is_some_and(|n| n.starts_with("adm-"))
                 })
                 .map(|x| normalise(x, names, cluster))
                 .collect();

@@ -1292,8 +1292,13 @@ impl StreamsManager<'_> {
         // does not keep its move: Kafka 4.4 works on a new group object there, whose soft state
         // is lost (the group replayed from the records starts at 0); the moved epoch still
         // decides whether this answer carries the endpoints.
-        let tasks_in_response = epoch == 0 || next.assigned != member.assigned;
-        let endpoint_moved = tasks_in_response && next.user_endpoint.is_some();
+        // Kafka 4.4 moves it when the member's endpoint changed (given, dropped or another one;
+        // a new member's against none) or its assigned tasks changed while it has an endpoint;
+        // a rejoin with the same endpoint and tasks does not move it.
+        let tasks_changed = next.assigned != member.assigned;
+        let tasks_in_response = epoch == 0 || tasks_changed;
+        let endpoint_changed = base.user_endpoint != next.user_endpoint;
+        let endpoint_moved = endpoint_changed || (tasks_changed && next.user_endpoint.is_some());
         if group_existed && endpoint_moved {
             vol.endpoint_information_epoch += 1;
         }

@@ -91,8 +91,6 @@ mod streams_scenarios;
 
 use harness::{Ctx, Fail, Side};
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
-use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
-use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
 use kwire_protocol::generated::Response;
 use kwire_protocol::wire::json::Value;
 use kwire_server::client::Client;
@@ -203,73 +201,20 @@ fn kwire_config() -> ServerConfig {
 /// Creates [`scenarios::TOPIC`] ([`scenarios::TOPIC_PARTITIONS`]) and [`scenarios::TOPIC2`] (2) with CreateTopics
 /// v7; returns (topic id as its JSON string, topic name) for the normaliser.
 async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> {
+    // CreateTopics, then Metadata until every partition has a leader (Kafka answers CreateTopics
+    // once the controller has the topics; its brokers see them a moment later).
+    let out = streams_scenarios::create(
+        addr,
+        &[
+            (scenarios::TOPIC, scenarios::TOPIC_PARTITIONS),
+            (scenarios::TOPIC2, 2),
+        ],
+    )
+    .await?;
     let mut c = Client::connect(addr)
         .await
         .map_err(|e| format!("connect {addr}: {e}"))?;
-    let req = CreateTopicsRequest {
-        topics: [
-            (scenarios::TOPIC, scenarios::TOPIC_PARTITIONS),
-            (scenarios::TOPIC2, 2),
-        ]
-        .into_iter()
-        .map(|(name, n)| CreatableTopic {
-            name: name.into(),
-            num_partitions: n,
-            replication_factor: 1,
-            ..Default::default()
-        })
-        .collect(),
-        timeout_ms: 30_000,
-        ..Default::default()
-    };
-    let Ok(Response::CreateTopics(r)) = c.call(req, 7).await else {
-        return Err(format!("CreateTopics on {addr} failed"));
-    };
-    let mut out = Vec::new();
-    for t in &r.topics {
-        if t.error_code != 0 {
-            return Err(format!(
-                "CreateTopics {} on {addr}: error {} {:?}",
-                t.name, t.error_code, t.error_message
-            ));
-        }
-        out.push((t.topic_id.to_string(), format!("topic:{}", t.name)));
-    }
-    // Kafka answers CreateTopics once the controller has the topics; its group coordinator sees
-    // them a moment later, with the broker's metadata image: wait until Metadata shows them.
     let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let req = MetadataRequest {
-            topics: Some(
-                [scenarios::TOPIC, scenarios::TOPIC2]
-                    .into_iter()
-                    .map(|t| MetadataRequestTopic {
-                        name: Some(t.into()),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-            ..Default::default()
-        };
-        let Ok(Response::Metadata(m)) = c.call(req, 12).await else {
-            return Err(format!("Metadata on {addr} failed"));
-        };
-        let ready = m.topics.len() == 2
-            && m.topics.iter().all(|t| {
-                t.error_code == 0
-                    && !t.partitions.is_empty()
-                    && t.partitions.iter().all(|p| p.leader_id >= 0)
-            });
-        if ready {
-            break;
-        }
-        if Instant::now() > deadline {
-            return Err(format!(
-                "the topics do not show in Metadata on {addr}: {m:?}"
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     // …and the group coordinator a moment after that: a ConsumerGroupHeartbeat member of a
     // throwaway group heartbeats until it is assigned partitions, then leaves.
     let member_id = broker::random_id();

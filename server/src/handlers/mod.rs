@@ -120,36 +120,29 @@ pub fn handle(shared: &Shared, ctx: &Ctx<'_>, body: Request) -> Outcome {
                     &b.cluster_id,
                     crate::broker::NODE_ID,
                 );
-                if resp.error_code == ErrorCode::RebootstrapRequired.code() {
-                    ctx.refused(
-                        ApiKey::ApiVersions,
-                        format_args!(
-                            "the client expects cluster {:?} node {}, this is cluster {:?} node {}: {}",
+                if resp.error_code != ErrorCode::None.code() {
+                    let why = if resp.error_code == ErrorCode::RebootstrapRequired.code() {
+                        format!(
+                            "the client expects cluster {:?} node {}, this is cluster {:?} node {}",
                             r.cluster_id.as_deref(),
                             r.node_id,
                             b.cluster_id,
                             crate::broker::NODE_ID,
-                            Refusal {
-                                code: resp.error_code,
-                                message: None
-                            }
-                        ),
-                    );
-                } else if resp.error_code != ErrorCode::None.code() {
-                    ctx.refused(
-                        ApiKey::ApiVersions,
-                        format_args!(
-                            "client software name {:?} or version {:?} breaks KIP-511's pattern, or only one of ClusterId {:?} and NodeId {} is given (KIP-1242): {}",
+                        )
+                    } else {
+                        format!(
+                            "client software name {:?} or version {:?} breaks KIP-511's pattern, or only one of ClusterId {:?} and NodeId {} is given (KIP-1242)",
                             &*r.client_software_name,
                             &*r.client_software_version,
                             r.cluster_id.as_deref(),
                             r.node_id,
-                            Refusal {
-                                code: resp.error_code,
-                                message: None
-                            }
-                        ),
-                    );
+                        )
+                    };
+                    let refusal = Refusal {
+                        code: resp.error_code,
+                        message: None,
+                    };
+                    ctx.refused(ApiKey::ApiVersions, format_args!("{why}: {refusal}"));
                 }
                 Outcome::Respond(resp.into())
             }

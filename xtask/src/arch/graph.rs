@@ -4,8 +4,8 @@
 //! A module's *place* is where it sits in the source tree, relative to the workspace: its file
 //! without `.rs` (and without `/mod` for a `mod.rs`), `protocol/src/coordinator` for
 //! `protocol/src/coordinator/mod.rs`, `server/src/lib` for the library root; an inline module's
-//! place is its parent's place and its name (`server/src/config/tests`). ARCHITECTURE.md's rules
-//! name modules by place.
+//! place is where the file of a module of its name would be (`server/src/config/tests` for the
+//! `mod tests { … }` of `server/src/config.rs`). ARCHITECTURE.md's rules name modules by place.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -333,7 +333,7 @@ impl PackageGraph {
 }
 
 /// `a/b.rs` → `a/b`, `a/b/mod.rs` → `a/b`.
-fn place_of(file: &str) -> String {
+pub fn place_of(file: &str) -> String {
     let stem = file.strip_suffix(".rs").unwrap_or(file);
     stem.strip_suffix("/mod").unwrap_or(stem).to_owned()
 }
@@ -408,15 +408,16 @@ impl Loader<'_> {
             let (target, test) = (p.target, p.test_only || decl.test);
             let mut path = p.path.clone();
             path.push(decl.name.clone());
-            if let Some(inner) = decl.inline {
-                let place = join(&g.modules[parent].place, &[&decl.name]);
-                ids[inner] = g.add(target, path, place, file, Some(parent), test);
-                continue;
-            }
             let nested: Vec<&str> = facts.scopes[decl.scope]
                 .iter()
                 .map(String::as_str)
                 .collect();
+            if let Some(inner) = decl.inline {
+                // Where a file of that name would be: `a/b.rs`'s `mod c {}` is at `a/b/c`.
+                let place = join(&join(&base, &nested), &[&decl.name]);
+                ids[inner] = g.add(target, path, place, file, Some(parent), test);
+                continue;
+            }
             let (child_file, child_mod_rs) = match &decl.path_attr {
                 Some(attr) if decl.scope == 0 => (join(dir, &[attr]), true),
                 Some(attr) => (join(&join(&base, &nested), &[attr]), true),

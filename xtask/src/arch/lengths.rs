@@ -9,7 +9,7 @@
 
 use anyhow::{bail, Result};
 
-use super::graph::{FileInfo, FnInfo, PackageGraph};
+use super::graph::{place_of, FileInfo, FnInfo, PackageGraph};
 use super::rules::{Rule, RuleKind};
 
 /// How many of the longest functions and files `--lengths` lists.
@@ -29,10 +29,13 @@ pub struct Lengths {
     pub figures: Vec<String>,
 }
 
+/// Is the module place of `file` one of `folders` or under one?
 fn under(file: &str, folders: &[String]) -> bool {
+    let place = place_of(file);
     folders.iter().any(|f| {
-        file.strip_prefix(f.as_str())
-            .is_some_and(|r| r.starts_with('/'))
+        place
+            .strip_prefix(f.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     })
 }
 

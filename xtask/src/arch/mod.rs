@@ -53,6 +53,8 @@ pub mod lengths;
 pub mod manifest;
 pub mod rules;
 pub mod source;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -208,37 +210,28 @@ fn report(graphs: &[PackageGraph], rules: &[Rule]) -> Result<Report> {
         figures: lengths.figures,
         ..Report::default()
     };
+    let mut crate_edges = Vec::new();
     for g in graphs {
         report.crates += g.package.targets.len();
         report.modules += g.modules.len();
-        report.edges.extend(edges(g));
+        let name = &g.package.name;
+        for (&(a, b), s) in &g.edges {
+            let (a, b) = (g.show(a), g.show(b));
+            report
+                .edges
+                .push(format!("{name}: {a} -> {b} ({}:{})", s.file, s.line));
+        }
+        for (to, (_, s)) in &g.crate_edges {
+            crate_edges.push(format!("{name} -> {to} ({}:{})", s.file, s.line));
+        }
         for c in cycles::find(g) {
             report.cycles.push(show_cycle(g, &c));
         }
     }
+    report.edges.sort();
+    crate_edges.sort();
+    report.edges.extend(crate_edges);
     Ok(report)
-}
-
-fn edges(g: &PackageGraph) -> Vec<String> {
-    let name = &g.package.name;
-    let mut out: Vec<String> = g
-        .edges
-        .iter()
-        .map(|(&(a, b), s)| {
-            format!(
-                "{name}: {} -> {} ({}:{})",
-                g.show(a),
-                g.show(b),
-                s.file,
-                s.line
-            )
-        })
-        .collect();
-    out.sort();
-    for (to, (_, s)) in &g.crate_edges {
-        out.push(format!("{name} -> {to} ({}:{})", s.file, s.line));
-    }
-    out
 }
 
 fn show_cycle(g: &PackageGraph, c: &cycles::Cycle) -> String {

@@ -119,6 +119,27 @@ fn validate(graphs: &[PackageGraph], rules: &[Rule]) -> Result<()> {
     Ok(())
 }
 
+/// The edges between production modules that are both under `folder`: `(from, to, from's
+/// member, to's member, first use)`.
+fn member_edges<'g>(
+    g: &'g PackageGraph,
+    folder: &'g str,
+) -> impl Iterator<Item = (usize, usize, &'g str, &'g str, &'g Site)> + 'g {
+    g.edges.iter().filter_map(move |(&(a, b), site)| {
+        let (ma, mb) = (&g.modules[a], &g.modules[b]);
+        if ma.test_only || mb.test_only {
+            return None;
+        }
+        Some((
+            a,
+            b,
+            member(&ma.place, folder)?,
+            member(&mb.place, folder)?,
+            site,
+        ))
+    })
+}
+
 fn rank_of(levels: &[Vec<String>]) -> BTreeMap<&str, usize> {
     let mut out = BTreeMap::new();
     for (rank, level) in levels.iter().enumerate() {
@@ -170,14 +191,7 @@ fn layers(
             }
         }
     }
-    for (&(a, b), site) in &g.edges {
-        let (ma, mb) = (&g.modules[a], &g.modules[b]);
-        if ma.test_only || mb.test_only {
-            continue;
-        }
-        let (Some(x), Some(y)) = (member(&ma.place, folder), member(&mb.place, folder)) else {
-            continue;
-        };
+    for (a, b, x, y, site) in member_edges(g, folder) {
         if let (Some(&rx), Some(&ry)) = (rank.get(x), rank.get(y)) {
             if rx < ry {
                 out.upward.push(format!(
@@ -198,14 +212,7 @@ fn independent(
     source: &str,
     out: &mut Findings,
 ) {
-    for (&(a, b), site) in &g.edges {
-        let (ma, mb) = (&g.modules[a], &g.modules[b]);
-        if ma.test_only || mb.test_only {
-            continue;
-        }
-        let (Some(x), Some(y)) = (member(&ma.place, folder), member(&mb.place, folder)) else {
-            continue;
-        };
+    for (a, b, x, y, site) in member_edges(g, folder) {
         let listed = |n: &str| members.iter().any(|m| m == n);
         if x != y && listed(x) && listed(y) {
             out.breaks.push(format!(

@@ -121,55 +121,54 @@ pub fn check(graphs: &[PackageGraph], rules: &[Rule]) -> Result<Lengths> {
     Ok(out)
 }
 
+/// One function or file for the figures: its length, its file and its report text.
+struct Measured<'a> {
+    lines: usize,
+    file: &'a str,
+    text: String,
+}
+
 /// The workspace's longest production functions and non-test files, and every one over the
 /// limit outside the folders the limit binds (those are reported as violations already).
 fn figures(
-    mut fns: Vec<&FnInfo>,
-    mut files: Vec<&FileInfo>,
+    fns: Vec<&FnInfo>,
+    files: Vec<&FileInfo>,
     fn_limit: Limit,
     file_limit: Limit,
 ) -> Vec<String> {
-    fns.sort_by(|a, b| {
-        b.lines()
-            .cmp(&a.lines())
-            .then((&a.file, a.start).cmp(&(&b.file, b.start)))
+    let fns = fns.iter().map(|f| Measured {
+        lines: f.lines(),
+        file: &f.file,
+        text: fn_line(f),
     });
-    files.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.file.cmp(&b.file)));
+    let files = files.iter().map(|f| Measured {
+        lines: f.lines,
+        file: &f.file,
+        text: file_line(f),
+    });
+    let mut out = section("production functions", fns.collect(), fn_limit);
+    out.extend(section("non-test files", files.collect(), file_limit));
+    out
+}
+
+fn section(what: &str, mut items: Vec<Measured>, limit: Limit) -> Vec<String> {
+    items.sort_by(|a, b| b.lines.cmp(&a.lines).then(a.text.cmp(&b.text)));
     let mut out = Vec::new();
-    let (max, folders) = fn_limit.unwrap_or((usize::MAX, &[]));
-    let over: Vec<&&FnInfo> = fns.iter().filter(|f| f.lines() > max).collect();
-    let elsewhere: Vec<&&&FnInfo> = over.iter().filter(|f| !under(&f.file, folders)).collect();
-    if fn_limit.is_some() {
-        out.push(format!(
-            "lengths: {} production functions, {} over {max} lines, {} of them outside {}:",
-            fns.len(),
-            over.len(),
-            elsewhere.len(),
-            folders.join(" ")
-        ));
-        out.extend(elsewhere.iter().map(|f| format!("  {}", fn_line(f))));
-    }
-    out.push(format!("lengths: the {TOP} longest production functions:"));
-    out.extend(fns.iter().take(TOP).map(|f| format!("  {}", fn_line(f))));
-    let (max, folders) = file_limit.unwrap_or((usize::MAX, &[]));
-    let over: Vec<&&FileInfo> = files.iter().filter(|f| f.lines > max).collect();
-    let elsewhere: Vec<&&&FileInfo> = over.iter().filter(|f| !under(&f.file, folders)).collect();
-    if file_limit.is_some() {
-        out.push(format!(
-            "lengths: {} non-test files, {} over {max} lines, {} of them outside {}:",
-            files.len(),
-            over.len(),
-            elsewhere.len(),
-            folders.join(" ")
-        ));
-        out.extend(elsewhere.iter().map(|f| format!("  {}", file_line(f))));
-    }
-    out.push(format!("lengths: the {TOP} longest non-test files:"));
-    out.extend(
-        files
+    if let Some((max, folders)) = limit {
+        let over = items.iter().filter(|m| m.lines > max).count();
+        let elsewhere: Vec<&Measured> = items
             .iter()
-            .take(TOP)
-            .map(|f| format!("  {}", file_line(f))),
-    );
+            .filter(|m| m.lines > max && !under(m.file, folders))
+            .collect();
+        out.push(format!(
+            "lengths: {} {what}, {over} over {max} lines, {} of them outside {}:",
+            items.len(),
+            elsewhere.len(),
+            folders.join(" ")
+        ));
+        out.extend(elsewhere.iter().map(|m| format!("  {}", m.text)));
+    }
+    out.push(format!("lengths: the {TOP} longest {what}:"));
+    out.extend(items.iter().take(TOP).map(|m| format!("  {}", m.text)));
     out
 }

@@ -363,6 +363,14 @@ impl Loader<'_> {
             g.modules[id].opaque = true;
             return Ok(());
         }
+        // `#[path]` can make a file its own descendant: refuse rather than recurse forever.
+        let mut up = g.modules[id].parent;
+        while let Some(m) = up {
+            if g.modules[m].file == file {
+                bail!("{file} is its own descendant module (a #[path] loop)");
+            }
+            up = g.modules[m].parent;
+        }
         let src = std::fs::read_to_string(self.ws.join(file))
             .with_context(|| format!("reading {file}"))?;
         let facts = source::read(&src).with_context(|| format!("parsing {file}"))?;

@@ -412,6 +412,17 @@ fn a_rule_that_does_not_parse_or_names_nothing_is_an_error() {
         bad("forbid a/src m: m -> lib"),
         "ARCHITECTURE.md:2: cannot parse `forbid a/src m: m -> lib`: expected one folder after `forbid`"
     );
+    let looped = [
+        ("Cargo.toml", "[workspace]\nmembers = [\"a\"]\n"),
+        ("a/Cargo.toml", "[package]\nname = \"a\"\n"),
+        ("a/src/lib.rs", "#[path = \"lib.rs\"]\nmod again;\n"),
+        ("ARCHITECTURE.md", "```arch\nmax-fn-lines 9: a/src\n```\n"),
+    ];
+    let err = run(&looped).map(|r| r.summary()).unwrap_err();
+    assert_eq!(
+        format!("{err:#}"),
+        "reading package a: a/src/lib.rs is its own descendant module (a #[path] loop)"
+    );
     assert_eq!(
         bad("layer a/src: m < lib"),
         "ARCHITECTURE.md:2: cannot parse `layer a/src: m < lib`: unknown rule `layer`"

@@ -283,8 +283,9 @@ impl PackageGraph {
     ) -> Option<(usize, bool)> {
         let (first, rest) = segments.split_first()?;
         let module = &self.modules[m];
-        let own_lib = self.package.lib_name.as_deref() == Some(first.as_str())
-            && self.package.targets[module.target].kind != Kind::Lib;
+        // The package's own library by its extern name: from its other targets, or from the
+        // library itself behind `extern crate self as name;` (it compiles only then).
+        let own_lib = self.package.lib_name.as_deref() == Some(first.as_str());
         let mut at = match first.as_str() {
             _ if leading_colon && own_lib => self.lib_root()?,
             _ if leading_colon => return None,

@@ -261,7 +261,11 @@ impl Visitor {
                     let after_colons = i >= 2 && is_colon2(i - 2);
                     let continuation = after_colons
                         && i >= 3
-                        && matches!(&toks[i - 3], TokenTree::Ident(_) | TokenTree::Punct(_));
+                        && match &toks[i - 3] {
+                            TokenTree::Ident(_) => true,
+                            TokenTree::Punct(p) => p.as_char() == '>',
+                            _ => false,
+                        };
                     let mut segments = vec![id.to_string()];
                     let mut j = i + 1;
                     while is_colon2(j) {

@@ -290,8 +290,12 @@ fn test_code_is_not_held_to_the_length_limits() {
 fn paths_in_macro_calls_count_but_not_in_quote_bodies() {
     let r = package(
         &[
-            ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n"),
-            ("src/a.rs", "pub fn f() { assert_eq!(crate::b::X, 1); }\n"),
+            ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;\n"),
+            (
+                "src/a.rs",
+                "pub fn f() { assert_eq!(crate::b::X, 1); }\nfn g() { vec![1, ::a::e::E]; }\n",
+            ),
+            ("src/e.rs", "pub const E: u8 = 1;\n"),
             ("src/b.rs", "pub const X: u8 = 1;\n"),
             ("src/c.rs", "pub fn g() { let _ = quote::quote!(crate::d::Y); }\n"),
             (
@@ -303,7 +307,11 @@ fn paths_in_macro_calls_count_but_not_in_quote_bodies() {
     );
     assert_eq!(
         r.edges,
-        ["a: a -> b (a/src/a.rs:1)", "a: d -> b (a/src/d.rs:1)"]
+        [
+            "a: a -> b (a/src/a.rs:1)",
+            "a: a -> e (a/src/a.rs:2)",
+            "a: d -> b (a/src/d.rs:1)"
+        ]
     );
 }
 

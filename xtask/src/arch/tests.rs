@@ -450,3 +450,24 @@ fn opaque_modules_are_one_module_and_not_read() {
     assert_eq!(r.modules, 3);
     assert_eq!(heads(&r.edges), ["a: user -> generated"]);
 }
+
+#[test]
+fn use_trees_expand_into_leaves_with_the_names_they_bind() {
+    let facts = super::source::read("use crate::a::{b, c::{self, d as e}, f::*, g as _};")
+        .expect("valid Rust");
+    let leaves: Vec<(String, Option<&str>)> = facts
+        .paths
+        .iter()
+        .map(|p| (p.segments.join("::"), p.alias.as_deref()))
+        .collect();
+    let want = [
+        ("crate::a::b", Some("b")),
+        ("crate::a::c", Some("c")),
+        ("crate::a::c::d", Some("e")),
+        ("crate::a::f::*", None),
+        ("crate::a::g", None),
+    ];
+    let want: Vec<(String, Option<&str>)> =
+        want.iter().map(|(p, a)| ((*p).to_owned(), *a)).collect();
+    assert_eq!(leaves, want);
+}

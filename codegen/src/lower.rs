@@ -200,7 +200,7 @@ impl Cx {
                 .help = Some("write it as `{ \"key\": value, ... }`".into());
             return None;
         };
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for m in members {
             if !allowed.contains(&m.key.as_str()) {
                 let d = self.err("K2002", m.key_span, format!("unknown key `{}` in {what}", m.key));
@@ -213,7 +213,7 @@ impl Cx {
                 self.warn("K2015", m.key_span, format!("key `{}` is given more than once; the last one wins", m.key))
                     .help = Some("remove the earlier one".into());
             }
-            seen.push(&m.key);
+            seen.insert(&m.key);
         }
         Some(Obj { members: members.iter().collect(), span: v.span })
     }
@@ -532,6 +532,8 @@ impl Cx {
             _ => 2,
         };
         let mut out: Vec<(Versions, i16)> = Vec::new();
+        // The non-empty ranges of `out` by lowest version: they do not overlap one another.
+        let mut taken: std::collections::BTreeMap<i16, Versions> = std::collections::BTreeMap::new();
         for m in members {
             let r = match Versions::parse(&m.key) {
                 Ok(r) => r,
@@ -549,7 +551,7 @@ impl Cx {
                         .help = Some(format!("use ranges within `{valid}`"));
                 }
             }
-            if let Some((o, _)) = out.iter().find(|(o, _)| !o.intersect(&r).is_empty()) {
+            if let Some(o) = overlapping(&taken, r) {
                 self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` overlaps `{o}`"))
                     .help = Some("give each version one header version".into());
                 continue;
@@ -559,7 +561,12 @@ impl Cx {
                 _ => None,
             };
             match h {
-                Some(h) if (0..=max).contains(&h) => out.push((r, h)),
+                Some(h) if (0..=max).contains(&h) => {
+                    if !r.is_empty() {
+                        taken.insert(r.lowest, r);
+                    }
+                    out.push((r, h));
+                }
                 _ => {
                     self.err("K2013", m.value.span, format!("`headerVersions` value for `{r}` must be a header version 0..={max}"))
                         .help = Some(format!("{} header versions are 0 to {max}", if max == 1 { "response" } else { "request" }));
@@ -922,6 +929,18 @@ impl Cx {
         }
     }
 
+}
+
+/// The first range of `taken` (non-empty, disjoint, by lowest version) that shares a version
+/// with `r`, if any; O(log n). The candidates are the range that starts at or below `r`'s start
+/// and the first that starts inside `r`: any other starts after `r` or ends before the first.
+fn overlapping(taken: &std::collections::BTreeMap<i16, Versions>, r: Versions) -> Option<Versions> {
+    if r.is_empty() {
+        return None;
+    }
+    let below = taken.range(..=r.lowest).next_back().map(|(_, o)| *o);
+    let inside = taken.range(r.lowest..=r.highest).next().map(|(_, o)| *o);
+    [below, inside].into_iter().flatten().filter(|o| !o.intersect(&r).is_empty()).min_by_key(|o| o.lowest)
 }
 
 /// A short description of a type's implicit default, for messages.

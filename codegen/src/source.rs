@@ -203,7 +203,8 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
             let lowered = crate::lower::lower(&f.file_name(), root);
             diags.extend(lowered.diagnostics);
             if let Some(spec) = &lowered.spec {
-                let lc = |o: usize| crate::diagnostics::line_col(&f.text, o);
+                let index = crate::diagnostics::LineIndex::new(&f.text);
+                let lc = |o: usize| index.line_col(o);
                 diags.extend(crate::validate::validate_spec(spec, &lc));
             }
             if !diags.iter().any(|d| d.is_error()) {
@@ -234,6 +235,7 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
     }
     for d in &mut diagnostics {
         d.sort_by_key(|d| (d.span.start, d.span.end));
+        d.iter_mut().for_each(Diagnostic::shorten);
     }
     Checked { files, diagnostics, specs }
 }

@@ -53,7 +53,7 @@
 
 use super::lexer::{lex, Token, TokenKind};
 use super::tree::{Member, Parsed, Value, ValueKind};
-use crate::diagnostics::{Diagnostic, Span};
+use crate::diagnostics::{Diagnostic, LineIndex, Span};
 
 /// The deepest nesting of objects and arrays accepted; the root container is level 1.
 pub const MAX_DEPTH: usize = 128;
@@ -127,10 +127,8 @@ struct Parser<'a> {
     prev_suppresses: bool,
     /// Recovery simulations run so far (bounded by [`MAX_SIMULATIONS`]).
     simulations: usize,
-    /// Offsets where lines start, computed on first use by [`Parser::at`].
-    line_starts: Option<Vec<usize>>,
-    /// The last position [`Parser::at`] computed: `(offset, line, column)`.
-    cursor: (usize, usize, usize),
+    /// The lines of the text, indexed on first use by [`Parser::at`].
+    lines: Option<LineIndex<'a>>,
     /// A `,` consumed by an object whose `}` turned out to be missing; it separates the
     /// enclosing array's elements (see [`Parser::object_ends_before_value`]).
     pending_comma: Option<Span>,
@@ -187,8 +185,7 @@ impl<'a> Parser<'a> {
             prev_end: 0,
             prev_suppresses: false,
             simulations: 0,
-            line_starts: None,
-            cursor: (0, 0, 0),
+            lines: None,
             pending_comma: None,
         }
     }
@@ -241,28 +238,11 @@ impl<'a> Parser<'a> {
             .push(Diagnostic::error(code, span, message).with_help(help));
     }
 
-    /// "line L, column C" of a byte offset, for messages. Lines are indexed once, and a cursor
-    /// makes forward queries on one long line incremental, so messages stay cheap on any input.
+    /// "line L, column C" of a byte offset, for messages. The text is indexed once
+    /// ([`LineIndex`]), so messages stay cheap on any input.
     fn at(&mut self, offset: usize) -> String {
         let src = self.src;
-        let mut offset = offset.min(src.len());
-        while !src.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let starts = self.line_starts.get_or_insert_with(|| {
-            std::iter::once(0)
-                .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
-        let line = starts.partition_point(|&s| s <= offset);
-        let line_start = starts[line - 1];
-        let (c_off, c_line, c_col) = self.cursor;
-        let col = if c_line == line && c_off <= offset {
-            c_col + src[c_off..offset].chars().count()
-        } else {
-            1 + src[line_start..offset].chars().count()
-        };
-        self.cursor = (offset, line, col);
+        let (line, col) = self.lines.get_or_insert_with(|| LineIndex::new(src)).line_col(offset);
         format!("line {line}, column {col}")
     }
 

@@ -65,8 +65,23 @@ pub fn api_key(text: &str) -> Result<ApiKey, Failure> {
     };
     found.ok_or_else(|| {
         let known: Vec<String> = ApiKey::ALL.iter().map(|a| format!("{} {}", a.as_i16(), a.name())).collect();
-        Failure::usage(format!("unknown API key `{t}`: schemas/ has {}", known.join(", ")))
+        let forms = "--api takes an API key number or an API name, in any case (e.g. `3` or `Metadata`)";
+        let list = format!("schemas/ has {}", known.join(", "));
+        Failure::usage(match closest_api(t) {
+            Some(a) => format!("unknown API key `{t}`: did you mean `{}` (key {})? {forms}; {list}", a.name(), a.as_i16()),
+            None if t.parse::<i16>().is_ok() => format!("unknown API key `{t}`: {list}; {forms}"),
+            None => format!("unknown API key `{t}`: {forms}; {list}"),
+        })
     })
+}
+
+/// The API whose name is closest to `text` (a typo, or a spec name such as `MetadataRequest`).
+fn closest_api(text: &str) -> Option<ApiKey> {
+    let lower = text.to_ascii_lowercase();
+    let stem = lower.strip_suffix("request").or_else(|| lower.strip_suffix("response")).unwrap_or(&lower);
+    let names: Vec<&str> = ApiKey::ALL.iter().map(|a| a.name()).collect();
+    let name = kwire_codegen::suggest::suggest(stem, &names)?;
+    ApiKey::ALL.iter().copied().find(|a| a.name() == name)
 }
 
 fn check_version(api: ApiKey, version: i16) -> Result<(), Failure> {

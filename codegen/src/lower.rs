@@ -58,6 +58,7 @@
 //! | K2154 | an inline or common struct with an empty `fields` list (warning) |
 //! | K2155 | an octal-looking integer default such as `010` (warning) |
 //! | K2156 | a bare JSON `null` default on a nullable field: Kafka reads it as no default (warning) |
+//! | K2157 | a field whose closed `versions` (`2-9`) end past the enclosing versions (`0-5`) but overlap them (warning; an open `N+` never does) |
 //! | K3005 | a common struct name not starting with an upper-case letter (rule 33) |
 //! | K3009 | an inline struct inside a common struct (rule 37) |
 //!
@@ -203,12 +204,8 @@ impl Cx {
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for m in members {
             if !allowed.contains(&m.key.as_str()) {
-                let d = self.err("K2002", m.key_span, format!("unknown key `{}` in {what}", m.key));
-                if let Some(s) = suggest(&m.key, allowed) {
-                    d.help = Some(format!("did you mean `{s}`?"));
-                } else {
-                    d.help = Some(format!("the keys of {what} are: {}", allowed.join(", ")));
-                }
+                let help = unknown_key_help(&m.key, what, allowed);
+                self.err("K2002", m.key_span, format!("unknown key `{}` in {what}", m.key)).help = Some(help);
             } else if seen.contains(&m.key.as_str()) {
                 self.warn("K2015", m.key_span, format!("key `{}` is given more than once; the last one wins", m.key))
                     .help = Some("remove the earlier one".into());
@@ -922,6 +919,13 @@ impl Cx {
                     .help = Some("use a single `records` field".into());
             }
         }
+        // A closed range that ends past the enclosing versions (an open `N+` is how Kafka writes
+        // "from N on" and is never past them; no overlap at all is K2152 or K3010).
+        let p = cx.parent;
+        if !versions.is_empty() && !versions.is_open_ended() && !p.is_empty() && versions.highest > p.highest && !versions.intersect(&p).is_empty() {
+            self.warn("K2157", sp("versions"), format!("field `{label}` has versions `{versions}`, past the enclosing versions `{p}` (versions `{}` do not exist)", Versions::new(p.highest + 1, versions.highest)))
+                .help = Some(format!("end the range at {} (`{}`), or write `{}+` if the field stays in later versions", p.highest, Versions::new(versions.lowest, p.highest), versions.lowest));
+        }
         // Primitive field that never overlaps its parent (struct fields: rule 38, in validate).
         if ty.struct_name().is_none() && !versions.is_empty() && versions.intersect(&cx.parent).is_empty() && !cx.parent.is_empty() {
             self.warn("K2152", sp("versions"), format!("field `{label}` has versions `{versions}`, which lie outside the enclosing versions `{}`: it is never on the wire", cx.parent))
@@ -941,6 +945,30 @@ fn overlapping(taken: &std::collections::BTreeMap<i16, Versions>, r: Versions) -
     let below = taken.range(..=r.lowest).next_back().map(|(_, o)| *o);
     let inside = taken.range(r.lowest..=r.highest).next().map(|(_, o)| *o);
     [below, inside].into_iter().flatten().filter(|o| !o.intersect(&r).is_empty()).min_by_key(|o| o.lowest)
+}
+
+/// The places of Kafka's spec dialect and their keys, as [`Cx::object`] names them.
+const LEVELS: [(&str, &[&str]); 3] = [("the message", TOP_KEYS), ("a field", FIELD_KEYS), ("a common struct", STRUCT_KEYS)];
+
+/// The help of K2002 for `key` in `what` (whose keys are `allowed`): the place it is a key of
+/// (`validVersions` in a field), else the closest key of this place (`abuot` → `about`), else
+/// the closest of another place, else the keys of this place.
+fn unknown_key_help(key: &str, what: &str, allowed: &[&str]) -> String {
+    let elsewhere = LEVELS.iter().filter(|(w, _)| *w != what);
+    for (place, keys) in elsewhere.clone() {
+        if keys.contains(&key) {
+            return format!("`{key}` is a key of {place}, not of {what}; the keys of {what} are: {}", allowed.join(", "));
+        }
+    }
+    if let Some(s) = suggest(key, allowed) {
+        return format!("did you mean `{s}`?");
+    }
+    for (place, keys) in elsewhere {
+        if let Some(s) = suggest(key, keys) {
+            return format!("did you mean `{s}`? (a key of {place}, not of {what}; the keys of {what} are: {})", allowed.join(", "));
+        }
+    }
+    format!("the keys of {what} are: {}", allowed.join(", "))
 }
 
 /// A short description of a type's implicit default, for messages.

@@ -79,12 +79,13 @@ enum Cmd {
         max_diagnostics: usize,
     },
     /// Compare two spec files or two folders of specs: what changed, and whether the bytes of a
-    /// version both sides have can differ (codes K5001-K5016 breaking, K5101-K5109 compatible).
+    /// version both sides have can differ (codes K5001-K5016 breaking, K5101-K5110 compatible).
     ///
     /// Specs are matched by message name (two files given are compared with each other). The
     /// *.json files directly in a folder are loaded as `kwire check` loads a folder. Findings go
-    /// to standard output (--format json: a JSON array of {code, severity, kind, message,
-    /// versions, path, text, old, new}). When either side does not pass `kwire check`, its
+    /// to standard output, a breaking one as `error[K50xx]`, a compatible one as `note[K51xx]`
+    /// (--format json: a JSON array of {code, severity, level, kind, message, versions, path,
+    /// text, old, new}, severity `breaking` or `compatible`, level `error` or `note`). When either side does not pass `kwire check`, its
     /// diagnostics are printed as `check` prints them (standard error) and nothing is compared.
     ///
     /// Exit status: 0 nothing breaking; 1 something breaking, or check errors on either side;
@@ -267,7 +268,12 @@ fn generate(dir: &Path, path: &Path, builder: Builder) -> u8 {
         }
     };
     match builder.compile_files(files) {
-        Ok(_) => 0,
+        Ok(compiled) => {
+            for w in &compiled.warnings {
+                out::eprint(&format!("{w}\n"));
+            }
+            0
+        }
         Err(e @ kwire_codegen::Error::Specs(_)) => {
             out::eprint(&format!("{e}\n"));
             1

@@ -35,7 +35,8 @@ fn compatible_change_exits_0() {
     let (o, n) = pair("K5105-tagged-field-added");
     let (out, err, code) = kwire(&["diff", &o, &n]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with("warning[K5105]: tagged field `Note` (tag 1) added\n"), "{out}");
+    // A compatible finding is a note, not a warning: nothing is wrong with it.
+    assert!(out.starts_with("note[K5105]: tagged field `Note` (tag 1) added\n"), "{out}");
     assert!(out.contains(&format!("┌─ {n}/WidgetRequest.json:23:")), "{out}");
     assert!(out.ends_with("kwire diff: 1 finding, 0 breaking, 1 compatible\n"), "{out}");
     assert_eq!(err, "");
@@ -80,6 +81,7 @@ fn json_fields() {
         serde_json::json!([{
             "code": "K5002",
             "severity": "breaking",
+            "level": "error",
             "kind": "removed",
             "message": "WidgetRequest",
             "versions": [0],

@@ -84,3 +84,34 @@ fn a_missing_partner_is_still_k4002_when_another_file_fails() {
     let files = vec![file("FooResponse.json", &response_spec())];
     assert_eq!(codes(files), [("FooResponse.json".to_string(), "K4002".to_string())]);
 }
+
+/// A build with warnings succeeds and hands them to the caller, each with its file, position and
+/// code (a build script also prints each as one `cargo:warning=` line).
+#[test]
+fn builder_warnings_are_returned_with_their_place() {
+    let spec = r#"{
+  "apiKey": 1000,
+  "type": "request",
+  "name": "FooRequest",
+  "validVersions": "0-2",
+  "flexibleVersions": "1+",
+  "fields": [
+    { "name": "Bar", "type": "string", "versions": "1+", "nullableVersions": "0+", "about": "A string." }
+  ]
+}
+"#;
+    let response = response_spec();
+    let g = Builder::new().generate_with_warnings(vec![file("FooRequest.json", spec), file("FooResponse.json", &response)]).unwrap();
+    assert!(g.code.contains("pub struct FooRequest"));
+    assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
+    let w = &g.warnings[0];
+    assert_eq!((w.file.as_path(), w.line, w.column, w.code), (Path::new("FooRequest.json"), 8, 78, "K2150"));
+    assert_eq!(
+        w.to_string(),
+        "FooRequest.json:8:78: warning[K2150]: field `Bar`: nullableVersions `0+` lie outside versions `1+`; help: nullable versions only matter where the field exists: `1+`"
+    );
+    let out = std::env::temp_dir().join(format!("kwire-first-contact-{}", std::process::id()));
+    let compiled = Builder::new().out_dir(&out).compile_files(vec![file("FooRequest.json", spec), file("FooResponse.json", &response)]).unwrap();
+    assert_eq!((compiled.path, compiled.warnings), (out.join("kwire.rs"), g.warnings));
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -21,6 +21,14 @@ impl Impact {
             Impact::Compatible => "compatible",
         }
     }
+    /// The label of a finding of this impact in the human form and its JSON `level`: `"error"`
+    /// for breaking, `"note"` for compatible.
+    pub fn level(self) -> &'static str {
+        match self {
+            Impact::Breaking => "error",
+            Impact::Compatible => "note",
+        }
+    }
     /// The impact of a code: K50xx breaking, K51xx compatible.
     pub fn of_code(code: &str) -> Impact {
         if code.starts_with("K50") {

@@ -31,7 +31,7 @@ impl<'a> Texts<'a> {
 }
 
 /// Renders findings as `kwire check` renders diagnostics: `error[K5002]` for a breaking finding,
-/// `warning[K5101]` for a compatible one, a label in the old file ("old") and one in the new
+/// `note[K5101]` for a compatible one (not a `warning`: nothing is wrong with it), a label in the old file ("old") and one in the new
 /// ("new") where the finding has them, and a note naming the message, versions and path. Long
 /// source lines are cut to a window around the label, as `kwire check` cuts them.
 pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) -> String {
@@ -58,7 +58,7 @@ pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) ->
             .collect();
         let severity = match x.impact {
             Impact::Breaking => Severity::Error,
-            Impact::Compatible => Severity::Warning,
+            Impact::Compatible => Severity::Note,
         };
         let mut note = format!(
             "{} {}, version{} {}",
@@ -94,8 +94,9 @@ fn side_json(texts: &mut Texts, side: &Option<Side>) -> serde_json::Value {
     }
 }
 
-/// The findings as one JSON array of objects `{code, kind, message, new, old, path, severity,
-/// text, versions}`; `old` and `new` are `{file, line, column}` (1-based, as `kwire check
+/// The findings as one JSON array of objects `{code, kind, level, message, new, old, path,
+/// severity, text, versions}`: `severity` is the impact (`breaking` or `compatible`), `level` the
+/// label the human form gives it (`error` or `note`); `old` and `new` are `{file, line, column}` (1-based, as `kwire check
 /// --format json`) or null for a side without the thing (an added or removed message).
 pub fn to_json(f: &[Finding], old: &Checked, new: &Checked) -> serde_json::Value {
     let (mut old_texts, mut new_texts) = (Texts::new(old), Texts::new(new));
@@ -107,6 +108,7 @@ pub fn to_json(f: &[Finding], old: &Checked, new: &Checked) -> serde_json::Value
                 serde_json::json!({
                     "code": x.code,
                     "kind": x.kind,
+                    "level": x.impact.level(),
                     "message": x.message,
                     "new": side_json(&mut new_texts, &x.new),
                     "old": side_json(&mut old_texts, &x.old),

@@ -338,6 +338,13 @@ const CASES: &[Case] = &[
     file("K2154", "K2154_empty_struct_fields.json", 9, 94, "[]"),
     file("K2155", "K2155_octal_default.json", 9, 68, "\"010\""),
     file("K2156", "K2156_bare_null_default.json", 9, 95, "null"),
+    file(
+        "K2157",
+        "K2157_versions_past_valid_versions.json",
+        10,
+        51,
+        "\"1-4\"",
+    ),
     // K3xxx: struct rules.
     file("K3001", "K3001_undefined_struct.json", 9, 30, "\"Missing\""),
     file("K3002", "K3002_duplicate_tag.json", 10, 64, "0"),

@@ -79,7 +79,15 @@ pub struct Warning {
 impl std::fmt::Display for Warning {
     /// `file:line:col: warning[CODE]: message` (and `; help: …`), on one line.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: warning[{}]: {}", self.file.display(), self.line, self.column, self.code, self.message)?;
+        write!(
+            f,
+            "{}:{}:{}: warning[{}]: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.code,
+            self.message
+        )?;
         if let Some(h) = &self.help {
             write!(f, "; help: {h}")?;
         }
@@ -123,7 +131,13 @@ pub struct Builder {
 
 impl Default for Builder {
     fn default() -> Self {
-        Builder { out_dir: None, file_name: "kwire.rs".into(), samples: false, views: false, json: false }
+        Builder {
+            out_dir: None,
+            file_name: "kwire.rs".into(),
+            samples: false,
+            views: false,
+            json: false,
+        }
     }
 }
 
@@ -185,7 +199,10 @@ impl Builder {
         if under_build_script() {
             for w in &warnings {
                 // One line each: cargo reads one warning per line.
-                println!("cargo:warning=kwire: {}", w.to_string().replace(['\n', '\r'], " "));
+                println!(
+                    "cargo:warning=kwire: {}",
+                    w.to_string().replace(['\n', '\r'], " ")
+                );
             }
         }
         let out = match &self.out_dir {
@@ -212,13 +229,25 @@ impl Builder {
     ///
     /// # Errors
     /// [`Error::Specs`] when any file has an error.
-    pub fn generate_with_warnings(&self, files: Vec<source::SourceFile>) -> Result<Generated, Error> {
+    pub fn generate_with_warnings(
+        &self,
+        files: Vec<source::SourceFile>,
+    ) -> Result<Generated, Error> {
         let checked = check_files(files);
         if checked.error_count() > 0 {
             return Err(Error::Specs(render::render_all(&checked, false)));
         }
-        let opts = Options { samples: self.samples, views: self.views, json: self.json, source_prefix: String::new(), ..Options::default() };
-        Ok(Generated { code: rust::single_file(&checked.specs, &opts), warnings: warnings(&checked) })
+        let opts = Options {
+            samples: self.samples,
+            views: self.views,
+            json: self.json,
+            source_prefix: String::new(),
+            ..Options::default()
+        };
+        Ok(Generated {
+            code: rust::single_file(&checked.specs, &opts),
+            warnings: warnings(&checked),
+        })
     }
 }
 
@@ -228,8 +257,17 @@ fn warnings(checked: &source::Checked) -> Vec<Warning> {
     for (f, ds) in checked.files.iter().zip(&checked.diagnostics) {
         let mut index = None;
         for d in ds.iter().filter(|d| !d.is_error()) {
-            let (line, column) = index.get_or_insert_with(|| LineIndex::new(&f.text)).line_col(d.span.start);
-            out.push(Warning { file: f.path.clone(), line, column, code: d.code, message: d.message.clone(), help: d.help.clone() });
+            let (line, column) = index
+                .get_or_insert_with(|| LineIndex::new(&f.text))
+                .line_col(d.span.start);
+            out.push(Warning {
+                file: f.path.clone(),
+                line,
+                column,
+                code: d.code,
+                message: d.message.clone(),
+                help: d.help.clone(),
+            });
         }
     }
     out

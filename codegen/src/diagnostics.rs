@@ -22,7 +22,10 @@ impl Span {
     }
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     /// As a `Range<usize>` for renderers.
     pub fn range(self) -> Range<usize> {
@@ -67,11 +70,23 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error with `code` at `span`.
     pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { code, severity: Severity::Error, message: message.into(), span, help: None }
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            help: None,
+        }
     }
     /// A warning with `code` at `span`.
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { code, severity: Severity::Warning, message: message.into(), span, help: None }
+        Diagnostic {
+            code,
+            severity: Severity::Warning,
+            message: message.into(),
+            span,
+            help: None,
+        }
     }
     /// Adds a help line.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
@@ -144,7 +159,9 @@ pub struct LineIndex<'a> {
 impl<'a> LineIndex<'a> {
     /// Indexes `text` (one pass).
     pub fn new(text: &'a str) -> Self {
-        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         let mut chars = Vec::with_capacity(text.len() / BLOCK + 1);
         let mut n = 0;
         for block in text.as_bytes().chunks(BLOCK) {
@@ -152,7 +169,11 @@ impl<'a> LineIndex<'a> {
             n += char_starts(block);
         }
         chars.push(n);
-        LineIndex { text, line_starts, chars }
+        LineIndex {
+            text,
+            line_starts,
+            chars,
+        }
     }
     /// The text indexed.
     pub fn text(&self) -> &'a str {
@@ -171,7 +192,10 @@ impl<'a> LineIndex<'a> {
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
         let line = line.min(self.line_starts.len() - 1);
         let start = self.line_starts[line];
-        let end = self.line_starts.get(line + 1).map_or(self.text.len(), |&next| next - 1);
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&next| next - 1);
         start..end
     }
     /// The number of characters in `text[..offset]` (`offset` on a character boundary).
@@ -184,7 +208,10 @@ impl<'a> LineIndex<'a> {
         let offset = floor_char_boundary(self.text, offset);
         let line = self.line_of(offset);
         let start = self.line_starts[line];
-        (line + 1, self.chars_before(offset) - self.chars_before(start) + 1)
+        (
+            line + 1,
+            self.chars_before(offset) - self.chars_before(start) + 1,
+        )
     }
 }
 
@@ -205,13 +232,20 @@ mod tests {
         text.push_str("\nend");
         let ix = LineIndex::new(&text);
         for offset in 0..=text.len() + 3 {
-            assert_eq!(ix.line_col(offset), line_col(&text, offset), "offset {offset}");
+            assert_eq!(
+                ix.line_col(offset),
+                line_col(&text, offset),
+                "offset {offset}"
+            );
         }
         assert_eq!(ix.line_count(), 5);
         assert_eq!(&text[ix.line_range(1)], "  \"a\": \"é😀\u{a0}x\",\r");
         assert_eq!(&text[ix.line_range(4)], "end");
         assert_eq!(ix.line_range(9), ix.line_range(4));
         let empty = LineIndex::new("");
-        assert_eq!((empty.line_col(0), empty.line_col(5), empty.line_range(0)), ((1, 1), (1, 1), 0..0));
+        assert_eq!(
+            (empty.line_col(0), empty.line_col(5), empty.line_range(0)),
+            ((1, 1), (1, 1), 0..0)
+        );
     }
 }

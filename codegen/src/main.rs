@@ -223,26 +223,69 @@ fn main() -> ExitCode {
 /// Runs a command: its exit status.
 fn run(cmd: Cmd) -> u8 {
     match cmd {
-        Cmd::Check { paths, format, max_diagnostics } => check(&paths, format, max_diagnostics),
+        Cmd::Check {
+            paths,
+            format,
+            max_diagnostics,
+        } => check(&paths, format, max_diagnostics),
         Cmd::Diff { old, new, format } => diff(&old, &new, format),
         #[cfg(feature = "wire")]
-        Cmd::Decode { api, version, response, size_prefixed, records, input } => {
-            cli_wire::run_decode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, records, &input)
-        }
+        Cmd::Decode {
+            api,
+            version,
+            response,
+            size_prefixed,
+            records,
+            input,
+        } => cli_wire::run_decode(
+            &cli_wire::FrameArgs {
+                api: &api,
+                version,
+                response,
+                size_prefixed,
+            },
+            records,
+            &input,
+        ),
         #[cfg(feature = "wire")]
-        Cmd::Encode { api, version, response, size_prefixed, out, input } => {
-            cli_wire::run_encode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, &input, out.as_deref())
-        }
+        Cmd::Encode {
+            api,
+            version,
+            response,
+            size_prefixed,
+            out,
+            input,
+        } => cli_wire::run_encode(
+            &cli_wire::FrameArgs {
+                api: &api,
+                version,
+                response,
+                size_prefixed,
+            },
+            &input,
+            out.as_deref(),
+        ),
         #[cfg(not(feature = "wire"))]
         Cmd::Decode { .. } | Cmd::Encode { .. } => {
             out::eprint("error: this kwire was built without the `wire` feature (decode/encode)\n");
             2
         }
-        Cmd::Generate { dir, out, out_dir, file_name, samples, json, views } => {
+        Cmd::Generate {
+            dir,
+            out,
+            out_dir,
+            file_name,
+            samples,
+            json,
+            views,
+        } => {
             // -o FILE is --out-dir (its folder) with --file-name (its name).
             let (folder, name) = match (out, out_dir) {
                 (Some(file), _) => match file.file_name() {
-                    Some(n) => (file.parent().map(Path::to_path_buf).unwrap_or_default(), n.to_string_lossy().into_owned()),
+                    Some(n) => (
+                        file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                        n.to_string_lossy().into_owned(),
+                    ),
                     None => {
                         out::eprint(&format!("error: {}: not a file name\n", file.display()));
                         return 2;
@@ -252,7 +295,16 @@ fn run(cmd: Cmd) -> u8 {
                 (None, None) => unreachable!("clap requires -o or --out-dir"),
             };
             let path = folder.join(&name);
-            generate(&dir, &path, Builder::new().out_dir(folder).file_name(name).samples(samples).json(json).views(views))
+            generate(
+                &dir,
+                &path,
+                Builder::new()
+                    .out_dir(folder)
+                    .file_name(name)
+                    .samples(samples)
+                    .json(json)
+                    .views(views),
+            )
         }
     }
 }
@@ -322,7 +374,10 @@ pub mod out {
             return;
         }
         let mut e = std::io::stderr().lock();
-        if e.write_all(text.as_bytes()).and_then(|()| e.flush()).is_err() {
+        if e.write_all(text.as_bytes())
+            .and_then(|()| e.flush())
+            .is_err()
+        {
             STDERR_CLOSED.store(true, Ordering::Relaxed);
         }
     }
@@ -355,8 +410,15 @@ struct Pending {
 
 impl Pending {
     fn check(self) -> Unit {
-        let checked = if self.folder { kwire_codegen::check_files(self.files) } else { kwire_codegen::check_files_alone(self.files) };
-        Unit { checked, not_utf8: self.not_utf8 }
+        let checked = if self.folder {
+            kwire_codegen::check_files(self.files)
+        } else {
+            kwire_codegen::check_files_alone(self.files)
+        };
+        Unit {
+            checked,
+            not_utf8: self.not_utf8,
+        }
     }
 }
 
@@ -371,8 +433,13 @@ fn check_units(p: &Path) -> Result<Vec<Pending>, String> {
         folders
             .iter()
             .map(|d| {
-                let (files, not_utf8) = source::read_dir_lenient(d).map_err(|e| format!("{}: {e}", d.display()))?;
-                Ok(Pending { files, not_utf8, folder: true })
+                let (files, not_utf8) =
+                    source::read_dir_lenient(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                Ok(Pending {
+                    files,
+                    not_utf8,
+                    folder: true,
+                })
             })
             .collect()
     } else {
@@ -381,7 +448,11 @@ fn check_units(p: &Path) -> Result<Vec<Pending>, String> {
             Ok(Err(n)) => (Vec::new(), vec![n]),
             Err(e) => return Err(format!("{}: {e}", p.display())),
         };
-        Ok(vec![Pending { files, not_utf8, folder: false }])
+        Ok(vec![Pending {
+            files,
+            not_utf8,
+            folder: false,
+        }])
     }
 }
 
@@ -411,14 +482,24 @@ fn check(paths: &[PathBuf], format: Format, max_diagnostics: usize) -> u8 {
         warnings += c.warning_count();
         nfiles += c.files.len() + u.not_utf8.len();
         // Per file, in path order (the files of a unit are sorted, those not UTF-8 among them).
-        let mut found: Vec<(&Path, Result<usize, &NotUtf8>)> = c.files.iter().enumerate().map(|(i, f)| (f.path.as_path(), Ok(i))).collect();
+        let mut found: Vec<(&Path, Result<usize, &NotUtf8>)> = c
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_path(), Ok(i)))
+            .collect();
         found.extend(u.not_utf8.iter().map(|n| (n.path.as_path(), Err(n))));
         found.sort_by(|a, b| a.0.cmp(b.0));
         for (_, item) in found {
             match (format, item) {
                 (Format::Human, Ok(i)) => {
                     let f = &c.files[i];
-                    human.file(&f.path.display().to_string(), &f.text, &c.diagnostics[i], &mut |d| out::eprint(d));
+                    human.file(
+                        &f.path.display().to_string(),
+                        &f.text,
+                        &c.diagnostics[i],
+                        &mut |d| out::eprint(d),
+                    );
                 }
                 (Format::Human, Err(n)) => human.not_utf8(n, &mut |d| out::eprint(d)),
                 (Format::Json, item) => {
@@ -427,7 +508,12 @@ fn check(paths: &[PathBuf], format: Format, max_diagnostics: usize) -> u8 {
                         json_items += 1;
                     };
                     match item {
-                        Ok(i) => render::json_file(&c.files[i].path.display().to_string(), &c.files[i].text, &c.diagnostics[i], &mut emit),
+                        Ok(i) => render::json_file(
+                            &c.files[i].path.display().to_string(),
+                            &c.files[i].text,
+                            &c.diagnostics[i],
+                            &mut emit,
+                        ),
                         Err(n) => emit(render::not_utf8_json(n)),
                     }
                 }
@@ -438,7 +524,9 @@ fn check(paths: &[PathBuf], format: Format, max_diagnostics: usize) -> u8 {
         Format::Json => out::print("]\n"),
         Format::Human => {
             if let Some(more) = human.more() {
-                out::eprint(&format!("{more} not shown (--max-diagnostics 0 shows them all)\n"));
+                out::eprint(&format!(
+                    "{more} not shown (--max-diagnostics 0 shows them all)\n"
+                ));
             }
             out::eprint(&format!(
                 "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}\n",
@@ -455,15 +543,25 @@ fn check(paths: &[PathBuf], format: Format, max_diagnostics: usize) -> u8 {
 /// with the folder-wide rules; a file alone), or the message of a usage error.
 fn diff_side(p: &Path) -> Result<Unit, String> {
     if p.is_dir() {
-        let (files, not_utf8) = source::read_dir_lenient(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let (files, not_utf8) =
+            source::read_dir_lenient(p).map_err(|e| format!("{}: {e}", p.display()))?;
         if files.is_empty() && not_utf8.is_empty() {
             return Err(format!("no spec files (*.json) in {}", p.display()));
         }
-        Ok(Unit { checked: kwire_codegen::check_files(files), not_utf8 })
+        Ok(Unit {
+            checked: kwire_codegen::check_files(files),
+            not_utf8,
+        })
     } else {
         match source::read_file_lenient(p.to_path_buf()) {
-            Ok(Ok(f)) => Ok(Unit { checked: kwire_codegen::check_files_alone(vec![f]), not_utf8: Vec::new() }),
-            Ok(Err(n)) => Ok(Unit { checked: kwire_codegen::check_files_alone(Vec::new()), not_utf8: vec![n] }),
+            Ok(Ok(f)) => Ok(Unit {
+                checked: kwire_codegen::check_files_alone(vec![f]),
+                not_utf8: Vec::new(),
+            }),
+            Ok(Err(n)) => Ok(Unit {
+                checked: kwire_codegen::check_files_alone(Vec::new()),
+                not_utf8: vec![n],
+            }),
             Err(e) => Err(format!("{}: {e}", p.display())),
         }
     }
@@ -509,14 +607,22 @@ fn diff(old: &Path, new: &Path, format: Format) -> u8 {
         return 1;
     }
     let found = kwire_codegen::diff::diff(&a.checked, &b.checked);
-    let breaking = found.iter().filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking).count();
+    let breaking = found
+        .iter()
+        .filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking)
+        .count();
     match format {
         Format::Json => {
-            out::print(&format!("{}\n", kwire_codegen::diff::to_json(&found, &a.checked, &b.checked)));
+            out::print(&format!(
+                "{}\n",
+                kwire_codegen::diff::to_json(&found, &a.checked, &b.checked)
+            ));
         }
         Format::Human => {
             let color = std::io::stdout().is_terminal();
-            out::print(&kwire_codegen::diff::render_human(&found, &a.checked, &b.checked, color));
+            out::print(&kwire_codegen::diff::render_human(
+                &found, &a.checked, &b.checked, color,
+            ));
             out::print(&format!(
                 "kwire diff: {} finding{}, {breaking} breaking, {} compatible\n",
                 found.len(),

@@ -22,7 +22,9 @@ thread_local! {
 /// cannot be raw (`self`, `super`, `crate`, `Self`).
 pub fn ident(name: &str) -> Ident {
     match name {
-        "self" | "super" | "crate" | "Self" | "_" => Ident::new(&format!("{name}_"), Span::call_site()),
+        "self" | "super" | "crate" | "Self" | "_" => {
+            Ident::new(&format!("{name}_"), Span::call_site())
+        }
         _ if syn::parse_str::<Ident>(name).is_err() => Ident::new_raw(name, Span::call_site()),
         _ => Ident::new(name, Span::call_site()),
     }

@@ -28,7 +28,10 @@ impl RecordPair<'_> {
 
 /// A coordinator key's name without its `Key` suffix (the whole name when it has none).
 pub fn stem(key_name: &str) -> &str {
-    key_name.strip_suffix("Key").filter(|s| !s.is_empty()).unwrap_or(key_name)
+    key_name
+        .strip_suffix("Key")
+        .filter(|s| !s.is_empty())
+        .unwrap_or(key_name)
 }
 
 /// The name kwire expects of the value paired with the key named `key_name` (`XKey` → `XValue`).
@@ -43,7 +46,9 @@ pub fn pairs<'a>(specs: &[&'a Spec]) -> Vec<RecordPair<'a>> {
     let mut keys: std::collections::BTreeMap<i16, &'a Spec> = std::collections::BTreeMap::new();
     let mut values: std::collections::HashMap<i16, &'a Spec> = std::collections::HashMap::new();
     for s in specs {
-        let Some(id) = s.api_key.assigned() else { continue };
+        let Some(id) = s.api_key.assigned() else {
+            continue;
+        };
         match s.kind {
             MessageKind::CoordinatorKey => {
                 keys.entry(id).or_insert(s);
@@ -54,7 +59,15 @@ pub fn pairs<'a>(specs: &[&'a Spec]) -> Vec<RecordPair<'a>> {
             _ => {}
         }
     }
-    keys.into_iter().filter_map(|(id, key)| Some(RecordPair { id, key, value: values.get(&id)? })).collect()
+    keys.into_iter()
+        .filter_map(|(id, key)| {
+            Some(RecordPair {
+                id,
+                key,
+                value: values.get(&id)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

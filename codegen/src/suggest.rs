@@ -34,7 +34,9 @@ pub(crate) fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
         let mut row_min = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[prev][j] + 1).min(rows[cur][j - 1] + 1).min(rows[prev][j - 1] + cost);
+            let mut d = (rows[prev][j] + 1)
+                .min(rows[cur][j - 1] + 1)
+                .min(rows[prev][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d = d.min(rows[prev2][j - 2] + 1);
             }
@@ -55,7 +57,9 @@ pub(crate) fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
 pub fn suggest<'a>(word: &str, options: &[&'a str]) -> Option<&'a str> {
     let mut best: Option<(usize, &'a str)> = None;
     for o in options {
-        let limit = (o.chars().count() / 3).max(1).min(best.map_or(usize::MAX, |(d, _)| d.saturating_sub(1)));
+        let limit = (o.chars().count() / 3)
+            .max(1)
+            .min(best.map_or(usize::MAX, |(d, _)| d.saturating_sub(1)));
         if let Some(d) = distance(word, o, limit) {
             best = Some((d, o));
         } else if best.is_none() && o.eq_ignore_ascii_case(word) {
@@ -89,7 +93,13 @@ mod tests {
         assert_eq!(suggest("abut", &keys), Some("about"));
         assert_eq!(suggest("verions", &keys), Some("versions"));
         assert_eq!(suggest("zzzzzz", &keys), None);
-        assert_eq!(suggest("int33", &["int8", "int16", "int32", "int64"]), Some("int32"));
-        assert_eq!(suggest("requets", &["request", "response"]), Some("request"));
+        assert_eq!(
+            suggest("int33", &["int8", "int16", "int32", "int64"]),
+            Some("int32")
+        );
+        assert_eq!(
+            suggest("requets", &["request", "response"]),
+            Some("request")
+        );
     }
 }

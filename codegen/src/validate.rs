@@ -57,7 +57,11 @@ pub struct FolderDiagnostic {
 pub fn validate_spec(spec: &Spec, line_col: &dyn Fn(usize) -> (usize, usize)) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     undefined_structs(spec, &mut out);
-    let top = Scope { name: &spec.name, fields: &spec.fields, versions: spec.valid };
+    let top = Scope {
+        name: &spec.name,
+        fields: &spec.fields,
+        versions: spec.valid,
+    };
     for st in std::iter::once(top).chain(spec.structs.iter().map(Scope::of)) {
         tags(st, line_col, &mut out);
         names(st, line_col, &mut out);
@@ -66,8 +70,14 @@ pub fn validate_spec(spec: &Spec, line_col: &dyn Fn(usize) -> (usize, usize)) ->
     for f in &spec.fields {
         if f.map_key {
             out.push(
-                Diagnostic::error("K3011", f.spans.or("mapKey", f.span), format!("field `{}`: cannot set mapKey on top-level fields", f.name))
-                    .with_help("mapKey marks the key of a struct that is an array element; remove it here"),
+                Diagnostic::error(
+                    "K3011",
+                    f.spans.or("mapKey", f.span),
+                    format!("field `{}`: cannot set mapKey on top-level fields", f.name),
+                )
+                .with_help(
+                    "mapKey marks the key of a struct that is an array element; remove it here",
+                ),
             );
         }
     }
@@ -87,12 +97,18 @@ struct Scope<'a> {
 
 impl<'a> Scope<'a> {
     fn of(st: &'a Struct) -> Scope<'a> {
-        Scope { name: &st.name, fields: &st.fields, versions: st.versions }
+        Scope {
+            name: &st.name,
+            fields: &st.fields,
+            versions: st.versions,
+        }
     }
 }
 
 fn all_fields(spec: &Spec) -> impl Iterator<Item = &Field> {
-    spec.fields.iter().chain(spec.structs.iter().flat_map(|s| s.fields.iter()))
+    spec.fields
+        .iter()
+        .chain(spec.structs.iter().flat_map(|s| s.fields.iter()))
 }
 
 fn undefined_structs(spec: &Spec, out: &mut Vec<Diagnostic>) {
@@ -101,10 +117,13 @@ fn undefined_structs(spec: &Spec, out: &mut Vec<Diagnostic>) {
     for f in all_fields(spec) {
         if let Some(n) = f.ty.struct_name() {
             if !defined.contains(n) {
-                let names = names.get_or_insert_with(|| spec.structs.iter().map(|s| s.name.as_str()).collect());
+                let names = names
+                    .get_or_insert_with(|| spec.structs.iter().map(|s| s.name.as_str()).collect());
                 let help = match suggest(n, names) {
                     Some(s) => format!("did you mean `{s}`?"),
-                    None => "define it in `commonStructs`, or give the field inline `fields`".into(),
+                    None => {
+                        "define it in `commonStructs`, or give the field inline `fields`".into()
+                    }
                 };
                 out.push(
                     Diagnostic::error(
@@ -138,12 +157,16 @@ fn tags(st: Scope, line_col: &dyn Fn(usize) -> (usize, usize), out: &mut Vec<Dia
                 lowest_free += 1;
             }
             out.push(
-                Diagnostic::error("K3002", f.spans.or("tag", f.span), format!("`{}` has a duplicate tag ID {t}", st.name))
-                    .with_help(format!(
-                        "tag {t} is already used by `{}` at {}; the next free tag is {lowest_free}",
-                        first.name,
-                        at(line_col, first.spans.or("tag", first.span))
-                    )),
+                Diagnostic::error(
+                    "K3002",
+                    f.spans.or("tag", f.span),
+                    format!("`{}` has a duplicate tag ID {t}", st.name),
+                )
+                .with_help(format!(
+                    "tag {t} is already used by `{}` at {}; the next free tag is {lowest_free}",
+                    first.name,
+                    at(line_col, first.spans.or("tag", first.span))
+                )),
             );
             continue;
         }
@@ -153,9 +176,18 @@ fn tags(st: Scope, line_col: &dyn Fn(usize) -> (usize, usize), out: &mut Vec<Dia
     let mut ids: Vec<u32> = seen.iter().map(|(t, _)| *t).collect();
     ids.sort_unstable();
     // The tags are distinct: the first missing one is where the sorted list leaves 0, 1, 2, ….
-    let missing = ids.iter().enumerate().find(|(i, t)| **t as usize != *i).map(|(i, _)| i as u32);
+    let missing = ids
+        .iter()
+        .enumerate()
+        .find(|(i, t)| **t as usize != *i)
+        .map(|(i, _)| i as u32);
     if let Some(missing) = missing {
-        let (_, culprit) = seen.iter().filter(|(t, _)| *t > missing).min_by_key(|(t, _)| *t).copied().unwrap_or(seen[0]);
+        let (_, culprit) = seen
+            .iter()
+            .filter(|(t, _)| *t > missing)
+            .min_by_key(|(t, _)| *t)
+            .copied()
+            .unwrap_or(seen[0]);
         out.push(
             Diagnostic::error(
                 "K3003",
@@ -175,8 +207,19 @@ fn names(st: Scope, line_col: &dyn Fn(usize) -> (usize, usize), out: &mut Vec<Di
     for f in st.fields {
         if let Some(first) = by_name.get(f.name.as_str()) {
             out.push(
-                Diagnostic::error("K3004", f.spans.or("name", f.span), format!("`{}` has a duplicate name `{}`: all field names must be unique", st.name, f.name))
-                    .with_help(format!("`{}` is already declared at {}", first.name, at(line_col, first.spans.or("name", first.span)))),
+                Diagnostic::error(
+                    "K3004",
+                    f.spans.or("name", f.span),
+                    format!(
+                        "`{}` has a duplicate name `{}`: all field names must be unique",
+                        st.name, f.name
+                    ),
+                )
+                .with_help(format!(
+                    "`{}` is already declared at {}",
+                    first.name,
+                    at(line_col, first.spans.or("name", first.span))
+                )),
             );
             continue;
         }
@@ -188,8 +231,21 @@ fn names(st: Scope, line_col: &dyn Fn(usize) -> (usize, usize), out: &mut Vec<Di
             Entry::Occupied(e) => {
                 let first = *e.get();
                 out.push(
-                    Diagnostic::error("K3012", f.spans.or("name", f.span), format!("fields `{}` and `{}` of `{}` have the same Rust name `{}`", first.name, f.name, st.name, e.key()))
-                        .with_help(format!("rename one of them (the other is at {})", at(line_col, first.spans.or("name", first.span)))),
+                    Diagnostic::error(
+                        "K3012",
+                        f.spans.or("name", f.span),
+                        format!(
+                            "fields `{}` and `{}` of `{}` have the same Rust name `{}`",
+                            first.name,
+                            f.name,
+                            st.name,
+                            e.key()
+                        ),
+                    )
+                    .with_help(format!(
+                        "rename one of them (the other is at {})",
+                        at(line_col, first.spans.or("name", first.span))
+                    )),
                 );
             }
         }
@@ -207,15 +263,25 @@ fn struct_versions(spec: &Spec, st: Scope, out: &mut Vec<Diagnostic>) {
                 Diagnostic::error(
                     "K3010",
                     f.spans.or("versions", f.span),
-                    format!("field `{}` of `{}`: version ranges {} and {} have no versions in common", f.name, st.name, st.versions, f.versions),
+                    format!(
+                        "field `{}` of `{}`: version ranges {} and {} have no versions in common",
+                        f.name, st.name, st.versions, f.versions
+                    ),
                 )
-                .with_help(format!("a struct field must exist in some version of its parent (`{}` in {})", st.versions, spec.name)),
+                .with_help(format!(
+                    "a struct field must exist in some version of its parent (`{}` in {})",
+                    st.versions, spec.name
+                )),
             );
         }
     }
 }
 
-fn struct_definitions(spec: &Spec, line_col: &dyn Fn(usize) -> (usize, usize), out: &mut Vec<Diagnostic>) {
+fn struct_definitions(
+    spec: &Spec,
+    line_col: &dyn Fn(usize) -> (usize, usize),
+    out: &mut Vec<Diagnostic>,
+) {
     let mut first_named: HashMap<&str, &Struct> = HashMap::with_capacity(spec.structs.len());
     for st in &spec.structs {
         let first = match first_named.entry(st.name.as_str()) {
@@ -238,11 +304,22 @@ fn struct_definitions(spec: &Spec, line_col: &dyn Fn(usize) -> (usize, usize), o
                 "refer to the common struct by name without inline `fields`, or rename the inline struct".to_string(),
             ),
         };
-        let span = if st.common && !first.common { first.name_span } else { st.name_span };
-        out.push(
-            Diagnostic::error(code, span, msg)
-                .with_help(format!("{help} (the other definition is at {})", at(line_col, if span == st.name_span { first.name_span } else { st.name_span }))),
-        );
+        let span = if st.common && !first.common {
+            first.name_span
+        } else {
+            st.name_span
+        };
+        out.push(Diagnostic::error(code, span, msg).with_help(format!(
+            "{help} (the other definition is at {})",
+            at(
+                line_col,
+                if span == st.name_span {
+                    first.name_span
+                } else {
+                    st.name_span
+                }
+            )
+        )));
     }
 }
 
@@ -261,11 +338,19 @@ fn usage(spec: &Spec, out: &mut Vec<Diagnostic>) {
         }
     }
     // A lower-case common struct is already K3005 (and cannot be referred to at all).
-    for st in spec.structs.iter().filter(|s| s.common && s.name.starts_with(|c: char| c.is_ascii_uppercase())) {
+    for st in spec
+        .structs
+        .iter()
+        .filter(|s| s.common && s.name.starts_with(|c: char| c.is_ascii_uppercase()))
+    {
         if !used.contains(st.name.as_str()) {
             out.push(
-                Diagnostic::warning("K3050", st.name_span, format!("common struct `{}` is never used", st.name))
-                    .with_help("remove it, or refer to it from a field"),
+                Diagnostic::warning(
+                    "K3050",
+                    st.name_span,
+                    format!("common struct `{}` is never used", st.name),
+                )
+                .with_help("remove it, or refer to it from a field"),
             );
         }
     }
@@ -273,8 +358,15 @@ fn usage(spec: &Spec, out: &mut Vec<Diagnostic>) {
         if used.contains(st.name.as_str()) && !in_array.contains(st.name.as_str()) {
             for f in st.fields.iter().filter(|f| f.map_key) {
                 out.push(
-                    Diagnostic::warning("K3051", f.spans.or("mapKey", f.span), format!("field `{}` is a map key, but `{}` is never an array element", f.name, st.name))
-                        .with_help("mapKey only matters for arrays of structs; remove it"),
+                    Diagnostic::warning(
+                        "K3051",
+                        f.spans.or("mapKey", f.span),
+                        format!(
+                            "field `{}` is a map key, but `{}` is never an array element",
+                            f.name, st.name
+                        ),
+                    )
+                    .with_help("mapKey only matters for arrays of structs; remove it"),
                 );
             }
         }
@@ -345,10 +437,17 @@ impl<'s, 'a> FolderIndex<'s, 'a> {
     }
     /// The lowest key no spec of `kind` has.
     fn lowest_free(&self, kind: MessageKind) -> i16 {
-        let taken = self.keys_of_kind.get(&kind).map_or(&[][..], |v| v.as_slice());
+        let taken = self
+            .keys_of_kind
+            .get(&kind)
+            .map_or(&[][..], |v| v.as_slice());
         // Sorted and distinct: the first gap in 0, 1, 2, … (negative keys sort first).
         let start = taken.partition_point(|k| *k < 0);
-        let gap = taken[start..].iter().enumerate().find(|(i, k)| **k as usize != *i).map_or(taken.len() - start, |(i, _)| i);
+        let gap = taken[start..]
+            .iter()
+            .enumerate()
+            .find(|(i, k)| **k as usize != *i)
+            .map_or(taken.len() - start, |(i, _)| i);
         // Every key taken: 0, as before.
         i16::try_from(gap).unwrap_or(0)
     }
@@ -368,29 +467,79 @@ fn name_span(s: &Spec) -> Span {
 
 /// K4005 (a name twice), K4003 (a request or response suffix), K4001 and K4004 (a key twice).
 fn names_and_keys(ix: &FolderIndex, i: usize, s: &Spec, out: &mut Vec<FolderDiagnostic>) {
-    let mut push = |d: Diagnostic| out.push(FolderDiagnostic { spec: i, diagnostic: d });
+    let mut push = |d: Diagnostic| {
+        out.push(FolderDiagnostic {
+            spec: i,
+            diagnostic: d,
+        })
+    };
     if let Some(&j) = ix.first_named.get(s.name.as_str()).filter(|&&j| j < i) {
-        push(Diagnostic::error("K4005", name_span(s), format!("`{}` is also the name of {}", s.name, ix.specs[j].file))
-            .with_help("every spec of a folder needs its own name"));
+        push(
+            Diagnostic::error(
+                "K4005",
+                name_span(s),
+                format!("`{}` is also the name of {}", s.name, ix.specs[j].file),
+            )
+            .with_help("every spec of a folder needs its own name"),
+        );
     }
     let suffix = suffix_of(s.kind);
     if !suffix.is_empty() && !s.name.ends_with(suffix) {
-        push(Diagnostic::error("K4003", name_span(s), format!("{} name `{}` does not end with the expected suffix `{suffix}`", s.kind.as_str(), s.name))
-            .with_help(format!("rename it `{}{suffix}`", s.name.trim_end_matches("Request").trim_end_matches("Response"))));
+        push(
+            Diagnostic::error(
+                "K4003",
+                name_span(s),
+                format!(
+                    "{} name `{}` does not end with the expected suffix `{suffix}`",
+                    s.kind.as_str(),
+                    s.name
+                ),
+            )
+            .with_help(format!(
+                "rename it `{}{suffix}`",
+                s.name
+                    .trim_end_matches("Request")
+                    .trim_end_matches("Response")
+            )),
+        );
     }
-    let Some(key) = s.api_key.assigned() else { return };
-    if !matches!(s.kind, MessageKind::Request | MessageKind::Response | MessageKind::Metadata) {
+    let Some(key) = s.api_key.assigned() else {
+        return;
+    };
+    if !matches!(
+        s.kind,
+        MessageKind::Request | MessageKind::Response | MessageKind::Metadata
+    ) {
         return;
     }
-    let Some(&j) = ix.first_keyed.get(&(s.kind, key)).filter(|&&j| j < i) else { return };
+    let Some(&j) = ix.first_keyed.get(&(s.kind, key)).filter(|&&j| j < i) else {
+        return;
+    };
     let first = ix.specs[j];
     let (code, msg) = if s.kind == MessageKind::Metadata {
-        ("K4004", format!("duplicate metadata record entry for type {key}: `{}` and `{}`", first.name, s.name))
+        (
+            "K4004",
+            format!(
+                "duplicate metadata record entry for type {key}: `{}` and `{}`",
+                first.name, s.name
+            ),
+        )
     } else {
-        ("K4001", format!("found more than one {} with API key {key}: `{}` and `{}`", s.kind.as_str(), first.name, s.name))
+        (
+            "K4001",
+            format!(
+                "found more than one {} with API key {key}: `{}` and `{}`",
+                s.kind.as_str(),
+                first.name,
+                s.name
+            ),
+        )
     };
     let free = ix.lowest_free(s.kind);
-    push(Diagnostic::error(code, key_span(s), msg).with_help(format!("{} already uses {key}; the lowest free key is {free}", first.file)));
+    push(Diagnostic::error(code, key_span(s), msg).with_help(format!(
+        "{} already uses {key}; the lowest free key is {free}",
+        first.file
+    )));
 }
 
 /// `Request` or `Response` for those kinds, else empty.
@@ -405,34 +554,83 @@ fn suffix_of(kind: MessageKind) -> &'static str {
 /// K4002 (a request without response, or the reverse), K4006 (their names differ), K4050 and
 /// K4051 (their versions differ).
 fn pairing(ix: &FolderIndex, i: usize, s: &Spec, out: &mut Vec<FolderDiagnostic>) {
-    let mut push = |d: Diagnostic| out.push(FolderDiagnostic { spec: i, diagnostic: d });
-    let Some(key) = s.api_key.assigned() else { return };
+    let mut push = |d: Diagnostic| {
+        out.push(FolderDiagnostic {
+            spec: i,
+            diagnostic: d,
+        })
+    };
+    let Some(key) = s.api_key.assigned() else {
+        return;
+    };
     let other_kind = match s.kind {
         MessageKind::Request => MessageKind::Response,
         MessageKind::Response => MessageKind::Request,
         _ => return,
     };
     let suffix = suffix_of(s.kind);
-    let partner_file = format!("{}{}.json", s.name.trim_end_matches(suffix), suffix_of(other_kind));
+    let partner_file = format!(
+        "{}{}.json",
+        s.name.trim_end_matches(suffix),
+        suffix_of(other_kind)
+    );
     match ix.first_keyed.get(&(other_kind, key)).map(|&j| ix.specs[j]) {
         None if ix.failed(&partner_file, other_kind, key) => {}
         None => push(
-            Diagnostic::error("K4002", key_span(s), format!("{} `{}` (API key {key}) has no {} with the same key in this folder", s.kind.as_str(), s.name, other_kind.as_str()))
-                .with_help(format!("add `{partner_file}`")),
+            Diagnostic::error(
+                "K4002",
+                key_span(s),
+                format!(
+                    "{} `{}` (API key {key}) has no {} with the same key in this folder",
+                    s.kind.as_str(),
+                    s.name,
+                    other_kind.as_str()
+                ),
+            )
+            .with_help(format!("add `{partner_file}`")),
         ),
         Some(p) if s.kind == MessageKind::Request => {
             let stem = s.name.trim_end_matches("Request");
             if p.name.ends_with("Response") && p.name.trim_end_matches("Response") != stem {
-                push(Diagnostic::error("K4006", name_span(s), format!("request `{}` and response `{}` of API key {key} have different names", s.name, p.name))
-                    .with_help(format!("name the response `{stem}Response`")));
+                push(
+                    Diagnostic::error(
+                        "K4006",
+                        name_span(s),
+                        format!(
+                            "request `{}` and response `{}` of API key {key} have different names",
+                            s.name, p.name
+                        ),
+                    )
+                    .with_help(format!("name the response `{stem}Response`")),
+                );
             }
             if p.valid != s.valid {
-                push(Diagnostic::warning("K4050", s.spans.or("validVersions", s.span), format!("request validVersions `{}` differ from response `{}`'s `{}`", s.valid, p.name, p.valid))
-                    .with_help("a request and its response share their versions; make them equal"));
+                push(
+                    Diagnostic::warning(
+                        "K4050",
+                        s.spans.or("validVersions", s.span),
+                        format!(
+                            "request validVersions `{}` differ from response `{}`'s `{}`",
+                            s.valid, p.name, p.valid
+                        ),
+                    )
+                    .with_help("a request and its response share their versions; make them equal"),
+                );
             }
             if p.flexible != s.flexible {
-                push(Diagnostic::warning("K4051", s.spans.or("flexibleVersions", s.span), format!("request flexibleVersions `{}` differ from response `{}`'s `{}`", s.flexible, p.name, p.flexible))
-                    .with_help("a request and its response become flexible together; make them equal"));
+                push(
+                    Diagnostic::warning(
+                        "K4051",
+                        s.spans.or("flexibleVersions", s.span),
+                        format!(
+                            "request flexibleVersions `{}` differ from response `{}`'s `{}`",
+                            s.flexible, p.name, p.flexible
+                        ),
+                    )
+                    .with_help(
+                        "a request and its response become flexible together; make them equal",
+                    ),
+                );
             }
         }
         Some(_) => {}
@@ -446,7 +644,8 @@ fn pairing(ix: &FolderIndex, i: usize, s: &Spec, out: &mut Vec<FolderDiagnostic>
 fn coordinator_records(specs: &[&Spec], ix: &FolderIndex, out: &mut Vec<FolderDiagnostic>) {
     use crate::records::{stem, value_name_for};
     // The first key and value of each record type, and every coordinator record by name.
-    let (mut keys, mut values): (HashMap<i16, usize>, HashMap<i16, usize>) = (HashMap::new(), HashMap::new());
+    let (mut keys, mut values): (HashMap<i16, usize>, HashMap<i16, usize>) =
+        (HashMap::new(), HashMap::new());
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     // Record types with two keys or two values: their pairing is not checked (K4007/K4008 say
     // enough).
@@ -456,7 +655,9 @@ fn coordinator_records(specs: &[&Spec], ix: &FolderIndex, out: &mut Vec<FolderDi
             continue;
         }
         by_name.entry(s.name.as_str()).or_insert(i);
-        let Some(id) = s.api_key.assigned() else { continue };
+        let Some(id) = s.api_key.assigned() else {
+            continue;
+        };
         let (map, code, what) = match s.kind {
             MessageKind::CoordinatorKey => (&mut keys, "K4007", "key"),
             _ => (&mut values, "K4008", "value"),
@@ -469,42 +670,84 @@ fn coordinator_records(specs: &[&Spec], ix: &FolderIndex, out: &mut Vec<FolderDi
                 duplicated.insert(id);
                 let first = specs[*e.get()];
                 let free = ix.lowest_free(s.kind);
-                let d = Diagnostic::error(code, key_span(s), format!("duplicate coordinator record {what} for type {id}: `{}` and `{}`", first.name, s.name))
-                    .with_help(format!("{} already uses record type {id}; the lowest free one is {free}", first.file));
-                out.push(FolderDiagnostic { spec: i, diagnostic: d });
+                let d = Diagnostic::error(
+                    code,
+                    key_span(s),
+                    format!(
+                        "duplicate coordinator record {what} for type {id}: `{}` and `{}`",
+                        first.name, s.name
+                    ),
+                )
+                .with_help(format!(
+                    "{} already uses record type {id}; the lowest free one is {free}",
+                    first.file
+                ));
+                out.push(FolderDiagnostic {
+                    spec: i,
+                    diagnostic: d,
+                });
             }
         }
     }
     let partner_failed = |file: &str, kind: MessageKind, id: i16| ix.failed(file, kind, id);
     let mut keys_in_order: Vec<(i16, usize)> = keys.iter().map(|(id, i)| (*id, *i)).collect();
     keys_in_order.sort_unstable_by_key(|(_, i)| *i);
-    for (id, k) in keys_in_order.into_iter().filter(|(id, _)| !duplicated.contains(id)) {
+    for (id, k) in keys_in_order
+        .into_iter()
+        .filter(|(id, _)| !duplicated.contains(id))
+    {
         let key = specs[k];
         if !key.name.ends_with("Key") || stem(&key.name) == key.name {
-            let d = Diagnostic::error("K4010", name_span(key), format!("coordinator-key `{}` is not named after its record: a key is named `XKey`", key.name))
-                .with_help(format!("rename it `{}Key` (and its value `{}Value`)", key.name, key.name));
-            out.push(FolderDiagnostic { spec: k, diagnostic: d });
+            let d = Diagnostic::error(
+                "K4010",
+                name_span(key),
+                format!(
+                    "coordinator-key `{}` is not named after its record: a key is named `XKey`",
+                    key.name
+                ),
+            )
+            .with_help(format!(
+                "rename it `{}Key` (and its value `{}Value`)",
+                key.name, key.name
+            ));
+            out.push(FolderDiagnostic {
+                spec: k,
+                diagnostic: d,
+            });
         }
         let want = value_name_for(&key.name);
         match values.get(&id) {
             Some(&v) if specs[v].name != want => {
                 let d = Diagnostic::error("K4010", name_span(specs[v]), format!("the key and value of record type {id} are `{}` and `{}`: a value is named after its key", key.name, specs[v].name))
                     .with_help(format!("rename it `{want}`"));
-                out.push(FolderDiagnostic { spec: v, diagnostic: d });
+                out.push(FolderDiagnostic {
+                    spec: v,
+                    diagnostic: d,
+                });
             }
             Some(_) => {}
             None => match by_name.get(want.as_str()).map(|&v| (v, specs[v])) {
                 Some((v, value)) if value.kind == MessageKind::CoordinatorValue => {
-                    let theirs = value.api_key.assigned().map_or("none".to_string(), |m| m.to_string());
+                    let theirs = value
+                        .api_key
+                        .assigned()
+                        .map_or("none".to_string(), |m| m.to_string());
                     let d = Diagnostic::error("K4010", key_span(value), format!("`{want}` is the value of `{}` by name, but its apiKey is {theirs}, not the key's {id}", key.name))
                         .with_help(format!("a key and its value have the same record type: set `apiKey` to {id}"));
-                    out.push(FolderDiagnostic { spec: v, diagnostic: d });
+                    out.push(FolderDiagnostic {
+                        spec: v,
+                        diagnostic: d,
+                    });
                 }
-                _ if partner_failed(&format!("{want}.json"), MessageKind::CoordinatorValue, id) => {}
+                _ if partner_failed(&format!("{want}.json"), MessageKind::CoordinatorValue, id) => {
+                }
                 _ => {
                     let d = Diagnostic::error("K4009", key_span(key), format!("coordinator-key `{}` (record type {id}) has no coordinator-value with the same apiKey in this folder", key.name))
                         .with_help(format!("add `{want}.json` with `\"type\": \"coordinator-value\"` and `\"apiKey\": {id}`"));
-                    out.push(FolderDiagnostic { spec: k, diagnostic: d });
+                    out.push(FolderDiagnostic {
+                        spec: k,
+                        diagnostic: d,
+                    });
                 }
             },
         }
@@ -519,13 +762,18 @@ fn coordinator_records(specs: &[&Spec], ix: &FolderIndex, out: &mut Vec<FolderDi
         let stem = value.name.strip_suffix("Value").unwrap_or(&value.name);
         let want = format!("{stem}Key");
         // A key of that name with another record type: reported above, on this value.
-        let named_key = by_name.get(want.as_str()).is_some_and(|&k| specs[k].kind == MessageKind::CoordinatorKey);
+        let named_key = by_name
+            .get(want.as_str())
+            .is_some_and(|&k| specs[k].kind == MessageKind::CoordinatorKey);
         if named_key || partner_failed(&format!("{want}.json"), MessageKind::CoordinatorKey, id) {
             continue;
         }
         let d = Diagnostic::error("K4009", key_span(value), format!("coordinator-value `{}` (record type {id}) has no coordinator-key with the same apiKey in this folder", value.name))
             .with_help(format!("add `{want}.json` with `\"type\": \"coordinator-key\"` and `\"apiKey\": {id}`"));
-        out.push(FolderDiagnostic { spec: v, diagnostic: d });
+        out.push(FolderDiagnostic {
+            spec: v,
+            diagnostic: d,
+        });
     }
 }
 
@@ -535,14 +783,22 @@ mod tests {
 
     /// A spec whose top level has `n` int32 fields named `fields(i)`.
     fn spec_with(n: usize, name: impl Fn(usize) -> String) -> crate::ir::Spec {
-        let fields: Vec<String> =
-            (0..n).map(|i| format!(r#"{{ "name": "{}", "type": "int32", "versions": "0+", "about": "x" }}"#, name(i))).collect();
+        let fields: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r#"{{ "name": "{}", "type": "int32", "versions": "0+", "about": "x" }}"#,
+                    name(i)
+                )
+            })
+            .collect();
         let text = format!(
             r#"{{ "apiKey": 1000, "type": "request", "name": "FooRequest", "validVersions": "0", "flexibleVersions": "0+", "fields": [{}] }}"#,
             fields.join(",\n")
         );
         let parsed = crate::syntax::parse(&text);
-        crate::lower::lower("FooRequest.json", parsed.value.as_ref().unwrap()).spec.unwrap()
+        crate::lower::lower("FooRequest.json", parsed.value.as_ref().unwrap())
+            .spec
+            .unwrap()
     }
 
     /// The Rust-name check runs `snake()` once per field, not once per pair: 2,000 fields cost
@@ -557,12 +813,22 @@ mod tests {
             assert!(found.is_empty(), "{found:?}");
         }
         // Every second field collides with the one before it in Rust (`FooBar1` / `fooBar1`).
-        let spec = spec_with(2_000, |i| if i % 2 == 0 { format!("FooBar{}", i / 2) } else { format!("fooBar{}", i / 2) });
+        let spec = spec_with(2_000, |i| {
+            if i % 2 == 0 {
+                format!("FooBar{}", i / 2)
+            } else {
+                format!("fooBar{}", i / 2)
+            }
+        });
         let before = SNAKE_CALLS.with(|c| c.get());
         let found = super::validate_spec(&spec, &|_| (1, 1));
         assert_eq!(SNAKE_CALLS.with(|c| c.get()) - before, 2_000);
         assert_eq!(found.iter().filter(|d| d.code == "K3012").count(), 1_000);
-        assert!(found[0].message.contains("`FooBar0` and `fooBar0`"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("`FooBar0` and `fooBar0`"),
+            "{}",
+            found[0].message
+        );
     }
 
     /// Duplicate tags and names: one diagnostic each, with the first occurrence and the next free
@@ -578,11 +844,23 @@ mod tests {
             fields.join(",")
         );
         let parsed = crate::syntax::parse(&text);
-        let spec = crate::lower::lower("FooRequest.json", parsed.value.as_ref().unwrap()).spec.unwrap();
+        let spec = crate::lower::lower("FooRequest.json", parsed.value.as_ref().unwrap())
+            .spec
+            .unwrap();
         let found = super::validate_spec(&spec, &|o| (1, o + 1));
         let count = |code: &str| found.iter().filter(|d| d.code == code).count();
-        assert_eq!((count("K3002"), count("K3004"), found.len()), (n / 2, n / 2, n));
+        assert_eq!(
+            (count("K3002"), count("K3004"), found.len()),
+            (n / 2, n / 2, n)
+        );
         let first = found.iter().find(|d| d.code == "K3002").unwrap();
-        assert!(first.help.as_deref().unwrap().ends_with(&format!("the next free tag is {}", n / 2)), "{first:?}");
+        assert!(
+            first
+                .help
+                .as_deref()
+                .unwrap()
+                .ends_with(&format!("the next free tag is {}", n / 2)),
+            "{first:?}"
+        );
     }
 }

@@ -560,7 +560,10 @@ mod tests {
         }
         // NONE is NONE, also inside an Option (the derived Debug printed `Some(None)`).
         assert_eq!(format!("{:?}", ErrorCode::from_code(0)), "Some(NONE)");
-        assert_eq!(format!("{:?} {}", ErrorCode::None, ErrorCode::None), "NONE NONE (0)");
+        assert_eq!(
+            format!("{:?} {}", ErrorCode::None, ErrorCode::None),
+            "NONE NONE (0)"
+        );
         for unknown in [-2, 137, 1000, i16::MIN, i16::MAX] {
             assert_eq!(ErrorCode::from_code(unknown), Option::None);
             assert_eq!(

@@ -241,6 +241,9 @@ pub use bytes;
 
 pub mod wire;
 
+// Laid out by kwire-codegen (prettyplease), not rustfmt: `cargo fmt` leaves it as generated, so
+// `cargo xtask codegen --check` stays fresh.
+#[rustfmt::skip]
 pub mod generated;
 
 pub mod error;

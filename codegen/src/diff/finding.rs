@@ -100,4 +100,3 @@ pub(crate) struct Located<'a> {
     pub spec: &'a Spec,
     pub file: String,
 }
-

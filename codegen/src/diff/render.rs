@@ -19,14 +19,28 @@ struct Texts<'a> {
 
 impl<'a> Texts<'a> {
     fn new(checked: &'a Checked) -> Self {
-        let by_path = checked.files.iter().enumerate().rev().map(|(i, f)| (f.path.display().to_string(), i)).collect();
-        Texts { checked, by_path, indexes: HashMap::new() }
+        let by_path = checked
+            .files
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, f)| (f.path.display().to_string(), i))
+            .collect();
+        Texts {
+            checked,
+            by_path,
+            indexes: HashMap::new(),
+        }
     }
     /// The index of the file a side points at.
     fn index(&mut self, side: &Side) -> Option<&LineIndex<'a>> {
         let i = *self.by_path.get(&side.file)?;
         let checked = self.checked;
-        Some(self.indexes.entry(i).or_insert_with(|| LineIndex::new(&checked.files[i].text)))
+        Some(
+            self.indexes
+                .entry(i)
+                .or_insert_with(|| LineIndex::new(&checked.files[i].text)),
+        )
     }
 }
 
@@ -41,9 +55,14 @@ pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) ->
     for x in f {
         let mut snippets = Vec::new();
         let mut labels = Vec::new();
-        for (texts, side, what) in [(&mut old_texts, &x.old, "old"), (&mut new_texts, &x.new, "new")] {
+        for (texts, side, what) in [
+            (&mut old_texts, &x.old, "old"),
+            (&mut new_texts, &x.new, "new"),
+        ] {
             let Some(s) = side else { continue };
-            let Some(index) = texts.index(s) else { continue };
+            let Some(index) = texts.index(s) else {
+                continue;
+            };
             let (snippet, range) = Snippet::new(s.file.clone(), index, s.span.start..s.span.end);
             snippets.push(snippet);
             labels.push((snippets.len() - 1, range, what));
@@ -52,7 +71,11 @@ pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) ->
             .into_iter()
             .map(|(id, r, what)| {
                 // The new side is the primary label; the old one is when there is no new side.
-                let l = if what == "new" || x.new.is_none() { Label::primary(id, r) } else { Label::secondary(id, r) };
+                let l = if what == "new" || x.new.is_none() {
+                    Label::primary(id, r)
+                } else {
+                    Label::secondary(id, r)
+                };
                 l.with_message(what)
             })
             .collect();
@@ -70,9 +93,15 @@ pub fn render_human(f: &[Finding], old: &Checked, new: &Checked, color: bool) ->
         if !x.path.is_empty() {
             note.push_str(&format!(", field {}", x.path));
         }
-        let d = CsDiagnostic::new(severity).with_code(x.code).with_message(&x.text).with_labels(labels).with_notes(vec![note]);
+        let d = CsDiagnostic::new(severity)
+            .with_code(x.code)
+            .with_message(&x.text)
+            .with_labels(labels)
+            .with_notes(vec![note]);
         let files = Snippets(snippets);
-        out.push_str(&crate::render::emit_to_string(color, |w| term::emit(w, &config, &files, &d)));
+        out.push_str(&crate::render::emit_to_string(color, |w| {
+            term::emit(w, &config, &files, &d)
+        }));
     }
     out
 }
@@ -81,14 +110,19 @@ fn list(vs: &[i16]) -> String {
     if vs.is_empty() {
         return "none".to_string();
     }
-    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+    vs.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn side_json(texts: &mut Texts, side: &Option<Side>) -> serde_json::Value {
     match side {
         None => serde_json::Value::Null,
         Some(s) => {
-            let (line, column) = texts.index(s).map_or((0, 0), |ix| ix.line_col(s.span.start));
+            let (line, column) = texts
+                .index(s)
+                .map_or((0, 0), |ix| ix.line_col(s.span.start));
             serde_json::json!({ "column": column, "file": s.file, "line": line })
         }
     }

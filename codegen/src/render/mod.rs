@@ -40,7 +40,14 @@ impl Human {
     /// A renderer that renders at most `max` diagnostics (0: all), with ANSI colors if `color`.
     pub fn new(color: bool, max: usize) -> Human {
         let limit = if max == 0 { usize::MAX } else { max };
-        Human { color, limit, shown: 0, more_errors: 0, more_warnings: 0, config: term::Config::default() }
+        Human {
+            color,
+            limit,
+            shown: 0,
+            more_errors: 0,
+            more_warnings: 0,
+            config: term::Config::default(),
+        }
     }
 
     /// Whether one more diagnostic is rendered; counts it if not.
@@ -58,7 +65,13 @@ impl Human {
     }
 
     /// Renders the diagnostics of the file `path` (its text `text`), each handed to `emit`.
-    pub fn file(&mut self, path: &str, text: &str, diags: &[Diagnostic], emit: &mut dyn FnMut(&str)) {
+    pub fn file(
+        &mut self,
+        path: &str,
+        text: &str,
+        diags: &[Diagnostic],
+        emit: &mut dyn FnMut(&str),
+    ) {
         let mut index = None;
         for d in diags {
             if self.admit(d.is_error()) {
@@ -77,12 +90,17 @@ impl Human {
 
     /// "... and 19950 more errors and 3 more warnings" when some were not rendered.
     pub fn more(&self) -> Option<String> {
-        let plural = |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
+        let plural =
+            |n: usize, what: &str| format!("{n} more {what}{}", if n == 1 { "" } else { "s" });
         match (self.more_errors, self.more_warnings) {
             (0, 0) => None,
             (e, 0) => Some(format!("... and {}", plural(e, "error"))),
             (0, w) => Some(format!("... and {}", plural(w, "warning"))),
-            (e, w) => Some(format!("... and {} and {}", plural(e, "error"), plural(w, "warning"))),
+            (e, w) => Some(format!(
+                "... and {} and {}",
+                plural(e, "error"),
+                plural(w, "warning")
+            )),
         }
     }
 
@@ -94,7 +112,10 @@ impl Human {
         };
         let (snippet, range) = Snippet::new(path.to_string(), index, d.span.start..d.span.end);
         let files = Snippets(vec![snippet]);
-        let mut cs = cs.with_code(d.code).with_message(&d.message).with_labels(vec![Label::primary(0, range)]);
+        let mut cs = cs
+            .with_code(d.code)
+            .with_message(&d.message)
+            .with_labels(vec![Label::primary(0, range)]);
         if let Some(h) = &d.help {
             cs = cs.with_notes(vec![format!("help: {h}")]);
         }
@@ -103,7 +124,10 @@ impl Human {
 }
 
 /// What `write` writes into a buffer (ANSI-colored if `color`), as text.
-pub(crate) fn emit_to_string<E>(color: bool, write: impl FnOnce(&mut dyn termcolor::WriteColor) -> Result<(), E>) -> String {
+pub(crate) fn emit_to_string<E>(
+    color: bool,
+    write: impl FnOnce(&mut dyn termcolor::WriteColor) -> Result<(), E>,
+) -> String {
     // Writing into a `Vec` does not fail, nor does codespan on the files it is given.
     let bytes = if color {
         let mut w = termcolor::Ansi::new(Vec::new());
@@ -130,7 +154,9 @@ pub fn render_all(checked: &Checked, color: bool) -> String {
     let mut s = String::new();
     let mut human = Human::new(color, DEFAULT_MAX_DIAGNOSTICS);
     for (f, d) in checked.files.iter().zip(&checked.diagnostics) {
-        human.file(&f.path.display().to_string(), &f.text, d, &mut |d| s.push_str(d));
+        human.file(&f.path.display().to_string(), &f.text, d, &mut |d| {
+            s.push_str(d)
+        });
     }
     if let Some(more) = human.more() {
         s.push_str(&format!("{more} not shown\n"));
@@ -165,7 +191,12 @@ fn json_at(path: &str, index: &LineIndex, d: &Diagnostic) -> serde_json::Value {
 
 /// Every diagnostic of the file `path` as its JSON object, each handed to `emit` as it is made
 /// (one [`LineIndex`] for the file).
-pub fn json_file(path: &str, text: &str, diags: &[Diagnostic], emit: &mut dyn FnMut(serde_json::Value)) {
+pub fn json_file(
+    path: &str,
+    text: &str,
+    diags: &[Diagnostic],
+    emit: &mut dyn FnMut(serde_json::Value),
+) {
     if diags.is_empty() {
         return;
     }
@@ -179,7 +210,9 @@ pub fn json_file(path: &str, text: &str, diags: &[Diagnostic], emit: &mut dyn Fn
 pub fn json_all(checked: &Checked) -> serde_json::Value {
     let mut items = Vec::new();
     for (f, ds) in checked.files.iter().zip(&checked.diagnostics) {
-        json_file(&f.path.display().to_string(), &f.text, ds, &mut |v| items.push(v));
+        json_file(&f.path.display().to_string(), &f.text, ds, &mut |v| {
+            items.push(v)
+        });
     }
     serde_json::Value::Array(items)
 }
@@ -193,10 +226,19 @@ pub fn render_not_utf8(n: &NotUtf8, color: bool) -> String {
 fn write_not_utf8(out: &mut dyn termcolor::WriteColor, n: &NotUtf8) -> std::io::Result<()> {
     use termcolor::{Color, ColorSpec};
     (|| -> std::io::Result<()> {
-        out.set_color(ColorSpec::new().set_fg(Some(Color::Red)).set_bold(true).set_intense(true))?;
+        out.set_color(
+            ColorSpec::new()
+                .set_fg(Some(Color::Red))
+                .set_bold(true)
+                .set_intense(true),
+        )?;
         write!(out, "error")?;
         out.set_color(ColorSpec::new().set_bold(true))?;
-        write!(out, ": file is not valid UTF-8: byte 0x{:02x} at byte offset {}", n.byte, n.offset)?;
+        write!(
+            out,
+            ": file is not valid UTF-8: byte 0x{:02x} at byte offset {}",
+            n.byte, n.offset
+        )?;
         out.reset()?;
         writeln!(out)?;
         writeln!(out, "  ┌─ {}:{}:{}", n.path.display(), n.line, n.column)?;

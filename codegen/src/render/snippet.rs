@@ -49,14 +49,23 @@ pub struct Snippet<'a> {
 impl<'a> Snippet<'a> {
     /// The snippet of `index`'s text (named `name`) for a label over `label` (real byte
     /// offsets); returns it with the label's range in the snippet's text.
-    pub fn new(name: String, index: &'a LineIndex<'a>, label: Range<usize>) -> (Snippet<'a>, Range<usize>) {
+    pub fn new(
+        name: String,
+        index: &'a LineIndex<'a>,
+        label: Range<usize>,
+    ) -> (Snippet<'a>, Range<usize>) {
         let text = index.text();
         let end = floor_char_boundary(text, label.end.max(label.start));
         let start = floor_char_boundary(text, label.start).min(end);
         let (first, last) = (index.line_of(start), index.line_of(end));
         let mut shown: Vec<usize> = (first..=last.min(first + TOP_LINES)).collect();
         shown.extend((last.saturating_sub(BOTTOM_LINES).max(first + TOP_LINES + 1))..=last);
-        let mut s = Snippet { name, index, text: String::new(), lines: Vec::with_capacity(shown.len()) };
+        let mut s = Snippet {
+            name,
+            index,
+            text: String::new(),
+            lines: Vec::with_capacity(shown.len()),
+        };
         for line in shown {
             // The part of the label on this line anchors the window.
             let content = index.line_range(line);
@@ -76,16 +85,28 @@ impl<'a> Snippet<'a> {
     fn push_line(&mut self, line: usize, content: Range<usize>, anchor: Range<usize>) {
         let text = self.index.text();
         // The line with its break, as codespan's own files give it.
-        let next = if line + 1 < self.index.line_count() { self.index.line_range(line + 1).start } else { text.len() };
+        let next = if line + 1 < self.index.line_count() {
+            self.index.line_range(line + 1).start
+        } else {
+            text.len()
+        };
         let from = self.text.len();
         if content.len() <= MAX_LINE {
             self.text.push_str(&text[content.start..next]);
-            self.lines.push(Line { line, range: from..self.text.len(), window: content, prefix: 0 });
+            self.lines.push(Line {
+                line,
+                range: from..self.text.len(),
+                window: content,
+                prefix: 0,
+            });
             return;
         }
         let lo = floor_char_boundary(text, anchor.start.saturating_sub(BEFORE).max(content.start));
         let want = anchor.end.max(anchor.start + 1) + AFTER;
-        let mut hi = want.min(lo + WINDOW).min(content.end).max(anchor.start.min(content.end));
+        let mut hi = want
+            .min(lo + WINDOW)
+            .min(content.end)
+            .max(anchor.start.min(content.end));
         while !text.is_char_boundary(hi) {
             hi += 1;
         }
@@ -96,7 +117,12 @@ impl<'a> Snippet<'a> {
             self.text.push_str(ELLIPSIS);
         }
         self.text.push_str(&text[content.end..next]);
-        self.lines.push(Line { line, range: from..self.text.len(), window: lo..hi, prefix: prefix.len() });
+        self.lines.push(Line {
+            line,
+            range: from..self.text.len(),
+            window: lo..hi,
+            prefix: prefix.len(),
+        });
     }
 
     /// Where real byte `offset` (on a shown line) is in the snippet's text: clamped to its
@@ -104,7 +130,10 @@ impl<'a> Snippet<'a> {
     fn to_snippet(&self, offset: usize) -> usize {
         let line = self.index.line_of(offset);
         match self.lines.iter().find(|l| l.line == line) {
-            Some(l) => l.range.start + l.prefix + offset.clamp(l.window.start, l.window.end) - l.window.start,
+            Some(l) => {
+                l.range.start + l.prefix + offset.clamp(l.window.start, l.window.end)
+                    - l.window.start
+            }
             None => self.text.len(),
         }
     }
@@ -116,7 +145,10 @@ impl<'a> Snippet<'a> {
     }
 
     fn shown(&self, line: usize) -> Option<&Line> {
-        self.lines.binary_search_by_key(&line, |l| l.line).ok().map(|i| &self.lines[i])
+        self.lines
+            .binary_search_by_key(&line, |l| l.line)
+            .ok()
+            .map(|i| &self.lines[i])
     }
 }
 
@@ -145,11 +177,20 @@ impl<'a> Files<'a> for Snippets<'a> {
 
     fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, Error> {
         let s = self.get(id)?;
-        let i = s.lines.partition_point(|l| l.range.start <= byte_index).max(1) - 1;
+        let i = s
+            .lines
+            .partition_point(|l| l.range.start <= byte_index)
+            .max(1)
+            - 1;
         Ok(s.lines.get(i).map_or(0, |l| l.line))
     }
 
-    fn column_number(&'a self, id: usize, line_index: usize, byte_index: usize) -> Result<usize, Error> {
+    fn column_number(
+        &'a self,
+        id: usize,
+        line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, Error> {
         let s = self.get(id)?;
         let real = s.shown(line_index).map_or(0, |l| s.to_real(l, byte_index));
         Ok(s.index.line_col(real).1)
@@ -157,12 +198,16 @@ impl<'a> Files<'a> for Snippets<'a> {
 
     fn location(&'a self, id: usize, byte_index: usize) -> Result<Location, Error> {
         let line_index = self.line_index(id, byte_index)?;
-        Ok(Location { line_number: line_index + 1, column_number: self.column_number(id, line_index, byte_index)? })
+        Ok(Location {
+            line_number: line_index + 1,
+            column_number: self.column_number(id, line_index, byte_index)?,
+        })
     }
 
     fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, Error> {
         let s = self.get(id)?;
         // A line codespan does not print (inside a long multi-line label): empty.
-        Ok(s.shown(line_index).map_or(s.text.len()..s.text.len(), |l| l.range.clone()))
+        Ok(s.shown(line_index)
+            .map_or(s.text.len()..s.text.len(), |l| l.range.clone()))
     }
 }

@@ -61,7 +61,13 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
         out.push(Module {
             name: names::snake(&spec.name),
             source: Some(spec.file.clone()),
-            doc: format!("`{}` ({}), from `{}{}`.", spec.name, spec.kind.as_str(), opts.source_prefix, spec.file),
+            doc: format!(
+                "`{}` ({}), from `{}{}`.",
+                spec.name,
+                spec.kind.as_str(),
+                opts.source_prefix,
+                spec.file
+            ),
             tokens: with_alias(emit_spec(&cx)),
         });
     }
@@ -101,7 +107,12 @@ fn emit_spec(cx: &plan::Ctx) -> TokenStream {
     let mut out = TokenStream::new();
     for (st, is_top) in structs {
         let p = plan::StructPlan::new(cx, st, is_top);
-        out.extend(message::emit(cx, &p, encode::body(cx, &p), decode::body(cx, &p)));
+        out.extend(message::emit(
+            cx,
+            &p,
+            encode::body(cx, &p),
+            decode::body(cx, &p),
+        ));
         if is_top {
             out.extend(record_type::record_type_const(cx.spec));
         }
@@ -125,7 +136,10 @@ fn emit_spec(cx: &plan::Ctx) -> TokenStream {
 pub fn format_tokens(tokens: &TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(f) => prettyplease::unparse(&f),
-        Err(e) => format!("compile_error!(\"kwire emitted invalid tokens: {}\");\n", e.to_string().replace('"', "'")),
+        Err(e) => format!(
+            "compile_error!(\"kwire emitted invalid tokens: {}\");\n",
+            e.to_string().replace('"', "'")
+        ),
     }
 }
 
@@ -174,7 +188,10 @@ fn reexports(specs: &[Spec]) -> Vec<TokenStream> {
 /// module gets `#[allow(dead_code)]`, the one root re-export `#[allow(unused_imports)]`; no other
 /// lint is allowed, so generated code that is wrong in another way still warns.
 fn allow_unused() -> (TokenStream, TokenStream) {
-    (quote::quote!(#[allow(dead_code)]), quote::quote!(#[allow(unused_imports)]))
+    (
+        quote::quote!(#[allow(dead_code)]),
+        quote::quote!(#[allow(unused_imports)]),
+    )
 }
 
 /// Every module in one source file (`pub mod x { … }` inline), as a build script writes it.

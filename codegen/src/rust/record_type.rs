@@ -15,14 +15,22 @@ pub(crate) const MODULE: &str = "coordinator_record_type";
 /// `impl X { pub const RECORD_TYPE: i16 = N; }` for a `coordinator-key` or `coordinator-value`
 /// with an assigned `apiKey`; nothing for other specs.
 pub(crate) fn record_type_const(spec: &Spec) -> TokenStream {
-    let Some(id) = spec.api_key.assigned().filter(|_| spec.kind.is_coordinator_record()) else {
+    let Some(id) = spec
+        .api_key
+        .assigned()
+        .filter(|_| spec.kind.is_coordinator_record())
+    else {
         return TokenStream::new();
     };
     let ty = names::type_ident(&spec.name);
     let lit = Literal::i16_unsuffixed(id);
     let (what, other, record) = match spec.kind {
         MessageKind::CoordinatorKey => ("key", "value", records::stem(&spec.name)),
-        _ => ("value", "key", spec.name.strip_suffix("Value").unwrap_or(&spec.name)),
+        _ => (
+            "value",
+            "key",
+            spec.name.strip_suffix("Value").unwrap_or(&spec.name),
+        ),
     };
     let doc = doc_lines(&format!(
         "The record type of this coordinator record {what} (the spec's `apiKey`, shared with its {other}): `CoordinatorRecordType::{record}`."
@@ -41,14 +49,31 @@ pub(crate) fn record_type_const(spec: &Spec) -> TokenStream {
 pub(crate) fn emit(pairs: &[RecordPair]) -> TokenStream {
     let w = W();
     let variants: Vec<_> = pairs.iter().map(|p| names::type_ident(p.name())).collect();
-    let ids: Vec<_> = pairs.iter().map(|p| Literal::i16_unsuffixed(p.id)).collect();
+    let ids: Vec<_> = pairs
+        .iter()
+        .map(|p| Literal::i16_unsuffixed(p.id))
+        .collect();
     let names: Vec<&str> = pairs.iter().map(|p| p.name()).collect();
     let keys: Vec<&str> = pairs.iter().map(|p| p.key.name.as_str()).collect();
     let values: Vec<&str> = pairs.iter().map(|p| p.value.name.as_str()).collect();
-    let docs: Vec<String> =
-        pairs.iter().map(|p| format!(" `{}` and `{}`: record type {}, value versions {}.", p.key.name, p.value.name, p.id, p.value.valid)).collect();
-    let (lows, highs): (Vec<_>, Vec<_>) =
-        pairs.iter().map(|p| (Literal::i16_suffixed(p.value.valid.lowest), Literal::i16_suffixed(p.value.valid.highest))).unzip();
+    let docs: Vec<String> = pairs
+        .iter()
+        .map(|p| {
+            format!(
+                " `{}` and `{}`: record type {}, value versions {}.",
+                p.key.name, p.value.name, p.id, p.value.valid
+            )
+        })
+        .collect();
+    let (lows, highs): (Vec<_>, Vec<_>) = pairs
+        .iter()
+        .map(|p| {
+            (
+                Literal::i16_suffixed(p.value.valid.lowest),
+                Literal::i16_suffixed(p.value.valid.highest),
+            )
+        })
+        .unzip();
     let n = Literal::usize_unsuffixed(pairs.len());
     quote!(
         /// The coordinator record types of this spec set, as Kafka's generated

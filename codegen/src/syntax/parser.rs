@@ -242,7 +242,10 @@ impl<'a> Parser<'a> {
     /// ([`LineIndex`]), so messages stay cheap on any input.
     fn at(&mut self, offset: usize) -> String {
         let src = self.src;
-        let (line, col) = self.lines.get_or_insert_with(|| LineIndex::new(src)).line_col(offset);
+        let (line, col) = self
+            .lines
+            .get_or_insert_with(|| LineIndex::new(src))
+            .line_col(offset);
         format!("line {line}, column {col}")
     }
 
@@ -1242,7 +1245,10 @@ mod tests {
     fn shared_dir() -> PathBuf {
         match std::env::var_os("KWIRE_SHARED") {
             Some(d) => PathBuf::from(d),
-            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared"),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("..")
+                .join("shared"),
         }
     }
 
@@ -1617,17 +1623,34 @@ mod tests {
     fn k1015_foreign_whitespace_is_reported_once_per_run_and_skipped() {
         // U+00A0 runs (with plain spaces between) pasted from a wiki page: one diagnostic per run.
         let src = "{\"a\": 1,\n\u{a0} \u{a0} \"b\": 2}";
-        let d = check(src, "K1015", 9..14, "replace it with plain spaces (it often comes from copying a web page)");
-        assert_eq!(d.message, "no-break space (U+00A0) where JSON allows only plain whitespace");
+        let d = check(
+            src,
+            "K1015",
+            9..14,
+            "replace it with plain spaces (it often comes from copying a web page)",
+        );
+        assert_eq!(
+            d.message,
+            "no-break space (U+00A0) where JSON allows only plain whitespace"
+        );
         // Skipped as whitespace: the missing comma it hides is still reported.
-        let codes: Vec<_> = parse("[{}\n\u{a0}\u{a0}{}]").diagnostics.into_iter().map(|d| d.code).collect();
+        let codes: Vec<_> = parse("[{}\n\u{a0}\u{a0}{}]")
+            .diagnostics
+            .into_iter()
+            .map(|d| d.code)
+            .collect();
         assert_eq!(codes, ["K1002", "K1015"]);
     }
 
     #[test]
     fn k1004_raw_control_character() {
         let src = "{\"a\": \"line one\nline two\"}";
-        let d = check(src, "K1004", 15..15, "escape the newline as \\n, or join the lines");
+        let d = check(
+            src,
+            "K1004",
+            15..15,
+            "escape the newline as \\n, or join the lines",
+        );
         assert_eq!(d.message, "raw newline inside a string");
         assert_eq!(
             members(&parse(src).value.unwrap())[0].value.kind,
@@ -1647,7 +1670,12 @@ mod tests {
             "escape the line break as \\r\\n, or join the lines",
         );
         // A wrapped line: the break and the indentation after it are one mistake.
-        check("[\"a\n\t\t  b\"]", "K1004", 3..3, "escape the newline as \\n, or join the lines");
+        check(
+            "[\"a\n\t\t  b\"]",
+            "K1004",
+            3..3,
+            "escape the newline as \\n, or join the lines",
+        );
         // A run of tabs is one mistake.
         let d = check("[\"a\t\t\tb\"]", "K1004", 3..6, "escape the tabs as \\t");
         assert_eq!(d.message, "raw tabs inside a string");
@@ -2130,7 +2158,10 @@ mod tests {
     /// Every single-character slip in a real spec (a structural character or quote deleted, or
     /// one of `, " } ] : { [ x '` typed before one) gives exactly one diagnostic.
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn one_slip_one_diagnostic() {
         let shared = shared_dir();
         let file = shared.join("kafka-specs/3.9.0/streams/SubscriptionInfoData.json");
@@ -2181,7 +2212,10 @@ mod tests {
     // ---------------------------------------------------------------- corpus and robustness
 
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn real_specs_parse_cleanly() {
         let shared = shared_dir();
         let specs = shared.join("kafka-specs");
@@ -2220,7 +2254,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn every_prefix_of_a_real_spec() {
         let shared = shared_dir();
         let file = shared.join("kafka-specs/3.9.0/streams/SubscriptionInfoData.json");

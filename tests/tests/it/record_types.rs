@@ -78,12 +78,38 @@ fn record_types_match_their_key_and_value_specs() {
     assert_eq!(all.len(), CoordinatorRecordType::ALL.len());
     for (p, (number, name)) in all.iter().zip(NUMBERS) {
         let id = p.ty.id();
-        assert_eq!((id, p.ty.name(), p.ty.to_string().as_str()), (number, name, name));
-        assert_eq!((p.key_type, p.value_type), (id, id), "{name}: RECORD_TYPE of key and value");
-        assert_eq!(p.key, (p.ty.key_name(), MessageKind::CoordinatorKey, Some(id), VersionRange::new(0, 0)), "{name}: key");
-        assert_eq!((p.value.0, p.value.1, p.value.2), (p.ty.value_name(), MessageKind::CoordinatorValue, Some(id)), "{name}: value");
+        assert_eq!(
+            (id, p.ty.name(), p.ty.to_string().as_str()),
+            (number, name, name)
+        );
+        assert_eq!(
+            (p.key_type, p.value_type),
+            (id, id),
+            "{name}: RECORD_TYPE of key and value"
+        );
+        assert_eq!(
+            p.key,
+            (
+                p.ty.key_name(),
+                MessageKind::CoordinatorKey,
+                Some(id),
+                VersionRange::new(0, 0)
+            ),
+            "{name}: key"
+        );
+        assert_eq!(
+            (p.value.0, p.value.1, p.value.2),
+            (p.ty.value_name(), MessageKind::CoordinatorValue, Some(id)),
+            "{name}: value"
+        );
         assert_eq!(p.value.3, p.ty.value_versions(), "{name}: value versions");
-        assert_eq!((p.ty.key_name(), p.ty.value_name()), (format!("{name}Key").as_str(), format!("{name}Value").as_str()));
+        assert_eq!(
+            (p.ty.key_name(), p.ty.value_name()),
+            (
+                format!("{name}Key").as_str(),
+                format!("{name}Value").as_str()
+            )
+        );
         assert_eq!(CoordinatorRecordType::from_id(id), Some(p.ty));
         assert_eq!(CoordinatorRecordType::try_from(id), Ok(p.ty));
     }

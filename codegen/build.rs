@@ -12,7 +12,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=KWIRE_SHARED");
     println!("cargo:rerun-if-env-changed=CI");
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let manifest =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let shared = std::env::var_os("KWIRE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("..").join("..").join("shared"));

@@ -44,10 +44,16 @@ pub struct Failure {
 
 impl Failure {
     fn usage(message: impl Into<String>) -> Self {
-        Failure { code: 2, message: message.into() }
+        Failure {
+            code: 2,
+            message: message.into(),
+        }
     }
     fn input(message: impl Into<String>) -> Self {
-        Failure { code: 1, message: message.into() }
+        Failure {
+            code: 1,
+            message: message.into(),
+        }
     }
     /// Prints the message and gives the exit code.
     pub fn report(self) -> u8 {
@@ -61,12 +67,41 @@ pub fn api_key(text: &str) -> Result<ApiKey, Failure> {
     let t = text.trim();
     let found = match t.parse::<i16>() {
         Ok(k) => ApiKey::from_i16(k),
-        Err(_) => ApiKey::ALL.iter().copied().find(|a| a.name().eq_ignore_ascii_case(t)),
+        Err(_) => ApiKey::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name().eq_ignore_ascii_case(t)),
     };
     found.ok_or_else(|| {
-        let known: Vec<String> = ApiKey::ALL.iter().map(|a| format!("{} {}", a.as_i16(), a.name())).collect();
-        Failure::usage(format!("unknown API key `{t}`: schemas/ has {}", known.join(", ")))
+        let known: Vec<String> = ApiKey::ALL
+            .iter()
+            .map(|a| format!("{} {}", a.as_i16(), a.name()))
+            .collect();
+        let forms =
+            "--api takes an API key number or an API name, in any case (e.g. `3` or `Metadata`)";
+        let list = format!("schemas/ has {}", known.join(", "));
+        Failure::usage(match closest_api(t) {
+            Some(a) => format!(
+                "unknown API key `{t}`: did you mean `{}` (key {})? {forms}; {list}",
+                a.name(),
+                a.as_i16()
+            ),
+            None if t.parse::<i16>().is_ok() => format!("unknown API key `{t}`: {list}; {forms}"),
+            None => format!("unknown API key `{t}`: {forms}; {list}"),
+        })
     })
+}
+
+/// The API whose name is closest to `text` (a typo, or a spec name such as `MetadataRequest`).
+fn closest_api(text: &str) -> Option<ApiKey> {
+    let lower = text.to_ascii_lowercase();
+    let stem = lower
+        .strip_suffix("request")
+        .or_else(|| lower.strip_suffix("response"))
+        .unwrap_or(&lower);
+    let names: Vec<&str> = ApiKey::ALL.iter().map(|a| a.name()).collect();
+    let name = kwire_codegen::suggest::suggest(stem, &names)?;
+    ApiKey::ALL.iter().copied().find(|a| a.name() == name)
 }
 
 fn check_version(api: ApiKey, version: i16) -> Result<(), Failure> {
@@ -74,7 +109,10 @@ fn check_version(api: ApiKey, version: i16) -> Result<(), Failure> {
     if v.contains(version) {
         Ok(())
     } else {
-        Err(Failure::usage(format!("{} has no version {version} (valid versions {v})", api.name())))
+        Err(Failure::usage(format!(
+            "{} has no version {version} (valid versions {v})",
+            api.name()
+        )))
     }
 }
 
@@ -83,10 +121,18 @@ fn read_arg_file(path: &str) -> Result<Vec<u8>, Failure> {
     let (name, source): (&str, Box<dyn Read>) = if path == "-" {
         ("standard input", Box::new(std::io::stdin()))
     } else {
-        (path, Box::new(std::fs::File::open(path).map_err(|e| Failure::usage(format!("{path}: {e}")))?))
+        (
+            path,
+            Box::new(
+                std::fs::File::open(path).map_err(|e| Failure::usage(format!("{path}: {e}")))?,
+            ),
+        )
     };
     let mut v = Vec::new();
-    source.take(MAX_INPUT_BYTES + 1).read_to_end(&mut v).map_err(|e| Failure::usage(format!("{name}: {e}")))?;
+    source
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut v)
+        .map_err(|e| Failure::usage(format!("{name}: {e}")))?;
     if v.len() as u64 > MAX_INPUT_BYTES {
         return Err(Failure::usage(format!(
             "{name}: more than {MAX_INPUT_BYTES} bytes; a frame is at most Kafka's socket.request.max.bytes \
@@ -132,7 +178,10 @@ fn parse_hex_in(text: &str, file: Option<&str>) -> Result<Vec<u8>, Failure> {
     }
     if digits.len() % 2 == 1 {
         let place = file.map(|f| format!(" in {f}")).unwrap_or_default();
-        return Err(Failure::usage(format!("bad hex{place}: odd number of hex digits ({})", digits.len())));
+        return Err(Failure::usage(format!(
+            "bad hex{place}: odd number of hex digits ({})",
+            digits.len()
+        )));
     }
     Ok(digits
         .chunks(2)
@@ -147,7 +196,8 @@ fn parse_hex_in(text: &str, file: Option<&str>) -> Result<Vec<u8>, Failure> {
 /// Whether the contents of `@FILE` are hex text rather than a raw frame: every byte printable
 /// ASCII or ASCII whitespace (see the module docs).
 pub fn is_hex_text(raw: &[u8]) -> bool {
-    raw.iter().all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    raw.iter()
+        .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
 }
 
 /// The frame bytes of a `decode` argument: hex, or `@FILE` (hex text or raw bytes).
@@ -169,7 +219,8 @@ pub fn frame_bytes(arg: &str) -> Result<Vec<u8>, Failure> {
 /// The JSON of an `encode` argument: JSON text, or `@FILE`.
 fn json_arg(arg: &str) -> Result<Value, Failure> {
     let text = match arg.strip_prefix('@') {
-        Some(path) => String::from_utf8(read_arg_file(path)?).map_err(|_| Failure::usage(format!("{path}: not UTF-8 text")))?,
+        Some(path) => String::from_utf8(read_arg_file(path)?)
+            .map_err(|_| Failure::usage(format!("{path}: not UTF-8 text")))?,
         None => arg.to_string(),
     };
     serde_json::from_str(&text).map_err(|e| Failure::usage(format!("not JSON: {e}")))
@@ -193,7 +244,11 @@ fn check_header(what: &str, api: ApiKey, version: i16, key: i16, hv: i16) -> Res
         return Ok(());
     }
     // A response's header starts with its correlation id, which reads as some API key.
-    let hint = if key != api.as_i16() { " (if it is a response, add --response)" } else { "" };
+    let hint = if key != api.as_i16() {
+        " (if it is a response, add --response)"
+    } else {
+        ""
+    };
     Err(Failure::input(format!(
         "{what} says {} version {hv}, but --api {} --version {version} was given{hint}",
         describe_key(key),
@@ -266,13 +321,20 @@ pub struct FrameArgs<'a> {
 /// every `records` field is expanded into its batches (`kwire_protocol::records::json`) instead
 /// of base64; a record set that does not decode is an input error naming the field.
 pub fn decode(args: &FrameArgs<'_>, records: bool, input: &str) -> Result<String, Failure> {
-    let &FrameArgs { api, version, response, size_prefixed } = args;
+    let &FrameArgs {
+        api,
+        version,
+        response,
+        size_prefixed,
+    } = args;
     let api = api_key(api)?;
     check_version(api, version)?;
     let raw = frame_bytes(input)?;
     let to_json = |raw| {
         if records {
-            with_expanded_records(RecordsOptions::default(), || decode_frame(api, version, response, raw))
+            with_expanded_records(RecordsOptions::default(), || {
+                decode_frame(api, version, response, raw)
+            })
         } else {
             decode_frame(api, version, response, raw)
         }
@@ -293,26 +355,32 @@ pub fn decode(args: &FrameArgs<'_>, records: bool, input: &str) -> Result<String
 }
 
 /// Decodes a frame without size prefix (see [`decode`]).
-fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Result<String, Failure> {
+fn decode_frame(
+    api: ApiKey,
+    version: i16,
+    response: bool,
+    raw: Vec<u8>,
+) -> Result<String, Failure> {
     let peeked = peek_key(&raw);
     let bytes = Bytes::from(raw);
     let json = if response {
         // ApiVersions: a broker that does not know the version asked answers in the v0 layout
         // (KIP-511); read it as Kafka's client does and say so.
         // (`decode_with_fallback` is plain `decode` for every other API.)
-        let (frame, read_at) = ResponseFrame::decode_with_fallback(bytes, api, version).map_err(|e| {
-            // A request of --api/--version given with --response.
-            let hint = if peeked == Some((api.as_i16(), version)) {
-                format!(
+        let (frame, read_at) =
+            ResponseFrame::decode_with_fallback(bytes, api, version).map_err(|e| {
+                // A request of --api/--version given with --response.
+                let hint = if peeked == Some((api.as_i16(), version)) {
+                    format!(
                     " (the frame starts with the request header of --api {} --version {version}: \
                      if it is a request, drop --response)",
                     api.as_i16()
                 )
-            } else {
-                String::new()
-            };
-            Failure::input(format!("decode: {e}{hint}"))
-        })?;
+                } else {
+                    String::new()
+                };
+                Failure::input(format!("decode: {e}{hint}"))
+            })?;
         if read_at != version {
             eprintln!(
                 "note: read in the ApiVersions v{read_at} layout: a broker that does not know v{version} \
@@ -324,7 +392,8 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
         if let Some((key, hv)) = peeked {
             check_header("the frame's header", api, version, key, hv)?;
         }
-        let frame = RequestFrame::decode(bytes).map_err(|e| Failure::input(format!("decode: {e}")))?;
+        let frame =
+            RequestFrame::decode(bytes).map_err(|e| Failure::input(format!("decode: {e}")))?;
         frame.to_json()
     };
     let json = json.map_err(|e| Failure::input(format!("to JSON: {e}")))?;
@@ -334,13 +403,19 @@ fn decode_frame(api: ApiKey, version: i16, response: bool, raw: Vec<u8>) -> Resu
 /// `kwire encode`: the frame bytes of a frame's JSON form (with `size_prefixed`, behind their
 /// 4-byte size prefix).
 pub fn encode(args: &FrameArgs<'_>, input: &str) -> Result<Vec<u8>, Failure> {
-    let &FrameArgs { api, version, response, size_prefixed } = args;
+    let &FrameArgs {
+        api,
+        version,
+        response,
+        size_prefixed,
+    } = args;
     let frame = encode_frame(api, version, response, input)?;
     if !size_prefixed {
         return Ok(frame);
     }
     let mut out = Vec::with_capacity(frame.len() + 4);
-    kwire_protocol::wire::frame::write_frame(&mut out, &frame).map_err(|e| Failure::input(format!("encode: {e}")))?;
+    kwire_protocol::wire::frame::write_frame(&mut out, &frame)
+        .map_err(|e| Failure::input(format!("encode: {e}")))?;
     Ok(out)
 }
 
@@ -355,16 +430,20 @@ fn encode_frame(api: &str, version: i16, response: bool, input: &str) -> Result<
                 "the JSON's header is a request header (requestApiKey {key}, requestApiVersion {hv}), but --response was given"
             )));
         }
-        let frame = ResponseFrame::from_json(&json, api, version).map_err(|e| Failure::input(format!("from JSON: {e}")))?;
+        let frame = ResponseFrame::from_json(&json, api, version)
+            .map_err(|e| Failure::input(format!("from JSON: {e}")))?;
         frame.to_bytes(version)
     } else {
         if let Some((key, hv)) = json_key(&json) {
             check_header("the JSON's header", api, version, key, hv)?;
         }
-        let frame = RequestFrame::from_json(&json).map_err(|e| Failure::input(format!("from JSON: {e}")))?;
+        let frame = RequestFrame::from_json(&json)
+            .map_err(|e| Failure::input(format!("from JSON: {e}")))?;
         frame.to_bytes()
     };
-    Ok(bytes.map_err(|e| Failure::input(format!("encode: {e}")))?.to_vec())
+    Ok(bytes
+        .map_err(|e| Failure::input(format!("encode: {e}")))?
+        .to_vec())
 }
 
 /// Runs `kwire decode` and prints the result: the exit status.

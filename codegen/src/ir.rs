@@ -19,9 +19,15 @@ pub struct Versions {
 
 impl Versions {
     /// The empty range.
-    pub const NONE: Versions = Versions { lowest: 0, highest: -1 };
+    pub const NONE: Versions = Versions {
+        lowest: 0,
+        highest: -1,
+    };
     /// `0+`.
-    pub const ALL: Versions = Versions { lowest: 0, highest: i16::MAX };
+    pub const ALL: Versions = Versions {
+        lowest: 0,
+        highest: i16::MAX,
+    };
 
     /// `lowest..=highest`.
     pub const fn new(lowest: i16, highest: i16) -> Self {
@@ -41,14 +47,19 @@ impl Versions {
             if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(format!("invalid version range `{text}`"));
             }
-            s.parse::<i16>().map_err(|_| format!("version `{s}` is larger than 32767"))
+            s.parse::<i16>()
+                .map_err(|_| format!("version `{s}` is larger than 32767"))
         };
         if let Some(lo) = t.strip_suffix('+') {
             return Ok(Versions::new(num(lo)?, i16::MAX));
         }
         if let Some((a, b)) = t.split_once('-') {
             let (a, b) = (num(a)?, num(b)?);
-            return Ok(if a > b { Versions::NONE } else { Versions::new(a, b) });
+            return Ok(if a > b {
+                Versions::NONE
+            } else {
+                Versions::new(a, b)
+            });
         }
         let v = num(t)?;
         Ok(Versions::new(v, v))
@@ -113,6 +124,12 @@ pub enum MessageKind {
     Data,
     /// `metadata`
     Metadata,
+    /// `coordinator-key` (Kafka 4.x): the key of a coordinator record; its `apiKey` is the
+    /// record type, shared with the `coordinator-value` of the same record.
+    CoordinatorKey,
+    /// `coordinator-value` (Kafka 4.x): the value of a coordinator record, paired with the
+    /// `coordinator-key` of the same `apiKey`.
+    CoordinatorValue,
 }
 
 impl MessageKind {
@@ -124,7 +141,30 @@ impl MessageKind {
             MessageKind::Header => "header",
             MessageKind::Data => "data",
             MessageKind::Metadata => "metadata",
+            MessageKind::CoordinatorKey => "coordinator-key",
+            MessageKind::CoordinatorValue => "coordinator-value",
         }
+    }
+    /// Every kind, in the order messages name them.
+    pub const ALL: [MessageKind; 7] = [
+        MessageKind::Request,
+        MessageKind::Response,
+        MessageKind::Header,
+        MessageKind::Data,
+        MessageKind::Metadata,
+        MessageKind::CoordinatorKey,
+        MessageKind::CoordinatorValue,
+    ];
+    /// The kind a spec keyword names (`"coordinator-key"`), if any.
+    pub fn from_keyword(word: &str) -> Option<MessageKind> {
+        MessageKind::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+    /// Whether this is a `coordinator-key` or a `coordinator-value`.
+    pub fn is_coordinator_record(self) -> bool {
+        matches!(
+            self,
+            MessageKind::CoordinatorKey | MessageKind::CoordinatorValue
+        )
     }
 }
 
@@ -193,7 +233,9 @@ impl Type {
         let t = text.trim();
         if let Some(elem) = t.strip_prefix("[]") {
             if elem.is_empty() {
-                return Err(format!("can't parse array type `{t}`: no element type found"));
+                return Err(format!(
+                    "can't parse array type `{t}`: no element type found"
+                ));
             }
             if elem.starts_with("[]") {
                 return Err(format!("can't have an array of arrays: `{t}`"));
@@ -215,7 +257,9 @@ impl Type {
             "bytes" => Type::Bytes,
             "uuid" => Type::Uuid,
             "records" => Type::Records,
-            _ if t.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => Type::Struct(t.to_string()),
+            _ if t.chars().next().is_some_and(|c| c.is_ascii_uppercase()) => {
+                Type::Struct(t.to_string())
+            }
             _ => return Err(format!("can't parse type `{t}`")),
         })
     }
@@ -236,7 +280,10 @@ impl Type {
     }
     /// Whether the type may be nullable (string, bytes, records, arrays, structs).
     pub fn can_be_nullable(&self) -> bool {
-        matches!(self, Type::String | Type::Bytes | Type::Records | Type::Array(_) | Type::Struct(_))
+        matches!(
+            self,
+            Type::String | Type::Bytes | Type::Records | Type::Array(_) | Type::Struct(_)
+        )
     }
     /// The struct this type names, directly or as array element.
     pub fn struct_name(&self) -> Option<&str> {
@@ -356,7 +403,10 @@ impl Field {
                 if t.lowest <= self.versions.lowest {
                     Versions::NONE
                 } else {
-                    Versions::new(self.versions.lowest, (t.lowest - 1).min(self.versions.highest))
+                    Versions::new(
+                        self.versions.lowest,
+                        (t.lowest - 1).min(self.versions.highest),
+                    )
                 }
             }
         }
@@ -420,7 +470,10 @@ impl Spec {
     }
     /// The header version `headerVersions` assigns to `version`, if it covers it.
     pub fn header_version_override(&self, version: i16) -> Option<i16> {
-        self.header_versions.iter().find(|(r, _)| r.contains(version)).map(|(_, h)| *h)
+        self.header_versions
+            .iter()
+            .find(|(r, _)| r.contains(version))
+            .map(|(_, h)| *h)
     }
     /// The top level as a struct.
     pub fn top(&self) -> Struct {

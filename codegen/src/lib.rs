@@ -13,6 +13,9 @@
 //! * [`Builder`]: for build scripts, in the manner of prost-build.
 //! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
 //! * [`names`]: Rust names for spec names (shared by [`validate`] and [`rust`]).
+//! * [`records`]: Kafka 4.x coordinator records, keys and values paired by record type (shared
+//!   by [`validate`] and [`rust`]).
+//! * [`suggest`]: "did you mean" hints (a bounded edit distance).
 //! * [`diff`]: `kwire diff`: what changed between two sets of specs, and whether the bytes did.
 
 pub mod builder;
@@ -21,12 +24,13 @@ pub mod diff;
 pub mod ir;
 pub mod lower;
 pub mod names;
+pub mod records;
 pub mod render;
 pub mod rust;
 pub mod source;
-mod suggest;
+pub mod suggest;
 pub mod syntax;
 pub mod validate;
 
-pub use builder::{Builder, Error};
+pub use builder::{Builder, Compiled, Error, Generated, Warning};
 pub use source::{check_files, check_files_alone, Checked, SourceFile};

@@ -13,7 +13,7 @@
 //! | K2002 | unknown key |
 //! | K2003 | a value of the wrong kind (e.g. an object where a string is expected) |
 //! | K2004 | invalid version range |
-//! | K2005 | unknown `type` value |
+//! | K2005 | unknown `type` value (the types are `request`, `response`, `header`, `data`, `metadata`, and Kafka 4.x's `coordinator-key` and `coordinator-value`) |
 //! | K2006 | a bare word other than `TBD`, or `TBD` anywhere but `apiKey` |
 //! | K2007 | unknown field type |
 //! | K2008 | a number out of range or not a number (`apiKey`, `tag`) |
@@ -48,6 +48,9 @@
 //! | K2121 | a tagged records field (rule 27) |
 //! | K2122 | an array of records (rule 28) |
 //! | K2123 | empty validVersions (e.g. `3-1`, which Kafka rejects later as "no versions in common"); the literal `none` is not an error: it marks a removed-API stub with no versions |
+//! | K2124 | a `coordinator-key` or `coordinator-value` without a numeric `apiKey`, its record type (Kafka 4.x `MessageSpec`) |
+//! | K2125 | a `coordinator-key` whose validVersions is not `0` (Kafka 4.x `MessageSpec`) |
+//! | K2126 | a `coordinator-key` with flexibleVersions other than `none` (Kafka 4.x `MessageSpec`) |
 //! | K2150 | nullableVersions outside versions (warning) |
 //! | K2151 | deprecatedVersions outside validVersions (warning) |
 //! | K2152 | a primitive field whose versions lie outside the enclosing versions (warning) |
@@ -55,6 +58,7 @@
 //! | K2154 | an inline or common struct with an empty `fields` list (warning) |
 //! | K2155 | an octal-looking integer default such as `010` (warning) |
 //! | K2156 | a bare JSON `null` default on a nullable field: Kafka reads it as no default (warning) |
+//! | K2157 | a field whose closed `versions` (`2-9`) end past the enclosing versions (`0-5`) but overlap them (warning; an open `N+` never does) |
 //! | K3005 | a common struct name not starting with an upper-case letter (rule 33) |
 //! | K3009 | an inline struct inside a common struct (rule 37) |
 //!
@@ -62,7 +66,9 @@
 //! and rule 29 is K2010. The struct and folder rules are in [`crate::validate`].
 
 use crate::diagnostics::{Diagnostic, Span};
-use crate::ir::{ApiKeyValue, DefaultValue, Field, KeySpans, MessageKind, Spec, Struct, Type, Versions};
+use crate::ir::{
+    ApiKeyValue, DefaultValue, Field, KeySpans, MessageKind, Spec, Struct, Type, Versions,
+};
 use crate::suggest::suggest;
 use crate::syntax::{Member, Value, ValueKind};
 
@@ -96,8 +102,14 @@ const FIELD_KEYS: &[&str] = &[
     "fields",
 ];
 const STRUCT_KEYS: &[&str] = &["name", "versions", "fields", "deprecatedVersions"];
-const ENTITY_TYPES: &[&str] =
-    &["unknown", "transactionalId", "producerId", "groupId", "topicName", "brokerId"];
+const ENTITY_TYPES: &[&str] = &[
+    "unknown",
+    "transactionalId",
+    "producerId",
+    "groupId",
+    "topicName",
+    "brokerId",
+];
 const LISTENERS: &[&str] = &["zkBroker", "broker", "controller"];
 const TYPES: &[&str] = &[
     "bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64", "string", "bytes",
@@ -118,7 +130,10 @@ pub struct Lowered {
 pub fn lower(file: &str, root: &Value) -> Lowered {
     let mut cx = Cx { diags: Vec::new() };
     let spec = cx.spec(file, root);
-    Lowered { spec, diagnostics: cx.diags }
+    Lowered {
+        spec,
+        diagnostics: cx.diags,
+    }
 }
 
 struct Cx {
@@ -141,14 +156,27 @@ impl<'a> Obj<'a> {
             .filter(|v| v.kind != ValueKind::Null)
     }
     fn key_span(&self, key: &str) -> Option<Span> {
-        self.members.iter().rev().find(|m| m.key == key).map(|m| m.key_span)
+        self.members
+            .iter()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| m.key_span)
     }
     /// The raw value of `key` (a JSON `null` included).
     fn raw(&self, key: &str) -> Option<&'a Value> {
-        self.members.iter().rev().find(|m| m.key == key).map(|m| &m.value)
+        self.members
+            .iter()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| &m.value)
     }
     fn spans(&self) -> KeySpans {
-        KeySpans(self.members.iter().map(|m| (m.key.clone(), m.value.span)).collect())
+        KeySpans(
+            self.members
+                .iter()
+                .map(|m| (m.key.clone(), m.value.span))
+                .collect(),
+        )
     }
     /// Where to point for a missing key: the opening brace.
     fn head(&self) -> Span {
@@ -193,26 +221,38 @@ impl Cx {
 
     fn object<'a>(&mut self, v: &'a Value, what: &str, allowed: &[&str]) -> Option<Obj<'a>> {
         let ValueKind::Object(members) = &v.kind else {
-            self.err("K2003", v.span, format!("expected {what} to be an object, found {}", v.kind_name()))
-                .help = Some("write it as `{ \"key\": value, ... }`".into());
+            self.err(
+                "K2003",
+                v.span,
+                format!("expected {what} to be an object, found {}", v.kind_name()),
+            )
+            .help = Some("write it as `{ \"key\": value, ... }`".into());
             return None;
         };
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for m in members {
             if !allowed.contains(&m.key.as_str()) {
-                let d = self.err("K2002", m.key_span, format!("unknown key `{}` in {what}", m.key));
-                if let Some(s) = suggest(&m.key, allowed) {
-                    d.help = Some(format!("did you mean `{s}`?"));
-                } else {
-                    d.help = Some(format!("the keys of {what} are: {}", allowed.join(", ")));
-                }
+                let help = unknown_key_help(&m.key, what, allowed);
+                self.err(
+                    "K2002",
+                    m.key_span,
+                    format!("unknown key `{}` in {what}", m.key),
+                )
+                .help = Some(help);
             } else if seen.contains(&m.key.as_str()) {
-                self.warn("K2015", m.key_span, format!("key `{}` is given more than once; the last one wins", m.key))
-                    .help = Some("remove the earlier one".into());
+                self.warn(
+                    "K2015",
+                    m.key_span,
+                    format!("key `{}` is given more than once; the last one wins", m.key),
+                )
+                .help = Some("remove the earlier one".into());
             }
-            seen.push(&m.key);
+            seen.insert(&m.key);
         }
-        Some(Obj { members: members.iter().collect(), span: v.span })
+        Some(Obj {
+            members: members.iter().collect(),
+            span: v.span,
+        })
     }
 
     fn text(&mut self, v: &Value, key: &str) -> Option<String> {
@@ -225,15 +265,23 @@ impl Cx {
                 None
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be a string, found {}", v.kind_name()))
-                    .help = Some(format!("write `{key}` as a string in double quotes"));
+                self.err(
+                    "K2003",
+                    v.span,
+                    format!("expected `{key}` to be a string, found {}", v.kind_name()),
+                )
+                .help = Some(format!("write `{key}` as a string in double quotes"));
                 None
             }
         }
     }
 
     fn bare_word(&mut self, v: &Value, w: &str, key: &str) {
-        let d = self.err("K2006", v.span, format!("bare word `{w}` is not a JSON value"));
+        let d = self.err(
+            "K2006",
+            v.span,
+            format!("bare word `{w}` is not a JSON value"),
+        );
         d.help = Some(if w == "TBD" {
             format!("`TBD` is only allowed as the value of `apiKey`; quote it for `{key}`")
         } else {
@@ -247,29 +295,49 @@ impl Cx {
                 if let Ok(n) = t.parse::<i64>() {
                     Some(n)
                 } else if let Ok(f) = t.parse::<f64>() {
-                    self.warn("K2014", v.span, format!("`{key}` should be an integer; Kafka truncates `{t}` to {}", f.trunc()))
-                        .help = Some(format!("write {}", f.trunc()));
+                    self.warn(
+                        "K2014",
+                        v.span,
+                        format!(
+                            "`{key}` should be an integer; Kafka truncates `{t}` to {}",
+                            f.trunc()
+                        ),
+                    )
+                    .help = Some(format!("write {}", f.trunc()));
                     Some(f.trunc() as i64)
                 } else {
                     None
                 }
             }
-            ValueKind::String(s) => s.trim().strip_prefix('+').unwrap_or(s.trim()).parse::<i64>().ok(),
+            ValueKind::String(s) => s
+                .trim()
+                .strip_prefix('+')
+                .unwrap_or(s.trim())
+                .parse::<i64>()
+                .ok(),
             ValueKind::Word(w) => {
                 self.bare_word(v, w, key);
                 return None;
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be an integer, found {}", v.kind_name()))
-                    .help = Some(format!("write `{key}` as a number, e.g. `0`"));
+                self.err(
+                    "K2003",
+                    v.span,
+                    format!("expected `{key}` to be an integer, found {}", v.kind_name()),
+                )
+                .help = Some(format!("write `{key}` as a number, e.g. `0`"));
                 return None;
             }
         };
         match n {
             Some(n) if (min..=max).contains(&n) => Some(n),
             Some(n) => {
-                self.err("K2008", v.span, format!("`{key}` is {n}, outside {min}..={max}"))
-                    .help = Some(format!("`{key}` must lie in {min}..={max}"));
+                self.err(
+                    "K2008",
+                    v.span,
+                    format!("`{key}` is {n}, outside {min}..={max}"),
+                )
+                .help = Some(format!("`{key}` must lie in {min}..={max}"));
                 None
             }
             None => {
@@ -286,8 +354,12 @@ impl Cx {
             ValueKind::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
             ValueKind::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
             ValueKind::String(s) => {
-                self.err("K2009", v.span, format!("`{key}` must be true or false, not \"{s}\""))
-                    .help = Some("write `true` or `false`".into());
+                self.err(
+                    "K2009",
+                    v.span,
+                    format!("`{key}` must be true or false, not \"{s}\""),
+                )
+                .help = Some("write `true` or `false`".into());
                 None
             }
             ValueKind::Word(w) => {
@@ -295,8 +367,12 @@ impl Cx {
                 None
             }
             _ => {
-                self.err("K2003", v.span, format!("expected `{key}` to be a boolean, found {}", v.kind_name()))
-                    .help = Some("write `true` or `false`".into());
+                self.err(
+                    "K2003",
+                    v.span,
+                    format!("expected `{key}` to be a boolean, found {}", v.kind_name()),
+                )
+                .help = Some("write `true` or `false`".into());
                 None
             }
         }
@@ -340,32 +416,7 @@ impl Cx {
                 None
             }
         };
-        let kind = match obj.get("type") {
-            Some(v) => {
-                let t = self.text(v, "type");
-                match t.as_deref() {
-                    Some("request") => Some(MessageKind::Request),
-                    Some("response") => Some(MessageKind::Response),
-                    Some("header") => Some(MessageKind::Header),
-                    Some("data") => Some(MessageKind::Data),
-                    Some("metadata") => Some(MessageKind::Metadata),
-                    Some(other) => {
-                        let d = self.err("K2005", v.span, format!("unknown message type `{other}`"));
-                        d.help = Some(match suggest(other, &["request", "response", "header", "data", "metadata"]) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => "the types are request, response, header, data and metadata".into(),
-                        });
-                        None
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                self.err("K2001", obj.head(), "the message has no `type`")
-                    .help = Some("add `\"type\": \"request\"` (or response, header, data, metadata)".into());
-                None
-            }
-        };
+        let kind = self.message_kind(&obj);
         let api_key = match obj.get("apiKey") {
             None => ApiKeyValue::Absent,
             Some(v) => match &v.kind {
@@ -384,24 +435,44 @@ impl Cx {
         // `"validVersions": "none"`): only the literal `none` marks one, as in Kafka's `MessageSpec`,
         // which then requires neither `flexibleVersions` nor `fields`. An empty range such as `3-1`
         // stays an error (K2123).
-        let stub = obj.get("validVersions").is_some_and(|v| matches!(&v.kind, ValueKind::String(s) if s.trim() == "none"));
+        let stub = obj
+            .get("validVersions")
+            .is_some_and(|v| matches!(&v.kind, ValueKind::String(s) if s.trim() == "none"));
         let valid = match obj.get("validVersions").filter(|v| !is_blank(v)) {
             Some(v) => self.versions(v, "validVersions"),
             None => {
-                self.err("K2001", obj.head(), format!("the message {} has no `validVersions`", name.as_deref().unwrap_or("")))
-                    .help = Some("add `\"validVersions\": \"0\"`".into());
+                self.err(
+                    "K2001",
+                    obj.head(),
+                    format!(
+                        "the message {} has no `validVersions`",
+                        name.as_deref().unwrap_or("")
+                    ),
+                )
+                .help = Some("add `\"validVersions\": \"0\"`".into());
                 None
             }
         };
         if let (Some(v), Some(span)) = (valid, obj.get("validVersions").map(|x| x.span)) {
             // Rule 7: a finite maximum.
             if !v.is_empty() && v.highest == i16::MAX {
-                self.err("K2104", span, format!("validVersions `{v}` does not specify a maximum version"))
-                    .help = Some(format!("give the highest version the message has, e.g. `\"{}-N\"`", v.lowest));
+                self.err(
+                    "K2104",
+                    span,
+                    format!("validVersions `{v}` does not specify a maximum version"),
+                )
+                .help = Some(format!(
+                    "give the highest version the message has, e.g. `\"{}-N\"`",
+                    v.lowest
+                ));
             }
             if v.is_empty() && !stub {
-                self.err("K2123", span, "validVersions is empty: the message has no version")
-                    .help = Some("write `N`, `N-M` with N <= M".into());
+                self.err(
+                    "K2123",
+                    span,
+                    "validVersions is empty: the message has no version",
+                )
+                .help = Some("write `N`, `N-M` with N <= M".into());
             }
         }
         let flexible = match obj.get("flexibleVersions").filter(|v| !is_blank(v)) {
@@ -416,15 +487,37 @@ impl Cx {
         if let (Some(f), Some(span)) = (flexible, obj.get("flexibleVersions").map(|x| x.span)) {
             // Rule 4: none or open-ended.
             if !f.is_open_ended() {
-                self.err("K2101", span, format!("flexibleVersions `{f}` is not open-ended"))
-                    .help = Some(format!("once a version is flexible, every later one is: write `\"{}+\"`", f.lowest));
+                self.err(
+                    "K2101",
+                    span,
+                    format!("flexibleVersions `{f}` is not open-ended"),
+                )
+                .help = Some(format!(
+                    "once a version is flexible, every later one is: write `\"{}+\"`",
+                    f.lowest
+                ));
             }
         }
-        let deprecated = obj.get("deprecatedVersions").and_then(|v| self.versions(v, "deprecatedVersions"));
-        if let (Some(d), Some(v), Some(span)) = (deprecated, valid, obj.get("deprecatedVersions").map(|x| x.span)) {
+        let deprecated = obj
+            .get("deprecatedVersions")
+            .and_then(|v| self.versions(v, "deprecatedVersions"));
+        if let (Some(d), Some(v), Some(span)) = (
+            deprecated,
+            valid,
+            obj.get("deprecatedVersions").map(|x| x.span),
+        ) {
             if !d.is_subset_of(&v) {
-                self.warn("K2151", span, format!("deprecatedVersions `{d}` lie outside validVersions `{v}`"))
-                    .help = Some("deprecate only versions the message has".into());
+                self.warn(
+                    "K2151",
+                    span,
+                    format!("deprecatedVersions `{d}` lie outside validVersions `{v}`"),
+                )
+                .help = Some("deprecate only versions the message has".into());
+            }
+        }
+        if let (Some(k), Some(v)) = (kind, valid) {
+            if k.is_coordinator_record() && !v.is_empty() {
+                self.coordinator_rules(&obj, k, api_key, v, flexible);
             }
         }
         let mut listeners = Vec::new();
@@ -444,22 +537,38 @@ impl Cx {
             }
             // Rule 5.
             if !listeners.is_empty() && kind.is_some_and(|k| k != MessageKind::Request) {
-                self.err("K2102", v.span, "`listeners` is only valid on messages of type `request`")
-                    .help = Some("remove `listeners`; the request of this API declares them".into());
+                self.err(
+                    "K2102",
+                    v.span,
+                    "`listeners` is only valid on messages of type `request`",
+                )
+                .help = Some("remove `listeners`; the request of this API declares them".into());
             }
         }
-        let latest_version_unstable =
-            obj.get("latestVersionUnstable").and_then(|v| self.bool(v, "latestVersionUnstable")).unwrap_or(false);
+        let latest_version_unstable = obj
+            .get("latestVersionUnstable")
+            .and_then(|v| self.bool(v, "latestVersionUnstable"))
+            .unwrap_or(false);
         if latest_version_unstable && kind.is_some_and(|k| k != MessageKind::Request) {
-            self.err("K2103", obj.get("latestVersionUnstable").map_or(obj.head(), |v| v.span), "`latestVersionUnstable` is only valid on messages of type `request`")
-                .help = Some("remove it; the request of this API carries the flag".into());
+            self.err(
+                "K2103",
+                obj.get("latestVersionUnstable")
+                    .map_or(obj.head(), |v| v.span),
+                "`latestVersionUnstable` is only valid on messages of type `request`",
+            )
+            .help = Some("remove it; the request of this API carries the flag".into());
         }
         let header_versions = match obj.get("headerVersions") {
             Some(v) => self.header_versions(v, valid, kind),
             None => Vec::new(),
         };
         let mut structs = Vec::new();
-        let cx = FieldCx { parent: valid.unwrap_or(Versions::ALL), msg_flexible: flexible, in_common: false, nested: false };
+        let cx = FieldCx {
+            parent: valid.unwrap_or(Versions::ALL),
+            msg_flexible: flexible,
+            in_common: false,
+            nested: false,
+        };
         let fields = match obj.get("fields") {
             Some(v) => self.fields(v, &mut structs, cx),
             None => Vec::new(),
@@ -489,10 +598,88 @@ impl Cx {
         })
     }
 
-    fn header_versions(&mut self, v: &Value, valid: Option<Versions>, kind: Option<MessageKind>) -> Vec<(Versions, i16)> {
+    /// The message's `type` (K2001 when absent, K2005 when unknown).
+    fn message_kind(&mut self, obj: &Obj) -> Option<MessageKind> {
+        let Some(v) = obj.get("type") else {
+            self.err("K2001", obj.head(), "the message has no `type`")
+                .help = Some("add `\"type\": \"request\"` (or response, header, data, metadata, coordinator-key, coordinator-value)".into());
+            return None;
+        };
+        let t = self.text(v, "type")?;
+        if let Some(k) = MessageKind::from_keyword(&t) {
+            return Some(k);
+        }
+        let keywords: Vec<&str> = MessageKind::ALL.iter().map(|k| k.as_str()).collect();
+        let d = self.err("K2005", v.span, format!("unknown message type `{t}`"));
+        d.help = Some(match suggest(&t, &keywords) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("the types are {}", keywords.join(", ")),
+        });
+        None
+    }
+
+    /// What Kafka 4.x's `MessageSpec` requires of a coordinator record with versions: an
+    /// `apiKey` (the record type) on the key and the value (K2124); the key at version `0` only
+    /// (K2125) and never flexible (K2126).
+    fn coordinator_rules(
+        &mut self,
+        obj: &Obj,
+        kind: MessageKind,
+        api_key: ApiKeyValue,
+        valid: Versions,
+        flexible: Option<Versions>,
+    ) {
+        let what = kind.as_str();
+        match (api_key, obj.get("apiKey")) {
+            (ApiKeyValue::Assigned(_), _) => {}
+            (_, Some(v)) => {
+                self.err(
+                    "K2124",
+                    v.span,
+                    format!("a `{what}` needs a number as `apiKey`: it is the record type"),
+                )
+                .help = Some(
+                    "give the record type, the same number on the record's key and value".into(),
+                );
+            }
+            (_, None) => {
+                self.err("K2124", obj.head(), format!("a `{what}` has no `apiKey`: it is the record type"))
+                    .help = Some("add `\"apiKey\": N`, the record type, the same number on the record's key and value".into());
+            }
+        }
+        if kind != MessageKind::CoordinatorKey {
+            return;
+        }
+        if valid != Versions::new(0, 0) {
+            self.err("K2125", obj.get("validVersions").map_or(obj.head(), |v| v.span), format!("a `coordinator-key` has version 0 only, not `{valid}`"))
+                .help = Some("write `\"validVersions\": \"0\"`: the key's bytes never change; version the value instead".into());
+        }
+        if let Some(f) = flexible.filter(|f| !f.is_empty()) {
+            self.err(
+                "K2126",
+                obj.get("flexibleVersions").map_or(obj.head(), |v| v.span),
+                format!("a `coordinator-key` cannot be flexible (flexibleVersions `{f}`)"),
+            )
+            .help = Some("write `\"flexibleVersions\": \"none\"`".into());
+        }
+    }
+
+    fn header_versions(
+        &mut self,
+        v: &Value,
+        valid: Option<Versions>,
+        kind: Option<MessageKind>,
+    ) -> Vec<(Versions, i16)> {
         let ValueKind::Object(members) = &v.kind else {
-            self.err("K2013", v.span, format!("`headerVersions` must be an object, found {}", v.kind_name()))
-                .help = Some("e.g. `\"headerVersions\": { \"0+\": \"2\" }`".into());
+            self.err(
+                "K2013",
+                v.span,
+                format!(
+                    "`headerVersions` must be an object, found {}",
+                    v.kind_name()
+                ),
+            )
+            .help = Some("e.g. `\"headerVersions\": { \"0+\": \"2\" }`".into());
             return Vec::new();
         };
         let max = match kind {
@@ -500,26 +687,42 @@ impl Cx {
             _ => 2,
         };
         let mut out: Vec<(Versions, i16)> = Vec::new();
+        // The non-empty ranges of `out` by lowest version: they do not overlap one another.
+        let mut taken: std::collections::BTreeMap<i16, Versions> =
+            std::collections::BTreeMap::new();
         for m in members {
             let r = match Versions::parse(&m.key) {
                 Ok(r) => r,
                 Err(e) => {
                     self.err("K2013", m.key_span, format!("{e} in `headerVersions`"))
-                        .help = Some("keys of `headerVersions` are version ranges: `N`, `N+`, `N-M`".into());
+                        .help = Some(
+                        "keys of `headerVersions` are version ranges: `N`, `N+`, `N-M`".into(),
+                    );
                     continue;
                 }
             };
             if let Some(valid) = valid {
                 let inside = r.is_empty()
-                    || (valid.contains(r.lowest) && (r.highest == i16::MAX || valid.contains(r.highest)));
+                    || (valid.contains(r.lowest)
+                        && (r.highest == i16::MAX || valid.contains(r.highest)));
                 if !inside {
-                    self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` lies outside validVersions `{valid}`"))
-                        .help = Some(format!("use ranges within `{valid}`"));
+                    self.err(
+                        "K2013",
+                        m.key_span,
+                        format!(
+                            "`headerVersions` range `{r}` lies outside validVersions `{valid}`"
+                        ),
+                    )
+                    .help = Some(format!("use ranges within `{valid}`"));
                 }
             }
-            if let Some((o, _)) = out.iter().find(|(o, _)| !o.intersect(&r).is_empty()) {
-                self.err("K2013", m.key_span, format!("`headerVersions` range `{r}` overlaps `{o}`"))
-                    .help = Some("give each version one header version".into());
+            if let Some(o) = overlapping(&taken, r) {
+                self.err(
+                    "K2013",
+                    m.key_span,
+                    format!("`headerVersions` range `{r}` overlaps `{o}`"),
+                )
+                .help = Some("give each version one header version".into());
                 continue;
             }
             let h = match &m.value.kind {
@@ -527,10 +730,24 @@ impl Cx {
                 _ => None,
             };
             match h {
-                Some(h) if (0..=max).contains(&h) => out.push((r, h)),
+                Some(h) if (0..=max).contains(&h) => {
+                    if !r.is_empty() {
+                        taken.insert(r.lowest, r);
+                    }
+                    out.push((r, h));
+                }
                 _ => {
-                    self.err("K2013", m.value.span, format!("`headerVersions` value for `{r}` must be a header version 0..={max}"))
-                        .help = Some(format!("{} header versions are 0 to {max}", if max == 1 { "response" } else { "request" }));
+                    self.err(
+                        "K2013",
+                        m.value.span,
+                        format!(
+                            "`headerVersions` value for `{r}` must be a header version 0..={max}"
+                        ),
+                    )
+                    .help = Some(format!(
+                        "{} header versions are 0 to {max}",
+                        if max == 1 { "response" } else { "request" }
+                    ));
                 }
             }
         }
@@ -540,13 +757,25 @@ impl Cx {
     fn fields(&mut self, v: &Value, structs: &mut Vec<Struct>, cx: FieldCx) -> Vec<Field> {
         let items = self.list(v);
         if items.is_empty() && cx.nested {
-            self.warn("K2154", v.span, "`fields` is empty: the struct has no fields")
-                .help = Some("declare the struct's fields, or use a primitive type".into());
+            self.warn(
+                "K2154",
+                v.span,
+                "`fields` is empty: the struct has no fields",
+            )
+            .help = Some("declare the struct's fields, or use a primitive type".into());
         }
-        items.into_iter().filter_map(|f| self.field(f, structs, cx)).collect()
+        items
+            .into_iter()
+            .filter_map(|f| self.field(f, structs, cx))
+            .collect()
     }
 
-    fn common_struct(&mut self, v: &Value, structs: &mut Vec<Struct>, msg_flexible: Option<Versions>) -> Option<Struct> {
+    fn common_struct(
+        &mut self,
+        v: &Value,
+        structs: &mut Vec<Struct>,
+        msg_flexible: Option<Versions>,
+    ) -> Option<Struct> {
         let obj = self.object(v, "a common struct", STRUCT_KEYS)?;
         let name = match obj.get("name") {
             Some(n) => self.text(n, "name"),
@@ -570,20 +799,39 @@ impl Cx {
         let versions = match obj.get("versions") {
             Some(n) => self.versions(n, "versions"),
             None => {
-                self.err("K2001", obj.head(), format!("the common struct `{}` has no `versions`", name.as_deref().unwrap_or("?")))
-                    .help = Some("add `\"versions\": \"0+\"`".into());
+                self.err(
+                    "K2001",
+                    obj.head(),
+                    format!(
+                        "the common struct `{}` has no `versions`",
+                        name.as_deref().unwrap_or("?")
+                    ),
+                )
+                .help = Some("add `\"versions\": \"0+\"`".into());
                 None
             }
         };
         if let Some(d) = obj.get("deprecatedVersions") {
             self.versions(d, "deprecatedVersions");
         }
-        let cx = FieldCx { parent: versions.unwrap_or(Versions::ALL), msg_flexible, in_common: true, nested: true };
+        let cx = FieldCx {
+            parent: versions.unwrap_or(Versions::ALL),
+            msg_flexible,
+            in_common: true,
+            nested: true,
+        };
         let fields = match obj.get("fields") {
             Some(f) => self.fields(f, structs, cx),
             None => Vec::new(),
         };
-        Some(Struct { name: name?, fields, versions: versions?, common: true, span: obj.span, name_span })
+        Some(Struct {
+            name: name?,
+            fields,
+            versions: versions?,
+            common: true,
+            span: obj.span,
+            name_span,
+        })
     }
 
     fn field(&mut self, v: &Value, structs: &mut Vec<Struct>, cx: FieldCx) -> Option<Field> {
@@ -599,9 +847,14 @@ impl Cx {
         let label = name.clone().unwrap_or_else(|| "?".into());
         if let Some(n) = &name {
             // Rule 9.
-            let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && n.chars().all(|c| c.is_ascii_alphanumeric());
+            let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && n.chars().all(|c| c.is_ascii_alphanumeric());
             if !ok {
-                let fixed: String = n.chars().filter(|c| c.is_ascii_alphanumeric()).skip_while(|c| !c.is_ascii_alphabetic()).collect();
+                let fixed: String = n
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric())
+                    .skip_while(|c| !c.is_ascii_alphabetic())
+                    .collect();
                 let d = self.err("K2105", sp("name"), format!("invalid field name `{n}`: names are a letter followed by letters and digits"));
                 if !fixed.is_empty() {
                     d.help = Some(format!("did you mean `{fixed}`?"));
@@ -635,35 +888,61 @@ impl Cx {
                 })
             }
             None => {
-                self.err("K2001", obj.head(), format!("field `{label}` has no `type`"));
+                self.err(
+                    "K2001",
+                    obj.head(),
+                    format!("field `{label}` has no `type`"),
+                );
                 None
             }
         };
-        let tagged = obj.get("taggedVersions").and_then(|t| self.versions(t, "taggedVersions"));
+        let tagged = obj
+            .get("taggedVersions")
+            .and_then(|t| self.versions(t, "taggedVersions"));
         // Rule 10: `versions`, else a non-empty `taggedVersions` (a blank string counts as absent).
         let versions = match obj.get("versions").filter(|x| !is_blank(x)) {
             Some(x) => self.versions(x, "versions"),
             None => match tagged.filter(|t| !t.is_empty()) {
                 Some(t) => Some(t),
                 None => {
-                    self.err("K2001", obj.key_span("name").unwrap_or(obj.head()), format!("field `{label}` has no `versions`"))
-                        .help = Some("add `\"versions\": \"0+\"`".into());
+                    self.err(
+                        "K2001",
+                        obj.key_span("name").unwrap_or(obj.head()),
+                        format!("field `{label}` has no `versions`"),
+                    )
+                    .help = Some("add `\"versions\": \"0+\"`".into());
                     None
                 }
             },
         };
         if versions.is_some_and(|v| v.is_empty()) && obj.get("versions").is_some() {
-            self.warn("K2153", sp("versions"), format!("field `{label}` has versions `none`: it is never on the wire"))
-                .help = Some("remove the field, or give the versions it exists in".into());
+            self.warn(
+                "K2153",
+                sp("versions"),
+                format!("field `{label}` has versions `none`: it is never on the wire"),
+            )
+            .help = Some("remove the field, or give the versions it exists in".into());
         }
-        let nullable = obj.get("nullableVersions").and_then(|x| self.versions(x, "nullableVersions")).unwrap_or(Versions::NONE);
+        let nullable = obj
+            .get("nullableVersions")
+            .and_then(|x| self.versions(x, "nullableVersions"))
+            .unwrap_or(Versions::NONE);
         let tag = match obj.get("tag") {
             Some(t) => self.int(t, "tag", i32::MIN as i64, i32::MAX as i64),
             None => None,
         };
-        let ignorable = obj.get("ignorable").and_then(|x| self.bool(x, "ignorable")).unwrap_or(false);
-        let map_key = obj.get("mapKey").and_then(|x| self.bool(x, "mapKey")).unwrap_or(false);
-        let zero_copy = obj.get("zeroCopy").and_then(|x| self.bool(x, "zeroCopy")).unwrap_or(false);
+        let ignorable = obj
+            .get("ignorable")
+            .and_then(|x| self.bool(x, "ignorable"))
+            .unwrap_or(false);
+        let map_key = obj
+            .get("mapKey")
+            .and_then(|x| self.bool(x, "mapKey"))
+            .unwrap_or(false);
+        let zero_copy = obj
+            .get("zeroCopy")
+            .and_then(|x| self.bool(x, "zeroCopy"))
+            .unwrap_or(false);
         let entity_type = match obj.get("entityType") {
             Some(e) => match self.text(e, "entityType") {
                 Some(t) if ENTITY_TYPES.contains(&t.as_str()) => t,
@@ -679,12 +958,33 @@ impl Cx {
             },
             None => "unknown".into(),
         };
-        let about = obj.get("about").and_then(|x| self.text(x, "about")).unwrap_or_default();
-        let flexible_override = obj.get("flexibleVersions").and_then(|x| self.versions(x, "flexibleVersions"));
+        let about = obj
+            .get("about")
+            .and_then(|x| self.text(x, "about"))
+            .unwrap_or_default();
+        let flexible_override = obj
+            .get("flexibleVersions")
+            .and_then(|x| self.versions(x, "flexibleVersions"));
 
         if let (Some(ty), Some(versions)) = (&ty, versions) {
-            let tag = Tag { value: tag, given: obj.get("tag").is_some() };
-            self.field_rules(&obj, &label, ty, versions, nullable, tag, tagged, map_key, zero_copy, &entity_type, flexible_override, cx);
+            let tag = Tag {
+                value: tag,
+                given: obj.get("tag").is_some(),
+            };
+            self.field_rules(
+                &obj,
+                &label,
+                ty,
+                versions,
+                nullable,
+                tag,
+                tagged,
+                map_key,
+                zero_copy,
+                &entity_type,
+                flexible_override,
+                cx,
+            );
         }
 
         let field_versions = versions.unwrap_or(Versions::NONE).intersect(&cx.parent);
@@ -696,7 +996,11 @@ impl Cx {
                         self.err("K3009", sp("type"), format!("inline struct `{sname}` inside a common struct: Kafka cannot locate a specification for it"))
                             .help = Some(format!("move `{sname}` to `commonStructs` and refer to it by name"));
                     }
-                    let inner_cx = FieldCx { parent: field_versions, nested: true, ..cx };
+                    let inner_cx = FieldCx {
+                        parent: field_versions,
+                        nested: true,
+                        ..cx
+                    };
                     let inner_fields = self.fields(inner, structs, inner_cx);
                     structs.push(Struct {
                         name: sname.to_string(),
@@ -731,14 +1035,28 @@ impl Cx {
             Some(d) => {
                 let text = self.text(d, "default")?;
                 let all_nullable = versions.is_some_and(|v| v.is_subset_of(&nullable));
-                if looks_octal(&text) && ty.is_fixed() && ty != Type::Float64 && ty != Type::Bool && ty != Type::Uuid {
+                if looks_octal(&text)
+                    && ty.is_fixed()
+                    && ty != Type::Float64
+                    && ty != Type::Bool
+                    && ty != Type::Uuid
+                {
                     self.warn("K2155", d.span, format!("default `{text}` of field `{label}` looks octal: Kafka validates it as decimal but emits it into Java, where it is octal"))
                         .help = Some(format!("write `{}` without leading zeros", strip_zeros(&text)));
                 }
-                match resolve_default(&ty, &text, !nullable.is_empty() && ty.can_be_nullable(), all_nullable) {
+                match resolve_default(
+                    &ty,
+                    &text,
+                    !nullable.is_empty() && ty.can_be_nullable(),
+                    all_nullable,
+                ) {
                     Ok(dv) => dv,
                     Err((msg, help)) => {
-                        let e = self.err("K2010", d.span, format!("invalid default for {ty} field `{label}`: {msg}"));
+                        let e = self.err(
+                            "K2010",
+                            d.span,
+                            format!("invalid default for {ty} field `{label}`: {msg}"),
+                        );
                         e.help = help;
                         DefaultValue::Implicit
                     }
@@ -786,12 +1104,16 @@ impl Cx {
         let sp = |key: &str| obj.get(key).map_or(obj.head(), |x| x.span);
         // Rule 13.
         if !nullable.is_empty() && !ty.can_be_nullable() {
-            self.err("K2107", sp("nullableVersions"), format!("field `{label}`: type {ty} cannot be nullable"))
-                .help = Some(if *ty == Type::Uuid {
-                    "uuid fields cannot be null; use the zero UUID (AAAAAAAAAAAAAAAAAAAAAA) for \"none\"".to_string()
-                } else {
-                    "remove `nullableVersions`; only string, bytes, records, arrays and structs can be null".to_string()
-                });
+            self.err(
+                "K2107",
+                sp("nullableVersions"),
+                format!("field `{label}`: type {ty} cannot be nullable"),
+            )
+            .help = Some(if *ty == Type::Uuid {
+                "uuid fields cannot be null; use the zero UUID (AAAAAAAAAAAAAAAAAAAAAA) for \"none\"".to_string()
+            } else {
+                "remove `nullableVersions`; only string, bytes, records, arrays and structs can be null".to_string()
+            });
         } else if !nullable.is_empty() && !nullable.is_subset_of(&versions) {
             self.warn("K2150", sp("nullableVersions"), format!("field `{label}`: nullableVersions `{nullable}` lie outside versions `{versions}`"))
                 .help = Some(format!("nullable versions only matter where the field exists: `{}`", nullable.intersect(&versions)));
@@ -809,8 +1131,12 @@ impl Cx {
         };
         if let Some(e) = expected {
             if *base != e {
-                self.err("K2108", sp("entityType"), format!("field `{label}` has entity type {entity_type}, but field type {ty}"))
-                    .help = Some(format!("{entity_type} fields are {e} (or arrays of {e})"));
+                self.err(
+                    "K2108",
+                    sp("entityType"),
+                    format!("field `{label}` has entity type {entity_type}, but field type {ty}"),
+                )
+                .help = Some(format!("{entity_type} fields are {e} (or arrays of {e})"));
             }
         }
         // Rule 16 / 17.
@@ -827,27 +1153,52 @@ impl Cx {
         }
         // Rule 18.
         if zero_copy && *ty != Type::Bytes {
-            self.err("K2112", sp("zeroCopy"), format!("field `{label}`: only fields of type bytes can use zeroCopy"))
-                .help = Some("remove `zeroCopy`".into());
+            self.err(
+                "K2112",
+                sp("zeroCopy"),
+                format!("field `{label}`: only fields of type bytes can use zeroCopy"),
+            )
+            .help = Some("remove `zeroCopy`".into());
         }
         // Rules 19-26. A `tag` that could not be read was reported already (K2008); it still
         // counts as given, so that its taggedVersions are not reported as tagless.
         let tagged = tagged.filter(|t| !t.is_empty());
         if tag.given && map_key {
-            self.err("K2113", sp("tag"), format!("field `{label}`: tagged fields cannot be used as keys"))
-                .help = Some("remove `mapKey` or make the field untagged".into());
+            self.err(
+                "K2113",
+                sp("tag"),
+                format!("field `{label}`: tagged fields cannot be used as keys"),
+            )
+            .help = Some("remove `mapKey` or make the field untagged".into());
         }
         if let Some(t) = tag.value.filter(|t| *t < 0) {
-            self.err("K2114", sp("tag"), format!("field `{label}`: tags cannot be negative ({t})"))
-                .help = Some("tags count up from 0 in each struct".into());
+            self.err(
+                "K2114",
+                sp("tag"),
+                format!("field `{label}`: tags cannot be negative ({t})"),
+            )
+            .help = Some("tags count up from 0 in each struct".into());
         }
         if tag.given && tagged.is_none() {
-            self.err("K2115", sp("tag"), format!("field `{label}` has a tag but no taggedVersions"))
-                .help = Some(format!("add `\"taggedVersions\": \"{}+\"`", cx.msg_flexible.filter(|f| !f.is_empty()).map_or(0, |f| f.lowest)));
+            self.err(
+                "K2115",
+                sp("tag"),
+                format!("field `{label}` has a tag but no taggedVersions"),
+            )
+            .help = Some(format!(
+                "add `\"taggedVersions\": \"{}+\"`",
+                cx.msg_flexible
+                    .filter(|f| !f.is_empty())
+                    .map_or(0, |f| f.lowest)
+            ));
         }
         if !tag.given && tagged.is_some() {
-            self.err("K2116", sp("taggedVersions"), format!("field `{label}` has taggedVersions but no tag"))
-                .help = Some("add a `tag`, or remove `taggedVersions`".into());
+            self.err(
+                "K2116",
+                sp("taggedVersions"),
+                format!("field `{label}` has taggedVersions but no tag"),
+            )
+            .help = Some("add a `tag`, or remove `taggedVersions`".into());
         }
         if let (Some(tv), Some(_)) = (tagged, tag.value) {
             let inter = tv.intersect(&nullable);
@@ -872,24 +1223,97 @@ impl Cx {
             }
             // Rule 27.
             if *ty == Type::Records {
-                self.err("K2121", sp("tag"), format!("field `{label}`: records fields cannot be tagged"))
-                    .help = Some("remove `tag` and `taggedVersions`".into());
+                self.err(
+                    "K2121",
+                    sp("tag"),
+                    format!("field `{label}`: records fields cannot be tagged"),
+                )
+                .help = Some("remove `tag` and `taggedVersions`".into());
             }
         }
         // Rule 28.
         if let Type::Array(e) = ty {
             if **e == Type::Records {
-                self.err("K2122", sp("type"), format!("field `{label}`: arrays of records are not supported"))
-                    .help = Some("use a single `records` field".into());
+                self.err(
+                    "K2122",
+                    sp("type"),
+                    format!("field `{label}`: arrays of records are not supported"),
+                )
+                .help = Some("use a single `records` field".into());
             }
         }
+        // A closed range that ends past the enclosing versions (an open `N+` is how Kafka writes
+        // "from N on" and is never past them; no overlap at all is K2152 or K3010).
+        let p = cx.parent;
+        if !versions.is_empty()
+            && !versions.is_open_ended()
+            && !p.is_empty()
+            && versions.highest > p.highest
+            && !versions.intersect(&p).is_empty()
+        {
+            self.warn("K2157", sp("versions"), format!("field `{label}` has versions `{versions}`, past the enclosing versions `{p}` (versions `{}` do not exist)", Versions::new(p.highest + 1, versions.highest)))
+                .help = Some(format!("end the range at {} (`{}`), or write `{}+` if the field stays in later versions", p.highest, Versions::new(versions.lowest, p.highest), versions.lowest));
+        }
         // Primitive field that never overlaps its parent (struct fields: rule 38, in validate).
-        if ty.struct_name().is_none() && !versions.is_empty() && versions.intersect(&cx.parent).is_empty() && !cx.parent.is_empty() {
+        if ty.struct_name().is_none()
+            && !versions.is_empty()
+            && versions.intersect(&cx.parent).is_empty()
+            && !cx.parent.is_empty()
+        {
             self.warn("K2152", sp("versions"), format!("field `{label}` has versions `{versions}`, which lie outside the enclosing versions `{}`: it is never on the wire", cx.parent))
                 .help = Some("fix the field's versions, or remove it".into());
         }
     }
+}
 
+/// The first range of `taken` (non-empty, disjoint, by lowest version) that shares a version
+/// with `r`, if any; O(log n). The candidates are the range that starts at or below `r`'s start
+/// and the first that starts inside `r`: any other starts after `r` or ends before the first.
+fn overlapping(taken: &std::collections::BTreeMap<i16, Versions>, r: Versions) -> Option<Versions> {
+    if r.is_empty() {
+        return None;
+    }
+    let below = taken.range(..=r.lowest).next_back().map(|(_, o)| *o);
+    let inside = taken.range(r.lowest..=r.highest).next().map(|(_, o)| *o);
+    [below, inside]
+        .into_iter()
+        .flatten()
+        .filter(|o| !o.intersect(&r).is_empty())
+        .min_by_key(|o| o.lowest)
+}
+
+/// The places of Kafka's spec dialect and their keys, as [`Cx::object`] names them.
+const LEVELS: [(&str, &[&str]); 3] = [
+    ("the message", TOP_KEYS),
+    ("a field", FIELD_KEYS),
+    ("a common struct", STRUCT_KEYS),
+];
+
+/// The help of K2002 for `key` in `what` (whose keys are `allowed`): the place it is a key of
+/// (`validVersions` in a field), else the closest key of this place (`abuot` → `about`), else
+/// the closest of another place, else the keys of this place.
+fn unknown_key_help(key: &str, what: &str, allowed: &[&str]) -> String {
+    let elsewhere = LEVELS.iter().filter(|(w, _)| *w != what);
+    for (place, keys) in elsewhere.clone() {
+        if keys.contains(&key) {
+            return format!(
+                "`{key}` is a key of {place}, not of {what}; the keys of {what} are: {}",
+                allowed.join(", ")
+            );
+        }
+    }
+    if let Some(s) = suggest(key, allowed) {
+        return format!("did you mean `{s}`?");
+    }
+    for (place, keys) in elsewhere {
+        if let Some(s) = suggest(key, keys) {
+            return format!(
+                "did you mean `{s}`? (a key of {place}, not of {what}; the keys of {what} are: {})",
+                allowed.join(", ")
+            );
+        }
+    }
+    format!("the keys of {what} are: {}", allowed.join(", "))
 }
 
 /// A short description of a type's implicit default, for messages.
@@ -961,8 +1385,12 @@ pub fn resolve_default(
             Ok(DefaultValue::Null)
         } else {
             Err((
-                "null cannot be the default because not all versions of this field are nullable".to_string(),
-                Some("make `nullableVersions` cover `versions`, or give a non-null default".to_string()),
+                "null cannot be the default because not all versions of this field are nullable"
+                    .to_string(),
+                Some(
+                    "make `nullableVersions` cover `versions`, or give a non-null default"
+                        .to_string(),
+                ),
             ))
         }
     };
@@ -985,7 +1413,9 @@ pub fn resolve_default(
                 _ => (i64::MIN as i128, i64::MAX as i128),
             };
             let parsed = if let Some(hex) = text.strip_prefix("0x") {
-                i128::from_str_radix(hex, 16).ok().filter(|_| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                i128::from_str_radix(hex, 16)
+                    .ok()
+                    .filter(|_| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
             } else {
                 let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
                 if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -1000,8 +1430,9 @@ pub fn resolve_default(
                 None if text == "null" => Err((format!("{ty} fields cannot be null"), None)),
                 None => Err((
                     format!("`{text}` is not a decimal or `0x` hex integer"),
-                    (text.starts_with("0X") || text.starts_with("-0x"))
-                        .then(|| "hex defaults are written with a lower-case `0x` and no sign".to_string()),
+                    (text.starts_with("0X") || text.starts_with("-0x")).then(|| {
+                        "hex defaults are written with a lower-case `0x` and no sign".to_string()
+                    }),
                 )),
             }
         }
@@ -1028,8 +1459,14 @@ pub fn resolve_default(
                     a.copy_from_slice(&b);
                     Ok(DefaultValue::Uuid(a))
                 }
-                Ok(b) => Err((format!("`{text}` decodes to {} bytes, a uuid has 16", b.len()), None)),
-                Err(_) => Err((format!("`{text}` is not URL-safe base64"), Some("a uuid default is 22 characters of URL-safe base64".into()))),
+                Ok(b) => Err((
+                    format!("`{text}` decodes to {} bytes, a uuid has 16", b.len()),
+                    None,
+                )),
+                Err(_) => Err((
+                    format!("`{text}` is not URL-safe base64"),
+                    Some("a uuid default is 22 characters of URL-safe base64".into()),
+                )),
             }
         }
         Type::Bytes | Type::Array(_) | Type::Struct(_) => {
@@ -1037,11 +1474,14 @@ pub fn resolve_default(
                 null_check()
             } else {
                 Err((
-                    format!("the only defaults of a {} field are \"\" and \"null\"", match ty {
-                        Type::Bytes => "bytes",
-                        Type::Array(_) => "array",
-                        _ => "struct",
-                    }),
+                    format!(
+                        "the only defaults of a {} field are \"\" and \"null\"",
+                        match ty {
+                            Type::Bytes => "bytes",
+                            Type::Array(_) => "array",
+                            _ => "struct",
+                        }
+                    ),
                     None,
                 ))
             }

@@ -1,9 +1,11 @@
 //! `kwire`: the command-line front of kwire-codegen.
 //!
-//! * `kwire check PATH... [--format human|json]`: diagnostics for spec files and folders (a folder
-//!   is walked, and each folder under it that holds specs is one unit of the folder-wide rules, as
-//!   in Kafka); a file that is not UTF-8 is reported and the others still checked; exit 0 without
-//!   errors, 1 with errors, 2 on a usage error (an unreadable path, a folder without specs).
+//! * `kwire check PATH... [--format human|json] [--max-diagnostics N]`: diagnostics for spec
+//!   files and folders (a folder is walked, and each folder under it that holds specs is one unit
+//!   of the folder-wide rules, as in Kafka); a file that is not UTF-8 is reported and the others
+//!   still checked; each unit's diagnostics are written as it is checked, the first 50 (or N; 0
+//!   for all) in the human form, every one in JSON; exit 0 without errors, 1 with errors, 2 on a
+//!   usage error (an unreadable path, a folder without specs).
 //! * `kwire diff OLD NEW [--format human|json]`: what changed between two spec files or two
 //!   folders (matched by message name), breaking or compatible ([`kwire_codegen::diff`]); exit 0
 //!   nothing breaking, 1 something breaking or check errors on either side (printed as `check`
@@ -56,7 +58,10 @@ enum Cmd {
     /// unit (the folder-wide rules apply within it, as in Kafka); a file named on the command line
     /// is checked alone. A file that is not UTF-8 is reported as an error (without a code, with
     /// the byte offset of its first invalid byte) and the other files are still checked.
-    /// Diagnostics go to standard error (--format json: a JSON array on standard output).
+    /// Diagnostics go to standard error as each unit is checked (--format json: a JSON array on
+    /// standard output, every diagnostic, written as it is made). A source line longer than 160
+    /// bytes is shown as a window around the span, with `…` where it is cut; after
+    /// --max-diagnostics diagnostics the rest are only counted ("... and 19950 more errors").
     ///
     /// Exit status: 0 no errors (warnings allowed), 1 errors, 2 a usage error: a path that cannot
     /// be read, or a folder with no *.json file at any depth ("no spec files (*.json) under
@@ -68,14 +73,19 @@ enum Cmd {
         /// Output format.
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
+        /// Print at most N diagnostics (0: all); the summary line still counts them all. The
+        /// JSON form always has every diagnostic.
+        #[arg(long, value_name = "N", default_value_t = render::DEFAULT_MAX_DIAGNOSTICS)]
+        max_diagnostics: usize,
     },
     /// Compare two spec files or two folders of specs: what changed, and whether the bytes of a
-    /// version both sides have can differ (codes K5001-K5016 breaking, K5101-K5109 compatible).
+    /// version both sides have can differ (codes K5001-K5016 breaking, K5101-K5110 compatible).
     ///
     /// Specs are matched by message name (two files given are compared with each other). The
     /// *.json files directly in a folder are loaded as `kwire check` loads a folder. Findings go
-    /// to standard output (--format json: a JSON array of {code, severity, kind, message,
-    /// versions, path, text, old, new}). When either side does not pass `kwire check`, its
+    /// to standard output, a breaking one as `error[K50xx]`, a compatible one as `note[K51xx]`
+    /// (--format json: a JSON array of {code, severity, level, kind, message, versions, path,
+    /// text, old, new}, severity `breaking` or `compatible`, level `error` or `note`). When either side does not pass `kwire check`, its
     /// diagnostics are printed as `check` prints them (standard error) and nothing is compared.
     ///
     /// Exit status: 0 nothing breaking; 1 something breaking, or check errors on either side;
@@ -213,26 +223,69 @@ fn main() -> ExitCode {
 /// Runs a command: its exit status.
 fn run(cmd: Cmd) -> u8 {
     match cmd {
-        Cmd::Check { paths, format } => check(&paths, format),
+        Cmd::Check {
+            paths,
+            format,
+            max_diagnostics,
+        } => check(&paths, format, max_diagnostics),
         Cmd::Diff { old, new, format } => diff(&old, &new, format),
         #[cfg(feature = "wire")]
-        Cmd::Decode { api, version, response, size_prefixed, records, input } => {
-            cli_wire::run_decode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, records, &input)
-        }
+        Cmd::Decode {
+            api,
+            version,
+            response,
+            size_prefixed,
+            records,
+            input,
+        } => cli_wire::run_decode(
+            &cli_wire::FrameArgs {
+                api: &api,
+                version,
+                response,
+                size_prefixed,
+            },
+            records,
+            &input,
+        ),
         #[cfg(feature = "wire")]
-        Cmd::Encode { api, version, response, size_prefixed, out, input } => {
-            cli_wire::run_encode(&cli_wire::FrameArgs { api: &api, version, response, size_prefixed }, &input, out.as_deref())
-        }
+        Cmd::Encode {
+            api,
+            version,
+            response,
+            size_prefixed,
+            out,
+            input,
+        } => cli_wire::run_encode(
+            &cli_wire::FrameArgs {
+                api: &api,
+                version,
+                response,
+                size_prefixed,
+            },
+            &input,
+            out.as_deref(),
+        ),
         #[cfg(not(feature = "wire"))]
         Cmd::Decode { .. } | Cmd::Encode { .. } => {
             out::eprint("error: this kwire was built without the `wire` feature (decode/encode)\n");
             2
         }
-        Cmd::Generate { dir, out, out_dir, file_name, samples, json, views } => {
+        Cmd::Generate {
+            dir,
+            out,
+            out_dir,
+            file_name,
+            samples,
+            json,
+            views,
+        } => {
             // -o FILE is --out-dir (its folder) with --file-name (its name).
             let (folder, name) = match (out, out_dir) {
                 (Some(file), _) => match file.file_name() {
-                    Some(n) => (file.parent().map(Path::to_path_buf).unwrap_or_default(), n.to_string_lossy().into_owned()),
+                    Some(n) => (
+                        file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                        n.to_string_lossy().into_owned(),
+                    ),
                     None => {
                         out::eprint(&format!("error: {}: not a file name\n", file.display()));
                         return 2;
@@ -242,7 +295,16 @@ fn run(cmd: Cmd) -> u8 {
                 (None, None) => unreachable!("clap requires -o or --out-dir"),
             };
             let path = folder.join(&name);
-            generate(&dir, &path, Builder::new().out_dir(folder).file_name(name).samples(samples).json(json).views(views))
+            generate(
+                &dir,
+                &path,
+                Builder::new()
+                    .out_dir(folder)
+                    .file_name(name)
+                    .samples(samples)
+                    .json(json)
+                    .views(views),
+            )
         }
     }
 }
@@ -258,7 +320,12 @@ fn generate(dir: &Path, path: &Path, builder: Builder) -> u8 {
         }
     };
     match builder.compile_files(files) {
-        Ok(_) => 0,
+        Ok(compiled) => {
+            for w in &compiled.warnings {
+                out::eprint(&format!("{w}\n"));
+            }
+            0
+        }
         Err(e @ kwire_codegen::Error::Specs(_)) => {
             out::eprint(&format!("{e}\n"));
             1
@@ -307,7 +374,10 @@ pub mod out {
             return;
         }
         let mut e = std::io::stderr().lock();
-        if e.write_all(text.as_bytes()).and_then(|()| e.flush()).is_err() {
+        if e.write_all(text.as_bytes())
+            .and_then(|()| e.flush())
+            .is_err()
+        {
             STDERR_CLOSED.store(true, Ordering::Relaxed);
         }
     }
@@ -330,8 +400,30 @@ struct Unit {
     not_utf8: Vec<NotUtf8>,
 }
 
-/// The units of one `check` argument, or the message of a usage error.
-fn check_units(p: &Path) -> Result<Vec<Unit>, String> {
+/// One unit of `kwire check`, read but not checked yet: its files, those not UTF-8, and whether
+/// the folder-wide rules apply (a folder) or not (a file named alone).
+struct Pending {
+    files: Vec<kwire_codegen::SourceFile>,
+    not_utf8: Vec<NotUtf8>,
+    folder: bool,
+}
+
+impl Pending {
+    fn check(self) -> Unit {
+        let checked = if self.folder {
+            kwire_codegen::check_files(self.files)
+        } else {
+            kwire_codegen::check_files_alone(self.files)
+        };
+        Unit {
+            checked,
+            not_utf8: self.not_utf8,
+        }
+    }
+}
+
+/// The units of one `check` argument, read, or the message of a usage error.
+fn check_units(p: &Path) -> Result<Vec<Pending>, String> {
     if p.is_dir() {
         // A folder is walked: every folder under it that holds specs is one unit.
         let folders = source::spec_folders(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -341,8 +433,13 @@ fn check_units(p: &Path) -> Result<Vec<Unit>, String> {
         folders
             .iter()
             .map(|d| {
-                let (files, not_utf8) = source::read_dir_lenient(d).map_err(|e| format!("{}: {e}", d.display()))?;
-                Ok(Unit { checked: kwire_codegen::check_files(files), not_utf8 })
+                let (files, not_utf8) =
+                    source::read_dir_lenient(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                Ok(Pending {
+                    files,
+                    not_utf8,
+                    folder: true,
+                })
             })
             .collect()
     } else {
@@ -351,11 +448,17 @@ fn check_units(p: &Path) -> Result<Vec<Unit>, String> {
             Ok(Err(n)) => (Vec::new(), vec![n]),
             Err(e) => return Err(format!("{}: {e}", p.display())),
         };
-        Ok(vec![Unit { checked: kwire_codegen::check_files_alone(files), not_utf8 }])
+        Ok(vec![Pending {
+            files,
+            not_utf8,
+            folder: false,
+        }])
     }
 }
 
-fn check(paths: &[PathBuf], format: Format) -> u8 {
+/// `kwire check`: every path is read first (an unreadable one is a usage error before any
+/// output), then each unit is checked and its diagnostics written, and dropped, before the next.
+fn check(paths: &[PathBuf], format: Format, max_diagnostics: usize) -> u8 {
     let mut units = Vec::new();
     for p in paths {
         match check_units(p) {
@@ -367,46 +470,71 @@ fn check(paths: &[PathBuf], format: Format) -> u8 {
         }
     }
     let (mut errors, mut warnings, mut nfiles) = (0, 0, 0);
-    let mut json = Vec::new();
-    let color = std::io::stderr().is_terminal();
-    for u in &units {
+    let mut human = render::Human::new(std::io::stderr().is_terminal(), max_diagnostics);
+    let mut json_items = 0usize;
+    if let Format::Json = format {
+        out::print("[");
+    }
+    for pending in units {
+        let u = pending.check();
         let c = &u.checked;
         errors += c.error_count() + u.not_utf8.len();
         warnings += c.warning_count();
         nfiles += c.files.len() + u.not_utf8.len();
         // Per file, in path order (the files of a unit are sorted, those not UTF-8 among them).
-        let mut found: Vec<(&Path, Vec<serde_json::Value>, String)> = Vec::new();
-        for (f, d) in c.files.iter().zip(&c.diagnostics).filter(|(_, d)| !d.is_empty()) {
-            let path = f.path.display().to_string();
-            match format {
-                Format::Human => found.push((&f.path, Vec::new(), render::render(&path, &f.text, d, color))),
-                Format::Json => {
-                    found.push((&f.path, d.iter().map(|d| render::to_json(&path, &f.text, d)).collect(), String::new()))
-                }
-            }
-        }
-        for n in &u.not_utf8 {
-            match format {
-                Format::Human => found.push((&n.path, Vec::new(), render::render_not_utf8(n, color))),
-                Format::Json => found.push((&n.path, vec![render::not_utf8_json(n)], String::new())),
-            }
-        }
+        let mut found: Vec<(&Path, Result<usize, &NotUtf8>)> = c
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_path(), Ok(i)))
+            .collect();
+        found.extend(u.not_utf8.iter().map(|n| (n.path.as_path(), Err(n))));
         found.sort_by(|a, b| a.0.cmp(b.0));
-        for (_, items, text) in found {
-            json.extend(items);
-            if !text.is_empty() {
-                out::eprint(&text);
+        for (_, item) in found {
+            match (format, item) {
+                (Format::Human, Ok(i)) => {
+                    let f = &c.files[i];
+                    human.file(
+                        &f.path.display().to_string(),
+                        &f.text,
+                        &c.diagnostics[i],
+                        &mut |d| out::eprint(d),
+                    );
+                }
+                (Format::Human, Err(n)) => human.not_utf8(n, &mut |d| out::eprint(d)),
+                (Format::Json, item) => {
+                    let mut emit = |v: serde_json::Value| {
+                        out::print(&format!("{}{v}", if json_items == 0 { "" } else { "," }));
+                        json_items += 1;
+                    };
+                    match item {
+                        Ok(i) => render::json_file(
+                            &c.files[i].path.display().to_string(),
+                            &c.files[i].text,
+                            &c.diagnostics[i],
+                            &mut emit,
+                        ),
+                        Err(n) => emit(render::not_utf8_json(n)),
+                    }
+                }
             }
         }
     }
     match format {
-        Format::Json => out::print(&format!("{}\n", serde_json::Value::Array(json))),
-        Format::Human => out::eprint(&format!(
-            "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}\n",
-            if nfiles == 1 { "" } else { "s" },
-            if errors == 1 { "" } else { "s" },
-            if warnings == 1 { "" } else { "s" }
-        )),
+        Format::Json => out::print("]\n"),
+        Format::Human => {
+            if let Some(more) = human.more() {
+                out::eprint(&format!(
+                    "{more} not shown (--max-diagnostics 0 shows them all)\n"
+                ));
+            }
+            out::eprint(&format!(
+                "kwire check: {nfiles} file{}, {errors} error{}, {warnings} warning{}\n",
+                if nfiles == 1 { "" } else { "s" },
+                if errors == 1 { "" } else { "s" },
+                if warnings == 1 { "" } else { "s" }
+            ))
+        }
     }
     u8::from(errors > 0)
 }
@@ -415,15 +543,25 @@ fn check(paths: &[PathBuf], format: Format) -> u8 {
 /// with the folder-wide rules; a file alone), or the message of a usage error.
 fn diff_side(p: &Path) -> Result<Unit, String> {
     if p.is_dir() {
-        let (files, not_utf8) = source::read_dir_lenient(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let (files, not_utf8) =
+            source::read_dir_lenient(p).map_err(|e| format!("{}: {e}", p.display()))?;
         if files.is_empty() && not_utf8.is_empty() {
             return Err(format!("no spec files (*.json) in {}", p.display()));
         }
-        Ok(Unit { checked: kwire_codegen::check_files(files), not_utf8 })
+        Ok(Unit {
+            checked: kwire_codegen::check_files(files),
+            not_utf8,
+        })
     } else {
         match source::read_file_lenient(p.to_path_buf()) {
-            Ok(Ok(f)) => Ok(Unit { checked: kwire_codegen::check_files_alone(vec![f]), not_utf8: Vec::new() }),
-            Ok(Err(n)) => Ok(Unit { checked: kwire_codegen::check_files_alone(Vec::new()), not_utf8: vec![n] }),
+            Ok(Ok(f)) => Ok(Unit {
+                checked: kwire_codegen::check_files_alone(vec![f]),
+                not_utf8: Vec::new(),
+            }),
+            Ok(Err(n)) => Ok(Unit {
+                checked: kwire_codegen::check_files_alone(Vec::new()),
+                not_utf8: vec![n],
+            }),
             Err(e) => Err(format!("{}: {e}", p.display())),
         }
     }
@@ -469,14 +607,22 @@ fn diff(old: &Path, new: &Path, format: Format) -> u8 {
         return 1;
     }
     let found = kwire_codegen::diff::diff(&a.checked, &b.checked);
-    let breaking = found.iter().filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking).count();
+    let breaking = found
+        .iter()
+        .filter(|f| f.impact == kwire_codegen::diff::Impact::Breaking)
+        .count();
     match format {
         Format::Json => {
-            out::print(&format!("{}\n", kwire_codegen::diff::to_json(&found, &a.checked, &b.checked)));
+            out::print(&format!(
+                "{}\n",
+                kwire_codegen::diff::to_json(&found, &a.checked, &b.checked)
+            ));
         }
         Format::Human => {
             let color = std::io::stdout().is_terminal();
-            out::print(&kwire_codegen::diff::render_human(&found, &a.checked, &b.checked, color));
+            out::print(&kwire_codegen::diff::render_human(
+                &found, &a.checked, &b.checked, color,
+            ));
             out::print(&format!(
                 "kwire diff: {} finding{}, {breaking} breaking, {} compatible\n",
                 found.len(),

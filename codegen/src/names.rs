@@ -6,14 +6,25 @@ use proc_macro2::{Ident, Span};
 /// snake_case of a spec name, as Kafka's `toSnakeCase` does (`FooBarBaz` → `foo_bar_baz`,
 /// `FORTRAN` → `fortran`).
 pub fn snake(name: &str) -> String {
+    #[cfg(test)]
+    SNAKE_CALLS.with(|n| n.set(n.get() + 1));
     name.to_snake_case()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times [`snake`] ran on this thread: the unit tests' measure of how much work a
+    /// check does.
+    pub(crate) static SNAKE_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// An identifier for `name`, raw (`r#type`) when it is a keyword, suffixed with `_` when it
 /// cannot be raw (`self`, `super`, `crate`, `Self`).
 pub fn ident(name: &str) -> Ident {
     match name {
-        "self" | "super" | "crate" | "Self" | "_" => Ident::new(&format!("{name}_"), Span::call_site()),
+        "self" | "super" | "crate" | "Self" | "_" => {
+            Ident::new(&format!("{name}_"), Span::call_site())
+        }
         _ if syn::parse_str::<Ident>(name).is_err() => Ident::new_raw(name, Span::call_site()),
         _ => Ident::new(name, Span::call_site()),
     }

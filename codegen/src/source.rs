@@ -16,7 +16,10 @@ pub struct SourceFile {
 impl SourceFile {
     /// The file name (`MetadataRequest.json`).
     pub fn file_name(&self) -> String {
-        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 }
 
@@ -27,7 +30,10 @@ impl SourceFile {
 /// I/O errors reading the folder or a file, or a file that is not UTF-8; an error about a file
 /// names it.
 pub fn read_dir(dir: &Path) -> std::io::Result<Vec<SourceFile>> {
-    spec_paths(dir)?.into_iter().map(|p| read_file(p.clone()).map_err(|e| name_file(&p, e))).collect()
+    spec_paths(dir)?
+        .into_iter()
+        .map(|p| read_file(p.clone()).map_err(|e| name_file(&p, e)))
+        .collect()
 }
 
 /// As [`read_dir`], but a file that is not UTF-8 is not an error: it is returned apart, with the
@@ -58,7 +64,10 @@ fn spec_paths(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 /// `e` with the name of the file it is about in front.
 fn name_file(path: &Path, e: std::io::Error) -> std::io::Error {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
     std::io::Error::new(e.kind(), format!("{name}: {e}"))
 }
 
@@ -94,7 +103,8 @@ pub fn spec_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// I/O errors, or text that is not UTF-8 ([`std::io::ErrorKind::InvalidData`], the message says
 /// where the first invalid byte is, as [`NotUtf8`]'s `Display`).
 pub fn read_file(path: PathBuf) -> std::io::Result<SourceFile> {
-    read_file_lenient(path)?.map_err(|n| std::io::Error::new(std::io::ErrorKind::InvalidData, n.to_string()))
+    read_file_lenient(path)?
+        .map_err(|n| std::io::Error::new(std::io::ErrorKind::InvalidData, n.to_string()))
 }
 
 /// Reads one spec file; `Ok(Err(_))` when its bytes are not UTF-8.
@@ -105,7 +115,11 @@ pub fn read_file_lenient(path: PathBuf) -> std::io::Result<Result<SourceFile, No
     let bytes = std::fs::read(&path)?;
     Ok(match String::from_utf8(bytes) {
         Ok(text) => Ok(SourceFile { path, text }),
-        Err(e) => Err(NotUtf8::new(path, e.as_bytes(), e.utf8_error().valid_up_to())),
+        Err(e) => Err(NotUtf8::new(
+            path,
+            e.as_bytes(),
+            e.utf8_error().valid_up_to(),
+        )),
     })
 }
 
@@ -133,7 +147,14 @@ impl NotUtf8 {
         let prefix = std::str::from_utf8(&bytes[..offset]).unwrap_or_default();
         let (line, column) = crate::diagnostics::line_col(prefix, prefix.len());
         let utf16_bom = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
-        NotUtf8 { path, offset, byte: bytes[offset], line, column, utf16_bom }
+        NotUtf8 {
+            path,
+            offset,
+            byte: bytes[offset],
+            line,
+            column,
+            utf16_bom,
+        }
     }
 
     /// A fix: re-save the file as UTF-8 (it looks like UTF-16 when it starts with that BOM).
@@ -170,11 +191,19 @@ pub struct Checked {
 impl Checked {
     /// Number of errors over all files.
     pub fn error_count(&self) -> usize {
-        self.diagnostics.iter().flatten().filter(|d| d.is_error()).count()
+        self.diagnostics
+            .iter()
+            .flatten()
+            .filter(|d| d.is_error())
+            .count()
     }
     /// Number of warnings over all files.
     pub fn warning_count(&self) -> usize {
-        self.diagnostics.iter().flatten().filter(|d| !d.is_error()).count()
+        self.diagnostics
+            .iter()
+            .flatten()
+            .filter(|d| !d.is_error())
+            .count()
     }
 }
 
@@ -203,7 +232,8 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
             let lowered = crate::lower::lower(&f.file_name(), root);
             diags.extend(lowered.diagnostics);
             if let Some(spec) = &lowered.spec {
-                let lc = |o: usize| crate::diagnostics::line_col(&f.text, o);
+                let index = crate::diagnostics::LineIndex::new(&f.text);
+                let lc = |o: usize| index.line_col(o);
                 diags.extend(crate::validate::validate_spec(spec, &lc));
             }
             if !diags.iter().any(|d| d.is_error()) {
@@ -212,7 +242,10 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
                     spec_file.push(i);
                 }
             } else {
-                let kind_and_key = lowered.spec.as_ref().and_then(|s| Some((s.kind, s.api_key.assigned()?)));
+                let kind_and_key = lowered
+                    .spec
+                    .as_ref()
+                    .and_then(|s| Some((s.kind, s.api_key.assigned()?)));
                 failed.push((i, kind_and_key));
             }
         } else {
@@ -226,7 +259,12 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
         let failed: Vec<crate::validate::FailedFile<'_>> = failed
             .iter()
             .zip(&names)
-            .map(|((_, kind_and_key), file_name)| crate::validate::FailedFile { file_name, kind_and_key: *kind_and_key })
+            .map(
+                |((_, kind_and_key), file_name)| crate::validate::FailedFile {
+                    file_name,
+                    kind_and_key: *kind_and_key,
+                },
+            )
             .collect();
         for fd in crate::validate::validate_folder(&refs, &failed) {
             diagnostics[spec_file[fd.spec]].push(fd.diagnostic);
@@ -234,6 +272,11 @@ fn check(files: Vec<SourceFile>, folder_rules: bool) -> Checked {
     }
     for d in &mut diagnostics {
         d.sort_by_key(|d| (d.span.start, d.span.end));
+        d.iter_mut().for_each(Diagnostic::shorten);
     }
-    Checked { files, diagnostics, specs }
+    Checked {
+        files,
+        diagnostics,
+        specs,
+    }
 }

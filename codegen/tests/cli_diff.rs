@@ -13,7 +13,11 @@ fn kwire(args: &[&str]) -> (String, String, i32) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap_or(-1))
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 const FIX: &str = "tests/fixtures/diff";
@@ -24,7 +28,8 @@ fn pair(dir: &str) -> (String, String) {
 
 /// A fresh, empty scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_diff-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli_diff-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -35,9 +40,19 @@ fn compatible_change_exits_0() {
     let (o, n) = pair("K5105-tagged-field-added");
     let (out, err, code) = kwire(&["diff", &o, &n]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with("warning[K5105]: tagged field `Note` (tag 1) added\n"), "{out}");
-    assert!(out.contains(&format!("┌─ {n}/WidgetRequest.json:23:")), "{out}");
-    assert!(out.ends_with("kwire diff: 1 finding, 0 breaking, 1 compatible\n"), "{out}");
+    // A compatible finding is a note, not a warning: nothing is wrong with it.
+    assert!(
+        out.starts_with("note[K5105]: tagged field `Note` (tag 1) added\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("┌─ {n}/WidgetRequest.json:23:")),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("kwire diff: 1 finding, 0 breaking, 1 compatible\n"),
+        "{out}"
+    );
     assert_eq!(err, "");
 }
 
@@ -45,7 +60,10 @@ fn compatible_change_exits_0() {
 fn identical_folders_exit_0_with_no_finding() {
     let (o, _) = pair("K5008-type-changed");
     let (out, err, code) = kwire(&["diff", &o, &o]);
-    assert_eq!((out.as_str(), err.as_str(), code), ("kwire diff: 0 findings, 0 breaking, 0 compatible\n", "", 0));
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        ("kwire diff: 0 findings, 0 breaking, 0 compatible\n", "", 0)
+    );
 }
 
 #[test]
@@ -53,16 +71,30 @@ fn breaking_change_exits_1() {
     let (o, n) = pair("K5008-type-changed");
     let (out, _, code) = kwire(&["diff", &o, &n]);
     assert_eq!(code, 1);
-    assert!(out.starts_with("error[K5008]: type changed from `int32` to `int64`\n"), "{out}");
-    assert!(out.contains(&format!("{o}/WidgetRequest.json:12:32")), "{out}");
-    assert!(out.contains(&format!("{n}/WidgetRequest.json:12:32")), "{out}");
+    assert!(
+        out.starts_with("error[K5008]: type changed from `int32` to `int64`\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{o}/WidgetRequest.json:12:32")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{n}/WidgetRequest.json:12:32")),
+        "{out}"
+    );
 }
 
 #[test]
 fn two_files_are_compared_with_each_other() {
     let (o, n) = pair("K5008-type-changed");
-    let (out, _, code) =
-        kwire(&["diff", &format!("{o}/WidgetRequest.json"), &format!("{n}/WidgetRequest.json"), "--format", "json"]);
+    let (out, _, code) = kwire(&[
+        "diff",
+        &format!("{o}/WidgetRequest.json"),
+        &format!("{n}/WidgetRequest.json"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 1);
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j.as_array().unwrap().len(), 1);
@@ -80,6 +112,7 @@ fn json_fields() {
         serde_json::json!([{
             "code": "K5002",
             "severity": "breaking",
+            "level": "error",
             "kind": "removed",
             "message": "WidgetRequest",
             "versions": [0],
@@ -109,7 +142,10 @@ fn check_errors_exit_1_as_check_prints_them() {
     // The same diagnostics as `kwire check`, then diff's own last line.
     let diags = check_err.rsplit_once("kwire check:").unwrap().0;
     assert!(err.starts_with(diags), "{err}\n---\n{check_err}");
-    assert!(err.ends_with("kwire diff: 1 error in the specs; nothing compared\n"), "{err}");
+    assert!(
+        err.ends_with("kwire diff: 1 error in the specs; nothing compared\n"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -118,7 +154,10 @@ fn usage_errors_exit_2() {
     // A folder against a file.
     let (_, err, code) = kwire(&["diff", &o, &format!("{n}/WidgetRequest.json")]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: compare a file with a file or a folder with a folder"), "{err}");
+    assert!(
+        err.starts_with("error: compare a file with a file or a folder with a folder"),
+        "{err}"
+    );
     // A path that does not exist.
     let (_, err, code) = kwire(&["diff", "no/such/Old.json", "no/such/New.json"]);
     assert_eq!(code, 2);

@@ -16,12 +16,17 @@ fn kwire_cmd(args: &[&str]) -> Command {
 /// Runs `kwire ARGS`: (stdout, stderr, exit code).
 fn kwire(args: &[&str]) -> (String, String, i32) {
     let out = kwire_cmd(args).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap_or(-1))
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 /// A fresh, empty scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_errors-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli_errors-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -72,15 +77,29 @@ fn api_versions_v0_response(n: i32) -> Vec<u8> {
 fn read_one_byte_then_close(mut cmd: Command, stream: &str) -> (i32, String) {
     let mut first = [0u8; 1];
     if stream == "stdout" {
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stdout.take().unwrap().read_exact(&mut first).unwrap();
         let out = child.wait_with_output().unwrap();
-        (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stderr).unwrap(),
+        )
     } else {
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stderr.take().unwrap().read_exact(&mut first).unwrap();
         let out = child.wait_with_output().unwrap();
-        (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+        )
     }
 }
 
@@ -91,30 +110,66 @@ fn a_reader_that_goes_away_ends_the_command_quietly_with_its_own_status() {
     let frame = dir.join("big.bin");
     std::fs::write(&frame, api_versions_v0_response(20_000)).unwrap();
     let arg = format!("@{}", s(&frame));
-    let (json, err, code) = kwire(&["decode", "--api", "18", "--version", "0", "--response", &arg]);
+    let (json, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "18",
+        "--version",
+        "0",
+        "--response",
+        &arg,
+    ]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(json.len() > 1_500_000, "{} bytes of JSON", json.len());
-    let (code, err) =
-        read_one_byte_then_close(kwire_cmd(&["decode", "--api", "18", "--version", "0", "--response", &arg]), "stdout");
+    let (code, err) = read_one_byte_then_close(
+        kwire_cmd(&[
+            "decode",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            "--response",
+            &arg,
+        ]),
+        "stdout",
+    );
     assert_eq!((code, err.as_str()), (0, ""), "exit 0 and no panic message");
 
-    // check: 600 files with an error each, about 150 KB of diagnostics on stderr
-    // (`kwire check DIR 2>&1 | head -c1`), then the same as JSON on stdout.
+    // check: 600 files with an error each, about 150 KB of diagnostics on stderr, all of them
+    // (`kwire check --max-diagnostics 0 DIR 2>&1 | head -c1`), then the same as JSON on stdout.
     let specs = dir.join("specs");
     std::fs::create_dir(&specs).unwrap();
     for i in 0..600 {
         std::fs::write(specs.join(format!("Foo{i:03}Request.json")), MISSING_COMMA).unwrap();
     }
-    let (_, err, code) = kwire(&["check", &s(&specs)]);
+    let (_, err, code) = kwire(&["check", "--max-diagnostics", "0", &s(&specs)]);
     assert_eq!(code, 1);
-    assert!(err.len() > 120_000 && err.ends_with("kwire check: 600 files, 600 errors, 0 warnings\n"), "{} bytes", err.len());
-    let (code, out) = read_one_byte_then_close(kwire_cmd(&["check", &s(&specs)]), "stderr");
-    assert_eq!((code, out.as_str()), (1, ""), "exit 1, as with the whole output read");
-    let (code, err) = read_one_byte_then_close(kwire_cmd(&["check", "--format", "json", &s(&specs)]), "stdout");
+    assert!(
+        err.len() > 120_000 && err.ends_with("kwire check: 600 files, 600 errors, 0 warnings\n"),
+        "{} bytes",
+        err.len()
+    );
+    let (code, out) = read_one_byte_then_close(
+        kwire_cmd(&["check", "--max-diagnostics", "0", &s(&specs)]),
+        "stderr",
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (1, ""),
+        "exit 1, as with the whole output read"
+    );
+    let (code, err) = read_one_byte_then_close(
+        kwire_cmd(&["check", "--format", "json", &s(&specs)]),
+        "stdout",
+    );
     assert_eq!((code, err.as_str()), (1, ""));
 
     // A usage error whose message finds standard error already closed: still 2.
-    let mut child = kwire_cmd(&["check", &s(&dir.join("missing"))]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = kwire_cmd(&["check", &s(&dir.join("missing"))])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     drop(child.stderr.take());
     assert_eq!(child.wait().unwrap().code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
@@ -125,7 +180,9 @@ fn a_spec_file_that_is_not_utf8_is_reported_and_the_others_checked() {
     let dir = scratch("utf8");
     // A UTF-16LE `{}` (BOM FF FE), and a valid spec but for a Latin-1 `é` (0xE9) in an `about`.
     std::fs::write(dir.join("binary.json"), b"\xff\xfe{\x00}\x00").unwrap();
-    let mut latin1 = MISSING_COMMA.replace("\"type\": \"request\"\n", "\"type\": \"request\",\n").into_bytes();
+    let mut latin1 = MISSING_COMMA
+        .replace("\"type\": \"request\"\n", "\"type\": \"request\",\n")
+        .into_bytes();
     let at = latin1.windows(9).position(|w| w == b"A number.").unwrap() + 2;
     latin1[at] = 0xe9;
     std::fs::write(dir.join("latin1.json"), &latin1).unwrap();
@@ -140,14 +197,22 @@ fn a_spec_file_that_is_not_utf8_is_reported_and_the_others_checked() {
          = help: spec files are read as UTF-8: save it as UTF-8\n\n"
     );
     let (out, err, code) = kwire(&["check", &d]);
-    let want =
-        format!("{binary}{latin}{}kwire check: 3 files, 3 errors, 0 warnings\n", k1002(&format!("{d}/missing_comma.json")));
+    let want = format!(
+        "{binary}{latin}{}kwire check: 3 files, 3 errors, 0 warnings\n",
+        k1002(&format!("{d}/missing_comma.json"))
+    );
     assert_eq!((code, out.as_str(), err.as_str()), (1, "", want.as_str()));
 
     // The same files named one by one.
-    let files: Vec<String> = ["binary.json", "missing_comma.json"].iter().map(|f| format!("{d}/{f}")).collect();
+    let files: Vec<String> = ["binary.json", "missing_comma.json"]
+        .iter()
+        .map(|f| format!("{d}/{f}"))
+        .collect();
     let (out, err, code) = kwire(&["check", &files[0], &files[1]]);
-    let want = format!("{binary}{}kwire check: 2 files, 2 errors, 0 warnings\n", k1002(&files[1]));
+    let want = format!(
+        "{binary}{}kwire check: 2 files, 2 errors, 0 warnings\n",
+        k1002(&files[1])
+    );
     assert_eq!((code, out.as_str(), err.as_str()), (1, "", want.as_str()));
 
     // As JSON: an object like the others, with `code` null.
@@ -183,15 +248,38 @@ fn a_folder_without_spec_files_is_a_usage_error() {
     let d = s(&dir);
     for format in ["human", "json"] {
         let (out, err, code) = kwire(&["check", "--format", format, &d]);
-        assert_eq!((code, out.as_str(), err.as_str()), (2, "", format!("error: no spec files (*.json) under {d}\n").as_str()));
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                format!("error: no spec files (*.json) under {d}\n").as_str()
+            )
+        );
     }
     // With a spec somewhere below, the folder is fine.
-    std::fs::write(dir.join("a").join("b").join("FooRequest.json"), MISSING_COMMA).unwrap();
+    std::fs::write(
+        dir.join("a").join("b").join("FooRequest.json"),
+        MISSING_COMMA,
+    )
+    .unwrap();
     let (_, err, code) = kwire(&["check", &d]);
-    assert_eq!((code, err.ends_with("kwire check: 1 file, 1 error, 0 warnings\n")), (1, true), "{err}");
+    assert_eq!(
+        (
+            code,
+            err.ends_with("kwire check: 1 file, 1 error, 0 warnings\n")
+        ),
+        (1, true),
+        "{err}"
+    );
     let (help, _, code) = kwire(&["check", "--help"]);
     assert_eq!(code, 0);
-    assert!(help.contains("a folder with no *.json file at any depth (\"no spec files (*.json) under DIR\")"), "{help}");
+    assert!(
+        help.contains(
+            "a folder with no *.json file at any depth (\"no spec files (*.json) under DIR\")"
+        ),
+        "{help}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -219,10 +307,21 @@ fn hex_in_a_file_with_a_typo_is_bad_hex_and_binary_is_raw() {
     for (name, bytes, want_code, want_err) in cases {
         let path = dir.join(name);
         std::fs::write(&path, bytes).unwrap();
-        let (out, err, code) = kwire(&["decode", "--api", "18", "--version", "0", &format!("@{}", s(&path))]);
+        let (out, err, code) = kwire(&[
+            "decode",
+            "--api",
+            "18",
+            "--version",
+            "0",
+            &format!("@{}", s(&path)),
+        ]);
         let want_err = want_err.replace("{}", &s(&path));
         let want_out = if *want_code == 0 { json.as_str() } else { "" };
-        assert_eq!((code, out.as_str(), err.as_str()), (*want_code, want_out, want_err.as_str()), "{name}");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (*want_code, want_out, want_err.as_str()),
+            "{name}"
+        );
     }
     // Standard input follows the same rule.
     let mut child = kwire_cmd(&["decode", "--api", "18", "--version", "0", "@-"])
@@ -239,9 +338,15 @@ fn hex_in_a_file_with_a_typo_is_bad_hex_and_binary_is_raw() {
     );
     // Inline hex counts characters, not bytes.
     let (_, err, code) = kwire(&["decode", "--api", "18", "--version", "0", "00é12"]);
-    assert_eq!((code, err.as_str()), (2, "error: bad hex: 'é' at character 2 is not a hex digit\n"));
+    assert_eq!(
+        (code, err.as_str()),
+        (2, "error: bad hex: 'é' at character 2 is not a hex digit\n")
+    );
     let (help, _, _) = kwire(&["decode", "--help"]);
-    assert!(help.contains("A file whose bytes are all printable ASCII or whitespace is hex text"), "{help}");
+    assert!(
+        help.contains("A file whose bytes are all printable ASCII or whitespace is hex text"),
+        "{help}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -280,7 +385,11 @@ fn a_header_naming_another_api_is_reported_as_the_mismatch() {
     ];
     for (args, want_code, want) in cases {
         let (out, err, code) = kwire(args);
-        assert_eq!((code, out.as_str(), err.as_str()), (*want_code, "", *want), "{args:?}");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (*want_code, "", *want),
+            "{args:?}"
+        );
     }
 }
 

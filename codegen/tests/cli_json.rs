@@ -9,12 +9,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Runs `kwire ARGS`: (stdout, stderr, exit code).
 fn kwire(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).current_dir(root()).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
@@ -26,7 +33,9 @@ fn kwire(args: &[&str]) -> (String, String, i32) {
 /// up). The tests that read it are ignored unless codegen/build.rs found it (`cfg(kwire_shared)`,
 /// always set under `CI=true`).
 fn golden() -> PathBuf {
-    let shared = std::env::var_os("KWIRE_SHARED").map(PathBuf::from).unwrap_or_else(|| root().join("..").join("shared"));
+    let shared = std::env::var_os("KWIRE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("..").join("shared"));
     shared.join("golden").join("librdkafka-2.16.0")
 }
 
@@ -41,7 +50,10 @@ struct Frame {
 
 fn frames(dir: &Path) -> Vec<Frame> {
     let mut out = Vec::new();
-    for file in ["librdkafka-2.16.0_consumer-protocol_via_mock.log", "librdkafka-2.16.0_consumer_first-bytes_dumb-server.log"] {
+    for file in [
+        "librdkafka-2.16.0_consumer-protocol_via_mock.log",
+        "librdkafka-2.16.0_consumer_first-bytes_dumb-server.log",
+    ] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         for (i, line) in text.lines().enumerate() {
             let t: Vec<&str> = line.split_whitespace().collect();
@@ -50,7 +62,11 @@ fn frames(dir: &Path) -> Vec<Frame> {
                 Some(&"<-") => false,
                 _ => continue,
             };
-            let field = |k: &str| t.iter().find_map(|x| x.strip_prefix(k)).unwrap_or_else(|| panic!("{file}:{}: no {k}", i + 1));
+            let field = |k: &str| {
+                t.iter()
+                    .find_map(|x| x.strip_prefix(k))
+                    .unwrap_or_else(|| panic!("{file}:{}: no {k}", i + 1))
+            };
             out.push(Frame {
                 at: format!("{file}:{}", i + 1),
                 request,
@@ -65,7 +81,10 @@ fn frames(dir: &Path) -> Vec<Frame> {
 
 /// The APIs of schemas/ and their versions seen in the logs.
 fn in_schemas(f: &Frame) -> bool {
-    matches!((f.key, f.version), (3, 13) | (10, 2) | (18, 0) | (18, 3) | (68, 1))
+    matches!(
+        (f.key, f.version),
+        (3, 13) | (10, 2) | (18, 0) | (18, 3) | (68, 1)
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -75,11 +94,17 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+)]
 fn first_consumer_group_heartbeat_decodes_to_json_and_encodes_back() {
     let dir = golden();
     let all = frames(&dir);
-    let f = all.iter().find(|f| f.request && f.key == 68 && f.version == 1).expect("a ConsumerGroupHeartbeat v1 request");
+    let f = all
+        .iter()
+        .find(|f| f.request && f.key == 68 && f.version == 1)
+        .expect("a ConsumerGroupHeartbeat v1 request");
     let (json, err, code) = kwire(&["decode", "--api", "68", "--version", "1", &f.hex]);
     assert_eq!((code, err.as_str()), (0, ""), "{}", f.at);
     println!("{json}");
@@ -102,7 +127,10 @@ fn first_consumer_group_heartbeat_decodes_to_json_and_encodes_back() {
             }
         })
     );
-    assert!(json.starts_with("{\n  \"header\": {\n    \"requestApiKey\": 68,"), "pretty, header first, spec order:\n{json}");
+    assert!(
+        json.starts_with("{\n  \"header\": {\n    \"requestApiKey\": 68,"),
+        "pretty, header first, spec order:\n{json}"
+    );
 
     // JSON as an argument, and from a file; the name of the API works as well as its key.
     let (hex, err, code) = kwire(&["encode", "--api", "68", "--version", "1", &json]);
@@ -110,21 +138,56 @@ fn first_consumer_group_heartbeat_decodes_to_json_and_encodes_back() {
     let path = scratch("cgh.json");
     std::fs::write(&path, &json).unwrap();
     let file_arg = format!("@{}", path.display());
-    let (hex, _, code) = kwire(&["encode", "--api", "ConsumerGroupHeartbeat", "--version", "1", &file_arg]);
+    let (hex, _, code) = kwire(&[
+        "encode",
+        "--api",
+        "ConsumerGroupHeartbeat",
+        "--version",
+        "1",
+        &file_arg,
+    ]);
     assert_eq!((code, hex.trim()), (0, f.hex.as_str()));
 
     // --out writes the raw frame; decode reads it back (raw bytes), and hex text with whitespace.
     let bin = scratch("cgh.bin");
     let bin_s = bin.display().to_string();
-    let (out, _, code) = kwire(&["encode", "--api", "68", "--version", "1", "--out", &bin_s, &file_arg]);
+    let (out, _, code) = kwire(&[
+        "encode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        "--out",
+        &bin_s,
+        &file_arg,
+    ]);
     assert_eq!((code, out.as_str()), (0, ""));
     assert_eq!(std::fs::read(&bin).unwrap(), unhex(&f.hex));
-    let (again, _, code) = kwire(&["decode", "--api", "68", "--version", "1", &format!("@{bin_s}")]);
+    let (again, _, code) = kwire(&[
+        "decode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        &format!("@{bin_s}"),
+    ]);
     assert_eq!((code, again.as_str()), (0, json.as_str()));
-    let spaced: String = f.hex.as_bytes().chunks(8).map(|c| format!("{}\n ", std::str::from_utf8(c).unwrap())).collect();
+    let spaced: String = f
+        .hex
+        .as_bytes()
+        .chunks(8)
+        .map(|c| format!("{}\n ", std::str::from_utf8(c).unwrap()))
+        .collect();
     let hex_file = scratch("cgh.hex");
     std::fs::write(&hex_file, &spaced).unwrap();
-    let (again, _, code) = kwire(&["decode", "--api", "68", "--version", "1", &format!("@{}", hex_file.display())]);
+    let (again, _, code) = kwire(&[
+        "decode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        &format!("@{}", hex_file.display()),
+    ]);
     assert_eq!((code, again.as_str()), (0, json.as_str()));
     let (again, _, code) = kwire(&["decode", "--api", "68", "--version", "1", &spaced]);
     assert_eq!((code, again.as_str()), (0, json.as_str()));
@@ -134,11 +197,17 @@ fn first_consumer_group_heartbeat_decodes_to_json_and_encodes_back() {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+)]
 fn every_golden_frame_of_the_schemas_apis_round_trips_through_json() {
     let dir = golden();
     let (mut requests, mut responses, mut trailing, mut malformed) = (0, 0, 0, 0);
@@ -155,7 +224,11 @@ fn every_golden_frame_of_the_schemas_apis_round_trips_through_json() {
             // v13 answers; a non-standard ApiVersions v3 answer.
             assert!(err.starts_with("error: decode: "), "{}: {err}", f.at);
             if (f.key, f.version) == (3, 13) {
-                assert!(err.contains("1 trailing bytes after a complete message"), "{}: {err}", f.at);
+                assert!(
+                    err.contains("1 trailing bytes after a complete message"),
+                    "{}: {err}",
+                    f.at
+                );
                 trailing += 1;
             } else {
                 assert_eq!((f.key, f.version), (18, 3), "{}: {err}", f.at);
@@ -167,7 +240,12 @@ fn every_golden_frame_of_the_schemas_apis_round_trips_through_json() {
         args[0] = "encode";
         *args.last_mut().unwrap() = &json;
         let (hex, err, code) = kwire(&args);
-        assert_eq!((code, err.as_str(), hex.trim()), (0, "", f.hex.as_str()), "{}: decode → JSON → encode", f.at);
+        assert_eq!(
+            (code, err.as_str(), hex.trim()),
+            (0, "", f.hex.as_str()),
+            "{}: decode → JSON → encode",
+            f.at
+        );
         if f.request {
             requests += 1;
         } else {
@@ -180,18 +258,34 @@ fn every_golden_frame_of_the_schemas_apis_round_trips_through_json() {
 }
 
 #[test]
-#[cfg_attr(not(kwire_shared), ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+#[cfg_attr(
+    not(kwire_shared),
+    ignore = "needs librdkafka's golden frames from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+)]
 fn a_truncated_frame_exits_1_with_the_field_path_and_byte_offset() {
     let dir = golden();
     let all = frames(&dir);
-    let f = all.iter().find(|f| f.request && f.key == 68 && f.version == 1).unwrap();
+    let f = all
+        .iter()
+        .find(|f| f.request && f.key == 68 && f.version == 1)
+        .unwrap();
     // Cut inside the group id (a compact string of 10 bytes starting at byte 27).
     let cut = &f.hex[..60];
     let (out, err, code) = kwire(&["decode", "--api", "68", "--version", "1", cut]);
     assert_eq!((code, out.as_str()), (1, ""));
-    assert_eq!(err.trim_end(), "error: decode: ConsumerGroupHeartbeatRequest.group_id at byte 26: needed 10 bytes, 4 left");
+    assert_eq!(
+        err.trim_end(),
+        "error: decode: ConsumerGroupHeartbeatRequest.group_id at byte 26: needed 10 bytes, 4 left"
+    );
     // A whole frame with a byte too many.
-    let (_, err, code) = kwire(&["decode", "--api", "68", "--version", "1", &format!("{}00", f.hex)]);
+    let (_, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        &format!("{}00", f.hex),
+    ]);
     assert_eq!(code, 1);
     assert!(err.contains("at byte 77: 1 trailing bytes"), "{err}");
 }
@@ -250,7 +344,15 @@ fn bad_arguments_exit_2_and_mismatches_exit_1() {
 fn api_versions_answer_in_the_v0_layout_is_read_with_the_fallback() {
     // Correlation id 1; error 35; one entry: ApiVersions 0-2.
     let answer = "00000001002300000001001200000002";
-    let (out, err, code) = kwire(&["decode", "--api", "18", "--version", "4", "--response", answer]);
+    let (out, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "18",
+        "--version",
+        "4",
+        "--response",
+        answer,
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("read in the ApiVersions v0 layout"), "{err}");
     let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
@@ -258,5 +360,8 @@ fn api_versions_answer_in_the_v0_layout_is_read_with_the_fallback() {
     assert_eq!(json["body"]["apiKeys"][0]["maxVersion"], 2);
     let (_, err, code) = kwire(&["decode", "--api", "3", "--version", "-1", "00"]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: Metadata has no version -1"), "{err}");
+    assert!(
+        err.starts_with("error: Metadata has no version -1"),
+        "{err}"
+    );
 }

@@ -8,8 +8,17 @@ use std::process::{Command, Stdio};
 
 /// Runs `kwire ARGS` in `dir`: (stdout, stderr, exit code).
 fn kwire_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).current_dir(dir).stdin(Stdio::null()).output().unwrap();
-    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap_or(-1))
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 fn kwire(args: &[&str]) -> (String, String, i32) {
@@ -18,7 +27,8 @@ fn kwire(args: &[&str]) -> (String, String, i32) {
 
 /// A fresh, empty scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_usage-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli_usage-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -38,11 +48,22 @@ fn help_names_every_subcommand() {
     let (out, err, code) = kwire(&["--help"]);
     assert_eq!((code, err.as_str()), (0, ""));
     for sub in ["check", "diff", "generate", "decode", "encode"] {
-        assert!(out.lines().any(|l| l.trim_start().starts_with(&format!("{sub} "))), "{sub} missing from:\n{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{sub} "))),
+            "{sub} missing from:\n{out}"
+        );
     }
     let (out, _, code) = kwire(&["generate", "--help"]);
     assert_eq!(code, 0);
-    for option in ["--out <OUT>", "--out-dir <OUT_DIR>", "--file-name <FILE_NAME>", "--samples", "--json", "--views"] {
+    for option in [
+        "--out <OUT>",
+        "--out-dir <OUT_DIR>",
+        "--file-name <FILE_NAME>",
+        "--samples",
+        "--json",
+        "--views",
+    ] {
         assert!(out.contains(option), "{option} missing from:\n{out}");
     }
 }
@@ -53,24 +74,53 @@ fn generate_takes_the_builder_options() {
     let specs = specs(&dir);
     let (out, err, code) = kwire_in(&dir, &["generate", specs, "-o", "one/out.rs", "--views"]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
-    let (_, err, code) = kwire_in(&dir, &["generate", specs, "--out-dir", "two", "--file-name", "out.rs", "--views"]);
+    let (_, err, code) = kwire_in(
+        &dir,
+        &[
+            "generate",
+            specs,
+            "--out-dir",
+            "two",
+            "--file-name",
+            "out.rs",
+            "--views",
+        ],
+    );
     assert_eq!((code, err.as_str()), (0, ""));
     let (_, err, code) = kwire_in(&dir, &["generate", specs, "--out-dir", "three"]);
     assert_eq!((code, err.as_str()), (0, ""));
     let one = std::fs::read_to_string(dir.join("one/out.rs")).unwrap();
     let three = std::fs::read_to_string(dir.join("three/kwire.rs")).unwrap();
     // -o FILE and --out-dir with --file-name write the same file; --views adds the views.
-    assert_eq!(one, std::fs::read_to_string(dir.join("two/out.rs")).unwrap());
+    assert_eq!(
+        one,
+        std::fs::read_to_string(dir.join("two/out.rs")).unwrap()
+    );
     assert!(one.contains("pub struct FooRef<'a>"), "views missing");
-    assert!(!three.contains("pub struct FooRef<'a>"), "views without --views");
+    assert!(
+        !three.contains("pub struct FooRef<'a>"),
+        "views without --views"
+    );
     // The output goes to exactly one place.
-    let (_, err, code) = kwire_in(&dir, &["generate", specs, "-o", "x.rs", "--file-name", "y.rs"]);
+    let (_, err, code) = kwire_in(
+        &dir,
+        &["generate", specs, "-o", "x.rs", "--file-name", "y.rs"],
+    );
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: the argument '--") && err.contains("' cannot be used with '--"), "{err}");
-    assert!(err.contains("'--file-name <FILE_NAME>'") && err.contains("'--out <OUT>'"), "{err}");
+    assert!(
+        err.starts_with("error: the argument '--") && err.contains("' cannot be used with '--"),
+        "{err}"
+    );
+    assert!(
+        err.contains("'--file-name <FILE_NAME>'") && err.contains("'--out <OUT>'"),
+        "{err}"
+    );
     let (_, err, code) = kwire_in(&dir, &["generate", specs]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: the following required arguments were not provided:"), "{err}");
+    assert!(
+        err.starts_with("error: the following required arguments were not provided:"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -100,7 +150,8 @@ fn generate_with_errors_prints_the_diagnostics_and_writes_nothing() {
 
 /// A ConsumerGroupHeartbeat v1 request frame (header v2 + body), as in the README.
 #[cfg(feature = "wire")]
-const HEARTBEAT: &str = "0044000100000004000570726f6265000267026d000000000000000493e002027400000100";
+const HEARTBEAT: &str =
+    "0044000100000004000570726f6265000267026d000000000000000493e002027400000100";
 
 #[cfg(feature = "wire")]
 #[test]
@@ -119,19 +170,55 @@ fn a_frame_pasted_with_its_size_prefix_gets_a_hint() {
     // With --size-prefixed it is the same frame.
     let (plain, err, code) = kwire(&["decode", "--api", "68", "--version", "1", HEARTBEAT]);
     assert_eq!((code, err.as_str()), (0, ""));
-    let (out, err, code) = kwire(&["decode", "--api", "68", "--version", "1", "--size-prefixed", &prefixed]);
+    let (out, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        "--size-prefixed",
+        &prefixed,
+    ]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, plain.as_str(), ""));
     // …and encode --size-prefixed writes it back with its prefix.
-    let (out, err, code) = kwire(&["encode", "--api", "68", "--version", "1", "--size-prefixed", &plain]);
-    assert_eq!((code, out.as_str(), err.as_str()), (0, format!("{prefixed}\n").as_str(), ""));
+    let (out, err, code) = kwire(&[
+        "encode",
+        "--api",
+        "68",
+        "--version",
+        "1",
+        "--size-prefixed",
+        &plain,
+    ]);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, format!("{prefixed}\n").as_str(), "")
+    );
     // A response (ApiVersions v0, correlation id 1, error 0, no keys) with its prefix.
-    let (_, err, code) = kwire(&["decode", "--api", "18", "--version", "0", "--response", "0000000a00000001000000000000"]);
+    let (_, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "18",
+        "--version",
+        "0",
+        "--response",
+        "0000000a00000001000000000000",
+    ]);
     assert_eq!(code, 1);
     assert!(
         err.ends_with("\nhint: the input starts with a 4-byte size prefix (10, the number of bytes after it); drop it, or pass --size-prefixed\n"),
         "{err}"
     );
-    let (_, err, code) = kwire(&["decode", "--api", "18", "--version", "0", "--response", "--size-prefixed", "0000000a00000001000000000000"]);
+    let (_, err, code) = kwire(&[
+        "decode",
+        "--api",
+        "18",
+        "--version",
+        "0",
+        "--response",
+        "--size-prefixed",
+        "0000000a00000001000000000000",
+    ]);
     assert_eq!((code, err.as_str()), (0, ""));
 }
 
@@ -144,8 +231,20 @@ fn size_prefixed_checks_the_prefix() {
         ("0000".to_string(), "error: --size-prefixed: 2 bytes, too short for the 4-byte size prefix\n"),
     ];
     for (input, want) in cases {
-        let (out, err, code) = kwire(&["decode", "--api", "68", "--version", "1", "--size-prefixed", input]);
-        assert_eq!((code, out.as_str(), err.as_str()), (1, "", *want), "{input}");
+        let (out, err, code) = kwire(&[
+            "decode",
+            "--api",
+            "68",
+            "--version",
+            "1",
+            "--size-prefixed",
+            input,
+        ]);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (1, "", *want),
+            "{input}"
+        );
     }
     // A frame that decodes as given gets no hint, even when it could be read as size-prefixed.
     let (_, err, code) = kwire(&["decode", "--api", "68", "--version", "1", HEARTBEAT]);

@@ -8,7 +8,11 @@ use std::process::Command;
 
 fn kwire(args: &[&str]) -> (String, String, i32) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_kwire")).args(args).current_dir(root).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
     (
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
@@ -51,6 +55,9 @@ fn kwire_check_on_each_draft() {
         let (json, _, code) = kwire(&["check", "--format", "json", &path]);
         assert_eq!(code, 1);
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        insta::assert_snapshot!(format!("{}.json", name.trim_end_matches(".json")), serde_json::to_string_pretty(&v).unwrap());
+        insta::assert_snapshot!(
+            format!("{}.json", name.trim_end_matches(".json")),
+            serde_json::to_string_pretty(&v).unwrap()
+        );
     }
 }

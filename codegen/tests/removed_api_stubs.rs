@@ -8,7 +8,10 @@ use kwire_codegen::{check_files, Builder, SourceFile};
 use std::path::PathBuf;
 
 fn file(name: &str, text: &str) -> SourceFile {
-    SourceFile { path: PathBuf::from(name), text: text.to_string() }
+    SourceFile {
+        path: PathBuf::from(name),
+        text: text.to_string(),
+    }
 }
 
 /// A stub pair (key 7, as in Kafka 4.x) and a live pair (key 8), so that `ApiKey` lists both.
@@ -55,16 +58,38 @@ fn a_stub_pair_checks_clean() {
 
 #[test]
 fn a_stub_pair_generates_parseable_code_with_an_empty_range() {
-    let text = Builder::new().samples(true).views(true).json(true).generate(stub_set()).unwrap();
+    let text = Builder::new()
+        .samples(true)
+        .views(true)
+        .json(true)
+        .generate(stub_set())
+        .unwrap();
     syn::parse_file(&text).unwrap_or_else(|e| panic!("generated code does not parse: {e}\n{text}"));
     // The messages carry the empty range (0, -1), which contains no version; the `ApiKey` entry
     // has `VersionRange::NONE` and no header version.
-    assert!(text.contains("pub struct ControlledShutdownRequest"), "{text}");
-    assert!(text.contains("pub struct ControlledShutdownResponse"), "{text}");
+    assert!(
+        text.contains("pub struct ControlledShutdownRequest"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pub struct ControlledShutdownResponse"),
+        "{text}"
+    );
     assert!(text.contains("ControlledShutdown = 7,"), "{text}");
-    assert!(text.contains("ApiKey::ControlledShutdown => rt::VersionRange::NONE"), "{text}");
-    assert!(text.contains("ApiKey::ControlledShutdown => ::core::option::Option::None"), "{text}");
-    assert!(text.contains("const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0i16, -1i16);"), "{text}");
+    assert!(
+        text.contains("ApiKey::ControlledShutdown => rt::VersionRange::NONE"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ApiKey::ControlledShutdown => ::core::option::Option::None"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "const VALID_VERSIONS: rt::VersionRange = rt::VersionRange::new(0i16, -1i16);"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
@@ -86,7 +111,10 @@ fn a_stub_may_still_declare_flexible_versions() {
             "GoneRequest.json",
             r#"{ "apiKey": 7, "type": "request", "name": "GoneRequest", "validVersions": " none ", "flexibleVersions": "none", "fields": [] }"#,
         ),
-        file("GoneResponse.json", r#"{ "apiKey": 7, "type": "response", "name": "GoneResponse", "validVersions": "none" }"#),
+        file(
+            "GoneResponse.json",
+            r#"{ "apiKey": 7, "type": "response", "name": "GoneResponse", "validVersions": "none" }"#,
+        ),
     ];
     assert_eq!(codes(files), Vec::<(String, String)>::new());
 }

@@ -58,7 +58,10 @@ macro_rules! error_codes {
         /// One of Kafka's error codes (Kafka 4.4's `Errors`; see the [module docs](self)).
         ///
         /// The discriminant is the wire value: `ErrorCode::X as i16 == ErrorCode::X.code()`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        /// `Debug` prints Kafka's name (`NONE`, `UNKNOWN_MEMBER_ID`), so that
+        /// `ErrorCode::from_code(0)` shows as `Some(NONE)`, not `Some(None)`; `Display` adds the
+        /// code (`NONE (0)`).
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
         #[non_exhaustive]
         pub enum ErrorCode {
@@ -77,6 +80,14 @@ macro_rules! error_codes {
                 match code {
                     $($code => Some(ErrorCode::$variant),)*
                     _ => Option::None,
+                }
+            }
+
+            /// The variant's own name (`"UnknownMemberId"`), for the test of the naming rule.
+            #[cfg(test)]
+            const fn variant_name(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => stringify!($variant),)*
                 }
             }
 
@@ -418,6 +429,13 @@ impl TryFrom<i16> for ErrorCode {
     }
 }
 
+/// Kafka's name, e.g. `NONE` or `UNKNOWN_MEMBER_ID` (see [`ErrorCode`]).
+impl fmt::Debug for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// `NAME (code)`, e.g. `UNKNOWN_MEMBER_ID (25)`.
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -538,7 +556,14 @@ mod tests {
             assert_eq!(KafkaError::from(raw).known(), Some(e));
             assert_eq!(i16::from(KafkaError::from(e)), raw);
             assert_eq!(e.to_string(), format!("{} ({raw})", e.name()));
+            assert_eq!(format!("{e:?}"), e.name());
         }
+        // NONE is NONE, also inside an Option (the derived Debug printed `Some(None)`).
+        assert_eq!(format!("{:?}", ErrorCode::from_code(0)), "Some(NONE)");
+        assert_eq!(
+            format!("{:?} {}", ErrorCode::None, ErrorCode::None),
+            "NONE NONE (0)"
+        );
         for unknown in [-2, 137, 1000, i16::MIN, i16::MAX] {
             assert_eq!(ErrorCode::from_code(unknown), Option::None);
             assert_eq!(
@@ -568,7 +593,7 @@ mod tests {
                 .split('_')
                 .map(|w| w[..1].to_string() + &w[1..].to_ascii_lowercase())
                 .collect();
-            assert_eq!(format!("{e:?}"), camel);
+            assert_eq!(e.variant_name(), camel);
             assert!(e.description().ends_with('.'), "{n}");
         }
     }

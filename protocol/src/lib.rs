@@ -7,14 +7,20 @@
 //!
 //! ## Depending on it
 //!
+//! The crate is not on crates.io yet: depend on it by git, or by path from a checkout.
+//!
 //! ```toml
 //! [dependencies]
-//! # Codecs, views and the group coordinator (the default features `view`, `coordinator`):
-//! kwire-protocol = "0.1"
-//! # Codecs only (no coordinator, no `regex`, no views: the smallest build; only `bytes` besides):
-//! # kwire-protocol = { version = "0.1", default-features = false }
+//! # Codecs, views, the four record codecs and the group coordinator (the default features):
+//! kwire-protocol = { git = "https://github.com/kwire-rs/kwire" }
+//! # The same from a checkout beside your crate:
+//! # kwire-protocol = { path = "../kwire/protocol" }
+//! # Codecs only (no coordinator, no `regex`, no views, no compression codecs: the smallest
+//! # build; its dependencies are `bytes`, `crc-fast` for RecordBatch v2's CRC-32C and
+//! # `crc32fast` for the legacy message sets' CRC-32):
+//! # kwire-protocol = { git = "https://github.com/kwire-rs/kwire", default-features = false }
 //! # Codecs only, with Kafka's JSON form:
-//! # kwire-protocol = { version = "0.1", default-features = false, features = ["json"] }
+//! # kwire-protocol = { git = "https://github.com/kwire-rs/kwire", default-features = false, features = ["json"] }
 //! ```
 //!
 //! | feature | default | what it adds |
@@ -23,6 +29,7 @@
 //! | `view` | yes | borrowed views (`…Ref<'a>`) of every generated message; off, a program that only decodes and encodes owned messages compiles less |
 //! | `json` | no | Kafka's JSON form of every message: `JsonForm` in `wire::json`, `to_json`/`from_json` on the request and response enums and frames |
 //! | `sample` | no | deterministic sample messages (`wire::sample`), for round-trip tests |
+//! | `gzip`, `snappy`, `lz4`, `zstd` | yes | the record batch compression codecs ([`records`]; `flate2`, `snap`, `lz4_flex` with `xxhash-rust`, `zstd`); a batch of a codec left out decodes to `CompressionUnsupported` |
 //!
 //! ## Modules
 //!
@@ -234,6 +241,9 @@ pub use bytes;
 
 pub mod wire;
 
+// Laid out by kwire-codegen (prettyplease), not rustfmt: `cargo fmt` leaves it as generated, so
+// `cargo xtask codegen --check` stays fresh.
+#[rustfmt::skip]
 pub mod generated;
 
 pub mod error;

@@ -21,6 +21,14 @@ impl Impact {
             Impact::Compatible => "compatible",
         }
     }
+    /// The label of a finding of this impact in the human form and its JSON `level`: `"error"`
+    /// for breaking, `"note"` for compatible.
+    pub fn level(self) -> &'static str {
+        match self {
+            Impact::Breaking => "error",
+            Impact::Compatible => "note",
+        }
+    }
     /// The impact of a code: K50xx breaking, K51xx compatible.
     pub fn of_code(code: &str) -> Impact {
         if code.starts_with("K50") {
@@ -72,7 +80,7 @@ pub fn kind_of(code: &str) -> &'static str {
     match code {
         "K5001" | "K5002" => "removed",
         "K5003" | "K5103" => "api-key",
-        "K5004" | "K5008" => "type",
+        "K5004" | "K5008" | "K5110" => "type",
         "K5005" | "K5016" => "flexible",
         "K5006" | "K5007" | "K5015" => "layout",
         "K5009" => "reorder",
@@ -92,4 +100,3 @@ pub(crate) struct Located<'a> {
     pub spec: &'a Spec,
     pub file: String,
 }
-

@@ -109,7 +109,11 @@ pub fn compact_at(spec: &Spec, f: &Field, version: i16) -> bool {
 /// Whether `f` is written in the tagged section at `version`.
 pub fn tagged_at(spec: &Spec, f: &Field, version: i16) -> Option<u32> {
     match &f.tag {
-        Some((tag, tv)) if tv.contains(version) && f.versions.contains(version) && spec.flexible.contains(version) => {
+        Some((tag, tv))
+            if tv.contains(version)
+                && f.versions.contains(version)
+                && spec.flexible.contains(version) =>
+        {
             Some(*tag)
         }
         _ => None,
@@ -147,5 +151,8 @@ fn layout<'a>(spec: &'a Spec, fields: &'a [Field], version: i16, depth: usize) -
 
 /// A field's span for a finding: the value of `key` if given, else its `name`, else the object.
 pub fn field_span(f: &Field, key: &str) -> Span {
-    f.spans.get(key).or_else(|| f.spans.get("name")).unwrap_or(f.span)
+    f.spans
+        .get(key)
+        .or_else(|| f.spans.get("name"))
+        .unwrap_or(f.span)
 }

@@ -5,10 +5,10 @@
 //! the bytes and the versions only one side has (K5001–K5004, K5101–K5104, K5107–K5109). A
 //! finding seen at several versions is gathered by [`Collector`] into one.
 
-use super::layout::{self, field_span, FieldAt, Layout};
 use super::finding::{kind_of, Finding, Impact, Located, Side};
+use super::layout::{self, field_span, FieldAt, Layout};
 use crate::diagnostics::Span;
-use crate::ir::{ApiKeyValue, DefaultValue, Field, Versions};
+use crate::ir::{ApiKeyValue, DefaultValue, Field, MessageKind, Versions};
 use std::collections::{BTreeSet, HashMap};
 
 /// Nested attribute walks stop here (validated specs have no struct cycles).
@@ -29,7 +29,8 @@ pub struct Collector {
 }
 
 fn side_key(s: &Option<Side>) -> SideKey {
-    s.as_ref().map(|s| (s.file.clone(), s.span.start, s.span.end))
+    s.as_ref()
+        .map(|s| (s.file.clone(), s.span.start, s.span.end))
 }
 
 impl Collector {
@@ -45,7 +46,14 @@ impl Collector {
         old: Option<Side>,
         new: Option<Side>,
     ) {
-        let key = (message.to_string(), code, path.to_string(), text.clone(), side_key(&old), side_key(&new));
+        let key = (
+            message.to_string(),
+            code,
+            path.to_string(),
+            text.clone(),
+            side_key(&old),
+            side_key(&new),
+        );
         let i = *self.index.entry(key).or_insert_with(|| {
             let f = Finding {
                 code,
@@ -74,7 +82,14 @@ impl Collector {
                 f
             })
             .collect();
-        out.sort_by(|a, b| (&a.message, a.code, &a.path, &a.versions).cmp(&(&b.message, b.code, &b.path, &b.versions)));
+        out.sort_by(|a, b| {
+            (&a.message, a.code, &a.path, &a.versions).cmp(&(
+                &b.message,
+                b.code,
+                &b.path,
+                &b.versions,
+            ))
+        });
         out
     }
 }
@@ -88,10 +103,16 @@ struct Cx<'a, 'b> {
 
 impl Cx<'_, '_> {
     fn at_old(&self, span: Span) -> Option<Side> {
-        Some(Side { file: self.a.file.clone(), span })
+        Some(Side {
+            file: self.a.file.clone(),
+            span,
+        })
     }
     fn at_new(&self, span: Span) -> Option<Side> {
-        Some(Side { file: self.b.file.clone(), span })
+        Some(Side {
+            file: self.b.file.clone(),
+            span,
+        })
     }
     fn old_key(&self, key: &str) -> Option<Side> {
         self.at_old(self.a.spec.spans.or(key, self.a.spec.span))
@@ -110,7 +131,19 @@ fn join(path: &str, name: &str) -> String {
 }
 
 fn list(vs: &[i16]) -> String {
-    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+    vs.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An `apiKey` as findings show it: `none`, `TBD` or the number.
+fn key_text(k: ApiKeyValue) -> String {
+    match k {
+        ApiKeyValue::Absent => "none".to_string(),
+        ApiKeyValue::Tbd => "TBD".to_string(),
+        ApiKeyValue::Assigned(n) => n.to_string(),
+    }
 }
 
 /// K5001: `a` has no counterpart on the new side.
@@ -121,8 +154,14 @@ pub(crate) fn message_removed(c: &mut Collector, a: &Located) {
         &s.name,
         s.valid.iter(),
         "",
-        format!("message `{}` was removed (it had versions {})", s.name, s.valid),
-        Some(Side { file: a.file.clone(), span: s.spans.or("name", s.span) }),
+        format!(
+            "message `{}` was removed (it had versions {})",
+            s.name, s.valid
+        ),
+        Some(Side {
+            file: a.file.clone(),
+            span: s.spans.or("name", s.span),
+        }),
         None,
     );
 }
@@ -137,54 +176,151 @@ pub(crate) fn message_added(c: &mut Collector, b: &Located) {
         "",
         format!("message `{}` was added (versions {})", s.name, s.valid),
         None,
-        Some(Side { file: b.file.clone(), span: s.spans.or("name", s.span) }),
+        Some(Side {
+            file: b.file.clone(),
+            span: s.spans.or("name", s.span),
+        }),
     );
 }
 
 /// Every rule for one message present on both sides.
 pub(crate) fn compare_message(c: &mut Collector, a: &Located, b: &Located) {
-    let cx = Cx { a, b, message: &b.spec.name };
+    let cx = Cx {
+        a,
+        b,
+        message: &b.spec.name,
+    };
     let (sa, sb) = (a.spec, b.spec);
     let common = sa.valid.intersect(&sb.valid);
-    let common_or_new: Vec<i16> = if common.is_empty() { sb.valid.iter().collect() } else { common.iter().collect() };
-    if sa.kind != sb.kind {
-        let text = format!("message type changed from `{}` to `{}`", sa.kind.as_str(), sb.kind.as_str());
-        c.add("K5004", cx.message, common_or_new.clone(), "", text, cx.old_key("type"), cx.new_key("type"));
-    }
-    let key_text = |k: ApiKeyValue| match k {
-        ApiKeyValue::Absent => "none".to_string(),
-        ApiKeyValue::Tbd => "TBD".to_string(),
-        ApiKeyValue::Assigned(n) => n.to_string(),
+    let common_or_new: Vec<i16> = if common.is_empty() {
+        sb.valid.iter().collect()
+    } else {
+        common.iter().collect()
     };
-    if sa.api_key != sb.api_key {
-        let code = if sa.api_key == ApiKeyValue::Tbd && matches!(sb.api_key, ApiKeyValue::Assigned(_)) {
-            "K5103"
-        } else {
-            "K5003"
-        };
-        let text = format!("apiKey changed from {} to {}", key_text(sa.api_key), key_text(sb.api_key));
-        c.add(code, cx.message, common_or_new.clone(), "", text, cx.old_key("apiKey"), cx.new_key("apiKey"));
+    // A `data` spec that becomes a coordinator record keeps its bytes: the record type (its new
+    // `apiKey`) travels beside the struct, not inside it (K5110).
+    let became_record = sa.kind == MessageKind::Data
+        && sb.kind.is_coordinator_record()
+        && sa.api_key == ApiKeyValue::Absent;
+    if became_record {
+        let text = format!(
+            "`data` spec became a `{}` of record type {}; the struct's bytes are unchanged",
+            sb.kind.as_str(),
+            key_text(sb.api_key)
+        );
+        c.add(
+            "K5110",
+            cx.message,
+            common_or_new.clone(),
+            "",
+            text,
+            cx.old_key("type"),
+            cx.new_key("type"),
+        );
+    } else if sa.kind != sb.kind {
+        let text = format!(
+            "message type changed from `{}` to `{}`",
+            sa.kind.as_str(),
+            sb.kind.as_str()
+        );
+        c.add(
+            "K5004",
+            cx.message,
+            common_or_new.clone(),
+            "",
+            text,
+            cx.old_key("type"),
+            cx.new_key("type"),
+        );
+    }
+    if sa.api_key != sb.api_key && !became_record {
+        let code =
+            if sa.api_key == ApiKeyValue::Tbd && matches!(sb.api_key, ApiKeyValue::Assigned(_)) {
+                "K5103"
+            } else {
+                "K5003"
+            };
+        let text = format!(
+            "apiKey changed from {} to {}",
+            key_text(sa.api_key),
+            key_text(sb.api_key)
+        );
+        c.add(
+            code,
+            cx.message,
+            common_or_new.clone(),
+            "",
+            text,
+            cx.old_key("apiKey"),
+            cx.new_key("apiKey"),
+        );
     }
     let removed: Vec<i16> = sa.valid.iter().filter(|v| !sb.valid.contains(*v)).collect();
     if !removed.is_empty() {
-        let text = format!("versions {} removed (validVersions {} → {})", list(&removed), sa.valid, sb.valid);
-        c.add("K5002", cx.message, removed, "", text, cx.old_key("validVersions"), cx.new_key("validVersions"));
+        let text = format!(
+            "versions {} removed (validVersions {} → {})",
+            list(&removed),
+            sa.valid,
+            sb.valid
+        );
+        c.add(
+            "K5002",
+            cx.message,
+            removed,
+            "",
+            text,
+            cx.old_key("validVersions"),
+            cx.new_key("validVersions"),
+        );
     }
     let added: Vec<i16> = sb.valid.iter().filter(|v| !sa.valid.contains(*v)).collect();
     if !added.is_empty() {
-        let text = format!("versions {} added (validVersions {} → {})", list(&added), sa.valid, sb.valid);
-        c.add("K5102", cx.message, added, "", text, cx.old_key("validVersions"), cx.new_key("validVersions"));
+        let text = format!(
+            "versions {} added (validVersions {} → {})",
+            list(&added),
+            sa.valid,
+            sb.valid
+        );
+        c.add(
+            "K5102",
+            cx.message,
+            added,
+            "",
+            text,
+            cx.old_key("validVersions"),
+            cx.new_key("validVersions"),
+        );
     }
     // Message-level flags that do not reach the bytes.
     let mut flag = |key: &str, was: String, now: String| {
         if was != now {
             let text = format!("`{key}` changed from {was} to {now}");
-            c.add("K5108", cx.message, common_or_new.clone(), "", text, cx.old_key(key), cx.new_key(key));
+            c.add(
+                "K5108",
+                cx.message,
+                common_or_new.clone(),
+                "",
+                text,
+                cx.old_key(key),
+                cx.new_key(key),
+            );
         }
     };
-    flag("deprecatedVersions", sa.deprecated.to_string(), sb.deprecated.to_string());
-    flag("latestVersionUnstable", sa.latest_version_unstable.to_string(), sb.latest_version_unstable.to_string());
-    flag("listeners", format!("{:?}", sa.listeners), format!("{:?}", sb.listeners));
+    flag(
+        "deprecatedVersions",
+        sa.deprecated.to_string(),
+        sb.deprecated.to_string(),
+    );
+    flag(
+        "latestVersionUnstable",
+        sa.latest_version_unstable.to_string(),
+        sb.latest_version_unstable.to_string(),
+    );
+    flag(
+        "listeners",
+        format!("{:?}", sa.listeners),
+        format!("{:?}", sb.listeners),
+    );
     for v in common.iter() {
         let (ma, mb) = (layout::message_at(sa, v), layout::message_at(sb, v));
         let flex_same = ma.flexible == mb.flexible;
@@ -195,13 +331,36 @@ pub(crate) fn compare_message(c: &mut Collector, a: &Located, b: &Located) {
                 sb.flexible,
                 if mb.flexible { "flexible" } else { "not flexible" }
             );
-            c.add("K5005", cx.message, [v], "", text, cx.old_key("flexibleVersions"), cx.new_key("flexibleVersions"));
+            c.add(
+                "K5005",
+                cx.message,
+                [v],
+                "",
+                text,
+                cx.old_key("flexibleVersions"),
+                cx.new_key("flexibleVersions"),
+            );
         } else if ma.header_version != mb.header_version {
             let hv = |h: Option<i16>| h.map(|h| h.to_string()).unwrap_or_else(|| "none".into());
-            let text = format!("header version changed from {} to {}", hv(ma.header_version), hv(mb.header_version));
-            c.add("K5014", cx.message, [v], "", text, cx.old_key("headerVersions"), cx.new_key("headerVersions"));
+            let text = format!(
+                "header version changed from {} to {}",
+                hv(ma.header_version),
+                hv(mb.header_version)
+            );
+            c.add(
+                "K5014",
+                cx.message,
+                [v],
+                "",
+                text,
+                cx.old_key("headerVersions"),
+                cx.new_key("headerVersions"),
+            );
         }
-        let (pa, pb) = (sa.spans.or("fields", sa.span), sb.spans.or("fields", sb.span));
+        let (pa, pb) = (
+            sa.spans.or("fields", sa.span),
+            sb.spans.or("fields", sb.span),
+        );
         compare_layout(c, &cx, &ma.body, &mb.body, "", v, flex_same, (pa, pb));
     }
     compare_attrs(c, &cx, &sa.fields, &sb.fields, "", 0);
@@ -220,10 +379,26 @@ fn compare_layout(
     flex_same: bool,
     parents: (Span, Span),
 ) {
-    let a_names: HashMap<&str, &FieldAt> = la.fields.iter().map(|f| (f.field.name.as_str(), f)).collect();
-    let b_names: HashMap<&str, &FieldAt> = lb.fields.iter().map(|f| (f.field.name.as_str(), f)).collect();
-    let a_tagged: HashMap<&str, u32> = la.tagged.iter().map(|(t, f)| (f.field.name.as_str(), *t)).collect();
-    let b_tagged: HashMap<&str, u32> = lb.tagged.iter().map(|(t, f)| (f.field.name.as_str(), *t)).collect();
+    let a_names: HashMap<&str, &FieldAt> = la
+        .fields
+        .iter()
+        .map(|f| (f.field.name.as_str(), f))
+        .collect();
+    let b_names: HashMap<&str, &FieldAt> = lb
+        .fields
+        .iter()
+        .map(|f| (f.field.name.as_str(), f))
+        .collect();
+    let a_tagged: HashMap<&str, u32> = la
+        .tagged
+        .iter()
+        .map(|(t, f)| (f.field.name.as_str(), *t))
+        .collect();
+    let b_tagged: HashMap<&str, u32> = lb
+        .tagged
+        .iter()
+        .map(|(t, f)| (f.field.name.as_str(), *t))
+        .collect();
     // Renames: the same slot, a name only one side has, the same bytes.
     let mut renamed_from: HashMap<&str, &str> = HashMap::new();
     for (fa, fb) in la.fields.iter().zip(&lb.fields) {
@@ -238,10 +413,19 @@ fn compare_layout(
             && fa.compact == fb.compact
         {
             renamed_from.insert(nb, na);
-            c.renames.insert((cx.message.to_string(), join(path, nb)), na.to_string());
+            c.renames
+                .insert((cx.message.to_string(), join(path, nb)), na.to_string());
             let text = format!("field `{na}` renamed to `{nb}` (same position and type)");
             let (so, sn) = (field_span(fa.field, "name"), field_span(fb.field, "name"));
-            c.add("K5106", cx.message, [v], &join(path, nb), text, cx.at_old(so), cx.at_new(sn));
+            c.add(
+                "K5106",
+                cx.message,
+                [v],
+                &join(path, nb),
+                text,
+                cx.at_old(so),
+                cx.at_new(sn),
+            );
         }
     }
     let renamed_to: HashMap<&str, &str> = renamed_from.iter().map(|(n, o)| (*o, *n)).collect();
@@ -253,7 +437,8 @@ fn compare_layout(
         let p = join(path, name);
         if let Some(t) = b_tagged.get(name) {
             let fb = &lb.tagged[t];
-            let text = format!("field `{name}` moved from the fields into the tagged fields (tag {t})");
+            let text =
+                format!("field `{name}` moved from the fields into the tagged fields (tag {t})");
             c.add(
                 "K5015",
                 cx.message,
@@ -264,8 +449,19 @@ fn compare_layout(
                 cx.at_new(field_span(fb.field, "tag")),
             );
         } else {
-            let text = format!("non-tagged field `{name}` ({}) removed from this version", fa.field.ty);
-            c.add("K5007", cx.message, [v], &p, text, cx.at_old(field_span(fa.field, "name")), cx.at_new(parents.1));
+            let text = format!(
+                "non-tagged field `{name}` ({}) removed from this version",
+                fa.field.ty
+            );
+            c.add(
+                "K5007",
+                cx.message,
+                [v],
+                &p,
+                text,
+                cx.at_old(field_span(fa.field, "name")),
+                cx.at_new(parents.1),
+            );
         }
     }
     for fb in &lb.fields {
@@ -276,7 +472,8 @@ fn compare_layout(
         let p = join(path, name);
         if let Some(t) = a_tagged.get(name) {
             let fa = &la.tagged[t];
-            let text = format!("field `{name}` moved from the tagged fields (tag {t}) into the fields");
+            let text =
+                format!("field `{name}` moved from the tagged fields (tag {t}) into the fields");
             c.add(
                 "K5015",
                 cx.message,
@@ -287,7 +484,10 @@ fn compare_layout(
                 cx.at_new(field_span(fb.field, "name")),
             );
         } else {
-            let text = format!("non-tagged field `{name}` ({}) added to an existing version", fb.field.ty);
+            let text = format!(
+                "non-tagged field `{name}` ({}) added to an existing version",
+                fb.field.ty
+            );
             c.add(
                 "K5006",
                 cx.message,
@@ -345,7 +545,9 @@ fn compare_layout(
     for (t, fa) in &la.tagged {
         let name = fa.field.name.as_str();
         match lb.tagged.get(t) {
-            Some(fb) if fb.field.name == name => compare_field(c, cx, fa, fb, &join(path, name), v, flex_same, true),
+            Some(fb) if fb.field.name == name => {
+                compare_field(c, cx, fa, fb, &join(path, name), v, flex_same, true)
+            }
             Some(fb) => {
                 let text = format!("tag {t} now holds `{}` (it was `{name}`)", fb.field.name);
                 let p = join(path, &fb.field.name);
@@ -421,16 +623,25 @@ fn compare_field(
     let (a, b) = (fa.field, fb.field);
     if fa.shape != fb.shape {
         let text = format!("type changed from `{}` to `{}`", a.ty, b.ty);
-        c.add("K5008", cx.message, [v], p, text, cx.at_old(field_span(a, "type")), cx.at_new(field_span(b, "type")));
+        c.add(
+            "K5008",
+            cx.message,
+            [v],
+            p,
+            text,
+            cx.at_old(field_span(a, "type")),
+            cx.at_new(field_span(b, "type")),
+        );
         return;
     }
     if fa.nullable != fb.nullable {
         let text = if fb.nullable {
-            let marker = if b.ty.struct_name().is_some() && !matches!(b.ty, crate::ir::Type::Array(_)) {
-                " (a struct gains a one-byte null marker)"
-            } else {
-                ""
-            };
+            let marker =
+                if b.ty.struct_name().is_some() && !matches!(b.ty, crate::ir::Type::Array(_)) {
+                    " (a struct gains a one-byte null marker)"
+                } else {
+                    ""
+                };
             format!("`{}` became nullable at this version{marker}", b.name)
         } else {
             format!("`{}` is no longer nullable at this version", b.name)
@@ -479,7 +690,16 @@ fn compare_field(
         );
     }
     if let (Some(na), Some(nb)) = (&fa.nested, &fb.nested) {
-        compare_layout(c, cx, na, nb, p, v, flex_same, (field_span(a, "name"), field_span(b, "name")));
+        compare_layout(
+            c,
+            cx,
+            na,
+            nb,
+            p,
+            v,
+            flex_same,
+            (field_span(a, "name"), field_span(b, "name")),
+        );
     }
 }
 
@@ -497,7 +717,14 @@ fn show_default(d: &DefaultValue) -> String {
 
 /// The attributes that do not reach the bytes, and field versions extended past the old valid
 /// versions, for the fields matched by name (recursing into structs both sides have).
-fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field], path: &str, depth: usize) {
+fn compare_attrs(
+    c: &mut Collector,
+    cx: &Cx,
+    fa_list: &[Field],
+    fb_list: &[Field],
+    path: &str,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -506,20 +733,39 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
         let p = join(path, &b.name);
         let in_new: Vec<i16> = b.versions.intersect(&sb.valid).iter().collect();
         let renamed = c.renames.get(&(cx.message.to_string(), p.clone())).cloned();
-        let a = fa_list.iter().find(|a| a.name == b.name || renamed.as_deref() == Some(a.name.as_str()));
+        let a = fa_list
+            .iter()
+            .find(|a| a.name == b.name || renamed.as_deref() == Some(a.name.as_str()));
         let old_versions = a.map(|a| a.versions).unwrap_or(Versions::NONE);
-        let extra: Vec<i16> =
-            in_new.iter().copied().filter(|v| !old_versions.contains(*v) && !sa.valid.contains(*v)).collect();
+        let extra: Vec<i16> = in_new
+            .iter()
+            .copied()
+            .filter(|v| !old_versions.contains(*v) && !sa.valid.contains(*v))
+            .collect();
         let Some(a) = a else {
             if !extra.is_empty() && extra.len() == in_new.len() {
-                let text = format!("field `{}` added in new versions only ({})", b.name, list(&extra));
-                c.add("K5104", cx.message, extra, &p, text, None, cx.at_new(field_span(b, "versions")));
+                let text = format!(
+                    "field `{}` added in new versions only ({})",
+                    b.name,
+                    list(&extra)
+                );
+                c.add(
+                    "K5104",
+                    cx.message,
+                    extra,
+                    &p,
+                    text,
+                    None,
+                    cx.at_new(field_span(b, "versions")),
+                );
             }
             continue;
         };
         if !extra.is_empty() {
-            let text =
-                format!("versions of `{}` extended from {} to {} (new versions only)", b.name, a.versions, b.versions);
+            let text = format!(
+                "versions of `{}` extended from {} to {} (new versions only)",
+                b.name, a.versions, b.versions
+            );
             c.add(
                 "K5109",
                 cx.message,
@@ -559,10 +805,18 @@ fn compare_attrs(c: &mut Collector, cx: &Cx, fa_list: &[Field], fb_list: &[Field
         };
         flag("mapKey", a.map_key.to_string(), b.map_key.to_string());
         flag("entityType", a.entity_type.clone(), b.entity_type.clone());
-        flag("ignorable", a.ignorable.to_string(), b.ignorable.to_string());
+        flag(
+            "ignorable",
+            a.ignorable.to_string(),
+            b.ignorable.to_string(),
+        );
         flag("zeroCopy", a.zero_copy.to_string(), b.zero_copy.to_string());
         if a.tag.is_none() && b.tag.is_none() {
-            flag("default", show_default(&a.default), show_default(&b.default));
+            flag(
+                "default",
+                show_default(&a.default),
+                show_default(&b.default),
+            );
         }
         if let (Some(na), Some(nb)) = (a.ty.struct_name(), b.ty.struct_name()) {
             if let (Some(xa), Some(xb)) = (sa.find_struct(na), sb.find_struct(nb)) {

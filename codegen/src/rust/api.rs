@@ -20,8 +20,8 @@
 
 use super::options::Options;
 use super::tokens::{cfg_feature, param, W};
-use crate::names::{json_key, module_ident, type_ident};
 use crate::ir::{MessageKind, Spec, Versions};
+use crate::names::{json_key, module_ident, type_ident};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -38,7 +38,11 @@ pub struct Api<'a> {
 impl Api<'_> {
     /// The variant name: the request name without `Request`.
     pub fn variant(&self) -> String {
-        self.request.name.strip_suffix("Request").unwrap_or(&self.request.name).to_string()
+        self.request
+            .name
+            .strip_suffix("Request")
+            .unwrap_or(&self.request.name)
+            .to_string()
     }
 }
 
@@ -47,14 +51,24 @@ impl Api<'_> {
 pub fn apis<'a>(specs: &[&'a Spec]) -> Vec<Api<'a>> {
     let mut out = Vec::new();
     for req in specs.iter().filter(|s| s.kind == MessageKind::Request) {
-        let Some(key) = req.api_key.assigned() else { continue };
-        let same_key = |kind| specs.iter().filter(move |s: &&&Spec| s.kind == kind && s.api_key.assigned() == Some(key));
+        let Some(key) = req.api_key.assigned() else {
+            continue;
+        };
+        let same_key = |kind| {
+            specs
+                .iter()
+                .filter(move |s: &&&Spec| s.kind == kind && s.api_key.assigned() == Some(key))
+        };
         if same_key(MessageKind::Request).count() != 1 {
             continue;
         }
         let mut resps = same_key(MessageKind::Response);
         if let (Some(resp), None) = (resps.next(), resps.next()) {
-            out.push(Api { key, request: req, response: resp });
+            out.push(Api {
+                key,
+                request: req,
+                response: resp,
+            });
         }
     }
     out.sort_by_key(|a| a.key);
@@ -65,13 +79,22 @@ fn range_lits(v: Versions) -> (Literal, Literal) {
     if v.is_empty() {
         (Literal::i16_suffixed(0), Literal::i16_suffixed(-1))
     } else {
-        (Literal::i16_suffixed(v.lowest), Literal::i16_suffixed(v.highest))
+        (
+            Literal::i16_suffixed(v.lowest),
+            Literal::i16_suffixed(v.highest),
+        )
     }
 }
 
 /// The header version of a spec at `version`: `headerVersions` first, then a hard-coded special
 /// case `(at, hv)` (`at == None`: every version), then flexible / plain.
-fn header_version_at(spec: &Spec, version: i16, flexible_hv: i16, plain_hv: i16, special: Option<(Option<i16>, i16)>) -> i16 {
+fn header_version_at(
+    spec: &Spec,
+    version: i16,
+    flexible_hv: i16,
+    plain_hv: i16,
+    special: Option<(Option<i16>, i16)>,
+) -> i16 {
     if let Some(hv) = spec.header_version_override(version) {
         return hv;
     }
@@ -91,8 +114,18 @@ fn header_version_at(spec: &Spec, version: i16, flexible_hv: i16, plain_hv: i16,
 /// the first run also covers every negative version and the last, which goes on past the
 /// highest valid version, is `_` (as Kafka's generated `ApiMessageType` compares `version`
 /// with the flexible versions' lowest, whatever the version).
-fn header_version_expr(spec: &Spec, flexible_hv: i16, plain_hv: i16, special: Option<(Option<i16>, i16)>) -> TokenStream {
-    let top = spec.valid.highest.saturating_add(1).max(spec.flexible.lowest).max(0);
+fn header_version_expr(
+    spec: &Spec,
+    flexible_hv: i16,
+    plain_hv: i16,
+    special: Option<(Option<i16>, i16)>,
+) -> TokenStream {
+    let top = spec
+        .valid
+        .highest
+        .saturating_add(1)
+        .max(spec.flexible.lowest)
+        .max(0);
     let mut runs: Vec<(i16, i16, i16)> = Vec::new();
     for v in 0..=top {
         let hv = header_version_at(spec, v, flexible_hv, plain_hv, special);
@@ -148,19 +181,44 @@ pub fn emit_api_with(specs: &[&Spec], opts: &Options) -> TokenStream {
             pub enum ApiKey {}
         );
     }
-    let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
+    let variants: Vec<_> = apis
+        .iter()
+        .map(|a| format_ident!("{}", a.variant()))
+        .collect();
     let path = |s: &Spec| {
         let (m, t) = (module_ident(&s.name), type_ident(&s.name));
         quote!(super::#m::#t)
     };
     let req_paths: Vec<_> = apis.iter().map(|a| path(a.request)).collect();
     let resp_paths: Vec<_> = apis.iter().map(|a| path(a.response)).collect();
-    let req_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.request.name)).collect();
-    let resp_docs: Vec<_> = apis.iter().map(|a| format!(" A `{}`.", a.response.name)).collect();
+    let req_docs: Vec<_> = apis
+        .iter()
+        .map(|a| format!(" A `{}`.", a.request.name))
+        .collect();
+    let resp_docs: Vec<_> = apis
+        .iter()
+        .map(|a| format!(" A `{}`.", a.response.name))
+        .collect();
     let api_key = api_key_enum(&apis);
-    let request_enum = body_enum(&format_ident!("Request"), &variants, &req_paths, &req_docs, "request");
-    let response_enum = body_enum(&format_ident!("Response"), &variants, &resp_paths, &resp_docs, "response");
-    let json = if opts.json { json_items(opts, &variants, &req_paths, &resp_paths) } else { quote!() };
+    let request_enum = body_enum(
+        &format_ident!("Request"),
+        &variants,
+        &req_paths,
+        &req_docs,
+        "request",
+    );
+    let response_enum = body_enum(
+        &format_ident!("Response"),
+        &variants,
+        &resp_paths,
+        &resp_docs,
+        "response",
+    );
+    let json = if opts.json {
+        json_items(opts, &variants, &req_paths, &resp_paths)
+    } else {
+        quote!()
+    };
     let frames = frames(specs, opts);
     let rsm = frame_headers(specs).map(|(_, rs)| module_ident(&rs.name));
     let typed = typed_traits(&apis, &req_paths, &resp_paths, rsm.as_ref());
@@ -172,8 +230,14 @@ pub fn emit_api_with(specs: &[&Spec], opts: &Options) -> TokenStream {
 /// unstable latest one) and header versions.
 fn api_key_enum(apis: &[Api]) -> TokenStream {
     let w = W();
-    let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
-    let keys: Vec<_> = apis.iter().map(|a| Literal::i16_unsuffixed(a.key)).collect();
+    let variants: Vec<_> = apis
+        .iter()
+        .map(|a| format_ident!("{}", a.variant()))
+        .collect();
+    let keys: Vec<_> = apis
+        .iter()
+        .map(|a| Literal::i16_unsuffixed(a.key))
+        .collect();
     let names: Vec<_> = apis.iter().map(|a| a.variant()).collect();
     let req_names: Vec<_> = apis.iter().map(|a| a.request.name.clone()).collect();
     let resp_names: Vec<_> = apis.iter().map(|a| a.response.name.clone()).collect();
@@ -181,7 +245,11 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
         .iter()
         .map(|a| {
             if a.request.valid.is_empty() {
-                return format!(" {} (key {}): removed, no valid version (`validVersions` `none`).", a.variant(), a.key);
+                return format!(
+                    " {} (key {}): removed, no valid version (`validVersions` `none`).",
+                    a.variant(),
+                    a.key
+                );
             }
             format!(
                 " {} (key {}): versions {}, flexible {}{}{}.",
@@ -189,8 +257,16 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
                 a.key,
                 a.request.valid,
                 a.request.flexible,
-                if a.request.deprecated.is_empty() { String::new() } else { format!(", deprecated {}", a.request.deprecated) },
-                if a.request.latest_version_unstable { format!(", v{} unstable", a.request.valid.highest) } else { String::new() }
+                if a.request.deprecated.is_empty() {
+                    String::new()
+                } else {
+                    format!(", deprecated {}", a.request.deprecated)
+                },
+                if a.request.latest_version_unstable {
+                    format!(", v{} unstable", a.request.valid.highest)
+                } else {
+                    String::new()
+                }
             )
         })
         .collect();
@@ -205,11 +281,21 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
     let flex: Vec<_> = apis.iter().map(|a| range(a.request.flexible)).collect();
     let req_hv: Vec<_> = apis
         .iter()
-        .map(|a| optional_header_version(a.request, header_version_expr(a.request, 2, 1, (a.key == 7).then_some((Some(0), 0)))))
+        .map(|a| {
+            optional_header_version(
+                a.request,
+                header_version_expr(a.request, 2, 1, (a.key == 7).then_some((Some(0), 0))),
+            )
+        })
         .collect();
     let resp_hv: Vec<_> = apis
         .iter()
-        .map(|a| optional_header_version(a.request, header_version_expr(a.response, 1, 0, (a.key == 18).then_some((None, 0)))))
+        .map(|a| {
+            optional_header_version(
+                a.request,
+                header_version_expr(a.response, 1, 0, (a.key == 18).then_some((None, 0))),
+            )
+        })
         .collect();
     let req_v = param(&quote!(#(#req_hv)*), "version");
     let resp_v = param(&quote!(#(#resp_hv)*), "version");
@@ -348,9 +434,17 @@ fn api_key_enum(apis: &[Api]) -> TokenStream {
 /// The `ApiRequest` and `ApiResponse` traits, implemented by each API's request and response
 /// body: the API key and the other half of the pair as types, so that a client can be generic
 /// over the API (`fn send<R: ApiRequest>(r: R, version: i16) -> R::Response`).
-fn typed_traits(apis: &[Api], req_paths: &[TokenStream], resp_paths: &[TokenStream], rsm: Option<&proc_macro2::Ident>) -> TokenStream {
+fn typed_traits(
+    apis: &[Api],
+    req_paths: &[TokenStream],
+    resp_paths: &[TokenStream],
+    rsm: Option<&proc_macro2::Ident>,
+) -> TokenStream {
     let w = W();
-    let variants: Vec<_> = apis.iter().map(|a| format_ident!("{}", a.variant())).collect();
+    let variants: Vec<_> = apis
+        .iter()
+        .map(|a| format_ident!("{}", a.variant()))
+        .collect();
     // The ApiVersions response reads as Kafka's client reads it: with the KIP-511 fallback.
     let resp_overrides: Vec<_> = apis
         .iter()
@@ -467,9 +561,14 @@ const API_VERSIONS_KEY: i16 = 18;
 /// `decode_with_fallback` on its response body and on `ResponseFrame`.
 fn api_versions_fallback(apis: &[Api], rsm: Option<&proc_macro2::Ident>) -> TokenStream {
     let w = W();
-    let Some(api) = apis.iter().find(|a| a.key == API_VERSIONS_KEY) else { return quote!() };
+    let Some(api) = apis.iter().find(|a| a.key == API_VERSIONS_KEY) else {
+        return quote!();
+    };
     let resp = {
-        let (m, t) = (module_ident(&api.response.name), type_ident(&api.response.name));
+        let (m, t) = (
+            module_ident(&api.response.name),
+            type_ident(&api.response.name),
+        );
         quote!(super::#m::#t)
     };
     let variant = format_ident!("{}", api.variant());
@@ -568,7 +667,13 @@ fn api_versions_fallback(apis: &[Api], rsm: Option<&proc_macro2::Ident>) -> Toke
 }
 
 /// The `Request` or `Response` enum: any body of the spec set, tagged by API.
-fn body_enum(enum_name: &proc_macro2::Ident, variants: &[proc_macro2::Ident], paths: &[TokenStream], docs: &[String], what: &str) -> TokenStream {
+fn body_enum(
+    enum_name: &proc_macro2::Ident,
+    variants: &[proc_macro2::Ident],
+    paths: &[TokenStream],
+    docs: &[String],
+    what: &str,
+) -> TokenStream {
     let w = W();
     let doc = format!(" Any {what} body of this spec set, tagged by API.");
     quote!(
@@ -612,7 +717,12 @@ fn body_enum(enum_name: &proc_macro2::Ident, variants: &[proc_macro2::Ident], pa
 
 /// The request and response header specs, when the set has both with the fields frames need.
 fn frame_headers<'a>(specs: &[&'a Spec]) -> Option<(&'a Spec, &'a Spec)> {
-    let has = |name: &str| specs.iter().copied().find(|s| s.kind == MessageKind::Header && s.name == name);
+    let has = |name: &str| {
+        specs
+            .iter()
+            .copied()
+            .find(|s| s.kind == MessageKind::Header && s.name == name)
+    };
     match (has("RequestHeader"), has("ResponseHeader")) {
         (Some(rq), Some(rs))
             if ["RequestApiKey", "RequestApiVersion", "CorrelationId"]
@@ -630,7 +740,11 @@ fn frame_headers<'a>(specs: &[&'a Spec]) -> Option<(&'a Spec, &'a Spec)> {
 fn frames(specs: &[&Spec], opts: &Options) -> TokenStream {
     match frame_headers(specs) {
         Some((rq, rs)) => {
-            let frames_json = if opts.json { frames_json(opts, rq, rs) } else { quote!() };
+            let frames_json = if opts.json {
+                frames_json(opts, rq, rs)
+            } else {
+                quote!()
+            };
             let request = request_frame(&module_ident(&rq.name));
             let response = response_frame(&module_ident(&rs.name));
             let w = W();
@@ -861,13 +975,19 @@ fn response_frame(rsm: &proc_macro2::Ident) -> TokenStream {
 }
 
 /// The JSON form of the `Request` and `Response` enums: the body's, at a given version.
-fn json_items(opts: &Options, variants: &[proc_macro2::Ident], req_paths: &[TokenStream], resp_paths: &[TokenStream]) -> TokenStream {
+fn json_items(
+    opts: &Options,
+    variants: &[proc_macro2::Ident],
+    req_paths: &[TokenStream],
+    resp_paths: &[TokenStream],
+) -> TokenStream {
     let w = W();
     let j = quote!(#w::json);
     let cfg = cfg_feature(opts.json_cfg_feature, "json");
     let one = |enum_name: proc_macro2::Ident, paths: &[TokenStream], what: &str| {
         let to_doc = format!(" Kafka's JSON form of the {what} body at `version` (see `kwire_protocol::wire::json`).");
-        let from_doc = format!(" Reads the {what} body of `api_key` at `version` from its JSON form.");
+        let from_doc =
+            format!(" Reads the {what} body of `api_key` at `version` from its JSON form.");
         quote!(
             #cfg
             impl #enum_name {

@@ -20,7 +20,11 @@ pub(crate) fn body(cx: &Ctx, p: &StructPlan) -> TokenStream {
             fp.untagged.select(quote!(self.#id = #read;), quote!())
         })
         .collect();
-    let tags = if cx.has_flexible() { cx.flex_var.select(tag_section(p), quote!()) } else { quote!() };
+    let tags = if cx.has_flexible() {
+        cx.flex_var.select(tag_section(p), quote!())
+    } else {
+        quote!()
+    };
     with_flexible(cx, quote!(#(#dec)* #tags ::core::result::Result::Ok(())))
 }
 
@@ -58,23 +62,39 @@ fn tag_section(p: &StructPlan) -> TokenStream {
 fn read_value(fp: &FieldPlan, compact: &Cond, nullable: &Cond, tagged: bool) -> TokenStream {
     let w = W();
     let name = &fp.name;
-    let compact_t = if tagged { Cond::Always.encoding() } else { compact.encoding() };
+    let compact_t = if tagged {
+        Cond::Always.encoding()
+    } else {
+        compact.encoding()
+    };
     let fe = quote!(.at_field(#name)?);
     let optional = fp.field.is_optional();
     let wrap_opt = |nullable_read: TokenStream, plain_read: TokenStream| -> TokenStream {
         if !optional {
             plain_read
         } else {
-            nullable.select(nullable_read, quote!(::core::option::Option::Some(#plain_read)))
+            nullable.select(
+                nullable_read,
+                quote!(::core::option::Option::Some(#plain_read)),
+            )
         }
     };
     match &fp.field.ty {
         t if t.is_fixed() => {
-            let m = proc_macro2::Ident::new(&format!("{}_at", fixed_reader(t)), proc_macro2::Span::call_site());
+            let m = proc_macro2::Ident::new(
+                &format!("{}_at", fixed_reader(t)),
+                proc_macro2::Span::call_site(),
+            );
             quote!(r.#m(#name)?)
         }
-        Type::String => wrap_opt(quote!(r.nullable_string(#compact_t)#fe), quote!(r.string(#compact_t)#fe)),
-        Type::Bytes | Type::Records => wrap_opt(quote!(r.nullable_bytes(#compact_t)#fe), quote!(r.bytes(#compact_t)#fe)),
+        Type::String => wrap_opt(
+            quote!(r.nullable_string(#compact_t)#fe),
+            quote!(r.string(#compact_t)#fe),
+        ),
+        Type::Bytes | Type::Records => wrap_opt(
+            quote!(r.nullable_bytes(#compact_t)#fe),
+            quote!(r.bytes(#compact_t)#fe),
+        ),
         Type::Array(elem) if elem.is_fixed() => {
             let et = rust_type(elem);
             wrap_opt(

@@ -16,7 +16,11 @@ pub(crate) fn body(cx: &Ctx, p: &StructPlan) -> TokenStream {
             Group::One(k) => field(cx, &p.fields[*k]),
         });
     }
-    let tags = if cx.has_flexible() { tag_section(cx, p) } else { quote!() };
+    let tags = if cx.has_flexible() {
+        tag_section(cx, p)
+    } else {
+        quote!()
+    };
     let body = quote!(#(#enc)* #tags ::core::result::Result::Ok(()));
     with_flexible(cx, body)
 }
@@ -44,7 +48,10 @@ fn fixed_run(p: &StructPlan, fields: &[usize]) -> TokenStream {
         .map(|k| {
             let fp = &p.fields[*k];
             let n = fp.field.ty.fixed_size().unwrap_or(0);
-            let (a, b) = (Literal::usize_unsuffixed(at), Literal::usize_unsuffixed(at + n));
+            let (a, b) = (
+                Literal::usize_unsuffixed(at),
+                Literal::usize_unsuffixed(at + n),
+            );
             at += n;
             let bytes = fixed_bytes(fp);
             quote!(b[#a..#b].copy_from_slice(&#bytes);)
@@ -73,7 +80,11 @@ fn field(cx: &Ctx, fp: &FieldPlan) -> TokenStream {
         _ if f.ignorable || fp.in_version.is_always() => None,
         Some(t) if t.in_valid.is_always() => None,
         Some(t) if matches!(t.in_valid, Cond::Expr(_)) => {
-            let below = Cond::of(Versions::new(valid.lowest, t.versions.lowest.saturating_sub(1)), valid).tokens();
+            let below = Cond::of(
+                Versions::new(valid.lowest, t.versions.lowest.saturating_sub(1)),
+                valid,
+            )
+            .tokens();
             Some(quote!(#below && #non_default))
         }
         _ => Some(non_default),
@@ -122,7 +133,12 @@ fn tag_section(cx: &Ctx, p: &StructPlan) -> TokenStream {
 
 /// One known tagged field: the unknown ones below its tag, then its header and payload when
 /// `flag` says it differs from its default.
-fn tagged_write(fp: &FieldPlan, tag: u32, nullable: &Cond, flag: &proc_macro2::Ident) -> TokenStream {
+fn tagged_write(
+    fp: &FieldPlan,
+    tag: u32,
+    nullable: &Cond,
+    flag: &proc_macro2::Ident,
+) -> TokenStream {
     let w = W();
     let payload = write_value(fp, &Cond::Always, nullable, true);
     let size = match fp.field.ty.fixed_size() {
@@ -155,7 +171,11 @@ fn write_value(fp: &FieldPlan, compact: &Cond, nullable: &Cond, tagged: bool) ->
     let (id, name) = (&fp.ident, &fp.name);
     let v = quote!(self.#id);
     let optional = fp.field.is_optional();
-    let compact_t = if tagged { Cond::Always.encoding() } else { compact.encoding() };
+    let compact_t = if tagged {
+        Cond::Always.encoding()
+    } else {
+        compact.encoding()
+    };
     let nullable_t = nullable.nullable();
     let fe = quote!(.at_field(#name)?);
     match &fp.field.ty {
@@ -177,7 +197,12 @@ fn write_value(fp: &FieldPlan, compact: &Cond, nullable: &Cond, tagged: bool) ->
 }
 
 /// Code writing an array field: its count, then the elements (or the null length).
-fn write_array(fp: &FieldPlan, elem: &Type, compact_t: &TokenStream, nullable_t: &TokenStream) -> TokenStream {
+fn write_array(
+    fp: &FieldPlan,
+    elem: &Type,
+    compact_t: &TokenStream,
+    nullable_t: &TokenStream,
+) -> TokenStream {
     let w = W();
     let (id, name) = (&fp.ident, &fp.name);
     let fe = quote!(.at_field(#name)?);
@@ -207,8 +232,12 @@ fn element_loop(elem: &Type, compact_t: &TokenStream, name: &str) -> TokenStream
     }
     let elem_w = match elem {
         Type::String => quote!(#w::write_string(s, e, #compact_t).at_index(i).at_field(#name)?;),
-        Type::Bytes | Type::Records => quote!(#w::write_bytes(s, e, #compact_t).at_index(i).at_field(#name)?;),
-        Type::Struct(_) => quote!(#w::Encode::encode_raw(e, s, version).at_index(i).at_field(#name)?;),
+        Type::Bytes | Type::Records => {
+            quote!(#w::write_bytes(s, e, #compact_t).at_index(i).at_field(#name)?;)
+        }
+        Type::Struct(_) => {
+            quote!(#w::Encode::encode_raw(e, s, version).at_index(i).at_field(#name)?;)
+        }
         _ => quote!(),
     };
     quote!(for (i, e) in a.iter().enumerate() { #elem_w })
@@ -221,11 +250,18 @@ fn write_struct(fp: &FieldPlan, nullable: &Cond, tagged: bool) -> TokenStream {
     if !fp.field.is_optional() {
         return quote!(#w::Encode::encode_raw(&self.#id, s, version).at_field(#name)?;);
     }
-    let not_null = quote!(return ::core::result::Result::Err(#w::null_not_allowed(version).field(#name)););
+    let not_null =
+        quote!(return ::core::result::Result::Err(#w::null_not_allowed(version).field(#name)););
     let (present, absent) = if tagged {
-        (quote!(s.write_byte(1);), nullable.select(quote!(s.write_byte(0);), not_null))
+        (
+            quote!(s.write_byte(1);),
+            nullable.select(quote!(s.write_byte(0);), not_null),
+        )
     } else {
-        (nullable.select(quote!(s.write_byte(1);), quote!()), nullable.select(quote!(s.write_byte(0xff);), not_null))
+        (
+            nullable.select(quote!(s.write_byte(1);), quote!()),
+            nullable.select(quote!(s.write_byte(0xff);), not_null),
+        )
     };
     quote!(match &self.#id {
         ::core::option::Option::Some(x) => { #present #w::Encode::encode_raw(x, s, version).at_field(#name)?; }

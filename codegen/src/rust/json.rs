@@ -96,7 +96,10 @@ fn records_fn(f: &Field, name: &str) -> TokenStream {
 /// The expression reading one field from the object `o`.
 fn read_field(fp: &FieldPlan) -> TokenStream {
     let key = json_key(&fp.field.name);
-    let (required_fn, field_or_fn) = (records_fn(fp.field, "required"), records_fn(fp.field, "field_or"));
+    let (required_fn, field_or_fn) = (
+        records_fn(fp.field, "required"),
+        records_fn(fp.field, "field_or"),
+    );
     let required = quote!(#required_fn(o, #key, version)?);
     let default = default_expr(fp.field);
     let optional = quote!(#field_or_fn(o, #key, version, #default)?);
@@ -192,7 +195,11 @@ fn from_json_body(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let flexible = cx.has_flexible();
     let names = p.fields.iter().map(|fp| &fp.ident);
     let reads = p.fields.iter().map(read_field);
-    let unknown_in = if flexible { quote!(unknown_tagged_fields: #j::unknown_tags(o)?,) } else { quote!() };
+    let unknown_in = if flexible {
+        quote!(unknown_tagged_fields: #j::unknown_tags(o)?,)
+    } else {
+        quote!()
+    };
     if p.fields.is_empty() && !flexible {
         quote!(
             #j::object(value)?;

@@ -10,11 +10,20 @@ use quote::quote;
 
 /// The owned items of one struct: declaration, `Default`, codec impls around the encoder and
 /// decoder bodies.
-pub(crate) fn emit(cx: &Ctx, p: &StructPlan, enc_body: TokenStream, dec_body: TokenStream) -> TokenStream {
+pub(crate) fn emit(
+    cx: &Ctx,
+    p: &StructPlan,
+    enc_body: TokenStream,
+    dec_body: TokenStream,
+) -> TokenStream {
     let decl = declaration(cx, p);
     let enc_body = with_error_path(enc_body);
     let dec_body = with_error_path(dec_body);
-    let impls = if p.top { top_impls(cx, p, &enc_body, &dec_body) } else { nested_impls(p, &enc_body, &dec_body) };
+    let impls = if p.top {
+        top_impls(cx, p, &enc_body, &dec_body)
+    } else {
+        nested_impls(p, &enc_body, &dec_body)
+    };
     quote!(#decl #impls)
 }
 
@@ -23,6 +32,9 @@ fn struct_doc(cx: &Ctx, p: &StructPlan) -> Vec<TokenStream> {
     let spec = cx.spec;
     if p.top {
         let key = match spec.api_key {
+            ApiKeyValue::Assigned(k) if spec.kind.is_coordinator_record() => {
+                format!(", record type {k}")
+            }
             ApiKeyValue::Assigned(k) => format!(", API key {k}"),
             ApiKeyValue::Tbd => ", API key TBD".to_string(),
             ApiKeyValue::Absent => String::new(),
@@ -96,7 +108,12 @@ fn declaration(cx: &Ctx, p: &StructPlan) -> TokenStream {
 
 /// `Encode`, `Decode` and `Message` of the message itself: the version check, then the bodies
 /// (in `encode_body`/`decode_body`, whose errors get the type name).
-fn top_impls(cx: &Ctx, p: &StructPlan, enc_body: &TokenStream, dec_body: &TokenStream) -> TokenStream {
+fn top_impls(
+    cx: &Ctx,
+    p: &StructPlan,
+    enc_body: &TokenStream,
+    dec_body: &TokenStream,
+) -> TokenStream {
     let w = W();
     let (ty, ty_name) = (&p.ty, &p.name);
     let (s_name, enc_version) = (param(enc_body, "s"), param(enc_body, "version"));
@@ -137,11 +154,17 @@ fn message_impl(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let w = W();
     let spec = cx.spec;
     let (ty, ty_name) = (&p.ty, &p.name);
-    let (lo, hi) = (Literal::i16_suffixed(spec.valid.lowest), Literal::i16_suffixed(spec.valid.highest));
+    let (lo, hi) = (
+        Literal::i16_suffixed(spec.valid.lowest),
+        Literal::i16_suffixed(spec.valid.highest),
+    );
     let (flo, fhi) = if spec.flexible.is_empty() {
         (Literal::i16_suffixed(0), Literal::i16_suffixed(-1))
     } else {
-        (Literal::i16_suffixed(spec.flexible.lowest), Literal::i16_suffixed(spec.flexible.highest))
+        (
+            Literal::i16_suffixed(spec.flexible.lowest),
+            Literal::i16_suffixed(spec.flexible.highest),
+        )
     };
     let kind = match spec.kind {
         MessageKind::Request => quote!(Request),
@@ -149,6 +172,8 @@ fn message_impl(cx: &Ctx, p: &StructPlan) -> TokenStream {
         MessageKind::Header => quote!(Header),
         MessageKind::Data => quote!(Data),
         MessageKind::Metadata => quote!(Metadata),
+        MessageKind::CoordinatorKey => quote!(CoordinatorKey),
+        MessageKind::CoordinatorValue => quote!(CoordinatorValue),
     };
     let api_key = match spec.api_key.assigned() {
         Some(k) => quote!(::core::option::Option::Some(#k)),

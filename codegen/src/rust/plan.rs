@@ -7,8 +7,8 @@
 //! emitters use. The Rust types and default values of spec types live here too, since every
 //! emitter reads them.
 
-use super::tokens::{doc_lines, uses_ident, Cond, W};
 use super::options::Options;
+use super::tokens::{doc_lines, uses_ident, Cond, W};
 use crate::ir::{DefaultValue, Field, Spec, Struct, Type, Versions};
 use crate::names::{field_ident, plain, type_ident};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -34,7 +34,12 @@ impl<'a> Ctx<'a> {
             Cond::Expr(_) => Cond::Expr(quote!(flexible)),
             constant => constant.clone(),
         };
-        Ctx { spec, opts, flexible, flex_var }
+        Ctx {
+            spec,
+            opts,
+            flexible,
+            flex_var,
+        }
     }
     /// The message's valid versions.
     pub(crate) fn valid(&self) -> Versions {
@@ -134,17 +139,39 @@ pub(crate) struct StructPlan<'a> {
 impl<'a> StructPlan<'a> {
     /// The plan of `st` in the spec of `cx`.
     pub(crate) fn new(cx: &Ctx, st: &'a Struct, top: bool) -> Self {
-        let fields: Vec<FieldPlan<'a>> = st.fields.iter().enumerate().map(|(index, f)| field_plan(cx, f, index)).collect();
+        let fields: Vec<FieldPlan<'a>> = st
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(index, f)| field_plan(cx, f, index))
+            .collect();
         let groups = groups(&fields);
-        let tagged: Vec<usize> = fields.iter().filter(|p| p.tag.is_some()).map(|p| p.index).collect();
+        let tagged: Vec<usize> = fields
+            .iter()
+            .filter(|p| p.tag.is_some())
+            .map(|p| p.index)
+            .collect();
         let mut tagged_by_tag = tagged.clone();
         tagged_by_tag.sort_by_key(|k| fields[*k].tag.as_ref().map(|t| t.tag));
-        StructPlan { st, top, ty: type_ident(&st.name), name: st.name.clone(), fields, groups, tagged, tagged_by_tag }
+        StructPlan {
+            st,
+            top,
+            ty: type_ident(&st.name),
+            name: st.name.clone(),
+            fields,
+            groups,
+            tagged,
+            tagged_by_tag,
+        }
     }
 
     /// The known tags, in tag order, as literals.
     pub(crate) fn known_tags(&self) -> Vec<Literal> {
-        self.tagged_by_tag.iter().filter_map(|k| self.fields[*k].tag.as_ref()).map(|t| Literal::u32_unsuffixed(t.tag)).collect()
+        self.tagged_by_tag
+            .iter()
+            .filter_map(|k| self.fields[*k].tag.as_ref())
+            .map(|t| Literal::u32_unsuffixed(t.tag))
+            .collect()
     }
 }
 
@@ -196,7 +223,10 @@ fn groups(fields: &[FieldPlan]) -> Vec<Group> {
     let mut size = 0usize;
     let flush = |run: &mut Vec<usize>, size: &mut usize, out: &mut Vec<Group>| {
         if !run.is_empty() {
-            out.push(Group::Fixed { fields: std::mem::take(run), size: *size });
+            out.push(Group::Fixed {
+                fields: std::mem::take(run),
+                size: *size,
+            });
             *size = 0;
         }
     };
@@ -296,7 +326,8 @@ pub(crate) fn type_default(ty: &Type) -> TokenStream {
 /// The inner (non-`Option`) default value of a field, and whether the field's default is null.
 pub(crate) fn default_parts(f: &Field) -> (TokenStream, bool) {
     let w = W();
-    let null = matches!(f.default, DefaultValue::Null) || (f.ty == Type::Records && f.is_optional());
+    let null =
+        matches!(f.default, DefaultValue::Null) || (f.ty == Type::Records && f.is_optional());
     let inner = match (&f.default, &f.ty) {
         (DefaultValue::Bool(b), _) => quote!(#b),
         (DefaultValue::Int(n), t) => {
@@ -358,7 +389,9 @@ pub(crate) fn non_default_expr(f: &Field, v: &TokenStream) -> TokenStream {
         }
         let ne = match (&f.ty, &f.default) {
             (Type::String, DefaultValue::Str(s)) => quote!(x.as_str() != #s),
-            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => quote!(!x.is_empty()),
+            (Type::String | Type::Bytes | Type::Records | Type::Array(_), _) => {
+                quote!(!x.is_empty())
+            }
             _ => quote!(*x != #inner),
         };
         return quote!(#v.as_ref().is_none_or(|x| #ne));
@@ -406,12 +439,19 @@ fn escape_markdown(about: &str) -> String {
 #[cfg(test)]
 #[test]
 fn about_text_is_escaped_outside_code_spans() {
-    assert_eq!(escape_markdown("Array[0] of List<String>, `a[1]<b>`"), "Array\\[0\\] of List\\<String\\>, `a[1]<b>`");
+    assert_eq!(
+        escape_markdown("Array[0] of List<String>, `a[1]<b>`"),
+        "Array\\[0\\] of List\\<String\\>, `a[1]<b>`"
+    );
 }
 
 /// A field's doc: its `about` text, then the spec facts (versions, nullable, tag, default, …).
 pub(crate) fn field_doc(f: &Field) -> Vec<TokenStream> {
-    let mut text = if f.about.trim().is_empty() { format!("`{}`.", f.name) } else { escape_markdown(f.about.trim()) };
+    let mut text = if f.about.trim().is_empty() {
+        format!("`{}`.", f.name)
+    } else {
+        escape_markdown(f.about.trim())
+    };
     let mut facts = vec![format!("versions {}", f.versions)];
     if !f.nullable.is_empty() {
         facts.push(format!("nullable {}", f.nullable));
@@ -437,6 +477,11 @@ pub(crate) fn field_doc(f: &Field) -> Vec<TokenStream> {
     if f.entity_type != "unknown" {
         facts.push(format!("entity {}", f.entity_type));
     }
-    text.push_str(&format!("\n\nSpec: `{}: {}` ({}).", f.name, f.ty, facts.join(", ")));
+    text.push_str(&format!(
+        "\n\nSpec: `{}: {}` ({}).",
+        f.name,
+        f.ty,
+        facts.join(", ")
+    ));
     doc_lines(&text)
 }

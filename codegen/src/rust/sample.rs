@@ -26,7 +26,10 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
     });
     let utf = if cx.has_flexible() {
         let n = Literal::u32_unsuffixed(p.tagged.len() as u32);
-        let e = cx.flexible.select(quote!(g.unknown_tags(#n)), quote!(#w::UnknownTaggedFields::new()));
+        let e = cx.flexible.select(
+            quote!(g.unknown_tags(#n)),
+            quote!(#w::UnknownTaggedFields::new()),
+        );
         quote!(unknown_tagged_fields: #e,)
     } else {
         quote!()

@@ -25,7 +25,10 @@ impl Cond {
         }
         let lo = r.lowest > ctx.lowest;
         let hi = r.highest < ctx.highest;
-        let (l, h) = (Literal::i16_unsuffixed(r.lowest), Literal::i16_unsuffixed(r.highest));
+        let (l, h) = (
+            Literal::i16_unsuffixed(r.lowest),
+            Literal::i16_unsuffixed(r.highest),
+        );
         match (lo, hi) {
             (false, false) => Cond::Always,
             (true, false) => Cond::Expr(quote!(version >= #l)),
@@ -95,7 +98,9 @@ pub(crate) const W: fn() -> TokenStream = || quote!(rt);
 
 /// The import at the top of each generated module: the runtime as `rt`.
 pub(crate) fn runtime_alias() -> TokenStream {
-    quote!(use ::kwire_protocol::__private as rt;)
+    quote!(
+        use ::kwire_protocol::__private as rt;
+    )
 }
 
 /// Prefixes `body` with `use rt::ErrorPath as _;` when it calls its methods.

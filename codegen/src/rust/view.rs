@@ -5,7 +5,9 @@
 //! and records where each field starts; accessors then read in place and never fail. A field the
 //! version lacks, or a tagged field that was not sent, reads as its default.
 
-use super::plan::{default_parts, field_doc, fixed_type, with_flexible, Ctx, FieldPlan, Group, StructPlan};
+use super::plan::{
+    default_parts, field_doc, fixed_type, with_flexible, Ctx, FieldPlan, Group, StructPlan,
+};
 use super::tokens::{cfg_feature, doc_lines, param, uses_ident, with_error_path, Cond, W};
 use crate::ir::{DefaultValue, Field, Type};
 use crate::names::{field_ident, type_ident};
@@ -14,11 +16,22 @@ use quote::{format_ident, quote};
 
 /// The view type of a struct: `FooRef`.
 fn view_ident(name: &str) -> proc_macro2::Ident {
-    format_ident!("{}Ref", type_ident(name).to_string().trim_start_matches("r#"))
+    format_ident!(
+        "{}Ref",
+        type_ident(name).to_string().trim_start_matches("r#")
+    )
 }
 
 /// Methods every view has; a field accessor with one of these names gets a `_field` suffix.
-const VIEW_METHODS: &[&str] = &["parse", "parse_prefix", "absent", "parsed_version", "encoded", "to_owned", "unknown_tagged_fields"];
+const VIEW_METHODS: &[&str] = &[
+    "parse",
+    "parse_prefix",
+    "absent",
+    "parsed_version",
+    "encoded",
+    "to_owned",
+    "unknown_tagged_fields",
+];
 
 /// The accessor of a field: its owned field's name, unless a view method has it.
 fn accessor_ident(f: &Field) -> proc_macro2::Ident {
@@ -78,8 +91,13 @@ fn check_value(f: &Field, compact: TokenStream, nullable_cond: &Cond, tagged: bo
             if !f.is_optional() {
                 return parse;
             }
-            let present = if tagged { quote!(c.tagged_struct_present()) } else { quote!(c.struct_present()) };
-            let with_marker = quote!(if #present? { #parse } else { ::core::result::Result::Ok(()) });
+            let present = if tagged {
+                quote!(c.tagged_struct_present())
+            } else {
+                quote!(c.struct_present())
+            };
+            let with_marker =
+                quote!(if #present? { #parse } else { ::core::result::Result::Ok(()) });
             nullable_cond.select(with_marker, parse)
         }
         _ => quote!(::core::result::Result::Ok(())),
@@ -127,8 +145,12 @@ fn read_at(f: &Field, compact: TokenStream, nullable: &Cond, tagged: TokenStream
         Type::String if opt => quote!(#w::view::str_at(self.buf, o, #compact)),
         Type::String => quote!(#w::view::str_at(self.buf, o, #compact).unwrap_or_default()),
         Type::Bytes | Type::Records if opt => quote!(#w::view::bytes_at(self.buf, o, #compact)),
-        Type::Bytes | Type::Records => quote!(#w::view::bytes_at(self.buf, o, #compact).unwrap_or_default()),
-        Type::Array(_) if opt => quote!(#w::view::ArrayRef::at(self.buf, o, self.version, #compact)),
+        Type::Bytes | Type::Records => {
+            quote!(#w::view::bytes_at(self.buf, o, #compact).unwrap_or_default())
+        }
+        Type::Array(_) if opt => {
+            quote!(#w::view::ArrayRef::at(self.buf, o, self.version, #compact))
+        }
         Type::Array(_) => {
             quote!(#w::view::ArrayRef::at(self.buf, o, self.version, #compact).unwrap_or_else(#w::view::ArrayRef::empty))
         }
@@ -196,7 +218,10 @@ pub(crate) fn emit(cx: &Ctx, p: &StructPlan) -> TokenStream {
     let (offs_field, offs_absent) = if p.fields.is_empty() {
         (quote!(), quote!())
     } else {
-        (quote!(offs: [u32; #n],), quote!(offs: [#w::view::ABSENT; #n],))
+        (
+            quote!(offs: [u32; #n],),
+            quote!(offs: [#w::view::ABSENT; #n],),
+        )
     };
     let (tags_field, tags_absent) = if cx.has_flexible() {
         (quote!(tags: u32,), quote!(tags: #w::view::ABSENT,))
@@ -288,15 +313,27 @@ fn view_impl(cx: &Ctx, p: &StructPlan) -> TokenStream {
 fn record_decls(cx: &Ctx, p: &StructPlan) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
     let w = W();
     let n = Literal::usize_unsuffixed(p.fields.len());
-    let offs_decl = if p.fields.is_empty() { quote!() } else { quote!(let mut offs = [#w::view::ABSENT; #n];) };
-    let offs_init = if p.fields.is_empty() { quote!() } else { quote!(offs,) };
+    let offs_decl = if p.fields.is_empty() {
+        quote!()
+    } else {
+        quote!(let mut offs = [#w::view::ABSENT; #n];)
+    };
+    let offs_init = if p.fields.is_empty() {
+        quote!()
+    } else {
+        quote!(offs,)
+    };
     let tags_decl = match (cx.has_flexible(), &cx.flexible) {
         (false, _) => quote!(),
         (_, Cond::Never) => quote!(let tags = #w::view::ABSENT;),
         (true, Cond::Always) => quote!(),
         (true, _) => quote!(let mut tags = #w::view::ABSENT;),
     };
-    let tags_init = if cx.has_flexible() { quote!(tags,) } else { quote!() };
+    let tags_init = if cx.has_flexible() {
+        quote!(tags,)
+    } else {
+        quote!()
+    };
     (offs_decl, offs_init, tags_decl, tags_init)
 }
 
@@ -316,34 +353,58 @@ fn check_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
     let mut checks = Vec::new();
     for g in &p.groups {
         match g {
-            Group::Fixed { fields, size } => checks.extend(check_fixed_run(p, fields, *size, record)),
+            Group::Fixed { fields, size } => {
+                checks.extend(check_fixed_run(p, fields, *size, record))
+            }
             Group::One(k) => {
                 let fp = &p.fields[*k];
                 let (k, name) = (Literal::usize_unsuffixed(fp.index), &fp.name);
                 let check = check_value(fp.field, fp.compact.encoding(), &fp.nullable, false);
-                let rec = if record { quote!(offs[#k] = (c.pos() - start) as u32;) } else { quote!() };
-                checks.push(fp.untagged.select(quote!(#rec #check.at_field(#name)?;), quote!()));
+                let rec = if record {
+                    quote!(offs[#k] = (c.pos() - start) as u32;)
+                } else {
+                    quote!()
+                };
+                checks.push(
+                    fp.untagged
+                        .select(quote!(#rec #check.at_field(#name)?;), quote!()),
+                );
             }
         }
     }
-    let check_tags = if cx.has_flexible() { check_tags(cx, p, record) } else { quote!() };
+    let check_tags = if cx.has_flexible() {
+        check_tags(cx, p, record)
+    } else {
+        quote!()
+    };
     if !record {
-        return with_error_path(with_flexible(cx, quote!(#(#checks)* #check_tags ::core::result::Result::Ok(()))));
+        return with_error_path(with_flexible(
+            cx,
+            quote!(#(#checks)* #check_tags ::core::result::Result::Ok(())),
+        ));
     }
     let (offs_decl, offs_init, tags_decl, tags_init) = record_decls(cx, p);
-    with_error_path(with_flexible(cx, quote!(
-        let start = c.pos();
-        #offs_decl
-        #tags_decl
-        #(#checks)*
-        #check_tags
-        ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
-    )))
+    with_error_path(with_flexible(
+        cx,
+        quote!(
+            let start = c.pos();
+            #offs_decl
+            #tags_decl
+            #(#checks)*
+            #check_tags
+            ::core::result::Result::Ok(#view { buf: c.buf().get(start..c.pos()).unwrap_or_default(), version, #offs_init #tags_init })
+        ),
+    ))
 }
 
 /// A run of fixed-size fields present in every version, checked with one bounds check; only
 /// when it fails are they checked one by one, so that the error names the field.
-fn check_fixed_run(p: &StructPlan, fields: &[usize], size: usize, record: bool) -> Vec<TokenStream> {
+fn check_fixed_run(
+    p: &StructPlan,
+    fields: &[usize],
+    size: usize,
+    record: bool,
+) -> Vec<TokenStream> {
     let mut out = Vec::new();
     let mut steps = Vec::new();
     let mut at = 0usize;
@@ -361,7 +422,10 @@ fn check_fixed_run(p: &StructPlan, fields: &[usize], size: usize, record: bool) 
         }
         let name = &fp.name;
         let check = check_value(fp.field, fp.compact.encoding(), &fp.nullable, false);
-        steps.push(fp.untagged.select(quote!(#check.at_field(#name)?;), quote!()));
+        steps.push(
+            fp.untagged
+                .select(quote!(#check.at_field(#name)?;), quote!()),
+        );
         at += fp.field.ty.fixed_size().unwrap_or(0);
     }
     if steps.len() > 1 {
@@ -417,7 +481,11 @@ fn check_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         )
     };
     let tags_set = tags_set(cx);
-    let set = if record { quote!(#tags_set (c.pos() - start) as u32;) } else { quote!() };
+    let set = if record {
+        quote!(#tags_set (c.pos() - start) as u32;)
+    } else {
+        quote!()
+    };
     cx.flex_var.select(quote!(#set #sec), quote!())
 }
 
@@ -431,7 +499,11 @@ fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         .map(|fp| {
             let k = Literal::usize_unsuffixed(fp.index);
             let skip = skip_value(fp.field, fp.compact.encoding(), &fp.nullable);
-            let rec = if record { quote!(offs[#k] = (pos - start) as u32;) } else { quote!() };
+            let rec = if record {
+                quote!(offs[#k] = (pos - start) as u32;)
+            } else {
+                quote!()
+            };
             let step = match fp.field.ty.fixed_size() {
                 Some(n) => {
                     let n = Literal::usize_unsuffixed(n);
@@ -443,16 +515,30 @@ fn walk_body(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         })
         .collect();
     let tags = walk_tags(cx, p, record);
-    let (offs_decl, offs_init, tags_decl, tags_init) =
-        if record { record_decls(cx, p) } else { (quote!(), quote!(), quote!(), quote!()) };
-    let start = if record { quote!(let start = pos;) } else { quote!() };
+    let (offs_decl, offs_init, tags_decl, tags_init) = if record {
+        record_decls(cx, p)
+    } else {
+        (quote!(), quote!(), quote!(), quote!())
+    };
+    let start = if record {
+        quote!(let start = pos;)
+    } else {
+        quote!()
+    };
     let end = if record {
         quote!((#view { buf: buf.get(start..pos).unwrap_or_default(), version, #offs_init #tags_init }, pos))
     } else {
         quote!(pos)
     };
-    let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() { quote!() } else { quote!(let mut pos = pos;) };
-    with_flexible(cx, quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end))
+    let mut_pos = if steps.iter().all(|t| t.is_empty()) && tags.is_empty() {
+        quote!()
+    } else {
+        quote!(let mut pos = pos;)
+    };
+    with_flexible(
+        cx,
+        quote!(#start #mut_pos #offs_decl #tags_decl #(#steps)* #tags #end),
+    )
 }
 
 /// The tagged section of `skip_at`/`locate_at`.
@@ -462,7 +548,9 @@ fn walk_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         return quote!();
     }
     if !record {
-        return cx.flex_var.select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!());
+        return cx
+            .flex_var
+            .select(quote!(pos = #w::view::skip_tags(buf, pos);), quote!());
     }
     let arms: Vec<TokenStream> = p
         .tagged
@@ -491,7 +579,8 @@ fn walk_tags(cx: &Ctx, p: &StructPlan, record: bool) -> TokenStream {
         )
     };
     let tags_set = tags_set(cx);
-    cx.flex_var.select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
+    cx.flex_var
+        .select(quote!(#tags_set (pos - start) as u32; #lp), quote!())
 }
 
 /// The accessor of one field: reads at its recorded offset, or its default when absent.
@@ -502,7 +591,11 @@ fn accessor(fp: &FieldPlan) -> TokenStream {
     let id = accessor_ident(f);
     let docs = field_doc(f);
     let t = value_type(&f.ty);
-    let t = if f.is_optional() { quote!(::core::option::Option<#t>) } else { t };
+    let t = if f.is_optional() {
+        quote!(::core::option::Option<#t>)
+    } else {
+        t
+    };
     let def = default_value(f);
     // Tagged versions lie within the compact ones (Kafka's generator requires tagged versions
     // to be flexible), so one condition serves both.
@@ -521,7 +614,11 @@ fn accessor(fp: &FieldPlan) -> TokenStream {
             }
         }
     );
-    let body = if uses_ident(&body, "version") { quote!(let version = self.version; #body) } else { body };
+    let body = if uses_ident(&body, "version") {
+        quote!(let version = self.version; #body)
+    } else {
+        body
+    };
     quote!(
         #(#docs)*
         #[inline]
@@ -551,7 +648,11 @@ fn unknown_tags(cx: &Ctx, p: &StructPlan) -> (TokenStream, TokenStream) {
     if !cx.has_flexible() {
         return (quote!(), quote!());
     }
-    let known = p.tagged.iter().filter_map(|k| p.fields[*k].tag.as_ref()).map(|t| Literal::u32_unsuffixed(t.tag));
+    let known = p
+        .tagged
+        .iter()
+        .filter_map(|k| p.fields[*k].tag.as_ref())
+        .map(|t| Literal::u32_unsuffixed(t.tag));
     (
         quote!(
             /// The tagged fields this spec does not know, as `(tag, payload)`, in wire order.

@@ -705,7 +705,11 @@ impl<'a> Lexer<'a> {
                         end += 1;
                     }
                     let (what, esc) = control_escape(c);
-                    let what = if end - i > 1 { format!("{what}s") } else { what.to_string() };
+                    let what = if end - i > 1 {
+                        format!("{what}s")
+                    } else {
+                        what.to_string()
+                    };
                     self.error(
                         "K1004",
                         Span::new(i, end),

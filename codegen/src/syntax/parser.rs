@@ -53,7 +53,7 @@
 
 use super::lexer::{lex, Token, TokenKind};
 use super::tree::{Member, Parsed, Value, ValueKind};
-use crate::diagnostics::{Diagnostic, Span};
+use crate::diagnostics::{Diagnostic, LineIndex, Span};
 
 /// The deepest nesting of objects and arrays accepted; the root container is level 1.
 pub const MAX_DEPTH: usize = 128;
@@ -127,10 +127,8 @@ struct Parser<'a> {
     prev_suppresses: bool,
     /// Recovery simulations run so far (bounded by [`MAX_SIMULATIONS`]).
     simulations: usize,
-    /// Offsets where lines start, computed on first use by [`Parser::at`].
-    line_starts: Option<Vec<usize>>,
-    /// The last position [`Parser::at`] computed: `(offset, line, column)`.
-    cursor: (usize, usize, usize),
+    /// The lines of the text, indexed on first use by [`Parser::at`].
+    lines: Option<LineIndex<'a>>,
     /// A `,` consumed by an object whose `}` turned out to be missing; it separates the
     /// enclosing array's elements (see [`Parser::object_ends_before_value`]).
     pending_comma: Option<Span>,
@@ -187,8 +185,7 @@ impl<'a> Parser<'a> {
             prev_end: 0,
             prev_suppresses: false,
             simulations: 0,
-            line_starts: None,
-            cursor: (0, 0, 0),
+            lines: None,
             pending_comma: None,
         }
     }
@@ -241,28 +238,14 @@ impl<'a> Parser<'a> {
             .push(Diagnostic::error(code, span, message).with_help(help));
     }
 
-    /// "line L, column C" of a byte offset, for messages. Lines are indexed once, and a cursor
-    /// makes forward queries on one long line incremental, so messages stay cheap on any input.
+    /// "line L, column C" of a byte offset, for messages. The text is indexed once
+    /// ([`LineIndex`]), so messages stay cheap on any input.
     fn at(&mut self, offset: usize) -> String {
         let src = self.src;
-        let mut offset = offset.min(src.len());
-        while !src.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let starts = self.line_starts.get_or_insert_with(|| {
-            std::iter::once(0)
-                .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-                .collect()
-        });
-        let line = starts.partition_point(|&s| s <= offset);
-        let line_start = starts[line - 1];
-        let (c_off, c_line, c_col) = self.cursor;
-        let col = if c_line == line && c_off <= offset {
-            c_col + src[c_off..offset].chars().count()
-        } else {
-            1 + src[line_start..offset].chars().count()
-        };
-        self.cursor = (offset, line, col);
+        let (line, col) = self
+            .lines
+            .get_or_insert_with(|| LineIndex::new(src))
+            .line_col(offset);
         format!("line {line}, column {col}")
     }
 
@@ -1262,7 +1245,10 @@ mod tests {
     fn shared_dir() -> PathBuf {
         match std::env::var_os("KWIRE_SHARED") {
             Some(d) => PathBuf::from(d),
-            None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..").join("shared"),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join("..")
+                .join("shared"),
         }
     }
 
@@ -1637,17 +1623,34 @@ mod tests {
     fn k1015_foreign_whitespace_is_reported_once_per_run_and_skipped() {
         // U+00A0 runs (with plain spaces between) pasted from a wiki page: one diagnostic per run.
         let src = "{\"a\": 1,\n\u{a0} \u{a0} \"b\": 2}";
-        let d = check(src, "K1015", 9..14, "replace it with plain spaces (it often comes from copying a web page)");
-        assert_eq!(d.message, "no-break space (U+00A0) where JSON allows only plain whitespace");
+        let d = check(
+            src,
+            "K1015",
+            9..14,
+            "replace it with plain spaces (it often comes from copying a web page)",
+        );
+        assert_eq!(
+            d.message,
+            "no-break space (U+00A0) where JSON allows only plain whitespace"
+        );
         // Skipped as whitespace: the missing comma it hides is still reported.
-        let codes: Vec<_> = parse("[{}\n\u{a0}\u{a0}{}]").diagnostics.into_iter().map(|d| d.code).collect();
+        let codes: Vec<_> = parse("[{}\n\u{a0}\u{a0}{}]")
+            .diagnostics
+            .into_iter()
+            .map(|d| d.code)
+            .collect();
         assert_eq!(codes, ["K1002", "K1015"]);
     }
 
     #[test]
     fn k1004_raw_control_character() {
         let src = "{\"a\": \"line one\nline two\"}";
-        let d = check(src, "K1004", 15..15, "escape the newline as \\n, or join the lines");
+        let d = check(
+            src,
+            "K1004",
+            15..15,
+            "escape the newline as \\n, or join the lines",
+        );
         assert_eq!(d.message, "raw newline inside a string");
         assert_eq!(
             members(&parse(src).value.unwrap())[0].value.kind,
@@ -1667,7 +1670,12 @@ mod tests {
             "escape the line break as \\r\\n, or join the lines",
         );
         // A wrapped line: the break and the indentation after it are one mistake.
-        check("[\"a\n\t\t  b\"]", "K1004", 3..3, "escape the newline as \\n, or join the lines");
+        check(
+            "[\"a\n\t\t  b\"]",
+            "K1004",
+            3..3,
+            "escape the newline as \\n, or join the lines",
+        );
         // A run of tabs is one mistake.
         let d = check("[\"a\t\t\tb\"]", "K1004", 3..6, "escape the tabs as \\t");
         assert_eq!(d.message, "raw tabs inside a string");
@@ -2150,7 +2158,10 @@ mod tests {
     /// Every single-character slip in a real spec (a structural character or quote deleted, or
     /// one of `, " } ] : { [ x '` typed before one) gives exactly one diagnostic.
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn one_slip_one_diagnostic() {
         let shared = shared_dir();
         let file = shared.join("kafka-specs/3.9.0/streams/SubscriptionInfoData.json");
@@ -2201,7 +2212,10 @@ mod tests {
     // ---------------------------------------------------------------- corpus and robustness
 
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn real_specs_parse_cleanly() {
         let shared = shared_dir();
         let specs = shared.join("kafka-specs");
@@ -2240,7 +2254,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(not(kwire_shared), ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild")]
+    #[cfg_attr(
+        not(kwire_shared),
+        ignore = "needs Kafka's specs from the shared material: put it at ../shared or set KWIRE_SHARED, then rebuild"
+    )]
     fn every_prefix_of_a_real_spec() {
         let shared = shared_dir();
         let file = shared.join("kafka-specs/3.9.0/streams/SubscriptionInfoData.json");

@@ -85,7 +85,11 @@ pub trait Encode {
     ///
     /// # Errors
     /// As [`Encode::encode_raw`].
-    fn to_chunks(&self, version: i16, splice_min: usize) -> Result<super::sink::Chunks, EncodeError> {
+    fn to_chunks(
+        &self,
+        version: i16,
+        splice_min: usize,
+    ) -> Result<super::sink::Chunks, EncodeError> {
         super::sink::encode_chunks(splice_min, |w| self.encode_raw(w, version))
     }
 }

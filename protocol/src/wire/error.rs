@@ -184,16 +184,36 @@ pub enum DecodeErrorKind {
 impl std::fmt::Display for DecodeErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::UnexpectedEof { needed, remaining, .. } => write!(f, "needed {needed} bytes, {remaining} left"),
+            Self::UnexpectedEof {
+                needed, remaining, ..
+            } => write!(f, "needed {needed} bytes, {remaining} left"),
             Self::NullNotAllowed => write!(f, "non-nullable field was serialized as null"),
             Self::InvalidLength(v) => write!(f, "invalid length {v}"),
             Self::StringTooLong(v) => write!(f, "string of {v} bytes is longer than 32767"),
             Self::InvalidUtf8 => write!(f, "string is not valid UTF-8"),
             Self::VarintTooLong => write!(f, "varint is longer than 5 bytes"),
-            Self::ArrayTooLong { count, remaining, .. } => write!(f, "array of {count} elements cannot fit in the {remaining} bytes left"),
-            Self::TagNotValidForVersion { tag, version, .. } => write!(f, "tag {tag} is not valid for version {version}"),
-            Self::UnsupportedVersion { highest, lowest, version, .. } => write!(f, "version {version} is outside the valid versions {}", crate::wire::types::range_text(lowest, highest)),
-            Self::TrailingBytes { len, .. } => write!(f, "{len} trailing bytes after a complete message"),
+            Self::ArrayTooLong {
+                count, remaining, ..
+            } => write!(
+                f,
+                "array of {count} elements cannot fit in the {remaining} bytes left"
+            ),
+            Self::TagNotValidForVersion { tag, version, .. } => {
+                write!(f, "tag {tag} is not valid for version {version}")
+            }
+            Self::UnsupportedVersion {
+                highest,
+                lowest,
+                version,
+                ..
+            } => write!(
+                f,
+                "version {version} is outside the valid versions {}",
+                crate::wire::types::range_text(lowest, highest)
+            ),
+            Self::TrailingBytes { len, .. } => {
+                write!(f, "{len} trailing bytes after a complete message")
+            }
             Self::UnknownApiKey(v) => write!(f, "unknown API key {v}"),
         }
     }
@@ -313,14 +333,36 @@ pub enum EncodeErrorKind {
 impl std::fmt::Display for EncodeErrorKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::UnsupportedVersion { highest, lowest, version, .. } => write!(f, "version {version} is outside the valid versions {}", crate::wire::types::range_text(lowest, highest)),
-            Self::NonDefaultField { version, .. } => write!(f, "field is not in version {version} but holds a non-default value"),
-            Self::NullNotAllowed { version, .. } => write!(f, "null is not allowed in version {version}"),
+            Self::UnsupportedVersion {
+                highest,
+                lowest,
+                version,
+                ..
+            } => write!(
+                f,
+                "version {version} is outside the valid versions {}",
+                crate::wire::types::range_text(lowest, highest)
+            ),
+            Self::NonDefaultField { version, .. } => write!(
+                f,
+                "field is not in version {version} but holds a non-default value"
+            ),
+            Self::NullNotAllowed { version, .. } => {
+                write!(f, "null is not allowed in version {version}")
+            }
             Self::StringTooLong(v) => write!(f, "string of {v} bytes is longer than 32767"),
             Self::TooLong(v) => write!(f, "length {v} does not fit the length prefix"),
-            Self::TaggedFieldsNotFlexible { version, .. } => write!(f, "unknown tagged fields are set, but version {version} is not flexible"),
-            Self::InvalidUnknownTag { tag, .. } => write!(f, "unknown tagged field {tag} is out of order or uses a known tag"),
-            Self::ApiKeyMismatch { body, header, .. } => write!(f, "body is API key {body} but the header says {header}"),
+            Self::TaggedFieldsNotFlexible { version, .. } => write!(
+                f,
+                "unknown tagged fields are set, but version {version} is not flexible"
+            ),
+            Self::InvalidUnknownTag { tag, .. } => write!(
+                f,
+                "unknown tagged field {tag} is out of order or uses a known tag"
+            ),
+            Self::ApiKeyMismatch { body, header, .. } => {
+                write!(f, "body is API key {body} but the header says {header}")
+            }
             Self::InvalidRecords(why) => write!(f, "not a valid record set: {why}"),
         }
     }

@@ -39,7 +39,9 @@ impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::NegativeSize(v) => write!(f, "negative frame size {v}"),
-            Self::TooLarge { max, size, .. } => write!(f, "frame of {size} bytes exceeds the maximum of {max}"),
+            Self::TooLarge { max, size, .. } => {
+                write!(f, "frame of {size} bytes exceeds the maximum of {max}")
+            }
         }
     }
 }

@@ -53,9 +53,9 @@ pub mod frame;
 pub mod json;
 mod prim;
 mod reader;
-mod scan;
 #[cfg(feature = "sample")]
 pub mod sample;
+mod scan;
 mod sink;
 mod types;
 pub mod view;
@@ -69,4 +69,6 @@ pub use prim::{PrimArray, PrimIter};
 pub use reader::bounded_capacity;
 pub use reader::Reader;
 pub use sink::{encode_chunks, encode_exact, Chunks, Prim, RawWriter, Sink};
-pub use types::{Encoding, KStr, MessageKind, Nullable, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange};
+pub use types::{
+    Encoding, KStr, MessageKind, Nullable, RawTaggedField, UnknownTaggedFields, Uuid, VersionRange,
+};

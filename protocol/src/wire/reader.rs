@@ -2,8 +2,8 @@
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::prim::PrimArray;
-use super::sink::Prim;
 use super::scan::{self, ScanError};
+use super::sink::Prim;
 use super::types::{Encoding, KStr, RawTaggedField, Uuid};
 use bytes::Bytes;
 

@@ -260,9 +260,15 @@ mod tests {
     #[test]
     fn uvarint_drops_excess_bits_of_the_fifth_byte() {
         // 0x7f in the 5th byte: only its low 4 bits fit in 32.
-        assert_eq!(uvarint(&[0xff, 0xff, 0xff, 0xff, 0x7f], 0), Ok((u32::MAX, 5)));
+        assert_eq!(
+            uvarint(&[0xff, 0xff, 0xff, 0xff, 0x7f], 0),
+            Ok((u32::MAX, 5))
+        );
         assert_eq!(uvarint(&[0x80, 0x80, 0x80, 0x80, 0x70], 0), Ok((0, 5)));
-        assert_eq!(uvarint(&[0x80, 0x80, 0x80, 0x80, 0x18], 0), Ok((1 << 31, 5)));
+        assert_eq!(
+            uvarint(&[0x80, 0x80, 0x80, 0x80, 0x18], 0),
+            Ok((1 << 31, 5))
+        );
     }
 
     #[test]
@@ -271,7 +277,10 @@ mod tests {
         assert_eq!(uvarint(&[0x05], 1), Err(ScanError::Eof(1)));
         assert_eq!(uvarint(&[0x80], 0), Err(ScanError::Eof(2)));
         assert_eq!(uvarint(&[0x80, 0x80], 0), Err(ScanError::Eof(3)));
-        assert_eq!(uvarint(&[0x80, 0x80, 0x80, 0x80], 0), Err(ScanError::Eof(5)));
+        assert_eq!(
+            uvarint(&[0x80, 0x80, 0x80, 0x80], 0),
+            Err(ScanError::Eof(5))
+        );
         // A position past the end is only the end.
         assert_eq!(uvarint(&[0x01], 7), Err(ScanError::Eof(1)));
     }
@@ -301,7 +310,10 @@ mod tests {
             Err(ScanError::VarintTooLong)
         );
         for n in [0, 1, 2, 0x7f, 0x80, 1 << 31, (1 << 31) + 1, u32::MAX] {
-            assert_eq!(Ok((compact_length(n), minimal(n).len())), compact_len(&minimal(n), 0));
+            assert_eq!(
+                Ok((compact_length(n), minimal(n).len())),
+                compact_len(&minimal(n), 0)
+            );
         }
     }
 
@@ -337,24 +349,48 @@ mod tests {
         assert_eq!(len(-1), Ok((Length::Null, 4)));
         assert_eq!(len(-2), Err(ScanError::InvalidLength(-2)));
         assert_eq!(len(i32::MIN), Err(ScanError::InvalidLength(i32::MIN)));
-        assert_eq!(classic_len(&[0xff, 0xff, 0xff], 0, false), Err(ScanError::Eof(4)));
-        assert_eq!(classic_len(&[1, 0, 0, 0, 2], 1, false), Ok((Length::Len(2), 5)));
+        assert_eq!(
+            classic_len(&[0xff, 0xff, 0xff], 0, false),
+            Err(ScanError::Eof(4))
+        );
+        assert_eq!(
+            classic_len(&[1, 0, 0, 0, 2], 1, false),
+            Ok((Length::Len(2), 5))
+        );
     }
 
     #[test]
     fn length_picks_the_form() {
-        assert_eq!(length(&[0x03, 0x00], 0, true, true), Ok((Length::Len(2), 1)));
-        assert_eq!(length(&[0x00, 0x03], 0, false, true), Ok((Length::Len(3), 2)));
-        assert_eq!(length(&[0, 0, 0, 3], 0, false, false), Ok((Length::Len(3), 4)));
+        assert_eq!(
+            length(&[0x03, 0x00], 0, true, true),
+            Ok((Length::Len(2), 1))
+        );
+        assert_eq!(
+            length(&[0x00, 0x03], 0, false, true),
+            Ok((Length::Len(3), 2))
+        );
+        assert_eq!(
+            length(&[0, 0, 0, 3], 0, false, false),
+            Ok((Length::Len(3), 4))
+        );
     }
 
     #[test]
     fn errors_become_decode_errors_at_the_value() {
         let e = ScanError::Eof(4).at(10, 3);
         assert_eq!(e.offset(), 10);
-        assert_eq!(e.kind(), &DecodeErrorKind::UnexpectedEof { needed: 4, remaining: 3 });
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::UnexpectedEof {
+                needed: 4,
+                remaining: 3
+            }
+        );
         let e = ScanError::InvalidLength(-7).at(2, 0);
-        assert_eq!((e.offset(), e.kind()), (2, &DecodeErrorKind::InvalidLength(-7)));
+        assert_eq!(
+            (e.offset(), e.kind()),
+            (2, &DecodeErrorKind::InvalidLength(-7))
+        );
         let e = ScanError::VarintTooLong.at(5, 5);
         assert_eq!((e.offset(), e.kind()), (5, &DecodeErrorKind::VarintTooLong));
     }

@@ -61,7 +61,6 @@ impl Prim for Uuid {
     }
 }
 
-
 /// A destination for encoded bytes. Implemented by every [`BufMut`] (so `Vec<u8>` and
 /// `BytesMut` work) and by [`RawWriter`], the one sink generated encoders are compiled for (see
 /// [`super::Encode`]); [`RawWriter::counter`] is the sink that only counts.
@@ -311,9 +310,7 @@ pub fn encode_exact(
     let mut w = unsafe { RawWriter::new(spare.as_mut_ptr().cast(), spare.len()) };
     write(&mut w)?;
     if w.overflowed() || w.written() != len {
-        return Err(EncodeError::new(EncodeErrorKind::TooLong(
-            w.written(),
-        )));
+        return Err(EncodeError::new(EncodeErrorKind::TooLong(w.written())));
     }
     // SAFETY: the writer wrote every byte of `0..written` contiguously (no overflow), and
     // `written <= capacity`.
@@ -419,10 +416,16 @@ impl bytes::Buf for Chunks {
     /// # Panics
     /// When `cnt` is more than [`Chunks::len`], as `Bytes` does.
     fn advance(&mut self, mut cnt: usize) {
-        assert!(cnt <= self.len, "advance past the end: {cnt} > {}", self.len);
+        assert!(
+            cnt <= self.len,
+            "advance past the end: {cnt} > {}",
+            self.len
+        );
         self.len -= cnt;
         while cnt > 0 {
-            let Some(front) = self.parts.front_mut() else { break };
+            let Some(front) = self.parts.front_mut() else {
+                break;
+            };
             if cnt < front.len() {
                 front.advance(cnt);
                 break;

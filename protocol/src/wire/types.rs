@@ -7,7 +7,28 @@ use std::ops::Deref;
 
 /// A UTF-8 string held as [`Bytes`]: decoding slices it out of the input without copying.
 ///
-/// Derefs to `str`; builds from `&'static str` (no copy), `String` and `&str` (copied).
+/// Derefs to `str`. Builds from:
+/// * a `&'static str` (`From`, or [`KStr::from_static`]): no copy, the bytes stay where they are;
+/// * a `String` (`From`): no copy, it takes the string's buffer;
+/// * a borrowed `&str` of any lifetime ([`KStr::copy_from_str`]) or a `&String` (`From`): copied.
+///
+/// `From<&str>` is for `&'static str` only (a `KStr` may outlive any borrow), so a borrowed
+/// `&str` goes through [`KStr::copy_from_str`]:
+///
+/// ```
+/// use kwire_protocol::wire::KStr;
+///
+/// /// The topic of a `topic:partition` line (borrowed, not `'static`).
+/// fn topic_of(line: &str) -> KStr {
+///     KStr::copy_from_str(line.split(':').next().unwrap_or(""))
+/// }
+/// let line = String::from("orders:3");
+/// assert_eq!(topic_of(&line), "orders");
+///
+/// let fixed: KStr = "static text".into(); // no copy
+/// let taken: KStr = String::from("owned").into(); // no copy: the String's buffer
+/// assert_eq!((fixed.as_str(), taken.as_str()), ("static text", "owned"));
+/// ```
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KStr(Bytes);
 
@@ -19,6 +40,10 @@ impl KStr {
     /// A string over static text, without copying.
     pub const fn from_static(s: &'static str) -> Self {
         KStr(Bytes::from_static(s.as_bytes()))
+    }
+    /// A copy of borrowed text (of any lifetime; for `&'static str`, `From` does not copy).
+    pub fn copy_from_str(s: &str) -> Self {
+        KStr(Bytes::copy_from_slice(s.as_bytes()))
     }
     /// Wraps bytes after checking they are UTF-8.
     pub fn from_utf8(b: Bytes) -> Result<Self, std::str::Utf8Error> {
@@ -62,6 +87,8 @@ impl std::borrow::Borrow<str> for KStr {
 }
 
 impl From<&'static str> for KStr {
+    /// Static text without copying, as [`KStr::from_static`]; for a borrowed `&str`, use
+    /// [`KStr::copy_from_str`].
     fn from(s: &'static str) -> Self {
         KStr::from_static(s)
     }
@@ -74,8 +101,9 @@ impl From<String> for KStr {
 }
 
 impl From<&String> for KStr {
+    /// A copy of the string, as [`KStr::copy_from_str`].
     fn from(s: &String) -> Self {
-        KStr(Bytes::copy_from_slice(s.as_bytes()))
+        KStr::copy_from_str(s)
     }
 }
 
@@ -372,6 +400,12 @@ pub enum MessageKind {
     Data,
     /// A KRaft metadata record.
     Metadata,
+    /// The key of a coordinator record (Kafka 4.x `coordinator-key`): its `apiKey` is the
+    /// record type.
+    CoordinatorKey,
+    /// The value of a coordinator record (Kafka 4.x `coordinator-value`), paired with the key
+    /// of the same record type.
+    CoordinatorValue,
 }
 
 /// How a version encodes lengths, counts and the tagged-field section (KIP-482): classic in the

@@ -1,5 +1,6 @@
-//! The two showcases of `kwire diff`, as insta snapshots (one line per finding: code, severity,
-//! kind, message, versions, path, both places, text), reviewed by hand against the spec files:
+//! The two showcases of `kwire diff`, as insta snapshots (one line per finding: code, level
+//! (`error` or `note`, the human form's label), severity (`breaking` or `compatible`), kind,
+//! message, versions, path, both places, text), reviewed by hand against the spec files:
 //!
 //! * Kafka 3.9.0's client messages against 4.4.0's (`kafka-specs/{3.9.0,4.4.0}/clients` of the
 //!   shared material): the versions KIP-896 removed, the messages added, and the layout changes
@@ -45,7 +46,7 @@ fn load(dir: &Path, shown: &str, filter: Option<&[&str]>) -> Checked {
     checked
 }
 
-/// One line per finding, from the JSON form: `CODE severity kind Message vVERSIONS path
+/// One line per finding, from the JSON form: `CODE level severity kind Message vVERSIONS path
 /// (old FILE:LINE → new FILE:LINE): text`.
 fn listing(old: &Checked, new: &Checked) -> (String, usize) {
     let findings = diff::diff(old, new);
@@ -67,8 +68,9 @@ fn listing(old: &Checked, new: &Checked) -> (String, usize) {
             .map(|v| v.as_i64().unwrap().to_string())
             .collect();
         out.push_str(&format!(
-            "{} {} {} {} v[{}] {} ({} -> {}): {}\n",
+            "{} {} {} {} {} v[{}] {} ({} -> {}): {}\n",
             f["code"].as_str().unwrap(),
+            f["level"].as_str().unwrap(),
             f["severity"].as_str().unwrap(),
             f["kind"].as_str().unwrap(),
             f["message"].as_str().unwrap(),

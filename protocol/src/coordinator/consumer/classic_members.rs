@@ -13,6 +13,7 @@
 //! either expiry fences it. Every answer goes to the outbox under the caller's [`RequestId`].
 //! Rules and differences from Kafka: docs/coordinator.md §Online migration.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::group::{ConsumerGroup, ConsumerGroupMember, MemberState};
@@ -22,6 +23,7 @@ use super::migration::{
     ClassicProtocol, MigrationPolicy, CONSUMER_PROTOCOL_TYPE,
 };
 use super::records::ConsumerRecord;
+use crate::coordinator::commit;
 use crate::coordinator::context::{fail, leaving_members, HbError, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Slot, TimerKind};
@@ -312,8 +314,16 @@ impl ConsumerManager<'_> {
                 _ => false,
             }
         };
-        let plan = self.plan(ctx, &synth, now_ms, Some(meta))?;
-        self.execute(plan, &synth, now_ms, records);
+        // The coordinator's two phases: the join checked against the live group, then written.
+        commit::two_phase(
+            self,
+            |m| {
+                let group = m.groups.get(&gid);
+                let id = Cow::Borrowed(member_id.as_str());
+                m.check(ctx, &synth, now_ms, id, group, Some(meta), false)
+            },
+            |m, plan| m.write_plan(plan, &synth, now_ms, records),
+        )?;
         if downgrade {
             self.side.downgrades.push(super::manager::PendingDowngrade {
                 group_id: gid.clone(),
@@ -576,34 +586,5 @@ impl ConsumerManager<'_> {
             }
         };
         Ok(m.member_id.clone())
-    }
-
-    /// Kafka's `removeMember`: the member's current, target and metadata tombstones, plus a
-    /// regex tombstone when it was the regex's last subscriber.
-    pub(crate) fn remove_member_records(
-        &mut self,
-        gid: &str,
-        mid: &str,
-        records: &mut Vec<ConsumerRecord>,
-    ) {
-        let Some(g) = self.groups.get(gid) else {
-            return;
-        };
-        let last_regex =
-            g.members
-                .get(mid)
-                .and_then(|m| m.subscribed_topic_regex.clone())
-                .filter(|r| {
-                    g.regexes.contains_key(r)
-                        && !g.members.values().any(|o| {
-                            o.member_id != mid && o.subscribed_topic_regex.as_ref() == Some(r)
-                        })
-                });
-        self.emit(records, ConsumerRecord::current_tombstone(gid, mid));
-        self.emit(records, ConsumerRecord::target_tombstone(gid, mid));
-        self.emit(records, ConsumerRecord::member_metadata_tombstone(gid, mid));
-        if let Some(r) = last_regex {
-            self.emit(records, ConsumerRecord::regex_tombstone(gid, &r));
-        }
     }
 }

@@ -8,6 +8,7 @@ use super::group::{
 use super::records::{
     assignment_from_current, assignment_from_target, classic_from_record, ConsumerRecord,
 };
+use crate::coordinator::commit;
 
 /// Applies one record to the consumer groups (Kafka's `replay`). Tolerates missing entries
 /// (as Kafka's `GroupMetadataManager` does): a tombstone for something absent is a no-op.
@@ -134,12 +135,16 @@ pub fn apply(groups: &mut ConsumerGroups, record: &ConsumerRecord) {
     }
 }
 
+impl commit::Apply for ConsumerGroups {
+    type Record = ConsumerRecord;
+
+    fn apply(&mut self, record: &ConsumerRecord) {
+        apply(self, record);
+    }
+}
+
 /// Rebuilds the persisted and derived state of every group from its records, in order
 /// (docs/coordinator.md, D6). Timers are volatile and not part of the result.
 pub fn replay<'a>(records: impl IntoIterator<Item = &'a ConsumerRecord>) -> ConsumerGroups {
-    let mut groups = ConsumerGroups::new();
-    for r in records {
-        apply(&mut groups, r);
-    }
-    groups
+    commit::replay(records)
 }

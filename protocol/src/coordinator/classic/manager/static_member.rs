@@ -1,0 +1,121 @@
+//! A static member rejoining under a new member id (Kafka's
+//! `updateStaticMemberThenRebalanceOrCompleteJoin` and `replaceStaticMember`).
+
+use super::answers::{join_response, sync_error};
+use super::{protocols_of, ClassicManager, Waiting};
+use crate::coordinator::classic::group::ClassicGroupState;
+use crate::coordinator::classic::records::ClassicRecord;
+use crate::coordinator::context::RequestContext;
+use crate::coordinator::outbox::GroupResponse;
+use crate::coordinator::timers::Slot;
+use crate::error::ErrorCode;
+use crate::generated::join_group_request::JoinGroupRequest;
+
+use ClassicGroupState::{CompletingRebalance, Stable};
+
+impl ClassicManager<'_> {
+    /// Kafka's `updateStaticMemberThenRebalanceOrCompleteJoin`: a static member rejoining with
+    /// an unknown member id replaces the member holding its instance id; in a Stable group
+    /// whose selected protocol would not change, without a rebalance.
+    pub(super) fn update_static_member(
+        &mut self,
+        _rc: &RequestContext,
+        req: &JoinGroupRequest,
+        gid: &str,
+        old_id: &str,
+        new_id: &str,
+        w: Waiting,
+    ) {
+        let current_leader = self.group(gid).leader_id.clone();
+        // replaceStaticMember: fence the old member's waiting requests.
+        let v = self.vol(gid);
+        let old_join = v.awaiting_join.remove(old_id);
+        let old_sync = v.awaiting_sync.remove(old_id);
+        // The new member is not new (Kafka builds it afresh); the old id stays expected to
+        // sync, as in Kafka, so a replacement before it synced ends in a rebalance at the sync
+        // timeout.
+        v.new_members.remove(old_id);
+        if let Some(o) = old_join {
+            let r = join_response(
+                o.version,
+                ErrorCode::FencedInstanceId,
+                old_id,
+                -1,
+                None,
+                None,
+                "",
+                false,
+                Vec::new(),
+            );
+            self.answer(o, GroupResponse::JoinGroup(r));
+        }
+        if let Some(o) = old_sync {
+            self.answer(
+                o,
+                GroupResponse::SyncGroup(sync_error(ErrorCode::FencedInstanceId)),
+            );
+        }
+        let mut m = self.group(gid).members[old_id].clone();
+        self.emit(ClassicRecord::member_tombstone(gid, old_id));
+        self.ctx.timers.cancel(gid, old_id, Slot::Session);
+        m.member_id = new_id.to_string();
+        m.protocols = protocols_of(req);
+        m.rebalance_timeout_ms = Self::rebalance_timeout_of(req, w.version);
+        m.session_timeout_ms = req.session_timeout_ms;
+        self.emit(ClassicRecord::member(gid, &m));
+        if current_leader.as_deref() == Some(old_id) {
+            self.update_group(gid, |h| h.leader_id = Some(new_id.to_string()));
+        }
+        self.reschedule_heartbeat(gid, new_id);
+        self.set_awaiting_join(gid, new_id, Some(w));
+        match self.group(gid).state {
+            Stable => {
+                let g = self.group(gid);
+                if g.protocol_name.as_deref().unwrap_or("")
+                    == g.select_protocol().unwrap_or_default()
+                {
+                    // No rebalance: the stored member now has the new id.
+                    self.set_awaiting_join(gid, new_id, None);
+                    let g = self.group(gid);
+                    let r = if w.version >= 9 {
+                        let leader = g.is_leader(new_id);
+                        let members = if leader {
+                            self.member_list(g)
+                        } else {
+                            Vec::new()
+                        };
+                        join_response(
+                            w.version,
+                            ErrorCode::None,
+                            new_id,
+                            g.generation_id,
+                            g.protocol_type.as_deref(),
+                            g.protocol_name.as_deref(),
+                            g.leader_id.as_deref().unwrap_or(""),
+                            leader,
+                            members,
+                        )
+                    } else {
+                        // Below v9 Kafka names the leader as it was before the replacement.
+                        join_response(
+                            w.version,
+                            ErrorCode::None,
+                            new_id,
+                            g.generation_id,
+                            g.protocol_type.as_deref(),
+                            g.protocol_name.as_deref(),
+                            current_leader.as_deref().unwrap_or(""),
+                            false,
+                            Vec::new(),
+                        )
+                    };
+                    self.answer(w, GroupResponse::JoinGroup(r));
+                } else {
+                    self.maybe_prepare_rebalance_or_complete_join(gid);
+                }
+            }
+            CompletingRebalance => self.prepare_rebalance(gid),
+            _ => self.maybe_complete_join_phase(gid),
+        }
+    }
+}

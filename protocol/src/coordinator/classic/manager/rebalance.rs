@@ -87,8 +87,20 @@ impl ClassicManager<'_> {
             self.remove(gid, &mid);
             self.ctx.timers.cancel(gid, &mid, Slot::Session);
         }
-        // maybeElectNewJoinedLeader
-        let elected = match self.group(gid).leader_id.clone() {
+        if !self.elect_joined_leader(gid) && !self.group(gid).members.is_empty() {
+            // At least 1 ms: with a rebalance timeout of 0 this timer would come due again at
+            // once, and `fire_timers` would never return (Kafka's timer spins the same way).
+            let at = self.now_ms + i64::from(self.group(gid).rebalance_timeout_ms().max(1));
+            self.ctx.timers.arm(gid, "", TimerKind::ClassicJoin, at);
+            return;
+        }
+        self.init_next_generation(gid);
+    }
+
+    /// Kafka's `maybeElectNewJoinedLeader`: the leader stays if it rejoined, else the first
+    /// member (in id order) that did leads; `false` when no member rejoined.
+    fn elect_joined_leader(&mut self, gid: &str) -> bool {
+        match self.group(gid).leader_id.clone() {
             Some(l) if self.is_awaiting_join(gid, &l) => true,
             Some(_) => {
                 let first = self
@@ -106,15 +118,13 @@ impl ClassicManager<'_> {
                 }
             }
             None => false,
-        };
-        if !elected && !self.group(gid).members.is_empty() {
-            // At least 1 ms: with a rebalance timeout of 0 this timer would come due again at
-            // once, and `fire_timers` would never return (Kafka's timer spins the same way).
-            let at = self.now_ms + i64::from(self.group(gid).rebalance_timeout_ms().max(1));
-            self.ctx.timers.arm(gid, "", TimerKind::ClassicJoin, at);
-            return;
         }
-        // initNextGeneration
+    }
+
+    /// Kafka's `initNextGeneration`: generation + 1 with the selected protocol, then
+    /// CompletingRebalance (Empty without members); every waiting JoinGroup answered, every
+    /// member's session restarted and expected to sync, the sync timer armed.
+    fn init_next_generation(&mut self, gid: &str) {
         let protocol = self.group(gid).select_protocol();
         let has_members = !self.group(gid).members.is_empty();
         self.update_group(gid, |h| {

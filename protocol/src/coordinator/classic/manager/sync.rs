@@ -17,79 +17,40 @@ use crate::generated::sync_group_response::SyncGroupResponse;
 use ClassicGroupState::{CompletingRebalance, Empty, PreparingRebalance, Stable};
 
 impl ClassicManager<'_> {
-    // ----- SyncGroup -----
-
     /// Handles a SyncGroup for a classic group (the facade has checked the group id, the v5
-    /// protocol fields and other group types).
+    /// protocol fields and other group types): the checks ([`Self::check_sync`]), then by
+    /// state: REBALANCE_IN_PROGRESS while preparing a rebalance; while completing one the
+    /// member waits, and the leader's SyncGroup stores every assignment and answers everyone;
+    /// in Stable the member gets its assignment at once.
     pub fn sync(&mut self, req: &SyncGroupRequest, w: Waiting) {
-        let gid = req.group_id.to_string();
-        let mid = req.member_id.to_string();
-        let Some(g) = self.groups.get(&gid) else {
-            self.answer(
-                w,
-                GroupResponse::SyncGroup(sync_error(ErrorCode::UnknownMemberId)),
-            );
-            return;
-        };
-        if g.is(Empty) {
-            self.answer(
-                w,
-                GroupResponse::SyncGroup(sync_error(ErrorCode::UnknownMemberId)),
-            );
-            return;
-        }
-        let err = validate_member(g, &mid, req.group_instance_id.as_deref())
-            .err()
-            .or_else(|| {
-                (req.generation_id != g.generation_id).then_some(ErrorCode::IllegalGeneration)
-            })
-            .or_else(|| {
-                (inconsistent(req.protocol_type.as_deref(), g.protocol_type.as_deref())
-                    || inconsistent(req.protocol_name.as_deref(), g.protocol_name.as_deref()))
-                .then_some(ErrorCode::InconsistentGroupProtocol)
-            });
-        if let Some(e) = err {
+        let (gid, mid) = (&*req.group_id, &*req.member_id);
+        if let Err(e) = self.check_sync(req) {
             self.answer(w, GroupResponse::SyncGroup(sync_error(e)));
             return;
         }
-        match g.state {
+        match self.group(gid).state {
             PreparingRebalance => {
                 let r = sync_error(ErrorCode::RebalanceInProgress);
                 self.answer(w, GroupResponse::SyncGroup(r));
             }
             CompletingRebalance => {
-                if let Some(old) = self.vol(&gid).awaiting_sync.insert(mid.clone(), w) {
+                if let Some(old) = self.vol(gid).awaiting_sync.insert(mid.to_string(), w) {
                     let r = sync_error(ErrorCode::RebalanceInProgress);
                     self.answer(old, GroupResponse::SyncGroup(r));
                 }
-                self.remove_pending_sync(&gid, &mid);
-                if self.group(&gid).is_leader(&mid) {
-                    let mut given: BTreeMap<&str, &Bytes> = BTreeMap::new();
-                    for a in &req.assignments {
-                        given.insert(&a.member_id, &a.assignment);
-                    }
-                    let ids: Vec<String> = self.group(&gid).members.keys().cloned().collect();
-                    for m in ids {
-                        let a = given
-                            .get(m.as_str())
-                            .map(|b| Bytes::clone(b))
-                            .unwrap_or_default();
-                        let mut mm = self.group(&gid).members[&m].clone();
-                        mm.assignment = a;
-                        self.put_member(&gid, &mm);
-                    }
-                    self.propagate(&gid, ErrorCode::None);
-                    self.transition(&gid, Stable);
+                self.remove_pending_sync(gid, mid);
+                if self.group(gid).is_leader(mid) {
+                    self.store_assignments(req);
                 }
             }
             Stable => {
-                self.remove_pending_sync(&gid, &mid);
-                let g = self.group(&gid);
+                self.remove_pending_sync(gid, mid);
+                let g = self.group(gid);
                 let r = SyncGroupResponse {
                     error_code: 0,
                     protocol_type: g.protocol_type.clone().map(Into::into),
                     protocol_name: g.protocol_name.clone().map(Into::into),
-                    assignment: g.members[&mid].assignment.clone(),
+                    assignment: g.members[mid].assignment.clone(),
                     ..Default::default()
                 };
                 self.answer(w, GroupResponse::SyncGroup(r));
@@ -99,6 +60,49 @@ impl ClassicManager<'_> {
                 self.answer(w, GroupResponse::SyncGroup(r));
             }
         }
+    }
+
+    /// Kafka's SyncGroup checks, in order: UNKNOWN_MEMBER_ID for a missing or Empty group, the
+    /// member check, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL (protocol type or name
+    /// given and not the group's).
+    fn check_sync(&self, req: &SyncGroupRequest) -> Result<(), ErrorCode> {
+        let g = self
+            .groups
+            .get(&*req.group_id)
+            .filter(|g| !g.is(Empty))
+            .ok_or(ErrorCode::UnknownMemberId)?;
+        validate_member(g, &req.member_id, req.group_instance_id.as_deref())?;
+        if req.generation_id != g.generation_id {
+            return Err(ErrorCode::IllegalGeneration);
+        }
+        if inconsistent(req.protocol_type.as_deref(), g.protocol_type.as_deref())
+            || inconsistent(req.protocol_name.as_deref(), g.protocol_name.as_deref())
+        {
+            return Err(ErrorCode::InconsistentGroupProtocol);
+        }
+        Ok(())
+    }
+
+    /// The leader's SyncGroup: every member's assignment from the request (empty when it names
+    /// none), then every waiting SyncGroup answered and the group Stable.
+    fn store_assignments(&mut self, req: &SyncGroupRequest) {
+        let gid = &*req.group_id;
+        let given: BTreeMap<&str, &Bytes> = req
+            .assignments
+            .iter()
+            .map(|a| (&*a.member_id, &a.assignment))
+            .collect();
+        let ids: Vec<String> = self.group(gid).members.keys().cloned().collect();
+        for m in ids {
+            let mut mm = self.group(gid).members[&m].clone();
+            mm.assignment = given
+                .get(m.as_str())
+                .map(|b| Bytes::clone(b))
+                .unwrap_or_default();
+            self.put_member(gid, &mm);
+        }
+        self.propagate(gid, ErrorCode::None);
+        self.transition(gid, Stable);
     }
 
     pub(super) fn remove_pending_sync(&mut self, gid: &str, mid: &str) {

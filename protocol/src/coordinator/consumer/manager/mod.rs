@@ -135,11 +135,13 @@ pub(crate) struct ConsumerManager<'a> {
 }
 
 /// A checked ConsumerGroupHeartbeat (phase one's result): a leave or a heartbeat at epoch ≥ 0.
+/// Not boxed: a stable heartbeat allocates nothing, its plan included.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Step<'r> {
     /// A leave (-1) or a static temporary leave (-2).
     Leave(Leave<'r>),
     /// A join or a heartbeat.
-    Beat(Box<Plan<'r>>),
+    Beat(Plan<'r>),
 }
 
 /// Subscribed topic names of a member: names ∪ resolved regex topics (`extra`: a regex this
@@ -252,7 +254,7 @@ impl ConsumerManager<'_> {
         let member_id = self.member_id_of(req);
         let group = converted.or_else(|| self.groups.get(&*req.group_id));
         let plan = self.check(ctx, req, now_ms, member_id, group, None, foreign)?;
-        Ok(Step::Beat(Box::new(plan)))
+        Ok(Step::Beat(plan))
     }
 
     /// Phase two of a ConsumerGroupHeartbeat: writes what [`ConsumerManager::check_heartbeat`]
@@ -266,7 +268,7 @@ impl ConsumerManager<'_> {
         let mut records = Vec::new();
         let response = match step {
             Step::Leave(l) => self.commit_leave(l, req, &mut records),
-            Step::Beat(plan) => self.write_plan(*plan, req, now_ms, &mut records),
+            Step::Beat(plan) => self.write_plan(plan, req, now_ms, &mut records),
         };
         (response, records)
     }

@@ -157,9 +157,17 @@ impl Timers {
     /// Arms (or re-arms) a timer; a timer in the same slot is replaced. Re-arming a slot of a
     /// member that has a timer allocates nothing.
     pub fn arm(&mut self, group_id: &str, member_id: &str, kind: TimerKind, deadline: i64) {
-        let armed = self.armed_mut(group_id, member_id);
+        let slot = kind.slot() as usize;
+        let known = self
+            .by_key
+            .get_mut(group_id)
+            .and_then(|g| g.members.get_mut(member_id));
+        let armed = match known {
+            Some(a) => a,
+            None => self.armed_mut(group_id, member_id),
+        };
+        let old = armed.slots[slot].replace((deadline, kind));
         let (g, m) = (armed.group_id.clone(), armed.member_id.clone());
-        let old = armed.slots[kind.slot() as usize].replace((deadline, kind));
         if let Some((d, k)) = old {
             self.by_deadline.remove(&(d, k, g.clone(), m.clone()));
         }

@@ -2,7 +2,7 @@
 //! iterates the [`Registry`](super::registry::Registry) or asks the group type holding an id;
 //! none names a group type.
 
-use super::registry::Listed;
+use super::registry::{dead_group, Listed};
 use super::GroupCoordinator;
 use crate::coordinator::context::RequestContext;
 use crate::coordinator::record::{Output, Record};
@@ -13,24 +13,6 @@ use crate::generated::describe_groups_request::DescribeGroupsRequest;
 use crate::generated::describe_groups_response::{DescribeGroupsResponse, DescribedGroup};
 use crate::generated::list_groups_request::ListGroupsRequest;
 use crate::generated::list_groups_response::{ListGroupsResponse, ListedGroup};
-
-/// A DescribeGroups entry for a group id that is no classic group: state `Dead`, no members;
-/// no error below v6, GROUP_ID_NOT_FOUND with `message` from v6 (KIP-1043).
-pub(super) fn dead_group(group_id: &str, message: String, version: i16) -> DescribedGroup {
-    let v6 = version >= 6;
-    DescribedGroup {
-        error_code: if v6 {
-            ErrorCode::GroupIdNotFound.code()
-        } else {
-            ErrorCode::None.code()
-        },
-        error_message: v6.then(|| message.into()),
-        group_id: group_id.to_string().into(),
-        group_state: "Dead".into(),
-        authorized_operations: i32::MIN,
-        ..Default::default()
-    }
-}
 
 /// Whether ListGroups `v` shows a group in state `state` of type `group_type`: the v4+ states
 /// filter (case-insensitive, trimmed) and the v5+ types filter (an unknown type matches

@@ -13,6 +13,7 @@ use crate::coordinator::classic::{
 };
 use crate::coordinator::consumer::assignor::Assignment;
 use crate::coordinator::consumer::manager::error_response;
+use crate::coordinator::consumer::manager::heartbeat::Step;
 use crate::coordinator::consumer::migration::{
     downgrade_snapshot, encode_assignment, protocol_version, tombstones, upgrade_records,
     validate_upgrade, UpgradeRefused, CONSUMER_PROTOCOL_TYPE,
@@ -226,8 +227,21 @@ impl GroupCoordinator {
                 })
             }
         };
-        // Phase two: the classic group goes (its waiting requests told to rejoin), the
-        // consumer group comes, then the heartbeat.
+        Some(self.commit_upgrade(&snap, conversion, step, req, now_ms))
+    }
+
+    /// Phase two of an upgrade: the classic group goes (its waiting requests told to rejoin),
+    /// the consumer group comes (its conversion records), then the heartbeat is written; each
+    /// converted member gets a session timer with its own session timeout.
+    fn commit_upgrade(
+        &mut self,
+        snap: &ClassicGroupSnapshot,
+        conversion: Vec<consumer::ConsumerRecord>,
+        step: Step<'_>,
+        req: &ConsumerGroupHeartbeatRequest,
+        now_ms: i64,
+    ) -> Output<ConsumerGroupHeartbeatResponse> {
+        let gid = &*req.group_id;
         let mut out = {
             let mut m = self.classic_manager(now_ms);
             m.delete_answering(gid, ErrorCode::RebalanceInProgress);
@@ -249,10 +263,10 @@ impl GroupCoordinator {
         }
         out.extend(records.into_iter().map(Record::Consumer));
         out.extend(self.run_downgrades(now_ms));
-        Some(Output {
+        Output {
             response,
             records: out,
-        })
+        }
     }
 }
 

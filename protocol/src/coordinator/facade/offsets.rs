@@ -4,7 +4,7 @@
 //! checks; an id no group holds has the facade's rules.
 
 use super::GroupCoordinator;
-use crate::coordinator::classic::manager as classic;
+use crate::coordinator::classic::manager::offsets as classic;
 use crate::coordinator::membership::OffsetMember;
 use crate::error::ErrorCode;
 

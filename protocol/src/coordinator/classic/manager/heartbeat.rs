@@ -46,44 +46,23 @@ impl ClassicManager<'_> {
     // ----- LeaveGroup -----
 
     /// Handles a LeaveGroup for a classic group (the facade has checked the group id and other
-    /// group types): each identity as Kafka's `classicGroupLeaveToClassicGroup`, then a
-    /// rebalance (or the end of the join phase) when anyone left.
+    /// group types): each identity as Kafka's `classicGroupLeaveToClassicGroup`
+    /// ([`Self::leave_one`]), then a rebalance (or the end of the join phase) when anyone left.
+    /// Below v3 the first member error is the top-level error and no member list is sent.
     pub fn leave(&mut self, req: &LeaveGroupRequest, version: i16) -> LeaveGroupResponse {
-        let gid = req.group_id.to_string();
-        if !self.groups.contains_key(&gid) {
+        let gid = &*req.group_id;
+        if !self.groups.contains_key(gid) {
             return LeaveGroupResponse {
                 error_code: code(ErrorCode::UnknownMemberId),
                 ..Default::default()
             };
         }
-        let identities = leaving_members(req, version);
         let mut out = Vec::new();
         let mut any = false;
-        for (mid, instance) in identities {
-            let err = if mid.is_empty() {
-                match instance
-                    .as_deref()
-                    .and_then(|i| self.group(&gid).static_member_id(i))
-                {
-                    Some(m) => {
-                        let m = m.to_string();
-                        self.remove_current_member(&gid, &m);
-                        ErrorCode::None
-                    }
-                    None => ErrorCode::UnknownMemberId,
-                }
-            } else if self.vol(&gid).pending_join.contains(&mid) {
-                self.remove(&gid, &mid);
-                self.ctx.timers.cancel(&gid, &mid, Slot::Session);
-                ErrorCode::None
-            } else {
-                match validate_member(self.group(&gid), &mid, instance.as_deref()) {
-                    Ok(()) => {
-                        self.remove_current_member(&gid, &mid);
-                        ErrorCode::None
-                    }
-                    Err(e) => e,
-                }
+        for (mid, instance) in leaving_members(req, version) {
+            let err = match self.leave_one(gid, &mid, instance.as_deref()) {
+                Ok(()) => ErrorCode::None,
+                Err(e) => e,
             };
             any |= err == ErrorCode::None;
             out.push(MemberResponse {
@@ -94,29 +73,46 @@ impl ClassicManager<'_> {
             });
         }
         if any {
-            match self.group(&gid).state {
-                Stable | CompletingRebalance => self.maybe_prepare_rebalance_or_complete_join(&gid),
-                PreparingRebalance => self.maybe_complete_join_phase(&gid),
+            match self.group(gid).state {
+                Stable | CompletingRebalance => self.maybe_prepare_rebalance_or_complete_join(gid),
+                PreparingRebalance => self.maybe_complete_join_phase(gid),
                 _ => {}
             }
         }
         if version < 3 {
-            let e = out
-                .iter()
-                .map(|m| m.error_code)
-                .find(|c| *c != 0)
-                .unwrap_or(0);
-            LeaveGroupResponse {
-                error_code: e,
+            let e = out.iter().map(|m| m.error_code).find(|c| *c != 0);
+            return LeaveGroupResponse {
+                error_code: e.unwrap_or(0),
                 ..Default::default()
-            }
-        } else {
-            LeaveGroupResponse {
-                error_code: 0,
-                members: out,
-                ..Default::default()
-            }
+            };
         }
+        LeaveGroupResponse {
+            error_code: 0,
+            members: out,
+            ..Default::default()
+        }
+    }
+
+    /// One identity of a LeaveGroup: by instance id alone (no member id), a pending member
+    /// (KIP-394), or a member checked as Kafka's `validateMember` does.
+    ///
+    /// # Errors
+    /// UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID.
+    fn leave_one(&mut self, gid: &str, mid: &str, instance: Option<&str>) -> Result<(), ErrorCode> {
+        if mid.is_empty() {
+            let m = instance
+                .and_then(|i| self.group(gid).static_member_id(i))
+                .ok_or(ErrorCode::UnknownMemberId)?
+                .to_string();
+            self.remove_current_member(gid, &m);
+        } else if self.vol(gid).pending_join.contains(mid) {
+            self.remove(gid, mid);
+            self.ctx.timers.cancel(gid, mid, Slot::Session);
+        } else {
+            validate_member(self.group(gid), mid, instance)?;
+            self.remove_current_member(gid, mid);
+        }
+        Ok(())
     }
 
     /// Kafka's `removeCurrentMemberFromClassicGroup`: cancels its session timer, answers its

@@ -25,11 +25,11 @@
 //! Section numbers (§) cited in this folder are those of docs/coordinator.md §Classic groups.
 
 mod answers;
-mod describe;
+pub(crate) mod describe;
 mod heartbeat;
 mod join;
 mod lifecycle;
-mod offsets;
+pub(crate) mod offsets;
 mod rebalance;
 mod static_member;
 mod sync;
@@ -51,9 +51,6 @@ use crate::coordinator::timers::TimerKind;
 use crate::error::ErrorCode;
 use crate::generated::join_group_request::JoinGroupRequest;
 use answers::{join_error, sync_error};
-
-pub(crate) use describe::described_group;
-pub(crate) use offsets::validate_offset_commit;
 
 /// A request waiting for its answer: the caller's id and the request's API version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,53 +30,57 @@ impl ClassicManager<'_> {
             TimerKind::ClassicInitialDelay {
                 delay_ms,
                 remaining_ms,
-            } => {
-                if !self.group(gid).is(PreparingRebalance) {
-                    return;
-                }
-                if self.vol(gid).new_member_added && remaining_ms != 0 {
-                    self.vol(gid).new_member_added = false;
-                    let d = self
-                        .side
-                        .config
-                        .initial_rebalance_delay_ms
-                        .min(remaining_ms);
-                    let r = (remaining_ms - delay_ms).max(0);
-                    let at = self.now_ms + i64::from(d);
-                    self.ctx.timers.arm(
-                        gid,
-                        "",
-                        TimerKind::ClassicInitialDelay {
-                            delay_ms: d,
-                            remaining_ms: r,
-                        },
-                        at,
-                    );
-                } else {
-                    self.complete_join(gid);
-                }
-            }
-            TimerKind::ClassicSync { generation } => {
-                let g = self.group(gid);
-                if generation != g.generation_id || !matches!(g.state, CompletingRebalance | Stable)
-                {
-                    return;
-                }
-                let pending: Vec<String> = self.vol(gid).pending_sync.iter().cloned().collect();
-                if pending.is_empty() {
-                    return;
-                }
-                for mid in &pending {
-                    self.remove(gid, mid);
-                    self.ctx.timers.cancel(gid, mid, Slot::Session);
-                }
-                self.prepare_rebalance(gid);
-            }
+            } => self.end_initial_delay(gid, delay_ms, remaining_ms),
+            TimerKind::ClassicSync { generation } => self.expire_sync(gid, generation),
             TimerKind::Rebalance { .. }
             | TimerKind::InitialRebalanceDelay
             | TimerKind::ConsumerClassicJoin
             | TimerKind::ConsumerClassicSync => {}
         }
+    }
+
+    /// The initial rebalance delay ended (Kafka's `tryCompleteInitialRebalanceElseSchedule`):
+    /// while new members arrived and some of the rebalance timeout is left, wait once more
+    /// (at most `group.initial.rebalance.delay.ms`), else end the join phase.
+    fn end_initial_delay(&mut self, gid: &str, delay_ms: i32, remaining_ms: i32) {
+        if !self.group(gid).is(PreparingRebalance) {
+            return;
+        }
+        if !(self.vol(gid).new_member_added && remaining_ms != 0) {
+            self.complete_join(gid);
+            return;
+        }
+        self.vol(gid).new_member_added = false;
+        let d = self
+            .side
+            .config
+            .initial_rebalance_delay_ms
+            .min(remaining_ms);
+        let kind = TimerKind::ClassicInitialDelay {
+            delay_ms: d,
+            remaining_ms: (remaining_ms - delay_ms).max(0),
+        };
+        self.ctx
+            .timers
+            .arm(gid, "", kind, self.now_ms + i64::from(d));
+    }
+
+    /// The sync timer of `generation` expired (Kafka's `expirePendingSync`): the members that
+    /// did not sync are removed and the group rebalances.
+    fn expire_sync(&mut self, gid: &str, generation: i32) {
+        let g = self.group(gid);
+        if generation != g.generation_id || !matches!(g.state, CompletingRebalance | Stable) {
+            return;
+        }
+        let pending: Vec<String> = self.vol(gid).pending_sync.iter().cloned().collect();
+        if pending.is_empty() {
+            return;
+        }
+        for mid in &pending {
+            self.remove(gid, mid);
+            self.ctx.timers.cancel(gid, mid, Slot::Session);
+        }
+        self.prepare_rebalance(gid);
     }
 
     /// Kafka's `expireClassicGroupMemberHeartbeat`.

@@ -33,7 +33,8 @@ pub(crate) struct Plan<'r> {
     pub replaced: Option<String>,
     /// The member's metadata as the heartbeat leaves it, when it differs from the stored one
     /// (always for a new or replacing member); `None`: the stored member as it is.
-    pub updated: Option<ConsumerGroupMember>,
+    /// Boxed: the plan stays small to move, and a stable heartbeat (`None`) allocates nothing.
+    pub updated: Option<Box<ConsumerGroupMember>>,
     pub subscription_changed: bool,
     pub new_regex: Option<NewRegex>,
     /// The regex whose last subscriber switches away (its tombstone).
@@ -108,8 +109,11 @@ impl ConsumerManager<'_> {
         let updated = updated_member(&base, req, ctx, via);
         let u = updated.as_ref().unwrap_or(base.member());
         let b = base.member();
-        let subscription_changed = u.subscribed_topic_names != b.subscribed_topic_names
-            || u.subscribed_topic_regex != b.subscribed_topic_regex;
+        // Compared only when the request changed the member: a stable member compares nothing.
+        let subscription_changed = updated.as_ref().is_some_and(|u| {
+            u.subscribed_topic_names != b.subscribed_topic_names
+                || u.subscribed_topic_regex != b.subscribed_topic_regex
+        });
         let new_regex = self.new_regex(g, u, now_ms)?;
         let replaced_id = replaced.map(|r| r.member_id.as_str());
         let dropped_regex = dropped_regex(g, b, u, replaced_id);
@@ -130,8 +134,8 @@ impl ConsumerManager<'_> {
         };
         let (updated, replaced) = match (base, updated) {
             (Base::Stored(_), None) => (None, None),
-            (Base::Fresh(m), None) => (Some(m), replaced.map(|r| r.member_id.clone())),
-            (_, Some(u)) => (Some(u), replaced.map(|r| r.member_id.clone())),
+            (Base::Fresh(m), None) => (Some(Box::new(m)), replaced.map(|r| r.member_id.clone())),
+            (_, Some(u)) => (Some(Box::new(u)), replaced.map(|r| r.member_id.clone())),
         };
         Ok(Plan {
             group_id: gid,

@@ -17,13 +17,13 @@
 mod check;
 pub(crate) mod describe;
 mod fence;
+pub(crate) mod heartbeat;
 mod leave;
 mod regex;
 mod targets;
 mod validate;
 mod write;
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
@@ -31,13 +31,10 @@ use super::group::{ConsumerGroup, ConsumerGroupMember, ConsumerGroups, ResolvedR
 use super::records::ConsumerRecord;
 use super::{ConsumerGroupConfig, GroupConfig};
 use crate::coordinator::commit;
-use crate::coordinator::context::{ConfigError, Context, HbError, RequestContext};
+use crate::coordinator::context::{ConfigError, Context, HbError};
 use crate::coordinator::overrides::{check_bounds, Bounded, Overrides};
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
-
-pub(crate) use check::Plan;
-pub(crate) use leave::Leave;
 
 /// What the coordinator keeps for consumer groups besides their state: the configuration, the
 /// per-group overrides and the compiled-regex cache.
@@ -134,16 +131,6 @@ pub(crate) struct ConsumerManager<'a> {
     pub groups: &'a mut ConsumerGroups,
 }
 
-/// A checked ConsumerGroupHeartbeat (phase one's result): a leave or a heartbeat at epoch ≥ 0.
-/// Not boxed: a stable heartbeat allocates nothing, its plan included.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Step<'r> {
-    /// A leave (-1) or a static temporary leave (-2).
-    Leave(Leave<'r>),
-    /// A join or a heartbeat.
-    Beat(Plan<'r>),
-}
-
 /// Subscribed topic names of a member: names ∪ resolved regex topics (`extra`: a regex this
 /// heartbeat resolves and has not written yet).
 pub(super) fn member_topic_names<'a>(
@@ -220,56 +207,5 @@ impl ConsumerManager<'_> {
                 .values()
                 .flat_map(|m| member_topic_names(m, &g.regexes, None)),
         )
-    }
-
-    /// The member id a heartbeat at epoch ≥ 0 speaks for: the request's, or a fresh one for a
-    /// v0 join without one (docs/coordinator.md §1.1).
-    fn member_id_of<'r>(&mut self, req: &'r ConsumerGroupHeartbeatRequest) -> Cow<'r, str> {
-        if req.member_epoch == 0 && crate::coordinator::context::blank(&req.member_id) {
-            Cow::Owned(self.ctx.ids.generate())
-        } else {
-            Cow::Borrowed(&req.member_id)
-        }
-    }
-
-    /// Phase one of a ConsumerGroupHeartbeat (docs/coordinator.md §1.1-1.10): [`validate`],
-    /// then the leave checks or [`check`]'s steps against `converted` (a group an online
-    /// upgrade builds, not yet written) or else the live group. `foreign`: another group type
-    /// holds the group id. Changes nothing but the member-id generator.
-    ///
-    /// # Errors
-    /// The error to answer (see [`error_response`]).
-    pub fn check_heartbeat<'r>(
-        &mut self,
-        ctx: &RequestContext,
-        req: &'r ConsumerGroupHeartbeatRequest,
-        now_ms: i64,
-        converted: Option<&ConsumerGroup>,
-        foreign: bool,
-    ) -> Result<Step<'r>, HbError> {
-        validate::validate(&self.side.config, ctx, req)?;
-        if req.member_epoch < 0 {
-            return self.check_leave(req, foreign).map(Step::Leave);
-        }
-        let member_id = self.member_id_of(req);
-        let group = converted.or_else(|| self.groups.get(&*req.group_id));
-        let plan = self.check(ctx, req, now_ms, member_id, group, None, foreign)?;
-        Ok(Step::Beat(plan))
-    }
-
-    /// Phase two of a ConsumerGroupHeartbeat: writes what [`ConsumerManager::check_heartbeat`]
-    /// decided and answers. Cannot fail.
-    pub fn commit_heartbeat(
-        &mut self,
-        step: Step<'_>,
-        req: &ConsumerGroupHeartbeatRequest,
-        now_ms: i64,
-    ) -> (ConsumerGroupHeartbeatResponse, Vec<ConsumerRecord>) {
-        let mut records = Vec::new();
-        let response = match step {
-            Step::Leave(l) => self.commit_leave(l, req, &mut records),
-            Step::Beat(plan) => self.write_plan(plan, req, now_ms, &mut records),
-        };
-        (response, records)
     }
 }

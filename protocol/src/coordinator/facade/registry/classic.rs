@@ -49,7 +49,7 @@ impl GroupType for ClassicSide {
         groups
             .classic
             .get(group_id)
-            .map(manager::described_group)
+            .map(manager::describe::described_group)
             .unwrap_or_default()
     }
 
@@ -76,7 +76,7 @@ impl GroupType for ClassicSide {
         groups
             .classic
             .get(group_id)
-            .map_or(0, |g| manager::validate_offset_commit(g, m))
+            .map_or(0, |g| manager::offsets::validate_offset_commit(g, m))
     }
 
     /// Kafka's `ClassicGroup.validateOffsetFetch` checks nothing of a live classic group.

@@ -28,6 +28,24 @@ use crate::coordinator::timers::Due;
 use crate::error::ErrorCode;
 use crate::generated::describe_groups_response::DescribedGroup;
 
+/// A DescribeGroups entry for a group id that is no classic group: state `Dead`, no members;
+/// no error below v6, GROUP_ID_NOT_FOUND with `message` from v6 (KIP-1043).
+pub(crate) fn dead_group(group_id: &str, message: String, version: i16) -> DescribedGroup {
+    let v6 = version >= 6;
+    DescribedGroup {
+        error_code: if v6 {
+            ErrorCode::GroupIdNotFound.code()
+        } else {
+            ErrorCode::None.code()
+        },
+        error_message: v6.then(|| message.into()),
+        group_id: group_id.to_string().into(),
+        group_state: "Dead".into(),
+        authorized_operations: i32::MIN,
+        ..Default::default()
+    }
+}
+
 /// One row of ListGroups: group id, protocol type, state, group type (Kafka's
 /// `ListGroupsResponseData.ListedGroup`).
 pub(crate) type Listed = (String, String, &'static str, &'static str);
@@ -49,7 +67,7 @@ pub(crate) trait GroupType {
     /// the classic protocol's: Kafka answers any other type `Dead`, with GROUP_ID_NOT_FOUND
     /// `Group G is not a classic group.` from v6 (KIP-1043), the default.
     fn describe_groups(&self, _groups: &Groups, group_id: &str, version: i16) -> DescribedGroup {
-        super::listing::dead_group(
+        dead_group(
             group_id,
             format!("Group {group_id} is not a classic group."),
             version,

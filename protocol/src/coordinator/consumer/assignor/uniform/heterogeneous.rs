@@ -1,10 +1,9 @@
 //! The heterogeneous case of the uniform assignor (Kafka's
 //! `UniformHeterogeneousAssignmentBuilder`, 4.2; see the [module docs](super)).
 
-use super::super::spec::{AssignorError, MemberSpec, TopicsSpec};
+use super::super::spec::{AssignorError, GroupAssignment, MemberSpec, TopicsSpec};
 use super::balancer::{Balancer, Scratch};
-use super::{build_result, error, slot, TopicTable, MAX_ITERATION_COUNT, NONE};
-use crate::coordinator::consumer::assignor::GroupAssignment;
+use super::table::{build_result, error, slot, TopicTable, MAX_ITERATION_COUNT, NONE};
 use crate::wire::Uuid;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;

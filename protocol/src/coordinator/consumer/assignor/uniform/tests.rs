@@ -4,7 +4,9 @@
 use super::super::spec::{Assignment, TopicInfo};
 use super::super::testkit::*;
 use super::*;
+use crate::wire::Uuid;
 use proptest::prelude::*;
+use std::collections::BTreeMap;
 
 // Kafka's test topic ids (UniformHomogeneous/HeterogeneousAssignmentBuilderTest), so that
 // topic-id tie-breaks compare as they do there.

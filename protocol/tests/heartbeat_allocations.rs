@@ -73,5 +73,37 @@ fn stable_consumer_heartbeat_allocates_nothing() {
     );
 }
 
+#[test]
+fn members_heartbeating_in_turn_allocate_nothing() {
+    // Every member in turn moves its session timer from the front of the deadline index to its
+    // back: the index neither grows nor shrinks, so it must not allocate either.
+    let (mut c, epochs) = groups::stable_consumer_group(1000);
+    let ctx = groups::consumer_context();
+    let reqs: Vec<_> = epochs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| groups::stable_heartbeat_of(groups::consumer_member(i), *e))
+        .collect();
+    let mut now = 10;
+    let mut round = |c: &mut kwire_protocol::coordinator::GroupCoordinator| {
+        for (req, e) in reqs.iter().zip(&epochs) {
+            now += 1;
+            let out = c.consumer_group_heartbeat(&ctx, req, now);
+            assert!(out.records.is_empty());
+            assert_eq!(
+                (out.response.error_code, out.response.member_epoch),
+                (0, *e)
+            );
+        }
+    };
+    round(&mut c);
+    let n = allocations_of(|| (0..3).for_each(|_| round(&mut c)));
+    assert_eq!(n, 0, "3,000 stable heartbeats in turn allocated {n} times");
+    assert_eq!(
+        c.session_deadline("bench", "member-0000"),
+        Some(10 + 3_001 + 45_000)
+    );
+}
+
 // The streams heartbeat's case (a stable member of the 200-member streams group, its builder
 // in support/groups.rs) goes here: `stable_streams_heartbeat_allocates_nothing`.

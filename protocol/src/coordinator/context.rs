@@ -187,10 +187,31 @@ impl<T> Namespace for BTreeMap<String, T> {
     }
 }
 
-/// The group ids of every *other* group type, as seen by one manager.
-pub(crate) struct Others<'a>(pub Vec<&'a dyn Namespace>);
+/// A namespace that holds no group id (the unused place of [`Others::one`]).
+struct NoGroups;
 
-impl Others<'_> {
+impl Namespace for NoGroups {
+    fn holds(&self, _group_id: &str) -> bool {
+        false
+    }
+}
+
+/// The group ids of every *other* group type, as seen by one manager: at most two namespaces
+/// (consumer and classic), kept in place so that building the view allocates nothing.
+pub(crate) struct Others<'a>([&'a dyn Namespace; 2]);
+
+impl<'a> Others<'a> {
+    /// The view of two other group types.
+    pub fn two(first: &'a dyn Namespace, second: &'a dyn Namespace) -> Self {
+        Others([first, second])
+    }
+
+    /// The view of one other group type (the classic groups do not count, e.g. while a join
+    /// replaces an empty classic group).
+    pub fn one(only: &'a dyn Namespace) -> Self {
+        Others([only, &NoGroups])
+    }
+
     /// Whether another group type holds `group_id`.
     pub fn hold(&self, group_id: &str) -> bool {
         self.0.iter().any(|n| n.holds(group_id))

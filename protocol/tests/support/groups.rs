@@ -98,6 +98,17 @@ pub fn stable_heartbeat(member_id: &'static str, epoch: i32) -> ConsumerGroupHea
     }
 }
 
+/// The heartbeat of a stable member of [`stable_consumer_group`] whose id is built at run
+/// time (its buffer is shared by every use of the request).
+pub fn stable_heartbeat_of(member_id: String, epoch: i32) -> ConsumerGroupHeartbeatRequest {
+    ConsumerGroupHeartbeatRequest {
+        group_id: CONSUMER_GROUP.into(),
+        member_id: member_id.into(),
+        member_epoch: epoch,
+        ..Default::default()
+    }
+}
+
 // The streams group's builder (a stable member of a 200-member streams group, the bench
 // `streams_group.rs`) goes here, beside the consumer one, for the streams heartbeat's case in
 // `heartbeat_allocations.rs`.

@@ -109,7 +109,7 @@ impl GroupCoordinator {
                 ctx: &mut self.ctx,
                 side: &mut self.types.streams,
                 groups: &mut groups.streams,
-                others: Others(vec![&groups.consumer]),
+                others: Others::one(&groups.consumer),
             }
             .heartbeat(ctx, req, now_ms)
         } else {
@@ -141,7 +141,7 @@ impl GroupCoordinator {
         streams_manager::describe(
             &self.types.streams,
             &self.groups.streams,
-            &Others(vec![&self.groups.consumer]),
+            &Others::one(&self.groups.consumer),
             req,
         )
     }
@@ -171,7 +171,7 @@ impl GroupCoordinator {
         let (response, record) = streams_manager::topology_description_update(
             &mut self.types.streams,
             &self.groups.streams,
-            &Others(vec![&self.groups.consumer, &self.groups.classic]),
+            &Others::two(&self.groups.consumer, &self.groups.classic),
             req,
         );
         let records = record

@@ -21,7 +21,7 @@ impl StreamsSide {
             ctx,
             side: self,
             groups: &mut groups.streams,
-            others: Others(vec![&groups.consumer, &groups.classic]),
+            others: Others::two(&groups.consumer, &groups.classic),
         }
     }
 

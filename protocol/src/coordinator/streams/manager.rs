@@ -1756,5 +1756,5 @@ fn description_update_inner(
             v.description_ask = None;
         }
     }
-    Ok(d.to_record(gid))
+    Ok(StreamsRecord::topology_description(gid, &d))
 }

@@ -2,7 +2,6 @@
 //! streams-group record types, KIP-1071). The coordinator changes streams-group state only
 //! through [`apply`], so the state it holds is, by construction, what [`replay`] rebuilds.
 
-use super::description::TopologyDescription;
 use super::group::{StreamsGroup, StreamsGroupMember, StreamsGroups, StreamsMemberState};
 use super::records::{self, StreamsRecord};
 use super::tasks::TasksTuple;
@@ -36,7 +35,7 @@ pub fn apply(groups: &mut StreamsGroups, record: &StreamsRecord) {
         StreamsRecord::TopologyDescription(_, v) => match v {
             Some(v) => {
                 group_mut(groups, &gid).topology_description =
-                    Some(TopologyDescription::from_record(v));
+                    Some(records::description_from_record(v));
             }
             None => {
                 if let Some(g) = groups.get_mut(&gid) {

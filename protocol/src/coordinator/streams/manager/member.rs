@@ -1,0 +1,385 @@
+//! Who sends a heartbeat (§2.4, Kafka 4.4's `GroupMetadataManager.streamsGroupHeartbeat` up to
+//! its member update): the group's capacity, the member found by member id or by static
+//! instance id (KIP-345 for streams groups, Kafka 4.4), the member-epoch fence, and the member
+//! as the request updates it.
+//!
+//! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use super::super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsMemberState};
+use super::super::tasks::{TaskSet, TasksTuple};
+use crate::coordinator::context::{fail, HbError, RequestContext};
+use crate::error::ErrorCode;
+use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+
+/// The member a heartbeat speaks for, before the request's updates.
+pub(super) struct Resolved<'g> {
+    /// The member as the group holds it (borrowed), or a new one, or the static member it
+    /// replaces under the new member id.
+    pub base: Cow<'g, StreamsGroupMember>,
+    /// The static member this join replaces: its member id and its target.
+    pub replaced: Option<(String, TasksTuple)>,
+    /// Whether the member is new to the group (not a static replacement).
+    pub is_new: bool,
+}
+
+/// Finds the member of a heartbeat in `g` (the group as it stands): the capacity check of a
+/// join, the member by id or instance id, its epoch fence, and a member in an UNKNOWN state
+/// must rejoin with empty task lists.
+///
+/// # Errors
+/// GROUP_MAX_SIZE_REACHED, UNKNOWN_MEMBER_ID, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID or
+/// FENCED_MEMBER_EPOCH, with Kafka's messages.
+pub(super) fn resolve<'g>(
+    g: &'g StreamsGroup,
+    req: &StreamsGroupHeartbeatRequest,
+    owned: Option<&TasksTuple>,
+    max_size: i32,
+) -> Result<Resolved<'g>, HbError> {
+    check_capacity(g, req, max_size)?;
+    let resolved = match req.instance_id.as_deref() {
+        None => dynamic(g, req, owned)?,
+        Some(iid) => static_member(g, req, iid, owned)?,
+    };
+    if resolved.base.state == StreamsMemberState::Unknown && owned.is_none_or(|o| !o.is_empty()) {
+        return fail(
+            ErrorCode::FencedMemberEpoch.code(),
+            "The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.",
+        );
+    }
+    Ok(resolved)
+}
+
+/// Kafka 4.4's `throwIfStreamsGroupIsFull`: a join of a new member into a full group; a static
+/// member replacing its instance and a member already in the group do not count.
+fn check_capacity(
+    g: &StreamsGroup,
+    req: &StreamsGroupHeartbeatRequest,
+    max_size: i32,
+) -> Result<(), HbError> {
+    let static_known = req
+        .instance_id
+        .as_deref()
+        .is_some_and(|i| g.static_member(i).is_some());
+    if req.member_epoch == 0
+        && !static_known
+        && !g.members.contains_key(&*req.member_id)
+        && g.members.len() >= max_size as usize
+    {
+        return fail(
+            ErrorCode::GroupMaxSizeReached.code(),
+            format!("The streams group has reached its maximum capacity of {max_size} members."),
+        );
+    }
+    Ok(())
+}
+
+/// A member without instance id: found by member id (its epoch checked unless it joins), or
+/// new when it joins.
+fn dynamic<'g>(
+    g: &'g StreamsGroup,
+    req: &StreamsGroupHeartbeatRequest,
+    owned: Option<&TasksTuple>,
+) -> Result<Resolved<'g>, HbError> {
+    let (mid, epoch) = (&*req.member_id, req.member_epoch);
+    let base = match g.members.get(mid) {
+        Some(m) => {
+            if epoch != 0 {
+                check_epoch(m, epoch, owned)?;
+            }
+            Cow::Borrowed(m)
+        }
+        None if epoch == 0 => Cow::Owned(StreamsGroupMember::new(mid)),
+        None => {
+            return fail(
+                ErrorCode::UnknownMemberId.code(),
+                format!("Member {mid} is not a member of group {}.", &*req.group_id),
+            )
+        }
+    };
+    let is_new = !g.members.contains_key(mid);
+    Ok(Resolved {
+        base,
+        replaced: None,
+        is_new,
+    })
+}
+
+/// A static member (Kafka 4.4's `getOrMaybeCreateStaticStreamsGroupMember`): a join takes over
+/// the instance's member when it left temporarily (epoch -2), keeping its metadata, tasks and
+/// target under the new member id; a heartbeat must come from the instance's member.
+fn static_member<'g>(
+    g: &'g StreamsGroup,
+    req: &StreamsGroupHeartbeatRequest,
+    iid: &str,
+    owned: Option<&TasksTuple>,
+) -> Result<Resolved<'g>, HbError> {
+    let (mid, epoch) = (&*req.member_id, req.member_epoch);
+    let (base, replaced) = match (g.static_member(iid), epoch) {
+        (None, 0) => match g.members.get(mid) {
+            Some(m) => (Cow::Borrowed(m), None),
+            None => (Cow::Owned(StreamsGroupMember::new(mid)), None),
+        },
+        (Some(old), 0) => {
+            if old.member_epoch != -2 {
+                return fail(
+                    ErrorCode::UnreleasedInstanceId.code(),
+                    format!(
+                        "Static member {mid} with instance id {iid} cannot join the group because the instance id is owned by {} member.",
+                        old.member_id
+                    ),
+                );
+            }
+            let mut m = old.clone();
+            m.member_id = mid.to_string();
+            m.member_epoch = 0;
+            m.previous_member_epoch = 0;
+            let target = g.targets.get(&old.member_id).cloned().unwrap_or_default();
+            (Cow::Owned(m), Some((old.member_id.clone(), target)))
+        }
+        (None, _) => {
+            return fail(
+                ErrorCode::UnknownMemberId.code(),
+                format!("Instance id {iid} is unknown."),
+            )
+        }
+        (Some(old), _) => {
+            check_static_owner(old, mid, iid)?;
+            check_epoch(old, epoch, owned)?;
+            (Cow::Borrowed(old), None)
+        }
+    };
+    let is_new = !g.members.contains_key(mid) && replaced.is_none();
+    Ok(Resolved {
+        base,
+        replaced,
+        is_new,
+    })
+}
+
+/// The member-epoch fence (Kafka 4.4's `throwIfStreamsGroupMemberEpochIsInvalid`): a received
+/// epoch above the member's, or below it unless it is the previous epoch and the owned tasks
+/// are a subset of the assigned ones.
+///
+/// # Errors
+/// FENCED_MEMBER_EPOCH with Kafka's message.
+fn check_epoch(
+    m: &StreamsGroupMember,
+    received: i32,
+    owned: Option<&TasksTuple>,
+) -> Result<(), HbError> {
+    let fenced = |which: &str| {
+        fail(
+            ErrorCode::FencedMemberEpoch.code(),
+            format!(
+                "The streams group member has a {which} member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its tasks and rejoin.",
+                m.member_epoch
+            ),
+        )
+    };
+    if received > m.member_epoch {
+        return fenced("greater");
+    }
+    if received < m.member_epoch {
+        let subset = |o: &TaskSet, a: &TaskSet| {
+            o.iter()
+                .all(|(s, ps)| a.get(s).is_some_and(|x| ps.is_subset(x)))
+        };
+        let tolerated = received == m.previous_member_epoch
+            && owned.is_some_and(|o| {
+                subset(&o.active, &m.assigned.active)
+                    && subset(&o.standby, &m.assigned.standby)
+                    && subset(&o.warmup, &m.assigned.warmup)
+            });
+        if !tolerated {
+            return fenced("smaller");
+        }
+    }
+    Ok(())
+}
+
+/// Kafka 4.4's `throwIfInstanceIdIsFenced`: the instance id belongs to another member id.
+///
+/// # Errors
+/// FENCED_INSTANCE_ID with Kafka's message.
+pub(super) fn check_static_owner(
+    owner: &StreamsGroupMember,
+    member_id: &str,
+    instance_id: &str,
+) -> Result<(), HbError> {
+    if owner.member_id != member_id {
+        return fail(
+            ErrorCode::FencedInstanceId.code(),
+            format!(
+                "Static member {member_id} with instance id {instance_id} was fenced by member {}.",
+                owner.member_id
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// §2.4 step 1: the member as the request updates it (a null field means unchanged; client id
+/// and host come from the request context; `topology_epoch` from a joining request's topology),
+/// or `None` when that changes nothing of its metadata and the member is not new. Compared in
+/// place, so an unchanged member is not copied.
+pub(super) fn updated(
+    base: &StreamsGroupMember,
+    req: &StreamsGroupHeartbeatRequest,
+    ctx: &RequestContext,
+    topology_epoch: Option<i32>,
+    is_new: bool,
+) -> Option<StreamsGroupMember> {
+    if !is_new && !metadata_changes(base, req, ctx, topology_epoch) {
+        return None;
+    }
+    let mut u = base.clone();
+    if let Some(i) = &req.instance_id {
+        u.instance_id = Some(i.to_string());
+    }
+    if let Some(r) = &req.rack_id {
+        u.rack_id = Some(r.to_string());
+    }
+    if req.rebalance_timeout_ms != -1 {
+        u.rebalance_timeout_ms = req.rebalance_timeout_ms;
+    }
+    if let Some(p) = &req.process_id {
+        u.process_id = p.to_string();
+    }
+    if let Some(tags) = &req.client_tags {
+        u.client_tags = tags
+            .iter()
+            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+            .collect();
+    }
+    if let Some(e) = &req.user_endpoint {
+        u.user_endpoint = Some(Endpoint {
+            host: e.host.to_string(),
+            port: e.port,
+        });
+    }
+    u.client_id.clone_from(&ctx.client_id);
+    u.client_host.clone_from(&ctx.client_host);
+    if let Some(e) = topology_epoch {
+        u.topology_epoch = e;
+    }
+    Some(u)
+}
+
+/// Whether the request changes a field of `m`'s metadata (what
+/// [`StreamsGroupMember::same_metadata`] compares).
+fn metadata_changes(
+    m: &StreamsGroupMember,
+    req: &StreamsGroupHeartbeatRequest,
+    ctx: &RequestContext,
+    topology_epoch: Option<i32>,
+) -> bool {
+    let differs = |given: Option<&str>, held: Option<&str>| given.is_some_and(|g| Some(g) != held);
+    differs(req.instance_id.as_deref(), m.instance_id.as_deref())
+        || differs(req.rack_id.as_deref(), m.rack_id.as_deref())
+        || (req.rebalance_timeout_ms != -1 && req.rebalance_timeout_ms != m.rebalance_timeout_ms)
+        || differs(req.process_id.as_deref(), Some(&m.process_id))
+        || req.client_tags.as_ref().is_some_and(|t| {
+            let given = t.iter().map(|kv| (&*kv.key, &*kv.value));
+            !same_tags(given, &m.client_tags)
+        })
+        || req.user_endpoint.as_ref().is_some_and(|e| {
+            m.user_endpoint
+                .as_ref()
+                .is_none_or(|h| h.host != *e.host || h.port != e.port)
+        })
+        || ctx.client_id != m.client_id
+        || ctx.client_host != m.client_host
+        || topology_epoch.is_some_and(|e| e != m.topology_epoch)
+}
+
+/// Whether the tag list `given` makes the map `held` (later keys win, as when collected).
+fn same_tags<'r>(
+    given: impl ExactSizeIterator<Item = (&'r str, &'r str)> + Clone,
+    held: &BTreeMap<String, String>,
+) -> bool {
+    let mut keys = given.clone().map(|(k, _)| k);
+    let strictly_sorted = keys.next().is_none_or(|first| {
+        keys.try_fold(first, |prev, k| (prev < k).then_some(k))
+            .is_some()
+    });
+    if strictly_sorted {
+        return given.len() == held.len()
+            && given
+                .into_iter()
+                .all(|(k, v)| held.get(k).is_some_and(|h| h == v));
+    }
+    let collected: BTreeMap<&str, &str> = given.collect();
+    collected.len() == held.len()
+        && collected
+            .iter()
+            .all(|(k, v)| held.get(*k).is_some_and(|h| h == v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generated::streams_group_heartbeat_request::{Endpoint as ReqEndpoint, KeyValue};
+    use proptest::prelude::*;
+
+    fn member() -> StreamsGroupMember {
+        let mut m = StreamsGroupMember::new("m");
+        m.instance_id = Some("i".into());
+        m.rack_id = Some("r".into());
+        m.client_id = "c".into();
+        m.client_host = "h".into();
+        m.rebalance_timeout_ms = 100;
+        m.topology_epoch = 3;
+        m.process_id = "p".into();
+        m.user_endpoint = Some(Endpoint {
+            host: "e".into(),
+            port: 1,
+        });
+        m.client_tags = BTreeMap::from([("a".into(), "1".into()), ("b".into(), "2".into())]);
+        m
+    }
+
+    fn pick(names: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop::sample::select(names).prop_map(str::to_string)
+    }
+
+    proptest! {
+        /// `updated` gives a member exactly when building it would change the metadata
+        /// (`same_metadata` of the built member against the base).
+        #[test]
+        fn in_place_comparison_agrees_with_same_metadata(
+            instance in prop::option::of(pick(&["i", "j"])),
+            rack in prop::option::of(pick(&["r", "s"])),
+            timeout in prop::sample::select(vec![-1, 100, 200]),
+            process in prop::option::of(pick(&["p", "q"])),
+            tags in prop::option::of(prop::collection::vec((pick(&["a", "b", "c"]), pick(&["1", "2"])), 0..4)),
+            endpoint in prop::option::of((pick(&["e", "f"]), 1_u16..3)),
+            client in (pick(&["c", "d"]), pick(&["h", "k"])),
+            epoch in prop::option::of(2_i32..5),
+        ) {
+            let base = member();
+            let req = StreamsGroupHeartbeatRequest {
+                instance_id: instance.map(Into::into),
+                rack_id: rack.map(Into::into),
+                rebalance_timeout_ms: timeout,
+                process_id: process.map(Into::into),
+                client_tags: tags.map(|t| t.into_iter().map(|(k, v)| KeyValue {
+                    key: k.into(),
+                    value: v.into(),
+                    ..Default::default()
+                }).collect()),
+                user_endpoint: endpoint.map(|(h, p)| ReqEndpoint { host: h.into(), port: p, ..Default::default() }),
+                ..Default::default()
+            };
+            let ctx = RequestContext::new(&client.0, &client.1, 1);
+            let forced = updated(&base, &req, &ctx, epoch, true).expect("a new member is built");
+            let got = updated(&base, &req, &ctx, epoch, false);
+            prop_assert_eq!(got.is_some(), !forced.same_metadata(&base));
+            if let Some(u) = got {
+                prop_assert_eq!(u, forced);
+            }
+        }
+    }
+}

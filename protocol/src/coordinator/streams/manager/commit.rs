@@ -6,7 +6,7 @@
 
 use super::super::records::StreamsRecord;
 use super::super::replay::apply;
-use super::plan::{Call, Plan, RebalanceTimer};
+use super::plan::{Call, Plan, TimerChange};
 use super::response::{self, StatusInputs};
 use super::side::{volatile_mut, StreamsManager};
 use crate::coordinator::context::HbError;
@@ -32,16 +32,15 @@ impl StreamsManager<'_> {
         if let Some(old) = &plan.replaced {
             timers.cancel_member(gid, old);
         }
-        match plan.delay_deadline {
-            Some(d) => timers.arm(gid, "", TimerKind::InitialRebalanceDelay, d),
-            None => timers.cancel(gid, "", Slot::InitialRebalanceDelay),
-        }
-        match plan.rebalance {
-            RebalanceTimer::Arm { epoch, deadline } => {
-                timers.arm(gid, mid, TimerKind::Rebalance { epoch }, deadline);
+        for (member, change, slot) in [
+            ("", &plan.delay, Slot::InitialRebalanceDelay),
+            (mid, &plan.rebalance, Slot::Rebalance),
+        ] {
+            match *change {
+                TimerChange::Arm(kind, deadline) => timers.arm(gid, member, kind, deadline),
+                TimerChange::Keep => {}
+                TimerChange::Cancel => timers.cancel(gid, member, slot),
             }
-            RebalanceTimer::Keep => {}
-            RebalanceTimer::Cancel => timers.cancel(gid, mid, Slot::Rebalance),
         }
         let session = now_ms + i64::from(self.side.session_timeout(gid));
         timers.arm(gid, mid, TimerKind::Session, session);
@@ -77,12 +76,11 @@ impl StreamsManager<'_> {
     ) -> StreamsGroupHeartbeatResponse {
         let (gid, mid, v1) = (call.gid(), call.mid(), call.rc.api_version >= 1);
         let interval = self.side.heartbeat_interval(gid);
-        let member = self
-            .groups
-            .get(gid)
-            .and_then(|g| Some((g, g.members.get(mid)?)));
-        let (Some((g, m)), Some(vol)) = (member, volatile_mut(&mut self.side.volatile, gid)) else {
-            // A committed heartbeat always leaves its member in the group.
+        let (Some(g), Some(vol)) = (
+            self.groups.get(gid),
+            volatile_mut(&mut self.side.volatile, gid),
+        ) else {
+            // A committed heartbeat always leaves its group.
             return response::failed(HbError {
                 code: ErrorCode::UnknownServerError.code(),
                 message: None,
@@ -95,10 +93,10 @@ impl StreamsManager<'_> {
             shutdown_requester: vol.shutdown_requester.as_deref(),
             v1,
         };
-        let statuses = response::statuses(g, m, &inputs);
+        let statuses = response::statuses(g, mid, plan.topology_epoch, &inputs);
         // KIP-1331: ask for the description of the group's topology when none is stored (not
         // of a member whose topology is stale).
-        let stale = m.topology_epoch < g.topology_epoch();
+        let stale = plan.topology_epoch < g.topology_epoch();
         let description_required = v1
             && self.side.config.topology_descriptions
             && !stale
@@ -107,11 +105,16 @@ impl StreamsManager<'_> {
             vol.endpoint_information_epoch + i32::from(plan.endpoint_moved && !group_existed);
         let endpoints = (call.req.endpoint_information_epoch != epoch_now)
             .then(|| response::endpoints(g, configured, mid, &self.ctx.topics));
-        let tasks = plan.tasks_in_response;
+        // The task lists only when they are sent: a join, or the member's tasks changed.
+        let tasks = plan
+            .tasks_in_response
+            .then(|| g.members.get(mid))
+            .flatten()
+            .map(|m| &m.assigned);
         let config = &self.side.config;
         StreamsGroupHeartbeatResponse {
             member_id: call.req.member_id.clone(),
-            member_epoch: m.member_epoch,
+            member_epoch: plan.member_epoch,
             heartbeat_interval_ms: interval,
             // Kafka 4.4 sets only the int64 field (dropped at v0, an ignorable v1+ field) and
             // leaves the v0-only int32 `AcceptableRecoveryLagLegacy` at 0 (seen on the 4.4.0
@@ -120,9 +123,9 @@ impl StreamsManager<'_> {
             acceptable_recovery_lag: config.acceptable_recovery_lag,
             task_offset_interval_ms: config.task_offset_interval_ms,
             status: Some(statuses),
-            active_tasks: tasks.then(|| response::task_ids(&m.assigned.active)),
-            standby_tasks: tasks.then(|| response::task_ids(&m.assigned.standby)),
-            warmup_tasks: tasks.then(|| response::task_ids(&m.assigned.warmup)),
+            active_tasks: tasks.map(|t| response::task_ids(&t.active)),
+            standby_tasks: tasks.map(|t| response::task_ids(&t.standby)),
+            warmup_tasks: tasks.map(|t| response::task_ids(&t.warmup)),
             endpoint_information_epoch: if group_existed {
                 vol.endpoint_information_epoch
             } else {

@@ -35,6 +35,11 @@ impl<'g> Draft<'g> {
             .unwrap_or(self.base)
     }
 
+    /// Whether nothing was written: the group is the one the draft was made over.
+    pub fn is_clean(&self) -> bool {
+        self.records.is_empty()
+    }
+
     /// Records a write and applies it to the scratch copy.
     pub fn write(&mut self, r: StreamsRecord) {
         let base = self.base;

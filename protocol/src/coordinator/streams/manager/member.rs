@@ -84,14 +84,14 @@ fn dynamic<'g>(
     owned: Option<&TasksTuple>,
 ) -> Result<Resolved<'g>, HbError> {
     let (mid, epoch) = (&*req.member_id, req.member_epoch);
-    let base = match g.members.get(mid) {
+    let (base, is_new) = match g.members.get(mid) {
         Some(m) => {
             if epoch != 0 {
                 check_epoch(m, epoch, owned)?;
             }
-            Cow::Borrowed(m)
+            (Cow::Borrowed(m), false)
         }
-        None if epoch == 0 => Cow::Owned(StreamsGroupMember::new(mid)),
+        None if epoch == 0 => (Cow::Owned(StreamsGroupMember::new(mid)), true),
         None => {
             return fail(
                 ErrorCode::UnknownMemberId.code(),
@@ -99,7 +99,6 @@ fn dynamic<'g>(
             )
         }
     };
-    let is_new = !g.members.contains_key(mid);
     Ok(Resolved {
         base,
         replaced: None,

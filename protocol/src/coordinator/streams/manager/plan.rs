@@ -7,6 +7,8 @@
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
+use std::collections::BTreeMap;
+
 use super::super::group::{StreamsGroup, StreamsGroupMember, StreamsMemberState};
 use super::super::reconcile::Reconcile;
 use super::super::records::StreamsRecord;
@@ -18,9 +20,16 @@ use super::side::{volatile_mut, StreamsSide};
 use super::targets;
 use super::topology::{self, Configured};
 use crate::coordinator::context::{Context, HbError, RequestContext};
-use crate::coordinator::timers::Slot;
+use crate::coordinator::timers::{Slot, TimerKind};
 use crate::error::ErrorCode;
 use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
+
+/// The target of a member without one, or while the initial rebalance delay holds it back.
+static NO_TASKS: TasksTuple = TasksTuple {
+    active: BTreeMap::new(),
+    standby: BTreeMap::new(),
+    warmup: BTreeMap::new(),
+};
 
 /// One heartbeat: who sent it, the request, and the time (ms).
 #[derive(Clone, Copy)]
@@ -40,13 +49,15 @@ impl Call<'_> {
     }
 }
 
-/// What happens to the member's rebalance (revocation) timer in phase two.
-pub(super) enum RebalanceTimer {
-    /// Armed for the member epoch at the deadline (ms): the member starts revoking.
-    Arm { epoch: i32, deadline: i64 },
-    /// Left as armed: the member still revokes what it was asked to.
+/// What phase two does with a timer (the group's initial rebalance delay, the member's
+/// rebalance timeout). Deciding it in phase one spares a heartbeat that changes nothing any
+/// timer call but the session's.
+pub(super) enum TimerChange {
+    /// (Re-)armed as this kind at this deadline (ms).
+    Arm(TimerKind, i64),
+    /// Left as it is (armed or not).
     Keep,
-    /// Cancelled: the member revokes nothing.
+    /// Cancelled.
     Cancel,
 }
 
@@ -57,9 +68,14 @@ pub(super) struct Plan {
     /// The static member this join replaced under another member id (Kafka 4.4's
     /// `replaceStreamsMember`): its timers and soft state go.
     pub replaced: Option<String>,
-    /// The initial rebalance delay's deadline (ms), `None` once the target is computed.
-    pub delay_deadline: Option<i64>,
-    pub rebalance: RebalanceTimer,
+    /// The initial rebalance delay: armed when a member joins an empty group, cancelled once
+    /// the target is computed.
+    pub delay: TimerChange,
+    /// The member's rebalance timer: armed when it starts revoking, cancelled when it is done.
+    pub rebalance: TimerChange,
+    /// The member's epoch and topology epoch after this heartbeat.
+    pub member_epoch: i32,
+    pub topology_epoch: i32,
     pub configured: Configured,
     /// The initial rebalance delay holds the target back (ASSIGNMENT_DELAYED).
     pub delayed: bool,
@@ -112,10 +128,8 @@ pub(super) fn plan(
     if bump {
         write_bump(&mut draft, side, gid, &configured);
     }
-    let delay_deadline = delay_deadline(ctx, side, live, call);
     note_reported(side, call, reported);
-    let (delayed, delay_deadline) =
-        target_step(&mut draft, side, &configured, delay_deadline, call.now_ms)?;
+    let (delayed, delay) = target_step(&mut draft, ctx, side, live, call, &configured)?;
     let step = reconcile_step(
         &mut draft,
         call,
@@ -128,8 +142,10 @@ pub(super) fn plan(
     Ok(Plan {
         records: draft.into_records(),
         replaced: who.replaced.map(|(old, _)| old).filter(|old| old != mid),
-        delay_deadline,
+        delay,
         rebalance: step.rebalance,
+        member_epoch: step.member_epoch,
+        topology_epoch: step.topology_epoch,
         configured,
         delayed,
         endpoint_moved: step.endpoint_moved,
@@ -184,26 +200,6 @@ fn write_bump(draft: &mut Draft<'_>, side: &StreamsSide, gid: &str, c: &Configur
     ));
 }
 
-/// §2.4 step 6: the initial rebalance delay's deadline (ms): the armed one, or a new one when a
-/// member joins an empty group and the delay is on.
-fn delay_deadline(
-    ctx: &Context,
-    side: &StreamsSide,
-    live: &StreamsGroup,
-    call: Call<'_>,
-) -> Option<i64> {
-    let gid = call.gid();
-    let armed = ctx
-        .timers
-        .get(gid, "", Slot::InitialRebalanceDelay)
-        .map(|t| t.0);
-    let delay = side.delay(gid);
-    if live.members.is_empty() && delay > 0 {
-        return Some(call.now_ms + i64::from(delay));
-    }
-    armed
-}
-
 /// §2.12: notes whether the member may warm up (its latest heartbeat is v1 or later) and the
 /// task offsets it reported, before the target is computed. Nothing is copied when nothing
 /// changes.
@@ -230,34 +226,51 @@ fn note_reported(side: &mut StreamsSide, call: Call<'_>, reported: Reported) {
     }
 }
 
-/// §2.4 step 7: when the group epoch is ahead of the assignment epoch, the targets are computed
-/// (and the delay ends) unless the initial rebalance delay still runs. Returns whether the
-/// target is delayed and the delay's deadline.
+/// §2.4 steps 6 and 7: when the group epoch is ahead of the assignment epoch, the targets are
+/// computed, unless the initial rebalance delay still runs. The delay is armed when a member
+/// joins an empty group (and the delay is on), and ends when the targets are computed. Returns
+/// whether the target is delayed and what becomes of the delay's timer; the armed deadline is
+/// read only when the group epoch is ahead.
 ///
 /// # Errors
 /// UNKNOWN_SERVER_ERROR when the assignor fails.
 fn target_step(
     draft: &mut Draft<'_>,
+    ctx: &Context,
     side: &StreamsSide,
+    live: &StreamsGroup,
+    call: Call<'_>,
     configured: &Configured,
-    delay_deadline: Option<i64>,
-    now_ms: i64,
-) -> Result<(bool, Option<i64>), HbError> {
+) -> Result<(bool, TimerChange), HbError> {
+    let (gid, now_ms) = (call.gid(), call.now_ms);
+    let delay = side.delay(gid);
+    let started = (live.members.is_empty() && delay > 0).then(|| now_ms + i64::from(delay));
+    let keep = started.map_or(TimerChange::Keep, |d| {
+        TimerChange::Arm(TimerKind::InitialRebalanceDelay, d)
+    });
     let g = draft.group();
-    let behind = g.group_epoch > g.assignment_epoch;
-    let delayed = behind && delay_deadline.is_some_and(|d| d > now_ms);
-    if delayed || !behind {
-        return Ok((delayed, delay_deadline));
+    if g.group_epoch <= g.assignment_epoch {
+        return Ok((false, keep));
+    }
+    let armed = || {
+        ctx.timers
+            .get(gid, "", Slot::InitialRebalanceDelay)
+            .map(|t| t.0)
+    };
+    if started.or_else(armed).is_some_and(|d| d > now_ms) {
+        return Ok((true, keep));
     }
     for r in targets::compute(side, g, configured.ok())? {
         draft.write(r);
     }
-    Ok((false, None))
+    Ok((false, TimerChange::Cancel))
 }
 
 /// What reconciliation decided for phase two and the answer.
 struct Reconciled {
-    rebalance: RebalanceTimer,
+    rebalance: TimerChange,
+    member_epoch: i32,
+    topology_epoch: i32,
     tasks_changed: bool,
     endpoint_moved: bool,
 }
@@ -282,28 +295,40 @@ fn reconcile_step(
 ) -> Result<Reconciled, HbError> {
     let (gid, mid) = (call.gid(), call.mid());
     let g = draft.group();
-    let empty = TasksTuple::default();
-    let (target_epoch, target) = if delayed {
-        (g.assignment_epoch.max(1), &empty)
+    // Nothing written: the member is the one the group holds, already found.
+    let member = if draft.is_clean() {
+        &*who.base
     } else {
-        (g.assignment_epoch, g.targets.get(mid).unwrap_or(&empty))
+        g.members.get(mid).or(updated).unwrap_or(&*who.base)
     };
-    let member = g.members.get(mid).or(updated).unwrap_or(&*who.base);
     if let (Some(o), Some(c)) = (owned, configured.ok()) {
         if member.topology_epoch >= g.topology_epoch() {
             topology::check_owned(o, c)?;
         }
     }
-    let reconcile = Reconcile {
-        group: g,
-        target_epoch,
-        target,
-        owned,
+    let target_epoch = if delayed {
+        g.assignment_epoch.max(1)
+    } else {
+        g.assignment_epoch
     };
-    let next = reconcile.run(member).map_err(|_| HbError {
-        code: ErrorCode::FencedMemberEpoch.code(),
-        message: Some("The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.".into()),
-    })?;
+    let next = if member.is_reconciled_to(target_epoch) {
+        None
+    } else {
+        let target = match g.targets.get(mid) {
+            Some(t) if !delayed => t,
+            _ => &NO_TASKS,
+        };
+        let reconcile = Reconcile {
+            group: g,
+            target_epoch,
+            target,
+            owned,
+        };
+        reconcile.run(member).map_err(|_| HbError {
+            code: ErrorCode::FencedMemberEpoch.code(),
+            message: Some("The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.".into()),
+        })?
+    };
     let after = next.as_ref().unwrap_or(member);
     let write = next
         .as_ref()
@@ -311,16 +336,24 @@ fn reconcile_step(
         .map(|n| StreamsRecord::current(gid, n));
     let tasks_changed = next.as_ref().is_some_and(|n| n.assigned != member.assigned);
     let endpoint_changed = who.base.user_endpoint != after.user_endpoint;
-    let rebalance = match (after.state == StreamsMemberState::UnrevokedTasks, &write) {
-        (true, Some(_)) => RebalanceTimer::Arm {
-            epoch: after.member_epoch,
-            deadline: call.now_ms + i64::from(after.rebalance_timeout_ms.max(0)),
-        },
-        (true, None) => RebalanceTimer::Keep,
-        (false, _) => RebalanceTimer::Cancel,
+    // A rebalance timer is armed only when a member starts revoking (a written assignment), so
+    // a member that neither revoked nor was written has none to cancel.
+    let revoking = |m: &StreamsGroupMember| m.state == StreamsMemberState::UnrevokedTasks;
+    let rebalance = match (revoking(after), &write) {
+        (true, Some(_)) => TimerChange::Arm(
+            TimerKind::Rebalance {
+                epoch: after.member_epoch,
+            },
+            call.now_ms + i64::from(after.rebalance_timeout_ms.max(0)),
+        ),
+        (true, None) => TimerChange::Keep,
+        (false, None) if !revoking(member) => TimerChange::Keep,
+        (false, _) => TimerChange::Cancel,
     };
     let out = Reconciled {
         rebalance,
+        member_epoch: after.member_epoch,
+        topology_epoch: after.topology_epoch,
         tasks_changed,
         endpoint_moved: endpoint_changed || (tasks_changed && after.user_endpoint.is_some()),
     };

@@ -62,20 +62,21 @@ pub(super) struct StatusInputs<'a> {
     pub v1: bool,
 }
 
-/// The statuses of an answer, in Kafka's order: STALE_TOPOLOGY, ASSIGNMENT_DELAYED, the
-/// topic-configuration status, SHUTDOWN_APPLICATION, MISSING_CLIENT_TAGS (v1+).
+/// The statuses of an answer to member `mid` (at `topology_epoch`), in Kafka's order:
+/// STALE_TOPOLOGY, ASSIGNMENT_DELAYED, the topic-configuration status, SHUTDOWN_APPLICATION,
+/// MISSING_CLIENT_TAGS (v1+).
 pub(super) fn statuses(
     g: &StreamsGroup,
-    m: &StreamsGroupMember,
+    mid: &str,
+    topology_epoch: i32,
     inputs: &StatusInputs<'_>,
 ) -> Vec<hb::Status> {
     let mut out = Vec::new();
-    if m.topology_epoch < g.topology_epoch() {
+    if topology_epoch < g.topology_epoch() {
         out.push(status(
             status_codes::STALE_TOPOLOGY,
             format!(
-                "The member's topology epoch {} is behind the group's topology epoch {}.",
-                m.topology_epoch,
+                "The member's topology epoch {topology_epoch} is behind the group's topology epoch {}.",
                 g.topology_epoch()
             ),
         ));
@@ -98,7 +99,7 @@ pub(super) fn statuses(
     // The group's assignment configs are those this heartbeat computed (a change bumped them).
     let missing = inputs
         .v1
-        .then(|| missing_client_tags(&g.last_assignment_configs, m))
+        .then(|| missing_client_tags(&g.last_assignment_configs, g, mid))
         .flatten();
     if let Some(missing) = missing {
         out.push(status(status_codes::MISSING_CLIENT_TAGS, format!(
@@ -109,18 +110,20 @@ pub(super) fn statuses(
     out
 }
 
-/// The tag keys `rack.aware.assignment.tags` of `configs` names that `m` lacks (Kafka 4.4's
+/// The tag keys `rack.aware.assignment.tags` of `configs` names that member `mid` of `g` lacks (Kafka 4.4's
 /// check in `streamsGroupHeartbeat`: the value trimmed, split at commas with the blanks around
 /// them, empty pieces kept), in configured order; `None` when none is missing or no tag is
 /// configured.
 fn missing_client_tags(
     configs: &BTreeMap<String, String>,
-    m: &StreamsGroupMember,
+    g: &StreamsGroup,
+    mid: &str,
 ) -> Option<Vec<String>> {
     let value = configs.get(RACK_AWARE_ASSIGNMENT_TAGS)?.trim();
     if value.is_empty() {
         return None;
     }
+    let m = g.members.get(mid)?;
     let missing: Vec<String> = value
         .split(',')
         .map(str::trim)

@@ -5,7 +5,6 @@
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
 use std::sync::Arc;
 
 use super::super::config::{
@@ -149,16 +148,10 @@ impl StreamsSide {
     /// compared in place (a heartbeat that changes nothing builds no map).
     pub fn configs_match(&self, gid: &str, stored: &BTreeMap<String, String>) -> bool {
         let tags = &self.config.rack_aware_assignment_tags;
-        const DIGITS: usize = 12;
-        let mut digits = [0_u8; DIGITS];
-        let mut cursor = &mut digits[..];
         let standby = self.standby_replicas(gid);
-        // An i32 has at most 11 characters, so the 12 bytes always hold it.
-        let written = write!(cursor, "{standby}").is_ok();
-        let len = DIGITS - cursor.len();
         let standby_matches = stored
             .get(NUM_STANDBY_REPLICAS)
-            .is_some_and(|s| written && s.as_bytes() == &digits[..len]);
+            .is_some_and(|s| is_decimal_of(s, standby));
         let tags_match = match stored.get(RACK_AWARE_ASSIGNMENT_TAGS) {
             None => tags.is_empty(),
             Some(joined) => !tags.is_empty() && is_joined(joined, tags),
@@ -166,6 +159,18 @@ impl StreamsSide {
         let expected_len = if tags.is_empty() { 1 } else { 2 };
         standby_matches && tags_match && stored.len() == expected_len
     }
+}
+
+/// Whether `s` is `n` as `to_string` writes it: optional `-`, no leading zero but for 0 itself.
+fn is_decimal_of(s: &str, n: i32) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let canonical = digits.bytes().all(|b| b.is_ascii_digit())
+        && match digits.as_bytes() {
+            [] => false,
+            [b'0'] => digits.len() == s.len(),
+            [first, ..] => *first != b'0',
+        };
+    canonical && s.parse::<i32>() == Ok(n)
 }
 
 /// Whether `joined` is `parts` joined with commas.
@@ -224,6 +229,16 @@ mod tests {
         other.insert("extra".into(), "x".into());
         assert!(!side.configs_match("g", &other));
         assert!(!side.configs_match("g", &BTreeMap::new()));
+        for (s, n, is) in [
+            ("0", 0, true),
+            ("-0", 0, false),
+            ("+1", 1, false),
+            ("-12", -12, true),
+            ("", 0, false),
+            ("1", 2, false),
+        ] {
+            assert_eq!(is_decimal_of(s, n), is, "{s} {n}");
+        }
         side.config.rack_aware_assignment_tags = vec!["zone".into(), "rack".into()];
         assert!(!side.configs_match("g", &built));
         let built = side.assignment_configs("g");

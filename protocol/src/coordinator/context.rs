@@ -2,12 +2,13 @@
 //! member-id generator, the error codes, configuration errors and the [`Context`] that the
 //! facade owns and lends to each group type's manager for one call.
 //!
-//! This module imports nothing from the coordinator but [`super::timers`] and [`super::outbox`]; every group type
-//! imports from here.
+//! This module imports nothing from the coordinator but [`super::timers`] and
+//! [`super::outbox`]; every group type imports from here.
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
 
 use super::outbox::Outbox;
 use super::timers::Timers;
@@ -26,12 +27,39 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
-    /// A context with the given client id, host and API version.
+    /// A context with the given client id, host and API version. `client_host` is kept as
+    /// given; Kafka's form is [`RequestContext::host_of`]'s (`/127.0.0.1`), which
+    /// [`RequestContext::from_peer`] writes for you.
     pub fn new(client_id: &str, client_host: &str, api_version: i16) -> Self {
         RequestContext {
             client_id: client_id.to_string(),
             client_host: client_host.to_string(),
             api_version,
+        }
+    }
+
+    /// A context for a request from `peer` (the connection's remote address, e.g.
+    /// `TcpStream::peer_addr()?.ip()`), with the client host in Kafka's form
+    /// ([`RequestContext::host_of`]).
+    pub fn from_peer(client_id: &str, peer: IpAddr, api_version: i16) -> Self {
+        RequestContext {
+            client_id: client_id.to_string(),
+            client_host: Self::host_of(peer),
+            api_version,
+        }
+    }
+
+    /// Kafka's client host text of an address (Java's `InetAddress.toString()` of an address
+    /// with no host name, as `KafkaApis` passes it to the coordinator): `/` and the address,
+    /// an IPv4-mapped IPv6 address as IPv4, an IPv6 address as eight hexadecimal groups
+    /// without `::` compression (`/0:0:0:0:0:0:0:1`, as Java's `Inet6Address` prints it).
+    pub fn host_of(peer: IpAddr) -> String {
+        match peer.to_canonical() {
+            IpAddr::V4(a) => format!("/{a}"),
+            IpAddr::V6(a) => {
+                let groups: Vec<String> = a.segments().iter().map(|s| format!("{s:x}")).collect();
+                format!("/{}", groups.join(":"))
+            }
         }
     }
 }
@@ -144,8 +172,10 @@ pub(crate) fn blank(s: &str) -> bool {
     s.trim().is_empty()
 }
 
-/// The group ids one group type holds: how a manager learns that an id belongs to another
-/// group type (one group-id namespace across consumer and streams groups).
+/// The group ids one group type holds: how the streams manager learns that an id belongs to
+/// another group type (one group-id namespace). The consumer manager is told instead, by the
+/// facade, whether another type holds the request's group id (the facade's registry knows
+/// every type), which needs no view to be built; streams keeps this view until it adopts that.
 pub(crate) trait Namespace {
     /// Whether `group_id` names a group of this type.
     fn holds(&self, group_id: &str) -> bool;

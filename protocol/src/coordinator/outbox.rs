@@ -41,6 +41,40 @@ pub enum GroupResponse {
     LeaveGroup(LeaveGroupResponse),
 }
 
+impl GroupResponse {
+    /// The JoinGroup answer, if this is one.
+    pub fn into_join(self) -> Option<JoinGroupResponse> {
+        match self {
+            GroupResponse::JoinGroup(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The SyncGroup answer, if this is one.
+    pub fn into_sync(self) -> Option<SyncGroupResponse> {
+        match self {
+            GroupResponse::SyncGroup(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The Heartbeat answer, if this is one.
+    pub fn into_heartbeat(self) -> Option<HeartbeatResponse> {
+        match self {
+            GroupResponse::Heartbeat(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The LeaveGroup answer, if this is one.
+    pub fn into_leave(self) -> Option<LeaveGroupResponse> {
+        match self {
+            GroupResponse::LeaveGroup(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
 /// Answers ready to send, in the order they became ready.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Outbox {
@@ -49,7 +83,6 @@ pub(crate) struct Outbox {
 
 impl Outbox {
     /// Queues the answer to request `id`.
-    #[allow(dead_code)] // the classic group type (Stage 11) is its first user
     pub fn push(&mut self, id: RequestId, response: GroupResponse) {
         self.ready.push_back((id, response));
     }
@@ -62,5 +95,25 @@ impl Outbox {
     /// Answers waiting to be taken.
     pub fn len(&self) -> usize {
         self.ready.len()
+    }
+
+    /// The error code of the latest answer queued for request `id`, if any: its top-level
+    /// error, or for a LeaveGroup whose members all failed, the first member's.
+    pub fn error_of(&self, id: RequestId) -> Option<i16> {
+        let (_, r) = self.ready.iter().rev().find(|(i, _)| *i == id)?;
+        Some(match r {
+            GroupResponse::JoinGroup(r) => r.error_code,
+            GroupResponse::SyncGroup(r) => r.error_code,
+            GroupResponse::Heartbeat(r) => r.error_code,
+            GroupResponse::LeaveGroup(r) if r.error_code != 0 || r.members.is_empty() => {
+                r.error_code
+            }
+            GroupResponse::LeaveGroup(r) => r
+                .members
+                .iter()
+                .all(|m| m.error_code != 0)
+                .then(|| r.members[0].error_code)
+                .unwrap_or(0),
+        })
     }
 }

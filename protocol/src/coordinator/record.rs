@@ -1,8 +1,8 @@
 //! One record type over every group type, and one [`replay`] that rebuilds every group type.
 //!
 //! A [`Record`] wraps the record of one group type: [`Record::Consumer`] holds a
-//! [`ConsumerRecord`] (kwire record types 3, 5-8 and 16) and [`Record::Streams`] a
-//! [`StreamsRecord`] (17-22). Each group type owns its records and its `apply`; this module only
+//! [`ConsumerRecord`], [`Record::Streams`] a [`StreamsRecord`], [`Record::Classic`] a
+//! [`ClassicRecord`]. Each group type owns its records and its `apply`; this module only
 //! dispatches, so a new group type adds one variant here, one field to [`Groups`] and one arm to
 //! [`apply`]. Every state change of the coordinator is a sequence of records, already applied,
 //! so `replay` of everything emitted equals [`GroupCoordinator::groups`](super::GroupCoordinator::groups).
@@ -20,15 +20,14 @@ pub enum Record {
     Consumer(ConsumerRecord),
     /// A streams-group record (KIP-1071).
     Streams(StreamsRecord),
-    /// A classic-group record (types 23-24).
+    /// A classic-group record.
     Classic(ClassicRecord),
 }
 
 impl Record {
-    /// kwire's record-type number (docs/coordinator.md, D6): 3 group metadata, 5 member
-    /// metadata, 6 target-assignment epoch, 7 member target, 8 current member assignment,
-    /// 16 regex for consumer groups; 17-22 for streams groups; 23-24 for classic groups
-    /// ([`StreamsRecord::record_type`]).
+    /// kwire's record-type number (docs/coordinator.md, D6): the `apiKey` of the record's key
+    /// spec in `schemas/`, as the generated `CoordinatorRecordType` and each key struct's
+    /// `RECORD_TYPE` give it.
     pub fn record_type(&self) -> i16 {
         match self {
             Record::Consumer(r) => r.record_type(),

@@ -5,7 +5,7 @@
 //! when a generation's assignment is stored or the group becomes empty; its in-memory state
 //! between those writes is not what the log says. kwire keeps the rule "state == replay of the
 //! records" of its other group types, so it writes one record for the group (generation,
-//! protocol, leader, state) and one per member (type 24), each time they change. A join costs
+//! protocol, leader, state) and one per member, each time they change. A join costs
 //! one member record rather than the whole group.
 
 use bytes::Bytes;
@@ -18,16 +18,16 @@ use crate::generated::kwire_classic_group_metadata_value::KwireClassicGroupMetad
 use super::group::{ClassicGroup, ClassicGroupMember, ClassicProtocol};
 
 /// One record of the classic-group coordinator: a typed key and an optional value (`None` =
-/// tombstone). Record-type numbers are kwire's own (D6): 23 group metadata, 24 member.
+/// tombstone). Record-type numbers are kwire's own (D6): the keys' `apiKey` in `schemas/`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClassicRecord {
-    /// The group's generation, protocol, leader and state (type 23); the tombstone deletes the
+    /// The group's generation, protocol, leader and state; the tombstone deletes the
     /// group with its members.
     GroupMetadata(
         KwireClassicGroupMetadataKey,
         Option<KwireClassicGroupMetadataValue>,
     ),
-    /// One member (type 24); the tombstone removes it.
+    /// One member; the tombstone removes it.
     Member(
         KwireClassicGroupMemberKey,
         Option<KwireClassicGroupMemberValue>,
@@ -35,11 +35,12 @@ pub enum ClassicRecord {
 }
 
 impl ClassicRecord {
-    /// kwire's record-type number (D6): 23 group metadata, 24 member.
+    /// kwire's record-type number (D6): its key's `apiKey` in `schemas/` (the generated
+    /// `RECORD_TYPE` of the key struct).
     pub fn record_type(&self) -> i16 {
         match self {
-            ClassicRecord::GroupMetadata(..) => 23,
-            ClassicRecord::Member(..) => 24,
+            ClassicRecord::GroupMetadata(..) => KwireClassicGroupMetadataKey::RECORD_TYPE,
+            ClassicRecord::Member(..) => KwireClassicGroupMemberKey::RECORD_TYPE,
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::group::{ClassicGroup, ClassicGroupState, ClassicGroups};
 use super::records::{member_from_record, ClassicRecord};
+use crate::coordinator::commit;
 
 /// Applies one record to the classic groups. A member record creates its group if absent; a
 /// tombstone for something absent is a no-op.
@@ -43,9 +44,13 @@ pub fn apply(groups: &mut ClassicGroups, record: &ClassicRecord) {
 
 /// Rebuilds every classic group from its records, in order (docs/coordinator.md D6).
 pub fn replay<'a>(records: impl IntoIterator<Item = &'a ClassicRecord>) -> ClassicGroups {
-    let mut groups = ClassicGroups::new();
-    for r in records {
-        apply(&mut groups, r);
+    commit::replay(records)
+}
+
+impl commit::Apply for ClassicGroups {
+    type Record = ClassicRecord;
+
+    fn apply(&mut self, record: &ClassicRecord) {
+        apply(self, record);
     }
-    groups
 }

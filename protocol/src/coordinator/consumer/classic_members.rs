@@ -13,6 +13,7 @@
 //! either expiry fences it. Every answer goes to the outbox under the caller's [`RequestId`].
 //! Rules and differences from Kafka: docs/coordinator.md §Online migration.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use super::group::{ConsumerGroup, ConsumerGroupMember, MemberState};
@@ -22,6 +23,7 @@ use super::migration::{
     ClassicProtocol, MigrationPolicy, CONSUMER_PROTOCOL_TYPE,
 };
 use super::records::ConsumerRecord;
+use crate::coordinator::commit;
 use crate::coordinator::context::{fail, leaving_members, HbError, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
 use crate::coordinator::timers::{Slot, TimerKind};
@@ -189,6 +191,10 @@ impl ConsumerManager<'_> {
         records
     }
 
+    /// A classic JoinGroup to a consumer group in steps: [`Self::check_classic_join`], the
+    /// member id a v4+ dynamic member must first come back with (MEMBER_ID_REQUIRED), the
+    /// heartbeat the join stands for ([`Self::join_as_heartbeat`]) in the coordinator's two
+    /// phases, then the answer and the member's classic timers.
     fn classic_join_inner(
         &mut self,
         ctx: &RequestContext,
@@ -196,36 +202,96 @@ impl ConsumerManager<'_> {
         now_ms: i64,
         records: &mut Vec<ConsumerRecord>,
     ) -> Result<JoinGroupResponse, HbError> {
-        let gid = req.group_id.to_string();
-        let Some(g) = self.groups.get(&gid) else {
-            return Err(err(ErrorCode::UnknownMemberId));
+        let gid = &*req.group_id;
+        let unknown = req.member_id.is_empty();
+        let member_id = self.check_classic_join(req, unknown)?;
+        if ctx.api_version >= 4 && unknown && req.group_instance_id.is_none() {
+            return Ok(JoinGroupResponse {
+                member_id: member_id.into(),
+                error_code: ErrorCode::MemberIdRequired.code(),
+                protocol_name: None,
+                ..Default::default()
+            });
+        }
+        let (synth, meta) = self.join_as_heartbeat(ctx, req, &member_id)?;
+        let downgrade = self.replaces_last_consumer_member(gid, req.group_instance_id.as_deref());
+        // The coordinator's two phases: the join checked against the live group, then written.
+        commit::two_phase(
+            self,
+            |m| {
+                let group = m.groups.get(gid);
+                let id = Cow::Borrowed(member_id.as_str());
+                m.check(ctx, &synth, now_ms, id, group, Some(meta), false)
+            },
+            |m, plan| m.write_plan(plan, &synth, now_ms, records),
+        )?;
+        if downgrade {
+            self.side.downgrades.push(super::manager::PendingDowngrade {
+                group_id: gid.to_string(),
+                leaving: BTreeSet::new(),
+                rebalance: false,
+            });
+        }
+        let Some(m) = self.groups.get(gid).and_then(|g| g.members.get(&member_id)) else {
+            return Err(err(ErrorCode::UnknownServerError));
         };
+        let response = JoinGroupResponse {
+            member_id: member_id.clone().into(),
+            generation_id: m.member_epoch,
+            protocol_type: Some(CONSUMER_PROTOCOL_TYPE.into()),
+            protocol_name: Some(req.protocols[0].name.clone()),
+            ..Default::default()
+        };
+        let timers = &mut self.ctx.timers;
+        timers.cancel(gid, &member_id, Slot::ConsumerClassicJoin);
+        let session = now_ms + i64::from(req.session_timeout_ms);
+        timers.arm(gid, &member_id, TimerKind::Session, session);
+        let sync = now_ms + i64::from(synth.rebalance_timeout_ms.max(0));
+        timers.arm(gid, &member_id, TimerKind::ConsumerClassicSync, sync);
+        Ok(response)
+    }
+
+    /// The checks of a classic JoinGroup to a consumer group, in Kafka's order: the migration
+    /// policy, the size limit (a known static member is let in), the protocols; returns the
+    /// member id (a fresh one for an unknown member).
+    ///
+    /// # Errors
+    /// UNKNOWN_MEMBER_ID (no such group), INCONSISTENT_GROUP_PROTOCOL, GROUP_MAX_SIZE_REACHED.
+    fn check_classic_join(
+        &mut self,
+        req: &JoinGroupRequest,
+        unknown: bool,
+    ) -> Result<String, HbError> {
+        let gid = &*req.group_id;
+        if !self.groups.contains_key(gid) {
+            return Err(err(ErrorCode::UnknownMemberId));
+        }
         if self.side.config.migration_policy == MigrationPolicy::Disabled {
             return fail(
                 ErrorCode::InconsistentGroupProtocol.code(),
                 format!("Cannot join the consumer group {gid} with the classic protocol because the group migration is disabled."),
             );
         }
-        let unknown = req.member_id.is_empty();
         let member_id = if unknown {
             self.ctx.ids.generate()
         } else {
             req.member_id.to_string()
         };
-        let instance = req.group_instance_id.as_ref().map(|i| i.to_string());
-        let static_known = instance
+        let Some(g) = self.groups.get(gid) else {
+            return Err(err(ErrorCode::UnknownMemberId));
+        };
+        let static_known = req
+            .group_instance_id
             .as_ref()
-            .is_some_and(|i| g.static_members.contains_key(i));
+            .is_some_and(|i| g.static_members.contains_key(&**i));
+        let max = self.side.config.max_size;
         if !static_known
-            && g.members.len() >= self.side.config.max_size.max(0) as usize
+            && g.members.len() >= max.max(0) as usize
             && (member_id.is_empty() || !g.members.contains_key(&member_id))
         {
             return fail(
                 ErrorCode::GroupMaxSizeReached.code(),
-                format!(
-                    "The consumer group has reached its maximum capacity of {} members.",
-                    self.side.config.max_size
-                ),
+                format!("The consumer group has reached its maximum capacity of {max} members."),
             );
         }
         let names: BTreeSet<&str> = req.protocols.iter().map(|p| &*p.name).collect();
@@ -235,14 +301,23 @@ impl ConsumerManager<'_> {
                 format!("Member {member_id}'s protocols are not supported."),
             );
         }
-        if ctx.api_version >= 4 && unknown && instance.is_none() {
-            return Ok(JoinGroupResponse {
-                member_id: member_id.into(),
-                error_code: ErrorCode::MemberIdRequired.code(),
-                protocol_name: None,
-                ..Default::default()
-            });
-        }
+        Ok(member_id)
+    }
+
+    /// The ConsumerGroupHeartbeat at epoch 0 a classic JoinGroup stands for (Kafka's
+    /// `classicGroupJoinToConsumerGroup`): the subscription, rack and owned partitions from the
+    /// first protocol's ConsumerProtocolSubscription (owned topics missing from the metadata
+    /// dropped), the rebalance timeout (v0: the session timeout), the regex cleared, no server
+    /// assignor; and the member's classic metadata (its protocols and session timeout).
+    ///
+    /// # Errors
+    /// INCONSISTENT_GROUP_PROTOCOL for malformed subscription bytes.
+    fn join_as_heartbeat(
+        &self,
+        ctx: &RequestContext,
+        req: &JoinGroupRequest,
+        member_id: &str,
+    ) -> Result<(ConsumerGroupHeartbeatRequest, ClassicMemberMetadata), HbError> {
         // Non-empty: checked by supports_classic_protocols.
         let first = &req.protocols[0];
         let sub = decode_subscription(&first.metadata).map_err(|_| HbError {
@@ -262,9 +337,17 @@ impl ConsumerManager<'_> {
         } else {
             req.rebalance_timeout_ms
         };
+        let owned = owned
+            .iter()
+            .map(|(t, ps)| hbr::TopicPartitions {
+                topic_id: *t,
+                partitions: ps.iter().copied().collect(),
+                ..Default::default()
+            })
+            .collect();
         let synth = ConsumerGroupHeartbeatRequest {
             group_id: req.group_id.clone(),
-            member_id: member_id.clone().into(),
+            member_id: member_id.to_string().into(),
             member_epoch: 0,
             instance_id: req.group_instance_id.clone(),
             rack_id: sub.rack_id.clone().filter(|r| !r.is_empty()),
@@ -272,16 +355,7 @@ impl ConsumerManager<'_> {
             subscribed_topic_names: Some(sub.topics.clone()),
             subscribed_topic_regex: Some("".into()),
             server_assignor: None,
-            topic_partitions: Some(
-                owned
-                    .iter()
-                    .map(|(t, ps)| hbr::TopicPartitions {
-                        topic_id: *t,
-                        partitions: ps.iter().copied().collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
+            topic_partitions: Some(owned),
             ..Default::default()
         };
         let meta = ClassicMemberMetadata {
@@ -295,62 +369,24 @@ impl ConsumerManager<'_> {
                 })
                 .collect(),
         };
-        // Kafka 4.4's `validateOnlineDowngradeWithReplacedMember`: this static member replaces
-        // the last consumer-protocol member, so the group becomes classic right after.
-        let downgrade = {
-            let g = self.groups.get(&gid);
-            let replaced = g.and_then(|g| instance.as_ref().and_then(|i| g.static_member(i)));
-            match (g, replaced) {
-                (Some(g), Some(r)) => {
-                    r.classic.is_none()
-                        && g.members
-                            .values()
-                            .all(|m| m.member_id == r.member_id || m.classic.is_some())
-                        && self.side.config.migration_policy.is_downgrade_enabled()
-                        && g.members.len() <= self.side.classic_max_size.max(0) as usize
-                }
-                _ => false,
-            }
+        Ok((synth, meta))
+    }
+
+    /// Kafka 4.4's `validateOnlineDowngradeWithReplacedMember`: this static member replaces the
+    /// last consumer-protocol member, so the group becomes classic right after its join.
+    fn replaces_last_consumer_member(&self, gid: &str, instance: Option<&str>) -> bool {
+        let Some(g) = self.groups.get(gid) else {
+            return false;
         };
-        let plan = self.plan(ctx, &synth, now_ms, Some(meta))?;
-        self.execute(plan, &synth, now_ms, records);
-        if downgrade {
-            self.side.downgrades.push(super::manager::PendingDowngrade {
-                group_id: gid.clone(),
-                leaving: BTreeSet::new(),
-                rebalance: false,
-            });
-        }
-        let Some(m) = self
-            .groups
-            .get(&gid)
-            .and_then(|g| g.members.get(&member_id))
-        else {
-            return Err(err(ErrorCode::UnknownServerError));
+        let Some(r) = instance.and_then(|i| g.static_member(i)) else {
+            return false;
         };
-        let response = JoinGroupResponse {
-            member_id: member_id.clone().into(),
-            generation_id: m.member_epoch,
-            protocol_type: Some(CONSUMER_PROTOCOL_TYPE.into()),
-            protocol_name: Some(first.name.clone()),
-            ..Default::default()
-        };
-        self.ctx
-            .timers
-            .cancel(&gid, &member_id, Slot::ConsumerClassicJoin);
-        self.ctx.timers.arm(
-            &gid,
-            &member_id,
-            TimerKind::Session,
-            now_ms + i64::from(req.session_timeout_ms),
-        );
-        self.ctx.timers.arm(
-            &gid,
-            &member_id,
-            TimerKind::ConsumerClassicSync,
-            now_ms + i64::from(rebalance_timeout_ms.max(0)),
-        );
-        Ok(response)
+        r.classic.is_none()
+            && g.members
+                .values()
+                .all(|m| m.member_id == r.member_id || m.classic.is_some())
+            && self.side.config.migration_policy.is_downgrade_enabled()
+            && g.members.len() <= self.side.classic_max_size.max(0) as usize
     }
 
     /// Handles a SyncGroup to a consumer group (Kafka's `classicGroupSyncToConsumerGroup`): the
@@ -576,34 +612,5 @@ impl ConsumerManager<'_> {
             }
         };
         Ok(m.member_id.clone())
-    }
-
-    /// Kafka's `removeMember`: the member's current, target and metadata tombstones, plus a
-    /// regex tombstone when it was the regex's last subscriber.
-    pub(crate) fn remove_member_records(
-        &mut self,
-        gid: &str,
-        mid: &str,
-        records: &mut Vec<ConsumerRecord>,
-    ) {
-        let Some(g) = self.groups.get(gid) else {
-            return;
-        };
-        let last_regex =
-            g.members
-                .get(mid)
-                .and_then(|m| m.subscribed_topic_regex.clone())
-                .filter(|r| {
-                    g.regexes.contains_key(r)
-                        && !g.members.values().any(|o| {
-                            o.member_id != mid && o.subscribed_topic_regex.as_ref() == Some(r)
-                        })
-                });
-        self.emit(records, ConsumerRecord::current_tombstone(gid, mid));
-        self.emit(records, ConsumerRecord::target_tombstone(gid, mid));
-        self.emit(records, ConsumerRecord::member_metadata_tombstone(gid, mid));
-        if let Some(r) = last_regex {
-            self.emit(records, ConsumerRecord::regex_tombstone(gid, &r));
-        }
     }
 }

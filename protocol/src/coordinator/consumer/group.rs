@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::assignor::Assignment;
+use crate::coordinator::membership::{GroupMember, MemberGroup};
 use crate::wire::Uuid;
 use bytes::Bytes;
 
@@ -300,3 +301,49 @@ impl ConsumerGroup {
 /// The state of every consumer group, by group id: what [`replay`](super::replay) returns (and the `consumer`
 /// half of what the coordinator's `replay` rebuilds).
 pub type ConsumerGroups = BTreeMap<String, ConsumerGroup>;
+
+impl GroupMember for ConsumerGroupMember {
+    type Owned = Assignment;
+
+    fn member_id(&self) -> &str {
+        &self.member_id
+    }
+
+    fn member_epoch(&self) -> i32 {
+        self.member_epoch
+    }
+
+    fn previous_member_epoch(&self) -> i32 {
+        self.previous_member_epoch
+    }
+
+    fn owns_only_assigned(&self, owned: &Assignment) -> bool {
+        owned
+            .iter()
+            .all(|(t, ps)| self.assigned.get(t).is_some_and(|a| ps.is_subset(a)))
+    }
+
+    fn same_metadata(&self, other: &Self) -> bool {
+        ConsumerGroupMember::same_metadata(self, other)
+    }
+
+    fn same_assignment(&self, other: &Self) -> bool {
+        ConsumerGroupMember::same_assignment(self, other)
+    }
+}
+
+impl MemberGroup for ConsumerGroup {
+    type Member = ConsumerGroupMember;
+
+    fn group_id(&self) -> &str {
+        &self.group_id
+    }
+
+    fn member(&self, member_id: &str) -> Option<&ConsumerGroupMember> {
+        self.members.get(member_id)
+    }
+
+    fn static_member(&self, instance_id: &str) -> Option<&ConsumerGroupMember> {
+        ConsumerGroup::static_member(self, instance_id)
+    }
+}

@@ -11,14 +11,13 @@
 //! This module imports nothing from the coordinator but its shared `context` and `timers`.
 
 pub mod assignor;
+mod classic_members;
 pub mod group;
 pub(crate) mod manager;
-mod classic_members;
 pub mod migration;
 mod reconcile;
 pub mod records;
 mod replay;
-
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -34,6 +33,7 @@ pub use records::ConsumerRecord;
 pub use replay::{apply, replay};
 
 use super::context::ConfigError;
+use super::overrides::Timeouts;
 use assignor::ConsumerGroupAssignor;
 
 /// Broker-level consumer-group configuration (docs/coordinator.md §1.12), with Kafka's defaults.
@@ -144,4 +144,14 @@ pub struct GroupConfig {
     pub session_timeout_ms: Option<i32>,
     /// Heartbeat interval in ms; must lie within the broker's [min, max].
     pub heartbeat_interval_ms: Option<i32>,
+}
+
+impl Timeouts for GroupConfig {
+    fn session_timeout_ms(&self) -> Option<i32> {
+        self.session_timeout_ms
+    }
+
+    fn heartbeat_interval_ms(&self) -> Option<i32> {
+        self.heartbeat_interval_ms
+    }
 }

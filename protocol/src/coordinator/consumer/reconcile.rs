@@ -15,8 +15,9 @@ pub(crate) struct Reconcile<'a> {
     pub target_epoch: i32,
     /// The member's target.
     pub target: &'a Assignment,
-    /// The member's subscribed topic ids (names ∪ resolved regex), [4.2].
-    pub subscribed: &'a BTreeSet<Uuid>,
+    /// Whether the member subscribes to a topic id (names ∪ resolved regex), [4.2]; asked only
+    /// when the member moves, so a stable member's heartbeat builds no topic set.
+    pub subscribed: &'a dyn Fn(&Uuid) -> bool,
     /// Whether the subscription changed in this heartbeat.
     pub subscription_changed: bool,
     /// Partitions the member reports as owned; `None` = unknown (owns everything).
@@ -39,16 +40,17 @@ impl Reconcile<'_> {
         }
     }
 
-    /// Computes the member's next current assignment.
-    pub fn run(&self, member: &ConsumerGroupMember) -> Result<ConsumerGroupMember, Fenced> {
+    /// Computes the member's next current assignment; `None` when the member stays as it is
+    /// (nothing is built then).
+    pub fn run(&self, member: &ConsumerGroupMember) -> Result<Option<ConsumerGroupMember>, Fenced> {
         match member.state {
             MemberState::Stable => {
                 if member.member_epoch != self.target_epoch {
-                    Ok(self.next(member, member.member_epoch))
+                    Ok(Some(self.next(member, member.member_epoch)))
                 } else if self.subscription_changed {
                     Ok(self.drop_unsubscribed(member))
                 } else {
-                    Ok(member.clone())
+                    Ok(None)
                 }
             }
             MemberState::UnrevokedPartitions => {
@@ -56,30 +58,31 @@ impl Reconcile<'_> {
                     if self.subscription_changed {
                         Ok(self.drop_unsubscribed(member))
                     } else {
-                        Ok(member.clone())
+                        Ok(None)
                     }
                 } else {
-                    Ok(self.next(member, member.member_epoch))
+                    Ok(Some(self.next(member, member.member_epoch)))
                 }
             }
-            MemberState::UnreleasedPartitions => Ok(self.next(member, member.member_epoch)),
+            MemberState::UnreleasedPartitions => Ok(Some(self.next(member, member.member_epoch))),
             MemberState::Unknown => match self.owned {
                 Some(o) if o.values().all(BTreeSet::is_empty) => {
-                    Ok(self.next(member, self.target_epoch))
+                    Ok(Some(self.next(member, self.target_epoch)))
                 }
                 _ => Err(Fenced),
             },
         }
     }
 
-    /// [4.2] Moves partitions of topics the member no longer subscribes to into pending revocation.
-    fn drop_unsubscribed(&self, member: &ConsumerGroupMember) -> ConsumerGroupMember {
+    /// [4.2] Moves partitions of topics the member no longer subscribes to into pending
+    /// revocation; `None` when it subscribes to every topic it holds.
+    fn drop_unsubscribed(&self, member: &ConsumerGroupMember) -> Option<ConsumerGroupMember> {
         let mut assigned = member.assigned.clone();
         let mut pending = member.pending_revocation.clone();
         let mut any = false;
         let topics: Vec<Uuid> = assigned.keys().copied().collect();
         for t in topics {
-            if !self.subscribed.contains(&t) {
+            if !(self.subscribed)(&t) {
                 if let Some(ps) = assigned.remove(&t) {
                     if !ps.is_empty() {
                         any = true;
@@ -89,14 +92,14 @@ impl Reconcile<'_> {
             }
         }
         if !any {
-            return member.clone();
+            return None;
         }
         let mut m = member.clone();
         m.state = MemberState::UnrevokedPartitions;
         m.previous_member_epoch = member.member_epoch;
         m.assigned = assigned;
         m.pending_revocation = pending;
-        m
+        Some(m)
     }
 
     /// `next(epochToUse)` of docs/coordinator.md §1.6.
@@ -109,7 +112,7 @@ impl Reconcile<'_> {
         let mut add_all = Assignment::new();
         let mut unreleased = false;
         for t in topics {
-            let tgt = if self.subscribed.contains(&t) {
+            let tgt = if (self.subscribed)(&t) {
                 self.target.get(&t).unwrap_or(&empty)
             } else {
                 &empty
@@ -188,7 +191,6 @@ mod tests {
         r
     }
 
-
     fn group_with(owners: &[(&str, i32, Assignment)]) -> ConsumerGroup {
         let mut g = ConsumerGroup::new("g");
         for (id, e, asg) in owners {
@@ -219,12 +221,13 @@ mod tests {
             group: &g,
             target_epoch: 11,
             target: &target,
-            subscribed: &subs,
+            subscribed: &|t| subs.contains(t),
             subscription_changed: false,
             owned: None,
         };
         let m = rec
             .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+            .unwrap()
             .unwrap();
         assert_eq!(
             (m.state, m.member_epoch, m.previous_member_epoch),
@@ -246,12 +249,13 @@ mod tests {
             group: &g,
             target_epoch: 11,
             target: &target,
-            subscribed: &subs,
+            subscribed: &|t| subs.contains(t),
             subscription_changed: false,
             owned: Some(&none),
         };
         let m = rec
             .run(&stable_member(10, a(&[(t1, &[1, 2, 3]), (t2, &[4, 5, 6])])))
+            .unwrap()
             .unwrap();
         assert_eq!(
             (m.state, m.member_epoch),
@@ -275,7 +279,7 @@ mod tests {
                 group: &g,
                 target_epoch: 12,
                 target: &target,
-                subscribed: &subs,
+                subscribed: &|t| subs.contains(t),
                 subscription_changed: false,
                 owned,
             };
@@ -286,11 +290,11 @@ mod tests {
             group: &g,
             target_epoch: 12,
             target: &target,
-            subscribed: &subs,
+            subscribed: &|t| subs.contains(t),
             subscription_changed: false,
             owned: Some(&none),
         };
-        let n = rec.run(&m).unwrap();
+        let n = rec.run(&m).unwrap().unwrap();
         assert_eq!((n.state, n.member_epoch), (MemberState::Stable, 12));
         assert_eq!(n.assigned, a(&[(t1, &[1, 2])]));
     }

@@ -31,36 +31,37 @@ use super::group::{ConsumerGroupMember, MemberState, ResolvedRegex};
 
 /// One record of the consumer-group coordinator: a typed key and an optional value
 /// (`None` = tombstone). The variants follow Kafka's consumer-group records; the record-type
-/// numbers ([`ConsumerRecord::record_type`]) are kwire's own (docs/coordinator.md, D6).
+/// numbers ([`ConsumerRecord::record_type`]) are kwire's own, the keys' `apiKey` in `schemas/`
+/// (docs/coordinator.md, D6).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConsumerRecord {
-    /// Group epoch and metadata hash (type 3).
+    /// Group epoch and metadata hash.
     GroupMetadata(
         KwireConsumerGroupMetadataKey,
         Option<KwireConsumerGroupMetadataValue>,
     ),
-    /// A member's metadata and subscription (type 5); the tombstone removes the member.
+    /// A member's metadata and subscription; the tombstone removes the member.
     MemberMetadata(
         KwireConsumerGroupMemberMetadataKey,
         Option<KwireConsumerGroupMemberMetadataValue>,
     ),
-    /// The assignment epoch (type 6).
+    /// The assignment epoch.
     TargetAssignmentMetadata(
         KwireConsumerGroupTargetAssignmentMetadataKey,
         Option<KwireConsumerGroupTargetAssignmentMetadataValue>,
     ),
-    /// One member's target assignment (type 7).
+    /// One member's target assignment.
     TargetAssignmentMember(
         KwireConsumerGroupTargetAssignmentMemberKey,
         Option<KwireConsumerGroupTargetAssignmentMemberValue>,
     ),
     /// One member's current assignment: epochs, reconciliation state, assigned and
-    /// pending-revocation partitions (type 8).
+    /// pending-revocation partitions.
     CurrentMemberAssignment(
         KwireConsumerGroupCurrentMemberAssignmentKey,
         Option<KwireConsumerGroupCurrentMemberAssignmentValue>,
     ),
-    /// The resolution of one regular expression used by the group's members (type 16).
+    /// The resolution of one regular expression used by the group's members.
     RegularExpression(
         KwireConsumerGroupRegularExpressionKey,
         Option<KwireConsumerGroupRegularExpressionValue>,
@@ -68,17 +69,24 @@ pub enum ConsumerRecord {
 }
 
 impl ConsumerRecord {
-    /// kwire's record-type number of this record (D6): 3 group metadata, 5 member metadata,
-    /// 6 target-assignment epoch, 7 member target, 8 current member assignment, 16 regex;
-    /// streams-group records are the streams module's (17-22).
+    /// kwire's record-type number of this record (D6): its key's `apiKey` in `schemas/`
+    /// (the generated `RECORD_TYPE` of the key struct; Kafka's `CoordinatorRecordType`).
     pub fn record_type(&self) -> i16 {
         match self {
-            ConsumerRecord::GroupMetadata(..) => 3,
-            ConsumerRecord::MemberMetadata(..) => 5,
-            ConsumerRecord::TargetAssignmentMetadata(..) => 6,
-            ConsumerRecord::TargetAssignmentMember(..) => 7,
-            ConsumerRecord::CurrentMemberAssignment(..) => 8,
-            ConsumerRecord::RegularExpression(..) => 16,
+            ConsumerRecord::GroupMetadata(..) => KwireConsumerGroupMetadataKey::RECORD_TYPE,
+            ConsumerRecord::MemberMetadata(..) => KwireConsumerGroupMemberMetadataKey::RECORD_TYPE,
+            ConsumerRecord::TargetAssignmentMetadata(..) => {
+                KwireConsumerGroupTargetAssignmentMetadataKey::RECORD_TYPE
+            }
+            ConsumerRecord::TargetAssignmentMember(..) => {
+                KwireConsumerGroupTargetAssignmentMemberKey::RECORD_TYPE
+            }
+            ConsumerRecord::CurrentMemberAssignment(..) => {
+                KwireConsumerGroupCurrentMemberAssignmentKey::RECORD_TYPE
+            }
+            ConsumerRecord::RegularExpression(..) => {
+                KwireConsumerGroupRegularExpressionKey::RECORD_TYPE
+            }
         }
     }
 

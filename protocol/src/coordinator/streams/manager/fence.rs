@@ -5,24 +5,22 @@
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
 use super::super::records::StreamsRecord;
-use super::super::replay::apply;
 use super::side::StreamsManager;
+use crate::coordinator::commit;
 
 impl StreamsManager<'_> {
-    /// Applies `r` to the live state at once and appends it to `records`; a group left empty
-    /// forgets its shutdown request.
+    /// Writes `r` (`commit::write`: applied to the live state, then kept in `records`); a group
+    /// left empty forgets its shutdown request.
     pub(super) fn emit(&mut self, records: &mut Vec<StreamsRecord>, r: StreamsRecord) {
-        apply(self.groups, &r);
-        if self
-            .groups
-            .get(r.group_id())
-            .is_some_and(|g| g.members.is_empty())
-        {
-            if let Some(v) = self.side.volatile.get_mut(r.group_id()) {
+        commit::write(self.groups, records, r);
+        let Some(gid) = records.last().map(StreamsRecord::group_id) else {
+            return;
+        };
+        if self.groups.get(gid).is_some_and(|g| g.members.is_empty()) {
+            if let Some(v) = self.side.volatile.get_mut(gid) {
                 v.shutdown_requester = None;
             }
         }
-        records.push(r);
     }
 
     /// Removes a streams member as a -1 leave or a fence does (§2.4): tombstones for its current

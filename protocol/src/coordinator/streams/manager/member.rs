@@ -1,7 +1,7 @@
 //! Who sends a heartbeat (§2.4, Kafka 4.4's `GroupMetadataManager.streamsGroupHeartbeat` up to
 //! its member update): the group's capacity, the member found by member id or by static
-//! instance id (KIP-345 for streams groups, Kafka 4.4), the member-epoch fence, and the member
-//! as the request updates it.
+//! instance id (KIP-345 for streams groups, Kafka 4.4) with the member-epoch fence (the shared
+//! [`membership`] checks in streams words), and the member as the request updates it.
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsMemberState};
-use super::super::tasks::{TaskSet, TasksTuple};
+use super::super::tasks::TasksTuple;
 use crate::coordinator::context::{fail, HbError, RequestContext};
+use crate::coordinator::membership::{self, Resolved as MemberFound, STREAMS};
 use crate::error::ErrorCode;
 use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 
@@ -20,14 +21,15 @@ pub(super) struct Resolved<'g> {
     /// replaces under the new member id.
     pub base: Cow<'g, StreamsGroupMember>,
     /// The static member this join replaces: its member id and its target.
-    pub replaced: Option<(String, TasksTuple)>,
+    pub replaced: Option<(&'g str, &'g TasksTuple)>,
     /// Whether the member is new to the group (not a static replacement).
     pub is_new: bool,
 }
 
 /// Finds the member of a heartbeat in `g` (the group as it stands): the capacity check of a
-/// join, the member by id or instance id, its epoch fence, and a member in an UNKNOWN state
-/// must rejoin with empty task lists.
+/// join, the member by id or instance id with Kafka's epoch check
+/// ([`membership::resolve_member`]; a join replaces a static member that left with -2), and a
+/// member in an UNKNOWN state must rejoin with empty task lists.
 ///
 /// # Errors
 /// GROUP_MAX_SIZE_REACHED, UNKNOWN_MEMBER_ID, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID or
@@ -39,18 +41,54 @@ pub(super) fn resolve<'g>(
     max_size: i32,
 ) -> Result<Resolved<'g>, HbError> {
     check_capacity(g, req, max_size)?;
-    let resolved = match req.instance_id.as_deref() {
-        None => dynamic(g, req, owned)?,
-        Some(iid) => static_member(g, req, iid, owned)?,
+    let mid = &*req.member_id;
+    let found = membership::resolve_member(
+        g,
+        mid,
+        req.instance_id.as_deref(),
+        req.member_epoch,
+        owned,
+        |holder| holder.member_epoch == -2,
+        STREAMS,
+    )?;
+    let resolved = match found {
+        MemberFound::Existing(m) => Resolved {
+            base: Cow::Borrowed(m),
+            replaced: None,
+            is_new: false,
+        },
+        MemberFound::New => Resolved {
+            base: Cow::Owned(StreamsGroupMember::new(mid)),
+            replaced: None,
+            is_new: true,
+        },
+        // Kafka 4.4's replaceStreamsMember: the new member takes over the old one's metadata,
+        // tasks and target (member epoch 0).
+        MemberFound::Replaces(old) => {
+            let mut m = old.clone();
+            m.member_id = mid.to_string();
+            m.member_epoch = 0;
+            m.previous_member_epoch = 0;
+            let target = g.targets.get(&old.member_id).unwrap_or(&NO_TASKS);
+            Resolved {
+                base: Cow::Owned(m),
+                replaced: Some((old.member_id.as_str(), target)),
+                is_new: false,
+            }
+        }
     };
     if resolved.base.state == StreamsMemberState::Unknown && owned.is_none_or(|o| !o.is_empty()) {
-        return fail(
-            ErrorCode::FencedMemberEpoch.code(),
-            "The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.",
-        );
+        return Err(membership::unknown_state(STREAMS));
     }
     Ok(resolved)
 }
+
+/// No task in any role: the target of a member without one.
+pub(super) static NO_TASKS: TasksTuple = TasksTuple {
+    active: BTreeMap::new(),
+    standby: BTreeMap::new(),
+    warmup: BTreeMap::new(),
+};
 
 /// Kafka 4.4's `throwIfStreamsGroupIsFull`: a join of a new member into a full group; a static
 /// member replacing its instance and a member already in the group do not count.
@@ -59,162 +97,20 @@ fn check_capacity(
     req: &StreamsGroupHeartbeatRequest,
     max_size: i32,
 ) -> Result<(), HbError> {
+    if req.member_epoch != 0 {
+        return Ok(());
+    }
     let static_known = req
         .instance_id
         .as_deref()
         .is_some_and(|i| g.static_member(i).is_some());
-    if req.member_epoch == 0
-        && !static_known
+    if !static_known
         && !g.members.contains_key(&*req.member_id)
         && g.members.len() >= max_size as usize
     {
         return fail(
             ErrorCode::GroupMaxSizeReached.code(),
             format!("The streams group has reached its maximum capacity of {max_size} members."),
-        );
-    }
-    Ok(())
-}
-
-/// A member without instance id: found by member id (its epoch checked unless it joins), or
-/// new when it joins.
-fn dynamic<'g>(
-    g: &'g StreamsGroup,
-    req: &StreamsGroupHeartbeatRequest,
-    owned: Option<&TasksTuple>,
-) -> Result<Resolved<'g>, HbError> {
-    let (mid, epoch) = (&*req.member_id, req.member_epoch);
-    let (base, is_new) = match g.members.get(mid) {
-        Some(m) => {
-            if epoch != 0 {
-                check_epoch(m, epoch, owned)?;
-            }
-            (Cow::Borrowed(m), false)
-        }
-        None if epoch == 0 => (Cow::Owned(StreamsGroupMember::new(mid)), true),
-        None => {
-            return fail(
-                ErrorCode::UnknownMemberId.code(),
-                format!("Member {mid} is not a member of group {}.", &*req.group_id),
-            )
-        }
-    };
-    Ok(Resolved {
-        base,
-        replaced: None,
-        is_new,
-    })
-}
-
-/// A static member (Kafka 4.4's `getOrMaybeCreateStaticStreamsGroupMember`): a join takes over
-/// the instance's member when it left temporarily (epoch -2), keeping its metadata, tasks and
-/// target under the new member id; a heartbeat must come from the instance's member.
-fn static_member<'g>(
-    g: &'g StreamsGroup,
-    req: &StreamsGroupHeartbeatRequest,
-    iid: &str,
-    owned: Option<&TasksTuple>,
-) -> Result<Resolved<'g>, HbError> {
-    let (mid, epoch) = (&*req.member_id, req.member_epoch);
-    let (base, replaced) = match (g.static_member(iid), epoch) {
-        (None, 0) => match g.members.get(mid) {
-            Some(m) => (Cow::Borrowed(m), None),
-            None => (Cow::Owned(StreamsGroupMember::new(mid)), None),
-        },
-        (Some(old), 0) => {
-            if old.member_epoch != -2 {
-                return fail(
-                    ErrorCode::UnreleasedInstanceId.code(),
-                    format!(
-                        "Static member {mid} with instance id {iid} cannot join the group because the instance id is owned by {} member.",
-                        old.member_id
-                    ),
-                );
-            }
-            let mut m = old.clone();
-            m.member_id = mid.to_string();
-            m.member_epoch = 0;
-            m.previous_member_epoch = 0;
-            let target = g.targets.get(&old.member_id).cloned().unwrap_or_default();
-            (Cow::Owned(m), Some((old.member_id.clone(), target)))
-        }
-        (None, _) => {
-            return fail(
-                ErrorCode::UnknownMemberId.code(),
-                format!("Instance id {iid} is unknown."),
-            )
-        }
-        (Some(old), _) => {
-            check_static_owner(old, mid, iid)?;
-            check_epoch(old, epoch, owned)?;
-            (Cow::Borrowed(old), None)
-        }
-    };
-    let is_new = !g.members.contains_key(mid) && replaced.is_none();
-    Ok(Resolved {
-        base,
-        replaced,
-        is_new,
-    })
-}
-
-/// The member-epoch fence (Kafka 4.4's `throwIfStreamsGroupMemberEpochIsInvalid`): a received
-/// epoch above the member's, or below it unless it is the previous epoch and the owned tasks
-/// are a subset of the assigned ones.
-///
-/// # Errors
-/// FENCED_MEMBER_EPOCH with Kafka's message.
-fn check_epoch(
-    m: &StreamsGroupMember,
-    received: i32,
-    owned: Option<&TasksTuple>,
-) -> Result<(), HbError> {
-    let fenced = |which: &str| {
-        fail(
-            ErrorCode::FencedMemberEpoch.code(),
-            format!(
-                "The streams group member has a {which} member epoch ({received}) than the one known by the group coordinator ({}). The member must abandon all its tasks and rejoin.",
-                m.member_epoch
-            ),
-        )
-    };
-    if received > m.member_epoch {
-        return fenced("greater");
-    }
-    if received < m.member_epoch {
-        let subset = |o: &TaskSet, a: &TaskSet| {
-            o.iter()
-                .all(|(s, ps)| a.get(s).is_some_and(|x| ps.is_subset(x)))
-        };
-        let tolerated = received == m.previous_member_epoch
-            && owned.is_some_and(|o| {
-                subset(&o.active, &m.assigned.active)
-                    && subset(&o.standby, &m.assigned.standby)
-                    && subset(&o.warmup, &m.assigned.warmup)
-            });
-        if !tolerated {
-            return fenced("smaller");
-        }
-    }
-    Ok(())
-}
-
-/// Kafka 4.4's `throwIfInstanceIdIsFenced`: the instance id belongs to another member id.
-///
-/// # Errors
-/// FENCED_INSTANCE_ID with Kafka's message.
-pub(super) fn check_static_owner(
-    owner: &StreamsGroupMember,
-    member_id: &str,
-    instance_id: &str,
-) -> Result<(), HbError> {
-    if owner.member_id != member_id {
-        return fail(
-            ErrorCode::FencedInstanceId.code(),
-            format!(
-                "Static member {member_id} with instance id {instance_id} was fenced by member {}.",
-                owner.member_id
-            ),
         );
     }
     Ok(())

@@ -125,7 +125,7 @@ impl StreamsSide {
 
     /// The group's `num.standby.replicas`: its override, else the broker's, capped by
     /// `group.streams.max.standby.replicas`.
-    fn standby_replicas(&self, gid: &str) -> i32 {
+    pub fn standby_replicas(&self, gid: &str) -> i32 {
         self.overrides_of(gid)
             .num_standby_replicas
             .unwrap_or(self.config.num_standby_replicas)

@@ -110,14 +110,16 @@ impl Configured {
     }
 }
 
-/// §2.4 step 3: the group's topology is configured when it is new (`adopted`) or nothing is
-/// `cached`; otherwise the cached configuration stands (shared, not copied).
+/// §2.4 step 3: the group's `topology` (the one adopted, else `g`'s) is configured when it is
+/// new (`adopted`) or nothing is `cached`; otherwise the cached configuration stands (shared,
+/// not copied), with `g`'s hash and validated epoch.
 ///
 /// # Errors
 /// STREAMS_INVALID_TOPOLOGY when the topology cannot be configured.
 pub(super) fn configure_step(
     ctx: &Context,
     g: &StreamsGroup,
+    topology: Option<&StreamsTopology>,
     cached: Option<&SharedConfigured>,
     adopted: bool,
 ) -> Result<Configured, HbError> {
@@ -128,7 +130,7 @@ pub(super) fn configure_step(
         hash: g.metadata_hash,
         validated: g.validated_topology_epoch,
     };
-    if let (Some(t), None) = (&g.topology, cached) {
+    if let (Some(t), None) = (topology, cached) {
         let (hash, c) = configure(ctx, t);
         out.validated = validated_epoch(t, &c);
         out.hash = hash;

@@ -26,42 +26,20 @@ fn main() {
 /// `RequestId` its request was given.
 fn classic_round(c: &mut GroupCoordinator) {
     let ctx = RequestContext::from_peer("app", [127, 0, 0, 1].into(), 3); // host "/127.0.0.1"
-    let join = JoinGroupRequest {
-        group_id: "g1".into(),
-        session_timeout_ms: 10_000,
-        rebalance_timeout_ms: 10_000,
-        protocol_type: "consumer".into(),
-        protocols: vec![JoinGroupRequestProtocol {
-            name: "range".into(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let join = join_request("g1");
     c.join_group(&ctx, &join, RequestId(1), 0);
     c.join_group(&ctx, &join, RequestId(2), 0);
-    // A new group's first join phase ends on a timer (group.initial.rebalance.delay.ms), as in
-    // Kafka, even when the delay is 0: fire the timers when the clock reaches next_deadline().
-    let now = c.next_deadline().unwrap();
-    c.fire_timers(now);
+    // A new group's first join phase ends on a timer (group.initial.rebalance.delay.ms, 3 s,
+    // extended while members arrive), as in Kafka, even when the delay is 0: fire the timers
+    // whenever the clock reaches next_deadline().
+    let mut now = 0;
+    while c.ready_responses() < 2 {
+        now = c.next_deadline().unwrap();
+        c.fire_timers(now);
+    }
     let joined: Vec<JoinGroupResponse> = answers(c).map(|r| r.into_join().unwrap()).collect();
-    let leader = joined[0].leader.clone();
-    for (i, j) in joined.iter().enumerate() {
-        let mine = |m: &JoinGroupResponse| SyncGroupRequestAssignment {
-            member_id: m.member_id.clone(),
-            ..Default::default()
-        };
-        let assignments = if j.member_id == leader {
-            joined.iter().map(mine).collect()
-        } else {
-            vec![]
-        };
-        let sync = SyncGroupRequest {
-            group_id: "g1".into(),
-            generation_id: j.generation_id,
-            member_id: j.member_id.clone(),
-            assignments,
-            ..Default::default()
-        };
+    for (i, member) in joined.iter().enumerate() {
+        let sync = sync_request(member, &joined);
         c.sync_group(&ctx, &sync, RequestId(10 + i as u64), now);
     }
     assert_eq!(
@@ -87,22 +65,54 @@ fn consumer_join(c: &mut GroupCoordinator) {
     let out = c.consumer_group_heartbeat(&ctx, &join, 0);
     assert!(!out.records.is_empty(), "the caller persists these records");
     let assigned = out.response.assignment.unwrap().topic_partitions;
-    assert_eq!(assigned[0].partitions, vec![0, 1, 2].into());
+    assert_eq!(assigned[0].partitions, [0, 1, 2]);
     let owned = assigned.iter().map(|t| TopicPartitions {
         topic_id: t.topic_id,
         partitions: t.partitions.clone(),
         ..Default::default()
     });
     let beat = ConsumerGroupHeartbeatRequest {
-        group_id: "g2".into(),
-        member_id: "m-1".into(),
         member_epoch: out.response.member_epoch,
         topic_partitions: Some(owned.collect()),
-        ..Default::default()
+        ..join.clone()
     };
     let out = c.consumer_group_heartbeat(&ctx, &beat, 1_000);
     assert!(out.records.is_empty() && out.response.error_code == 0);
     assert_eq!(c.group("g2").unwrap().state, GroupState::Stable);
+}
+
+/// A JoinGroup of a new member (no member id) of `group` with one `range` protocol.
+fn join_request(group: &str) -> JoinGroupRequest {
+    JoinGroupRequest {
+        group_id: group.to_string().into(),
+        session_timeout_ms: 10_000,
+        rebalance_timeout_ms: 10_000,
+        protocol_type: "consumer".into(),
+        protocols: vec![JoinGroupRequestProtocol {
+            name: "range".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// The SyncGroup of a member that joined: the leader's carries an (empty) assignment for every
+/// member; a follower's none.
+fn sync_request(member: &JoinGroupResponse, joined: &[JoinGroupResponse]) -> SyncGroupRequest {
+    let assignments = joined
+        .iter()
+        .filter(|_| member.member_id == member.leader)
+        .map(|m| SyncGroupRequestAssignment {
+            member_id: m.member_id.clone(),
+            ..Default::default()
+        });
+    SyncGroupRequest {
+        group_id: "g1".into(),
+        generation_id: member.generation_id,
+        member_id: member.member_id.clone(),
+        assignments: assignments.collect(),
+        ..Default::default()
+    }
 }
 
 /// Every classic answer ready to send (drain after every call into the coordinator).

@@ -108,12 +108,13 @@ impl Outbox {
             GroupResponse::LeaveGroup(r) if r.error_code != 0 || r.members.is_empty() => {
                 r.error_code
             }
-            GroupResponse::LeaveGroup(r) => r
-                .members
-                .iter()
-                .all(|m| m.error_code != 0)
-                .then(|| r.members[0].error_code)
-                .unwrap_or(0),
+            GroupResponse::LeaveGroup(r) => {
+                if r.members.iter().all(|m| m.error_code != 0) {
+                    r.members[0].error_code
+                } else {
+                    0
+                }
+            }
         })
     }
 }

@@ -5,7 +5,9 @@
 
 use super::GroupCoordinator;
 use crate::coordinator::classic::manager::Waiting;
-use crate::coordinator::classic::{ClassicGroup, ClassicGroupConfig, ClassicGroups};
+use crate::coordinator::classic::{
+    ClassicGroup, ClassicGroupConfig, ClassicGroupState, ClassicGroups,
+};
 use crate::coordinator::consumer::records::ConsumerRecord;
 use crate::coordinator::context::{ConfigError, RequestContext};
 use crate::coordinator::outbox::{GroupResponse, RequestId};
@@ -21,6 +23,29 @@ use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
 
 impl GroupCoordinator {
+    /// Runs a classic request (answered under `id`) through [`GroupCoordinator::guarded`]: it
+    /// failed when it wrote nothing and its answer is one of the checks' errors.
+    fn classic_request(
+        &mut self,
+        id: RequestId,
+        run: impl FnOnce(&mut Self) -> Vec<Record>,
+    ) -> Vec<Record> {
+        self.guarded(run, |c, records| {
+            records.is_empty() && c.answered_check_error(id)
+        })
+    }
+
+    /// Kafka's `maybeDeleteEmptyClassicGroup`: whether a consumer or streams heartbeat at
+    /// `member_epoch` (a join at 0) replaces the Empty classic group `group_id`.
+    pub(super) fn replaces_empty_classic(&self, group_id: &str, member_epoch: i32) -> bool {
+        member_epoch == 0
+            && self
+                .groups
+                .classic
+                .get(group_id)
+                .is_some_and(|g| g.is(ClassicGroupState::Empty))
+    }
+
     /// Installs the classic-group configuration (the default is [`ClassicGroupConfig::default`]).
     ///
     /// # Errors
@@ -106,10 +131,7 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
-        self.guarded(
-            |c| c.join(ctx, req, id, now_ms),
-            |c, records| records.is_empty() && c.answered_check_error(id),
-        )
+        self.classic_request(id, |c| c.join(ctx, req, id, now_ms))
     }
 
     fn join(
@@ -176,10 +198,7 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
-        self.guarded(
-            |c| c.sync(ctx, req, id, now_ms),
-            |c, records| records.is_empty() && c.answered_check_error(id),
-        )
+        self.classic_request(id, |c| c.sync(ctx, req, id, now_ms))
     }
 
     fn sync(
@@ -231,10 +250,7 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
-        self.guarded(
-            |c| c.classic_heartbeat(ctx, req, id, now_ms),
-            |c, records| records.is_empty() && c.answered_check_error(id),
-        )
+        self.classic_request(id, |c| c.classic_heartbeat(ctx, req, id, now_ms))
     }
 
     fn classic_heartbeat(
@@ -275,10 +291,7 @@ impl GroupCoordinator {
         id: RequestId,
         now_ms: i64,
     ) -> Vec<Record> {
-        self.guarded(
-            |c| c.leave(ctx, req, id, now_ms),
-            |c, records| records.is_empty() && c.answered_check_error(id),
-        )
+        self.classic_request(id, |c| c.leave(ctx, req, id, now_ms))
     }
 
     fn leave(

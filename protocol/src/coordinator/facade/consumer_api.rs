@@ -2,7 +2,6 @@
 //! and ConsumerGroupDescribe.
 
 use super::GroupCoordinator;
-use crate::coordinator::classic::ClassicGroupState;
 use crate::coordinator::consumer::manager::{self as manager, describe};
 use crate::coordinator::context::RequestContext;
 use crate::coordinator::record::{Output, Record};
@@ -46,12 +45,7 @@ impl GroupCoordinator {
         let gid = &*req.group_id;
         // Kafka's `maybeDeleteEmptyClassicGroup`: a join replaces an empty classic group, so
         // that group is no other type's for the check.
-        let replaces_classic = req.member_epoch == 0
-            && self
-                .groups
-                .classic
-                .get(gid)
-                .is_some_and(|g| g.is(ClassicGroupState::Empty));
+        let replaces_classic = self.replaces_empty_classic(gid, req.member_epoch);
         let foreign = !replaces_classic
             && self.groups.contains(gid)
             && !self.groups.consumer.contains_key(gid);

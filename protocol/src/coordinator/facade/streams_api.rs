@@ -2,7 +2,6 @@
 //! StreamsGroupHeartbeat, StreamsGroupDescribe, StreamsGroupTopologyDescriptionUpdate.
 
 use super::GroupCoordinator;
-use crate::coordinator::classic::ClassicGroupState;
 use crate::coordinator::context::{ConfigError, Others, RequestContext};
 use crate::coordinator::record::{apply, Output, Record, StreamsHeartbeatOutput};
 use crate::coordinator::streams::manager::{self as streams_manager, StreamsManager};
@@ -103,12 +102,7 @@ impl GroupCoordinator {
         let gid = &*req.group_id;
         // Kafka's `maybeDeleteEmptyClassicGroup`: a join replaces an empty classic group, so
         // the heartbeat runs as if it were gone and the group is deleted once it succeeded.
-        let replaces_classic = req.member_epoch == 0
-            && self
-                .groups
-                .classic
-                .get(gid)
-                .is_some_and(|g| g.is(ClassicGroupState::Empty));
+        let replaces_classic = self.replaces_empty_classic(gid, req.member_epoch);
         let out = if replaces_classic {
             let groups = &mut self.groups;
             StreamsManager {

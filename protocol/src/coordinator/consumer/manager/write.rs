@@ -6,21 +6,25 @@
 use super::check::Plan;
 use super::{member_topic_names, ConsumerManager};
 use crate::coordinator::consumer::assignor::Assignment;
-use crate::coordinator::consumer::group::{ConsumerGroupMember, MemberState};
+use std::collections::BTreeMap;
+
+use crate::coordinator::consumer::group::{ConsumerGroup, ConsumerGroupMember, MemberState};
 use crate::coordinator::consumer::reconcile::Reconcile;
 use crate::coordinator::consumer::records::ConsumerRecord;
+use crate::coordinator::context::TopicMetadata;
 use crate::coordinator::timers::{Slot, TimerKind};
 use crate::error::ErrorCode;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_response::{
     self as hb, ConsumerGroupHeartbeatResponse,
 };
-use crate::wire::KStr;
+use crate::wire::{KStr, Uuid};
 
 impl ConsumerManager<'_> {
     /// Writes `plan` (see the module docs) and answers: member id, epoch, heartbeat interval
     /// and, for a join, a full request (timeout, subscription and owned partitions all sent) or
-    /// a changed assignment, the assigned partitions.
+    /// a changed assignment, the assigned partitions. The member is looked up once; only a
+    /// member whose assignment changes is rebuilt.
     pub(crate) fn write_plan(
         &mut self,
         plan: Plan<'_>,
@@ -30,23 +34,35 @@ impl ConsumerManager<'_> {
     ) -> ConsumerGroupHeartbeatResponse {
         let (gid, mid) = (plan.group_id, &*plan.member_id);
         self.write_records(&plan, records);
-        let changed = self.reconcile(&plan, records, now_ms);
-        let Some(m) = self.groups.get(gid).and_then(|g| g.members.get(mid)) else {
+        let Some((g, m)) = self
+            .groups
+            .get(gid)
+            .and_then(|g| g.members.get(mid).map(|m| (g, m)))
+        else {
             // Unreachable: the records just written hold the member.
             return ConsumerGroupHeartbeatResponse {
                 error_code: ErrorCode::UnknownServerError.code(),
                 ..Default::default()
             };
         };
-        let session = m
-            .classic
-            .as_ref()
-            .map_or_else(|| self.side.session_timeout(gid), |c| c.session_timeout_ms);
         let full = req.rebalance_timeout_ms != -1
             && (req.subscribed_topic_names.is_some() || req.subscribed_topic_regex.is_some())
             && req.topic_partitions.is_some();
-        let assignment = (req.member_epoch == 0 || full || changed).then(|| assignment_of(m));
-        let member_epoch = m.member_epoch;
+        let answer = |m: &ConsumerGroupMember, changed: bool| {
+            let session = m.classic.as_ref().map(|c| c.session_timeout_ms);
+            let assignment = (req.member_epoch == 0 || full || changed).then(|| assignment_of(m));
+            (session, m.member_epoch, assignment)
+        };
+        let (session, member_epoch, assignment) =
+            match next_assignment(&self.ctx.topics, g, m, &plan) {
+                None => answer(m, false),
+                Some(next) => {
+                    let changed = m.assigned != next.assigned;
+                    self.write_current(gid, mid, &next, records, now_ms);
+                    answer(&next, changed)
+                }
+            };
+        let session = session.unwrap_or_else(|| self.side.session_timeout(gid));
         self.ctx
             .timers
             .arm(gid, mid, TimerKind::Session, now_ms + i64::from(session));
@@ -134,28 +150,20 @@ impl ConsumerManager<'_> {
         self.emit(records, ConsumerRecord::current(gid, &copy));
     }
 
-    /// Reconciles the member towards its target (docs/coordinator.md §1.6) and, when its
-    /// current assignment changes, writes it and arms (revoking) or cancels its rebalance timer
-    /// (classic members have join and sync timers instead, Kafka's `maybeReconcile`). Returns
-    /// whether the assigned partitions changed.
-    fn reconcile(
+    /// Writes the member's new current assignment (docs/coordinator.md §1.6) and arms
+    /// (revoking) or cancels its rebalance timer (classic members have join and sync timers
+    /// instead, Kafka's `maybeReconcile`).
+    fn write_current(
         &mut self,
-        plan: &Plan<'_>,
+        gid: &str,
+        mid: &str,
+        next: &ConsumerGroupMember,
         records: &mut Vec<ConsumerRecord>,
         now_ms: i64,
-    ) -> bool {
-        let (gid, mid) = (plan.group_id, &*plan.member_id);
-        let Some(next) = self.next_assignment(plan) else {
-            return false;
-        };
-        let changed = self
-            .groups
-            .get(gid)
-            .and_then(|g| g.members.get(mid))
-            .is_none_or(|m| m.assigned != next.assigned);
-        self.emit(records, ConsumerRecord::current(gid, &next));
+    ) {
+        self.emit(records, ConsumerRecord::current(gid, next));
         if next.classic.is_some() {
-            return changed;
+            return;
         }
         if next.state == MemberState::UnrevokedPartitions {
             let deadline = now_ms + i64::from(next.rebalance_timeout_ms.max(0));
@@ -166,33 +174,35 @@ impl ConsumerManager<'_> {
         } else {
             self.ctx.timers.cancel(gid, mid, Slot::Rebalance);
         }
-        changed
     }
+}
 
-    /// The member's next current assignment when it differs from the stored one (`None`: the
-    /// member stays as it is, the stable case, which builds nothing).
-    fn next_assignment(&self, plan: &Plan<'_>) -> Option<ConsumerGroupMember> {
-        let g = self.groups.get(plan.group_id)?;
-        let member = g.members.get(&*plan.member_id)?;
-        let empty = Assignment::new();
-        let topics = &self.ctx.topics;
-        let subscribed = |t: &crate::wire::Uuid| {
-            member_topic_names(member, &g.regexes, None)
-                .any(|n| topics.get(n).is_some_and(|tm| tm.topic_id == *t))
-        };
-        let rec = Reconcile {
-            group: g,
-            target_epoch: g.assignment_epoch,
-            target: g.targets.get(&*plan.member_id).unwrap_or(&empty),
-            subscribed: &subscribed,
-            subscription_changed: plan.subscription_changed,
-            owned: plan.owned.as_ref(),
-        };
-        rec.run(member)
-            .ok()
-            .flatten()
-            .filter(|next| !member.same_assignment(next))
-    }
+/// The member's next current assignment (Kafka's `CurrentAssignmentBuilder` towards its target
+/// at the assignment epoch) when it differs from the stored one; `None`: the member stays as it
+/// is, the stable case, which builds nothing.
+fn next_assignment(
+    topics: &BTreeMap<String, TopicMetadata>,
+    g: &ConsumerGroup,
+    member: &ConsumerGroupMember,
+    plan: &Plan<'_>,
+) -> Option<ConsumerGroupMember> {
+    let empty = Assignment::new();
+    let subscribed = |t: &Uuid| {
+        member_topic_names(member, &g.regexes, None)
+            .any(|n| topics.get(n).is_some_and(|tm| tm.topic_id == *t))
+    };
+    let rec = Reconcile {
+        group: g,
+        target_epoch: g.assignment_epoch,
+        target: g.targets.get(&*plan.member_id).unwrap_or(&empty),
+        subscribed: &subscribed,
+        subscription_changed: plan.subscription_changed,
+        owned: plan.owned.as_ref(),
+    };
+    rec.run(member)
+        .ok()
+        .flatten()
+        .filter(|next| !member.same_assignment(next))
 }
 
 /// The response's assignment: the member's assigned partitions by topic id.

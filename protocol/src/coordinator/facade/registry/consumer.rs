@@ -1,11 +1,11 @@
 //! Consumer groups (KIP-848) as a [`GroupType`].
 
-use super::{GroupType, Listed};
+use super::{delete_if_empty, GroupType, Listed};
 use crate::coordinator::consumer::manager::{self as manager, ConsumerManager, ConsumerSide};
 use crate::coordinator::consumer::records::ConsumerRecord;
 use crate::coordinator::context::Context;
 use crate::coordinator::membership::{offset_commit_code, offset_epoch_code, OffsetMember};
-use crate::coordinator::record::{apply, Groups, Record};
+use crate::coordinator::record::{Groups, Record};
 use crate::coordinator::timers::Due;
 use crate::error::ErrorCode;
 
@@ -45,16 +45,9 @@ impl GroupType for ConsumerSide {
         group_id: &str,
         _now_ms: i64,
     ) -> Result<Vec<Record>, ErrorCode> {
-        if groups
-            .consumer
-            .get(group_id)
-            .is_some_and(|g| !g.members.is_empty())
-        {
-            return Err(ErrorCode::NonEmptyGroup);
-        }
+        let members = groups.consumer.get(group_id).map(|g| g.members.len());
         let r = Record::Consumer(ConsumerRecord::group_tombstone(group_id));
-        apply(groups, &r);
-        Ok(vec![r])
+        delete_if_empty(groups, members, r)
     }
 
     fn validate_offset_commit(&self, groups: &Groups, group_id: &str, m: &OffsetMember<'_>) -> i16 {

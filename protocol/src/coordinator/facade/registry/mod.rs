@@ -22,7 +22,7 @@ use crate::coordinator::classic::manager::ClassicSide;
 use crate::coordinator::consumer::manager::ConsumerSide;
 use crate::coordinator::context::Context;
 use crate::coordinator::membership::OffsetMember;
-use crate::coordinator::record::{Groups, Record};
+use crate::coordinator::record::{apply, Groups, Record};
 use crate::coordinator::streams::manager::StreamsSide;
 use crate::coordinator::timers::Due;
 use crate::error::ErrorCode;
@@ -110,6 +110,23 @@ pub(crate) trait GroupType {
     ) -> Vec<Record> {
         Vec::new()
     }
+}
+
+/// DeleteGroups of a group with `members` members (`None`: absent) whose deletion is the
+/// single tombstone `tombstone` (Kafka's `validateDeleteGroup` of consumer and streams groups).
+///
+/// # Errors
+/// NON_EMPTY_GROUP for a group with members.
+fn delete_if_empty(
+    groups: &mut Groups,
+    members: Option<usize>,
+    tombstone: Record,
+) -> Result<Vec<Record>, ErrorCode> {
+    if members.is_some_and(|n| n > 0) {
+        return Err(ErrorCode::NonEmptyGroup);
+    }
+    apply(groups, &tombstone);
+    Ok(vec![tombstone])
 }
 
 /// Every group type the coordinator serves, with its configuration and soft state. The one

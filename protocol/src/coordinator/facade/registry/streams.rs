@@ -1,9 +1,9 @@
 //! Streams groups (KIP-1071) as a [`GroupType`].
 
-use super::{GroupType, Listed};
+use super::{delete_if_empty, GroupType, Listed};
 use crate::coordinator::context::{Context, Others};
 use crate::coordinator::membership::{offset_commit_code, offset_epoch_code, OffsetMember};
-use crate::coordinator::record::{apply, Groups, Record};
+use crate::coordinator::record::{Groups, Record};
 use crate::coordinator::streams::manager::{self as manager, StreamsManager, StreamsSide};
 use crate::coordinator::streams::StreamsRecord;
 use crate::coordinator::timers::Due;
@@ -61,23 +61,20 @@ impl GroupType for StreamsSide {
         group_id: &str,
         _now_ms: i64,
     ) -> Result<Vec<Record>, ErrorCode> {
-        if groups
-            .streams
-            .get(group_id)
-            .is_some_and(|g| !g.members.is_empty())
-        {
-            return Err(ErrorCode::NonEmptyGroup);
-        }
+        let members = groups.streams.get(group_id).map(|g| g.members.len());
         let key = KwireStreamsGroupMetadataKey {
             group_id: group_id.to_string().into(),
         };
-        let r = Record::Streams(StreamsRecord::GroupMetadata(key, None));
-        apply(groups, &r);
+        let records = delete_if_empty(
+            groups,
+            members,
+            Record::Streams(StreamsRecord::GroupMetadata(key, None)),
+        )?;
         // Kafka 4.4 clears a deleted group's topology-description backoff.
         if let Some(v) = self.volatile.get_mut(group_id) {
             v.description_ask = None;
         }
-        Ok(vec![r])
+        Ok(records)
     }
 
     fn validate_offset_commit(&self, groups: &Groups, group_id: &str, m: &OffsetMember<'_>) -> i16 {

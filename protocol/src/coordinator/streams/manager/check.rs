@@ -55,7 +55,7 @@ pub(super) enum TimerChange {
 pub(super) struct Replacement {
     pub old_id: String,
     pub target: TasksTuple,
-    pub member: StreamsGroupMember,
+    pub member: Box<StreamsGroupMember>,
 }
 
 /// What a heartbeat at epoch ≥ 0 writes and arms, decided by [`check`].
@@ -63,7 +63,7 @@ pub(super) struct Plan {
     pub replaced: Option<Replacement>,
     /// The member's metadata as the heartbeat leaves it, when it changed (always for a new or
     /// replacing member); `None`: the stored member as it is.
-    pub updated: Option<StreamsGroupMember>,
+    pub updated: Option<Box<StreamsGroupMember>>,
     /// The topology the group adopts (D1).
     pub adopted: Option<StreamsTopology>,
     pub configured: Configured,
@@ -111,13 +111,13 @@ pub(super) fn check(
     let topology = adopted.as_ref().or(live.topology.as_ref());
     let cached = side.volatile.get(gid).and_then(|v| v.configured.as_ref());
     let configured = topology::configure_step(ctx, live, topology, cached, adopted.is_some())?;
-    let member = updated.as_ref().unwrap_or(&who.base);
+    let member: &StreamsGroupMember = updated.as_deref().unwrap_or(&who.base);
     let bump = bumps(
         side,
         live,
         call,
         &who,
-        updated.as_ref(),
+        updated.as_deref(),
         adopted.is_some(),
         &configured,
         &reported,
@@ -195,7 +195,7 @@ fn bumps(
     let static_member = call.req.instance_id.is_some();
     let member_bump =
         updated.is_some_and(|u| !static_member || !u.same_assignment_inputs(&who.base));
-    let target = match who.replaced {
+    let target = || match who.replaced {
         Some((_, t)) => Some(t),
         None => live.targets.get(mid),
     };
@@ -203,7 +203,7 @@ fn bumps(
         || adopted
         || configured.changes(live)
         || !side.configs_match(gid, &live.last_assignment_configs)
-        || targets::warmup_done(side, gid, mid, target, reported)
+        || (reported.any() && targets::warmup_done(side, gid, mid, target(), reported))
 }
 
 /// §2.4 step 6: the initial rebalance delay is armed when a member joins an empty group (and

@@ -5,8 +5,8 @@
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Deref;
 
 use super::super::group::{Endpoint, StreamsGroup, StreamsGroupMember, StreamsMemberState};
 use super::super::tasks::TasksTuple;
@@ -15,11 +15,42 @@ use crate::coordinator::membership::{self, Resolved as MemberFound, STREAMS};
 use crate::error::ErrorCode;
 use crate::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 
+/// The member a heartbeat starts from: the stored one (borrowed), or one built for a join (a
+/// new member, or the static member it replaces under the new member id), boxed so that what
+/// phase one returns stays small to move; a stable heartbeat builds none.
+pub(super) enum Base<'g> {
+    /// The member as the group holds it.
+    Stored(&'g StreamsGroupMember),
+    /// A member built for a join.
+    Built(Box<StreamsGroupMember>),
+}
+
+impl Base<'_> {
+    /// The member, owned (copied when stored).
+    pub fn into_owned(self) -> Box<StreamsGroupMember> {
+        match self {
+            Base::Stored(m) => Box::new(m.clone()),
+            Base::Built(m) => m,
+        }
+    }
+}
+
+impl Deref for Base<'_> {
+    type Target = StreamsGroupMember;
+
+    fn deref(&self) -> &StreamsGroupMember {
+        match self {
+            Base::Stored(m) => m,
+            Base::Built(m) => m,
+        }
+    }
+}
+
 /// The member a heartbeat speaks for, before the request's updates.
 pub(super) struct Resolved<'g> {
-    /// The member as the group holds it (borrowed), or a new one, or the static member it
-    /// replaces under the new member id.
-    pub base: Cow<'g, StreamsGroupMember>,
+    /// The member as the group holds it, or a new one, or the static member it replaces under
+    /// the new member id.
+    pub base: Base<'g>,
     /// The static member this join replaces: its member id and its target.
     pub replaced: Option<(&'g str, &'g TasksTuple)>,
     /// Whether the member is new to the group (not a static replacement).
@@ -53,25 +84,25 @@ pub(super) fn resolve<'g>(
     )?;
     let resolved = match found {
         MemberFound::Existing(m) => Resolved {
-            base: Cow::Borrowed(m),
+            base: Base::Stored(m),
             replaced: None,
             is_new: false,
         },
         MemberFound::New => Resolved {
-            base: Cow::Owned(StreamsGroupMember::new(mid)),
+            base: Base::Built(Box::new(StreamsGroupMember::new(mid))),
             replaced: None,
             is_new: true,
         },
         // Kafka 4.4's replaceStreamsMember: the new member takes over the old one's metadata,
         // tasks and target (member epoch 0).
         MemberFound::Replaces(old) => {
-            let mut m = old.clone();
+            let mut m = Box::new(old.clone());
             m.member_id = mid.to_string();
             m.member_epoch = 0;
             m.previous_member_epoch = 0;
             let target = g.targets.get(&old.member_id).unwrap_or(&NO_TASKS);
             Resolved {
-                base: Cow::Owned(m),
+                base: Base::Built(m),
                 replaced: Some((old.member_id.as_str(), target)),
                 is_new: false,
             }
@@ -119,18 +150,18 @@ fn check_capacity(
 /// §2.4 step 1: the member as the request updates it (a null field means unchanged; client id
 /// and host come from the request context; `topology_epoch` from a joining request's topology),
 /// or `None` when that changes nothing of its metadata and the member is not new. Compared in
-/// place, so an unchanged member is not copied.
+/// place, so an unchanged member is not copied; the updated one is boxed (small to move).
 pub(super) fn updated(
     base: &StreamsGroupMember,
     req: &StreamsGroupHeartbeatRequest,
     ctx: &RequestContext,
     topology_epoch: Option<i32>,
     is_new: bool,
-) -> Option<StreamsGroupMember> {
+) -> Option<Box<StreamsGroupMember>> {
     if !is_new && !metadata_changes(base, req, ctx, topology_epoch) {
         return None;
     }
-    let mut u = base.clone();
+    let mut u = Box::new(base.clone());
     if let Some(i) = &req.instance_id {
         u.instance_id = Some(i.to_string());
     }
@@ -273,7 +304,7 @@ mod tests {
             let got = updated(&base, &req, &ctx, epoch, false);
             prop_assert_eq!(got.is_some(), !forced.same_metadata(&base));
             if let Some(u) = got {
-                prop_assert_eq!(u, forced);
+                prop_assert_eq!(*u, *forced);
             }
         }
     }

@@ -9,18 +9,13 @@
 //! `StreamsGroupTopologyDescriptionConverter`: a node keeps only the fields of its type (source:
 //! topics; processor: stores; sink: topic; all: successors), each list without repeats in first-seen
 //! order, a node type other than 1-3 is INVALID_REQUEST `Unknown topology node type: N.`, and a
-//! global store must pair a source with a processor.
+//! global store must pair a source with a processor. The record form lives with the other
+//! records (`records`), which import this model, not the other way round.
 
 use crate::coordinator::context::{fail, HbError};
 use crate::error::ErrorCode;
-use crate::generated::kwire_streams_group_topology_description_key::KwireStreamsGroupTopologyDescriptionKey;
-use crate::generated::kwire_streams_group_topology_description_value::{
-    self as value, KwireStreamsGroupTopologyDescriptionValue,
-};
 use crate::generated::streams_group_describe_response as describe;
 use crate::generated::streams_group_topology_description_update_request as update;
-
-use super::records::StreamsRecord;
 
 /// `NodeType` of a source node (reads topics).
 pub const NODE_SOURCE: i8 = 1;
@@ -131,76 +126,6 @@ impl TopologyDescription {
             subtopologies,
             global_stores,
         })
-    }
-
-    /// The record (type 25) that stores this description for group `gid`.
-    pub(crate) fn to_record(&self, gid: &str) -> StreamsRecord {
-        let node = |n: &DescriptionNode| value::Node {
-            name: n.name.clone().into(),
-            node_type: n.node_type,
-            source_topics: n.source_topics.iter().map(|s| s.clone().into()).collect(),
-            sink_topic: n.sink_topic.clone().map(Into::into),
-            stores: n.stores.iter().map(|s| s.clone().into()).collect(),
-            successors: n.successors.iter().map(|s| s.clone().into()).collect(),
-            ..Default::default()
-        };
-        StreamsRecord::TopologyDescription(
-            KwireStreamsGroupTopologyDescriptionKey {
-                group_id: gid.to_string().into(),
-            },
-            Some(KwireStreamsGroupTopologyDescriptionValue {
-                topology_epoch: self.epoch,
-                subtopologies: self
-                    .subtopologies
-                    .iter()
-                    .map(|(id, nodes)| value::Subtopology {
-                        subtopology_id: id.clone().into(),
-                        nodes: nodes.iter().map(node).collect(),
-                        ..Default::default()
-                    })
-                    .collect(),
-                global_stores: self
-                    .global_stores
-                    .iter()
-                    .map(|(s, p)| value::GlobalStore {
-                        source: node(s),
-                        processor: node(p),
-                        ..Default::default()
-                    })
-                    .collect(),
-                ..Default::default()
-            }),
-        )
-    }
-
-    /// The description a type-25 record holds.
-    pub(crate) fn from_record(v: &KwireStreamsGroupTopologyDescriptionValue) -> Self {
-        let node = |n: &value::Node| DescriptionNode {
-            name: n.name.to_string(),
-            node_type: n.node_type,
-            source_topics: n.source_topics.iter().map(|s| s.to_string()).collect(),
-            sink_topic: n.sink_topic.as_ref().map(|s| s.to_string()),
-            stores: n.stores.iter().map(|s| s.to_string()).collect(),
-            successors: n.successors.iter().map(|s| s.to_string()).collect(),
-        };
-        TopologyDescription {
-            epoch: v.topology_epoch,
-            subtopologies: v
-                .subtopologies
-                .iter()
-                .map(|s| {
-                    (
-                        s.subtopology_id.to_string(),
-                        s.nodes.iter().map(node).collect(),
-                    )
-                })
-                .collect(),
-            global_stores: v
-                .global_stores
-                .iter()
-                .map(|g| (node(&g.source), node(&g.processor)))
-                .collect(),
-        }
     }
 
     /// The `TopologyDescription` of StreamsGroupDescribe v1 (Kafka's

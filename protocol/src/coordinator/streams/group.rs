@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use super::description::TopologyDescription;
-use super::tasks::{TaskRole, TasksTuple};
+use super::tasks::{TaskRole, TaskSet, TasksTuple};
 use super::topology::StreamsTopology;
+use crate::coordinator::membership::{GroupMember, MemberGroup};
 
 /// A streams member's reconciliation state (docs/coordinator.md §2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -143,7 +144,8 @@ impl StreamsGroupMember {
         }
     }
 
-    /// Whether the metadata (what the member-metadata record holds) equals `o`'s.
+    /// Whether the metadata (what the member-metadata record holds) equals `o`'s (the manager
+    /// compares a request with the member in place; its tests check it against this).
     pub(crate) fn same_metadata(&self, o: &Self) -> bool {
         self.instance_id == o.instance_id
             && self.rack_id == o.rack_id
@@ -337,3 +339,55 @@ impl StreamsGroup {
 
 /// Every streams group by id: what [`replay`](super::replay) returns.
 pub type StreamsGroups = BTreeMap<String, StreamsGroup>;
+
+impl GroupMember for StreamsGroupMember {
+    type Owned = TasksTuple;
+
+    fn member_id(&self) -> &str {
+        &self.member_id
+    }
+
+    fn member_epoch(&self) -> i32 {
+        self.member_epoch
+    }
+
+    fn previous_member_epoch(&self) -> i32 {
+        self.previous_member_epoch
+    }
+
+    /// Every owned task, in each role, is assigned in that role (Kafka 4.4's
+    /// `isSubset` of the owned active, standby and warm-up tasks).
+    fn owns_only_assigned(&self, owned: &TasksTuple) -> bool {
+        let subset = |o: &TaskSet, a: &TaskSet| {
+            o.iter()
+                .all(|(s, ps)| a.get(s).is_some_and(|x| ps.is_subset(x)))
+        };
+        subset(&owned.active, &self.assigned.active)
+            && subset(&owned.standby, &self.assigned.standby)
+            && subset(&owned.warmup, &self.assigned.warmup)
+    }
+
+    fn same_metadata(&self, other: &Self) -> bool {
+        StreamsGroupMember::same_metadata(self, other)
+    }
+
+    fn same_assignment(&self, other: &Self) -> bool {
+        StreamsGroupMember::same_assignment(self, other)
+    }
+}
+
+impl MemberGroup for StreamsGroup {
+    type Member = StreamsGroupMember;
+
+    fn group_id(&self) -> &str {
+        &self.group_id
+    }
+
+    fn member(&self, member_id: &str) -> Option<&StreamsGroupMember> {
+        self.members.get(member_id)
+    }
+
+    fn static_member(&self, instance_id: &str) -> Option<&StreamsGroupMember> {
+        StreamsGroup::static_member(self, instance_id)
+    }
+}

@@ -41,27 +41,25 @@ impl Reconcile<'_> {
         }
     }
 
-    /// Computes the member's next current assignment.
-    pub fn run(&self, member: &StreamsGroupMember) -> Result<StreamsGroupMember, Fenced> {
+    /// Computes the member's next current assignment; `None` when the member stays as it is
+    /// (STABLE at the target epoch, or still revoking), so an unchanged member is not copied.
+    pub fn run(&self, member: &StreamsGroupMember) -> Result<Option<StreamsGroupMember>, Fenced> {
         match member.state {
-            StreamsMemberState::Stable => {
-                if member.member_epoch != self.target_epoch {
-                    Ok(self.next(member, member.member_epoch))
-                } else {
-                    Ok(member.clone())
-                }
-            }
+            StreamsMemberState::Stable if member.member_epoch == self.target_epoch => Ok(None),
+            StreamsMemberState::Stable => Ok(Some(self.next(member, member.member_epoch))),
             StreamsMemberState::UnrevokedTasks => {
                 if self.owned.is_none() || self.still_owns_any(&member.pending_revocation) {
-                    Ok(member.clone())
+                    Ok(None)
                 } else {
                     // Kafka 4.2's streams builder moves to M + 1 once the revocation is done.
-                    Ok(self.next(member, member.member_epoch.saturating_add(1)))
+                    Ok(Some(
+                        self.next(member, member.member_epoch.saturating_add(1)),
+                    ))
                 }
             }
-            StreamsMemberState::UnreleasedTasks => Ok(self.next(member, member.member_epoch)),
+            StreamsMemberState::UnreleasedTasks => Ok(Some(self.next(member, member.member_epoch))),
             StreamsMemberState::Unknown => match self.owned {
-                Some(o) if o.is_empty() => Ok(self.next(member, self.target_epoch)),
+                Some(o) if o.is_empty() => Ok(Some(self.next(member, self.target_epoch))),
                 _ => Err(Fenced),
             },
         }
@@ -96,12 +94,66 @@ impl Reconcile<'_> {
         }
     }
 
+    /// The next current assignment of `member` (Kafka 4.4's `computeNextAssignment`): the
+    /// target split into kept, revoked and added tasks, role changes in place, then either
+    /// UNREVOKED_TASKS at `epoch_to_use` while revoked tasks are still owned, or the target
+    /// epoch with every task that can be added (UNRELEASED_TASKS when some cannot yet).
     fn next(&self, member: &StreamsGroupMember, epoch_to_use: i32) -> StreamsGroupMember {
-        let mut keep = TasksTuple::default();
-        let mut revoke = TasksTuple::default();
-        let mut add = TasksTuple::default();
-        let mut has_unreleased = false;
-        let current_all = &member.assigned;
+        let mut step = self.diff(member);
+        let current = &member.assigned;
+        change_roles_in_place(current, &mut step);
+        // Promotion in place (KAFKA-20665, KAFKA-21111): a standby or warm-up task that the
+        // target makes active is not revoked; the member keeps it in its old role until the
+        // active task is granted, and then holds it as active only.
+        for role in [TaskRole::Standby, TaskRole::Warmup] {
+            for (_, s, p) in iter_role(current, role) {
+                if self.target.contains(TaskRole::Active, s, p) {
+                    take(step.revoke.get_mut(role), s, p);
+                }
+            }
+        }
+        let revoking = !step.revoke.is_empty() && self.still_owns_any(&step.revoke);
+        for role in [TaskRole::Standby, TaskRole::Warmup] {
+            for (_, s, p) in iter_role(current, role) {
+                let granted = !revoking && step.add.contains(TaskRole::Active, s, p);
+                if self.target.contains(TaskRole::Active, s, p) && !granted {
+                    insert_task(step.keep.get_mut(role), s, p);
+                }
+            }
+        }
+        let mut m = member.clone();
+        m.previous_member_epoch = member.member_epoch;
+        if revoking {
+            m.state = StreamsMemberState::UnrevokedTasks;
+            m.member_epoch = epoch_to_use;
+            m.assigned = step.keep;
+            m.pending_revocation = step.revoke;
+            return m;
+        }
+        m.member_epoch = self.target_epoch;
+        m.pending_revocation = TasksTuple::default();
+        m.state = if step.has_unreleased {
+            StreamsMemberState::UnreleasedTasks
+        } else {
+            StreamsMemberState::Stable
+        };
+        for role in TaskRole::ALL {
+            for (id, ps) in step.add.get(role) {
+                step.keep
+                    .get_mut(role)
+                    .entry(id.clone())
+                    .or_default()
+                    .extend(ps.iter().copied());
+            }
+        }
+        m.assigned = step.keep;
+        m
+    }
+
+    /// The member's current tasks against its target, per role: kept (in both), revoked (only
+    /// current) and added (only target, and not unreleased).
+    fn diff(&self, member: &StreamsGroupMember) -> Step {
+        let mut step = Step::default();
         for role in TaskRole::ALL {
             let current = member.assigned.get(role);
             let target = self.target.get(role);
@@ -115,81 +167,49 @@ impl Reconcile<'_> {
                 let mut a = BTreeSet::new();
                 for p in tgt.difference(&k) {
                     if self.unreleased(member, role, id, *p) {
-                        has_unreleased = true;
+                        step.has_unreleased = true;
                     } else {
                         a.insert(*p);
                     }
                 }
-                put(keep.get_mut(role), id, k);
-                put(revoke.get_mut(role), id, r);
-                put(add.get_mut(role), id, a);
+                put(step.keep.get_mut(role), id, k);
+                put(step.revoke.get_mut(role), id, r);
+                put(step.add.get_mut(role), id, a);
             }
         }
-        // Role changes in place (Kafka 4.4, KAFKA-20665): an active task that becomes a standby
-        // is granted as standby at once (the active copy is still revoked first); a standby
-        // that becomes a warm-up, or a warm-up that becomes a standby, changes role without
-        // being revoked.
-        for (_, s, p) in iter_role(current_all, TaskRole::Active) {
-            if take(add.get_mut(TaskRole::Standby), s, p) {
-                insert_task(keep.get_mut(TaskRole::Standby), s, p);
+        step
+    }
+}
+
+/// One reconciliation step's split of the tasks (see [`Reconcile::diff`]).
+#[derive(Default)]
+struct Step {
+    keep: TasksTuple,
+    revoke: TasksTuple,
+    add: TasksTuple,
+    /// Some target task could not be added yet.
+    has_unreleased: bool,
+}
+
+/// Role changes in place (Kafka 4.4, KAFKA-20665): an active task that becomes a standby is
+/// granted as standby at once (the active copy is still revoked first); a standby that becomes
+/// a warm-up, or a warm-up that becomes a standby, changes role without being revoked.
+fn change_roles_in_place(current: &TasksTuple, step: &mut Step) {
+    for (_, s, p) in iter_role(current, TaskRole::Active) {
+        if take(step.add.get_mut(TaskRole::Standby), s, p) {
+            insert_task(step.keep.get_mut(TaskRole::Standby), s, p);
+        }
+    }
+    for (from, to) in [
+        (TaskRole::Standby, TaskRole::Warmup),
+        (TaskRole::Warmup, TaskRole::Standby),
+    ] {
+        for (_, s, p) in iter_role(current, from) {
+            if take(step.add.get_mut(to), s, p) {
+                insert_task(step.keep.get_mut(to), s, p);
+                take(step.revoke.get_mut(from), s, p);
             }
         }
-        for (from, to) in [
-            (TaskRole::Standby, TaskRole::Warmup),
-            (TaskRole::Warmup, TaskRole::Standby),
-        ] {
-            for (_, s, p) in iter_role(current_all, from) {
-                if take(add.get_mut(to), s, p) {
-                    insert_task(keep.get_mut(to), s, p);
-                    take(revoke.get_mut(from), s, p);
-                }
-            }
-        }
-        // Promotion in place (KAFKA-20665, KAFKA-21111): a standby or warm-up task that the
-        // target makes active is not revoked; the member keeps it in its old role until the
-        // active task is granted, and then holds it as active only.
-        for role in [TaskRole::Standby, TaskRole::Warmup] {
-            for (_, s, p) in iter_role(current_all, role) {
-                if self.target.contains(TaskRole::Active, s, p) {
-                    take(revoke.get_mut(role), s, p);
-                }
-            }
-        }
-        let revoking = !revoke.is_empty() && self.still_owns_any(&revoke);
-        for role in [TaskRole::Standby, TaskRole::Warmup] {
-            for (_, s, p) in iter_role(current_all, role) {
-                let granted = !revoking && add.contains(TaskRole::Active, s, p);
-                if self.target.contains(TaskRole::Active, s, p) && !granted {
-                    insert_task(keep.get_mut(role), s, p);
-                }
-            }
-        }
-        let mut m = member.clone();
-        m.previous_member_epoch = member.member_epoch;
-        if revoking {
-            m.state = StreamsMemberState::UnrevokedTasks;
-            m.member_epoch = epoch_to_use;
-            m.assigned = keep;
-            m.pending_revocation = revoke;
-        } else {
-            m.member_epoch = self.target_epoch;
-            m.pending_revocation = TasksTuple::default();
-            m.state = if has_unreleased {
-                StreamsMemberState::UnreleasedTasks
-            } else {
-                StreamsMemberState::Stable
-            };
-            for role in TaskRole::ALL {
-                for (id, ps) in add.get(role) {
-                    keep.get_mut(role)
-                        .entry(id.clone())
-                        .or_default()
-                        .extend(ps.iter().copied());
-                }
-            }
-            m.assigned = keep;
-        }
-        m
     }
 }
 

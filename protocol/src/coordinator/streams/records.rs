@@ -25,12 +25,15 @@ use crate::generated::kwire_streams_group_target_assignment_member_value::{
 use crate::generated::kwire_streams_group_target_assignment_metadata_key::KwireStreamsGroupTargetAssignmentMetadataKey;
 use crate::generated::kwire_streams_group_target_assignment_metadata_value::KwireStreamsGroupTargetAssignmentMetadataValue;
 use crate::generated::kwire_streams_group_topology_description_key::KwireStreamsGroupTopologyDescriptionKey;
-use crate::generated::kwire_streams_group_topology_description_value::KwireStreamsGroupTopologyDescriptionValue;
+use crate::generated::kwire_streams_group_topology_description_value::{
+    self as description_value, KwireStreamsGroupTopologyDescriptionValue,
+};
 use crate::generated::kwire_streams_group_topology_key::KwireStreamsGroupTopologyKey;
 use crate::generated::kwire_streams_group_topology_value::{
     self as topology_value, KwireStreamsGroupTopologyValue,
 };
 
+use super::description::{DescriptionNode, TopologyDescription};
 use super::group::{Endpoint, StreamsGroupMember, StreamsMemberState};
 use super::tasks::{TaskSet, TasksTuple};
 use super::topology::{CopartitionGroup, StreamsTopology, Subtopology, TopicInfo};
@@ -335,6 +338,46 @@ impl StreamsRecord {
             None,
         )
     }
+
+    /// The record (type 25) that stores description `d` for group `gid` (KIP-1331).
+    pub(crate) fn topology_description(gid: &str, d: &TopologyDescription) -> Self {
+        let node = |n: &DescriptionNode| description_value::Node {
+            name: n.name.clone().into(),
+            node_type: n.node_type,
+            source_topics: n.source_topics.iter().map(|s| s.clone().into()).collect(),
+            sink_topic: n.sink_topic.clone().map(Into::into),
+            stores: n.stores.iter().map(|s| s.clone().into()).collect(),
+            successors: n.successors.iter().map(|s| s.clone().into()).collect(),
+            ..Default::default()
+        };
+        StreamsRecord::TopologyDescription(
+            KwireStreamsGroupTopologyDescriptionKey {
+                group_id: gid.to_string().into(),
+            },
+            Some(KwireStreamsGroupTopologyDescriptionValue {
+                topology_epoch: d.epoch,
+                subtopologies: d
+                    .subtopologies
+                    .iter()
+                    .map(|(id, nodes)| description_value::Subtopology {
+                        subtopology_id: id.clone().into(),
+                        nodes: nodes.iter().map(node).collect(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                global_stores: d
+                    .global_stores
+                    .iter()
+                    .map(|(s, p)| description_value::GlobalStore {
+                        source: node(s),
+                        processor: node(p),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+        )
+    }
 }
 
 fn tasks_from<'a>(
@@ -455,4 +498,36 @@ pub(crate) fn current_into(
         standby: conv(&v.standby_tasks_pending_revocation),
         warmup: conv(&v.warmup_tasks_pending_revocation),
     };
+}
+
+/// The description a type-25 record holds.
+pub(crate) fn description_from_record(
+    v: &KwireStreamsGroupTopologyDescriptionValue,
+) -> TopologyDescription {
+    let node = |n: &description_value::Node| DescriptionNode {
+        name: n.name.to_string(),
+        node_type: n.node_type,
+        source_topics: n.source_topics.iter().map(|s| s.to_string()).collect(),
+        sink_topic: n.sink_topic.as_ref().map(|s| s.to_string()),
+        stores: n.stores.iter().map(|s| s.to_string()).collect(),
+        successors: n.successors.iter().map(|s| s.to_string()).collect(),
+    };
+    TopologyDescription {
+        epoch: v.topology_epoch,
+        subtopologies: v
+            .subtopologies
+            .iter()
+            .map(|s| {
+                (
+                    s.subtopology_id.to_string(),
+                    s.nodes.iter().map(node).collect(),
+                )
+            })
+            .collect(),
+        global_stores: v
+            .global_stores
+            .iter()
+            .map(|g| (node(&g.source), node(&g.processor)))
+            .collect(),
+    }
 }

@@ -8,7 +8,7 @@ use kwire_protocol::coordinator::{
     ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy,
 };
 
-use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
+use crate::names::{collision_key, valid_topic_name, MAX_PARTITIONS};
 
 /// The smallest `--max-frame-bytes` accepted (a frame must at least hold an ApiVersions
 /// request).
@@ -69,7 +69,7 @@ pub struct ServerConfig {
     /// Longest a Fetch is held (ms), whatever its MaxWaitMs.
     pub max_fetch_wait_ms: u64,
     /// Whether Metadata creates the unknown topics it is asked about (Kafka's
-    /// `auto.create.topics.enable`, default true; see [`crate::handlers`]'s Metadata).
+    /// `auto.create.topics.enable`, default true; see the Metadata handler).
     pub auto_create_topics: bool,
     /// Partitions of an auto-created topic, and of a CreateTopics topic with NumPartitions -1
     /// (Kafka's `num.partitions`, default 1).

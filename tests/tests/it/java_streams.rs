@@ -63,9 +63,9 @@
 use crate::java::{java_ready, module_classpath};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
 use kwire_protocol::generated::{Response, StreamsGroupDescribeRequest};
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -577,7 +577,7 @@ impl Drop for Run {
 }
 
 /// A Tokio runtime for the in-process kwire-server whose threads log into `sink` (INFO, and DEBUG for
-/// `kwire_server::conn`: one line per request, with its API and version).
+/// `kwire_server::requests`: one line per request, with its API and version).
 fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
     #[derive(Clone)]
     struct Sink(Arc<Mutex<Vec<u8>>>);
@@ -597,7 +597,7 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
         tracing_subscriber::fmt()
             .with_ansi(false)
             .with_env_filter(tracing_subscriber::EnvFilter::new(
-                "info,kwire_server::conn=debug",
+                "info,kwire_server::requests=debug",
             ))
             .with_writer(move || Sink(sink.clone()))
             .finish(),

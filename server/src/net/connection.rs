@@ -1,0 +1,64 @@
+//! One client connection: a reader ([`super::reader`]) and a writer ([`super::writer`]) joined
+//! by a queue of answers in request order.
+//!
+//! A size prefix above the limit, a frame that does not decode, or an API key or version that is
+//! not in the route table ends the connection, after the answers already queued are sent. So do
+//! end-of-stream, a read error, `--idle-timeout-ms` without a byte received, an incomplete frame
+//! older than `--idle-timeout-ms` (a trickle of bytes does not keep it alive), and a client that
+//! reads no answers for that long (a stalled write). An ApiVersions request above the highest
+//! version served is answered with UNSUPPORTED_VERSION in the version-0 layout (KIP-511) and the
+//! connection stays open. A refused request is logged at INFO by API name (`refused Fetch v3
+//! from 127.0.0.1:5555 (client rdkafka): version not supported (Fetch 4-16)`).
+//!
+//! Each connection logs at INFO when it opens, once its client id is known (with the client
+//! software of an ApiVersions v3+ request), and when it closes: the client id, the requests it
+//! sent and why it closed. Per-request lines are DEBUG.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinHandle;
+
+use super::reader::{read_loop, Peer};
+use super::shared::Shared;
+use super::writer::write_loop;
+use crate::names::count;
+
+/// Aborts a task when dropped (the connection's writer, when the connection is stopped).
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Serves one accepted connection until it ends; logs when it opens and when it closes (with
+/// the client id and why).
+pub async fn serve(stream: TcpStream, addr: SocketAddr, shared: Arc<Shared>) {
+    let _ = stream.set_nodelay(true);
+    let mut peer = Peer::new(addr);
+    tracing::info!("connection opened from {addr}");
+    let (rd, wr) = stream.into_split();
+    let (tx, rx) = mpsc::channel(shared.config.max_in_flight.max(1));
+    let writer_shared = shared.clone();
+    let mut writer = AbortOnDrop(tokio::spawn(async move {
+        write_loop(wr, rx, &writer_shared).await
+    }));
+    let budget = Arc::new(Semaphore::new(shared.config.max_queued_bytes.max(1)));
+    let read_end = read_loop(rd, tx, &mut peer, &shared, &budget).await;
+    // The reader dropped its sender: the writer sends what is queued, then ends.
+    let write_end = (&mut writer.0).await.ok().flatten();
+    let reason = match (read_end, write_end) {
+        (Some(r), _) | (None, Some(r)) => r,
+        (None, None) => "the writer stopped".to_string(),
+    };
+    let client = match &peer.client_id {
+        Some(c) => format!(" (client {c})"),
+        None => String::new(),
+    };
+    let requests = count(peer.requests, "request");
+    tracing::info!("connection from {addr}{client} closed after {requests}: {reason}");
+}

@@ -1,0 +1,95 @@
+//! What every connection shares: the router, the configuration, the server-wide byte budget of
+//! queued answers, and the counters tests and tools read; and the reservations answers make
+//! from the byte budgets before they are queued.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore, TryAcquireError};
+
+use crate::config::ServerConfig;
+use crate::router::Router;
+
+/// What every connection shares.
+#[derive(Debug)]
+pub struct Shared {
+    /// The state behind its lock.
+    pub router: Arc<Router>,
+    /// The configuration.
+    pub config: ServerConfig,
+    /// The server-wide budget of bytes of answers queued and not yet written
+    /// (`max_queued_bytes_total` permits).
+    pub queued: Arc<Semaphore>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+/// Counters of the server's activity.
+#[derive(Debug)]
+pub struct Stats {
+    /// Requests decoded and handled.
+    pub requests: AtomicU64,
+    /// Times a connection's reader stopped reading because its answers, or all connections'
+    /// answers, held their byte budget.
+    pub read_pauses: watch::Sender<u64>,
+}
+
+impl Shared {
+    /// What the connections of a server with `router` and `config` share.
+    pub fn new(router: Arc<Router>, config: ServerConfig) -> Self {
+        Shared {
+            router,
+            queued: Arc::new(Semaphore::new(config.max_queued_bytes_total.max(1))),
+            stats: Stats {
+                requests: AtomicU64::new(0),
+                read_pauses: watch::channel(0).0,
+            },
+            config,
+        }
+    }
+}
+
+/// The bytes an answer reserved from its connection's and the server's budgets; given back
+/// when dropped (once the answer is written, or the connection is gone).
+#[derive(Debug)]
+pub struct Reserved {
+    _conn: OwnedSemaphorePermit,
+    _global: OwnedSemaphorePermit,
+}
+
+/// Takes `len` permits (at most `max`) from `sem`, waiting while it does not have them (the
+/// first wait of a reservation counts as a pause of the reader). `None` if it is closed.
+async fn take(
+    sem: &Arc<Semaphore>,
+    len: usize,
+    max: usize,
+    paused: &mut bool,
+    shared: &Shared,
+) -> Option<OwnedSemaphorePermit> {
+    let n = u32::try_from(len.clamp(1, max.max(1))).unwrap_or(u32::MAX);
+    match sem.clone().try_acquire_many_owned(n) {
+        Ok(p) => Some(p),
+        Err(TryAcquireError::Closed) => None,
+        Err(TryAcquireError::NoPermits) => {
+            if !*paused {
+                *paused = true;
+                shared.stats.read_pauses.send_modify(|n| *n += 1);
+            }
+            sem.clone().acquire_many_owned(n).await.ok()
+        }
+    }
+}
+
+/// Reserves `len` bytes (at most each bound) from the connection's budget `conn`, then from the
+/// server's, waiting while they do not have them. `None` if a budget is closed.
+pub async fn reserve(len: usize, conn: &Arc<Semaphore>, shared: &Shared) -> Option<Reserved> {
+    let mut paused = false;
+    let c = shared.config.max_queued_bytes;
+    let conn_permit = take(conn, len, c, &mut paused, shared).await?;
+    let t = shared.config.max_queued_bytes_total;
+    let global_permit = take(&shared.queued, len, t, &mut paused, shared).await?;
+    Some(Reserved {
+        _conn: conn_permit,
+        _global: global_permit,
+    })
+}

@@ -131,15 +131,11 @@ fn mid_file_corruption_refuses_to_start_and_keeps_the_file() {
     let mut data = good.clone();
     data[at + 12] ^= 0x01;
     std::fs::write(&path, &data).unwrap();
-    match FileJournal::open(&dir) {
-        Err(LogError::Corrupt {
-            offset, message, ..
-        }) => {
-            assert_eq!(offset, starts[1]);
-            assert!(message.contains("CRC"), "{message}");
-        }
-        other => panic!("expected a corruption error, got {other:?}"),
-    }
+    let e = FileJournal::open(&dir).expect_err("a corruption error");
+    assert!(
+        matches!(&e, LogError::Corrupt { offset, message, .. } if *offset == starts[1] && message.contains("CRC")),
+        "{e:?}"
+    );
     assert_eq!(
         std::fs::read(&path).unwrap(),
         data,
@@ -151,10 +147,11 @@ fn mid_file_corruption_refuses_to_start_and_keeps_the_file() {
     let mut data = good.clone();
     data[at..at + 4].copy_from_slice(&(good.len() as u32).to_be_bytes());
     std::fs::write(&path, &data).unwrap();
-    match FileJournal::open(&dir) {
-        Err(LogError::Corrupt { offset, .. }) => assert_eq!(offset, starts[1]),
-        other => panic!("expected a corruption error, got {other:?}"),
-    }
+    let e = FileJournal::open(&dir).expect_err("a corruption error");
+    assert!(
+        matches!(e, LogError::Corrupt { offset, .. } if offset == starts[1]),
+        "{e:?}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), data);
     // An impossible length (below the smallest entry) with data after it.
     let mut data = good.clone();
@@ -222,17 +219,14 @@ fn failed_writes_are_cut_off_before_the_next_append() {
 fn a_second_log_on_the_same_directory_is_refused() {
     let dir = temp_dir("lock");
     let (log, _) = FileJournal::open(&dir).unwrap();
-    match FileJournal::open(&dir) {
-        Err(e @ LogError::Locked { .. }) => {
-            let text = e.to_string();
-            assert!(text.contains(LOCK_FILE_NAME), "{text}");
-            assert!(
-                text.contains(&format!("pid {}", std::process::id())),
-                "{text}"
-            );
-        }
-        other => panic!("expected a lock error, got {other:?}"),
-    }
+    let e = FileJournal::open(&dir).expect_err("a lock error");
+    assert!(matches!(e, LogError::Locked { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains(LOCK_FILE_NAME), "{text}");
+    assert!(
+        text.contains(&format!("pid {}", std::process::id())),
+        "{text}"
+    );
     drop(log);
     // Released with the log.
     let (_log, _) = FileJournal::open(&dir).unwrap();

@@ -345,17 +345,19 @@ async fn a_data_dir_is_served_by_one_server_and_corruption_stops_the_start() {
     let mut cfg = config(&[("t1", 1)]);
     cfg.data_dir = Some(dir.clone());
     let r = start(cfg.clone()).await;
-    match Server::bind(cfg.clone()).await {
-        Err(StartError::Log(e @ LogError::Locked { .. })) => {
-            let text = e.to_string();
-            assert!(
-                text.contains(crate::storage::file::LOCK_FILE_NAME),
-                "{text}"
-            );
-            assert!(text.contains("another kwire-server"), "{text}");
-        }
-        other => panic!("a second server on the same directory: {other:?}"),
-    }
+    let e = Server::bind(cfg.clone())
+        .await
+        .expect_err("a second server on the same directory");
+    assert!(
+        matches!(e, StartError::Log(LogError::Locked { .. })),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains(crate::storage::file::LOCK_FILE_NAME),
+        "{text}"
+    );
+    assert!(text.contains("another kwire-server"), "{text}");
     r.stop().await;
     // Released when the first one stops.
     let r = start(cfg.clone()).await;
@@ -374,10 +376,11 @@ async fn a_data_dir_is_served_by_one_server_and_corruption_stops_the_start() {
     data.extend_from_slice(&extra);
     data[20] ^= 0xff; // inside the first entry's payload
     std::fs::write(&path, &data).expect("write");
-    match Server::bind(cfg).await {
-        Err(StartError::Log(LogError::Corrupt { offset, .. })) => assert_eq!(offset, 12),
-        other => panic!("a corrupt log: {other:?}"),
-    }
+    let e = Server::bind(cfg).await.expect_err("a corrupt log");
+    assert!(
+        matches!(e, StartError::Log(LogError::Corrupt { offset: 12, .. })),
+        "{e:?}"
+    );
     assert_eq!(std::fs::read(&path).expect("log"), data);
     let _ = std::fs::remove_dir_all(&dir);
 }

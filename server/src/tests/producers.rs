@@ -100,10 +100,7 @@ async fn idempotent_produce_checks_sequences_and_answers_duplicates() {
     within(c.send_raw(&twice)).await.expect("send");
     for _ in 0..2 {
         let f = within(c.recv_frame()).await.expect("recv").expect("frame");
-        let resp = ResponseFrame::decode(f, ApiKey::Produce, 11).expect("decode");
-        let Response::Produce(p) = resp.body else {
-            panic!()
-        };
+        let (_, p) = ProduceResponse::decode_response_frame(f, 11).expect("decode");
         let pr = &p.responses[0].partition_responses[0];
         assert_eq!((pr.error_code, pr.base_offset), (0, 2));
     }

@@ -113,6 +113,12 @@ pub enum MessageKind {
     Data,
     /// `metadata`
     Metadata,
+    /// `coordinator-key` (Kafka 4.x): the key of a coordinator record; its `apiKey` is the
+    /// record type, shared with the `coordinator-value` of the same record.
+    CoordinatorKey,
+    /// `coordinator-value` (Kafka 4.x): the value of a coordinator record, paired with the
+    /// `coordinator-key` of the same `apiKey`.
+    CoordinatorValue,
 }
 
 impl MessageKind {
@@ -124,7 +130,27 @@ impl MessageKind {
             MessageKind::Header => "header",
             MessageKind::Data => "data",
             MessageKind::Metadata => "metadata",
+            MessageKind::CoordinatorKey => "coordinator-key",
+            MessageKind::CoordinatorValue => "coordinator-value",
         }
+    }
+    /// Every kind, in the order messages name them.
+    pub const ALL: [MessageKind; 7] = [
+        MessageKind::Request,
+        MessageKind::Response,
+        MessageKind::Header,
+        MessageKind::Data,
+        MessageKind::Metadata,
+        MessageKind::CoordinatorKey,
+        MessageKind::CoordinatorValue,
+    ];
+    /// The kind a spec keyword names (`"coordinator-key"`), if any.
+    pub fn from_keyword(word: &str) -> Option<MessageKind> {
+        MessageKind::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+    /// Whether this is a `coordinator-key` or a `coordinator-value`.
+    pub fn is_coordinator_record(self) -> bool {
+        matches!(self, MessageKind::CoordinatorKey | MessageKind::CoordinatorValue)
     }
 }
 

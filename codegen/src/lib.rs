@@ -13,6 +13,8 @@
 //! * [`Builder`]: for build scripts, in the manner of prost-build.
 //! * [`render`]: rustc-style and JSON rendering of [`diagnostics`].
 //! * [`names`]: Rust names for spec names (shared by [`validate`] and [`rust`]).
+//! * [`records`]: Kafka 4.x coordinator records, keys and values paired by record type (shared
+//!   by [`validate`] and [`rust`]).
 //! * [`diff`]: `kwire diff`: what changed between two sets of specs, and whether the bytes did.
 
 pub mod builder;
@@ -21,6 +23,7 @@ pub mod diff;
 pub mod ir;
 pub mod lower;
 pub mod names;
+pub mod records;
 pub mod render;
 pub mod rust;
 pub mod source;

@@ -13,7 +13,7 @@
 //! | K2002 | unknown key |
 //! | K2003 | a value of the wrong kind (e.g. an object where a string is expected) |
 //! | K2004 | invalid version range |
-//! | K2005 | unknown `type` value |
+//! | K2005 | unknown `type` value (the types are `request`, `response`, `header`, `data`, `metadata`, and Kafka 4.x's `coordinator-key` and `coordinator-value`) |
 //! | K2006 | a bare word other than `TBD`, or `TBD` anywhere but `apiKey` |
 //! | K2007 | unknown field type |
 //! | K2008 | a number out of range or not a number (`apiKey`, `tag`) |
@@ -48,6 +48,9 @@
 //! | K2121 | a tagged records field (rule 27) |
 //! | K2122 | an array of records (rule 28) |
 //! | K2123 | empty validVersions (e.g. `3-1`, which Kafka rejects later as "no versions in common"); the literal `none` is not an error: it marks a removed-API stub with no versions |
+//! | K2124 | a `coordinator-key` or `coordinator-value` without a numeric `apiKey`, its record type (Kafka 4.x `MessageSpec`) |
+//! | K2125 | a `coordinator-key` whose validVersions is not `0` (Kafka 4.x `MessageSpec`) |
+//! | K2126 | a `coordinator-key` with flexibleVersions other than `none` (Kafka 4.x `MessageSpec`) |
 //! | K2150 | nullableVersions outside versions (warning) |
 //! | K2151 | deprecatedVersions outside validVersions (warning) |
 //! | K2152 | a primitive field whose versions lie outside the enclosing versions (warning) |
@@ -340,32 +343,7 @@ impl Cx {
                 None
             }
         };
-        let kind = match obj.get("type") {
-            Some(v) => {
-                let t = self.text(v, "type");
-                match t.as_deref() {
-                    Some("request") => Some(MessageKind::Request),
-                    Some("response") => Some(MessageKind::Response),
-                    Some("header") => Some(MessageKind::Header),
-                    Some("data") => Some(MessageKind::Data),
-                    Some("metadata") => Some(MessageKind::Metadata),
-                    Some(other) => {
-                        let d = self.err("K2005", v.span, format!("unknown message type `{other}`"));
-                        d.help = Some(match suggest(other, &["request", "response", "header", "data", "metadata"]) {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => "the types are request, response, header, data and metadata".into(),
-                        });
-                        None
-                    }
-                    None => None,
-                }
-            }
-            None => {
-                self.err("K2001", obj.head(), "the message has no `type`")
-                    .help = Some("add `\"type\": \"request\"` (or response, header, data, metadata)".into());
-                None
-            }
-        };
+        let kind = self.message_kind(&obj);
         let api_key = match obj.get("apiKey") {
             None => ApiKeyValue::Absent,
             Some(v) => match &v.kind {
@@ -425,6 +403,11 @@ impl Cx {
             if !d.is_subset_of(&v) {
                 self.warn("K2151", span, format!("deprecatedVersions `{d}` lie outside validVersions `{v}`"))
                     .help = Some("deprecate only versions the message has".into());
+            }
+        }
+        if let (Some(k), Some(v)) = (kind, valid) {
+            if k.is_coordinator_record() && !v.is_empty() {
+                self.coordinator_rules(&obj, k, api_key, v, flexible);
             }
         }
         let mut listeners = Vec::new();
@@ -487,6 +470,55 @@ impl Cx {
             spans: obj.spans(),
             span: obj.span,
         })
+    }
+
+    /// The message's `type` (K2001 when absent, K2005 when unknown).
+    fn message_kind(&mut self, obj: &Obj) -> Option<MessageKind> {
+        let Some(v) = obj.get("type") else {
+            self.err("K2001", obj.head(), "the message has no `type`")
+                .help = Some("add `\"type\": \"request\"` (or response, header, data, metadata, coordinator-key, coordinator-value)".into());
+            return None;
+        };
+        let t = self.text(v, "type")?;
+        if let Some(k) = MessageKind::from_keyword(&t) {
+            return Some(k);
+        }
+        let keywords: Vec<&str> = MessageKind::ALL.iter().map(|k| k.as_str()).collect();
+        let d = self.err("K2005", v.span, format!("unknown message type `{t}`"));
+        d.help = Some(match suggest(&t, &keywords) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("the types are {}", keywords.join(", ")),
+        });
+        None
+    }
+
+    /// What Kafka 4.x's `MessageSpec` requires of a coordinator record with versions: an
+    /// `apiKey` (the record type) on the key and the value (K2124); the key at version `0` only
+    /// (K2125) and never flexible (K2126).
+    fn coordinator_rules(&mut self, obj: &Obj, kind: MessageKind, api_key: ApiKeyValue, valid: Versions, flexible: Option<Versions>) {
+        let what = kind.as_str();
+        match (api_key, obj.get("apiKey")) {
+            (ApiKeyValue::Assigned(_), _) => {}
+            (_, Some(v)) => {
+                self.err("K2124", v.span, format!("a `{what}` needs a number as `apiKey`: it is the record type"))
+                    .help = Some("give the record type, the same number on the record's key and value".into());
+            }
+            (_, None) => {
+                self.err("K2124", obj.head(), format!("a `{what}` has no `apiKey`: it is the record type"))
+                    .help = Some("add `\"apiKey\": N`, the record type, the same number on the record's key and value".into());
+            }
+        }
+        if kind != MessageKind::CoordinatorKey {
+            return;
+        }
+        if valid != Versions::new(0, 0) {
+            self.err("K2125", obj.get("validVersions").map_or(obj.head(), |v| v.span), format!("a `coordinator-key` has version 0 only, not `{valid}`"))
+                .help = Some("write `\"validVersions\": \"0\"`: the key's bytes never change; version the value instead".into());
+        }
+        if let Some(f) = flexible.filter(|f| !f.is_empty()) {
+            self.err("K2126", obj.get("flexibleVersions").map_or(obj.head(), |v| v.span), format!("a `coordinator-key` cannot be flexible (flexibleVersions `{f}`)"))
+                .help = Some("write `\"flexibleVersions\": \"none\"`".into());
+        }
     }
 
     fn header_versions(&mut self, v: &Value, valid: Option<Versions>, kind: Option<MessageKind>) -> Vec<(Versions, i16)> {

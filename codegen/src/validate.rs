@@ -4,7 +4,8 @@
 //!
 //! The rule column numbers the checks that Kafka's generator (`org.apache.kafka.message.MessageGenerator`,
 //! `StructRegistry`, `MessageSpec`, `FieldSpec`) makes on a spec, in the order [`crate::lower`]'s
-//! table continues; `(kwire)` marks a check Kafka does not make.
+//! table continues; `(kwire)` marks a check Kafka does not make, `4.x` one that Kafka 4.x's
+//! `CoordinatorRecordTypeGenerator` makes on its `coordinator-key` and `coordinator-value` specs.
 //!
 //! | code | rule | what |
 //! |---|---|---|
@@ -28,6 +29,10 @@
 //! | K4004 | 43 | two metadata records with the same API key |
 //! | K4005 | (kwire) | two specs with the same `name` |
 //! | K4006 | (kwire) | a request and response whose names do not match (`FooRequest` with `BarResponse`) |
+//! | K4007 | 4.x | two coordinator keys with the same record type (`apiKey`) |
+//! | K4008 | 4.x | two coordinator values with the same record type |
+//! | K4009 | 4.x | a coordinator key without a value of its record type, or the reverse |
+//! | K4010 | (kwire) | a coordinator key and value not named `XKey` and `XValue`, or paired by name but with different record types |
 //! | K4050 | warning | request and response of one API with different validVersions |
 //! | K4051 | warning | request and response of one API with different flexibleVersions |
 
@@ -306,5 +311,102 @@ pub fn validate_folder(specs: &[&Spec], failed: &[FailedFile<'_>]) -> Vec<Folder
             Some(_) => {}
         }
     }
+    coordinator_records(specs, failed, &mut out);
     out
+}
+
+/// K4007-K4010: the coordinator records of a folder, a `coordinator-key` and a
+/// `coordinator-value` per record type (their `apiKey`), named `XKey` and `XValue`. Kafka 4.x's
+/// `CoordinatorRecordTypeGenerator` pairs them by `apiKey` and fails on a second key or value of
+/// one type, or a type with a key and no value (or the reverse).
+fn coordinator_records(specs: &[&Spec], failed: &[FailedFile<'_>], out: &mut Vec<FolderDiagnostic>) {
+    use crate::records::{stem, value_name_for};
+    use std::collections::hash_map::Entry;
+    use std::collections::HashMap;
+    let key_span = |s: &Spec| s.spans.or("apiKey", s.spans.or("name", s.span));
+    let name_span = |s: &Spec| s.spans.or("name", s.span);
+    // The first key and value of each record type, and every coordinator record by name.
+    let (mut keys, mut values): (HashMap<i16, usize>, HashMap<i16, usize>) = (HashMap::new(), HashMap::new());
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    // Record types with two keys or two values: their pairing is not checked (K4007/K4008 say
+    // enough).
+    let mut duplicated = std::collections::HashSet::new();
+    for (i, s) in specs.iter().enumerate() {
+        if !s.kind.is_coordinator_record() {
+            continue;
+        }
+        by_name.entry(s.name.as_str()).or_insert(i);
+        let Some(id) = s.api_key.assigned() else { continue };
+        let (map, code, what) = match s.kind {
+            MessageKind::CoordinatorKey => (&mut keys, "K4007", "key"),
+            _ => (&mut values, "K4008", "value"),
+        };
+        match map.entry(id) {
+            Entry::Vacant(e) => {
+                e.insert(i);
+            }
+            Entry::Occupied(e) => {
+                duplicated.insert(id);
+                let first = specs[*e.get()];
+                let mut taken: Vec<i16> = map.keys().copied().collect();
+                taken.sort_unstable();
+                let free = (0..=i16::MAX).find(|k| taken.binary_search(k).is_err()).unwrap_or(0);
+                let d = Diagnostic::error(code, key_span(s), format!("duplicate coordinator record {what} for type {id}: `{}` and `{}`", first.name, s.name))
+                    .with_help(format!("{} already uses record type {id}; the lowest free one is {free}", first.file));
+                out.push(FolderDiagnostic { spec: i, diagnostic: d });
+            }
+        }
+    }
+    let partner_failed = |file: &str, kind: MessageKind, id: i16| failed.iter().any(|f| f.file_name == file || f.kind_and_key == Some((kind, id)));
+    let mut keys_in_order: Vec<(i16, usize)> = keys.iter().map(|(id, i)| (*id, *i)).collect();
+    keys_in_order.sort_unstable_by_key(|(_, i)| *i);
+    for (id, k) in keys_in_order.into_iter().filter(|(id, _)| !duplicated.contains(id)) {
+        let key = specs[k];
+        if !key.name.ends_with("Key") || stem(&key.name) == key.name {
+            let d = Diagnostic::error("K4010", name_span(key), format!("coordinator-key `{}` is not named after its record: a key is named `XKey`", key.name))
+                .with_help(format!("rename it `{}Key` (and its value `{}Value`)", key.name, key.name));
+            out.push(FolderDiagnostic { spec: k, diagnostic: d });
+        }
+        let want = value_name_for(&key.name);
+        match values.get(&id) {
+            Some(&v) if specs[v].name != want => {
+                let d = Diagnostic::error("K4010", name_span(specs[v]), format!("the key and value of record type {id} are `{}` and `{}`: a value is named after its key", key.name, specs[v].name))
+                    .with_help(format!("rename it `{want}`"));
+                out.push(FolderDiagnostic { spec: v, diagnostic: d });
+            }
+            Some(_) => {}
+            None => match by_name.get(want.as_str()).map(|&v| (v, specs[v])) {
+                Some((v, value)) if value.kind == MessageKind::CoordinatorValue => {
+                    let theirs = value.api_key.assigned().map_or("none".to_string(), |m| m.to_string());
+                    let d = Diagnostic::error("K4010", key_span(value), format!("`{want}` is the value of `{}` by name, but its apiKey is {theirs}, not the key's {id}", key.name))
+                        .with_help(format!("a key and its value have the same record type: set `apiKey` to {id}"));
+                    out.push(FolderDiagnostic { spec: v, diagnostic: d });
+                }
+                _ if partner_failed(&format!("{want}.json"), MessageKind::CoordinatorValue, id) => {}
+                _ => {
+                    let d = Diagnostic::error("K4009", key_span(key), format!("coordinator-key `{}` (record type {id}) has no coordinator-value with the same apiKey in this folder", key.name))
+                        .with_help(format!("add `{want}.json` with `\"type\": \"coordinator-value\"` and `\"apiKey\": {id}`"));
+                    out.push(FolderDiagnostic { spec: k, diagnostic: d });
+                }
+            },
+        }
+    }
+    let mut values_in_order: Vec<(i16, usize)> = values.iter().map(|(id, i)| (*id, *i)).collect();
+    values_in_order.sort_unstable_by_key(|(_, i)| *i);
+    for (id, v) in values_in_order {
+        let value = specs[v];
+        if keys.contains_key(&id) || duplicated.contains(&id) {
+            continue;
+        }
+        let stem = value.name.strip_suffix("Value").unwrap_or(&value.name);
+        let want = format!("{stem}Key");
+        // A key of that name with another record type: reported above, on this value.
+        let named_key = by_name.get(want.as_str()).is_some_and(|&k| specs[k].kind == MessageKind::CoordinatorKey);
+        if named_key || partner_failed(&format!("{want}.json"), MessageKind::CoordinatorKey, id) {
+            continue;
+        }
+        let d = Diagnostic::error("K4009", key_span(value), format!("coordinator-value `{}` (record type {id}) has no coordinator-key with the same apiKey in this folder", value.name))
+            .with_help(format!("add `{want}.json` with `\"type\": \"coordinator-key\"` and `\"apiKey\": {id}`"));
+        out.push(FolderDiagnostic { spec: v, diagnostic: d });
+    }
 }

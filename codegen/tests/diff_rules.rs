@@ -232,6 +232,24 @@ fn k5109_field_versions_extended() {
     );
 }
 
+/// A `data` key and value that become a Kafka 4.x coordinator record with the same fields: one
+/// compatible finding each, not a type change and an API-key change (both breaking).
+#[test]
+fn k5110_data_to_coordinator_record() {
+    check(
+        "K5110-data-to-coordinator-record",
+        &[
+            ("K5110", C, "type", "WidgetRecordKey", &[0], "", Some(3), Some(4)),
+            ("K5110", C, "type", "WidgetRecordValue", &[0, 1], "", Some(3), Some(4)),
+        ],
+    );
+    // The reverse loses the record type: breaking.
+    let d = fixtures().join("K5110-data-to-coordinator-record");
+    let back = diff::diff(&load(&d.join("new")), &load(&d.join("old")));
+    let codes: Vec<&str> = back.iter().map(|f| f.code).collect();
+    assert_eq!(codes, ["K5003", "K5004", "K5003", "K5004"], "{back:#?}");
+}
+
 /// Every code of the module's table has a fixture folder.
 #[test]
 fn every_code_has_a_fixture() {
@@ -243,7 +261,7 @@ fn every_code_has_a_fixture() {
         })
         .collect();
     codes.sort();
-    let want: Vec<String> = (5001..=5016).chain(5101..=5109).map(|c| format!("K{c}")).collect();
+    let want: Vec<String> = (5001..=5016).chain(5101..=5110).map(|c| format!("K{c}")).collect();
     assert_eq!(codes, want);
 }
 

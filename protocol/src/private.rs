@@ -15,7 +15,7 @@ pub use crate::records::json as records_json;
 /// The number as a literal, for the compile-time message.
 macro_rules! runtime_abi {
     () => {
-        3
+        4
     };
 }
 

@@ -72,7 +72,7 @@ pub fn kind_of(code: &str) -> &'static str {
     match code {
         "K5001" | "K5002" => "removed",
         "K5003" | "K5103" => "api-key",
-        "K5004" | "K5008" => "type",
+        "K5004" | "K5008" | "K5110" => "type",
         "K5005" | "K5016" => "flexible",
         "K5006" | "K5007" | "K5015" => "layout",
         "K5009" => "reorder",

@@ -34,6 +34,14 @@
 //! | K5107 | compatible | `about` changed |
 //! | K5108 | compatible | flag changed that does not touch the bytes |
 //! | K5109 | compatible | a field's versions extended to new versions only |
+//! | K5110 | compatible | a `data` spec without `apiKey` became a `coordinator-key` or `coordinator-value` (Kafka 4.x) |
+//!
+//! K5110 is compatible because the record type, the new `apiKey`, is not part of the struct's
+//! bytes: Kafka's coordinator records (and kwire-server's log) carry it beside the key struct, and
+//! a coordinator key or value is encoded exactly as the `data` spec with the same fields was (a
+//! field changed with it is still compared, and reported, as any other). The reverse, a
+//! coordinator record that becomes `data`, loses its record type: K5004, as any other type
+//! change; so does a record type that changes (K5003).
 
 mod finding;
 pub mod layout;

@@ -8,7 +8,7 @@
 use super::layout::{self, field_span, FieldAt, Layout};
 use super::finding::{kind_of, Finding, Impact, Located, Side};
 use crate::diagnostics::Span;
-use crate::ir::{ApiKeyValue, DefaultValue, Field, Versions};
+use crate::ir::{ApiKeyValue, DefaultValue, Field, MessageKind, Versions};
 use std::collections::{BTreeSet, HashMap};
 
 /// Nested attribute walks stop here (validated specs have no struct cycles).
@@ -113,6 +113,15 @@ fn list(vs: &[i16]) -> String {
     vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// An `apiKey` as findings show it: `none`, `TBD` or the number.
+fn key_text(k: ApiKeyValue) -> String {
+    match k {
+        ApiKeyValue::Absent => "none".to_string(),
+        ApiKeyValue::Tbd => "TBD".to_string(),
+        ApiKeyValue::Assigned(n) => n.to_string(),
+    }
+}
+
 /// K5001: `a` has no counterpart on the new side.
 pub(crate) fn message_removed(c: &mut Collector, a: &Located) {
     let s = a.spec;
@@ -147,16 +156,17 @@ pub(crate) fn compare_message(c: &mut Collector, a: &Located, b: &Located) {
     let (sa, sb) = (a.spec, b.spec);
     let common = sa.valid.intersect(&sb.valid);
     let common_or_new: Vec<i16> = if common.is_empty() { sb.valid.iter().collect() } else { common.iter().collect() };
-    if sa.kind != sb.kind {
+    // A `data` spec that becomes a coordinator record keeps its bytes: the record type (its new
+    // `apiKey`) travels beside the struct, not inside it (K5110).
+    let became_record = sa.kind == MessageKind::Data && sb.kind.is_coordinator_record() && sa.api_key == ApiKeyValue::Absent;
+    if became_record {
+        let text = format!("`data` spec became a `{}` of record type {}; the struct's bytes are unchanged", sb.kind.as_str(), key_text(sb.api_key));
+        c.add("K5110", cx.message, common_or_new.clone(), "", text, cx.old_key("type"), cx.new_key("type"));
+    } else if sa.kind != sb.kind {
         let text = format!("message type changed from `{}` to `{}`", sa.kind.as_str(), sb.kind.as_str());
         c.add("K5004", cx.message, common_or_new.clone(), "", text, cx.old_key("type"), cx.new_key("type"));
     }
-    let key_text = |k: ApiKeyValue| match k {
-        ApiKeyValue::Absent => "none".to_string(),
-        ApiKeyValue::Tbd => "TBD".to_string(),
-        ApiKeyValue::Assigned(n) => n.to_string(),
-    };
-    if sa.api_key != sb.api_key {
+    if sa.api_key != sb.api_key && !became_record {
         let code = if sa.api_key == ApiKeyValue::Tbd && matches!(sb.api_key, ApiKeyValue::Assigned(_)) {
             "K5103"
         } else {

@@ -23,6 +23,7 @@ fn struct_doc(cx: &Ctx, p: &StructPlan) -> Vec<TokenStream> {
     let spec = cx.spec;
     if p.top {
         let key = match spec.api_key {
+            ApiKeyValue::Assigned(k) if spec.kind.is_coordinator_record() => format!(", record type {k}"),
             ApiKeyValue::Assigned(k) => format!(", API key {k}"),
             ApiKeyValue::Tbd => ", API key TBD".to_string(),
             ApiKeyValue::Absent => String::new(),
@@ -149,6 +150,8 @@ fn message_impl(cx: &Ctx, p: &StructPlan) -> TokenStream {
         MessageKind::Header => quote!(Header),
         MessageKind::Data => quote!(Data),
         MessageKind::Metadata => quote!(Metadata),
+        MessageKind::CoordinatorKey => quote!(CoordinatorKey),
+        MessageKind::CoordinatorValue => quote!(CoordinatorValue),
     };
     let api_key = match spec.api_key.assigned() {
         Some(k) => quote!(::core::option::Option::Some(#k)),

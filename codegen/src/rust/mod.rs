@@ -2,7 +2,9 @@
 //!
 //! For each spec, one module holding the message and its structs with their `Default`, `Encode`,
 //! `Decode` and `Message` impls. For the spec set, an `api` module with the `ApiKey` enum,
-//! header-version selection and request/response dispatch (see [`api`]). Each emitted module
+//! header-version selection and request/response dispatch (see [`api`]), and, when the set has
+//! Kafka 4.x coordinator records, a `coordinator_record_type` module with their
+//! `CoordinatorRecordType` enum (`record_type`). Each emitted module
 //! starts with `use ::kwire_protocol::__private as rt;` and names the runtime as `rt::…`, the
 //! standard library by full path (`::core::…`), so it needs nothing but the runtime. The root
 //! items ([`root_items`]) check at compile time that the runtime is the one the code was
@@ -19,6 +21,7 @@ mod json;
 mod message;
 mod options;
 mod plan;
+mod record_type;
 mod sample;
 mod tokens;
 mod view;
@@ -33,7 +36,7 @@ use proc_macro2::TokenStream;
 /// `kwire_protocol::__private::expect_runtime(RUNTIME_ABI)` in a constant, so that it fails to
 /// compile, with a message saying so, against a kwire-protocol with another number. Equal to
 /// `kwire_protocol::__private::RUNTIME_ABI` of the same release (a unit test checks).
-pub const RUNTIME_ABI: u32 = 3;
+pub const RUNTIME_ABI: u32 = 4;
 
 /// One generated module.
 #[derive(Debug, Clone)]
@@ -68,6 +71,15 @@ pub fn emit(specs: &[Spec], opts: &Options) -> Vec<Module> {
         doc: "API keys, header versions and request/response dispatch for this spec set.".into(),
         tokens: with_alias(api::emit_api_with(&sorted, opts)),
     });
+    let pairs = crate::records::pairs(&sorted);
+    if !pairs.is_empty() {
+        out.push(Module {
+            name: record_type::MODULE.into(),
+            source: None,
+            doc: "The coordinator record types of this spec set (`coordinator-key` and `coordinator-value` pairs).".into(),
+            tokens: with_alias(record_type::emit(&pairs)),
+        });
+    }
     out
 }
 
@@ -90,6 +102,9 @@ fn emit_spec(cx: &plan::Ctx) -> TokenStream {
     for (st, is_top) in structs {
         let p = plan::StructPlan::new(cx, st, is_top);
         out.extend(message::emit(cx, &p, encode::body(cx, &p), decode::body(cx, &p)));
+        if is_top {
+            out.extend(record_type::record_type_const(cx.spec));
+        }
         if cx.opts.samples {
             out.extend(sample::emit(cx, &p));
         }
@@ -130,10 +145,12 @@ pub fn root_items(specs: &[Spec]) -> TokenStream {
     )
 }
 
-/// The paths the root re-exports: each message, then the `api` items.
+/// The paths the root re-exports: each message, then the `api` items, then the
+/// `coordinator_record_type` items (`CoordinatorRecordType`) when the set has coordinator records.
 fn reexports(specs: &[Spec]) -> Vec<TokenStream> {
     let mut sorted: Vec<&Spec> = specs.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let has_records = !crate::records::pairs(&sorted).is_empty();
     let mut out: Vec<TokenStream> = sorted
         .iter()
         .map(|s| {
@@ -143,6 +160,12 @@ fn reexports(specs: &[Spec]) -> Vec<TokenStream> {
         })
         .collect();
     out.push(quote::quote!(api::*));
+    if has_records {
+        let m = names::ident(record_type::MODULE);
+        // A glob, as `api::*`: the build scripts that list the messages from these lines
+        // (tests/, fuzz/) take every other line for a message.
+        out.push(quote::quote!(#m::*));
+    }
     out
 }
 

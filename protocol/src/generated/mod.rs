@@ -247,77 +247,77 @@ pub mod join_group_request;
 pub mod join_group_response;
 /// `KRaftVersionRecord` (data), from `schemas/KRaftVersionRecord.json`.
 pub mod k_raft_version_record;
-/// `KwireClassicGroupMemberKey` (data), from `schemas/KwireClassicGroupMemberKey.json`.
+/// `KwireClassicGroupMemberKey` (coordinator-key), from `schemas/KwireClassicGroupMemberKey.json`.
 pub mod kwire_classic_group_member_key;
-/// `KwireClassicGroupMemberValue` (data), from `schemas/KwireClassicGroupMemberValue.json`.
+/// `KwireClassicGroupMemberValue` (coordinator-value), from `schemas/KwireClassicGroupMemberValue.json`.
 pub mod kwire_classic_group_member_value;
-/// `KwireClassicGroupMetadataKey` (data), from `schemas/KwireClassicGroupMetadataKey.json`.
+/// `KwireClassicGroupMetadataKey` (coordinator-key), from `schemas/KwireClassicGroupMetadataKey.json`.
 pub mod kwire_classic_group_metadata_key;
-/// `KwireClassicGroupMetadataValue` (data), from `schemas/KwireClassicGroupMetadataValue.json`.
+/// `KwireClassicGroupMetadataValue` (coordinator-value), from `schemas/KwireClassicGroupMetadataValue.json`.
 pub mod kwire_classic_group_metadata_value;
-/// `KwireCommittedOffsetKey` (data), from `schemas/KwireCommittedOffsetKey.json`.
+/// `KwireCommittedOffsetKey` (coordinator-key), from `schemas/KwireCommittedOffsetKey.json`.
 pub mod kwire_committed_offset_key;
-/// `KwireCommittedOffsetValue` (data), from `schemas/KwireCommittedOffsetValue.json`.
+/// `KwireCommittedOffsetValue` (coordinator-value), from `schemas/KwireCommittedOffsetValue.json`.
 pub mod kwire_committed_offset_value;
-/// `KwireConsumerGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentKey.json`.
+/// `KwireConsumerGroupCurrentMemberAssignmentKey` (coordinator-key), from `schemas/KwireConsumerGroupCurrentMemberAssignmentKey.json`.
 pub mod kwire_consumer_group_current_member_assignment_key;
-/// `KwireConsumerGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireConsumerGroupCurrentMemberAssignmentValue.json`.
+/// `KwireConsumerGroupCurrentMemberAssignmentValue` (coordinator-value), from `schemas/KwireConsumerGroupCurrentMemberAssignmentValue.json`.
 pub mod kwire_consumer_group_current_member_assignment_value;
-/// `KwireConsumerGroupMemberMetadataKey` (data), from `schemas/KwireConsumerGroupMemberMetadataKey.json`.
+/// `KwireConsumerGroupMemberMetadataKey` (coordinator-key), from `schemas/KwireConsumerGroupMemberMetadataKey.json`.
 pub mod kwire_consumer_group_member_metadata_key;
-/// `KwireConsumerGroupMemberMetadataValue` (data), from `schemas/KwireConsumerGroupMemberMetadataValue.json`.
+/// `KwireConsumerGroupMemberMetadataValue` (coordinator-value), from `schemas/KwireConsumerGroupMemberMetadataValue.json`.
 pub mod kwire_consumer_group_member_metadata_value;
-/// `KwireConsumerGroupMetadataKey` (data), from `schemas/KwireConsumerGroupMetadataKey.json`.
+/// `KwireConsumerGroupMetadataKey` (coordinator-key), from `schemas/KwireConsumerGroupMetadataKey.json`.
 pub mod kwire_consumer_group_metadata_key;
-/// `KwireConsumerGroupMetadataValue` (data), from `schemas/KwireConsumerGroupMetadataValue.json`.
+/// `KwireConsumerGroupMetadataValue` (coordinator-value), from `schemas/KwireConsumerGroupMetadataValue.json`.
 pub mod kwire_consumer_group_metadata_value;
-/// `KwireConsumerGroupRegularExpressionKey` (data), from `schemas/KwireConsumerGroupRegularExpressionKey.json`.
+/// `KwireConsumerGroupRegularExpressionKey` (coordinator-key), from `schemas/KwireConsumerGroupRegularExpressionKey.json`.
 pub mod kwire_consumer_group_regular_expression_key;
-/// `KwireConsumerGroupRegularExpressionValue` (data), from `schemas/KwireConsumerGroupRegularExpressionValue.json`.
+/// `KwireConsumerGroupRegularExpressionValue` (coordinator-value), from `schemas/KwireConsumerGroupRegularExpressionValue.json`.
 pub mod kwire_consumer_group_regular_expression_value;
-/// `KwireConsumerGroupTargetAssignmentMemberKey` (data), from `schemas/KwireConsumerGroupTargetAssignmentMemberKey.json`.
+/// `KwireConsumerGroupTargetAssignmentMemberKey` (coordinator-key), from `schemas/KwireConsumerGroupTargetAssignmentMemberKey.json`.
 pub mod kwire_consumer_group_target_assignment_member_key;
-/// `KwireConsumerGroupTargetAssignmentMemberValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMemberValue.json`.
+/// `KwireConsumerGroupTargetAssignmentMemberValue` (coordinator-value), from `schemas/KwireConsumerGroupTargetAssignmentMemberValue.json`.
 pub mod kwire_consumer_group_target_assignment_member_value;
-/// `KwireConsumerGroupTargetAssignmentMetadataKey` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataKey.json`.
+/// `KwireConsumerGroupTargetAssignmentMetadataKey` (coordinator-key), from `schemas/KwireConsumerGroupTargetAssignmentMetadataKey.json`.
 pub mod kwire_consumer_group_target_assignment_metadata_key;
-/// `KwireConsumerGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireConsumerGroupTargetAssignmentMetadataValue.json`.
+/// `KwireConsumerGroupTargetAssignmentMetadataValue` (coordinator-value), from `schemas/KwireConsumerGroupTargetAssignmentMetadataValue.json`.
 pub mod kwire_consumer_group_target_assignment_metadata_value;
-/// `KwirePartitionEndKey` (data), from `schemas/KwirePartitionEndKey.json`.
+/// `KwirePartitionEndKey` (coordinator-key), from `schemas/KwirePartitionEndKey.json`.
 pub mod kwire_partition_end_key;
-/// `KwirePartitionEndValue` (data), from `schemas/KwirePartitionEndValue.json`.
+/// `KwirePartitionEndValue` (coordinator-value), from `schemas/KwirePartitionEndValue.json`.
 pub mod kwire_partition_end_value;
-/// `KwireStreamsGroupCurrentMemberAssignmentKey` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentKey.json`.
+/// `KwireStreamsGroupCurrentMemberAssignmentKey` (coordinator-key), from `schemas/KwireStreamsGroupCurrentMemberAssignmentKey.json`.
 pub mod kwire_streams_group_current_member_assignment_key;
-/// `KwireStreamsGroupCurrentMemberAssignmentValue` (data), from `schemas/KwireStreamsGroupCurrentMemberAssignmentValue.json`.
+/// `KwireStreamsGroupCurrentMemberAssignmentValue` (coordinator-value), from `schemas/KwireStreamsGroupCurrentMemberAssignmentValue.json`.
 pub mod kwire_streams_group_current_member_assignment_value;
-/// `KwireStreamsGroupMemberMetadataKey` (data), from `schemas/KwireStreamsGroupMemberMetadataKey.json`.
+/// `KwireStreamsGroupMemberMetadataKey` (coordinator-key), from `schemas/KwireStreamsGroupMemberMetadataKey.json`.
 pub mod kwire_streams_group_member_metadata_key;
-/// `KwireStreamsGroupMemberMetadataValue` (data), from `schemas/KwireStreamsGroupMemberMetadataValue.json`.
+/// `KwireStreamsGroupMemberMetadataValue` (coordinator-value), from `schemas/KwireStreamsGroupMemberMetadataValue.json`.
 pub mod kwire_streams_group_member_metadata_value;
-/// `KwireStreamsGroupMetadataKey` (data), from `schemas/KwireStreamsGroupMetadataKey.json`.
+/// `KwireStreamsGroupMetadataKey` (coordinator-key), from `schemas/KwireStreamsGroupMetadataKey.json`.
 pub mod kwire_streams_group_metadata_key;
-/// `KwireStreamsGroupMetadataValue` (data), from `schemas/KwireStreamsGroupMetadataValue.json`.
+/// `KwireStreamsGroupMetadataValue` (coordinator-value), from `schemas/KwireStreamsGroupMetadataValue.json`.
 pub mod kwire_streams_group_metadata_value;
-/// `KwireStreamsGroupTargetAssignmentMemberKey` (data), from `schemas/KwireStreamsGroupTargetAssignmentMemberKey.json`.
+/// `KwireStreamsGroupTargetAssignmentMemberKey` (coordinator-key), from `schemas/KwireStreamsGroupTargetAssignmentMemberKey.json`.
 pub mod kwire_streams_group_target_assignment_member_key;
-/// `KwireStreamsGroupTargetAssignmentMemberValue` (data), from `schemas/KwireStreamsGroupTargetAssignmentMemberValue.json`.
+/// `KwireStreamsGroupTargetAssignmentMemberValue` (coordinator-value), from `schemas/KwireStreamsGroupTargetAssignmentMemberValue.json`.
 pub mod kwire_streams_group_target_assignment_member_value;
-/// `KwireStreamsGroupTargetAssignmentMetadataKey` (data), from `schemas/KwireStreamsGroupTargetAssignmentMetadataKey.json`.
+/// `KwireStreamsGroupTargetAssignmentMetadataKey` (coordinator-key), from `schemas/KwireStreamsGroupTargetAssignmentMetadataKey.json`.
 pub mod kwire_streams_group_target_assignment_metadata_key;
-/// `KwireStreamsGroupTargetAssignmentMetadataValue` (data), from `schemas/KwireStreamsGroupTargetAssignmentMetadataValue.json`.
+/// `KwireStreamsGroupTargetAssignmentMetadataValue` (coordinator-value), from `schemas/KwireStreamsGroupTargetAssignmentMetadataValue.json`.
 pub mod kwire_streams_group_target_assignment_metadata_value;
-/// `KwireStreamsGroupTopologyDescriptionKey` (data), from `schemas/KwireStreamsGroupTopologyDescriptionKey.json`.
+/// `KwireStreamsGroupTopologyDescriptionKey` (coordinator-key), from `schemas/KwireStreamsGroupTopologyDescriptionKey.json`.
 pub mod kwire_streams_group_topology_description_key;
-/// `KwireStreamsGroupTopologyDescriptionValue` (data), from `schemas/KwireStreamsGroupTopologyDescriptionValue.json`.
+/// `KwireStreamsGroupTopologyDescriptionValue` (coordinator-value), from `schemas/KwireStreamsGroupTopologyDescriptionValue.json`.
 pub mod kwire_streams_group_topology_description_value;
-/// `KwireStreamsGroupTopologyKey` (data), from `schemas/KwireStreamsGroupTopologyKey.json`.
+/// `KwireStreamsGroupTopologyKey` (coordinator-key), from `schemas/KwireStreamsGroupTopologyKey.json`.
 pub mod kwire_streams_group_topology_key;
-/// `KwireStreamsGroupTopologyValue` (data), from `schemas/KwireStreamsGroupTopologyValue.json`.
+/// `KwireStreamsGroupTopologyValue` (coordinator-value), from `schemas/KwireStreamsGroupTopologyValue.json`.
 pub mod kwire_streams_group_topology_value;
-/// `KwireTopicKey` (data), from `schemas/KwireTopicKey.json`.
+/// `KwireTopicKey` (coordinator-key), from `schemas/KwireTopicKey.json`.
 pub mod kwire_topic_key;
-/// `KwireTopicValue` (data), from `schemas/KwireTopicValue.json`.
+/// `KwireTopicValue` (coordinator-value), from `schemas/KwireTopicValue.json`.
 pub mod kwire_topic_value;
 /// `LeaderAndIsrRequest` (request), from `schemas/LeaderAndIsrRequest.json`.
 pub mod leader_and_isr_request;
@@ -485,7 +485,9 @@ pub mod write_txn_markers_request;
 pub mod write_txn_markers_response;
 /// API keys, header versions and request/response dispatch for this spec set.
 pub mod api;
-const _: () = ::kwire_protocol::__private::expect_runtime(3);
+/// The coordinator record types of this spec set (`coordinator-key` and `coordinator-value` pairs).
+pub mod coordinator_record_type;
+const _: () = ::kwire_protocol::__private::expect_runtime(4);
 pub use aborted_txn::AbortedTxn;
 pub use add_offsets_to_txn_request::AddOffsetsToTxnRequest;
 pub use add_offsets_to_txn_response::AddOffsetsToTxnResponse;
@@ -726,3 +728,4 @@ pub use write_share_group_state_response::WriteShareGroupStateResponse;
 pub use write_txn_markers_request::WriteTxnMarkersRequest;
 pub use write_txn_markers_response::WriteTxnMarkersResponse;
 pub use api::*;
+pub use coordinator_record_type::*;

@@ -372,6 +372,12 @@ pub enum MessageKind {
     Data,
     /// A KRaft metadata record.
     Metadata,
+    /// The key of a coordinator record (Kafka 4.x `coordinator-key`): its `apiKey` is the
+    /// record type.
+    CoordinatorKey,
+    /// The value of a coordinator record (Kafka 4.x `coordinator-value`), paired with the key
+    /// of the same record type.
+    CoordinatorValue,
 }
 
 /// How a version encodes lengths, counts and the tagged-field section (KIP-482): classic in the

@@ -24,6 +24,7 @@ mod json_form;
 mod kafka_admin_oracle;
 mod kafka_oracle;
 mod kip_drafts_fixed;
+mod record_types;
 mod records;
 mod records_codecs;
 mod records_java;

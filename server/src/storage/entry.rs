@@ -2,14 +2,17 @@
 //! (a tombstone has none), each encoded with kwire's generated codec at version 0, framed with
 //! a length and a CRC-32C (the format is in [`super::file`]'s docs).
 //!
-//! Record types: the coordinator's records keep the types of
-//! [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
-//! [`OFFSET_RECORD_TYPE`], [`TOPIC_RECORD_TYPE`] and [`PARTITION_END_RECORD_TYPE`].
+//! Record types are the generated [`CoordinatorRecordType`]s (the `apiKey` of each
+//! `coordinator-key` spec in `schemas/`): the coordinator's records
+//! ([`kwire_protocol::coordinator::Record::record_type`]) and kwire-server's own committed
+//! offsets, topics and partition end offsets (`KwireCommittedOffsetKey::RECORD_TYPE`, ...). A
+//! type this version does not know is skipped on replay.
 
 use bytes::Bytes;
 use kwire_protocol::coordinator::classic::ClassicRecord;
 use kwire_protocol::coordinator::streams::StreamsRecord;
 use kwire_protocol::coordinator::{ConsumerRecord, Record};
+use kwire_protocol::generated::coordinator_record_type::CoordinatorRecordType;
 use kwire_protocol::generated::kwire_committed_offset_key::KwireCommittedOffsetKey;
 use kwire_protocol::generated::kwire_committed_offset_value::KwireCommittedOffsetValue;
 use kwire_protocol::generated::kwire_partition_end_key::KwirePartitionEndKey;
@@ -19,13 +22,6 @@ use kwire_protocol::generated::kwire_topic_value::KwireTopicValue;
 use kwire_protocol::records::crc32c;
 use kwire_protocol::wire::{DecodeError, Encode, EncodeError, Message};
 
-/// Record type of a committed offset (`KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`).
-pub const OFFSET_RECORD_TYPE: i16 = 30;
-/// Record type of a topic (`KwireTopicKey` / `KwireTopicValue`).
-pub const TOPIC_RECORD_TYPE: i16 = 31;
-/// Record type of a partition's end offset (`KwirePartitionEndKey` / `KwirePartitionEndValue`:
-/// where a partition's offsets continue after a restart; the records themselves are not kept).
-pub const PARTITION_END_RECORD_TYPE: i16 = 32;
 /// The topic of the type-32 entry that holds the end of the last block of producer ids
 /// reserved for InitProducerId (partition -1): empty, which no topic can be named.
 pub const PRODUCER_ID_BLOCK_TOPIC: &str = "";
@@ -68,9 +64,9 @@ impl Entry {
     pub fn record_type(&self) -> i16 {
         match self {
             Entry::Group(r) => r.record_type(),
-            Entry::Offset(..) => OFFSET_RECORD_TYPE,
-            Entry::Topic(..) => TOPIC_RECORD_TYPE,
-            Entry::PartitionEnd(..) => PARTITION_END_RECORD_TYPE,
+            Entry::Offset(..) => KwireCommittedOffsetKey::RECORD_TYPE,
+            Entry::Topic(..) => KwireTopicKey::RECORD_TYPE,
+            Entry::PartitionEnd(..) => KwirePartitionEndKey::RECORD_TYPE,
         }
     }
 
@@ -132,35 +128,52 @@ impl Entry {
                 Entry::Group(Record::Classic($variant(k, v)))
             }};
         }
-        Ok(Some(match record_type {
-            OFFSET_RECORD_TYPE => {
+        use CoordinatorRecordType as T;
+        let Some(t) = CoordinatorRecordType::from_id(record_type) else {
+            return Ok(None);
+        };
+        Ok(Some(match t {
+            T::KwireCommittedOffset => {
                 let (k, v) = decode_kv(key, value)?;
                 Entry::Offset(k, v)
             }
-            TOPIC_RECORD_TYPE => {
+            T::KwireTopic => {
                 let (k, v) = decode_kv(key, value)?;
                 Entry::Topic(k, v)
             }
-            PARTITION_END_RECORD_TYPE => {
+            T::KwirePartitionEnd => {
                 let (k, v) = decode_kv(key, value)?;
                 Entry::PartitionEnd(k, v)
             }
-            3 => group!(ConsumerRecord::GroupMetadata),
-            5 => group!(ConsumerRecord::MemberMetadata),
-            6 => group!(ConsumerRecord::TargetAssignmentMetadata),
-            7 => group!(ConsumerRecord::TargetAssignmentMember),
-            8 => group!(ConsumerRecord::CurrentMemberAssignment),
-            16 => group!(ConsumerRecord::RegularExpression),
-            17 => streams!(StreamsRecord::GroupMetadata),
-            18 => streams!(StreamsRecord::Topology),
-            19 => streams!(StreamsRecord::MemberMetadata),
-            20 => streams!(StreamsRecord::TargetAssignmentMember),
-            21 => streams!(StreamsRecord::TargetAssignmentMetadata),
-            22 => streams!(StreamsRecord::CurrentMemberAssignment),
-            25 => streams!(StreamsRecord::TopologyDescription),
-            23 => classic!(ClassicRecord::GroupMetadata),
-            24 => classic!(ClassicRecord::Member),
-            _ => return Ok(None),
+            T::KwireConsumerGroupMetadata => group!(ConsumerRecord::GroupMetadata),
+            T::KwireConsumerGroupMemberMetadata => group!(ConsumerRecord::MemberMetadata),
+            T::KwireConsumerGroupTargetAssignmentMetadata => {
+                group!(ConsumerRecord::TargetAssignmentMetadata)
+            }
+            T::KwireConsumerGroupTargetAssignmentMember => {
+                group!(ConsumerRecord::TargetAssignmentMember)
+            }
+            T::KwireConsumerGroupCurrentMemberAssignment => {
+                group!(ConsumerRecord::CurrentMemberAssignment)
+            }
+            T::KwireConsumerGroupRegularExpression => group!(ConsumerRecord::RegularExpression),
+            T::KwireStreamsGroupMetadata => streams!(StreamsRecord::GroupMetadata),
+            T::KwireStreamsGroupTopology => streams!(StreamsRecord::Topology),
+            T::KwireStreamsGroupMemberMetadata => streams!(StreamsRecord::MemberMetadata),
+            T::KwireStreamsGroupTargetAssignmentMember => {
+                streams!(StreamsRecord::TargetAssignmentMember)
+            }
+            T::KwireStreamsGroupTargetAssignmentMetadata => {
+                streams!(StreamsRecord::TargetAssignmentMetadata)
+            }
+            T::KwireStreamsGroupCurrentMemberAssignment => {
+                streams!(StreamsRecord::CurrentMemberAssignment)
+            }
+            T::KwireStreamsGroupTopologyDescription => {
+                streams!(StreamsRecord::TopologyDescription)
+            }
+            T::KwireClassicGroupMetadata => classic!(ClassicRecord::GroupMetadata),
+            T::KwireClassicGroupMember => classic!(ClassicRecord::Member),
         }))
     }
 

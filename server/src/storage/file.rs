@@ -19,15 +19,14 @@
 //!   N-7-K bytes value, encoded at version 0 (only when flag = 1)
 //! ```
 //!
-//! Record types: the coordinator's records keep the record types of
-//! [`kwire_protocol::coordinator::Record::record_type`]; kwire-server adds
-//! [`OFFSET_RECORD_TYPE`](super::entry::OFFSET_RECORD_TYPE) (`KwireCommittedOffsetKey` / `KwireCommittedOffsetValue`),
-//! [`TOPIC_RECORD_TYPE`](super::entry::TOPIC_RECORD_TYPE) (`KwireTopicKey` / `KwireTopicValue`) and
-//! [`PARTITION_END_RECORD_TYPE`](super::entry::PARTITION_END_RECORD_TYPE) (`KwirePartitionEndKey` / `KwirePartitionEndValue`: where a
+//! Record types are the generated `CoordinatorRecordType` numbers (see [`super::entry`]): the
+//! coordinator's records, and kwire-server's committed offsets (`KwireCommittedOffsetKey`),
+//! topics (`KwireTopicKey`) and partition end offsets (`KwirePartitionEndKey`: where a
 //! partition's offsets continue after a restart; the records themselves are not kept). A
-//! partition-end entry whose topic is the empty string ([`PRODUCER_ID_BLOCK_TOPIC`](super::entry::PRODUCER_ID_BLOCK_TOPIC), never a
-//! topic's name) and partition -1 holds instead the end of the last block of producer ids
-//! reserved for InitProducerId (the producers service): after a restart, ids continue there.
+//! partition-end entry whose topic is the empty string
+//! ([`PRODUCER_ID_BLOCK_TOPIC`](super::entry::PRODUCER_ID_BLOCK_TOPIC), never a topic's name) and
+//! partition -1 holds instead the end of the last block of producer ids reserved for
+//! InitProducerId (the producers service): after a restart, ids continue there.
 //!
 //! # Writes
 //!

@@ -246,7 +246,7 @@ fn partition_end_entries_round_trip() {
             ..Default::default()
         }),
     );
-    assert_eq!(e.record_type(), 32);
+    assert_eq!(e.record_type(), KwirePartitionEndKey::RECORD_TYPE);
     {
         let (mut log, _) = FileJournal::open(&dir).unwrap();
         log.append(std::slice::from_ref(&e)).unwrap();
@@ -266,4 +266,72 @@ fn foreign_file_is_refused() {
         Err(LogError::Format { .. })
     ));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log written by the kwire-server before record types came from the specs (its two hand
+/// tables of numbers, the format of main at ee9a989): one entry of every type, and a
+/// tombstone. It must replay to the same entries, and today's encoding must give the same
+/// bytes, so logs written by older servers keep working.
+const FORMAT_V1_LOG: &[u8] = include_bytes!("../../tests/fixtures/format-v1.log");
+
+#[test]
+fn a_log_written_before_the_generated_record_types_replays_unchanged() {
+    let dir = temp_dir("format-v1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(FILE_NAME), FORMAT_V1_LOG).unwrap();
+    let (_log, replay) = FileJournal::open(&dir).unwrap();
+    assert_eq!((replay.skipped, replay.torn), (0, None));
+    assert_eq!(replay.entries, every_entry());
+    let mut today = FORMAT_V1_LOG[..12].to_vec();
+    for e in every_entry() {
+        e.encode_into(&mut today).unwrap();
+    }
+    assert_eq!(today, FORMAT_V1_LOG);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One entry of every record type (coordinator records, offsets, topics, partition ends) and
+/// a tombstone.
+fn every_entry() -> Vec<Entry> {
+    use kwire_protocol::coordinator::classic::ClassicRecord;
+    use kwire_protocol::coordinator::streams::StreamsRecord;
+    use kwire_protocol::coordinator::ConsumerRecord;
+    let mut out: Vec<Entry> = vec![
+        ConsumerRecord::GroupMetadata(Default::default(), Some(Default::default())).into(),
+        ConsumerRecord::MemberMetadata(Default::default(), Some(Default::default())).into(),
+        ConsumerRecord::TargetAssignmentMetadata(Default::default(), Some(Default::default()))
+            .into(),
+        ConsumerRecord::TargetAssignmentMember(Default::default(), Some(Default::default())).into(),
+        ConsumerRecord::CurrentMemberAssignment(Default::default(), Some(Default::default()))
+            .into(),
+        ConsumerRecord::RegularExpression(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::GroupMetadata(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::Topology(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::MemberMetadata(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::TargetAssignmentMember(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::TargetAssignmentMetadata(Default::default(), Some(Default::default()))
+            .into(),
+        StreamsRecord::CurrentMemberAssignment(Default::default(), Some(Default::default())).into(),
+        StreamsRecord::TopologyDescription(Default::default(), Some(Default::default())).into(),
+        ClassicRecord::GroupMetadata(Default::default(), Some(Default::default())).into(),
+        ClassicRecord::Member(Default::default(), Some(Default::default())).into(),
+    ]
+    .into_iter()
+    .map(Entry::Group)
+    .collect();
+    out.extend(sample());
+    out.push(Entry::PartitionEnd(
+        KwirePartitionEndKey {
+            topic: "t1".into(),
+            partition: 4,
+        },
+        Some(KwirePartitionEndValue {
+            end_offset: 1234,
+            ..Default::default()
+        }),
+    ));
+    out.push(Entry::Group(
+        ConsumerRecord::GroupMetadata(Default::default(), None).into(),
+    ));
+    out
 }

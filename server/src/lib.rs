@@ -30,6 +30,12 @@
 //! configs CreateTopics gave; DescribeCluster and DescribeTopicPartitions describe this one
 //! broker. Transactions are not served.
 //!
+//! Requests are read as Kafka's broker reads them: the header and the body are decoded and any
+//! bytes after the body are ignored (logged at DEBUG); librdkafka 2.16's all-topics Metadata
+//! v13 carries three. The codec's strict whole-frame check
+//! ([`RequestFrame::decode`](kwire_protocol::generated::RequestFrame::decode)) stays the
+//! library's default for other users.
+//!
 //! # Layers
 //!
 //! Imports go down, never up (ARCHITECTURE.md has the rules `cargo xtask arch` checks):

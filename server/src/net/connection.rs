@@ -1,8 +1,9 @@
 //! One client connection: a reader ([`super::reader`]) and a writer ([`super::writer`]) joined
 //! by a queue of answers in request order.
 //!
-//! A size prefix above the limit, a frame that does not decode, or an API key or version that is
-//! not in the route table ends the connection, after the answers already queued are sent. So do
+//! A size prefix above the limit, a frame whose header or body does not decode, or an API key or
+//! version that is not in the route table ends the connection (bytes after a decoded body are
+//! ignored, as Kafka's broker ignores them: see [`super::framing::decode_request`]), after the answers already queued are sent. So do
 //! end-of-stream, a read error, `--idle-timeout-ms` without a byte received, an incomplete frame
 //! older than `--idle-timeout-ms` (a trickle of bytes does not keep it alive), and a client that
 //! reads no answers for that long (a stalled write). An ApiVersions request above the highest

@@ -139,7 +139,7 @@ fn check_and_decode(frame: Bytes, peer: &Peer) -> Result<RequestFrame, Step> {
             api_label(key)
         )));
     }
-    decode_request(frame.clone()).map_err(|e| {
+    let decoded = decode_request(frame.clone()).map_err(|e| {
         peer.refuse(
             &frame,
             key,
@@ -150,7 +150,17 @@ fn check_and_decode(frame: Bytes, peer: &Peer) -> Result<RequestFrame, Step> {
             "it sent an undecodable {} v{version} request",
             api_label(key)
         ))
-    })
+    })?;
+    if decoded.trailing > 0 {
+        tracing::debug!(
+            api = api_label(key),
+            version,
+            correlation_id,
+            trailing = decoded.trailing,
+            "bytes after the request body ignored, as Kafka ignores them"
+        );
+    }
+    Ok(decoded.frame)
 }
 
 /// Handles one request frame (size prefix removed).

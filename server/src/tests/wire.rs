@@ -7,6 +7,7 @@ use crate::reply::Reply;
 use crate::router::routes::ROUTES;
 use crate::router::Router;
 use kwire_protocol::generated::api_versions_response::ApiVersionsResponse;
+use kwire_protocol::generated::metadata_response::MetadataResponse;
 
 #[tokio::test]
 async fn framing_and_pipelining_keep_request_order() {
@@ -614,5 +615,35 @@ async fn a_trickle_of_bytes_does_not_keep_an_incomplete_frame_alive() {
         _ = trickle => panic!("the connection was kept open by a trickle of bytes"),
     }
     assert!(started.elapsed() < Duration::from_secs(5));
+    r.stop().await;
+}
+
+/// librdkafka 2.16's all-topics Metadata v13 (AdminClient.list_topics() of confluent-kafka
+/// 2.16) carries 3 bytes after its body; Kafka 4.4 answers it, and so does kwire-server: every
+/// topic, and the connection stays open.
+#[tokio::test]
+async fn a_request_with_trailing_bytes_is_answered_and_the_connection_stays() {
+    let r = start(config(&[("t1", 2), ("t2", 1)])).await;
+    let mut c = connect(r.addr).await;
+    let hex = "0003000d00000003000772646b61666b610000000000010000";
+    let body: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+        .collect();
+    let mut framed = (body.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(&body);
+    within(c.send_raw(&framed)).await.expect("send");
+    let f = within(c.recv_frame())
+        .await
+        .expect("recv")
+        .expect("an answer");
+    let (header, m) = MetadataResponse::decode_response_frame(f, 13).expect("Metadata v13");
+    assert_eq!(header.correlation_id, 3);
+    let mut names: Vec<&str> = m.topics.iter().filter_map(|t| t.name.as_deref()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["t1", "t2"]);
+    // Still open: the next request is answered.
+    let m = request(&mut c, &MetadataRequest::default(), 12).await;
+    assert_eq!(m.brokers.len(), 1);
     r.stop().await;
 }

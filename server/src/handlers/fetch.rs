@@ -21,13 +21,23 @@ use crate::services::state::State;
 use crate::services::topics::table::{Topic, TopicTable};
 
 /// Fetch v4-16: a sessionless fetch (SessionId 0), answered at once when it has records (at
-/// least MinBytes) or errors, else held up to MaxWaitMs (capped at `--max-fetch-wait-ms`) until
-/// a produce brings records.
+/// least MinBytes) or errors, or when it asks for no partition at all, else held up to
+/// MaxWaitMs (capped at `--max-fetch-wait-ms`) until a produce brings records.
+///
+/// A Fetch that asks for nothing is answered at once, as Kafka's
+/// `ReplicaManager.fetchMessages` answers when its partitions to fetch are empty: a consumer's
+/// last Fetch after `unsubscribe()` names none, and its `close()` would otherwise wait
+/// `fetch.max.wait.ms`. Kafka's set is the fetch session's partitions (for an incremental
+/// request: the session's, less the forgotten ones); kwire-server has no fetch sessions
+/// (SessionId other than 0: FETCH_SESSION_ID_NOT_FOUND at once, and every answer's SessionId is
+/// 0, so clients send full requests, whose ForgottenTopicsData Kafka ignores), so the set is the
+/// request's own partitions.
 pub fn fetch(st: &mut State, ctx: &Ctx<'_>, r: FetchRequest) -> Reply {
     let wait = u64::try_from(r.max_wait_ms)
         .unwrap_or(0)
         .min(st.cluster.max_fetch_wait_ms);
-    let force = wait == 0;
+    let asks_nothing = r.topics.iter().all(|t| t.partitions.is_empty());
+    let force = wait == 0 || asks_nothing;
     match response(&st.topics, &r, ctx.version, force) {
         Some(resp) => Reply::Respond(resp.into()),
         None => Reply::Park(FetchWait {
@@ -255,4 +265,73 @@ fn list_offset(
         resp.leader_epoch = 0;
     }
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServerConfig;
+    use kwire_protocol::generated::fetch_request::{FetchTopic, ForgottenTopic};
+
+    fn ctx() -> Ctx<'static> {
+        Ctx {
+            version: 16,
+            client_id: "c",
+            client_host: "/127.0.0.1",
+            peer: "127.0.0.1:1".parse().expect("addr"),
+            now: 0,
+        }
+    }
+
+    #[test]
+    fn a_fetch_that_asks_for_nothing_is_answered_at_once() {
+        let mut config = ServerConfig::new("127.0.0.1:0".parse().expect("addr"));
+        config.topics.push(("t1".into(), 1));
+        let mut st = State::open(&config).expect("open");
+        let id = st.topics.get("t1").expect("t1").id;
+        let nothing = [
+            // No topics (a consumer's last Fetch after unsubscribe()).
+            FetchRequest {
+                max_wait_ms: 60_000,
+                min_bytes: 1,
+                ..Default::default()
+            },
+            // A topic without partitions, and only forgotten ones.
+            FetchRequest {
+                max_wait_ms: 60_000,
+                min_bytes: 1,
+                topics: vec![FetchTopic {
+                    topic_id: id,
+                    ..Default::default()
+                }],
+                forgotten_topics_data: vec![ForgottenTopic {
+                    topic_id: id,
+                    partitions: vec![0].into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+        ];
+        for r in nothing {
+            let reply = fetch(&mut st, &ctx(), r);
+            assert!(matches!(reply, Reply::Respond(_)), "{reply:?}");
+        }
+        // One partition with nothing to read yet: held.
+        let held = FetchRequest {
+            max_wait_ms: 60_000,
+            min_bytes: 1,
+            max_bytes: 1 << 20,
+            topics: vec![FetchTopic {
+                topic_id: id,
+                partitions: vec![FetchPartition {
+                    partition: 0,
+                    partition_max_bytes: 1 << 20,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(matches!(fetch(&mut st, &ctx(), held), Reply::Park(_)));
+    }
 }

@@ -561,3 +561,30 @@ async fn compressed_batches_are_checked_and_served_unchanged() {
     );
     r.stop().await;
 }
+
+/// A Fetch that names no partition (a consumer's last one after `unsubscribe()`) is answered at
+/// once, as Kafka answers it, not after its MaxWaitMs: the answers pipelined behind it on the
+/// same connection come before the test's deadline, far below the Fetch's 60 s wait.
+#[tokio::test]
+async fn a_fetch_that_asks_for_nothing_is_answered_at_once() {
+    let r = start(config(&[("t1", 1)])).await;
+    let mut c = connect(r.addr).await;
+    let nothing = FetchRequest {
+        max_wait_ms: 60_000,
+        min_bytes: 1,
+        max_bytes: 50 << 20,
+        session_id: 0,
+        session_epoch: -1,
+        ..Default::default()
+    };
+    let fetch = within(c.send(&nothing, 16)).await.expect("send");
+    let after = within(c.send(&MetadataRequest::default(), 12))
+        .await
+        .expect("send");
+    let f = within(c.recv(fetch)).await.expect("the Fetch answer");
+    assert_eq!((f.error_code, f.session_id), (0, 0));
+    assert!(f.responses.is_empty());
+    let m = within(c.recv(after)).await.expect("the Metadata answer");
+    assert_eq!(m.brokers.len(), 1);
+    r.stop().await;
+}

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use kwire_protocol::generated::{ApiKey, Request, RequestFrame};
 use kwire_protocol::wire::frame::read_frame;
 use kwire_protocol::wire::Chunks;
@@ -25,7 +25,7 @@ use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{mpsc, Semaphore};
 
 use super::framing::{decode_request, encode_response, peek_client_id, peek_header};
-use super::shared::{reserve, Shared};
+use super::shared::{reserve, Held, Shared};
 use super::writer::Pending;
 use crate::context::Ctx;
 use crate::events::refused;
@@ -40,8 +40,10 @@ use crate::util::now_ms;
 /// client id): `RUST_LOG=info,kwire_server::requests=debug` shows every request.
 pub const REQUEST_LOG_TARGET: &str = "kwire_server::requests";
 
-/// Bytes reserved for each socket read.
+/// Bytes read at a time (the room of each read, held from the buffered-request budget).
 const READ_CHUNK: usize = 16 * 1024;
+/// The largest room of one read, for the rest of a large frame.
+const LARGE_READ: usize = 256 * 1024;
 
 /// What a connection knows about its client; shown in its log lines.
 #[derive(Debug)]
@@ -104,16 +106,16 @@ enum Answer {
 enum Step {
     Reply(Answer),
     Nothing,
-    Close(String),
+    Close(End),
 }
 
 /// Checks a frame's API and version, then decodes it; the refusal step when it cannot be served.
 fn check_and_decode(frame: Bytes, peer: &Peer) -> Result<RequestFrame, Step> {
     let Some((key, version, correlation_id)) = peek_header(&frame) else {
-        return Err(Step::Close(format!(
+        return Err(Step::Close(End::enforced(format!(
             "a {}-byte frame cannot hold a request header",
             frame.len()
-        )));
+        ))));
     };
     if key == ApiKey::ApiVersions.as_i16() && version > API_VERSIONS_MAX {
         peer.refuse(
@@ -128,16 +130,18 @@ fn check_and_decode(frame: Bytes, peer: &Peer) -> Result<RequestFrame, Step> {
         return Err(
             match encode_response(api_versions_unsupported().into(), correlation_id, 0) {
                 Ok(b) => Step::Reply(Answer::Ready(b)),
-                Err(e) => Step::Close(format!("cannot encode the ApiVersions answer: {e}")),
+                Err(e) => Step::Close(End::ordinary(format!(
+                    "cannot encode the ApiVersions answer: {e}"
+                ))),
             },
         );
     }
     if !is_supported(key, version) {
         peer.refuse(&frame, key, version, unsupported_reason(key));
-        return Err(Step::Close(format!(
+        return Err(Step::Close(End::ordinary(format!(
             "it sent {} v{version}, which is not served",
             api_label(key)
-        )));
+        ))));
     }
     let decoded = decode_request(frame.clone()).map_err(|e| {
         peer.refuse(
@@ -146,10 +150,10 @@ fn check_and_decode(frame: Bytes, peer: &Peer) -> Result<RequestFrame, Step> {
             version,
             format_args!("the request does not decode: {e}"),
         );
-        Step::Close(format!(
+        Step::Close(End::ordinary(format!(
             "it sent an undecodable {} v{version} request",
             api_label(key)
-        ))
+        )))
     })?;
     if decoded.trailing > 0 {
         tracing::debug!(
@@ -205,14 +209,14 @@ fn on_frame(frame: Bytes, shared: &Shared, peer: &mut Peer) -> Step {
                     api_label(key),
                     peer.addr
                 );
-                Step::Close(format!(
+                Step::Close(End::ordinary(format!(
                     "the answer to {} v{version} could not be encoded",
                     api_label(key)
-                ))
+                )))
             }
         },
         Reply::Silent => Step::Nothing,
-        Reply::Close(why) => Step::Close(why),
+        Reply::Close(why) => Step::Close(End::ordinary(why)),
         Reply::Park(wait) => Step::Reply(Answer::Held(Pending::Fetch {
             correlation_id,
             wait: Box::new(wait),
@@ -233,25 +237,25 @@ async fn handle_frames(
     peer: &mut Peer,
     shared: &Shared,
     budget: &Arc<Semaphore>,
-) -> Result<bool, Option<String>> {
+) -> Result<bool, Option<End>> {
     let mut got_frame = false;
     loop {
         let frame = match read_frame(buf, shared.config.max_frame_bytes) {
             Ok(Some(frame)) => frame,
             Ok(None) => return Ok(got_frame),
-            Err(e) => return Err(Some(e.to_string())),
+            Err(e) => return Err(Some(End::enforced(e.to_string()))),
         };
         got_frame = true;
         let pending = match on_frame(frame, shared, peer) {
             Step::Reply(Answer::Ready(b)) => {
                 let Some(r) = reserve(b.len(), budget, shared).await else {
-                    return Err(Some("the server is stopping".into()));
+                    return Err(Some(End::ordinary("the server is stopping")));
                 };
                 Pending::Ready(b, r)
             }
             Step::Reply(Answer::Held(p)) => p,
             Step::Nothing => continue,
-            Step::Close(reason) => return Err(Some(reason)),
+            Step::Close(end) => return Err(Some(end)),
         };
         if tx.send(pending).await.is_err() {
             return Err(None);
@@ -259,17 +263,68 @@ async fn handle_frames(
     }
 }
 
+/// Why a connection ended, and whether a person running the server needs to know (a limit or
+/// a protocol error the server enforced: logged at INFO; an ordinary end is DEBUG).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct End {
+    /// Why.
+    pub reason: String,
+    /// Whether it is logged at INFO.
+    pub notable: bool,
+}
+
+impl End {
+    /// An ordinary end (the client closed, idle, an error already logged as a refusal).
+    pub fn ordinary(reason: impl Into<String>) -> Self {
+        End {
+            reason: reason.into(),
+            notable: false,
+        }
+    }
+
+    /// An end the server enforced (a limit passed, a frame it cannot take).
+    pub fn enforced(reason: impl Into<String>) -> Self {
+        End {
+            reason: reason.into(),
+            notable: true,
+        }
+    }
+}
+
+/// The room to read into next: a chunk, or the rest of a frame whose size is known (up to
+/// [`LARGE_READ`]).
+fn read_room(buf: &BytesMut) -> usize {
+    match buf.get(..4) {
+        Some(p) => {
+            let size = u32::from_be_bytes([p[0], p[1], p[2], p[3]]) as usize;
+            (4 + size)
+                .saturating_sub(buf.len())
+                .clamp(READ_CHUNK, LARGE_READ)
+        }
+        None => READ_CHUNK,
+    }
+}
+
 /// Reads, handles and queues requests until the connection ends; why it ended, or `None` when
 /// the writer stopped first (the writer says why).
+///
+/// Bytes of incomplete frames are held from the server's `--max-buffered-request-bytes` budget
+/// ([`Held`]), with the room of the next read: while the budget lacks them the reader reads
+/// nothing more (backpressure). A frame not complete `--request-timeout-ms` (or the idle
+/// timeout, if shorter) after its first byte ends the connection, whether its client sent it
+/// too slowly or it waited for the budget; so does `--idle-timeout-ms` without a byte.
 pub async fn read_loop(
     mut rd: OwnedReadHalf,
     tx: mpsc::Sender<Pending>,
     peer: &mut Peer,
     shared: &Shared,
     budget: &Arc<Semaphore>,
-) -> Option<String> {
-    let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
+) -> Option<End> {
+    let c = &shared.config;
+    let idle = Duration::from_millis(c.idle_timeout_ms.max(1));
+    let frame_limit = Duration::from_millis(c.request_timeout_ms.min(c.idle_timeout_ms).max(1));
     let mut buf = BytesMut::new();
+    let mut held = Held::new(shared.buffered.clone());
     // When the first bytes of the incomplete frame now in `buf` arrived.
     let mut partial_since: Option<Instant> = None;
     loop {
@@ -277,42 +332,85 @@ pub async fn read_loop(
             Ok(got) => got,
             Err(end) => return end,
         };
+        // The frames taken are the handlers' now: only the rest stays held.
+        held.shrink_to(buf.len());
         let now = Instant::now();
         if buf.is_empty() {
             partial_since = None;
         } else if got_frame || partial_since.is_none() {
             partial_since = Some(now);
         }
-        let deadline = partial_since.unwrap_or(now) + idle;
-        if buf.capacity() - buf.len() < READ_CHUNK / 2 {
-            buf.reserve(READ_CHUNK);
+        let deadline = match partial_since {
+            Some(t) => t + frame_limit,
+            None => now + idle,
+        };
+        let want = (buf.len() + read_room(&buf)).min(c.max_buffered_request_bytes);
+        if held.bytes() < want {
+            tokio::select! {
+                r = held.grow_to(want, &shared.stats) => {
+                    if r.is_none() {
+                        return Some(End::ordinary("the server is stopping"));
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline.into()) => {
+                    return Some(waited_too_long(&buf, partial_since.is_some(), c));
+                }
+                _ = tx.closed() => return None,
+            }
         }
+        let room = held.bytes() - buf.len();
+        buf.reserve(room);
+        let mut into = (&mut buf).limit(room);
         tokio::select! {
-            r = tokio::time::timeout_at(deadline.into(), rd.read_buf(&mut buf)) => match r {
+            r = tokio::time::timeout_at(deadline.into(), rd.read_buf(&mut into)) => match r {
                 Err(_) if partial_since.is_some() => {
-                    return Some(format!(
-                        "an incomplete request frame ({} bytes) is older than the idle timeout ({} ms)",
-                        buf.len(),
-                        shared.config.idle_timeout_ms
-                    ));
+                    return Some(End::enforced(format!(
+                        "an incomplete request frame ({}) is older than the request timeout ({} ms)",
+                        frame_progress(&buf),
+                        c.request_timeout_ms.min(c.idle_timeout_ms)
+                    )));
                 }
-                Err(_) => {
-                    return Some(format!(
-                        "idle for {} ms",
-                        shared.config.idle_timeout_ms
-                    ));
-                }
-                Ok(Ok(0)) if buf.is_empty() => return Some("the client closed it".into()),
+                Err(_) => return Some(End::ordinary(format!("idle for {} ms", c.idle_timeout_ms))),
+                Ok(Ok(0)) if buf.is_empty() => return Some(End::ordinary("the client closed it")),
                 Ok(Ok(0)) => {
-                    return Some(format!(
+                    return Some(End::ordinary(format!(
                         "the client closed it inside a request frame ({} bytes read)",
                         buf.len()
-                    ));
+                    )));
                 }
                 Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Some(format!("read error: {e}")),
+                Ok(Err(e)) => return Some(End::ordinary(format!("read error: {e}"))),
             },
             _ = tx.closed() => return None,
         }
     }
+}
+
+/// `N of M bytes` of the incomplete frame in `buf` (`N bytes` before its size is known).
+fn frame_progress(buf: &BytesMut) -> String {
+    match buf.get(..4) {
+        Some(p) => format!(
+            "{} of {} bytes",
+            buf.len(),
+            4 + u32::from_be_bytes([p[0], p[1], p[2], p[3]]) as usize
+        ),
+        None => format!("{} bytes", buf.len()),
+    }
+}
+
+/// The end of a connection whose reader waited for the buffered-request budget until its
+/// deadline (the request timeout of its incomplete frame, or the idle timeout).
+fn waited_too_long(buf: &BytesMut, partial: bool, c: &crate::config::ServerConfig) -> End {
+    let (what, ms) = if partial {
+        (
+            format!("an incomplete request frame ({})", frame_progress(buf)),
+            c.request_timeout_ms.min(c.idle_timeout_ms),
+        )
+    } else {
+        ("the next request".to_string(), c.idle_timeout_ms)
+    };
+    End::enforced(format!(
+        "{what} waited {ms} ms for the server's buffered-request budget (--max-buffered-request-bytes {}, used up by other connections' frames)",
+        c.max_buffered_request_bytes
+    ))
 }

@@ -1,6 +1,6 @@
-//! What every connection shares: the router, the configuration, the server-wide byte budget of
-//! queued answers, and the counters tests and tools read; and the reservations answers make
-//! from the byte budgets before they are queued.
+//! What every connection shares: the router, the configuration, the server-wide byte budgets
+//! (answers queued and not yet written; incomplete request frames buffered), and the counters
+//! tests and tools read; and the reservations made from the budgets.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -20,6 +20,9 @@ pub struct Shared {
     /// The server-wide budget of bytes of answers queued and not yet written
     /// (`max_queued_bytes_total` permits).
     pub queued: Arc<Semaphore>,
+    /// The server-wide budget of bytes of incomplete request frames buffered by the readers
+    /// (`max_buffered_request_bytes` permits; see [`Held`]).
+    pub buffered: Arc<Semaphore>,
     /// Counters.
     pub stats: Stats,
 }
@@ -32,6 +35,8 @@ pub struct Stats {
     /// Times a connection's reader stopped reading because its answers, or all connections'
     /// answers, held their byte budget.
     pub read_pauses: watch::Sender<u64>,
+    /// Times a connection's reader waited because the buffered-request budget was used up.
+    pub buffer_waits: watch::Sender<u64>,
 }
 
 impl Shared {
@@ -40,9 +45,11 @@ impl Shared {
         Shared {
             router,
             queued: Arc::new(Semaphore::new(config.max_queued_bytes_total.max(1))),
+            buffered: Arc::new(Semaphore::new(config.max_buffered_request_bytes.max(1))),
             stats: Stats {
                 requests: AtomicU64::new(0),
                 read_pauses: watch::channel(0).0,
+                buffer_waits: watch::channel(0).0,
             },
             config,
         }
@@ -92,4 +99,58 @@ pub async fn reserve(len: usize, conn: &Arc<Semaphore>, shared: &Shared) -> Opti
         _conn: conn_permit,
         _global: global_permit,
     })
+}
+
+/// The bytes of the buffered-request budget one connection's reader holds: what its buffer
+/// holds of incomplete frames, and the room of its next read. Given back when dropped.
+#[derive(Debug)]
+pub struct Held {
+    budget: Arc<Semaphore>,
+    bytes: usize,
+}
+
+impl Held {
+    /// Nothing held yet from `budget`.
+    pub fn new(budget: Arc<Semaphore>) -> Self {
+        Held { budget, bytes: 0 }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Gives back what is held above `keep` bytes.
+    pub fn shrink_to(&mut self, keep: usize) {
+        if self.bytes > keep {
+            self.budget.add_permits(self.bytes - keep);
+            self.bytes = keep;
+        }
+    }
+
+    /// Holds `want` bytes, waiting while the budget does not have them (the wait is counted in
+    /// `stats`). `None` if the budget is closed. Cancel-safe: a wait dropped takes nothing.
+    pub async fn grow_to(&mut self, want: usize, stats: &Stats) -> Option<()> {
+        let Some(need) = want.checked_sub(self.bytes).filter(|n| *n > 0) else {
+            return Some(());
+        };
+        let n = u32::try_from(need).unwrap_or(u32::MAX);
+        let permits = match self.budget.try_acquire_many(n) {
+            Ok(p) => p,
+            Err(TryAcquireError::Closed) => return None,
+            Err(TryAcquireError::NoPermits) => {
+                stats.buffer_waits.send_modify(|n| *n += 1);
+                self.budget.acquire_many(n).await.ok()?
+            }
+        };
+        permits.forget();
+        self.bytes += n as usize;
+        Some(())
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.shrink_to(0);
+    }
 }

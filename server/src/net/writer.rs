@@ -13,6 +13,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::mpsc;
 
 use super::framing::encode_response;
+use super::reader::End;
 use super::shared::{Reserved, Shared};
 use crate::reply::{group_response, FetchWait, GroupWait};
 
@@ -129,12 +130,12 @@ async fn write_batch(
 
 /// Writes the answers in request order until the reader is done and the queue is empty
 /// (`None`), or a write fails or stalls for the idle timeout, or an answer cannot be made
-/// (why).
+/// (why it ended).
 pub async fn write_loop(
     mut wr: OwnedWriteHalf,
     mut rx: mpsc::Receiver<Pending>,
     shared: &Shared,
-) -> Option<String> {
+) -> Option<End> {
     let idle = Duration::from_millis(shared.config.idle_timeout_ms.max(1));
     let mut out = BytesMut::new();
     let mut batch: Vec<Chunks> = Vec::new();
@@ -153,7 +154,7 @@ pub async fn write_loop(
         let (first, r) = match answer_of(item, shared).await {
             Ok(a) => a,
             Err(why) => {
-                end = Some(why);
+                end = Some(End::ordinary(why));
                 break;
             }
         };
@@ -177,12 +178,12 @@ pub async fn write_loop(
         }
         match tokio::time::timeout(idle, write_batch(&mut wr, &mut batch, &mut out)).await {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Some(format!("write error: {e}")),
+            Ok(Err(e)) => return Some(End::ordinary(format!("write error: {e}"))),
             Err(_) => {
-                return Some(format!(
+                return Some(End::enforced(format!(
                     "the client read no answers for {} ms",
                     shared.config.idle_timeout_ms
-                ))
+                )))
             }
         }
         batch.clear();

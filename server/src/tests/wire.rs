@@ -8,6 +8,7 @@ use crate::router::routes::ROUTES;
 use crate::router::Router;
 use kwire_protocol::generated::api_versions_response::ApiVersionsResponse;
 use kwire_protocol::generated::metadata_response::MetadataResponse;
+use kwire_protocol::generated::produce_response::ProduceResponse;
 
 #[tokio::test]
 async fn framing_and_pipelining_keep_request_order() {
@@ -643,6 +644,121 @@ async fn a_request_with_trailing_bytes_is_answered_and_the_connection_stays() {
     names.sort_unstable();
     assert_eq!(names, ["t1", "t2"]);
     // Still open: the next request is answered.
+    let m = request(&mut c, &MetadataRequest::default(), 12).await;
+    assert_eq!(m.brokers.len(), 1);
+    r.stop().await;
+}
+
+/// The frame of a Produce v9 to `t1`-0 of one batch with a `value_len`-byte value, size prefix
+/// included.
+fn large_produce_frame(value_len: usize, correlation_id: i32) -> Vec<u8> {
+    let value = vec![7u8; value_len];
+    let req = produce("t1", 0, make_batch(&[&value], 1), 1);
+    encode_request(req, 9, correlation_id, Some("big"))
+        .expect("encode")
+        .to_vec()
+}
+
+/// Incomplete frames are bounded over all connections together: with a budget that holds one
+/// of two partial 100 KiB frames, the second connection's reader waits (it reads nothing more)
+/// while the first holds its bytes; once the first frame completes and is answered, the second
+/// goes on and is answered too.
+#[tokio::test]
+async fn buffered_request_bytes_are_bounded_across_connections() {
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.max_frame_bytes = 128 << 10;
+    cfg.max_buffered_request_bytes = 160 << 10;
+    let budget = cfg.max_buffered_request_bytes;
+    let r = start(cfg).await;
+    let first = large_produce_frame(100 << 10, 1);
+    let second = large_produce_frame(100 << 10, 2);
+    let part = 90 << 10;
+    let mut a = connect(r.addr).await;
+    let mut b = connect(r.addr).await;
+    let mut waits = r.shared.stats.buffer_waits.subscribe();
+    within(a.send_raw(&first[..part])).await.expect("send");
+    // Wait until the server holds A's 90 KiB.
+    let held = || budget - r.shared.buffered.available_permits();
+    let mut tick = tokio::time::interval(Duration::from_millis(10));
+    for _ in 0..2000 {
+        if held() >= part {
+            break;
+        }
+        tick.tick().await;
+    }
+    assert!(held() >= part, "held {}", held());
+    within(b.send_raw(&second[..part])).await.expect("send");
+    within(waits.wait_for(|n| *n >= 1))
+        .await
+        .expect("B's reader waits for the budget");
+    assert!(held() <= budget);
+    // A's frame completes: answered, and its bytes given back; then B's.
+    within(a.send_raw(&first[part..])).await.expect("send");
+    let f = within(a.recv_frame())
+        .await
+        .expect("recv")
+        .expect("A's answer");
+    let (_, p) = ProduceResponse::decode_response_frame(f, 9).expect("decode");
+    assert_eq!(produce_result(p), (0, 0, 0));
+    within(b.send_raw(&second[part..])).await.expect("send");
+    let f = within(b.recv_frame())
+        .await
+        .expect("recv")
+        .expect("B's answer");
+    let (_, p) = ProduceResponse::decode_response_frame(f, 9).expect("decode");
+    assert_eq!(produce_result(p), (0, 1, 0));
+    assert!(held() <= budget);
+    r.stop().await;
+}
+
+/// A frame not complete within `--request-timeout-ms` of its first byte closes its connection,
+/// though every byte comes well within the idle timeout; so does a frame that waits that long
+/// for the buffered-request budget.
+#[tokio::test]
+async fn a_frame_not_complete_within_the_request_timeout_closes_its_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut cfg = config(&[("t1", 1)]);
+    cfg.idle_timeout_ms = 60_000;
+    cfg.request_timeout_ms = 300;
+    cfg.max_frame_bytes = 128 << 10;
+    cfg.max_buffered_request_bytes = 160 << 10;
+    let r = start(cfg).await;
+    // A trickle: one byte every 20 ms, never a whole frame.
+    let stream = within(tokio::net::TcpStream::connect(r.addr))
+        .await
+        .expect("connect");
+    let (mut rd, mut wr) = stream.into_split();
+    wr.write_all(&1000u32.to_be_bytes()).await.expect("send");
+    let trickle = async {
+        for _ in 0..500 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if wr.write_all(&[0]).await.is_err() {
+                break;
+            }
+        }
+    };
+    let mut byte = [0u8; 1];
+    tokio::select! {
+        r = rd.read(&mut byte) => assert!(matches!(r, Ok(0) | Err(_)), "closed, not answered"),
+        _ = trickle => panic!("the connection was kept open by a trickle of bytes"),
+    }
+    // A frame holding most of the budget, then one that cannot get its room: the second waits,
+    // and is closed at its request timeout; the first, also incomplete, is closed too.
+    let mut a = connect(r.addr).await;
+    let mut b = connect(r.addr).await;
+    let frame = large_produce_frame(120 << 10, 1);
+    within(a.send_raw(&frame[..110 << 10])).await.expect("send");
+    within(b.send_raw(&frame[..90 << 10])).await.expect("send");
+    for c in [&mut a, &mut b] {
+        let end = within(c.recv_frame()).await;
+        assert!(matches!(end, Ok(None) | Err(_)), "closed: {end:?}");
+    }
+    assert!(
+        *r.shared.stats.buffer_waits.borrow() >= 1,
+        "B waited for the budget"
+    );
+    // Everything given back: a new connection is served.
+    let mut c = connect(r.addr).await;
     let m = request(&mut c, &MetadataRequest::default(), 12).await;
     assert_eq!(m.brokers.len(), 1);
     r.stop().await;

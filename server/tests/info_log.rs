@@ -1,9 +1,11 @@
 //! What a person running `kwire-server` sees: the binary runs with `RUST_LOG=info`, a short
 //! session talks to it (a CreateTopics, a consumer-group join and leave, a Metadata that
 //! auto-creates a topic, InitProducerId with and without a transactional id, a Fetch at a version
-//! it does not serve), and its stderr must show the connection, the topic creations with who
-//! asked, the join and leave with the member id and group epoch, the member's assignment, the
-//! producer id given, and the refused requests by API name.
+//! it does not serve, then a frame too slow to arrive), and its stderr must show the topic
+//! creations with who asked, the join and leave with the member id and group epoch, the member's
+//! assignment, the producer id given, the refused requests by API name, and the connection the
+//! server closed for its slow frame; ordinary connection lines (opened, identified, closed) stay
+//! at DEBUG.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -68,7 +70,14 @@ impl Log {
 
 fn start() -> (Server, SocketAddr, Log) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kwire-server"))
-        .args(["--listen", "127.0.0.1:0", "--topic", "from-config:1"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--topic",
+            "from-config:1",
+            "--request-timeout-ms",
+            "500",
+        ])
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -225,13 +234,16 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
         c.send_raw(&fetch_v3_frame()).await.expect("send Fetch v3");
         // The server closes the connection without an answer.
         assert!(c.recv_frame().await.expect("read").is_none());
-        local
+        // A frame that never completes: closed at the request timeout (500 ms).
+        let mut slow = Client::connect(addr).await.expect("connect");
+        let slow_addr = slow.local_addr().expect("local address");
+        slow.send_raw(&[0, 0, 3, 232, 0, 18])
+            .await
+            .expect("send part of a frame");
+        assert!(slow.recv_frame().await.expect("read").is_none());
+        (local, slow_addr)
     });
-
-    log.wait_for(&[" INFO ", &format!("connection opened from {local}")]);
-    log.wait_for(&[&format!(
-        "connection from {local} is client kwire-client (log-test 1.0)"
-    )]);
+    let (local, slow) = local;
     log.wait_for(&[
         "created topic asked-for (2 partitions,",
         &format!("for CreateTopics from {local} (client kwire-client)"),
@@ -261,9 +273,20 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
     log.wait_for(&[&format!(
         "refused Fetch v3 from {local} (client kwire-client): version not supported (Fetch 4-16)"
     )]);
-    log.wait_for(&[&format!(
-        "connection from {local} (client kwire-client) closed after 7 requests: it sent Fetch v3, which is not served"
-    )]);
+    // The server closed the slow connection for its frame: a line for a person running it.
+    log.wait_for(&[
+        " INFO ",
+        &format!("connection from {slow} closed after 0 requests: an incomplete request frame (6 of 1004 bytes) is older than the request timeout (500 ms)"),
+    ]);
+    // Ordinary connection lines (opened, identified, closed by the client or after a refusal
+    // logged on its own) are DEBUG: none at INFO, the enforced close is the only connection
+    // line.
+    let connection_lines: Vec<&String> = log
+        .seen
+        .iter()
+        .filter(|l| l.contains("connection "))
+        .collect();
+    assert_eq!(connection_lines.len(), 1, "{connection_lines:#?}");
     // Per-request lines stay at DEBUG.
     assert!(
         !log.seen.iter().any(|l| l.contains(" DEBUG ")),

@@ -23,9 +23,13 @@
 //! mutes channels while its memory pool is empty: a burst of large requests is served in turn,
 //! and only a frame stuck past the timeout is refused.
 //!
-//! Each connection logs at INFO when it opens, once its client id is known (with the client
+//! Each connection logs at DEBUG when it opens, once its client id is known (with the client
 //! software of an ApiVersions v3+ request), and when it closes: the client id, the requests it
-//! sent and why it closed. Per-request lines are DEBUG.
+//! sent and why it closed. The close line is INFO instead when the server ended the connection
+//! for a limit or a frame it cannot take (a frame too large or too short, a request timeout, the
+//! buffered-request budget, a client that reads no answers): what a person running the server
+//! needs to know. A refused request has its own INFO line. Per-request lines are DEBUG, under
+//! the `kwire_server::requests` target.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,11 +53,11 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// Serves one accepted connection until it ends; logs when it opens and when it closes (with
-/// the client id and why).
+/// the client id and why; see the module docs for the levels).
 pub async fn serve(stream: TcpStream, addr: SocketAddr, shared: Arc<Shared>) {
     let _ = stream.set_nodelay(true);
     let mut peer = Peer::new(addr);
-    tracing::info!("connection opened from {addr}");
+    tracing::debug!("connection opened from {addr}");
     let (rd, wr) = stream.into_split();
     let (tx, rx) = mpsc::channel(shared.config.max_in_flight.max(1));
     let writer_shared = shared.clone();
@@ -74,5 +78,9 @@ pub async fn serve(stream: TcpStream, addr: SocketAddr, shared: Arc<Shared>) {
     };
     let requests = count(peer.requests, "request");
     let reason = &end.reason;
-    tracing::info!("connection from {addr}{client} closed after {requests}: {reason}");
+    if end.notable {
+        tracing::info!("connection from {addr}{client} closed after {requests}: {reason}");
+    } else {
+        tracing::debug!("connection from {addr}{client} closed after {requests}: {reason}");
+    }
 }

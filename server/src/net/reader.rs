@@ -82,13 +82,13 @@ impl Peer {
             return;
         }
         match body {
-            Request::ApiVersions(r) if version >= 3 => tracing::info!(
+            Request::ApiVersions(r) if version >= 3 => tracing::debug!(
                 "connection from {} is client {client_id} ({} {})",
                 self.addr,
                 &*r.client_software_name,
                 &*r.client_software_version
             ),
-            _ => tracing::info!("connection from {} is client {client_id}", self.addr),
+            _ => tracing::debug!("connection from {} is client {client_id}", self.addr),
         }
         self.client_id = Some(client_id.to_string());
     }

@@ -262,8 +262,19 @@ impl Client {
         let Some(&(corr, key, version)) = self.in_flight.front() else {
             return Err(ClientError::Unexpected("no request in flight".into()));
         };
-        let frame = self.recv_frame().await?.ok_or(ClientError::Closed)?;
+        let resp = self.recv_untyped(corr, key, version).await;
         self.in_flight.pop_front();
+        resp
+    }
+
+    /// Reads the next frame as the answer to request `corr` of `key` at `version`.
+    async fn recv_untyped(
+        &mut self,
+        corr: i32,
+        key: ApiKey,
+        version: i16,
+    ) -> Result<ResponseFrame, ClientError> {
+        let frame = self.recv_frame().await?.ok_or(ClientError::Closed)?;
         let resp = ResponseFrame::decode(frame, key, version)
             .map_err(|e| ClientError::Decode(e.to_string()))?;
         if resp.header.correlation_id != corr {
@@ -290,16 +301,7 @@ impl Client {
         let corr = self.next_correlation_id();
         let bytes = encode_request(body, version, corr, Some(&self.client_id))?;
         self.stream.write_all(&bytes).await?;
-        let frame = self.recv_frame().await?.ok_or(ClientError::Closed)?;
-        let resp = ResponseFrame::decode(frame, key, version)
-            .map_err(|e| ClientError::Decode(e.to_string()))?;
-        if resp.header.correlation_id != corr {
-            return Err(ClientError::Unexpected(format!(
-                "correlation id {} where {corr} was due",
-                resp.header.correlation_id
-            )));
-        }
-        Ok(resp.body)
+        Ok(self.recv_untyped(corr, key, version).await?.body)
     }
 
     /// Sends raw bytes (hostile-input tests).

@@ -2,7 +2,9 @@
 //! A JoinGroup or SyncGroup whose answer waits for the rest of its group is a [`Reply::Wait`]:
 //! the connection answers it, in request order, once the coordinator's outbox has the answer.
 
-use kwire_protocol::coordinator::GroupResponse;
+use kwire_protocol::coordinator::{
+    GroupCoordinator, GroupResponse, Record, RequestContext, RequestId,
+};
 use kwire_protocol::generated::heartbeat_request::HeartbeatRequest;
 use kwire_protocol::generated::join_group_request::JoinGroupRequest;
 use kwire_protocol::generated::leave_group_request::LeaveGroupRequest;
@@ -13,6 +15,20 @@ use crate::context::Ctx;
 use crate::events::groups::{classic_heartbeat_refused, Cause};
 use crate::reply::{GroupWait, Reply};
 use crate::services::state::State;
+
+/// Hands a classic request to the coordinator (`call`, with a new request id) and queues the
+/// records it returns (`(api, member id)`: what caused them); the receiver of its answer.
+fn classic(
+    st: &mut State,
+    ctx: &Ctx<'_>,
+    (api, member_id): (&'static str, &str),
+    call: impl FnOnce(&mut GroupCoordinator, &RequestContext, RequestId) -> Vec<Record>,
+) -> oneshot::Receiver<GroupResponse> {
+    let (id, rx) = st.groups.wait_response();
+    let records = call(&mut st.groups.coordinator, &ctx.coordinator(), id);
+    st.queue_records(records, Cause::Request { api, member_id });
+    rx
+}
 
 /// A classic request's reply: its answer comes through `rx` (at once if the coordinator gave it
 /// right away: the router looks before it waits).
@@ -25,16 +41,9 @@ fn wait(rx: oneshot::Receiver<GroupResponse>) -> Reply {
 ///
 /// [`GroupCoordinator::join_group`]: kwire_protocol::coordinator::GroupCoordinator::join_group
 pub fn join_group(st: &mut State, ctx: &Ctx<'_>, r: &JoinGroupRequest) -> Reply {
-    let (id, rx) = st.groups.wait_response();
-    let records = st
-        .groups
-        .coordinator
-        .join_group(&ctx.coordinator(), r, id, ctx.now);
-    let cause = Cause::Request {
-        api: "JoinGroup",
-        member_id: &r.member_id,
-    };
-    st.queue_records(records, cause);
+    let rx = classic(st, ctx, ("JoinGroup", &r.member_id), |c, rc, id| {
+        c.join_group(rc, r, id, ctx.now)
+    });
     wait(rx)
 }
 
@@ -43,16 +52,9 @@ pub fn join_group(st: &mut State, ctx: &Ctx<'_>, r: &JoinGroupRequest) -> Reply 
 ///
 /// [`GroupCoordinator::sync_group`]: kwire_protocol::coordinator::GroupCoordinator::sync_group
 pub fn sync_group(st: &mut State, ctx: &Ctx<'_>, r: &SyncGroupRequest) -> Reply {
-    let (id, rx) = st.groups.wait_response();
-    let records = st
-        .groups
-        .coordinator
-        .sync_group(&ctx.coordinator(), r, id, ctx.now);
-    let cause = Cause::Request {
-        api: "SyncGroup",
-        member_id: &r.member_id,
-    };
-    st.queue_records(records, cause);
+    let rx = classic(st, ctx, ("SyncGroup", &r.member_id), |c, rc, id| {
+        c.sync_group(rc, r, id, ctx.now)
+    });
     wait(rx)
 }
 
@@ -61,16 +63,9 @@ pub fn sync_group(st: &mut State, ctx: &Ctx<'_>, r: &SyncGroupRequest) -> Reply 
 ///
 /// [`GroupCoordinator::heartbeat`]: kwire_protocol::coordinator::GroupCoordinator::heartbeat
 pub fn heartbeat(st: &mut State, ctx: &Ctx<'_>, r: &HeartbeatRequest) -> Reply {
-    let (id, mut rx) = st.groups.wait_response();
-    let records = st
-        .groups
-        .coordinator
-        .heartbeat(&ctx.coordinator(), r, id, ctx.now);
-    let cause = Cause::Request {
-        api: "Heartbeat",
-        member_id: &r.member_id,
-    };
-    st.queue_records(records, cause);
+    let mut rx = classic(st, ctx, ("Heartbeat", &r.member_id), |c, rc, id| {
+        c.heartbeat(rc, r, id, ctx.now)
+    });
     st.groups.drain_responses();
     if let Ok(GroupResponse::Heartbeat(h)) = rx.try_recv() {
         let member = (&*r.group_id, &*r.member_id, r.generation_id);
@@ -87,15 +82,8 @@ pub fn heartbeat(st: &mut State, ctx: &Ctx<'_>, r: &HeartbeatRequest) -> Reply {
 ///
 /// [`GroupCoordinator::leave_group`]: kwire_protocol::coordinator::GroupCoordinator::leave_group
 pub fn leave_group(st: &mut State, ctx: &Ctx<'_>, r: &LeaveGroupRequest) -> Reply {
-    let (id, rx) = st.groups.wait_response();
-    let records = st
-        .groups
-        .coordinator
-        .leave_group(&ctx.coordinator(), r, id, ctx.now);
-    let cause = Cause::Request {
-        api: "LeaveGroup",
-        member_id: &r.member_id,
-    };
-    st.queue_records(records, cause);
+    let rx = classic(st, ctx, ("LeaveGroup", &r.member_id), |c, rc, id| {
+        c.leave_group(rc, r, id, ctx.now)
+    });
     wait(rx)
 }

@@ -8,7 +8,7 @@ use kwire_protocol::generated::consumer_group_heartbeat_response::ConsumerGroupH
 use kwire_protocol::generated::ApiKey;
 
 use crate::context::Ctx;
-use crate::events::groups::{heartbeat_refused, Cause, GroupKind};
+use crate::events::groups::GroupKind;
 use crate::events::Refusal;
 use crate::services::state::State;
 
@@ -25,27 +25,13 @@ pub fn consumer_group_heartbeat(
         .groups
         .coordinator
         .consumer_group_heartbeat(&ctx.coordinator(), r, ctx.now);
-    let resp = &out.response;
     let refusal = Refusal {
-        code: resp.error_code,
-        message: resp.error_message.as_deref(),
+        code: out.response.error_code,
+        message: out.response.error_message.as_deref(),
     };
     let member = (&*r.group_id, &*r.member_id, r.member_epoch);
-    let line = heartbeat_refused(
-        ctx,
-        ApiKey::ConsumerGroupHeartbeat,
-        GroupKind::Consumer,
-        member,
-        refusal,
-    );
-    st.fx.events.extend(line);
-    st.queue_records(
-        out.records,
-        Cause::Heartbeat {
-            member_id: &r.member_id,
-            member_epoch: r.member_epoch,
-        },
-    );
+    let what = (ApiKey::ConsumerGroupHeartbeat, GroupKind::Consumer);
+    st.heartbeat_answered(ctx, what, member, refusal, out.records);
     out.response
 }
 

@@ -13,7 +13,7 @@ use kwire_protocol::generated::streams_group_topology_description_update_respons
 use kwire_protocol::generated::ApiKey;
 
 use crate::context::Ctx;
-use crate::events::groups::{heartbeat_refused, Cause, GroupKind};
+use crate::events::groups::{Cause, GroupKind};
 use crate::events::{Refusal, TopicOrigin};
 use crate::names::{valid_topic_name, MAX_PARTITIONS};
 use crate::services::state::{NewTopic, State};
@@ -34,27 +34,13 @@ pub fn streams_group_heartbeat(
         .groups
         .coordinator
         .streams_group_heartbeat(&ctx.coordinator(), r, ctx.now);
-    let resp = &out.response;
     let refusal = Refusal {
-        code: resp.error_code,
-        message: resp.error_message.as_deref(),
+        code: out.response.error_code,
+        message: out.response.error_message.as_deref(),
     };
     let member = (&*r.group_id, &*r.member_id, r.member_epoch);
-    let line = heartbeat_refused(
-        ctx,
-        ApiKey::StreamsGroupHeartbeat,
-        GroupKind::Streams,
-        member,
-        refusal,
-    );
-    st.fx.events.extend(line);
-    st.queue_records(
-        out.records,
-        Cause::Heartbeat {
-            member_id: &r.member_id,
-            member_epoch: r.member_epoch,
-        },
-    );
+    let what = (ApiKey::StreamsGroupHeartbeat, GroupKind::Streams);
+    st.heartbeat_answered(ctx, what, member, refusal, out.records);
     let create = internal_topics(st, &out.topics_to_create);
     if !create.is_empty() {
         let origin = TopicOrigin::StreamsGroup {

@@ -20,8 +20,11 @@ use super::groups::Groups;
 use super::offsets::{CommittedOffset, Offsets};
 use super::producers::ProducerIds;
 use super::topics::table::TopicTable;
-use crate::events::groups::Cause;
-use crate::events::{topic_created, TopicOrigin};
+use kwire_protocol::generated::ApiKey;
+
+use crate::context::Ctx;
+use crate::events::groups::{heartbeat_refused, Cause, GroupKind};
+use crate::events::{topic_created, Refusal, TopicOrigin};
 use crate::storage::entry::{Entry, PRODUCER_ID_BLOCK_TOPIC};
 use crate::storage::error::StorageError;
 use crate::storage::store::Store;
@@ -111,6 +114,26 @@ impl State {
     pub fn queue_records(&mut self, records: Vec<Record>, cause: Cause<'_>) {
         self.groups
             .record(records, cause, &mut self.store, &mut self.fx);
+    }
+
+    /// Takes in a consumer or streams heartbeat's answer: the line of a fenced member or a
+    /// refused heartbeat (`api`, `kind`; `(group, member, member epoch)` are the request's), and
+    /// the coordinator's records, queued with their group lines.
+    pub fn heartbeat_answered(
+        &mut self,
+        ctx: &Ctx<'_>,
+        (api, kind): (ApiKey, GroupKind),
+        (group, member, epoch): (&str, &str, i32),
+        refusal: Refusal<'_>,
+        records: Vec<Record>,
+    ) {
+        let line = heartbeat_refused(ctx, api, kind, (group, member, epoch), refusal);
+        self.fx.events.extend(line);
+        let cause = Cause::Heartbeat {
+            member_id: member,
+            member_epoch: epoch,
+        };
+        self.queue_records(records, cause);
     }
 
     /// Stores committed offsets of `group`: written first, applied once written.

@@ -233,10 +233,9 @@ fn a_second_log_on_the_same_directory_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn partition_end_entries_round_trip() {
-    let dir = temp_dir("ends");
-    let e = Entry::PartitionEnd(
+/// The end offset of partition t1-4.
+fn partition_end() -> Entry {
+    Entry::PartitionEnd(
         KwirePartitionEndKey {
             topic: "t1".into(),
             partition: 4,
@@ -245,7 +244,13 @@ fn partition_end_entries_round_trip() {
             end_offset: 1234,
             ..Default::default()
         }),
-    );
+    )
+}
+
+#[test]
+fn partition_end_entries_round_trip() {
+    let dir = temp_dir("ends");
+    let e = partition_end();
     assert_eq!(e.record_type(), KwirePartitionEndKey::RECORD_TYPE);
     {
         let (mut log, _) = FileJournal::open(&dir).unwrap();
@@ -320,16 +325,7 @@ fn every_entry() -> Vec<Entry> {
     .map(Entry::Group)
     .collect();
     out.extend(sample());
-    out.push(Entry::PartitionEnd(
-        KwirePartitionEndKey {
-            topic: "t1".into(),
-            partition: 4,
-        },
-        Some(KwirePartitionEndValue {
-            end_offset: 1234,
-            ..Default::default()
-        }),
-    ));
+    out.push(partition_end());
     out.push(Entry::Group(
         ConsumerRecord::GroupMetadata(Default::default(), None).into(),
     ));

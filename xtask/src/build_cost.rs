@@ -118,7 +118,10 @@ fn package_src(dir: &Path, name: &str) -> anyhow::Result<PathBuf> {
 
 fn write_crate(dir: &Path, name: &str, deps: &str, main: &str) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
-    std::fs::write(dir.join("Cargo.toml"), crate::scratch::manifest(name, "", deps))?;
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        crate::scratch::manifest(name, "", deps),
+    )?;
     std::fs::write(dir.join("src").join("main.rs"), main)?;
     Ok(())
 }

@@ -20,7 +20,11 @@ fn build(dir: &Path, target: &Path, package: &str) -> anyhow::Result<f64> {
             .env_remove("RUSTFLAGS")
             .status()
             .context("running cargo")?;
-        anyhow::ensure!(status.success(), "cargo {args:?} failed in {}", dir.display());
+        anyhow::ensure!(
+            status.success(),
+            "cargo {args:?} failed in {}",
+            dir.display()
+        );
         Ok(())
     };
     run(&["build", "--release", "--quiet"])?;
@@ -40,20 +44,33 @@ pub fn run(shared: &Path) -> anyhow::Result<bool> {
         .into_iter()
         .filter(|f| {
             let n = f.file_name();
-            n.ends_with("Request.json") || n.ends_with("Response.json") || n == "RequestHeader.json" || n == "ResponseHeader.json"
+            n.ends_with("Request.json")
+                || n.ends_with("Response.json")
+                || n == "RequestHeader.json"
+                || n == "ResponseHeader.json"
         })
         .collect();
     let n = files.len();
     let ours = scratch.join("kwire-gen");
     std::fs::create_dir_all(ours.join("src"))?;
-    Builder::new().out_dir(ours.join("src")).file_name("lib.rs").compile_files(files)?;
+    Builder::new()
+        .out_dir(ours.join("src"))
+        .file_name("lib.rs")
+        .compile_files(files)?;
     std::fs::write(
         ours.join("Cargo.toml"),
-        crate::scratch::manifest("kwire-gen", "", &crate::scratch::kwire_protocol_dependency(&root, &[])),
+        crate::scratch::manifest(
+            "kwire-gen",
+            "",
+            &crate::scratch::kwire_protocol_dependency(&root, &[]),
+        ),
     )?;
     let theirs = scratch.join("kafka-protocol-gen");
     std::fs::create_dir_all(theirs.join("src"))?;
-    std::fs::write(theirs.join("src").join("lib.rs"), "pub use kafka_protocol;\n")?;
+    std::fs::write(
+        theirs.join("src").join("lib.rs"),
+        "pub use kafka_protocol;\n",
+    )?;
     std::fs::write(
         theirs.join("Cargo.toml"),
         crate::scratch::manifest(

@@ -73,7 +73,11 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
         let checked = check_files(files.clone());
         if checked.error_count() > 0 {
             eprint!("{}", render::render_all(&checked, false));
-            eprintln!("corpus: {}: {} of {n} specs have errors", folder.display(), n - checked.specs.len());
+            eprintln!(
+                "corpus: {}: {} of {n} specs have errors",
+                folder.display(),
+                n - checked.specs.len()
+            );
             sum.failures += (n - checked.specs.len()) as u64;
             continue;
         }
@@ -94,7 +98,10 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
                 std::fs::write(crate_dir.join("Cargo.lock"), lock)?;
             }
         }
-        write_if_changed(&crate_dir.join("src").join("main.rs"), &runner(&unit, &checked.specs))?;
+        write_if_changed(
+            &crate_dir.join("src").join("main.rs"),
+            &runner(&unit, &checked.specs),
+        )?;
         let status = Command::new(crate::scratch::cargo())
             .args(["build", "--quiet", "--manifest-path"])
             .arg(crate_dir.join("Cargo.toml"))
@@ -104,13 +111,22 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
             .status()
             .context("running cargo build")?;
         if !status.success() {
-            eprintln!("corpus: {}: scratch crate {} failed to compile", folder.display(), crate_dir.display());
+            eprintln!(
+                "corpus: {}: scratch crate {} failed to compile",
+                folder.display(),
+                crate_dir.display()
+            );
             sum.failures += n as u64;
             continue;
         }
         sum.compiled += n;
-        let bin = scratch.join("target").join("debug").join(format!("corpus-{}", unit.replace('_', "-")));
-        let out = Command::new(&bin).output().with_context(|| format!("running {}", bin.display()))?;
+        let bin = scratch
+            .join("target")
+            .join("debug")
+            .join(format!("corpus-{}", unit.replace('_', "-")));
+        let out = Command::new(&bin)
+            .output()
+            .with_context(|| format!("running {}", bin.display()))?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         eprint!("{}", String::from_utf8_lossy(&out.stderr));
         let (passed, failed) = stdout
@@ -119,10 +135,16 @@ pub fn corpus(dir: &Path, _opts: &Options) -> anyhow::Result<Summary> {
             .find_map(|l| {
                 let l = l.strip_prefix("round-trips: ")?;
                 let (p, f) = l.split_once(" passed, ")?;
-                Some((p.parse::<u64>().ok()?, f.strip_suffix(" failed")?.parse::<u64>().ok()?))
+                Some((
+                    p.parse::<u64>().ok()?,
+                    f.strip_suffix(" failed")?.parse::<u64>().ok()?,
+                ))
             })
             .unwrap_or((0, 1));
-        eprintln!("corpus: {}: {n} specs, {passed} round-trips, {failed} failed", folder.display());
+        eprintln!(
+            "corpus: {}: {n} specs, {passed} round-trips, {failed} failed",
+            folder.display()
+        );
         sum.round_trips += passed;
         sum.failures += failed;
         if !out.status.success() && failed == 0 {
@@ -159,7 +181,10 @@ pub fn spec_units(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
         checkout
     };
     if folders.is_empty() {
-        anyhow::bail!("no *.json spec files at or under {}.\n{WHERE_SPECS_ARE}", dir.display());
+        anyhow::bail!(
+            "no *.json spec files at or under {}.\n{WHERE_SPECS_ARE}",
+            dir.display()
+        );
     }
     Ok(folders
         .into_iter()
@@ -172,7 +197,9 @@ pub fn spec_units(dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
             let rel = module.unwrap_or(&folder);
             let rel = match rel.strip_prefix(dir) {
                 Ok(r) if !r.as_os_str().is_empty() => r.to_path_buf(),
-                _ => rel.file_name().map_or_else(|| PathBuf::from("root"), PathBuf::from),
+                _ => rel
+                    .file_name()
+                    .map_or_else(|| PathBuf::from("root"), PathBuf::from),
             };
             let name = rel.to_string_lossy().replace(['/', '\\'], "-");
             (name, folder)
@@ -187,7 +214,10 @@ fn generator_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        if GENERATOR_INPUTS.iter().any(|leaf| d.ends_with(Path::new("src/main/resources/common").join(leaf))) {
+        if GENERATOR_INPUTS
+            .iter()
+            .any(|leaf| d.ends_with(Path::new("src/main/resources/common").join(leaf)))
+        {
             out.push(d);
             continue;
         }
@@ -195,7 +225,8 @@ fn generator_folders(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let e = e?;
             let name = e.file_name();
             let name = name.to_string_lossy();
-            let skip = name.starts_with('.') || ["build", "target", "out", "bin", "node_modules"].contains(&&*name);
+            let skip = name.starts_with('.')
+                || ["build", "target", "out", "bin", "node_modules"].contains(&&*name);
             if !skip && e.file_type()?.is_dir() {
                 stack.push(e.path());
             }
@@ -214,8 +245,14 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 
 fn manifest(unit: &str, root: &Path) -> String {
     let name = format!("corpus-{}", unit.replace('_', "-"));
-    let targets = format!("[lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"{name}\"\npath = \"src/main.rs\"\n\n");
-    crate::scratch::manifest(&name, &targets, &crate::scratch::kwire_protocol_dependency(root, &["sample"]))
+    let targets = format!(
+        "[lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"{name}\"\npath = \"src/main.rs\"\n\n"
+    );
+    crate::scratch::manifest(
+        &name,
+        &targets,
+        &crate::scratch::kwire_protocol_dependency(root, &["sample"]),
+    )
 }
 
 /// Checks of Kafka's hard-coded header special cases, for a folder that has the APIs and headers
@@ -230,8 +267,9 @@ fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     let mut s = String::new();
     // Only where the request still has version 0: since Kafka 4.0 the spec is a removed-API stub
     // (`"validVersions": "none"`, no fields), with nothing to encode.
-    let controlled_shutdown_v0 =
-        specs.iter().any(|s| s.name == "ControlledShutdownRequest" && s.valid.contains(0));
+    let controlled_shutdown_v0 = specs
+        .iter()
+        .any(|s| s.name == "ControlledShutdownRequest" && s.valid.contains(0));
     if controlled_shutdown_v0 {
         // ControlledShutdown v0 requests use request header v0: key, version, correlation id,
         // and no client id (the ignorable ClientId is dropped), then the int32 broker id.
@@ -272,7 +310,9 @@ fn special_cases(krate: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
 fn runner(unit: &str, specs: &[kwire_codegen::ir::Spec]) -> String {
     let krate = format!("corpus_{unit}");
     let mut s = String::new();
-    s.push_str("//! Round-trips samples of every message of this spec folder at every valid version.\n\n");
+    s.push_str(
+        "//! Round-trips samples of every message of this spec folder at every valid version.\n\n",
+    );
     s.push_str("use kwire_protocol::wire::sample::{check_roundtrip, Sample, SampleGen, SampleMode};\nuse kwire_protocol::wire::{DecodeError, Message};\n\n");
     let _ = writeln!(
         s,

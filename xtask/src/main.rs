@@ -14,10 +14,12 @@
 //! * `cargo xtask build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]`: clean
 //!   release build time of a small binary that decodes and encodes one message of every API, on
 //!   kwire and on kafka-protocol 0.18.0 (exits 1 when kwire's is longer).
-//! * `cargo xtask modgraph [--edges] [WORKSPACE]`: lists every pair of modules of `codegen/src`
-//!   and `protocol/src` that import each other (and group-type modules that reach up to the
-//!   coordinator facade); exits 1 if there is one. `--edges` lists every edge first. Also run by
-//!   `cargo test` (`xtask/tests/modgraph.rs`).
+//! * `cargo xtask arch [--edges] [--lengths] [WORKSPACE]`: checks every crate of the workspace
+//!   (and the harness crates outside it) against the rules of ARCHITECTURE.md: no import cycles
+//!   of any length, no upward edge between the declared layers, the sibling and facade rules,
+//!   the function and file length limits; exits 1 when anything is reported. `--edges` lists
+//!   every edge first, `--lengths` adds the workspace's longest functions and files. Also run by
+//!   `cargo test` (`xtask/tests/arch.rs`).
 //!
 //! `cargo xtask help [COMMAND]`, `cargo xtask --help` and `cargo xtask COMMAND --help` print help.
 
@@ -29,7 +31,7 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage: cargo xtask codegen [--check] [--baseline REV] [--allow-breaking]
        cargo xtask corpus DIR [--keep]
-       cargo xtask modgraph [--edges] [WORKSPACE]
+       cargo xtask arch [--edges] [--lengths] [WORKSPACE]
        cargo xtask build-time SHARED
        cargo xtask build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]
        cargo xtask help [COMMAND]";
@@ -42,8 +44,8 @@ Commands:
                        refuse a wire-breaking edit of schemas/ (against git HEAD or REV), then
                        regenerate protocol/src/generated/ from it (--check: exit 1 if stale)
   corpus DIR [--keep]  compile and round-trip every spec folder under DIR (a Kafka checkout too)
-  modgraph [--edges] [WORKSPACE]
-                       list module pairs of codegen/src and protocol/src that import each other
+  arch [--edges] [--lengths] [WORKSPACE]
+                       check the crates against ARCHITECTURE.md: cycles, layers, rules, lengths
   build-time SHARED    time the release build of kwire's generated crate against kafka-protocol's
   build-cost [--jobs N] [--runs N] [--views] [--requests-only] [--keep]
                        time the clean release build of an all-APIs binary on kwire and on
@@ -114,15 +116,23 @@ Options:
   --requests-only  only the request of each API
   --keep           keep the temporary crates (their folder is printed)";
 
-const MODGRAPH_HELP: &str = "\
-usage: cargo xtask modgraph [--edges] [WORKSPACE]
+const ARCH_HELP: &str = "\
+usage: cargo xtask arch [--edges] [--lengths] [WORKSPACE]
 
-Lists every pair of modules of codegen/src and protocol/src (generated code aside) that import each
-other, and every module of the coordinator's group types that reaches up to the coordinator facade;
-exits 1 if there is one. Also run by `cargo test` (xtask/tests/modgraph.rs).
+Reads every package of the workspace (members, and the harness crates its root manifest
+excludes: fuzz/, benches/, tests/confluent-rust/) with all their targets, builds the module graph
+of each, and checks it against the rules in the ```arch blocks of ARCHITECTURE.md:
+  * import cycles of any length (one chain per strongly connected component);
+  * upward edges between the declared layers of crates and of folders;
+  * independent siblings that import each other, forbidden imports (the coordinator's facade);
+  * production functions and non-test files over the declared line limits.
+Prints the violations, then one summary line; exits 1 when anything is reported, 2 when a rule
+does not parse or names a module that does not exist. Also run by `cargo test`
+(xtask/tests/arch.rs).
 
 Options:
-  --edges    list every import edge first
+  --edges    list every import edge first (module-level, then crate-level)
+  --lengths  also list the workspace's longest production functions and non-test files
   WORKSPACE  the workspace root to read (default: this checkout)";
 
 /// Prints help text on standard output; a reader that went away (`| head`) is not an error.
@@ -135,10 +145,25 @@ fn help_of(command: &str) -> Option<&'static str> {
         "codegen" => Some(CODEGEN_HELP),
         "corpus" => Some(CORPUS_HELP),
         "build-time" => Some(BUILD_TIME_HELP),
-        "modgraph" => Some(MODGRAPH_HELP),
+        "arch" => Some(ARCH_HELP),
         "build-cost" => Some(BUILD_COST_HELP),
         _ => None,
     }
+}
+
+/// The options of `arch`: `--edges`, `--lengths`, at most one workspace folder; `None` on an
+/// unknown option.
+fn arch_options<'a>(args: &[&'a str]) -> Option<(bool, bool, Option<&'a std::path::Path>)> {
+    let (mut edges, mut lengths, mut dir) = (false, false, None);
+    for a in args {
+        match *a {
+            "--edges" => edges = true,
+            "--lengths" => lengths = true,
+            _ if a.starts_with('-') || dir.is_some() => return None,
+            _ => dir = Some(std::path::Path::new(*a)),
+        }
+    }
+    Some((edges, lengths, dir))
 }
 
 /// The options of `build-cost`; `None` on an unknown or malformed one.
@@ -164,7 +189,11 @@ fn main() -> ExitCode {
     let is_help = |a: &&str| matches!(*a, "--help" | "-h");
     if args.is_empty() || matches!(args.as_slice(), ["help"]) || args.first().is_some_and(is_help) {
         say(HELP);
-        return if args.is_empty() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        return if args.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     if let ["help", command] | [command, ..] = args.as_slice() {
         if args[0] == "help" || args.iter().any(is_help) {
@@ -189,12 +218,16 @@ fn main() -> ExitCode {
             }
         },
         ["corpus", dir] => corpus::run(std::path::Path::new(dir), &corpus::Options::default()),
-        ["modgraph", rest @ ..] if rest.len() <= 2 => {
-            let edges = rest.contains(&"--edges");
-            let dir = rest.iter().find(|a| **a != "--edges").map(std::path::Path::new);
-            xtask::modgraph::run(edges, dir)
+        ["arch", rest @ ..] => match arch_options(rest) {
+            Some((edges, lengths, dir)) => xtask::arch::run(edges, lengths, dir),
+            None => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        },
+        ["corpus", dir, "--keep"] => {
+            corpus::run(std::path::Path::new(dir), &corpus::Options { keep: true })
         }
-        ["corpus", dir, "--keep"] => corpus::run(std::path::Path::new(dir), &corpus::Options { keep: true }),
         ["build-time", shared] => xtask::build_time::run(std::path::Path::new(shared)),
         ["build-cost", rest @ ..] => match build_cost_options(rest) {
             Some(o) => xtask::build_cost::run_task(&o),

@@ -38,8 +38,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinHandle;
 
-use super::reader::{read_loop, End, Peer};
-use super::shared::Shared;
+use super::reader::{read_loop, Peer};
+use super::shared::{End, Shared};
 use super::writer::write_loop;
 use crate::names::count;
 

@@ -25,7 +25,7 @@ use tokio::net::tcp::OwnedReadHalf;
 use tokio::sync::{mpsc, Semaphore};
 
 use super::framing::{decode_request, encode_response, peek_client_id, peek_header};
-use super::shared::{reserve, Held, Shared};
+use super::shared::{reserve, End, Held, Shared};
 use super::writer::Pending;
 use crate::context::Ctx;
 use crate::events::refused;
@@ -259,34 +259,6 @@ async fn handle_frames(
         };
         if tx.send(pending).await.is_err() {
             return Err(None);
-        }
-    }
-}
-
-/// Why a connection ended, and whether a person running the server needs to know (a limit or
-/// a protocol error the server enforced: logged at INFO; an ordinary end is DEBUG).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct End {
-    /// Why.
-    pub reason: String,
-    /// Whether it is logged at INFO.
-    pub notable: bool,
-}
-
-impl End {
-    /// An ordinary end (the client closed, idle, an error already logged as a refusal).
-    pub fn ordinary(reason: impl Into<String>) -> Self {
-        End {
-            reason: reason.into(),
-            notable: false,
-        }
-    }
-
-    /// An end the server enforced (a limit passed, a frame it cannot take).
-    pub fn enforced(reason: impl Into<String>) -> Self {
-        End {
-            reason: reason.into(),
-            notable: true,
         }
     }
 }

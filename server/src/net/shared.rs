@@ -56,6 +56,34 @@ impl Shared {
     }
 }
 
+/// Why a connection ended, and whether a person running the server needs to know (a limit or
+/// a protocol error the server enforced: logged at INFO; an ordinary end is DEBUG).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct End {
+    /// Why.
+    pub reason: String,
+    /// Whether it is logged at INFO.
+    pub notable: bool,
+}
+
+impl End {
+    /// An ordinary end (the client closed, idle, an error already logged as a refusal).
+    pub fn ordinary(reason: impl Into<String>) -> Self {
+        End {
+            reason: reason.into(),
+            notable: false,
+        }
+    }
+
+    /// An end the server enforced (a limit passed, a frame it cannot take).
+    pub fn enforced(reason: impl Into<String>) -> Self {
+        End {
+            reason: reason.into(),
+            notable: true,
+        }
+    }
+}
+
 /// The bytes an answer reserved from its connection's and the server's budgets; given back
 /// when dropped (once the answer is written, or the connection is gone).
 #[derive(Debug)]

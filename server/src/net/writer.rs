@@ -13,8 +13,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::mpsc;
 
 use super::framing::encode_response;
-use super::reader::End;
-use super::shared::{Reserved, Shared};
+use super::shared::{End, Reserved, Shared};
 use crate::reply::{group_response, FetchWait, GroupWait};
 
 /// Answers gathered into one socket write.

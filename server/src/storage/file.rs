@@ -56,6 +56,8 @@ use std::path::{Path, PathBuf};
 
 use super::entry::Entry;
 use super::error::LogError;
+#[cfg(test)]
+use super::journal::Faults;
 use super::journal::Journal;
 use super::replay::{parse, Replay, FORMAT_VERSION, HEADER_LEN, MAGIC};
 
@@ -63,16 +65,6 @@ use super::replay::{parse, Replay, FORMAT_VERSION, HEADER_LEN, MAGIC};
 pub const FILE_NAME: &str = "kwire-server.log";
 /// The lock file's name inside the data directory.
 pub const LOCK_FILE_NAME: &str = "kwire-server.lock";
-
-/// Failures injected into a [`FileJournal`] by tests.
-#[cfg(test)]
-#[derive(Debug, Default)]
-pub(crate) struct Faults {
-    /// The next this many appends write half of their bytes, then fail with ENOSPC.
-    pub(crate) writes: u32,
-    /// The next this many cuts back to the last whole entry fail.
-    pub(crate) repairs: u32,
-}
 
 /// Takes the exclusive lock of `dir` (see the module docs) and writes our pid into the lock file.
 fn lock_dir(dir: &Path) -> Result<File, LogError> {
@@ -287,7 +279,12 @@ impl Journal for FileJournal {
     }
 
     #[cfg(test)]
-    fn file(&mut self) -> Option<&mut FileJournal> {
-        Some(self)
+    fn faults(&mut self) -> Option<&mut Faults> {
+        Some(&mut self.faults)
+    }
+
+    #[cfg(test)]
+    fn whole_len(&self) -> Option<u64> {
+        Some(self.len)
     }
 }

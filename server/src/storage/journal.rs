@@ -21,9 +21,25 @@ pub trait Journal: fmt::Debug + Send {
     /// e.g. partition end offsets and producer-id blocks).
     fn is_durable(&self) -> bool;
 
-    /// The file journal, for tests that inject failures or read its length.
+    /// The failures tests inject (`None`: a journal that cannot fail).
     #[cfg(test)]
-    fn file(&mut self) -> Option<&mut super::file::FileJournal> {
+    fn faults(&mut self) -> Option<&mut Faults> {
         None
     }
+
+    /// The length of the file up to its last whole entry (`None`: no file).
+    #[cfg(test)]
+    fn whole_len(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Failures injected into a journal by tests.
+#[cfg(test)]
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// The next this many appends write half of their bytes, then fail with ENOSPC.
+    pub writes: u32,
+    /// The next this many cuts back to the last whole entry fail.
+    pub repairs: u32,
 }

@@ -143,9 +143,15 @@ impl Store {
         }
     }
 
-    /// The file journal, for tests that inject failures.
+    /// The journal's injected failures, for tests (`None` without a data directory).
     #[cfg(test)]
-    pub fn file(&mut self) -> Option<&mut FileJournal> {
-        self.journal.file()
+    pub fn faults(&mut self) -> Option<&mut super::journal::Faults> {
+        self.journal.faults()
+    }
+
+    /// The file's length up to its last whole entry, for tests (`None` without one).
+    #[cfg(test)]
+    pub fn whole_len(&self) -> Option<u64> {
+        self.journal.whole_len()
     }
 }

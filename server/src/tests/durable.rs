@@ -178,7 +178,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     let whole = log_len(&dir);
     let faults = |writes: u32, repairs: u32| {
         let mut b = r.state();
-        let f = &mut b.store.file().expect("durable").faults;
+        let f = b.store.faults().expect("durable");
         f.writes = writes;
         f.repairs = repairs;
     };
@@ -394,7 +394,7 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
     let mut c = connect(r.addr).await;
     let faults = |writes: u32| {
         let mut b = r.state();
-        b.store.file().expect("durable").faults.writes = writes;
+        b.store.faults().expect("durable").writes = writes;
     };
     // The first id needs a block written: that write fails, so no id is given.
     faults(1);

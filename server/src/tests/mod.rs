@@ -293,7 +293,7 @@ fn log_len(dir: &std::path::Path) -> u64 {
 }
 
 fn log_len_whole(r: &Running) -> u64 {
-    r.state().store.file().expect("durable").len()
+    r.state().store.whole_len().expect("durable")
 }
 
 fn list_offset(topic: &str, partition: i32, ts: i64, version: i16) -> ListOffsetsRequest {

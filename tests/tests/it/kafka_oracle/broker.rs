@@ -10,10 +10,12 @@
 //! (SIGTERM, SIGKILL after 10 s) and removes the temporary directory (unless
 //! `KWIRE_ORACLE_KEEP=1`, for reading the broker's log afterwards).
 
-use super::{GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS, GROUP_CONSUMER_SESSION_TIMEOUT_MS};
-use super::{GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MIN_SESSION_TIMEOUT_MS};
-use super::{GROUP_STREAMS_HEARTBEAT_INTERVAL_MS, GROUP_STREAMS_SESSION_TIMEOUT_MS};
-use super::{GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS, GROUP_STREAMS_NUM_STANDBY_REPLICAS};
+use super::settings::{GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS, GROUP_CONSUMER_SESSION_TIMEOUT_MS};
+use super::settings::{GROUP_INITIAL_REBALANCE_DELAY_MS, GROUP_MIN_SESSION_TIMEOUT_MS};
+use super::settings::{GROUP_STREAMS_HEARTBEAT_INTERVAL_MS, GROUP_STREAMS_SESSION_TIMEOUT_MS};
+use super::settings::{
+    GROUP_STREAMS_INITIAL_REBALANCE_DELAY_MS, GROUP_STREAMS_NUM_STANDBY_REPLICAS,
+};
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
 use kwire_protocol::generated::{ApiVersionsRequest, Response};

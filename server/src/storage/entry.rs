@@ -22,8 +22,9 @@ use kwire_protocol::generated::kwire_topic_value::KwireTopicValue;
 use kwire_protocol::records::crc32c;
 use kwire_protocol::wire::{DecodeError, Encode, EncodeError, Message};
 
-/// The topic of the type-32 entry that holds the end of the last block of producer ids
-/// reserved for InitProducerId (partition -1): empty, which no topic can be named.
+/// The topic of the partition-end entry ([`Entry::PartitionEnd`]) that holds the end of the
+/// last block of producer ids reserved for InitProducerId (partition -1): empty, which no topic
+/// can be named.
 pub const PRODUCER_ID_BLOCK_TOPIC: &str = "";
 
 /// One entry of the log.

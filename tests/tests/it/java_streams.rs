@@ -62,7 +62,7 @@
 
 use crate::java::{java_ready, module_classpath};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
-use kwire_protocol::generated::{Response, StreamsGroupDescribeRequest};
+use kwire_protocol::generated::{ApiRequest, StreamsGroupDescribeRequest};
 use kwire_server::Client;
 use kwire_server::Server;
 use kwire_server::ServerConfig;
@@ -613,16 +613,16 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
         .expect("tokio runtime")
 }
 
-/// A raw request to `addr` on a fresh connection.
-fn call(
+/// A request to `addr` on a fresh connection, and its typed answer.
+fn call<R: ApiRequest>(
     rt: &tokio::runtime::Runtime,
     addr: SocketAddr,
-    req: impl Into<kwire_protocol::generated::Request>,
+    req: &R,
     v: i16,
-) -> Response {
+) -> R::Response {
     rt.block_on(async {
         let mut c = Client::connect(addr).await.expect("connecting");
-        c.call(req, v).await.expect("an answer")
+        c.request(req, v).await.expect("an answer")
     })
 }
 
@@ -637,9 +637,7 @@ fn describe(
         group_ids: vec![group.to_string().into()],
         ..Default::default()
     };
-    let Response::StreamsGroupDescribe(r) = call(rt, addr, req, 0) else {
-        panic!("not StreamsGroupDescribe")
-    };
+    let r = call(rt, addr, &req, 0);
     let g = &r.groups[0];
     assert_eq!(
         g.error_code, 0,
@@ -720,9 +718,7 @@ fn partitions(
         allow_auto_topic_creation: false,
         ..Default::default()
     };
-    let Response::Metadata(m) = call(rt, addr, req, 12) else {
-        panic!("not Metadata")
-    };
+    let m = call(rt, addr, &req, 12);
     m.topics
         .iter()
         .filter(|t| t.error_code == 0)

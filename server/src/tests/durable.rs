@@ -172,7 +172,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     let mut c = connect(r.addr).await;
     let two = || make_batch(&[b"a", b"b"], 1_000);
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, two(), -1), 9).await),
+        produced(&mut c, 0, two(), 9).await,
         (ErrorCode::None.code(), 0, 0)
     );
     let whole = log_len(&dir);
@@ -187,7 +187,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     // the append is undone, and the partial entry is cut off the file.
     faults(1, 0);
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, two(), -1), 9).await),
+        produced(&mut c, 0, two(), 9).await,
         (ErrorCode::KafkaStorageError.code(), -1, -1)
     );
     assert_eq!(
@@ -196,7 +196,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     );
     assert_eq!(log_len(&dir), whole);
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, two(), -1), 9).await),
+        produced(&mut c, 0, two(), 9).await,
         (ErrorCode::None.code(), 2, 0)
     );
 
@@ -219,7 +219,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     let damaged = log_len(&dir);
     assert!(damaged > log_len_whole(&r));
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 1, two(), -1), 9).await).0,
+        produced(&mut c, 1, two(), 9).await.0,
         ErrorCode::KafkaStorageError.code()
     );
     assert_eq!(
@@ -229,7 +229,7 @@ async fn failed_durable_writes_are_not_acknowledged() {
     );
     // The cut works again: writes resume after the last whole entry.
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 1, two(), -1), 9).await),
+        produced(&mut c, 1, two(), 9).await,
         (ErrorCode::None.code(), 0, 0)
     );
     assert_eq!(log_len(&dir), log_len_whole(&r));
@@ -411,20 +411,14 @@ async fn failed_durable_writes_give_no_producer_id_and_undo_producer_state() {
     let b = idempotent_batch(&[b"a", b"b"], 0, 0, 0);
     faults(1);
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, b.clone(), -1), 9).await),
+        produced(&mut c, 0, b.clone(), 9).await,
         (ErrorCode::KafkaStorageError.code(), -1, -1)
     );
     assert!(r.state().topics.get("t1").expect("t1").partitions[0]
         .producers()
         .is_empty());
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, b.clone(), -1), 9).await),
-        (0, 0, 0)
-    );
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, b, -1), 9).await),
-        (0, 0, 0)
-    );
+    assert_eq!(produced(&mut c, 0, b.clone(), 9).await, (0, 0, 0));
+    assert_eq!(produced(&mut c, 0, b, 9).await, (0, 0, 0));
     // One request carrying a new batch twice for the same partition: the second is its
     // duplicate; when the write fails both fail, and nothing is kept.
     let next = idempotent_batch(&[b"c"], 0, 0, 2);
@@ -486,10 +480,7 @@ async fn producer_ids_are_not_reused_after_a_restart() {
         (0, 1, 0)
     );
     let b = idempotent_batch(&[b"a"], 1, 0, 0);
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, b.clone(), -1), 9).await),
-        (0, 0, 0)
-    );
+    assert_eq!(produced(&mut c, 0, b.clone(), 9).await, (0, 0, 0));
     drop(c);
     r.stop().await;
     let r = start(cfg.clone()).await;
@@ -505,10 +496,7 @@ async fn producer_ids_are_not_reused_after_a_restart() {
     assert!(r.state().topics.get("t1").expect("t1").partitions[0]
         .producers()
         .is_empty());
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, b, -1), 9).await),
-        (0, 1, 1)
-    );
+    assert_eq!(produced(&mut c, 0, b, 9).await, (0, 1, 1));
     drop(c);
     r.stop().await;
     let r = start(cfg).await;

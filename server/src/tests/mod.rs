@@ -172,6 +172,18 @@ async fn request<R: ApiRequest>(c: &mut Client, body: &R, version: i16) -> R::Re
     within(c.request(body, version)).await.expect("request")
 }
 
+/// Asserts the server still serves: a new connection's Metadata v12 (all topics) is answered,
+/// with this one broker.
+async fn assert_serves(addr: SocketAddr) {
+    let mut c = connect(addr).await;
+    let all = MetadataRequest {
+        topics: None,
+        ..Default::default()
+    };
+    let m = request(&mut c, &all, 12).await;
+    assert_eq!(m.brokers.len(), 1, "a Metadata answer");
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "kwire-server-test-{name}-{}-{}",
@@ -245,6 +257,12 @@ fn join(group: &str, member: &str, topics: &[&str]) -> ConsumerGroupHeartbeatReq
 fn produce_result(p: ProduceResponse) -> (i16, i64, i64) {
     let pr = &p.responses[0].partition_responses[0];
     (pr.error_code, pr.base_offset, pr.log_start_offset)
+}
+
+/// Produces `batch` to t1's `partition` (acks=all) at `version`; [`produce_result`] of the
+/// answer.
+async fn produced(c: &mut Client, partition: i32, batch: Vec<u8>, version: i16) -> (i16, i64, i64) {
+    produce_result(request(c, &produce("t1", partition, batch, -1), version).await)
 }
 
 fn admin_commit(

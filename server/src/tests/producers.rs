@@ -81,10 +81,7 @@ async fn idempotent_produce_checks_sequences_and_answers_duplicates() {
     let (_, pid, epoch) = init_pid(&mut c, init_producer_id(None, -1, -1), 5).await;
     // Sequences in order: 0-1, 2-4.
     let first = idempotent_batch(&[b"a", b"b"], pid, epoch, 0);
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, first.clone(), -1), 11).await),
-        (0, 0, 0)
-    );
+    assert_eq!(produced(&mut c, 0, first.clone(), 11).await, (0, 0, 0));
     let second = idempotent_batch(&[b"c", b"d", b"e"], pid, epoch, 2);
     // The same batch resent by a raw client, twice in one write (a producer's retry after a
     // lost answer): the first is stored, the second answered with its offset.
@@ -133,52 +130,26 @@ async fn idempotent_produce_checks_sequences_and_answers_duplicates() {
         .is_some_and(|m| m.contains("Out of order")));
     // Overlapping but not equal to a stored batch: out of order too.
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"x"], pid, epoch, 3), -1),
-                11
-            )
+        produced(&mut c, 0, idempotent_batch(&[b"x"], pid, epoch, 3), 11)
             .await
-        )
-        .0,
+            .0,
         ErrorCode::OutOfOrderSequenceNumber.code()
     );
     // Sequences are per partition: partition 1 knows no producer and takes any sequence.
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 1, idempotent_batch(&[b"p"], pid, epoch, 40), -1),
-                11
-            )
-            .await
-        ),
+        produced(&mut c, 1, idempotent_batch(&[b"p"], pid, epoch, 40), 11).await,
         (0, 0, 0)
     );
     // The producer bumps its epoch (KIP-360): the new epoch must start at 0.
     let bumped = epoch + 1;
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"y"], pid, bumped, 5), -1),
-                11
-            )
+        produced(&mut c, 0, idempotent_batch(&[b"y"], pid, bumped, 5), 11)
             .await
-        )
-        .0,
+            .0,
         ErrorCode::OutOfOrderSequenceNumber.code()
     );
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"y"], pid, bumped, 0), -1),
-                11
-            )
-            .await
-        ),
+        produced(&mut c, 0, idempotent_batch(&[b"y"], pid, bumped, 0), 11).await,
         (0, 5, 0)
     );
     // The old epoch is fenced: INVALID_PRODUCER_EPOCH, even for a former duplicate.
@@ -188,21 +159,15 @@ async fn idempotent_produce_checks_sequences_and_answers_duplicates() {
         first.clone(),
     ] {
         assert_eq!(
-            produce_result(request(&mut c, &produce("t1", 0, b, -1), 11).await).0,
+            produced(&mut c, 0, b, 11).await.0,
             ErrorCode::InvalidProducerEpoch.code()
         );
     }
     // A producer id with a negative sequence: INVALID_RECORD (Kafka's LogValidator).
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"z"], pid, bumped, -1), -1),
-                11
-            )
+        produced(&mut c, 0, idempotent_batch(&[b"z"], pid, bumped, -1), 11)
             .await
-        )
-        .0,
+            .0,
         ErrorCode::InvalidRecord.code()
     );
     assert_eq!(
@@ -219,43 +184,21 @@ async fn idempotent_sequences_wrap_at_i32_max() {
     let (_, pid, epoch) = init_pid(&mut c, init_producer_id(None, -1, -1), 5).await;
     // Unknown to the partition: any sequence starts it (Kafka 2.5+).
     let near_end = idempotent_batch(&[b"a", b"b"], pid, epoch, i32::MAX - 3);
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, near_end, -1), 9).await),
-        (0, 0, 0)
-    );
+    assert_eq!(produced(&mut c, 0, near_end, 9).await, (0, 0, 0));
     // MAX-1, MAX, 0: a batch crossing the wrap.
     let crossing = idempotent_batch(&[b"c", b"d", b"e"], pid, epoch, i32::MAX - 1);
+    assert_eq!(produced(&mut c, 0, crossing.clone(), 9).await, (0, 2, 0));
     assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, crossing.clone(), -1), 9).await),
-        (0, 2, 0)
-    );
-    assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"f"], pid, epoch, 1), -1),
-                9
-            )
-            .await
-        ),
+        produced(&mut c, 0, idempotent_batch(&[b"f"], pid, epoch, 1), 9).await,
         (0, 5, 0)
     );
     // The crossing batch resent: its offset.
-    assert_eq!(
-        produce_result(request(&mut c, &produce("t1", 0, crossing, -1), 9).await),
-        (0, 2, 0)
-    );
+    assert_eq!(produced(&mut c, 0, crossing, 9).await, (0, 2, 0));
     // 0 again after 1: out of order.
     assert_eq!(
-        produce_result(
-            request(
-                &mut c,
-                &produce("t1", 0, idempotent_batch(&[b"g"], pid, epoch, 0), -1),
-                9
-            )
+        produced(&mut c, 0, idempotent_batch(&[b"g"], pid, epoch, 0), 9)
             .await
-        )
-        .0,
+            .0,
         ErrorCode::OutOfOrderSequenceNumber.code()
     );
     r.stop().await;

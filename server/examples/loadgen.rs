@@ -19,14 +19,14 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use clap::Parser;
+use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, TopicPartitions,
 };
+use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::{ApiKey, Response, ResponseFrame};
 use kwire_protocol::wire::frame::read_frame;
-use kwire_server::client::encode_request;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::{encode_request, Client, Server, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -176,9 +176,7 @@ fn main() {
             .expect("server runtime");
         rt.block_on(async move {
             let server = Server::bind(config).await.expect("bind");
-            addr_tx
-                .send((server.local_addr(), server.shared()))
-                .expect("report address");
+            addr_tx.send(server.local_addr()).expect("report address");
             server
                 .run(async {
                     let _ = stop_rx.await;
@@ -187,7 +185,7 @@ fn main() {
                 .expect("server");
         });
     });
-    let (addr, shared) = addr_rx.recv().expect("server address");
+    let addr = addr_rx.recv().expect("server address");
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -233,22 +231,7 @@ fn main() {
         }
         ((c1 - c0) as f64 / elapsed, c1 - c0, elapsed)
     });
-    let states: Vec<String> = {
-        let b = shared.lock();
-        b.coordinator
-            .consumer_groups()
-            .values()
-            .map(|g| {
-                format!(
-                    "{}: {} members, epoch {}, {}",
-                    g.group_id,
-                    g.members.len(),
-                    g.group_epoch,
-                    g.state.as_str()
-                )
-            })
-            .collect()
-    };
+    let states = rt.block_on(group_states(addr));
     let _ = stop_tx.send(());
     let _ = server_thread.join();
     println!(
@@ -262,5 +245,38 @@ fn main() {
     );
     for s in states {
         println!("  {s}");
+    }
+}
+
+/// One line per consumer group (members, group epoch, state), read over the wire:
+/// ListGroups, then ConsumerGroupDescribe of the groups listed.
+async fn group_states(addr: SocketAddr) -> Vec<String> {
+    let mut c = match Client::connect(addr).await {
+        Ok(c) => c,
+        Err(e) => return vec![format!("cannot describe the groups: {e}")],
+    };
+    let listed = match c.request(&ListGroupsRequest::default(), 5).await {
+        Ok(l) => l,
+        Err(e) => return vec![format!("ListGroups failed: {e}")],
+    };
+    let describe = ConsumerGroupDescribeRequest {
+        group_ids: listed.groups.iter().map(|g| g.group_id.clone()).collect(),
+        ..Default::default()
+    };
+    match c.request(&describe, 1).await {
+        Ok(d) => d
+            .groups
+            .iter()
+            .map(|g| {
+                format!(
+                    "{}: {} members, epoch {}, {}",
+                    &*g.group_id,
+                    g.members.len(),
+                    g.group_epoch,
+                    &*g.group_state
+                )
+            })
+            .collect(),
+        Err(e) => vec![format!("ConsumerGroupDescribe failed: {e}")],
     }
 }

@@ -8,7 +8,7 @@ use kwire_protocol::coordinator::{
     ClassicGroupConfig, ConfigError, ConsumerGroupConfig, MigrationPolicy,
 };
 
-use crate::topics::{collision_key, valid_topic_name, MAX_PARTITIONS};
+use crate::names::{collision_key, valid_topic_name, MAX_PARTITIONS};
 
 /// The smallest `--max-frame-bytes` accepted (a frame must at least hold an ApiVersions
 /// request).
@@ -59,6 +59,17 @@ pub struct ServerConfig {
     pub max_frame_bytes: usize,
     /// A connection that sends nothing for this long is closed (ms).
     pub idle_timeout_ms: u64,
+    /// A request frame not complete this long (ms) after its first byte arrived closes its
+    /// connection (or the idle timeout, if shorter), whether its client sends too slowly or the
+    /// frame waited for the buffered-request budget. Default 30000, Kafka clients'
+    /// `request.timeout.ms`: no client waits longer for an answer, so a frame still incomplete
+    /// by then is one no client is waiting for.
+    pub request_timeout_ms: u64,
+    /// Bytes of incomplete request frames buffered over all connections together (size
+    /// prefixes included; each connection's next read counts too); over it, connections wait
+    /// to read more (backpressure) until others' frames complete or are closed. At least
+    /// `max_frame_bytes + 4` (one largest frame). Default 256 MiB.
+    pub max_buffered_request_bytes: usize,
     /// Requests read ahead on one connection while earlier answers are pending.
     pub max_in_flight: usize,
     /// Bytes of encoded answers queued on one connection and not yet written beyond which no
@@ -69,7 +80,7 @@ pub struct ServerConfig {
     /// Longest a Fetch is held (ms), whatever its MaxWaitMs.
     pub max_fetch_wait_ms: u64,
     /// Whether Metadata creates the unknown topics it is asked about (Kafka's
-    /// `auto.create.topics.enable`, default true; see [`crate::handlers`]'s Metadata).
+    /// `auto.create.topics.enable`, default true; see the Metadata handler).
     pub auto_create_topics: bool,
     /// Partitions of an auto-created topic, and of a CreateTopics topic with NumPartitions -1
     /// (Kafka's `num.partitions`, default 1).
@@ -96,6 +107,8 @@ impl ServerConfig {
             consumer_migration_policy: MigrationPolicy::Bidirectional,
             max_frame_bytes: 100 * 1024 * 1024,
             idle_timeout_ms: 600_000,
+            request_timeout_ms: 30_000,
+            max_buffered_request_bytes: 256 << 20,
             max_in_flight: 128,
             max_queued_bytes: 4 << 20,
             max_queued_bytes_total: 256 << 20,
@@ -122,8 +135,22 @@ impl ServerConfig {
         if self.idle_timeout_ms == 0 {
             return Err("--idle-timeout-ms must be at least 1".into());
         }
+        if self.request_timeout_ms == 0 {
+            return Err("--request-timeout-ms must be at least 1".into());
+        }
         if self.max_in_flight == 0 {
             return Err("max_in_flight must be at least 1".into());
+        }
+        let one_frame = self.max_frame_bytes.saturating_add(4);
+        if self.max_buffered_request_bytes < one_frame
+            || u32::try_from(self.max_buffered_request_bytes).is_err()
+        {
+            return Err(format!(
+                "--max-buffered-request-bytes {} is outside {one_frame}..={} (at least one largest frame, --max-frame-bytes {} and its 4-byte size prefix)",
+                self.max_buffered_request_bytes,
+                u32::MAX,
+                self.max_frame_bytes
+            ));
         }
         for (name, v) in [
             ("--max-queued-bytes", self.max_queued_bytes),
@@ -280,7 +307,7 @@ fn parse_frame_bytes(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_idle_timeout(s: &str) -> Result<u64, String> {
+fn parse_timeout_ms(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("must be at least 1 ms".into()),
         Ok(n) => Ok(n),
@@ -364,8 +391,17 @@ pub struct Cli {
     pub max_frame_bytes: usize,
     /// Close a connection that sends nothing for this many ms (at least 1), or whose
     /// incomplete request frame is older than that.
-    #[arg(long, value_name = "N", default_value_t = 600_000, value_parser = parse_idle_timeout)]
+    #[arg(long, value_name = "N", default_value_t = 600_000, value_parser = parse_timeout_ms)]
     pub idle_timeout_ms: u64,
+    /// Close a connection whose request frame is not complete this many ms after its first byte
+    /// (at least 1; default 30000, Kafka clients' request.timeout.ms): a client too slow to send
+    /// it, or a frame that waited that long for --max-buffered-request-bytes.
+    #[arg(long, value_name = "N", default_value_t = 30_000, value_parser = parse_timeout_ms)]
+    pub request_timeout_ms: u64,
+    /// Bytes of incomplete request frames held over all connections together; over it,
+    /// connections wait to read more (at least --max-frame-bytes + 4).
+    #[arg(long, value_name = "N", default_value_t = 256 << 20, value_parser = parse_queued_bytes)]
+    pub max_buffered_request_bytes: usize,
     /// Stop reading requests from a connection while more than this many bytes of its answers
     /// wait to be written.
     #[arg(long, value_name = "N", default_value_t = 4 << 20, value_parser = parse_queued_bytes)]
@@ -403,6 +439,8 @@ impl Cli {
         c.consumer_migration_policy = self.group_consumer_migration_policy;
         c.max_frame_bytes = self.max_frame_bytes;
         c.idle_timeout_ms = self.idle_timeout_ms;
+        c.request_timeout_ms = self.request_timeout_ms;
+        c.max_buffered_request_bytes = self.max_buffered_request_bytes;
         c.max_queued_bytes = self.max_queued_bytes;
         c.max_queued_bytes_total = self.max_queued_bytes_total;
         c.auto_create_topics = !self.no_auto_create_topics;
@@ -493,6 +531,29 @@ mod tests {
             1024
         );
         assert!(cli(&["--idle-timeout-ms", "0"]).is_err());
+        // The request timeout and the buffered-request budget (one largest frame at least).
+        let c = cli(&[]).unwrap();
+        assert_eq!(
+            (c.request_timeout_ms, c.max_buffered_request_bytes),
+            (30_000, 256 << 20)
+        );
+        assert!(cli(&["--request-timeout-ms", "0"]).is_err());
+        let c = cli(&[
+            "--max-frame-bytes",
+            "2048",
+            "--max-buffered-request-bytes",
+            "2052",
+        ])
+        .unwrap();
+        assert_eq!(c.max_buffered_request_bytes, 2052);
+        let e = cli(&[
+            "--max-frame-bytes",
+            "2048",
+            "--max-buffered-request-bytes",
+            "2051",
+        ])
+        .unwrap_err();
+        assert!(e.contains("at least one largest frame"), "{e}");
         // Auto-creation: on by default with 1 partition, as Kafka.
         let c = cli(&[]).unwrap();
         assert!(c.auto_create_topics);

@@ -10,8 +10,8 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use kwire_server::config::Cli;
-use kwire_server::server::Server;
+use kwire_server::Cli;
+use kwire_server::Server;
 use tracing_subscriber::EnvFilter;
 
 /// Installs the SIGINT and SIGTERM handlers now (before the listening line is printed, so a

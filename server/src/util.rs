@@ -8,12 +8,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use kwire_protocol::coordinator::MemberIdGenerator;
 use kwire_protocol::wire::Uuid;
 
-/// CRC-32C (Castagnoli) of `data`, as Kafka computes it over a record batch (from the
-/// attributes field on): [`kwire_protocol::records::crc32c`].
-pub fn crc32c(data: &[u8]) -> u32 {
-    kwire_protocol::records::crc32c(data)
-}
-
 /// Milliseconds since the Unix epoch (the coordinator's clock: wall time, so that deadlines
 /// replayed after a restart make sense).
 pub fn now_ms() -> i64 {
@@ -81,7 +75,7 @@ mod tests {
     #[test]
     fn crc32c_check_value() {
         // The standard check value of CRC-32C.
-        assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+        assert_eq!(kwire_protocol::records::crc32c(b"123456789"), 0xE306_9283);
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! What a person running `kwire-server` sees: the binary runs with `RUST_LOG=info`, a short
 //! session talks to it (a CreateTopics, a consumer-group join and leave, a Metadata that
 //! auto-creates a topic, InitProducerId with and without a transactional id, a Fetch at a version
-//! it does not serve), and its stderr must show the connection, the topic creations with who
-//! asked, the join and leave with the member id and group epoch, the member's assignment, the
-//! producer id given, and the refused requests by API name.
+//! it does not serve, then a frame too slow to arrive), and its stderr must show the topic
+//! creations with who asked, the join and leave with the member id and group epoch, the member's
+//! assignment, the producer id given, the refused requests by API name, and the connection the
+//! server closed for its slow frame; ordinary connection lines (opened, identified, closed) stay
+//! at DEBUG.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -17,8 +19,7 @@ use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHe
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
 use kwire_protocol::generated::init_producer_id_request::InitProducerIdRequest;
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
-use kwire_protocol::generated::Response;
-use kwire_server::client::Client;
+use kwire_server::Client;
 
 /// How long to wait for a line before giving up (a safety net against a hang; no test asserts
 /// on time).
@@ -69,7 +70,14 @@ impl Log {
 
 fn start() -> (Server, SocketAddr, Log) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kwire-server"))
-        .args(["--listen", "127.0.0.1:0", "--topic", "from-config:1"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--topic",
+            "from-config:1",
+            "--request-timeout-ms",
+            "500",
+        ])
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -151,9 +159,9 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
     let local = rt.block_on(async {
         let mut c = Client::connect(addr).await.expect("connect");
         let local = c.local_addr().expect("local address");
-        let Response::ApiVersions(v) = c
-            .call(
-                ApiVersionsRequest {
+        let v = c
+            .request(
+                &ApiVersionsRequest {
                     client_software_name: "log-test".into(),
                     client_software_version: "1.0".into(),
                     ..Default::default()
@@ -161,14 +169,11 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
                 3,
             )
             .await
-            .expect("ApiVersions")
-        else {
-            panic!("not an ApiVersions answer")
-        };
+            .expect("ApiVersions");
         assert_eq!(v.error_code, ErrorCode::None.code());
-        let Response::CreateTopics(t) = c
-            .call(
-                CreateTopicsRequest {
+        let t = c
+            .request(
+                &CreateTopicsRequest {
                     topics: vec![CreatableTopic {
                         name: "asked-for".into(),
                         num_partitions: 2,
@@ -181,26 +186,17 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
                 7,
             )
             .await
-            .expect("CreateTopics")
-        else {
-            panic!("not a CreateTopics answer")
-        };
+            .expect("CreateTopics");
         assert_eq!(t.topics[0].error_code, ErrorCode::None.code());
-        let Response::ConsumerGroupHeartbeat(j) = c.call(heartbeat(0), 1).await.expect("join")
-        else {
-            panic!("not a heartbeat answer")
-        };
+        let j = c.request(&heartbeat(0), 1).await.expect("join");
         assert_eq!(j.error_code, ErrorCode::None.code());
         assert_eq!(j.member_epoch, 1);
-        let Response::ConsumerGroupHeartbeat(l) = c.call(heartbeat(-1), 1).await.expect("leave")
-        else {
-            panic!("not a heartbeat answer")
-        };
+        let l = c.request(&heartbeat(-1), 1).await.expect("leave");
         assert_eq!((l.error_code, l.member_epoch), (ErrorCode::None.code(), -1));
         // A Metadata naming an unknown topic creates it (auto.create.topics.enable).
-        let Response::Metadata(m) = c
-            .call(
-                MetadataRequest {
+        let m = c
+            .request(
+                &MetadataRequest {
                     topics: Some(vec![MetadataRequestTopic {
                         name: Some("made-on-demand".into()),
                         ..Default::default()
@@ -210,10 +206,7 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
                 12,
             )
             .await
-            .expect("Metadata")
-        else {
-            panic!("not a Metadata answer")
-        };
+            .expect("Metadata");
         assert_eq!(
             m.topics[0].error_code,
             ErrorCode::UnknownTopicOrPartition.code()
@@ -223,9 +216,9 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
             (None, ErrorCode::None),
             (Some("tx-1"), ErrorCode::CoordinatorNotAvailable),
         ] {
-            let Response::InitProducerId(p) = c
-                .call(
-                    InitProducerIdRequest {
+            let p = c
+                .request(
+                    &InitProducerIdRequest {
                         transactional_id: txn.map(Into::into),
                         transaction_timeout_ms: 60_000,
                         producer_id: -1,
@@ -235,22 +228,22 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
                     5,
                 )
                 .await
-                .expect("InitProducerId")
-            else {
-                panic!("not an InitProducerId answer")
-            };
+                .expect("InitProducerId");
             assert_eq!(p.error_code, code.code());
         }
         c.send_raw(&fetch_v3_frame()).await.expect("send Fetch v3");
         // The server closes the connection without an answer.
         assert!(c.recv_frame().await.expect("read").is_none());
-        local
+        // A frame that never completes: closed at the request timeout (500 ms).
+        let mut slow = Client::connect(addr).await.expect("connect");
+        let slow_addr = slow.local_addr().expect("local address");
+        slow.send_raw(&[0, 0, 3, 232, 0, 18])
+            .await
+            .expect("send part of a frame");
+        assert!(slow.recv_frame().await.expect("read").is_none());
+        (local, slow_addr)
     });
-
-    log.wait_for(&[" INFO ", &format!("connection opened from {local}")]);
-    log.wait_for(&[&format!(
-        "connection from {local} is client kwire-client (log-test 1.0)"
-    )]);
+    let (local, slow) = local;
     log.wait_for(&[
         "created topic asked-for (2 partitions,",
         &format!("for CreateTopics from {local} (client kwire-client)"),
@@ -280,9 +273,20 @@ fn info_log_shows_connections_groups_topics_and_refusals() {
     log.wait_for(&[&format!(
         "refused Fetch v3 from {local} (client kwire-client): version not supported (Fetch 4-16)"
     )]);
-    log.wait_for(&[&format!(
-        "connection from {local} (client kwire-client) closed after 7 requests: it sent Fetch v3, which is not served"
-    )]);
+    // The server closed the slow connection for its frame: a line for a person running it.
+    log.wait_for(&[
+        " INFO ",
+        &format!("connection from {slow} closed after 0 requests: an incomplete request frame (6 of 1004 bytes) is older than the request timeout (500 ms)"),
+    ]);
+    // Ordinary connection lines (opened, identified, closed by the client or after a refusal
+    // logged on its own) are DEBUG: none at INFO, the enforced close is the only connection
+    // line.
+    let connection_lines: Vec<&String> = log
+        .seen
+        .iter()
+        .filter(|l| l.contains("connection "))
+        .collect();
+    assert_eq!(connection_lines.len(), 1, "{connection_lines:#?}");
     // Per-request lines stay at DEBUG.
     assert!(
         !log.seen.iter().any(|l| l.contains(" DEBUG ")),

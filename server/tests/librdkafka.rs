@@ -2,7 +2,8 @@
 //! and admin clients, and kafka-python 3.0.0 producers and consumers, against the `kwire-server`
 //! binary (the tests are in `tests/python/`): KIP-848 consumer groups (`test_groups.py`), classic
 //! groups of librdkafka and kafka-python consumers and mixed classic/KIP-848 groups through their
-//! upgrade and downgrade (`test_classic_groups.py`), producers, durability and hostile input.
+//! upgrade and downgrade (`test_classic_groups.py`), admin calls (`test_admin.py`), producers,
+//! durability and hostile input.
 //!
 //! The Python side runs in a virtual environment under the target directory
 //! (`$CARGO_TARGET_TMPDIR/kwire-pyenv`), created with `python3 -m venv` and filled from

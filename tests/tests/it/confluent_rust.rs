@@ -19,9 +19,9 @@ use kwire_protocol::generated::produce_request::{
 };
 use kwire_protocol::generated::Response;
 use kwire_protocol::records::{BatchBuilder, Compression};
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;

@@ -27,9 +27,9 @@
 use crate::java::{classpath, java_ready};
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
 use kwire_protocol::generated::Response;
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;

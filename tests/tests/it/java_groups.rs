@@ -31,9 +31,9 @@ use kwire_protocol::generated::{
     ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, DescribeGroupsRequest,
     DescribeGroupsResponse, ListGroupsRequest, Response,
 };
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;

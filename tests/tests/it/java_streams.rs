@@ -62,10 +62,10 @@
 
 use crate::java::{java_ready, module_classpath};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
-use kwire_protocol::generated::{Response, StreamsGroupDescribeRequest};
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_protocol::generated::{ApiRequest, StreamsGroupDescribeRequest};
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -577,7 +577,7 @@ impl Drop for Run {
 }
 
 /// A Tokio runtime for the in-process kwire-server whose threads log into `sink` (INFO, and DEBUG for
-/// `kwire_server::conn`: one line per request, with its API and version).
+/// `kwire_server::requests`: one line per request, with its API and version).
 fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
     #[derive(Clone)]
     struct Sink(Arc<Mutex<Vec<u8>>>);
@@ -597,7 +597,7 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
         tracing_subscriber::fmt()
             .with_ansi(false)
             .with_env_filter(tracing_subscriber::EnvFilter::new(
-                "info,kwire_server::conn=debug",
+                "info,kwire_server::requests=debug",
             ))
             .with_writer(move || Sink(sink.clone()))
             .finish(),
@@ -613,16 +613,16 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
         .expect("tokio runtime")
 }
 
-/// A raw request to `addr` on a fresh connection.
-fn call(
+/// A request to `addr` on a fresh connection, and its typed answer.
+fn call<R: ApiRequest>(
     rt: &tokio::runtime::Runtime,
     addr: SocketAddr,
-    req: impl Into<kwire_protocol::generated::Request>,
+    req: &R,
     v: i16,
-) -> Response {
+) -> R::Response {
     rt.block_on(async {
         let mut c = Client::connect(addr).await.expect("connecting");
-        c.call(req, v).await.expect("an answer")
+        c.request(req, v).await.expect("an answer")
     })
 }
 
@@ -637,9 +637,7 @@ fn describe(
         group_ids: vec![group.to_string().into()],
         ..Default::default()
     };
-    let Response::StreamsGroupDescribe(r) = call(rt, addr, req, 0) else {
-        panic!("not StreamsGroupDescribe")
-    };
+    let r = call(rt, addr, &req, 0);
     let g = &r.groups[0];
     assert_eq!(
         g.error_code, 0,
@@ -720,9 +718,7 @@ fn partitions(
         allow_auto_topic_creation: false,
         ..Default::default()
     };
-    let Response::Metadata(m) = call(rt, addr, req, 12) else {
-        panic!("not Metadata")
-    };
+    let m = call(rt, addr, &req, 12);
     m.topics
         .iter()
         .filter(|t| t.error_code == 0)

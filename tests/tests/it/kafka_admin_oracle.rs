@@ -15,7 +15,7 @@
 //!
 //! | # | Step | Kafka 4.4.0 | kwire | Why accepted, how compared |
 //! |---|---|---|---|---|
-//! | B1 | DescribeConfigs of broker 1, every key | ~300 broker configs (listeners, SASL, SSL, quotas, log cleaner threads, ...) | the broker configs clients and Kafka Streams read (`kwire_server::handlers::configs::BROKER_CONFIGS`, ~60) | kwire has no such machinery to configure; Kafka's answer is cut down to the names kwire answers, which are compared in full |
+//! | B1 | DescribeConfigs of broker 1, every key | ~300 broker configs (listeners, SASL, SSL, quotas, log cleaner threads, ...) | the broker configs clients and Kafka Streams read (`kwire_server::kafka_configs::BROKER_CONFIGS`, ~60) | kwire has no such machinery to configure; Kafka's answer is cut down to the names kwire answers, which are compared in full |
 //! | B2 | DescribeTopicPartitions of every topic | lists `__consumer_offsets` and the topics of the other tests sharing the broker (the group and streams oracles, Kafka Streams) | kwire keeps offsets outside any topic; this test's kwire-server is its own | topics not named `adm-…` are removed from both answers |
 //! | B3 | broker configs set to Kafka's default value | STATIC_BROKER_CONFIG (4) when server.properties names them (`num.partitions=1`, `group.max.session.timeout.ms=1800000`, `group.consumer.assignors`, `group.consumer.migration.policy`) | DEFAULT_CONFIG (5): kwire-server cannot tell an option given on its command line from its default | Kafka's entry rewritten to source 5, its static synonym dropped |
 //! | B4 | `group.streams.session.timeout.ms`, `group.streams.heartbeat.interval.ms`, the group configs `streams.session.timeout.ms`, `streams.heartbeat.interval.ms` | the broker's streams defaults (45000, 5000) | kwire-server's one `--session-timeout-ms` / `--heartbeat-interval-ms` serves consumer and streams groups (here the consumer values, 3000 / 200) | left out of the comparison |
@@ -58,9 +58,9 @@ use kwire_protocol::generated::produce_request::{
 use kwire_protocol::generated::{Request, Response};
 use kwire_protocol::records::{BatchBuilder, Compression};
 use kwire_protocol::wire::json::Value;
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -174,7 +174,7 @@ const NOT_COMPARED: &[&str] = &[
 /// STATIC_BROKER_CONFIG there; kwire-server reports its settings that equal Kafka's default as
 /// DEFAULT_CONFIG. Kafka's entry is rewritten to DEFAULT_CONFIG (its static synonym dropped).
 fn static_default_as_default(v: &mut Value) {
-    use kwire_server::handlers::configs::{source, BROKER_CONFIGS};
+    use kwire_server::kafka_configs::{source, BROKER_CONFIGS};
     let Some(results) = v.get_mut("results").and_then(Value::as_array_mut) else {
         return;
     };

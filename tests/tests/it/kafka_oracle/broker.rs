@@ -19,7 +19,7 @@ use super::settings::{
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
 use kwire_protocol::generated::{ApiVersionsRequest, Response};
-use kwire_server::client::Client;
+use kwire_server::Client;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};

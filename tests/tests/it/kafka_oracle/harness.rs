@@ -19,7 +19,7 @@ use kwire_protocol::generated::sync_group_request::{SyncGroupRequest, SyncGroupR
 use kwire_protocol::generated::{Request, Response};
 use kwire_protocol::wire::json::Value;
 use kwire_protocol::wire::{Encode as _, Message as _, Uuid};
-use kwire_server::client::Client;
+use kwire_server::Client;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -195,7 +195,7 @@ impl Ctx {
         label: &str,
     ) -> Result<(), Fail> {
         m.client
-            .send(req, version)
+            .send_any(req, version)
             .await
             .map_err(|e| format!("{}: send {label}: {e}", m.name))?;
         m.pending.push_back((label.to_string(), version));
@@ -209,7 +209,7 @@ impl Ctx {
             .pending
             .pop_front()
             .ok_or_else(|| format!("{}: nothing pending", m.name))?;
-        let frame = tokio::time::timeout(ANSWER_DEADLINE, m.client.recv())
+        let frame = tokio::time::timeout(ANSWER_DEADLINE, m.client.recv_any())
             .await
             .map_err(|_| {
                 format!(

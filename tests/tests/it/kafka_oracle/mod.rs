@@ -13,7 +13,7 @@
 //!   `group.consumer.assignment.interval.ms=0`, accepted difference A10) and creates the same
 //!   topics on both with CreateTopics.
 //! - [`scenarios`] holds the scripts: each drives a few simulated members (one connection each,
-//!   [`harness::Member`]) through raw requests (`kwire_server::client::Client`, kwire's
+//!   [`harness::Member`]) through raw requests (`kwire_server::Client`, kwire's
 //!   generated types) and records every answer. Every scenario runs against both servers, all
 //!   scenarios at once (distinct group ids), and the two transcripts must be equal after
 //!   [`normalise`]: generated member ids and topic ids mapped to symbolic names, timing fields
@@ -94,9 +94,9 @@ use harness::{Ctx, Fail, Side};
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::Response;
 use kwire_protocol::wire::json::Value;
-use kwire_server::client::Client;
-use kwire_server::config::ServerConfig;
-use kwire_server::server::Server;
+use kwire_server::Client;
+use kwire_server::Server;
+use kwire_server::ServerConfig;
 use normalise::{Migration, Names};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -30,7 +30,7 @@ use kwire_protocol::generated::streams_group_heartbeat_request::{
 };
 use kwire_protocol::generated::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse;
 use kwire_protocol::generated::Response;
-use kwire_server::client::Client;
+use kwire_server::Client;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 

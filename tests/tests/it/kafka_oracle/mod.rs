@@ -86,6 +86,7 @@
 pub(crate) mod broker;
 mod harness;
 mod normalise;
+mod scenario;
 mod scenarios;
 mod settings;
 mod streams_scenarios;
@@ -101,69 +102,9 @@ use normalise::{Migration, Names};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+pub use scenario::Scenario;
 pub use settings::*;
 
-/// One scripted scenario.
-pub struct Scenario {
-    /// Its name: the group ids it uses start with it.
-    pub name: &'static str,
-    /// The script.
-    pub run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>,
-    /// Whether it needs classic members inside consumer groups (KIP-848 migration): its
-    /// server-side assignments are compared by size (accepted difference A7).
-    pub migration: bool,
-    /// Whether its first ConsumerGroupHeartbeat creates a new consumer group (epochs compared
-    /// relative to that group's first epoch: accepted difference A8).
-    pub fresh_consumer_group: bool,
-    /// A difference kwire still has in this scenario (reported with its first differing step,
-    /// not failed); `None`: the transcripts must be equal.
-    pub known_difference: Option<&'static str>,
-    /// A scenario excluded from the comparison (a departure such as D1): this check of the two
-    /// normalised transcripts (Kafka's, kwire's) replaces it.
-    pub own_check: Option<Check>,
-}
-
-/// A check of an excluded scenario's transcripts (Kafka's, kwire's): `Err` says what is wrong.
-pub type Check = fn(&[(String, Value)], &[(String, Value)]) -> Result<(), Fail>;
-
-impl Scenario {
-    fn new(name: &'static str, run: for<'a> fn(&'a mut Ctx) -> scenarios::Fut<'a>) -> Scenario {
-        Scenario {
-            name,
-            run,
-            migration: false,
-            fresh_consumer_group: false,
-            known_difference: None,
-            own_check: None,
-        }
-    }
-
-    fn checked_on_its_own(mut self, check: Check) -> Scenario {
-        self.own_check = Some(check);
-        self
-    }
-
-    fn migration(mut self) -> Scenario {
-        self.migration = true;
-        self
-    }
-
-    /// Task and partition lists compared by size (tie-breaks of the assignors differ, S2).
-    fn counts(mut self) -> Scenario {
-        self.migration = true;
-        self
-    }
-
-    fn known_difference(mut self, why: &'static str) -> Scenario {
-        self.known_difference = Some(why);
-        self
-    }
-
-    fn fresh_consumer_group(mut self) -> Scenario {
-        self.fresh_consumer_group = true;
-        self
-    }
-}
 
 /// The kwire-server configuration matching the broker's group settings.
 fn kwire_config() -> ServerConfig {

@@ -6,18 +6,15 @@
 //! registered a join) are polled for; the polls themselves are not compared.
 
 use super::harness::{assignment, decode_assignment, subscription, Ctx, Fail, Member};
-use super::Scenario;
+use super::scenario::Scenario;
 use kwire_protocol::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
 use kwire_protocol::generated::offset_commit_request::{
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
 use kwire_protocol::generated::Response;
-use std::future::Future;
-use std::pin::Pin;
 
-/// A scenario's body.
-pub type Fut<'a> = Pin<Box<dyn Future<Output = Result<(), Fail>> + Send + 'a>>;
+pub use super::scenario::Fut;
 
 /// Session timeout of members that must not expire during a scenario (ms).
 const SESSION: i32 = 10_000;

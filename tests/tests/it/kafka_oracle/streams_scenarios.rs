@@ -19,7 +19,7 @@
 //! records the broker's INVALID_REQUEST and asserts kwire's own answer.
 
 use super::harness::{Ctx, Fail, Member};
-use super::Scenario;
+use super::scenario::Scenario;
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use kwire_protocol::generated::create_topics_request::{CreatableTopic, CreateTopicsRequest};
 use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataRequestTopic};
@@ -34,7 +34,8 @@ use kwire_server::Client;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-type Fut<'a> = super::scenarios::Fut<'a>;
+use super::scenario::Fut;
+use kwire_protocol::wire::json::Value;
 
 /// A source topic of 4 partitions.
 pub const S1: &str = "oracle-s1";
@@ -1238,7 +1239,7 @@ fn topology_update_d1(c: &mut Ctx) -> Fut<'_> {
 }
 
 /// The error code and status codes of step `label` of a transcript.
-fn step<'a>(t: &'a [(String, super::Value)], label: &str) -> Result<&'a super::Value, Fail> {
+fn step<'a>(t: &'a [(String, Value)], label: &str) -> Result<&'a Value, Fail> {
     t.iter()
         .find(|(l, _)| l.ends_with(label))
         .map(|(_, v)| v)
@@ -1250,16 +1251,16 @@ fn step<'a>(t: &'a [(String, super::Value)], label: &str) -> Result<&'a super::V
 /// STREAMS_INVALID_TOPOLOGY_EPOCH (131), moves the group onto the next epoch's topology, and
 /// tells the member still on the first one STALE_TOPOLOGY (status 0).
 fn check_d1(
-    kafka: &[(String, super::Value)],
-    kwire: &[(String, super::Value)],
+    kafka: &[(String, Value)],
+    kwire: &[(String, Value)],
 ) -> Result<(), Fail> {
-    let code = |v: &super::Value| v.get("errorCode").and_then(super::Value::as_i64);
-    let statuses = |v: &super::Value| -> Vec<i64> {
+    let code = |v: &Value| v.get("errorCode").and_then(Value::as_i64);
+    let statuses = |v: &Value| -> Vec<i64> {
         v.get("status")
-            .and_then(super::Value::as_array)
+            .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
-                    .filter_map(|s| s.get("statusCode").and_then(super::Value::as_i64))
+                    .filter_map(|s| s.get("statusCode").and_then(Value::as_i64))
                     .collect()
             })
             .unwrap_or_default()
@@ -1541,29 +1542,29 @@ fn warm_up(c: &mut Ctx) -> Fut<'_> {
 /// S3: Kafka 4.4.0 shows no warm-up task anywhere; kwire places at least one and its answers
 /// have no error.
 fn check_warm_up(
-    kafka: &[(String, super::Value)],
-    kwire: &[(String, super::Value)],
+    kafka: &[(String, Value)],
+    kwire: &[(String, Value)],
 ) -> Result<(), Fail> {
-    fn warmups(v: &super::Value) -> usize {
+    fn warmups(v: &Value) -> usize {
         match v {
-            super::Value::Object(o) => o
+            Value::Object(o) => o
                 .iter()
                 .map(|(k, x)| match (k.as_str(), x) {
-                    ("warmupTasks", super::Value::Array(a)) => {
+                    ("warmupTasks", Value::Array(a)) => {
                         a.len() + a.iter().map(warmups).sum::<usize>()
                     }
                     _ => warmups(x),
                 })
                 .sum(),
-            super::Value::Array(a) => a.iter().map(warmups).sum(),
+            Value::Array(a) => a.iter().map(warmups).sum(),
             _ => 0,
         }
     }
-    let errors = |t: &[(String, super::Value)]| {
+    let errors = |t: &[(String, Value)]| {
         t.iter()
             .filter(|(_, v)| {
                 v.get("errorCode")
-                    .and_then(super::Value::as_i64)
+                    .and_then(Value::as_i64)
                     .is_some_and(|e| e != 0)
             })
             .count()

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use proptest::prelude::*;
 
-use super::consumer_scenarios::{BAR, FOO};
+use super::harness::groups::{BAR, FOO};
 use super::migration_scenarios::{decoded, subscription};
 use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
 use crate::coordinator::consumer::*;

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::consumer_scenarios::{BAR, FOO, ZAR};
+use super::harness::groups::{BAR, FOO, ZAR};
 use crate::coordinator::consumer::*;
 use crate::coordinator::{
     apply, replay, GroupCoordinator, Groups, Record, RequestContext, SequentialMemberIds,

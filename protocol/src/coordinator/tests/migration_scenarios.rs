@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::consumer_scenarios::{BAR, FOO};
+use super::harness::groups::{BAR, FOO};
 use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
 use crate::coordinator::consumer::migration::{decode_assignment, encode_assignment};
 use crate::coordinator::consumer::*;

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use proptest::prelude::*;
 
+use super::harness::groups::{decoded, subscription};
 use super::harness::groups::{BAR, FOO};
-use super::migration_scenarios::{decoded, subscription};
 use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
 use crate::coordinator::consumer::*;
 use crate::coordinator::{

@@ -233,15 +233,4 @@ impl Harness {
     pub fn advance(&mut self, ms: i64) -> Vec<Record> {
         self.advance_to(self.now + ms)
     }
-
-    /// Fires the timers until the first answer comes (at most `rounds` deadlines).
-    pub fn advance_until_answered(&mut self, rounds: usize) {
-        for _ in 0..rounds {
-            if !self.outbox.is_empty() {
-                return;
-            }
-            let d = self.c.next_deadline().expect("an answer waits on a timer");
-            self.advance_to(d);
-        }
-    }
 }

@@ -8,6 +8,8 @@
 
 pub(crate) mod groups;
 
+use std::collections::VecDeque;
+
 use crate::coordinator::{
     apply, replay, GroupCoordinator, GroupResponse, Groups, Output, Record, RequestContext,
     RequestId, StreamsHeartbeatOutput, TopicMetadata,
@@ -34,7 +36,7 @@ pub(crate) struct Harness {
     pub now: i64,
     next_id: u64,
     /// Answers polled from the coordinator and not yet taken, in the order they came.
-    outbox: Vec<(RequestId, GroupResponse)>,
+    outbox: VecDeque<(RequestId, GroupResponse)>,
     /// The client id and host of every request's context.
     client: (&'static str, &'static str),
     /// A file's own invariant, checked after the replay at every step.
@@ -50,7 +52,7 @@ impl Harness {
             log,
             now,
             next_id: 0,
-            outbox: Vec::new(),
+            outbox: VecDeque::new(),
             client: ("client", "/127.0.0.1"),
             invariant: None,
         };
@@ -74,6 +76,11 @@ impl Harness {
     /// The context of a request at `version`.
     pub fn ctx(&self, version: i16) -> RequestContext {
         RequestContext::new(self.client.0, self.client.1, version)
+    }
+
+    /// How many request ids were given out.
+    pub fn requests_sent(&self) -> u64 {
+        self.next_id
     }
 
     /// The next request id (1, 2, ...).
@@ -103,19 +110,24 @@ impl Harness {
                 self.outbox.iter().all(|(i, _)| *i != id),
                 "request {id:?} answered twice"
             );
-            self.outbox.push((id, r));
+            self.outbox.push_back((id, r));
         }
     }
 
     /// Every answer not yet taken, in the order they came.
     pub fn drain(&mut self) -> Vec<(RequestId, GroupResponse)> {
-        std::mem::take(&mut self.outbox)
+        self.outbox.drain(..).collect()
+    }
+
+    /// The oldest answer not yet taken.
+    pub fn pop_answer(&mut self) -> Option<(RequestId, GroupResponse)> {
+        self.outbox.pop_front()
     }
 
     /// The answer to request `id`, if it came.
     pub fn take(&mut self, id: RequestId) -> Option<GroupResponse> {
         let at = self.outbox.iter().position(|(i, _)| *i == id)?;
-        Some(self.outbox.remove(at).1)
+        self.outbox.remove(at).map(|(_, r)| r)
     }
 
     /// The JoinGroup answer to `id`, if it came.

@@ -1,7 +1,9 @@
 //! Classic-group scenarios (docs/coordinator.md §Classic groups), after Kafka's
 //! `GroupMetadataManagerTest` classic cases. Every step checks that the coordinator's state
-//! equals `replay` of every record emitted so far, and drains the outbox into a map by request
-//! id so each test can assert exactly which requests were answered.
+//! equals `replay` of every record emitted so far, and the [`Harness`] keeps the answers by
+//! request id so each test can assert exactly which requests were answered.
+
+use std::borrow::BorrowMut;
 
 use bytes::Bytes;
 
@@ -58,32 +60,14 @@ fn quick() -> Harness {
 }
 
 /// The classic calls of these scenarios (JoinGroup v9 unless `join_v`, SyncGroup v5 with the
-/// `range` protocol, Heartbeat v4, LeaveGroup v5).
-trait ClassicCalls {
-    fn join_v(&mut self, v: i16, req: &JoinGroupRequest) -> RequestId;
+/// `range` protocol, Heartbeat v4, LeaveGroup v5), on the [`Harness`].
+trait ClassicCalls: BorrowMut<Harness> {
+    fn join_v(&mut self, v: i16, req: &JoinGroupRequest) -> RequestId {
+        self.borrow_mut().send_join(v, req)
+    }
+
     fn join(&mut self, req: &JoinGroupRequest) -> RequestId {
         self.join_v(9, req)
-    }
-    fn sync(
-        &mut self,
-        group: &str,
-        member: &str,
-        generation: i32,
-        assignments: Vec<(&str, &'static [u8])>,
-    ) -> RequestId;
-    fn heartbeat(&mut self, group: &str, member: &str, generation: i32) -> i16;
-    fn leave(&mut self, group: &str, members: Vec<(&str, Option<&str>)>) -> Vec<(String, i16)>;
-    fn join_new(
-        &mut self,
-        group: &str,
-        protocols: Vec<JoinGroupRequestProtocol>,
-    ) -> (String, RequestId);
-    fn state(&self, group: &str) -> ClassicGroupState;
-}
-
-impl ClassicCalls for Harness {
-    fn join_v(&mut self, v: i16, req: &JoinGroupRequest) -> RequestId {
-        self.send_join(v, req)
     }
 
     fn sync(
@@ -101,7 +85,8 @@ impl ClassicCalls for Harness {
                 ..Default::default()
             })
             .collect();
-        self.send_sync(5, &sync_request(group, member, generation, assignments))
+        let req = sync_request(group, member, generation, assignments);
+        self.borrow_mut().send_sync(5, &req)
     }
 
     fn heartbeat(&mut self, group: &str, member: &str, generation: i32) -> i16 {
@@ -111,8 +96,9 @@ impl ClassicCalls for Harness {
             member_id: member.to_string().into(),
             ..Default::default()
         };
-        let id = self.send_heartbeat(4, &req);
-        self.take_heartbeat(id).expect("heartbeat answered")
+        let h = self.borrow_mut();
+        let id = h.send_heartbeat(4, &req);
+        h.take_heartbeat(id).expect("heartbeat answered")
     }
 
     fn leave(&mut self, group: &str, members: Vec<(&str, Option<&str>)>) -> Vec<(String, i16)> {
@@ -128,8 +114,9 @@ impl ClassicCalls for Harness {
                 .collect(),
             ..Default::default()
         };
-        let id = self.send_leave(5, &req);
-        let l = self.take_leave(id).expect("leave answered");
+        let h = self.borrow_mut();
+        let id = h.send_leave(5, &req);
+        let l = h.take_leave(id).expect("leave answered");
         assert_eq!(l.error_code, 0);
         l.members
             .iter()
@@ -146,6 +133,7 @@ impl ClassicCalls for Harness {
     ) -> (String, RequestId) {
         let first = self.join(&join_req(group, "", None, protocols.clone()));
         let r = self
+            .borrow_mut()
             .take_join(first)
             .expect("MEMBER_ID_REQUIRED comes at once");
         assert_eq!(r.error_code, ErrorCode::MemberIdRequired.code());
@@ -156,9 +144,11 @@ impl ClassicCalls for Harness {
     }
 
     fn state(&self, group: &str) -> ClassicGroupState {
-        self.c.classic_group(group).unwrap().state
+        self.borrow().c.classic_group(group).unwrap().state
     }
 }
+
+impl ClassicCalls for Harness {}
 
 fn range() -> Vec<JoinGroupRequestProtocol> {
     vec![proto("range", b"r")]

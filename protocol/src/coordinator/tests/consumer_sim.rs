@@ -10,10 +10,10 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::harness::groups::{BAR, FOO, ZAR};
+use super::harness::groups::{coordinator, BAR, FOO, ZAR};
 use super::harness::Harness;
 use crate::coordinator::consumer::*;
-use crate::coordinator::{replay, GroupCoordinator, SequentialMemberIds, TopicMetadata};
+use crate::coordinator::{replay, GroupCoordinator, TopicMetadata};
 use crate::error::ErrorCode;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
@@ -80,11 +80,7 @@ struct Sim {
 
 impl Sim {
     fn new() -> Sim {
-        let c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(3)),
-        )
-        .unwrap();
+        let c = coordinator(ConsumerGroupConfig::default(), 3);
         let clients = (0..N)
             .map(|i| Client {
                 id: format!("m{i}"),

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::harness::groups::{
-    assignment, classic_join_round, decoded, range_assignor_harness, subscription, sync_request,
-    BAR, FOO,
+    assignment, classic_join_round, decoded, foo_bar_harness, range_assignor_harness, subscription,
+    sync_request, BAR, FOO,
 };
 use super::harness::Harness;
 use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
@@ -40,13 +40,7 @@ fn harness(policy: MigrationPolicy) -> Harness {
 
 /// A coordinator with foo (6 partitions) and bar (3) and `config`.
 fn harness_with(config: ConsumerGroupConfig) -> Harness {
-    let c = GroupCoordinator::new(config, Box::new(SequentialMemberIds::new(7))).unwrap();
-    let mut h = Harness::new(c, vec![], 0).client("c", "h");
-    h.set_topics(vec![
-        TopicMetadata::new(FOO, "foo", 6),
-        TopicMetadata::new(BAR, "bar", 3),
-    ]);
-    h
+    foo_bar_harness(config, 7).client("c", "h")
 }
 
 /// The calls of the migration scenarios, all to group `g`.

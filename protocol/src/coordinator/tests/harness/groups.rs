@@ -26,6 +26,11 @@ use crate::generated::streams_group_heartbeat_response as rs;
 use crate::generated::sync_group_request::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::wire::{Encode, Uuid};
 
+/// A new coordinator with `config`, its member ids from `seed` ([`SequentialMemberIds`]).
+pub(crate) fn coordinator(config: ConsumerGroupConfig, seed: u64) -> GroupCoordinator {
+    GroupCoordinator::new(config, Box::new(SequentialMemberIds::new(seed))).unwrap()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Topics and consumer groups.
 
@@ -47,21 +52,26 @@ pub(crate) fn assignment(parts: &[(Uuid, &[i32])]) -> Assignment {
     a
 }
 
-/// A coordinator (member ids from `seed`) with the `range` assignor and `policy`'s migration
-/// rules, foo (6 partitions) and bar (3) published at 0 ms, driven from 0 ms.
+/// A coordinator with `config` (member ids from `seed`), foo (6 partitions) and bar (3)
+/// published at 0 ms, driven from 0 ms.
+pub(crate) fn foo_bar_harness(config: ConsumerGroupConfig, seed: u64) -> Harness {
+    let mut h = Harness::new(coordinator(config, seed), vec![], 0);
+    h.set_topics(vec![
+        TopicMetadata::new(FOO, "foo", 6),
+        TopicMetadata::new(BAR, "bar", 3),
+    ]);
+    h
+}
+
+/// [`foo_bar_harness`] with the `range` assignor, the config changed by `configure` (e.g. the
+/// migration policy).
 pub(crate) fn range_assignor_harness(
     configure: impl FnOnce(&mut ConsumerGroupConfig),
     seed: u64,
 ) -> Harness {
     let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
     configure(&mut config);
-    let c = GroupCoordinator::new(config, Box::new(SequentialMemberIds::new(seed))).unwrap();
-    let mut h = Harness::new(c, vec![], 0);
-    h.set_topics(vec![
-        TopicMetadata::new(FOO, "foo", 6),
-        TopicMetadata::new(BAR, "bar", 3),
-    ]);
-    h
+    foo_bar_harness(config, seed)
 }
 
 /// The records of a consumer group `g` of stable members (Kafka's "M(e10) ..." fixtures):
@@ -105,11 +115,7 @@ pub(crate) fn stable_consumer_group(
 /// A coordinator (member ids from `seed`, default consumer config) with the classic `config`,
 /// driven from 1,000 ms.
 pub(crate) fn classic_harness(config: ClassicGroupConfig, seed: u64) -> Harness {
-    let mut c = GroupCoordinator::new(
-        ConsumerGroupConfig::default(),
-        Box::new(SequentialMemberIds::new(seed)),
-    )
-    .unwrap();
+    let mut c = coordinator(ConsumerGroupConfig::default(), seed);
     c.set_classic_config(config).unwrap();
     Harness::new(c, vec![], 1_000)
 }
@@ -249,11 +255,7 @@ pub(crate) fn classic_join_round(
 
 /// A coordinator (member ids from `seed`, default consumer config) with the streams `config`.
 pub(crate) fn streams_coordinator(config: StreamsGroupConfig, seed: u64) -> GroupCoordinator {
-    let mut c = GroupCoordinator::new(
-        ConsumerGroupConfig::default(),
-        Box::new(SequentialMemberIds::new(seed)),
-    )
-    .unwrap();
+    let mut c = coordinator(ConsumerGroupConfig::default(), seed);
     c.set_streams_config(config).unwrap();
     c
 }

@@ -162,36 +162,38 @@ impl Harness {
         }
     }
 
-    /// Sends a JoinGroup at `version`; its answer (now or later) goes to the outbox.
+    /// Sends one classic request at `version` through `call` (the coordinator, the context,
+    /// the request's id, the time); its answer (now or later) goes to the outbox.
+    fn send(
+        &mut self,
+        version: i16,
+        call: impl FnOnce(&mut GroupCoordinator, &RequestContext, RequestId, i64) -> Vec<Record>,
+    ) -> RequestId {
+        let id = self.id();
+        let ctx = self.ctx(version);
+        let r = call(&mut self.c, &ctx, id, self.now);
+        self.absorb(&r);
+        id
+    }
+
+    /// Sends a JoinGroup at `version`.
     pub fn send_join(&mut self, version: i16, req: &JoinGroupRequest) -> RequestId {
-        let id = self.id();
-        let r = self.c.join_group(&self.ctx(version), req, id, self.now);
-        self.absorb(&r);
-        id
+        self.send(version, |c, ctx, id, now| c.join_group(ctx, req, id, now))
     }
 
-    /// Sends a SyncGroup at `version`; its answer (now or later) goes to the outbox.
+    /// Sends a SyncGroup at `version`.
     pub fn send_sync(&mut self, version: i16, req: &SyncGroupRequest) -> RequestId {
-        let id = self.id();
-        let r = self.c.sync_group(&self.ctx(version), req, id, self.now);
-        self.absorb(&r);
-        id
+        self.send(version, |c, ctx, id, now| c.sync_group(ctx, req, id, now))
     }
 
-    /// Sends a Heartbeat at `version`; its answer goes to the outbox.
+    /// Sends a Heartbeat at `version`.
     pub fn send_heartbeat(&mut self, version: i16, req: &HeartbeatRequest) -> RequestId {
-        let id = self.id();
-        let r = self.c.heartbeat(&self.ctx(version), req, id, self.now);
-        self.absorb(&r);
-        id
+        self.send(version, |c, ctx, id, now| c.heartbeat(ctx, req, id, now))
     }
 
-    /// Sends a LeaveGroup at `version`; its answer goes to the outbox.
+    /// Sends a LeaveGroup at `version`.
     pub fn send_leave(&mut self, version: i16, req: &LeaveGroupRequest) -> RequestId {
-        let id = self.id();
-        let r = self.c.leave_group(&self.ctx(version), req, id, self.now);
-        self.absorb(&r);
-        id
+        self.send(version, |c, ctx, id, now| c.leave_group(ctx, req, id, now))
     }
 
     /// A ConsumerGroupHeartbeat at `version`; a failed one wrote no records.

@@ -7,6 +7,7 @@
 //! the group is unaffected: still Stable at the same generation (its members' heartbeats answer
 //! NONE), the same members, the same assignments.
 
+use std::borrow::BorrowMut;
 use std::collections::BTreeMap;
 
 use super::harness::groups::{self, classic_harness, classic_join_round, sync_request};
@@ -116,14 +117,24 @@ fn harness(max_size: i32) -> Harness {
 }
 
 /// The calls of this file, each returning the answers that came during it.
-trait BadInputCalls {
+trait BadInputCalls: BorrowMut<Harness> {
     /// Takes a call's records (the replay is checked), drains the answers.
-    fn took(&mut self, records: Vec<Record>) -> Vec<(RequestId, GroupResponse)>;
+    fn took(&mut self, records: Vec<Record>) -> Vec<(RequestId, GroupResponse)> {
+        let h: &mut Harness = self.borrow_mut();
+        h.absorb(&records);
+        h.drain()
+    }
+
     fn join(
         &mut self,
         v: i16,
         req: &JoinGroupRequest,
-    ) -> (RequestId, Vec<(RequestId, GroupResponse)>);
+    ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_join(v, req);
+        (id, h.drain())
+    }
+
     /// A JoinGroup answered at once (an error, MEMBER_ID_REQUIRED, or a Stable follower).
     fn join_now(&mut self, v: i16, req: &JoinGroupRequest) -> JoinGroupResponse {
         let (id, answers) = self.join(v, req);
@@ -133,11 +144,17 @@ trait BadInputCalls {
             other => panic!("expected one JoinGroup answer at once, got {other:?}"),
         }
     }
+
     fn sync(
         &mut self,
         v: i16,
         req: &SyncGroupRequest,
-    ) -> (RequestId, Vec<(RequestId, GroupResponse)>);
+    ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_sync(v, req);
+        (id, h.drain())
+    }
+
     fn sync_now(&mut self, v: i16, req: &SyncGroupRequest) -> SyncGroupResponse {
         let (id, answers) = self.sync(v, req);
         answers
@@ -148,48 +165,17 @@ trait BadInputCalls {
             })
             .expect("a SyncGroup answer at once")
     }
-    fn heartbeat(&mut self, member: &str, generation: i32) -> i16;
-    fn leave(&mut self, v: i16, req: &LeaveGroupRequest) -> LeaveGroupResponse;
-    /// Fires the timers due at `now`; the answers they gave.
-    fn fire_at(&mut self, now: i64) -> Vec<(RequestId, GroupResponse)>;
-    fn describe(&self) -> DescribedGroup;
-    fn stable(&mut self, metadata: &[Bytes]) -> Stable;
-    fn assert_unaffected(&mut self, s: &Stable);
-}
-
-impl BadInputCalls for Harness {
-    fn took(&mut self, records: Vec<Record>) -> Vec<(RequestId, GroupResponse)> {
-        self.absorb(&records);
-        self.drain()
-    }
-
-    fn join(
-        &mut self,
-        v: i16,
-        req: &JoinGroupRequest,
-    ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
-        let id = self.send_join(v, req);
-        (id, self.drain())
-    }
-
-    fn sync(
-        &mut self,
-        v: i16,
-        req: &SyncGroupRequest,
-    ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
-        let id = self.send_sync(v, req);
-        (id, self.drain())
-    }
 
     fn heartbeat(&mut self, member: &str, generation: i32) -> i16 {
+        let h: &mut Harness = self.borrow_mut();
         let req = HeartbeatRequest {
             group_id: G.into(),
             generation_id: generation,
             member_id: member.to_string().into(),
             ..Default::default()
         };
-        let id = self.send_heartbeat(4, &req);
-        let answers = self.drain();
+        let id = h.send_heartbeat(4, &req);
+        let answers = h.drain();
         match answers.as_slice() {
             [(i, GroupResponse::Heartbeat(h))] if *i == id => h.error_code,
             other => panic!("expected the Heartbeat answer at once, got {other:?}"),
@@ -197,8 +183,9 @@ impl BadInputCalls for Harness {
     }
 
     fn leave(&mut self, v: i16, req: &LeaveGroupRequest) -> LeaveGroupResponse {
-        let id = self.send_leave(v, req);
-        self.drain()
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_leave(v, req);
+        h.drain()
             .into_iter()
             .find_map(|(i, r)| match r {
                 GroupResponse::LeaveGroup(l) if i == id => Some(l),
@@ -207,17 +194,21 @@ impl BadInputCalls for Harness {
             .expect("a LeaveGroup answer at once")
     }
 
+    /// Fires the timers due at `now`; the answers they gave.
+
     fn fire_at(&mut self, now: i64) -> Vec<(RequestId, GroupResponse)> {
-        self.advance_to(now);
-        self.drain()
+        let h: &mut Harness = self.borrow_mut();
+        h.advance_to(now);
+        h.drain()
     }
 
     fn describe(&self) -> DescribedGroup {
+        let h: &Harness = self.borrow();
         let req = DescribeGroupsRequest {
             groups: vec![G.into()],
             ..Default::default()
         };
-        let mut resp = self.c.describe_groups(&self.ctx(5), &req);
+        let mut resp = h.c.describe_groups(&h.ctx(5), &req);
         assert_eq!(resp.groups.len(), 1);
         resp.groups.remove(0)
     }
@@ -225,10 +216,11 @@ impl BadInputCalls for Harness {
     /// A Stable group of `metadata.len()` dynamic members joined at JoinGroup v9 (KIP-394:
     /// member id required, then the initial rebalance delay), each with its metadata; the
     /// leader assigns `assignment(i)` to the i-th member (by join order) and everyone syncs.
+
     fn stable(&mut self, metadata: &[Bytes]) -> Stable {
         let assignments: Vec<Bytes> = (0..metadata.len()).map(|i| assignment(i as i32)).collect();
         let round = classic_join_round(
-            self,
+            self.borrow_mut(),
             metadata.len(),
             |i, m| join_req(m, metadata[i].clone()),
             &assignments,
@@ -244,6 +236,7 @@ impl BadInputCalls for Harness {
 
     /// The group is as `s` says: Stable, the same members with the same assignments, and
     /// every member's heartbeat at its generation answers NONE.
+
     fn assert_unaffected(&mut self, s: &Stable) {
         let d = self.describe();
         assert_eq!(d.error_code, 0);
@@ -269,6 +262,8 @@ impl BadInputCalls for Harness {
         }
     }
 }
+
+impl BadInputCalls for Harness {}
 
 fn sync_req(
     member: &str,

@@ -2,6 +2,7 @@
 //! CurrentAssignmentBuilderTest), run against [`GroupCoordinator`]. After every step the state is
 //! compared with `replay` of every record emitted so far (docs/coordinator.md, D6).
 
+use std::borrow::BorrowMut;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
@@ -172,18 +173,24 @@ impl H {
 }
 
 /// The ConsumerGroupHeartbeat calls of the consumer scenarios (v1 unless `_at`).
-trait ConsumerCalls {
+trait ConsumerCalls: BorrowMut<Harness> {
     fn hb_at(
         &mut self,
         version: i16,
         r: ConsumerGroupHeartbeatRequest,
-    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>);
+    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
+        let h: &mut Harness = self.borrow_mut();
+        let out = h.consumer_heartbeat(version, &r);
+        (out.response, out.records)
+    }
+
     fn hb(
         &mut self,
         r: ConsumerGroupHeartbeatRequest,
     ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
         self.hb_at(1, r)
     }
+
     /// A heartbeat that succeeds.
     fn ok_at(
         &mut self,
@@ -194,12 +201,14 @@ trait ConsumerCalls {
         assert_eq!(resp.error_code, 0, "{:?}", resp.error_message);
         (resp, recs)
     }
+
     fn ok(
         &mut self,
         r: ConsumerGroupHeartbeatRequest,
     ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
         self.ok_at(1, r)
     }
+
     /// A heartbeat that fails: (error code, message), nothing else answered.
     fn err_at(&mut self, version: i16, r: ConsumerGroupHeartbeatRequest) -> (i16, String) {
         let (resp, recs) = self.hb_at(version, r);
@@ -215,33 +224,28 @@ trait ConsumerCalls {
                 .unwrap_or_default(),
         )
     }
+
     fn err(&mut self, r: ConsumerGroupHeartbeatRequest) -> (i16, String) {
         self.err_at(1, r)
     }
+
     /// Fires the timers due at `now` ms; the records they wrote.
-    fn fire(&mut self, now: i64) -> Vec<Record>;
-    fn group(&self, g: &str) -> &ConsumerGroup;
+    fn fire(&mut self, now: i64) -> Vec<Record> {
+        let h: &mut Harness = self.borrow_mut();
+        h.advance_to(now)
+    }
+
+    fn group(&self, g: &str) -> &ConsumerGroup {
+        let h: &Harness = self.borrow();
+        h.c.group(g).unwrap()
+    }
+
     fn member(&self, g: &str, m: &str) -> &ConsumerGroupMember {
         &self.group(g).members[m]
     }
 }
 
-impl ConsumerCalls for Harness {
-    fn hb_at(
-        &mut self,
-        version: i16,
-        r: ConsumerGroupHeartbeatRequest,
-    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
-        let out = self.consumer_heartbeat(version, &r);
-        (out.response, out.records)
-    }
-    fn fire(&mut self, now: i64) -> Vec<Record> {
-        self.advance_to(now)
-    }
-    fn group(&self, g: &str) -> &ConsumerGroup {
-        self.c.group(g).unwrap()
-    }
-}
+impl ConsumerCalls for Harness {}
 
 pub(crate) fn req(g: &str, m: &str, e: i32) -> ConsumerGroupHeartbeatRequest {
     ConsumerGroupHeartbeatRequest {

@@ -3,6 +3,7 @@
 //! [`GroupCoordinator`]. After every step the state is compared with `replay` of every record
 //! emitted so far.
 
+use std::borrow::BorrowMut;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -44,8 +45,12 @@ fn harness_with(config: ConsumerGroupConfig) -> Harness {
 }
 
 /// The calls of the migration scenarios, all to group `g`.
-trait MigrationCalls {
-    fn cghb(&mut self, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse;
+trait MigrationCalls: BorrowMut<Harness> {
+    fn cghb(&mut self, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
+        let h: &mut Harness = self.borrow_mut();
+        h.consumer_heartbeat(1, &req).response
+    }
+
     /// A ConsumerGroupHeartbeat join (epoch 0) of `member` subscribed to `topics`.
     fn cghb_join(&mut self, member: &str, topics: &[&str]) -> ConsumerGroupHeartbeatResponse {
         self.cghb(ConsumerGroupHeartbeatRequest {
@@ -58,6 +63,7 @@ trait MigrationCalls {
             ..Default::default()
         })
     }
+
     /// A ConsumerGroupHeartbeat at `epoch` reporting `owned`.
     fn cghb_at(
         &mut self,
@@ -82,9 +88,19 @@ trait MigrationCalls {
             ..Default::default()
         })
     }
+
     /// A JoinGroup at `version`; every answer that came.
-    fn join_req(&mut self, version: i16, req: &JoinGroupRequest)
-        -> Vec<(RequestId, GroupResponse)>;
+
+    fn join_req(
+        &mut self,
+        version: i16,
+        req: &JoinGroupRequest,
+    ) -> Vec<(RequestId, GroupResponse)> {
+        let h: &mut Harness = self.borrow_mut();
+        h.send_join(version, req);
+        h.drain()
+    }
+
     /// A classic JoinGroup (v9) of `member` with one `range` protocol subscribing to `topics`
     /// and reporting `owned`; the answer (immediate in a consumer group).
     fn join(
@@ -101,32 +117,11 @@ trait MigrationCalls {
             other => panic!("{other:?}"),
         }
     }
-    fn sync(&mut self, member: &str, generation: i32) -> SyncGroupResponse;
-    fn hb(&mut self, member: &str, generation: i32) -> i16;
-    fn leave(&mut self, members: &[&str]) -> LeaveGroupResponse;
-    fn member(&self, id: &str) -> ConsumerGroupMember;
-    /// The classic group `g`.
-    fn classic(&self) -> crate::coordinator::ClassicGroup;
-    fn classic_group_of_two(&mut self) -> (String, String);
-}
-
-impl MigrationCalls for Harness {
-    fn cghb(&mut self, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
-        self.consumer_heartbeat(1, &req).response
-    }
-
-    fn join_req(
-        &mut self,
-        version: i16,
-        req: &JoinGroupRequest,
-    ) -> Vec<(RequestId, GroupResponse)> {
-        self.send_join(version, req);
-        self.drain()
-    }
 
     fn sync(&mut self, member: &str, generation: i32) -> SyncGroupResponse {
-        let id = self.send_sync(5, &sync_request("g", member, generation, vec![]));
-        let out = self.drain();
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_sync(5, &sync_request("g", member, generation, vec![]));
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::SyncGroup(r))] if *i == id => r.clone(),
             other => panic!("{other:?}"),
@@ -134,14 +129,15 @@ impl MigrationCalls for Harness {
     }
 
     fn hb(&mut self, member: &str, generation: i32) -> i16 {
+        let h: &mut Harness = self.borrow_mut();
         let req = HeartbeatRequest {
             group_id: "g".into(),
             generation_id: generation,
             member_id: member.to_string().into(),
             ..Default::default()
         };
-        let id = self.send_heartbeat(4, &req);
-        let out = self.drain();
+        let id = h.send_heartbeat(4, &req);
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::Heartbeat(r))] if *i == id => r.error_code,
             other => panic!("{other:?}"),
@@ -149,6 +145,7 @@ impl MigrationCalls for Harness {
     }
 
     fn leave(&mut self, members: &[&str]) -> LeaveGroupResponse {
+        let h: &mut Harness = self.borrow_mut();
         let req = LeaveGroupRequest {
             group_id: "g".into(),
             members: members
@@ -160,8 +157,8 @@ impl MigrationCalls for Harness {
                 .collect(),
             ..Default::default()
         };
-        let id = self.send_leave(5, &req);
-        let out = self.drain();
+        let id = h.send_leave(5, &req);
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::LeaveGroup(r))] if *i == id => r.clone(),
             other => panic!("{other:?}"),
@@ -169,15 +166,20 @@ impl MigrationCalls for Harness {
     }
 
     fn member(&self, id: &str) -> ConsumerGroupMember {
-        self.c.group("g").unwrap().members[id].clone()
+        let h: &Harness = self.borrow();
+        h.c.group("g").unwrap().members[id].clone()
     }
 
+    /// The classic group `g`.
+
     fn classic(&self) -> crate::coordinator::ClassicGroup {
-        self.c.classic_group("g").unwrap().clone()
+        let h: &Harness = self.borrow();
+        h.c.classic_group("g").unwrap().clone()
     }
 
     /// Two classic members form a classic group (generation 1, leader `m1`'s client-side
     /// assignment: m1 foo 0-2, m2 foo 3-5) and return their member ids.
+
     fn classic_group_of_two(&mut self) -> (String, String) {
         // The leader assigns foo 0-2 to the first id, 3-5 to the second.
         let asg_bytes = |ps: &[i32]| {
@@ -194,7 +196,7 @@ impl MigrationCalls for Harness {
         // Both rejoin with their ids; the initial delay (3 s, extended while members arrive:
         // Kafka's group.initial.rebalance.delay.ms) holds the answers.
         let round = classic_join_round(
-            self,
+            self.borrow_mut(),
             2,
             |_, m| join_request(m, None, &["foo"], &[]),
             &[asg_bytes(&[0, 1, 2]), asg_bytes(&[3, 4, 5])],
@@ -207,6 +209,8 @@ impl MigrationCalls for Harness {
         (round.ids[0].clone(), round.ids[1].clone())
     }
 }
+
+impl MigrationCalls for Harness {}
 
 /// A JoinGroup request with one `range` protocol (session 10 s, rebalance 20 s).
 fn join_request(

@@ -6,6 +6,7 @@
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
+use std::borrow::BorrowMut;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -86,32 +87,28 @@ fn no_task_twice(c: &GroupCoordinator) {
 }
 
 /// The calls of this file (StreamsGroupHeartbeat and StreamsGroupDescribe at v0, group `g`).
-trait StreamsCalls {
-    fn hb(&mut self, r: rq::StreamsGroupHeartbeatRequest) -> StreamsHeartbeatOutput;
-    fn group(&self) -> &StreamsGroup;
-    fn describe(&self) -> describe::DescribedGroup;
-}
-
-impl StreamsCalls for Harness {
+trait StreamsCalls: BorrowMut<Harness> {
     fn hb(&mut self, r: rq::StreamsGroupHeartbeatRequest) -> StreamsHeartbeatOutput {
-        self.streams_heartbeat(0, &r)
+        let h: &mut Harness = self.borrow_mut();
+        h.streams_heartbeat(0, &r)
     }
 
     fn group(&self) -> &StreamsGroup {
-        &self.c.streams_groups()["g"]
+        let h: &Harness = self.borrow();
+        &h.c.streams_groups()["g"]
     }
 
     fn describe(&self) -> describe::DescribedGroup {
+        let h: &Harness = self.borrow();
         let req = StreamsGroupDescribeRequest {
             group_ids: vec!["g".to_string().into()],
             ..Default::default()
         };
-        self.c
-            .streams_group_describe(&self.ctx(0), &req)
-            .groups
-            .remove(0)
+        h.c.streams_group_describe(&h.ctx(0), &req).groups.remove(0)
     }
 }
+
+impl StreamsCalls for Harness {}
 
 fn err(out: &StreamsHeartbeatOutput) -> (i16, String) {
     (

@@ -23,6 +23,7 @@ use crate::generated::streams_group_heartbeat_request as rq;
 use crate::generated::streams_group_topology_description_update_request as upd;
 use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
 use crate::wire::Encode;
+use std::borrow::BorrowMut;
 
 /// The topology at `epoch`: one subtopology `0` reading `in`.
 fn topology(epoch: i32) -> rq::Topology {
@@ -96,27 +97,14 @@ fn harness() -> Harness {
 }
 
 /// The calls of this file, each answer checked to encode at the request's version.
-trait V1Calls {
-    fn hb_at(
-        &mut self,
-        version: i16,
-        r: rq::StreamsGroupHeartbeatRequest,
-    ) -> StreamsHeartbeatOutput;
-    fn hb(&mut self, r: rq::StreamsGroupHeartbeatRequest) -> StreamsHeartbeatOutput;
-    fn push(
-        &mut self,
-        r: upd::StreamsGroupTopologyDescriptionUpdateRequest,
-    ) -> StreamsGroupTopologyDescriptionUpdateResponse;
-    fn describe(&self, include: bool) -> describe::DescribedGroup;
-}
-
-impl V1Calls for Harness {
+trait V1Calls: BorrowMut<Harness> {
     fn hb_at(
         &mut self,
         version: i16,
         r: rq::StreamsGroupHeartbeatRequest,
     ) -> StreamsHeartbeatOutput {
-        let out = self.streams_heartbeat(version, &r);
+        let h: &mut Harness = self.borrow_mut();
+        let out = h.streams_heartbeat(version, &r);
         // The answer must be encodable at the request's version (no field of another version).
         out.response
             .to_bytes(version)
@@ -132,28 +120,31 @@ impl V1Calls for Harness {
         &mut self,
         r: upd::StreamsGroupTopologyDescriptionUpdateRequest,
     ) -> StreamsGroupTopologyDescriptionUpdateResponse {
-        let out = self
-            .c
-            .streams_group_topology_description_update(&self.ctx(0), &r);
+        let h: &mut Harness = self.borrow_mut();
+        let ctx = h.ctx(0);
+        let out = h.c.streams_group_topology_description_update(&ctx, &r);
         out.response.to_bytes(0).expect("v0 response");
         if out.response.error_code != 0 {
             assert!(out.records.is_empty(), "a failed push wrote records");
         }
-        self.absorb(&out.records);
+        h.absorb(&out.records);
         out.response
     }
 
     fn describe(&self, include: bool) -> describe::DescribedGroup {
+        let h: &Harness = self.borrow();
         let r = StreamsGroupDescribeRequest {
             group_ids: vec!["g".to_string().into()],
             include_topology_description: include,
             ..Default::default()
         };
-        let resp = self.c.streams_group_describe(&self.ctx(1), &r);
+        let resp = h.c.streams_group_describe(&h.ctx(1), &r);
         resp.to_bytes(1).expect("v1 describe response");
         resp.groups.into_iter().next().unwrap()
     }
 }
+
+impl V1Calls for Harness {}
 
 #[test]
 fn v1_heartbeat_carries_the_int64_lag_and_asks_for_the_description_once() {

@@ -196,36 +196,36 @@ impl Harness {
         self.send(version, |c, ctx, id, now| c.leave_group(ctx, req, id, now))
     }
 
-    /// A ConsumerGroupHeartbeat at `version`; a failed one wrote no records.
+    /// A ConsumerGroupHeartbeat at `version`.
     pub fn consumer_heartbeat(
         &mut self,
         version: i16,
         req: &ConsumerGroupHeartbeatRequest,
     ) -> Output<ConsumerGroupHeartbeatResponse> {
-        let out = self
-            .c
-            .consumer_group_heartbeat(&self.ctx(version), req, self.now);
-        if out.response.error_code != 0 {
-            assert!(out.records.is_empty(), "a failed heartbeat wrote records");
-        }
-        self.absorb(&out.records);
+        let ctx = self.ctx(version);
+        let out = self.c.consumer_group_heartbeat(&ctx, req, self.now);
+        self.absorb_heartbeat(out.response.error_code, &out.records);
         out
     }
 
-    /// A StreamsGroupHeartbeat at `version`; a failed one wrote no records.
+    /// A StreamsGroupHeartbeat at `version`.
     pub fn streams_heartbeat(
         &mut self,
         version: i16,
         req: &StreamsGroupHeartbeatRequest,
     ) -> StreamsHeartbeatOutput {
-        let out = self
-            .c
-            .streams_group_heartbeat(&self.ctx(version), req, self.now);
-        if out.response.error_code != 0 {
-            assert!(out.records.is_empty(), "a failed heartbeat wrote records");
-        }
-        self.absorb(&out.records);
+        let ctx = self.ctx(version);
+        let out = self.c.streams_group_heartbeat(&ctx, req, self.now);
+        self.absorb_heartbeat(out.response.error_code, &out.records);
         out
+    }
+
+    /// A heartbeat's records, absorbed; one that failed (`error_code` not 0) wrote none.
+    fn absorb_heartbeat(&mut self, error_code: i16, records: &[Record]) {
+        if error_code != 0 {
+            assert!(records.is_empty(), "a failed heartbeat wrote records");
+        }
+        self.absorb(records);
     }
 
     /// Replaces the topic metadata at the current time; the records it wrote.

@@ -195,7 +195,6 @@ trait BadInputCalls: BorrowMut<Harness> {
     }
 
     /// Fires the timers due at `now`; the answers they gave.
-
     fn fire_at(&mut self, now: i64) -> Vec<(RequestId, GroupResponse)> {
         let h: &mut Harness = self.borrow_mut();
         h.advance_to(now);
@@ -216,7 +215,6 @@ trait BadInputCalls: BorrowMut<Harness> {
     /// A Stable group of `metadata.len()` dynamic members joined at JoinGroup v9 (KIP-394:
     /// member id required, then the initial rebalance delay), each with its metadata; the
     /// leader assigns `assignment(i)` to the i-th member (by join order) and everyone syncs.
-
     fn stable(&mut self, metadata: &[Bytes]) -> Stable {
         let assignments: Vec<Bytes> = (0..metadata.len()).map(|i| assignment(i as i32)).collect();
         let round = classic_join_round(
@@ -236,7 +234,6 @@ trait BadInputCalls: BorrowMut<Harness> {
 
     /// The group is as `s` says: Stable, the same members with the same assignments, and
     /// every member's heartbeat at its generation answers NONE.
-
     fn assert_unaffected(&mut self, s: &Stable) {
         let d = self.describe();
         assert_eq!(d.error_code, 0);

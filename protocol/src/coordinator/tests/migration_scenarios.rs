@@ -90,7 +90,6 @@ trait MigrationCalls: BorrowMut<Harness> {
     }
 
     /// A JoinGroup at `version`; every answer that came.
-
     fn join_req(
         &mut self,
         version: i16,
@@ -171,7 +170,6 @@ trait MigrationCalls: BorrowMut<Harness> {
     }
 
     /// The classic group `g`.
-
     fn classic(&self) -> crate::coordinator::ClassicGroup {
         let h: &Harness = self.borrow();
         h.c.classic_group("g").unwrap().clone()
@@ -179,7 +177,6 @@ trait MigrationCalls: BorrowMut<Harness> {
 
     /// Two classic members form a classic group (generation 1, leader `m1`'s client-side
     /// assignment: m1 foo 0-2, m2 foo 3-5) and return their member ids.
-
     fn classic_group_of_two(&mut self) -> (String, String) {
         // The leader assigns foo 0-2 to the first id, 3-5 to the second.
         let asg_bytes = |ps: &[i32]| {

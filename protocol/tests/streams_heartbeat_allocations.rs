@@ -7,18 +7,13 @@
 //! The request's and the answer's strings are shared buffers (`bytes::Bytes`), so the answer's
 //! member id costs nothing once the request's buffer is shared (as a decoded request's is).
 
+use kwire_protocol::coordinator::RequestContext;
+use kwire_protocol::generated::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
 
-use kwire_protocol::coordinator::streams::{StreamsGroupConfig, StreamsGroupState};
-use kwire_protocol::coordinator::{
-    ConsumerGroupConfig, GroupCoordinator, RequestContext, SequentialMemberIds, TopicMetadata,
-};
-use kwire_protocol::generated::streams_group_heartbeat_request::{
-    StreamsGroupHeartbeatRequest, Subtopology, TaskIds, TopicInfo, Topology,
-};
-use kwire_protocol::wire::Uuid;
+#[path = "support/groups.rs"]
+mod groups;
 
 struct Counting;
 
@@ -71,116 +66,25 @@ fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
     (COUNT.with(Cell::get), out)
 }
 
-const MEMBERS: usize = 12;
-const PROCESSES: usize = 4;
-const SUBTOPOLOGIES: usize = 3;
-const PARTITIONS: i32 = 8;
 const GROUP: &str = "app";
 
-fn topology() -> Topology {
-    Topology {
-        epoch: 0,
-        subtopologies: (0..SUBTOPOLOGIES)
-            .map(|s| Subtopology {
-                subtopology_id: format!("{s}").into(),
-                source_topics: vec![format!("source-{s}").into()],
-                state_changelog_topics: vec![TopicInfo {
-                    name: format!("app-store-{s}-changelog").into(),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
-}
-
-fn ids(s: &BTreeMap<String, BTreeSet<i32>>) -> Vec<TaskIds> {
-    s.iter()
-        .map(|(id, ps)| TaskIds {
-            subtopology_id: id.clone().into(),
-            partitions: ps.iter().copied().collect::<Vec<i32>>().into(),
-            ..Default::default()
-        })
-        .collect()
-}
-
 /// A Stable group of 12 members in 4 processes, 3 stateful subtopologies of 8 tasks, one
-/// standby, warm-ups on (the defaults), heartbeating v1; returns each member's epoch.
-fn stable_group(c: &mut GroupCoordinator, ctx: &RequestContext) -> Vec<i32> {
-    c.set_streams_config(StreamsGroupConfig {
-        initial_rebalance_delay_ms: 0,
-        num_standby_replicas: 1,
-        ..Default::default()
-    })
-    .unwrap();
-    let mut topics = Vec::new();
-    for s in 0..SUBTOPOLOGIES {
-        for (i, name) in [format!("source-{s}"), format!("app-store-{s}-changelog")]
-            .iter()
-            .enumerate()
-        {
-            let id = Uuid::from_u128((s * 2 + i + 1) as u128);
-            topics.push(TopicMetadata::new(id, name, PARTITIONS));
-        }
-    }
-    c.set_topics(topics, 0);
-    let mut epochs = vec![0; MEMBERS];
-    for (i, e) in epochs.iter_mut().enumerate() {
-        let req = StreamsGroupHeartbeatRequest {
-            group_id: GROUP.into(),
-            member_id: format!("member-{i:02}").into(),
-            rebalance_timeout_ms: 30_000,
-            topology: Some(topology()),
-            active_tasks: Some(vec![]),
-            standby_tasks: Some(vec![]),
-            warmup_tasks: Some(vec![]),
-            process_id: Some(format!("process-{}", i % PROCESSES).into()),
-            ..Default::default()
-        };
-        let out = c.streams_group_heartbeat(ctx, &req, 0);
-        assert_eq!(out.response.error_code, 0, "{:?}", out.response);
-        *e = out.response.member_epoch;
-    }
-    for round in 0..30 {
-        if c.streams_group(GROUP).map(|g| g.state) == Some(StreamsGroupState::Stable) {
-            return epochs;
-        }
-        assert!(round < 29, "the group did not stabilise");
-        for (i, e) in epochs.iter_mut().enumerate() {
-            let id = format!("member-{i:02}");
-            let assigned = c.streams_group(GROUP).unwrap().members[&id]
-                .assigned
-                .clone();
-            let req = StreamsGroupHeartbeatRequest {
-                group_id: GROUP.into(),
-                member_id: id.into(),
-                member_epoch: *e,
-                active_tasks: Some(ids(&assigned.active)),
-                standby_tasks: Some(ids(&assigned.standby)),
-                warmup_tasks: Some(ids(&assigned.warmup)),
-                ..Default::default()
-            };
-            let out = c.streams_group_heartbeat(ctx, &req, 1);
-            assert_eq!(out.response.error_code, 0, "{:?}", out.response);
-            *e = out.response.member_epoch;
-        }
-    }
-    epochs
-}
+/// standby, warm-ups on (the defaults), heartbeating v1.
+const SHAPE: groups::StreamsShape = groups::StreamsShape {
+    group: GROUP,
+    members: 12,
+    processes: 4,
+    subtopologies: 3,
+    partitions: 8,
+};
 
 #[test]
 fn a_heartbeat_that_changes_nothing_allocates_nothing() {
-    let mut c = GroupCoordinator::new(
-        ConsumerGroupConfig::default(),
-        Box::new(SequentialMemberIds::new(1)),
-    )
-    .unwrap();
     let ctx = RequestContext::new("app-client", "/10.0.0.1", 1);
-    let epochs = stable_group(&mut c, &ctx);
+    let (mut c, epochs) = groups::stable_streams_group(&SHAPE, &ctx);
     let req = StreamsGroupHeartbeatRequest {
         group_id: GROUP.into(),
-        member_id: "member-05".into(),
+        member_id: "member-0005".into(),
         member_epoch: epochs[5],
         ..Default::default()
     };
@@ -200,5 +104,5 @@ fn a_heartbeat_that_changes_nothing_allocates_nothing() {
         assert_eq!(n, 0, "allocations of the heartbeat at {now} ms");
     }
     assert_eq!(c.streams_group(GROUP).cloned(), before);
-    assert_eq!(c.session_deadline(GROUP, "member-05"), Some(13 + 45_000));
+    assert_eq!(c.session_deadline(GROUP, "member-0005"), Some(13 + 45_000));
 }

@@ -1,15 +1,24 @@
-//! Group builders shared by the coordinator benches (`protocol/benches/consumer_group.rs`) and
-//! the allocation test (`protocol/tests/heartbeat_allocations.rs`), included by both with
-//! `#[path]`, so the bench measures and the test checks the same heartbeat.
+//! Group builders shared by the coordinator benches (`protocol/benches/consumer_group.rs`,
+//! `protocol/benches/streams_group.rs`) and the allocation tests
+//! (`protocol/tests/heartbeat_allocations.rs`, `protocol/tests/streams_heartbeat_allocations.rs`),
+//! included by each with `#[path]`, so a bench measures and a test checks the same heartbeat.
+//! (An integration test or a bench cannot see the library's `cfg(test)` harness,
+//! `coordinator/tests/harness`; these build big groups on a bare coordinator, with no record log.)
 
 #![allow(dead_code)] // each includer uses its part
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use kwire_protocol::coordinator::streams::{StreamsGroupConfig, StreamsGroupState};
 use kwire_protocol::coordinator::{
     ConsumerGroupConfig, GroupCoordinator, GroupState, RequestContext, SequentialMemberIds,
     TopicMetadata,
 };
 use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, TopicPartitions,
+};
+use kwire_protocol::generated::streams_group_heartbeat_request::{
+    StreamsGroupHeartbeatRequest, Subtopology, TaskIds, TopicInfo, Topology,
 };
 use kwire_protocol::wire::Uuid;
 
@@ -109,6 +118,122 @@ pub fn stable_heartbeat_of(member_id: String, epoch: i32) -> ConsumerGroupHeartb
     }
 }
 
-// The streams group's builder (a stable member of a 200-member streams group, the bench
-// `streams_group.rs`) goes here, beside the consumer one, for the streams heartbeat's case in
-// `heartbeat_allocations.rs`.
+/// The shape of a streams group: `members` members in `processes` processes, a topology of
+/// `subtopologies` stateful subtopologies (`NN`: source `source-NN`, changelog
+/// `app-store-NN-changelog`) of `partitions` tasks each, in group `group`.
+pub struct StreamsShape {
+    pub group: &'static str,
+    pub members: usize,
+    pub processes: usize,
+    pub subtopologies: usize,
+    pub partitions: i32,
+}
+
+/// The id of member `i` of a streams group.
+pub fn streams_member(i: usize) -> String {
+    format!("member-{i:04}")
+}
+
+/// The topology (epoch 0) of a group of `shape`.
+pub fn streams_topology(shape: &StreamsShape) -> Topology {
+    Topology {
+        epoch: 0,
+        subtopologies: (0..shape.subtopologies)
+            .map(|s| Subtopology {
+                subtopology_id: format!("{s:02}").into(),
+                source_topics: vec![format!("source-{s:02}").into()],
+                state_changelog_topics: vec![TopicInfo {
+                    name: format!("app-store-{s:02}-changelog").into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// Tasks as a heartbeat lists them.
+fn task_ids(s: &BTreeMap<String, BTreeSet<i32>>) -> Vec<TaskIds> {
+    s.iter()
+        .map(|(id, ps)| TaskIds {
+            subtopology_id: id.clone().into(),
+            partitions: ps.iter().copied().collect::<Vec<i32>>().into(),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// A Stable streams group of `shape` (no initial delay, one standby, warm-ups on: the
+/// defaults) on a new coordinator (member ids from 1), every member joined at 0 ms and
+/// heartbeating with its tasks at 1 ms, with `ctx`, until it is STABLE at the assignment epoch.
+/// Returns the coordinator and each member's epoch.
+pub fn stable_streams_group(
+    shape: &StreamsShape,
+    ctx: &RequestContext,
+) -> (GroupCoordinator, Vec<i32>) {
+    let ids = Box::new(SequentialMemberIds::new(1));
+    let mut c = GroupCoordinator::new(ConsumerGroupConfig::default(), ids).unwrap();
+    c.set_streams_config(StreamsGroupConfig {
+        initial_rebalance_delay_ms: 0,
+        num_standby_replicas: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut topics = Vec::new();
+    for s in 0..shape.subtopologies {
+        let names = [
+            format!("source-{s:02}"),
+            format!("app-store-{s:02}-changelog"),
+        ];
+        for (i, name) in names.iter().enumerate() {
+            let id = Uuid::from_u128((s * 2 + i + 1) as u128);
+            topics.push(TopicMetadata::new(id, name, shape.partitions));
+        }
+    }
+    c.set_topics(topics, 0);
+    let mut epochs = vec![0; shape.members];
+    for (i, e) in epochs.iter_mut().enumerate() {
+        let req = StreamsGroupHeartbeatRequest {
+            group_id: shape.group.into(),
+            member_id: streams_member(i).into(),
+            member_epoch: 0,
+            rebalance_timeout_ms: 30_000,
+            topology: Some(streams_topology(shape)),
+            active_tasks: Some(vec![]),
+            standby_tasks: Some(vec![]),
+            warmup_tasks: Some(vec![]),
+            process_id: Some(format!("process-{:03}", i % shape.processes).into()),
+            ..Default::default()
+        };
+        let out = c.streams_group_heartbeat(ctx, &req, 0);
+        assert_eq!(out.response.error_code, 0, "{:?}", out.response);
+        *e = out.response.member_epoch;
+    }
+    // Heartbeat with the owned tasks until every member is STABLE at the assignment epoch.
+    for round in 0..30 {
+        if c.streams_group(shape.group).map(|g| g.state) == Some(StreamsGroupState::Stable) {
+            break;
+        }
+        assert!(round < 29, "group did not stabilise");
+        for (i, e) in epochs.iter_mut().enumerate() {
+            let id = streams_member(i);
+            let assigned = c.streams_group(shape.group).unwrap().members[&id]
+                .assigned
+                .clone();
+            let req = StreamsGroupHeartbeatRequest {
+                group_id: shape.group.into(),
+                member_id: id.into(),
+                member_epoch: *e,
+                active_tasks: Some(task_ids(&assigned.active)),
+                standby_tasks: Some(task_ids(&assigned.standby)),
+                warmup_tasks: Some(task_ids(&assigned.warmup)),
+                ..Default::default()
+            };
+            let out = c.streams_group_heartbeat(ctx, &req, 1);
+            assert_eq!(out.response.error_code, 0, "{:?}", out.response);
+            *e = out.response.member_epoch;
+        }
+    }
+    (c, epochs)
+}

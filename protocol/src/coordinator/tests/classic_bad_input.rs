@@ -7,18 +7,17 @@
 //! the group is unaffected: still Stable at the same generation (its members' heartbeats answer
 //! NONE), the same members, the same assignments.
 
+use std::borrow::BorrowMut;
 use std::collections::BTreeMap;
 
+use super::harness::groups::{self, classic_harness, classic_join_round, sync_request};
+use super::harness::Harness;
 use crate::bytes::Bytes;
-use crate::coordinator::{
-    replay, ClassicGroupConfig, ConsumerGroupConfig, GroupCoordinator, GroupResponse, Record,
-    RequestContext, RequestId, SequentialMemberIds,
-};
+use crate::coordinator::{ClassicGroupConfig, GroupResponse, Record, RequestContext, RequestId};
 use crate::error::ErrorCode;
 use crate::generated::consumer_protocol_assignment::{
     ConsumerProtocolAssignment, TopicPartition as AssignedTp,
 };
-use crate::generated::consumer_protocol_subscription::ConsumerProtocolSubscription;
 use crate::generated::describe_groups_request::DescribeGroupsRequest;
 use crate::generated::describe_groups_response::DescribedGroup;
 use crate::generated::heartbeat_request::HeartbeatRequest;
@@ -47,11 +46,7 @@ fn prefixed<M: Message>(m: &M, v: i16) -> Bytes {
 
 /// A well-formed subscription to `topics` (ConsumerProtocolSubscription v3).
 fn subscription(topics: &[&str]) -> Bytes {
-    let s = ConsumerProtocolSubscription {
-        topics: topics.iter().map(|t| t.to_string().into()).collect(),
-        ..Default::default()
-    };
-    prefixed(&s, 3)
+    groups::subscription(topics, &[], None, 3)
 }
 
 /// A well-formed assignment of partition `p` of `t0` (ConsumerProtocolAssignment v3).
@@ -109,50 +104,25 @@ struct Stable {
     members: BTreeMap<String, Bytes>,
 }
 
-/// The coordinator, the records it wrote, the clock and the request ids.
-struct H {
-    c: GroupCoordinator,
-    log: Vec<Record>,
-    now: i64,
-    next: u64,
+/// A classic coordinator of groups of at most `max_size` members (sessions 6 s to 30 min,
+/// initial delay 3 s), requests from `client` at `/10.0.0.1`.
+fn harness(max_size: i32) -> Harness {
+    let config = ClassicGroupConfig {
+        min_session_timeout_ms: 6_000,
+        max_session_timeout_ms: 1_800_000,
+        initial_rebalance_delay_ms: 3_000,
+        max_size,
+    };
+    classic_harness(config, 11).client("client", "/10.0.0.1")
 }
 
-impl H {
-    fn new(max_size: i32) -> H {
-        let mut c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(11)),
-        )
-        .unwrap();
-        c.set_classic_config(ClassicGroupConfig {
-            min_session_timeout_ms: 6_000,
-            max_session_timeout_ms: 1_800_000,
-            initial_rebalance_delay_ms: 3_000,
-            max_size,
-        })
-        .unwrap();
-        H {
-            c,
-            log: Vec::new(),
-            now: 1_000,
-            next: 0,
-        }
-    }
-
-    fn id(&mut self) -> RequestId {
-        self.next += 1;
-        RequestId(self.next)
-    }
-
-    /// Takes a call's records, checks the replay, drains the answers.
+/// The calls of this file, each returning the answers that came during it.
+trait BadInputCalls: BorrowMut<Harness> {
+    /// Takes a call's records (the replay is checked), drains the answers.
     fn took(&mut self, records: Vec<Record>) -> Vec<(RequestId, GroupResponse)> {
-        self.log.extend(records);
-        assert_eq!(
-            replay(&self.log),
-            *self.c.groups(),
-            "replay(records) != groups()"
-        );
-        std::iter::from_fn(|| self.c.poll_response()).collect()
+        let h: &mut Harness = self.borrow_mut();
+        h.absorb(&records);
+        h.drain()
     }
 
     fn join(
@@ -160,10 +130,9 @@ impl H {
         v: i16,
         req: &JoinGroupRequest,
     ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
-        let id = self.id();
-        let ctx = RequestContext::new("client", "/10.0.0.1", v);
-        let r = self.c.join_group(&ctx, req, id, self.now);
-        (id, self.took(r))
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_join(v, req);
+        (id, h.drain())
     }
 
     /// A JoinGroup answered at once (an error, MEMBER_ID_REQUIRED, or a Stable follower).
@@ -181,10 +150,9 @@ impl H {
         v: i16,
         req: &SyncGroupRequest,
     ) -> (RequestId, Vec<(RequestId, GroupResponse)>) {
-        let id = self.id();
-        let ctx = RequestContext::new("client", "/10.0.0.1", v);
-        let r = self.c.sync_group(&ctx, req, id, self.now);
-        (id, self.took(r))
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_sync(v, req);
+        (id, h.drain())
     }
 
     fn sync_now(&mut self, v: i16, req: &SyncGroupRequest) -> SyncGroupResponse {
@@ -199,16 +167,15 @@ impl H {
     }
 
     fn heartbeat(&mut self, member: &str, generation: i32) -> i16 {
-        let id = self.id();
-        let ctx = RequestContext::new("client", "/10.0.0.1", 4);
+        let h: &mut Harness = self.borrow_mut();
         let req = HeartbeatRequest {
             group_id: G.into(),
             generation_id: generation,
             member_id: member.to_string().into(),
             ..Default::default()
         };
-        let r = self.c.heartbeat(&ctx, &req, id, self.now);
-        let answers = self.took(r);
+        let id = h.send_heartbeat(4, &req);
+        let answers = h.drain();
         match answers.as_slice() {
             [(i, GroupResponse::Heartbeat(h))] if *i == id => h.error_code,
             other => panic!("expected the Heartbeat answer at once, got {other:?}"),
@@ -216,11 +183,9 @@ impl H {
     }
 
     fn leave(&mut self, v: i16, req: &LeaveGroupRequest) -> LeaveGroupResponse {
-        let id = self.id();
-        let ctx = RequestContext::new("client", "/10.0.0.1", v);
-        let r = self.c.leave_group(&ctx, req, id, self.now);
-        let answers = self.took(r);
-        answers
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_leave(v, req);
+        h.drain()
             .into_iter()
             .find_map(|(i, r)| match r {
                 GroupResponse::LeaveGroup(l) if i == id => Some(l),
@@ -229,20 +194,20 @@ impl H {
             .expect("a LeaveGroup answer at once")
     }
 
-    /// Fires the timers due at `now`.
-    fn advance_to(&mut self, now: i64) -> Vec<(RequestId, GroupResponse)> {
-        self.now = now;
-        let r = self.c.fire_timers(now);
-        self.took(r)
+    /// Fires the timers due at `now`; the answers they gave.
+    fn fire_at(&mut self, now: i64) -> Vec<(RequestId, GroupResponse)> {
+        let h: &mut Harness = self.borrow_mut();
+        h.advance_to(now);
+        h.drain()
     }
 
     fn describe(&self) -> DescribedGroup {
-        let ctx = RequestContext::new("client", "/10.0.0.1", 5);
+        let h: &Harness = self.borrow();
         let req = DescribeGroupsRequest {
             groups: vec![G.into()],
             ..Default::default()
         };
-        let mut resp = self.c.describe_groups(&ctx, &req);
+        let mut resp = h.c.describe_groups(&h.ctx(5), &req);
         assert_eq!(resp.groups.len(), 1);
         resp.groups.remove(0)
     }
@@ -251,62 +216,17 @@ impl H {
     /// member id required, then the initial rebalance delay), each with its metadata; the
     /// leader assigns `assignment(i)` to the i-th member (by join order) and everyone syncs.
     fn stable(&mut self, metadata: &[Bytes]) -> Stable {
-        let mut ids = Vec::new();
-        for m in metadata {
-            let r = self.join_now(9, &join_req("", m.clone()));
-            assert_eq!(r.error_code, code(ErrorCode::MemberIdRequired));
-            ids.push(r.member_id.as_str().to_string());
-        }
-        let mut waiting = BTreeMap::new();
-        let mut answers = Vec::new();
-        for (m, meta) in ids.iter().zip(metadata) {
-            let (id, a) = self.join(9, &join_req(m, meta.clone()));
-            waiting.insert(id, m.clone());
-            answers.extend(a);
-        }
-        while answers.len() < ids.len() {
-            let d = self
-                .c
-                .next_deadline()
-                .expect("the join phase waits on a timer");
-            answers.extend(self.advance_to(d));
-        }
-        let mut generation = -1;
-        let mut leader = String::new();
-        for (id, r) in &answers {
-            let GroupResponse::JoinGroup(j) = r else {
-                panic!("a join answer: {r:?}")
-            };
-            assert!(waiting.contains_key(id));
-            assert_eq!(j.error_code, 0, "{j:?}");
-            generation = j.generation_id;
-            leader = j.leader.as_str().to_string();
-        }
-        let members: BTreeMap<String, Bytes> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.clone(), assignment(i as i32)))
-            .collect();
-        let mut synced = 0;
-        for m in ids.iter().filter(|m| **m != leader) {
-            let (_, a) = self.sync(5, &sync_req(m, generation, vec![]));
-            synced += a.len();
-        }
-        let all = members
-            .iter()
-            .map(|(m, a)| SyncGroupRequestAssignment {
-                member_id: m.clone().into(),
-                assignment: a.clone(),
-                ..Default::default()
-            })
-            .collect();
-        let (_, a) = self.sync(5, &sync_req(&leader, generation, all));
-        synced += a.len();
-        assert_eq!(synced, ids.len(), "every member got its assignment");
+        let assignments: Vec<Bytes> = (0..metadata.len()).map(|i| assignment(i as i32)).collect();
+        let round = classic_join_round(
+            self.borrow_mut(),
+            metadata.len(),
+            |i, m| join_req(m, metadata[i].clone()),
+            &assignments,
+        );
         let s = Stable {
-            generation,
-            leader,
-            members,
+            generation: round.generation,
+            leader: round.leader,
+            members: round.ids.into_iter().zip(assignments).collect(),
         };
         self.assert_unaffected(&s);
         s
@@ -340,20 +260,14 @@ impl H {
     }
 }
 
+impl BadInputCalls for Harness {}
+
 fn sync_req(
     member: &str,
     generation: i32,
     assignments: Vec<SyncGroupRequestAssignment>,
 ) -> SyncGroupRequest {
-    SyncGroupRequest {
-        group_id: G.into(),
-        generation_id: generation,
-        member_id: member.to_string().into(),
-        protocol_type: Some("consumer".into()),
-        protocol_name: Some("range".into()),
-        assignments,
-        ..Default::default()
-    }
+    sync_request(G, member, generation, assignments)
 }
 
 /// In a classic group the coordinator never reads the consumer protocol: malformed member
@@ -362,7 +276,7 @@ fn sync_req(
 #[test]
 fn classic_group_relays_malformed_consumer_protocol_bytes_unchanged() {
     for (name, bad) in malformed() {
-        let mut h = H::new(i32::MAX);
+        let mut h = harness(i32::MAX);
         let good = subscription(&["t0"]);
         let s = h.stable(&[good.clone(), bad.clone()]);
         // The leader sees both metadata as sent, at the next rebalance too.
@@ -445,7 +359,7 @@ fn classic_group_relays_malformed_consumer_protocol_bytes_unchanged() {
 /// (its id echoed); nothing changes (Kafka: `ClassicGroup.supportsProtocols`).
 #[test]
 fn unknown_or_mismatched_protocol_type_is_inconsistent_group_protocol() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[subscription(&["t0"]), subscription(&["t0"])]);
     let member = s.leader.clone();
     let cases: Vec<(&str, JoinGroupRequest)> = vec![
@@ -507,7 +421,7 @@ fn unknown_or_mismatched_protocol_type_is_inconsistent_group_protocol() {
 #[test]
 fn empty_protocol_type_or_list_to_an_empty_group_is_inconsistent_group_protocol() {
     for v in [0, 4, 9] {
-        let mut h = H::new(i32::MAX);
+        let mut h = harness(i32::MAX);
         let mut no_type = join_req("", subscription(&["t0"]));
         no_type.protocol_type = "".into();
         let mut no_protocols = join_req("", subscription(&["t0"]));
@@ -532,7 +446,7 @@ fn empty_protocol_type_or_list_to_an_empty_group_is_inconsistent_group_protocol(
 /// `validateSyncGroup`, `KafkaApis.handleSyncGroupRequest`).
 #[test]
 fn sync_with_another_protocol_type_or_name_is_inconsistent_group_protocol() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[subscription(&["t0"]), subscription(&["t0"])]);
     for m in s.members.keys() {
         let mut req = sync_req(m, s.generation, vec![]);
@@ -568,7 +482,7 @@ fn sync_with_another_protocol_type_or_name_is_inconsistent_group_protocol() {
 /// leader gets are the request's buffer, shared.
 #[test]
 fn oversized_member_metadata_is_relayed_without_copying() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let big = Bytes::from(vec![0x5a; 1 << 20]);
     let s = h.stable(&[subscription(&["t0"]), big.clone()]);
     let d = h.describe();
@@ -627,7 +541,7 @@ fn oversized_member_metadata_is_relayed_without_copying() {
 /// `classicGroupJoinNewDynamicMember`, `expireClassicGroupMemberHeartbeat`).
 #[test]
 fn join_storm_without_member_id_leaves_the_group_alone_and_expires() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[
         subscription(&["t0"]),
         subscription(&["t0"]),
@@ -659,7 +573,7 @@ fn join_storm_without_member_id_leaves_the_group_alone_and_expires() {
     // 6 s later (the storm's session timeout) every pending member is gone; the members'
     // own sessions (45 s) run on.
     let now = h.now + 6_000;
-    h.advance_to(now);
+    h.fire_at(now);
     h.assert_unaffected(&s);
     for m in storm.iter().step_by(97) {
         let r = h.join_now(9, &join_req(m, subscription(&["t0"])));
@@ -677,7 +591,7 @@ fn join_storm_without_member_id_leaves_the_group_alone_and_expires() {
 /// the member-id-required round); the members stay.
 #[test]
 fn group_max_size_reached() {
-    let mut h = H::new(2);
+    let mut h = harness(2);
     let s = h.stable(&[subscription(&["t0"]), subscription(&["t0"])]);
     for v in [0, 3, 4, 9] {
         let r = h.join_now(v, &join_req("", subscription(&["t0"])));
@@ -709,7 +623,7 @@ fn group_max_size_reached() {
 /// (Kafka: `GroupCoordinatorService.joinGroup`, before the group is looked at).
 #[test]
 fn out_of_range_session_timeout_and_empty_group_id() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[subscription(&["t0"]), subscription(&["t0"])]);
     let member = s.leader.clone();
     for v in [0, 5, 9] {
@@ -742,7 +656,7 @@ fn out_of_range_session_timeout_and_empty_group_id() {
 /// bytes); no member is added.
 #[test]
 fn sync_assignments_for_unknown_duplicate_or_missing_members() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[
         subscription(&["t0"]),
         subscription(&["t0"]),
@@ -805,7 +719,7 @@ fn sync_assignments_for_unknown_duplicate_or_missing_members() {
 /// UNKNOWN_MEMBER_ID, the known one leaves (Kafka: `classicGroupLeaveToClassicGroup`).
 #[test]
 fn unknown_members_stale_generations_and_missing_groups() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let s = h.stable(&[subscription(&["t0"]), subscription(&["t0"])]);
     let m0 = s.leader.clone();
     assert_eq!(
@@ -873,7 +787,7 @@ fn unknown_members_stale_generations_and_missing_groups() {
 /// A ConsumerGroupHeartbeat (v1, client-chosen member id) of `member` at `epoch` subscribed to
 /// `topics` (`None`: unchanged), owning nothing; the answer.
 fn cghb(
-    h: &mut H,
+    h: &mut Harness,
     member: &str,
     epoch: i32,
     topics: Option<&[&str]>,
@@ -897,10 +811,10 @@ fn cghb(
 /// A coordinator with topics `t0` (3 partitions) and `t1` (2), and a consumer group `grp` whose
 /// one ConsumerGroupHeartbeat member `a` (subscribed to `t0`) is stable at epoch 1 owning all
 /// of `t0`.
-fn consumer_group_with_one_member() -> H {
+fn consumer_group_with_one_member() -> Harness {
     use crate::coordinator::TopicMetadata;
     use crate::wire::Uuid;
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let r = h.c.set_topics(
         [
             TopicMetadata::new(Uuid::from_u128(1), "t0", 3),
@@ -916,7 +830,7 @@ fn consumer_group_with_one_member() -> H {
 
 /// Member `a` of the consumer group is as it was: epoch 1, all of `t0`, and its heartbeat
 /// answers NONE at epoch 1; the group epoch is `epoch`.
-fn assert_consumer_member_unaffected(h: &mut H, epoch: i32) {
+fn assert_consumer_member_unaffected(h: &mut Harness, epoch: i32) {
     let g = h.c.group(G).expect("the consumer group");
     assert_eq!(g.group_epoch, epoch, "group epoch unchanged");
     let a = &g.members["a"];
@@ -1026,7 +940,7 @@ fn upgrade_of_a_classic_group_with_malformed_bytes_is_refused() {
                 // reading), not malformed.
                 continue;
             }
-            let mut h = H::new(i32::MAX);
+            let mut h = harness(i32::MAX);
             let mut s = if bad_assignment {
                 h.stable(&[subscription(&["t0"]), subscription(&["t0"])])
             } else {
@@ -1084,7 +998,7 @@ fn upgrade_of_a_classic_group_with_malformed_bytes_is_refused() {
 /// least 1 ms later, so `fire_timers` returns (with 0 it came due again at once, forever).
 #[test]
 fn zero_rebalance_timeout_does_not_spin_fire_timers() {
-    let mut h = H::new(i32::MAX);
+    let mut h = harness(i32::MAX);
     let static_join = |instance: &str| {
         let mut r = join_req("", subscription(&["t0"]));
         r.group_instance_id = Some(instance.to_string().into());
@@ -1099,7 +1013,7 @@ fn zero_rebalance_timeout_does_not_spin_fire_timers() {
     let (_, mut answers) = h.join(5, &first);
     while answers.is_empty() {
         let d = h.c.next_deadline().expect("the initial delay");
-        answers = h.advance_to(d);
+        answers = h.fire_at(d);
     }
     let GroupResponse::JoinGroup(a) = &answers[0].1 else {
         panic!("{answers:?}")
@@ -1134,7 +1048,7 @@ fn zero_rebalance_timeout_does_not_spin_fire_timers() {
     assert_eq!(h.leave(3, &leave).error_code, 0);
     // The join phase ends with nobody rejoined: re-armed, not spinning.
     let now = h.now;
-    h.advance_to(now);
+    h.fire_at(now);
     let d = h.c.next_deadline().expect("the join phase is re-armed");
     assert!(d > now, "re-armed in the future ({d} > {now})");
     assert!(h

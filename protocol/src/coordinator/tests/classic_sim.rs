@@ -12,19 +12,15 @@
 //! the group has members.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use bytes::Bytes;
 use proptest::prelude::*;
 
-use super::consumer_scenarios::{BAR, FOO};
-use super::migration_scenarios::{decoded, subscription};
-use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
+use super::harness::groups::{decoded, range_assignor_harness, subscription, BAR, FOO};
+use super::harness::Harness;
+use crate::coordinator::consumer::assignor::Assignment;
 use crate::coordinator::consumer::*;
-use crate::coordinator::{
-    apply, replay, GroupCoordinator, GroupResponse, Groups, Record, RequestContext, RequestId,
-    SequentialMemberIds, TopicMetadata,
-};
+use crate::coordinator::{replay, GroupResponse, Record, RequestId};
 use crate::error::ErrorCode;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
@@ -92,14 +88,11 @@ struct Client {
 }
 
 struct Sim {
-    c: GroupCoordinator,
-    log: Vec<Record>,
-    replayed: Groups,
-    now: i64,
+    /// The coordinator, its records and their incremental replay.
+    h: Harness,
     clients: Vec<Client>,
     /// Which client sent each request still unanswered.
     pending: BTreeMap<RequestId, usize>,
-    next_id: u64,
     /// The group's epoch after the previous step, and whether it had members then.
     last_epoch: Option<(i32, bool)>,
     name_of: BTreeMap<crate::wire::Uuid, &'static str>,
@@ -124,16 +117,7 @@ fn topics_of(i: usize) -> Vec<String> {
 
 impl Sim {
     fn new(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8) -> Sim {
-        let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
-        config.migration_policy = policy;
-        let mut c = GroupCoordinator::new(config, Box::new(SequentialMemberIds::new(11))).unwrap();
-        let r = c.set_topics(
-            vec![
-                TopicMetadata::new(FOO, "foo", 6),
-                TopicMetadata::new(BAR, "bar", 3),
-            ],
-            0,
-        );
+        let h = range_assignor_harness(|c| c.migration_policy = policy, 11).client("c", "h");
         let clients = (0..N)
             .map(|i| Client {
                 classic: classic_mask & (1 << i) != 0,
@@ -146,21 +130,15 @@ impl Sim {
                 leader_of: None,
             })
             .collect();
-        let mut s = Sim {
-            c,
-            log: vec![],
-            replayed: Groups::new(),
-            now: 0,
+        Sim {
+            h,
             clients,
             pending: BTreeMap::new(),
-            next_id: 0,
             last_epoch: None,
             name_of: [(FOO, "foo"), (BAR, "bar")].into_iter().collect(),
             sync_gen: BTreeMap::new(),
             conversions: (0, 0, 0),
-        };
-        s.absorb(r);
-        s
+        }
     }
 
     fn absorb(&mut self, records: Vec<Record>) {
@@ -183,11 +161,8 @@ impl Sim {
         if consumer_gone && classic_member {
             self.conversions.1 += 1;
         }
-        for r in records {
-            apply(&mut self.replayed, &r);
-            self.log.push(r);
-        }
-        if self.c.group(G).is_some_and(|g| {
+        self.h.absorb(&records);
+        if self.h.c.group(G).is_some_and(|g| {
             g.members.values().any(|m| m.classic.is_some())
                 && g.members.values().any(|m| m.classic.is_none())
         }) {
@@ -196,18 +171,16 @@ impl Sim {
     }
 
     fn id(&mut self, client: usize) -> RequestId {
-        self.next_id += 1;
-        let id = RequestId(self.next_id);
+        let id = self.h.id();
         self.pending.insert(id, client);
         id
     }
 
     /// The invariants after every step.
     fn check(&mut self) {
-        assert_eq!(&self.replayed, self.c.groups(), "state != replay(records)");
         let mut seen = BTreeSet::new();
         let mut epoch = None;
-        if let Some(g) = self.c.group(G) {
+        if let Some(g) = self.h.c.group(G) {
             for m in g.members.values() {
                 assert!(
                     m.member_epoch <= g.group_epoch,
@@ -227,8 +200,8 @@ impl Sim {
             assert!(g.assignment_epoch <= g.group_epoch);
             epoch = Some((g.group_epoch, !g.members.is_empty()));
         }
-        if let Some(g) = self.c.classic_group(G) {
-            assert!(self.c.group(G).is_none(), "one group id, two group types");
+        if let Some(g) = self.h.c.classic_group(G) {
+            assert!(self.h.c.group(G).is_none(), "one group id, two group types");
             for m in g.members.values() {
                 for (t, ps) in decoded(&m.assignment) {
                     for p in ps {
@@ -251,7 +224,7 @@ impl Sim {
 
     /// Delivers every answer in the outbox (answers may make clients send more requests).
     fn deliver(&mut self) {
-        while let Some((id, resp)) = self.c.poll_response() {
+        while let Some((id, resp)) = self.h.pop_answer() {
             let Some(i) = self.pending.remove(&id) else {
                 panic!("answer to unknown request {id:?}");
             };
@@ -385,9 +358,7 @@ impl Sim {
         };
         self.clients[i].phase = Phase::Waiting;
         let id = self.id(i);
-        let r = self
-            .c
-            .join_group(&RequestContext::new("c", "h", 9), &req, id, self.now);
+        let r = self.h.c.join_group(&self.h.ctx(9), &req, id, self.h.now);
         self.absorb(r);
         self.deliver();
     }
@@ -462,9 +433,7 @@ impl Sim {
         self.clients[i].phase = Phase::Waiting;
         self.sync_gen.insert(i, gen);
         let id = self.id(i);
-        let r = self
-            .c
-            .sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+        let r = self.h.c.sync_group(&self.h.ctx(5), &req, id, self.h.now);
         self.absorb(r);
         self.deliver();
     }
@@ -478,9 +447,7 @@ impl Sim {
             ..Default::default()
         };
         let id = self.id(i);
-        let r = self
-            .c
-            .heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
+        let r = self.h.c.heartbeat(&self.h.ctx(4), &req, id, self.h.now);
         self.absorb(r);
         self.deliver();
     }
@@ -488,7 +455,7 @@ impl Sim {
     fn cghb(&mut self, i: usize) {
         let cl = &self.clients[i];
         if cl.member_id.is_empty() {
-            self.clients[i].member_id = format!("k{i}-{}", self.next_id);
+            self.clients[i].member_id = format!("k{i}-{}", self.h.requests_sent());
         }
         if self.clients[i].epoch.is_none() {
             self.clients[i].owned.clear();
@@ -518,9 +485,10 @@ impl Sim {
             ),
             ..Default::default()
         };
-        let out =
-            self.c
-                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+        let out = self
+            .h
+            .c
+            .consumer_group_heartbeat(&self.h.ctx(1), &req, self.h.now);
         self.absorb(out.records);
         self.deliver();
         let r = out.response;
@@ -591,9 +559,7 @@ impl Sim {
                     ..Default::default()
                 };
                 let id = self.id(i);
-                let r = self
-                    .c
-                    .leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
+                let r = self.h.c.leave_group(&self.h.ctx(5), &req, id, self.h.now);
                 self.absorb(r);
             }
         } else if self.clients[i].epoch.is_some() {
@@ -604,9 +570,10 @@ impl Sim {
                 instance_id: instance_of(i).map(Into::into),
                 ..Default::default()
             };
-            let out =
-                self.c
-                    .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+            let out = self
+                .h
+                .c
+                .consumer_group_heartbeat(&self.h.ctx(1), &req, self.h.now);
             self.absorb(out.records);
         }
         self.crash(i);
@@ -642,8 +609,8 @@ impl Sim {
                 self.poll(*i);
             }
             Op::Advance(ms) => {
-                self.now += ms;
-                let r = self.c.fire_timers(self.now);
+                self.h.now += ms;
+                let r = self.h.c.fire_timers(self.h.now);
                 self.absorb(r);
                 self.check();
                 self.deliver();
@@ -658,11 +625,11 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
     for op in ops {
         s.step(op);
     }
-    assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+    assert_eq!(&replay(&s.h.log), s.h.c.groups(), "full replay");
     // Faults stop: every active client polls every second until the timers settle.
     for _ in 0..8 {
-        s.now += 3_000;
-        let r = s.c.fire_timers(s.now);
+        s.h.now += 3_000;
+        let r = s.h.c.fire_timers(s.h.now);
         s.absorb(r);
         s.check();
         s.deliver();
@@ -671,7 +638,7 @@ fn run(policy: MigrationPolicy, classic_mask: u8, coop_mask: u8, ops: &[Op]) {
         }
         s.check();
     }
-    assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+    assert_eq!(&replay(&s.h.log), s.h.c.groups(), "full replay");
     use std::sync::atomic::Ordering::Relaxed;
     STATS[0].fetch_add(s.conversions.0, Relaxed);
     STATS[1].fetch_add(s.conversions.1, Relaxed);

@@ -2,6 +2,7 @@
 //! CurrentAssignmentBuilderTest), run against [`GroupCoordinator`]. After every step the state is
 //! compared with `replay` of every record emitted so far (docs/coordinator.md, D6).
 
+use std::borrow::BorrowMut;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +20,9 @@ use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
 use crate::wire::Uuid;
 use assignor::Assignment;
+
+use super::harness::groups::{assignment, stable_consumer_group, BAR, FOO, ZAR};
+use super::harness::Harness;
 
 /// The consumer-record constructors the scenarios use, as coordinator records (a log holds
 /// [`Record`]s).
@@ -39,10 +43,6 @@ impl Record {
         ConsumerRecord::current(group_id, m).into()
     }
 }
-
-pub(crate) const FOO: Uuid = Uuid::from_u128(0xF00);
-pub(crate) const BAR: Uuid = Uuid::from_u128(0xBA2);
-pub(crate) const ZAR: Uuid = Uuid::from_u128(0x2A2);
 
 /// Kafka's test mock: an assignor named `range` (or any name) that returns preset targets, or
 /// fails. Without a preset it deals every subscribed partition round-robin over the subscribers.
@@ -114,14 +114,9 @@ impl ConsumerGroupAssignor for Preset {
     }
 }
 
-pub(crate) fn a(parts: &[(Uuid, &[i32])]) -> Assignment {
-    let mut r = Assignment::new();
-    for (t, ps) in parts {
-        if !ps.is_empty() {
-            r.entry(*t).or_default().extend(ps.iter().copied());
-        }
-    }
-    r
+/// `(topic, partitions)` as an assignment.
+fn a(parts: &[(Uuid, &[i32])]) -> Assignment {
+    assignment(parts)
 }
 
 pub(crate) fn topics() -> Vec<TopicMetadata> {
@@ -132,16 +127,29 @@ pub(crate) fn topics() -> Vec<TopicMetadata> {
     ]
 }
 
-pub(crate) struct H {
-    pub c: GroupCoordinator,
-    pub log: Vec<Record>,
-    pub assignor: Arc<Preset>,
-    pub now: i64,
-    pub version: i16,
+/// The [`Harness`] of a coordinator loaded with topics foo, bar and zar and the [`Preset`]
+/// assignor `range`, and that assignor, to preset or fail.
+struct H {
+    h: Harness,
+    assignor: Arc<Preset>,
+}
+
+impl std::ops::Deref for H {
+    type Target = Harness;
+    fn deref(&self) -> &Harness {
+        &self.h
+    }
+}
+
+impl std::ops::DerefMut for H {
+    fn deref_mut(&mut self) -> &mut Harness {
+        &mut self.h
+    }
 }
 
 impl H {
-    pub fn with(config: impl FnOnce(&mut ConsumerGroupConfig), records: Vec<Record>) -> H {
+    /// `config` changes the consumer config; the coordinator is loaded from `records` at 0 ms.
+    fn with(config: impl FnOnce(&mut ConsumerGroupConfig), records: Vec<Record>) -> H {
         let assignor = Preset::new("range");
         let mut cfg = ConsumerGroupConfig::with_assignors(vec![assignor.clone()]);
         config(&mut cfg);
@@ -153,49 +161,57 @@ impl H {
             0,
         )
         .unwrap();
-        let h = H {
-            c,
-            log: records,
+        H {
+            h: Harness::new(c, records, 0),
             assignor,
-            now: 0,
-            version: 1,
-        };
-        h.check();
-        h
+        }
     }
-    pub fn new() -> H {
+
+    fn new() -> H {
         H::with(|_| {}, vec![])
     }
-    pub fn check(&self) {
-        assert_eq!(
-            &replay(&self.log),
-            self.c.groups(),
-            "state != replay(records)"
-        );
-    }
-    pub fn hb(
+}
+
+/// The ConsumerGroupHeartbeat calls of the consumer scenarios (v1 unless `_at`).
+trait ConsumerCalls: BorrowMut<Harness> {
+    fn hb_at(
         &mut self,
+        version: i16,
         r: ConsumerGroupHeartbeatRequest,
     ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
-        let ctx = RequestContext::new("client", "/127.0.0.1", self.version);
-        let out = self.c.consumer_group_heartbeat(&ctx, &r, self.now);
-        if out.response.error_code != 0 {
-            assert!(out.records.is_empty());
-        }
-        self.log.extend(out.records.iter().cloned());
-        self.check();
+        let h: &mut Harness = self.borrow_mut();
+        let out = h.consumer_heartbeat(version, &r);
         (out.response, out.records)
     }
-    pub fn ok(
+
+    fn hb(
         &mut self,
         r: ConsumerGroupHeartbeatRequest,
     ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
-        let (resp, recs) = self.hb(r);
+        self.hb_at(1, r)
+    }
+
+    /// A heartbeat that succeeds.
+    fn ok_at(
+        &mut self,
+        version: i16,
+        r: ConsumerGroupHeartbeatRequest,
+    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
+        let (resp, recs) = self.hb_at(version, r);
         assert_eq!(resp.error_code, 0, "{:?}", resp.error_message);
         (resp, recs)
     }
-    pub fn err(&mut self, r: ConsumerGroupHeartbeatRequest) -> (i16, String) {
-        let (resp, recs) = self.hb(r);
+
+    fn ok(
+        &mut self,
+        r: ConsumerGroupHeartbeatRequest,
+    ) -> (ConsumerGroupHeartbeatResponse, Vec<Record>) {
+        self.ok_at(1, r)
+    }
+
+    /// A heartbeat that fails: (error code, message), nothing else answered.
+    fn err_at(&mut self, version: i16, r: ConsumerGroupHeartbeatRequest) -> (i16, String) {
+        let (resp, recs) = self.hb_at(version, r);
         assert!(recs.is_empty());
         assert_eq!(resp.member_id, None);
         assert_eq!(resp.member_epoch, 0);
@@ -208,20 +224,28 @@ impl H {
                 .unwrap_or_default(),
         )
     }
-    pub fn fire(&mut self, now: i64) -> Vec<Record> {
-        self.now = now;
-        let r = self.c.fire_timers(now);
-        self.log.extend(r.iter().cloned());
-        self.check();
-        r
+
+    fn err(&mut self, r: ConsumerGroupHeartbeatRequest) -> (i16, String) {
+        self.err_at(1, r)
     }
-    pub fn group(&self, g: &str) -> &ConsumerGroup {
-        self.c.group(g).unwrap()
+
+    /// Fires the timers due at `now` ms; the records they wrote.
+    fn fire(&mut self, now: i64) -> Vec<Record> {
+        let h: &mut Harness = self.borrow_mut();
+        h.advance_to(now)
     }
-    pub fn member(&self, g: &str, m: &str) -> &ConsumerGroupMember {
+
+    fn group(&self, g: &str) -> &ConsumerGroup {
+        let h: &Harness = self.borrow();
+        h.c.group(g).unwrap()
+    }
+
+    fn member(&self, g: &str, m: &str) -> &ConsumerGroupMember {
         &self.group(g).members[m]
     }
 }
+
+impl ConsumerCalls for Harness {}
 
 pub(crate) fn req(g: &str, m: &str, e: i32) -> ConsumerGroupHeartbeatRequest {
     ConsumerGroupHeartbeatRequest {
@@ -264,40 +288,6 @@ fn resp_assignment(r: &ConsumerGroupHeartbeatResponse) -> Option<Assignment> {
         }
         out
     })
-}
-
-/// "M(e10) ..." fixture records: members STABLE at epoch `e` with current = target, group at
-/// G = A = e.
-pub(crate) fn stable_group(
-    g: &str,
-    e: i32,
-    members: &[(&str, Option<&str>, &[&str], Assignment)],
-) -> Vec<Record> {
-    let mut r = vec![];
-    for (m, inst, names, _) in members {
-        let mut mm = ConsumerGroupMember::new(m);
-        mm.instance_id = inst.map(str::to_string);
-        mm.client_id = "client".into();
-        mm.client_host = "/127.0.0.1".into();
-        mm.rebalance_timeout_ms = 5000;
-        mm.subscribed_topic_names = names.iter().map(|s| s.to_string()).collect();
-        r.push(Record::member_metadata(g, &mm));
-    }
-    r.push(Record::group_epoch(g, e, 0));
-    for (m, _, _, asg) in members {
-        r.push(Record::target(g, m, asg));
-    }
-    r.push(Record::target_epoch(g, e));
-    for (m, inst, names, asg) in members {
-        let mut mm = ConsumerGroupMember::new(m);
-        mm.instance_id = inst.map(str::to_string);
-        mm.subscribed_topic_names = names.iter().map(|s| s.to_string()).collect();
-        mm.member_epoch = e;
-        mm.previous_member_epoch = e - 1;
-        mm.assigned = asg.clone();
-        r.push(Record::current(g, &mm));
-    }
-    r
 }
 
 fn kinds(recs: &[Record]) -> Vec<(i16, bool)> {
@@ -347,13 +337,11 @@ fn s01_validation() {
         assert_eq!(h.err(r), (code, msg.to_string()));
     }
     // v0 with an empty member id at epoch 1.
-    h.version = 0;
     assert_eq!(
-        h.err(req("foo", "", 1)),
+        h.err_at(0, req("foo", "", 1)),
         (42, "MemberId can't be empty.".to_string())
     );
     // v1 requires the member id even at epoch 0.
-    h.version = 1;
     assert_eq!(
         h.err(join("foo", "", &["foo"])),
         (42, "MemberId can't be empty.".to_string())
@@ -422,11 +410,13 @@ fn s02_regex_validation() {
 fn s03_member_id_generation_v0() {
     let mut h = H::with(|_| {}, vec![]);
     h.c.set_topics(vec![], 0);
-    h.version = 0;
-    let (r, _) = h.ok(ConsumerGroupHeartbeatRequest {
-        server_assignor: Some("range".into()),
-        ..join("group-foo", "", &["foo", "bar"])
-    });
+    let (r, _) = h.ok_at(
+        0,
+        ConsumerGroupHeartbeatRequest {
+            server_assignor: Some("range".into()),
+            ..join("group-foo", "", &["foo", "bar"])
+        },
+    );
     let mid = r.member_id.clone().unwrap();
     assert!(!mid.is_empty());
     assert_eq!(r.member_epoch, 1);
@@ -455,7 +445,8 @@ fn s05_unknown_member() {
 
 #[test]
 fn s06_member_epoch_validation() {
-    let mut recs = stable_group("g", 100, &[("M", None, &["foo"], a(&[(FOO, &[1, 2, 3])]))]);
+    let mut recs =
+        stable_consumer_group("g", 100, &[("M", None, &["foo"], a(&[(FOO, &[1, 2, 3])]))]);
     if let Some(Record::Consumer(ConsumerRecord::CurrentMemberAssignment(_, Some(v)))) =
         recs.last_mut()
     {
@@ -531,7 +522,7 @@ fn s08_member_joins_empty_group() {
 }
 
 fn ten() -> Vec<Record> {
-    stable_group(
+    stable_consumer_group(
         "g",
         10,
         &[
@@ -555,7 +546,7 @@ fn ten() -> Vec<Record> {
 fn s09_updating_subscription_triggers_new_target() {
     let mut h = H::with(
         |_| {},
-        stable_group(
+        stable_consumer_group(
             "g",
             10,
             &[("M", None, &["foo"], a(&[(FOO, &[0, 1, 2, 3, 4, 5])]))],
@@ -706,7 +697,7 @@ impl WithEpoch for ConsumerGroupHeartbeatRequest {
 
 #[test]
 fn s17_leaving_member_bumps_group_epoch() {
-    let recs = stable_group(
+    let recs = stable_consumer_group(
         "g",
         10,
         &[
@@ -746,7 +737,7 @@ fn s17_leaving_member_bumps_group_epoch() {
 
 #[test]
 fn s18_leaving_static_member_bumps_group_epoch() {
-    let recs = stable_group(
+    let recs = stable_consumer_group(
         "g",
         10,
         &[
@@ -777,7 +768,7 @@ fn s18_leaving_static_member_bumps_group_epoch() {
 }
 
 fn static_ten(m2_names: &'static [&'static str], m2: Assignment) -> Vec<Record> {
-    stable_group(
+    stable_consumer_group(
         "g",
         10,
         &[
@@ -880,7 +871,7 @@ fn s20_static_member_rejoins_with_new_subscribed_topics() {
 #[test]
 fn s20b_static_rejoin_new_subscription_free_partitions() {
     // As scenario 20 with every partition free: the response is foo{3,4,5} bar{0,1,2}.
-    let recs = stable_group(
+    let recs = stable_consumer_group(
         "g",
         10,
         &[
@@ -1130,7 +1121,7 @@ fn describe_shows_assignment_with_names() {
 
 #[test]
 fn s33_unknown_state_through_heartbeat() {
-    let mut recs = stable_group("g", 11, &[("M", None, &["foo"], a(&[(FOO, &[0])]))]);
+    let mut recs = stable_consumer_group("g", 11, &[("M", None, &["foo"], a(&[(FOO, &[0])]))]);
     if let Some(Record::Consumer(ConsumerRecord::CurrentMemberAssignment(_, Some(v)))) =
         recs.last_mut()
     {
@@ -1191,8 +1182,7 @@ fn metadata_change_bumps_epoch_and_retargets() {
         ],
         10,
     );
-    h.log.extend(recs.iter().cloned());
-    h.check();
+    h.absorb(&recs);
     assert_eq!(kinds(&recs), vec![(3, false)]);
     assert_eq!(h.group("g").group_epoch, 2);
     assert_eq!(h.group("g").state, GroupState::Assigning);
@@ -1226,8 +1216,7 @@ fn regex_resolution_follows_metadata() {
     let mut t = topics();
     t.push(TopicMetadata::new(nt, "new-topic", 2));
     let recs = h.c.set_topics(t, 50);
-    h.log.extend(recs.iter().cloned());
-    h.check();
+    h.absorb(&recs);
     assert_eq!(kinds(&recs), vec![(16, false), (3, false)]);
     let (r, _) = h.ok(req("g", "M", 1));
     assert_eq!(
@@ -1330,7 +1319,9 @@ fn s35_range_assignor_through_the_coordinator() {
         Uuid::from_u128(0x72),
         Uuid::from_u128(0x73),
     );
-    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(crate::coordinator::consumer::assignor::RangeAssignor)]);
+    let cfg = ConsumerGroupConfig::with_assignors(vec![Arc::new(
+        crate::coordinator::consumer::assignor::RangeAssignor,
+    )]);
     let mut c = GroupCoordinator::new(cfg, Box::new(SequentialMemberIds::new(1))).unwrap();
     c.set_topics(
         vec![

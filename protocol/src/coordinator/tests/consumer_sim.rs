@@ -10,12 +10,10 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 
-use super::consumer_scenarios::{BAR, FOO, ZAR};
+use super::harness::groups::{coordinator, BAR, FOO, ZAR};
+use super::harness::Harness;
 use crate::coordinator::consumer::*;
-use crate::coordinator::{
-    apply, replay, GroupCoordinator, Groups, Record, RequestContext, SequentialMemberIds,
-    TopicMetadata,
-};
+use crate::coordinator::{replay, GroupCoordinator, TopicMetadata};
 use crate::error::ErrorCode;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
@@ -73,22 +71,16 @@ struct Client {
 }
 
 struct Sim {
-    c: GroupCoordinator,
-    log: Vec<Record>,
-    /// `log` replayed incrementally: every record is applied as it is logged.
-    replayed: Groups,
-    now: i64,
+    /// The coordinator, its records and their incremental replay, checked with
+    /// [`no_partition_twice`] after every call.
+    h: Harness,
     clients: Vec<Client>,
     topics: Vec<TopicMetadata>,
 }
 
 impl Sim {
     fn new() -> Sim {
-        let c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(3)),
-        )
-        .unwrap();
+        let c = coordinator(ConsumerGroupConfig::default(), 3);
         let clients = (0..N)
             .map(|i| Client {
                 id: format!("m{i}"),
@@ -103,10 +95,9 @@ impl Sim {
             })
             .collect();
         let mut s = Sim {
-            c,
-            log: vec![],
-            replayed: Groups::new(),
-            now: 0,
+            h: Harness::new(c, vec![], 0)
+                .client("c", "h")
+                .invariant(no_partition_twice),
             clients,
             topics: vec![],
         };
@@ -120,50 +111,7 @@ impl Sim {
             TopicMetadata::new(BAR, "bar", 3),
             TopicMetadata::new(ZAR, "zar", 2),
         ];
-        let r = self.c.set_topics(self.topics.clone(), self.now);
-        self.absorb(r);
-    }
-
-    /// Logs records and applies them to the incremental replay.
-    fn absorb(&mut self, records: Vec<Record>) {
-        for r in records {
-            apply(&mut self.replayed, &r);
-            self.log.push(r);
-        }
-    }
-
-    /// The invariants after every step: state equals the replay of every record so far (kept
-    /// incrementally, so a step costs O(state), not O(log)); no partition held twice; no member
-    /// epoch above the group epoch.
-    fn check(&self) {
-        assert_eq!(&self.replayed, self.c.groups(), "state != replay(records)");
-        if let Some(g) = self.c.group("g") {
-            let mut seen = BTreeSet::new();
-            for m in g.members.values() {
-                assert!(
-                    m.member_epoch <= g.group_epoch,
-                    "member epoch {} > group epoch {}",
-                    m.member_epoch,
-                    g.group_epoch
-                );
-                for a in [&m.assigned, &m.pending_revocation] {
-                    for (t, ps) in a {
-                        for p in ps {
-                            assert!(
-                                seen.insert((*t, *p)),
-                                "partition {t}-{p} held by two members"
-                            );
-                        }
-                    }
-                }
-            }
-            assert!(g.assignment_epoch <= g.group_epoch);
-        }
-    }
-
-    fn fire(&mut self) {
-        let r = self.c.fire_timers(self.now);
-        self.absorb(r);
+        self.h.set_topics(self.topics.clone());
     }
 
     fn apply_response(&mut self, i: usize, r: &ConsumerGroupHeartbeatResponse) {
@@ -243,13 +191,10 @@ impl Sim {
                 ..Default::default()
             },
         };
-        let out =
-            self.c
-                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
+        let out = self.h.consumer_heartbeat(1, &req);
         if out.response.error_code == 0 {
             self.clients[i].sub_dirty = false;
         }
-        self.absorb(out.records);
         if lose {
             return;
         }
@@ -296,12 +241,7 @@ impl Sim {
                     instance_id: cl.instance.clone().map(Into::into),
                     ..Default::default()
                 };
-                let out = self.c.consumer_group_heartbeat(
-                    &RequestContext::new("c", "h", 1),
-                    &req,
-                    self.now,
-                );
-                self.absorb(out.records);
+                self.h.consumer_heartbeat(1, &req);
                 let cl = &mut self.clients[*i];
                 cl.active = false;
                 cl.epoch = None;
@@ -313,16 +253,15 @@ impl Sim {
                 }
             }
             Op::Advance(ms) => {
-                self.now += ms;
-                self.fire();
+                self.h.advance(*ms);
             }
             Op::Metadata(n) => self.set_meta(*n),
         }
-        self.check();
+        self.h.check();
     }
 
     fn converged(&self) -> bool {
-        let Some(g) = self.c.group("g") else {
+        let Some(g) = self.h.c.group("g") else {
             return self.clients.iter().all(|c| !c.active);
         };
         if g.group_epoch != g.assignment_epoch && g.members.values().any(|m| m.member_epoch >= 0) {
@@ -338,16 +277,41 @@ impl Sim {
     }
 }
 
+/// No partition is held by two members; no member epoch, nor the assignment epoch, exceeds the
+/// group epoch.
+fn no_partition_twice(c: &GroupCoordinator) {
+    if let Some(g) = c.group("g") {
+        let mut seen = BTreeSet::new();
+        for m in g.members.values() {
+            assert!(
+                m.member_epoch <= g.group_epoch,
+                "member epoch {} > group epoch {}",
+                m.member_epoch,
+                g.group_epoch
+            );
+            for a in [&m.assigned, &m.pending_revocation] {
+                for (t, ps) in a {
+                    for p in ps {
+                        assert!(
+                            seen.insert((*t, *p)),
+                            "partition {t}-{p} held by two members"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(g.assignment_epoch <= g.group_epoch);
+    }
+}
+
 fn run(ops: Vec<Op>) {
     let mut s = Sim::new();
     for op in &ops {
         s.step(op);
     }
-    assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+    assert_eq!(&replay(&s.h.log), s.h.c.groups(), "full replay");
     // Faults stop: drop delayed responses' lateness, let stale static incarnations expire.
-    s.now += 60_000;
-    s.fire();
-    s.check();
+    s.h.advance(60_000);
     for i in 0..N {
         if let Some(d) = s.clients[i].delayed.take() {
             s.apply_response(i, &d);
@@ -356,19 +320,17 @@ fn run(ops: Vec<Op>) {
     const ROUNDS: usize = 8;
     for round in 0..=ROUNDS {
         if s.converged() {
-            assert_eq!(&replay(&s.log), s.c.groups(), "full replay");
+            assert_eq!(&replay(&s.h.log), s.h.c.groups(), "full replay");
             return;
         }
         assert!(
             round < ROUNDS,
             "not converged after {ROUNDS} rounds: {:#?}",
-            s.c.group("g")
+            s.h.c.group("g")
         );
         for i in 0..N {
-            s.now += 50;
-            s.fire();
+            s.h.advance(50);
             s.heartbeat(i, false, false, true);
-            s.check();
         }
     }
 }

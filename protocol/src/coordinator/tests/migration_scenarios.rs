@@ -3,27 +3,28 @@
 //! [`GroupCoordinator`]. After every step the state is compared with `replay` of every record
 //! emitted so far.
 
+use std::borrow::BorrowMut;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::consumer_scenarios::{BAR, FOO};
+use super::harness::groups::{
+    assignment, classic_join_round, decoded, foo_bar_harness, range_assignor_harness, subscription,
+    sync_request, BAR, FOO,
+};
+use super::harness::Harness;
 use crate::coordinator::consumer::assignor::{Assignment, RangeAssignor};
 use crate::coordinator::consumer::migration::{decode_assignment, encode_assignment};
 use crate::coordinator::consumer::*;
 use crate::coordinator::{
-    replay, GroupCoordinator, GroupResponse, Record, RequestContext, RequestId,
-    SequentialMemberIds, TopicMetadata,
+    GroupCoordinator, GroupResponse, RequestContext, RequestId, SequentialMemberIds, TopicMetadata,
 };
 use crate::error::ErrorCode;
 use crate::generated::consumer_group_describe_request::ConsumerGroupDescribeRequest;
 use crate::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
 use crate::generated::consumer_group_heartbeat_request::TopicPartitions as ReqTp;
 use crate::generated::consumer_group_heartbeat_response::ConsumerGroupHeartbeatResponse;
-use crate::generated::consumer_protocol_subscription::{
-    ConsumerProtocolSubscription, TopicPartition as SubTp,
-};
 use crate::generated::heartbeat_request::HeartbeatRequest;
 use crate::generated::join_group_request::{JoinGroupRequest, JoinGroupRequestProtocol};
 use crate::generated::join_group_response::JoinGroupResponse;
@@ -31,121 +32,27 @@ use crate::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
 use crate::generated::leave_group_response::LeaveGroupResponse;
 use crate::generated::sync_group_request::SyncGroupRequest;
 use crate::generated::sync_group_response::SyncGroupResponse;
-use crate::wire::{Encode, Uuid};
+use crate::wire::Encode;
 
-/// `(topic, partitions)` as an assignment.
-pub(crate) fn asg(parts: &[(Uuid, &[i32])]) -> Assignment {
-    let mut a = Assignment::new();
-    for (t, ps) in parts {
-        if !ps.is_empty() {
-            a.entry(*t).or_default().extend(ps.iter().copied());
-        }
-    }
-    a
+/// A coordinator with foo (6 partitions) and bar (3), the `range` assignor and `policy`.
+fn harness(policy: MigrationPolicy) -> Harness {
+    range_assignor_harness(|c| c.migration_policy = policy, 7).client("c", "h")
 }
 
-/// A version-prefixed ConsumerProtocolSubscription (what a classic consumer puts in its
-/// JoinGroup protocol metadata).
-pub(crate) fn subscription(
-    topics: &[&str],
-    owned: &[(&str, &[i32])],
-    user_data: Option<&[u8]>,
-    version: i16,
-) -> Bytes {
-    let s = ConsumerProtocolSubscription {
-        topics: topics.iter().map(|t| t.to_string().into()).collect(),
-        user_data: user_data.map(Bytes::copy_from_slice),
-        owned_partitions: owned
-            .iter()
-            .map(|(t, ps)| SubTp {
-                topic: t.to_string().into(),
-                partitions: ps.iter().copied().collect(),
-            })
-            .collect(),
-        generation_id: -1,
-        rack_id: None,
-    };
-    let mut out = version.to_be_bytes().to_vec();
-    s.encode(&mut out, version).unwrap();
-    Bytes::from(out)
+/// A coordinator with foo (6 partitions) and bar (3) and `config`.
+fn harness_with(config: ConsumerGroupConfig) -> Harness {
+    foo_bar_harness(config, 7).client("c", "h")
 }
 
-/// The topics of an assignment in SyncGroup bytes, by name, partitions ascending.
-pub(crate) fn decoded(bytes: &Bytes) -> Vec<(String, Vec<i32>)> {
-    if bytes.is_empty() {
-        return vec![];
-    }
-    decode_assignment(bytes)
-        .unwrap()
-        .assigned_partitions
-        .iter()
-        .map(|tp| (tp.topic.to_string(), tp.partitions.iter().collect()))
-        .collect()
-}
-
-/// A coordinator with foo (6 partitions) and bar (3), a log of every record and a clock.
-pub(crate) struct H {
-    pub c: GroupCoordinator,
-    pub log: Vec<Record>,
-    pub now: i64,
-    next_id: u64,
-}
-
-impl H {
-    pub fn new(policy: MigrationPolicy) -> H {
-        let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
-        config.migration_policy = policy;
-        Self::with_config(config)
-    }
-
-    pub fn with_config(config: ConsumerGroupConfig) -> H {
-        let mut c = GroupCoordinator::new(config, Box::new(SequentialMemberIds::new(7))).unwrap();
-        let r = c.set_topics(
-            vec![
-                TopicMetadata::new(FOO, "foo", 6),
-                TopicMetadata::new(BAR, "bar", 3),
-            ],
-            0,
-        );
-        let mut h = H {
-            c,
-            log: vec![],
-            now: 0,
-            next_id: 0,
-        };
-        h.absorb(r);
-        h
-    }
-
-    pub fn absorb(&mut self, records: Vec<Record>) {
-        self.log.extend(records);
-        assert_eq!(
-            &replay(&self.log),
-            self.c.groups(),
-            "state != replay(records)"
-        );
-    }
-
-    fn id(&mut self) -> RequestId {
-        self.next_id += 1;
-        RequestId(self.next_id)
-    }
-
-    /// Every answer in the outbox.
-    pub fn drain(&mut self) -> Vec<(RequestId, GroupResponse)> {
-        std::iter::from_fn(|| self.c.poll_response()).collect()
-    }
-
-    pub fn cghb(&mut self, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
-        let out =
-            self.c
-                .consumer_group_heartbeat(&RequestContext::new("c", "h", 1), &req, self.now);
-        self.absorb(out.records);
-        out.response
+/// The calls of the migration scenarios, all to group `g`.
+trait MigrationCalls: BorrowMut<Harness> {
+    fn cghb(&mut self, req: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse {
+        let h: &mut Harness = self.borrow_mut();
+        h.consumer_heartbeat(1, &req).response
     }
 
     /// A ConsumerGroupHeartbeat join (epoch 0) of `member` subscribed to `topics`.
-    pub fn cghb_join(&mut self, member: &str, topics: &[&str]) -> ConsumerGroupHeartbeatResponse {
+    fn cghb_join(&mut self, member: &str, topics: &[&str]) -> ConsumerGroupHeartbeatResponse {
         self.cghb(ConsumerGroupHeartbeatRequest {
             group_id: "g".into(),
             member_id: member.to_string().into(),
@@ -158,7 +65,7 @@ impl H {
     }
 
     /// A ConsumerGroupHeartbeat at `epoch` reporting `owned`.
-    pub fn cghb_at(
+    fn cghb_at(
         &mut self,
         member: &str,
         epoch: i32,
@@ -182,21 +89,20 @@ impl H {
         })
     }
 
-    pub fn join_req(
+    /// A JoinGroup at `version`; every answer that came.
+    fn join_req(
         &mut self,
         version: i16,
         req: &JoinGroupRequest,
     ) -> Vec<(RequestId, GroupResponse)> {
-        let id = self.id();
-        let ctx = RequestContext::new("c", "h", version);
-        let r = self.c.join_group(&ctx, req, id, self.now);
-        self.absorb(r);
-        self.drain()
+        let h: &mut Harness = self.borrow_mut();
+        h.send_join(version, req);
+        h.drain()
     }
 
     /// A classic JoinGroup (v9) of `member` with one `range` protocol subscribing to `topics`
     /// and reporting `owned`; the answer (immediate in a consumer group).
-    pub fn join(
+    fn join(
         &mut self,
         member: &str,
         topics: &[&str],
@@ -211,48 +117,34 @@ impl H {
         }
     }
 
-    pub fn sync(&mut self, member: &str, generation: i32) -> SyncGroupResponse {
-        let id = self.id();
-        let req = SyncGroupRequest {
-            group_id: "g".into(),
-            generation_id: generation,
-            member_id: member.to_string().into(),
-            protocol_type: Some("consumer".into()),
-            protocol_name: Some("range".into()),
-            ..Default::default()
-        };
-        let r = self
-            .c
-            .sync_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
-        self.absorb(r);
-        let out = self.drain();
+    fn sync(&mut self, member: &str, generation: i32) -> SyncGroupResponse {
+        let h: &mut Harness = self.borrow_mut();
+        let id = h.send_sync(5, &sync_request("g", member, generation, vec![]));
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::SyncGroup(r))] if *i == id => r.clone(),
             other => panic!("{other:?}"),
         }
     }
 
-    pub fn hb(&mut self, member: &str, generation: i32) -> i16 {
-        let id = self.id();
+    fn hb(&mut self, member: &str, generation: i32) -> i16 {
+        let h: &mut Harness = self.borrow_mut();
         let req = HeartbeatRequest {
             group_id: "g".into(),
             generation_id: generation,
             member_id: member.to_string().into(),
             ..Default::default()
         };
-        let r = self
-            .c
-            .heartbeat(&RequestContext::new("c", "h", 4), &req, id, self.now);
-        self.absorb(r);
-        let out = self.drain();
+        let id = h.send_heartbeat(4, &req);
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::Heartbeat(r))] if *i == id => r.error_code,
             other => panic!("{other:?}"),
         }
     }
 
-    pub fn leave(&mut self, members: &[&str]) -> LeaveGroupResponse {
-        let id = self.id();
+    fn leave(&mut self, members: &[&str]) -> LeaveGroupResponse {
+        let h: &mut Harness = self.borrow_mut();
         let req = LeaveGroupRequest {
             group_id: "g".into(),
             members: members
@@ -264,30 +156,61 @@ impl H {
                 .collect(),
             ..Default::default()
         };
-        let r = self
-            .c
-            .leave_group(&RequestContext::new("c", "h", 5), &req, id, self.now);
-        self.absorb(r);
-        let out = self.drain();
+        let id = h.send_leave(5, &req);
+        let out = h.drain();
         match out.as_slice() {
             [(i, GroupResponse::LeaveGroup(r))] if *i == id => r.clone(),
             other => panic!("{other:?}"),
         }
     }
 
-    pub fn advance(&mut self, ms: i64) {
-        self.now += ms;
-        let r = self.c.fire_timers(self.now);
-        self.absorb(r);
+    fn member(&self, id: &str) -> ConsumerGroupMember {
+        let h: &Harness = self.borrow();
+        h.c.group("g").unwrap().members[id].clone()
     }
 
-    pub fn member(&self, id: &str) -> ConsumerGroupMember {
-        self.c.group("g").unwrap().members[id].clone()
+    /// The classic group `g`.
+    fn classic(&self) -> crate::coordinator::ClassicGroup {
+        let h: &Harness = self.borrow();
+        h.c.classic_group("g").unwrap().clone()
+    }
+
+    /// Two classic members form a classic group (generation 1, leader `m1`'s client-side
+    /// assignment: m1 foo 0-2, m2 foo 3-5) and return their member ids.
+    fn classic_group_of_two(&mut self) -> (String, String) {
+        // The leader assigns foo 0-2 to the first id, 3-5 to the second.
+        let asg_bytes = |ps: &[i32]| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert(FOO, ps.iter().copied().collect::<BTreeSet<i32>>());
+            encode_assignment(
+                &m,
+                &[("foo".to_string(), TopicMetadata::new(FOO, "foo", 6))]
+                    .into_iter()
+                    .collect(),
+                3,
+            )
+        };
+        // Both rejoin with their ids; the initial delay (3 s, extended while members arrive:
+        // Kafka's group.initial.rebalance.delay.ms) holds the answers.
+        let round = classic_join_round(
+            self.borrow_mut(),
+            2,
+            |_, m| join_request(m, None, &["foo"], &[]),
+            &[asg_bytes(&[0, 1, 2]), asg_bytes(&[3, 4, 5])],
+        );
+        assert_eq!(round.generation, 1);
+        assert_eq!(
+            self.classic().state,
+            crate::coordinator::ClassicGroupState::Stable
+        );
+        (round.ids[0].clone(), round.ids[1].clone())
     }
 }
 
+impl MigrationCalls for Harness {}
+
 /// A JoinGroup request with one `range` protocol (session 10 s, rebalance 20 s).
-pub(crate) fn join_request(
+fn join_request(
     member: &str,
     instance: Option<&str>,
     topics: &[&str],
@@ -318,10 +241,10 @@ fn foo(ps: &[i32]) -> Vec<(String, Vec<i32>)> {
 /// free, rejoins, and gets them in SyncGroup as ConsumerProtocolAssignment bytes; then leaves.
 #[test]
 fn classic_member_reconciles_inside_a_consumer_group() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     let r = h.cghb_join("a", &["foo"]);
     assert_eq!((r.error_code, r.member_epoch), (0, 1));
-    let all = asg(&[(FOO, &[0, 1, 2, 3, 4, 5])]);
+    let all = assignment(&[(FOO, &[0, 1, 2, 3, 4, 5])]);
     assert_eq!(h.member("a").assigned, all);
 
     // b joins with the classic protocol: range gives it foo 3-5, still owned by a.
@@ -344,7 +267,7 @@ fn classic_member_reconciles_inside_a_consumer_group() {
     );
     assert_eq!(
         h.c.group("g").unwrap().targets["b"],
-        asg(&[(FOO, &[3, 4, 5])])
+        assignment(&[(FOO, &[3, 4, 5])])
     );
     assert_eq!(h.c.session_deadline("g", "b"), Some(10_000));
 
@@ -361,7 +284,7 @@ fn classic_member_reconciles_inside_a_consumer_group() {
     let r = h.cghb_at("a", 1, &all);
     assert_eq!(r.member_epoch, 1);
     assert_eq!(h.member("a").state, MemberState::UnrevokedPartitions);
-    let r = h.cghb_at("a", 1, &asg(&[(FOO, &[0, 1, 2])]));
+    let r = h.cghb_at("a", 1, &assignment(&[(FOO, &[0, 1, 2])]));
     assert_eq!(r.member_epoch, 2);
 
     // The partitions are free: b must rejoin.
@@ -415,7 +338,7 @@ fn classic_member_reconciles_inside_a_consumer_group() {
 /// rebalance timeout after REBALANCE_IN_PROGRESS.
 #[test]
 fn classic_member_timers_fence_it() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb_join("a", &["foo"]);
     // No SyncGroup within the rebalance timeout (20 s), while the session (10 s) is kept.
     h.join("b", &["foo"], &[]);
@@ -433,7 +356,7 @@ fn classic_member_timers_fence_it() {
     assert_eq!(h.c.group("g").unwrap().group_epoch, 3);
 
     // Session timeout: joined and synced, then silent for 10 s.
-    h.cghb_at("a", 1, &asg(&[(FOO, &[0, 1, 2, 3, 4, 5])]));
+    h.cghb_at("a", 1, &assignment(&[(FOO, &[0, 1, 2, 3, 4, 5])]));
     h.join("c", &["foo"], &[]);
     let e = h.member("c").member_epoch;
     h.sync("c", e);
@@ -467,13 +390,13 @@ fn classic_member_timers_fence_it() {
 /// JoinGroup errors from a classic member to a consumer group, in Kafka's order.
 #[test]
 fn classic_join_errors() {
-    let mut h = H::new(MigrationPolicy::Disabled);
+    let mut h = harness(MigrationPolicy::Disabled);
     h.cghb_join("a", &["foo"]);
     let j = h.join("b", &["foo"], &[]);
     assert_eq!(j.error_code, ErrorCode::InconsistentGroupProtocol.code());
     assert!(!h.c.group("g").unwrap().members.contains_key("b"));
 
-    let mut h = H::new(MigrationPolicy::Upgrade);
+    let mut h = harness(MigrationPolicy::Upgrade);
     h.cghb_join("a", &["foo"]);
     // Unknown member id at v4+: MEMBER_ID_REQUIRED with a new id; nothing written.
     let before = h.log.len();
@@ -513,7 +436,7 @@ fn classic_join_errors() {
     // Max size.
     let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
     config.max_size = 1;
-    let mut h = H::with_config(config);
+    let mut h = harness_with(config);
     h.cghb_join("a", &["foo"]);
     let j = h.join("b", &["foo"], &[]);
     assert_eq!(j.error_code, ErrorCode::GroupMaxSizeReached.code());
@@ -523,7 +446,7 @@ fn classic_join_errors() {
 /// subscription count as owned; the protocol checks.
 #[test]
 fn classic_sync_checks_and_owned_partitions() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb_join("a", &["foo", "bar"]);
     let j = h.join("b", &["foo", "bar"], &[]);
     let e = j.generation_id;
@@ -539,7 +462,7 @@ fn classic_sync_checks_and_owned_partitions() {
     };
     let r =
         h.c.sync_group(&RequestContext::new("c", "h", 5), &req, id, h.now);
-    h.absorb(r);
+    h.absorb(&r);
     let out = h.drain();
     let GroupResponse::SyncGroup(s) = &out[0].1 else {
         panic!()
@@ -553,7 +476,7 @@ fn classic_sync_checks_and_owned_partitions() {
     assert_eq!(s.error_code, ErrorCode::UnknownMemberId.code());
     // The encoded assignment at version 0 (the member's subscription version).
     let bytes = encode_assignment(
-        &asg(&[(BAR, &[2]), (FOO, &[1, 0])]),
+        &assignment(&[(BAR, &[2]), (FOO, &[1, 0])]),
         &[
             ("foo".to_string(), TopicMetadata::new(FOO, "foo", 6)),
             ("bar".to_string(), TopicMetadata::new(BAR, "bar", 3)),
@@ -574,127 +497,6 @@ fn classic_sync_checks_and_owned_partitions() {
     assert_eq!(owned.len(), 2);
 }
 
-impl H {
-    /// The classic group `g`.
-    pub fn classic(&self) -> crate::coordinator::ClassicGroup {
-        self.c.classic_group("g").unwrap().clone()
-    }
-
-    /// Two classic members form a classic group (generation 1, leader `m1`'s client-side
-    /// assignment: m1 foo 0-2, m2 foo 3-5) and return their member ids.
-    pub fn classic_group_of_two(&mut self) -> (String, String) {
-        let mut ids = vec![];
-        for _ in 0..2 {
-            let out = self.join_req(9, &join_request("", None, &["foo"], &[]));
-            let GroupResponse::JoinGroup(j) = &out[0].1 else {
-                panic!()
-            };
-            assert_eq!(j.error_code, ErrorCode::MemberIdRequired.code());
-            ids.push(j.member_id.to_string());
-        }
-        // Both rejoin with their ids; the initial delay (3 s) holds the answers.
-        let id1 = self.id();
-        let ctx = RequestContext::new("c", "h", 9);
-        let r = self.c.join_group(
-            &ctx,
-            &join_request(&ids[0], None, &["foo"], &[]),
-            id1,
-            self.now,
-        );
-        self.absorb(r);
-        let id2 = self.id();
-        let r = self.c.join_group(
-            &ctx,
-            &join_request(&ids[1], None, &["foo"], &[]),
-            id2,
-            self.now,
-        );
-        self.absorb(r);
-        assert!(self.drain().is_empty());
-        // The initial delay, extended while members arrived (Kafka's
-        // group.initial.rebalance.delay.ms).
-        let mut out = vec![];
-        for _ in 0..30 {
-            self.now += 1_000;
-            let r = self.c.fire_timers(self.now);
-            self.absorb(r);
-            out = self.drain();
-            if !out.is_empty() {
-                break;
-            }
-        }
-        assert_eq!(out.len(), 2);
-        let GroupResponse::JoinGroup(j) = &out[0].1 else {
-            panic!()
-        };
-        assert_eq!(j.generation_id, 1);
-        let leader = j.leader.to_string();
-        // The leader assigns foo 0-2 to the first id, 3-5 to the second.
-        let asg_bytes = |ps: &[i32]| {
-            let mut m = std::collections::BTreeMap::new();
-            m.insert(FOO, ps.iter().copied().collect::<BTreeSet<i32>>());
-            encode_assignment(
-                &m,
-                &[("foo".to_string(), TopicMetadata::new(FOO, "foo", 6))]
-                    .into_iter()
-                    .collect(),
-                3,
-            )
-        };
-        let (first, second) = (ids[0].clone(), ids[1].clone());
-        let follower = if leader == first { &second } else { &first };
-        let fid = self.id();
-        let r = self.c.sync_group(
-            &RequestContext::new("c", "h", 5),
-            &SyncGroupRequest {
-                group_id: "g".into(),
-                generation_id: 1,
-                member_id: follower.clone().into(),
-                protocol_type: Some("consumer".into()),
-                protocol_name: Some("range".into()),
-                ..Default::default()
-            },
-            fid,
-            self.now,
-        );
-        self.absorb(r);
-        let lid = self.id();
-        let r = self.c.sync_group(
-            &RequestContext::new("c", "h", 5),
-            &SyncGroupRequest {
-                group_id: "g".into(),
-                generation_id: 1,
-                member_id: leader.clone().into(),
-                protocol_type: Some("consumer".into()),
-                protocol_name: Some("range".into()),
-                assignments: vec![
-                    crate::generated::sync_group_request::SyncGroupRequestAssignment {
-                        member_id: first.clone().into(),
-                        assignment: asg_bytes(&[0, 1, 2]),
-                        ..Default::default()
-                    },
-                    crate::generated::sync_group_request::SyncGroupRequestAssignment {
-                        member_id: second.clone().into(),
-                        assignment: asg_bytes(&[3, 4, 5]),
-                        ..Default::default()
-                    },
-                ],
-                ..Default::default()
-            },
-            lid,
-            self.now,
-        );
-        self.absorb(r);
-        let out = self.drain();
-        assert_eq!(out.len(), 2, "{out:?}");
-        assert_eq!(
-            self.classic().state,
-            crate::coordinator::ClassicGroupState::Stable
-        );
-        (first, second)
-    }
-}
-
 /// Upgrade: a classic group of two members, one of them waiting in a new join phase, gets a
 /// ConsumerGroupHeartbeat: the waiting join is answered REBALANCE_IN_PROGRESS, the group becomes
 /// a consumer group at epoch = the generation with the classic assignments, the new member
@@ -702,7 +504,7 @@ impl H {
 /// member leaves.
 #[test]
 fn upgrade_then_downgrade() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     let (m1, m2) = h.classic_group_of_two();
     // m2 rejoins: a join phase starts and its JoinGroup waits for m1.
     let wait = h.id();
@@ -712,7 +514,7 @@ fn upgrade_then_downgrade() {
         wait,
         h.now,
     );
-    h.absorb(r);
+    h.absorb(&r);
     assert!(h.drain().is_empty());
     assert_eq!(
         h.classic().state,
@@ -743,9 +545,9 @@ fn upgrade_then_downgrade() {
         (first.member_epoch, first.previous_member_epoch, first.state),
         (1, 1, MemberState::Stable)
     );
-    assert_eq!(first.assigned, asg(&[(FOO, &[0, 1, 2])]));
+    assert_eq!(first.assigned, assignment(&[(FOO, &[0, 1, 2])]));
     assert_eq!(first.classic.as_ref().unwrap().session_timeout_ms, 10_000);
-    assert_eq!(h.member(&m2).assigned, asg(&[(FOO, &[3, 4, 5])]));
+    assert_eq!(h.member(&m2).assigned, assignment(&[(FOO, &[3, 4, 5])]));
     assert_eq!(
         h.member("c").assigned,
         Assignment::new(),
@@ -766,15 +568,24 @@ fn upgrade_then_downgrade() {
     assert_eq!(decoded(&s.assignment), expect);
     // Range over c < m2 < m1 (ids in byte order): c 0-1, m2 2-3, m1 4-5. m1 must first
     // revoke 0-2 (still owned by its client), so it syncs an empty assignment.
-    assert_eq!(h.c.group("g").unwrap().targets[&m1], asg(&[(FOO, &[4, 5])]));
-    assert_eq!(h.c.group("g").unwrap().targets[&m2], asg(&[(FOO, &[2, 3])]));
-    assert_eq!(h.c.group("g").unwrap().targets["c"], asg(&[(FOO, &[0, 1])]));
+    assert_eq!(
+        h.c.group("g").unwrap().targets[&m1],
+        assignment(&[(FOO, &[4, 5])])
+    );
+    assert_eq!(
+        h.c.group("g").unwrap().targets[&m2],
+        assignment(&[(FOO, &[2, 3])])
+    );
+    assert_eq!(
+        h.c.group("g").unwrap().targets["c"],
+        assignment(&[(FOO, &[0, 1])])
+    );
     let m = h.member(&m1);
     assert_eq!(
         (m.state, m.member_epoch),
         (MemberState::UnrevokedPartitions, 1)
     );
-    assert_eq!(m.pending_revocation, asg(&[(FOO, &[0, 1, 2])]));
+    assert_eq!(m.pending_revocation, assignment(&[(FOO, &[0, 1, 2])]));
     assert_eq!(assigned, Assignment::new());
     // Revoked on the client: m1 rejoins owning nothing and gets 4-5 once m2 released them.
     assert_eq!(h.hb(&m1, 1), ErrorCode::RebalanceInProgress.code());
@@ -832,7 +643,7 @@ fn upgrade_then_downgrade() {
         w1,
         h.now,
     );
-    h.absorb(r);
+    h.absorb(&r);
     let w2 = h.id();
     let r = h.c.join_group(
         &RequestContext::new("c", "h", 9),
@@ -840,7 +651,7 @@ fn upgrade_then_downgrade() {
         w2,
         h.now,
     );
-    h.absorb(r);
+    h.absorb(&r);
     let out = h.drain();
     assert_eq!(out.len(), 2);
     for (_, a) in &out {
@@ -857,7 +668,7 @@ fn upgrade_then_downgrade() {
 #[test]
 fn policy_refuses_the_other_direction() {
     for policy in [MigrationPolicy::Downgrade, MigrationPolicy::Disabled] {
-        let mut h = H::new(policy);
+        let mut h = harness(policy);
         h.classic_group_of_two();
         let r = h.cghb_join("c", &["foo"]);
         assert_eq!(r.error_code, ErrorCode::GroupIdNotFound.code());
@@ -872,7 +683,7 @@ fn policy_refuses_the_other_direction() {
         (MigrationPolicy::Upgrade, false),
         (MigrationPolicy::Bidirectional, true),
     ] {
-        let mut h = H::new(policy);
+        let mut h = harness(policy);
         h.cghb_join("a", &["foo"]);
         let j = h.join("b", &["foo"], &[]);
         assert_eq!(j.error_code, 0);
@@ -899,7 +710,7 @@ fn policy_refuses_the_other_direction() {
 fn size_limits() {
     let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
     config.max_size = 1;
-    let mut h = H::with_config(config);
+    let mut h = harness_with(config);
     h.classic_group_of_two();
     let r = h.cghb_join("c", &["foo"]);
     assert_eq!(r.error_code, ErrorCode::GroupIdNotFound.code());
@@ -910,7 +721,7 @@ fn size_limits() {
     // Fits the limit, but the joining member makes it full: nothing is converted.
     let mut config = ConsumerGroupConfig::with_assignors(vec![Arc::new(RangeAssignor)]);
     config.max_size = 2;
-    let mut h = H::with_config(config);
+    let mut h = harness_with(config);
     h.classic_group_of_two();
     let r = h.cghb_join("c", &["foo"]);
     assert_eq!(r.error_code, ErrorCode::GroupMaxSizeReached.code());
@@ -918,7 +729,7 @@ fn size_limits() {
     assert_eq!(h.classic().members.len(), 2);
 
     // Downgrade refused: two classic members left, classic group.max.size 1.
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.c.set_classic_config(crate::coordinator::ClassicGroupConfig {
         max_size: 1,
         ..Default::default()
@@ -941,7 +752,7 @@ fn size_limits() {
 /// as does a group of another protocol type.
 #[test]
 fn custom_assignor_metadata_refuses_upgrade() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     let (m1, _m2) = h.classic_group_of_two();
     // Rewrite m1's assignment with user data through a new generation would need a client-side
     // assignor; build the refusal from the conversion itself.
@@ -985,7 +796,7 @@ fn custom_assignor_metadata_refuses_upgrade() {
         "Cannot upgrade classic group g to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade."
     );
     // Through the facade: a group of protocol type `connect` is not upgraded.
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     let mut req = join_request("", None, &["foo"], &[]);
     req.protocol_type = "connect".into();
     let out = h.join_req(9, &req);
@@ -1008,7 +819,7 @@ fn custom_assignor_metadata_refuses_upgrade() {
 /// where a consumer-protocol member gets STALE_MEMBER_EPOCH.
 #[test]
 fn offset_commit_generation_of_classic_members() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb_join("a", &["foo"]);
     let j = h.join("b", &["foo"], &[]);
     assert_eq!(j.generation_id, 2);
@@ -1031,7 +842,7 @@ fn offset_commit_generation_of_classic_members() {
 /// when only classic members are left, the group is downgraded.
 #[test]
 fn leave_group_of_the_last_consumer_member_downgrades() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb_join("a", &["foo"]);
     h.join("b", &["foo"], &[]);
     let l = h.leave(&["a"]);
@@ -1056,7 +867,7 @@ fn leave_group_of_the_last_consumer_member_downgrades() {
 /// classic member's session timer with the member's own session timeout.
 #[test]
 fn load_restores_classic_members_of_a_consumer_group() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb_join("a", &["foo"]);
     h.join("b", &["foo"], &[]);
     let loaded = GroupCoordinator::load(
@@ -1085,7 +896,7 @@ fn load_restores_classic_members_of_a_consumer_group() {
 /// (Kafka 4.4's downgrade "with stale assignment").
 #[test]
 fn classic_static_member_replacing_the_last_consumer_member_downgrades() {
-    let mut h = H::new(MigrationPolicy::Bidirectional);
+    let mut h = harness(MigrationPolicy::Bidirectional);
     h.cghb(ConsumerGroupHeartbeatRequest {
         group_id: "g".into(),
         member_id: "a".into(),
@@ -1098,8 +909,8 @@ fn classic_static_member_replacing_the_last_consumer_member_downgrades() {
     });
     let j = h.join("b", &["foo"], &[]);
     assert_eq!(j.error_code, 0);
-    let r = h.cghb_at("a", 1, &asg(&[(FOO, &[0, 1, 2, 3, 4, 5])]));
-    let r = h.cghb_at("a", r.member_epoch, &asg(&[(FOO, &[0, 1, 2])]));
+    let r = h.cghb_at("a", 1, &assignment(&[(FOO, &[0, 1, 2, 3, 4, 5])]));
+    let r = h.cghb_at("a", r.member_epoch, &assignment(&[(FOO, &[0, 1, 2])]));
     assert_eq!(r.member_epoch, 2);
     let epoch = h.c.group("g").unwrap().group_epoch;
     // The same instance restarts with the classic protocol.

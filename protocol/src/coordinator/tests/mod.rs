@@ -6,9 +6,10 @@
 
 mod classic_bad_input;
 mod classic_scenarios;
+mod classic_sim;
 mod consumer_scenarios;
 mod consumer_sim;
-mod classic_sim;
+mod harness;
 mod migration_scenarios;
 mod streams_scenarios;
 mod streams_sim;

@@ -6,9 +6,15 @@
 //!
 //! Section numbers (§) and departures (Dn) cited in this file are those of docs/coordinator.md.
 
+use std::borrow::BorrowMut;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use super::harness::groups::{
+    answered_tasks, streams_beat as beat, streams_harness, streams_join as join,
+    subtopology as sub, tasks, topic, topology,
+};
+use super::harness::Harness;
 use crate::coordinator::streams::assignor::{GroupSpec, TaskAssignor};
 use crate::coordinator::streams::tasks::{TaskSet, TasksTuple};
 use crate::coordinator::streams::*;
@@ -23,100 +29,9 @@ use crate::generated::streams_group_heartbeat_request as rq;
 use crate::generated::streams_group_heartbeat_response::{
     self as hb, StreamsGroupHeartbeatResponse,
 };
-use crate::wire::Uuid;
-
-struct H {
-    c: GroupCoordinator,
-    log: Vec<Record>,
-    now: i64,
-}
-
-fn topic(name: &str, partitions: i32) -> TopicMetadata {
-    let mut id = [0u8; 16];
-    for (i, b) in name.bytes().enumerate().take(16) {
-        id[i] = b;
-    }
-    TopicMetadata::new(Uuid(id), name, partitions)
-}
-
-/// A subtopology reading `sources`, with changelogs `changelogs` (partition count undefined).
-fn sub(id: &str, sources: &[&str], changelogs: &[&str]) -> rq::Subtopology {
-    rq::Subtopology {
-        subtopology_id: id.to_string().into(),
-        source_topics: sources.iter().map(|s| s.to_string().into()).collect(),
-        state_changelog_topics: changelogs
-            .iter()
-            .map(|c| rq::TopicInfo {
-                name: c.to_string().into(),
-                ..Default::default()
-            })
-            .collect(),
-        ..Default::default()
-    }
-}
-
-fn topology(epoch: i32, subs: Vec<rq::Subtopology>) -> rq::Topology {
-    rq::Topology {
-        epoch,
-        subtopologies: subs,
-        ..Default::default()
-    }
-}
-
-fn join(member: &str, process: &str, t: rq::Topology) -> rq::StreamsGroupHeartbeatRequest {
-    rq::StreamsGroupHeartbeatRequest {
-        group_id: "g".to_string().into(),
-        member_id: member.to_string().into(),
-        member_epoch: 0,
-        rebalance_timeout_ms: 1500,
-        topology: Some(t),
-        active_tasks: Some(vec![]),
-        standby_tasks: Some(vec![]),
-        warmup_tasks: Some(vec![]),
-        process_id: Some(process.to_string().into()),
-        ..Default::default()
-    }
-}
-
-/// A heartbeat at `epoch` reporting `owned` (active, standby) tasks, or no owned lists.
-fn beat(
-    member: &str,
-    epoch: i32,
-    owned: Option<(&TaskSet, &TaskSet)>,
-) -> rq::StreamsGroupHeartbeatRequest {
-    let ids = |s: &TaskSet| -> Vec<rq::TaskIds> {
-        s.iter()
-            .map(|(id, ps)| rq::TaskIds {
-                subtopology_id: id.clone().into(),
-                partitions: ps.iter().copied().collect::<Vec<i32>>().into(),
-                ..Default::default()
-            })
-            .collect()
-    };
-    rq::StreamsGroupHeartbeatRequest {
-        group_id: "g".to_string().into(),
-        member_id: member.to_string().into(),
-        member_epoch: epoch,
-        rebalance_timeout_ms: -1,
-        active_tasks: owned.map(|o| ids(o.0)),
-        standby_tasks: owned.map(|o| ids(o.1)),
-        warmup_tasks: owned.map(|_| vec![]),
-        ..Default::default()
-    }
-}
-
-fn tasks(list: &[(&str, &[i32])]) -> TaskSet {
-    list.iter()
-        .map(|(s, ps)| (s.to_string(), ps.iter().copied().collect()))
-        .collect()
-}
 
 fn resp_tasks(l: &Option<Vec<hb::TaskIds>>) -> Option<TaskSet> {
-    l.as_ref().map(|l| {
-        l.iter()
-            .map(|t| (t.subtopology_id.to_string(), t.partitions.iter().collect()))
-            .collect()
-    })
+    l.as_deref().map(answered_tasks)
 }
 
 fn statuses(r: &StreamsGroupHeartbeatResponse) -> Vec<(i8, String)> {
@@ -127,113 +42,73 @@ fn statuses(r: &StreamsGroupHeartbeatResponse) -> Vec<(i8, String)> {
         .collect()
 }
 
-impl H {
-    fn new(delay_ms: i32, topics: Vec<TopicMetadata>) -> H {
-        let mut c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(7)),
-        )
-        .unwrap();
-        let cfg = StreamsGroupConfig {
-            initial_rebalance_delay_ms: delay_ms,
-            ..Default::default()
-        };
-        c.set_streams_config(cfg).unwrap();
-        let mut h = H {
-            c,
-            log: Vec::new(),
-            now: 1000,
-        };
-        let recs = h.c.set_topics(topics, h.now);
-        h.log.extend(recs);
-        h
-    }
+/// A streams coordinator with an initial rebalance delay of `delay_ms` and `topics`, checking
+/// [`no_task_twice`] at every step.
+fn harness(delay_ms: i32, topics: Vec<TopicMetadata>) -> Harness {
+    let cfg = StreamsGroupConfig {
+        initial_rebalance_delay_ms: delay_ms,
+        ..Default::default()
+    };
+    streams_harness(cfg, topics).invariant(no_task_twice)
+}
 
-    fn check(&self) {
-        let streams: Vec<&StreamsRecord> = self
-            .log
-            .iter()
-            .filter_map(|r| match r {
-                Record::Streams(s) => Some(s),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            &replay(streams),
-            self.c.streams_groups(),
-            "state != replay(records)"
-        );
-        // No task is active in two places; no process holds one task twice.
-        for g in self.c.streams_groups().values() {
-            let mut active: BTreeMap<(String, i32), &str> = BTreeMap::new();
-            let mut per_process: BTreeMap<(String, String, i32), &str> = BTreeMap::new();
-            for m in g.members.values() {
-                // A member changing a task's role in place (§2.5) may hold it in its
-                // assignment and, in another role, pending revocation.
-                let mut mine = BTreeSet::new();
-                for (pending, t) in [(false, &m.assigned), (true, &m.pending_revocation)] {
-                    for (role, s, p) in t.iter() {
-                        if role == tasks::TaskRole::Active {
-                            if let Some(o) = active.insert((s.to_string(), p), &m.member_id) {
-                                panic!("task {s}:{p} active in {o} and {}", m.member_id);
-                            }
+/// No task is active in two places; no process holds one task twice.
+fn no_task_twice(c: &GroupCoordinator) {
+    // No task is active in two places; no process holds one task twice.
+    for g in c.streams_groups().values() {
+        let mut active: BTreeMap<(String, i32), &str> = BTreeMap::new();
+        let mut per_process: BTreeMap<(String, String, i32), &str> = BTreeMap::new();
+        for m in g.members.values() {
+            // A member changing a task's role in place (§2.5) may hold it in its
+            // assignment and, in another role, pending revocation.
+            let mut mine = BTreeSet::new();
+            for (pending, t) in [(false, &m.assigned), (true, &m.pending_revocation)] {
+                for (role, s, p) in t.iter() {
+                    if role == tasks::TaskRole::Active {
+                        if let Some(o) = active.insert((s.to_string(), p), &m.member_id) {
+                            panic!("task {s}:{p} active in {o} and {}", m.member_id);
                         }
-                        if !mine.insert((s.to_string(), p)) && pending {
-                            continue;
-                        }
-                        if let Some(o) = per_process
-                            .insert((m.process_id.clone(), s.to_string(), p), &m.member_id)
-                        {
-                            panic!(
-                                "process {} holds {s}:{p} twice ({o}, {})",
-                                m.process_id, m.member_id
-                            );
-                        }
+                    }
+                    if !mine.insert((s.to_string(), p)) && pending {
+                        continue;
+                    }
+                    if let Some(o) =
+                        per_process.insert((m.process_id.clone(), s.to_string(), p), &m.member_id)
+                    {
+                        panic!(
+                            "process {} holds {s}:{p} twice ({o}, {})",
+                            m.process_id, m.member_id
+                        );
                     }
                 }
             }
         }
     }
+}
 
+/// The calls of this file (StreamsGroupHeartbeat and StreamsGroupDescribe at v0, group `g`).
+trait StreamsCalls: BorrowMut<Harness> {
     fn hb(&mut self, r: rq::StreamsGroupHeartbeatRequest) -> StreamsHeartbeatOutput {
-        let ctx = RequestContext::new("client", "/127.0.0.1", 0);
-        let out = self.c.streams_group_heartbeat(&ctx, &r, self.now);
-        if out.response.error_code != 0 {
-            assert!(out.records.is_empty(), "a failed heartbeat wrote records");
-        }
-        self.log.extend(out.records.iter().cloned());
-        self.check();
-        out
-    }
-
-    fn advance(&mut self, ms: i64) -> Vec<Record> {
-        self.now += ms;
-        let recs = self.c.fire_timers(self.now);
-        self.log.extend(recs.iter().cloned());
-        self.check();
-        recs
-    }
-
-    fn set_topics(&mut self, topics: Vec<TopicMetadata>) -> Vec<Record> {
-        let recs = self.c.set_topics(topics, self.now);
-        self.log.extend(recs.iter().cloned());
-        self.check();
-        recs
+        let h: &mut Harness = self.borrow_mut();
+        h.streams_heartbeat(0, &r)
     }
 
     fn group(&self) -> &StreamsGroup {
-        &self.c.streams_groups()["g"]
+        let h: &Harness = self.borrow();
+        &h.c.streams_groups()["g"]
     }
 
     fn describe(&self) -> describe::DescribedGroup {
-        let ctx = RequestContext::new("client", "/127.0.0.1", 0);
+        let h: &Harness = self.borrow();
         let req = StreamsGroupDescribeRequest {
             group_ids: vec!["g".to_string().into()],
             ..Default::default()
         };
-        self.c.streams_group_describe(&ctx, &req).groups.remove(0)
+        h.c.streams_group_describe(&h.ctx(0), &req).groups.remove(0)
     }
 }
+
+impl StreamsCalls for Harness {}
 
 fn err(out: &StreamsHeartbeatOutput) -> (i16, String) {
     (
@@ -293,7 +168,7 @@ fn kinds(records: &[Record]) -> Vec<String> {
 
 #[test]
 fn s37_validation() {
-    let mut h = H::new(0, vec![topic("foo", 6)]);
+    let mut h = harness(0, vec![topic("foo", 6)]);
     let base = rq::StreamsGroupHeartbeatRequest {
         group_id: "g".to_string().into(),
         member_id: "m".to_string().into(),
@@ -447,7 +322,7 @@ fn s37_validation() {
 
 #[test]
 fn s38_join_empty_group_and_describe() {
-    let mut h = H::new(0, vec![topic("foo", 6)]);
+    let mut h = harness(0, vec![topic("foo", 6)]);
     let out = h.hb(join(
         "m",
         "process-id",
@@ -466,7 +341,11 @@ fn s38_join_empty_group_and_describe() {
     assert_eq!(resp_tasks(&r.warmup_tasks), Some(TaskSet::new()));
     assert_eq!(statuses(r), vec![]);
     assert_eq!(
-        (r.acceptable_recovery_lag_legacy, r.acceptable_recovery_lag, r.task_offset_interval_ms),
+        (
+            r.acceptable_recovery_lag_legacy,
+            r.acceptable_recovery_lag,
+            r.task_offset_interval_ms
+        ),
         (0, 10000, 60000)
     );
     assert_eq!(r.endpoint_information_epoch, 0);
@@ -521,7 +400,7 @@ fn s38_join_empty_group_and_describe() {
 // Scenario 39: joining with a missing source topic, a missing internal topic, or incorrectly
 // partitioned topics (initial delay 0, docs/coordinator.md, D7).
 
-fn not_ready_join(h: &mut H, t: rq::Topology) -> StreamsHeartbeatOutput {
+fn not_ready_join(h: &mut Harness, t: rq::Topology) -> StreamsHeartbeatOutput {
     let out = h.hb(join("m", "p", t));
     let r = &out.response;
     assert_eq!(err(&out), (0, String::new()));
@@ -546,7 +425,7 @@ fn not_ready_join(h: &mut H, t: rq::Topology) -> StreamsHeartbeatOutput {
 
 #[test]
 fn s39a_missing_source_topic() {
-    let mut h = H::new(0, vec![topic("foo", 6)]);
+    let mut h = harness(0, vec![topic("foo", 6)]);
     let out = not_ready_join(
         &mut h,
         topology(
@@ -567,7 +446,7 @@ fn s39a_missing_source_topic() {
 
 #[test]
 fn s39b_missing_internal_topic() {
-    let mut h = H::new(0, vec![topic("foo", 6)]);
+    let mut h = harness(0, vec![topic("foo", 6)]);
     let out = not_ready_join(
         &mut h,
         topology(0, vec![sub("subtopology1", &["foo"], &["bar"])]),
@@ -604,7 +483,7 @@ fn s39b_missing_internal_topic() {
 
 #[test]
 fn s39c_incorrectly_partitioned_topics() {
-    let mut h = H::new(0, vec![topic("foo", 6), topic("bar", 3)]);
+    let mut h = harness(0, vec![topic("foo", 6), topic("bar", 3)]);
     let mut t = topology(0, vec![sub("subtopology1", &["foo", "bar"], &[])]);
     t.subtopologies[0].copartition_groups = vec![rq::CopartitionGroup {
         source_topics: vec![0i16, 1].into(),
@@ -624,7 +503,7 @@ fn s39c_incorrectly_partitioned_topics() {
 // ---------------------------------------------------------------------------------------------
 // Departure D1: topology updates.
 
-fn two_member_group(h: &mut H) {
+fn two_member_group(h: &mut Harness) {
     let t0 = topology(0, vec![sub("a", &["foo"], &[]), sub("b", &["bar"], &[])]);
     let o1 = h.hb(join("m1", "p1", t0.clone()));
     assert_eq!(o1.response.member_epoch, 2);
@@ -634,7 +513,7 @@ fn two_member_group(h: &mut H) {
 }
 
 /// Heartbeats every member with what it owns until the group is stable (at most 10 rounds).
-fn settle(h: &mut H, members: &[&str]) {
+fn settle(h: &mut Harness, members: &[&str]) {
     for _ in 0..10 {
         for m in members {
             let Some(mm) = h.group().members.get(*m).cloned() else {
@@ -656,7 +535,7 @@ fn settle(h: &mut H, members: &[&str]) {
 
 #[test]
 fn d1_same_epoch_same_topology_joins() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     // Same epoch, same topology with reordered subtopologies and topics: accepted, no topology record.
     let t = topology(0, vec![sub("b", &["bar"], &[]), sub("a", &["foo"], &[])]);
@@ -670,7 +549,7 @@ fn d1_same_epoch_same_topology_joins() {
 
 #[test]
 fn d1_same_epoch_different_topology_is_131() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let out = h.hb(join("m3", "p3", topology(0, vec![sub("a", &["foo"], &[])])));
     assert_eq!(
@@ -684,7 +563,7 @@ fn d1_same_epoch_different_topology_is_131() {
 
 #[test]
 fn d1_older_epoch_is_fenced_132() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     let t1 = topology(1, vec![sub("a", &["foo"], &[])]);
     assert_eq!(h.hb(join("m1", "p1", t1)).response.error_code, 0);
     let out = h.hb(join("m2", "p2", topology(0, vec![sub("a", &["foo"], &[])])));
@@ -699,7 +578,7 @@ fn d1_older_epoch_is_fenced_132() {
 
 #[test]
 fn d1_more_than_one_ahead_is_131() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let out = h.hb(join("m3", "p3", topology(2, vec![sub("a", &["foo"], &[])])));
     assert_eq!(
@@ -713,7 +592,7 @@ fn d1_more_than_one_ahead_is_131() {
 
 #[test]
 fn d1_next_epoch_is_adopted_and_stale_members_are_told() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2), topic("zar", 3)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2), topic("zar", 3)]);
     two_member_group(&mut h);
     let g_before = h.group().group_epoch;
     let m2_before = h.group().members["m2"].clone();
@@ -780,7 +659,7 @@ fn d1_next_epoch_is_adopted_and_stale_members_are_told() {
 
 #[test]
 fn leave_writes_tombstones_and_bumps() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let g = h.group().group_epoch;
     let out = h.hb(beat("m2", -1, None));
@@ -816,7 +695,7 @@ fn leave_writes_tombstones_and_bumps() {
 
 #[test]
 fn shutdown_request_is_shown_to_every_member_until_empty() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let e1 = h.group().members["m1"].member_epoch;
     let mut r = beat("m1", e1, None);
@@ -840,7 +719,7 @@ fn shutdown_request_is_shown_to_every_member_until_empty() {
 
 #[test]
 fn initial_rebalance_delay_holds_the_first_assignment() {
-    let mut h = H::new(3000, vec![topic("foo", 4)]);
+    let mut h = harness(3000, vec![topic("foo", 4)]);
     let t = topology(0, vec![sub("a", &["foo"], &[])]);
     let out = h.hb(join("m1", "p1", t.clone()));
     assert_eq!(out.response.member_epoch, 1);
@@ -886,7 +765,7 @@ fn initial_rebalance_delay_holds_the_first_assignment() {
 
 #[test]
 fn session_timeout_fences_and_rebalance_timeout_fences_revoking_member() {
-    let mut h = H::new(0, vec![topic("foo", 4)]);
+    let mut h = harness(0, vec![topic("foo", 4)]);
     let t = topology(0, vec![sub("a", &["foo"], &[])]);
     h.hb(join("m1", "p1", t.clone()));
     assert_eq!(h.c.next_deadline(), Some(h.now + 45000));
@@ -918,7 +797,7 @@ fn session_timeout_fences_and_rebalance_timeout_fences_revoking_member() {
 
 #[test]
 fn task_offsets_are_kept_and_described() {
-    let mut h = H::new(0, vec![topic("foo", 4)]);
+    let mut h = harness(0, vec![topic("foo", 4)]);
     let mut r = join("m1", "p1", topology(0, vec![sub("a", &["foo"], &[])]));
     r.task_offsets = Some(vec![rq::TaskOffset {
         subtopology_id: "a".to_string().into(),
@@ -954,7 +833,7 @@ fn task_offsets_are_kept_and_described() {
 
 #[test]
 fn endpoints_are_sent_when_the_epoch_differs() {
-    let mut h = H::new(0, vec![topic("foo", 4)]);
+    let mut h = harness(0, vec![topic("foo", 4)]);
     let t = topology(0, vec![sub("a", &["foo"], &[])]);
     let mut r = join("m1", "p1", t.clone());
     r.user_endpoint = Some(rq::Endpoint {
@@ -1007,7 +886,7 @@ fn endpoints_are_sent_when_the_epoch_differs() {
 
 #[test]
 fn epochs_are_checked_and_previous_epoch_is_tolerated() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let m = h.group().members["m1"].clone();
     let out = h.hb(beat("m1", m.member_epoch + 1, None));
@@ -1056,8 +935,7 @@ fn epochs_are_checked_and_previous_epoch_is_tolerated() {
 
 #[test]
 fn group_types_share_one_namespace_and_max_size() {
-    let mut h = H::new(0, vec![topic("foo", 4)]);
-    let ctx = RequestContext::new("client", "/127.0.0.1", 1);
+    let mut h = harness(0, vec![topic("foo", 4)]);
     let c = ConsumerGroupHeartbeatRequest {
         group_id: "cg".to_string().into(),
         member_id: "c1".to_string().into(),
@@ -1067,7 +945,7 @@ fn group_types_share_one_namespace_and_max_size() {
         topic_partitions: Some(vec![]),
         ..Default::default()
     };
-    let o = h.c.consumer_group_heartbeat(&ctx, &c, h.now);
+    let o = h.consumer_heartbeat(1, &c);
     assert_eq!(o.response.error_code, 0);
     let mut r = join("s1", "p", topology(0, vec![sub("a", &["foo"], &[])]));
     r.group_id = "cg".to_string().into();
@@ -1078,7 +956,7 @@ fn group_types_share_one_namespace_and_max_size() {
     h.hb(join("s1", "p", topology(0, vec![sub("a", &["foo"], &[])])));
     let mut c2 = c.clone();
     c2.group_id = "g".to_string().into();
-    let o = h.c.consumer_group_heartbeat(&ctx, &c2, h.now);
+    let o = h.consumer_heartbeat(1, &c2);
     assert_eq!(
         o.response.error_message.map(|m| m.to_string()),
         Some("Group g is not a consumer group.".into())
@@ -1102,7 +980,7 @@ fn group_types_share_one_namespace_and_max_size() {
 
 #[test]
 fn standbys_never_share_a_process_with_the_active() {
-    let mut h = H::new(0, vec![topic("foo", 6)]);
+    let mut h = harness(0, vec![topic("foo", 6)]);
     h.c.set_streams_group_config(
         "g",
         StreamsGroupOverrides {
@@ -1143,7 +1021,7 @@ fn standbys_never_share_a_process_with_the_active() {
 
 #[test]
 fn load_restores_the_group_from_its_records() {
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let topics = vec![topic("foo", 4), topic("bar", 2)];
     let mut c2 = GroupCoordinator::load(
@@ -1194,7 +1072,7 @@ fn a_failing_assignor_writes_nothing() {
             Err(assignor::TaskAssignorError("boom".into()))
         }
     }
-    let mut h = H::new(0, vec![topic("foo", 4)]);
+    let mut h = harness(0, vec![topic("foo", 4)]);
     let cfg = StreamsGroupConfig {
         assignor: Arc::new(Failing),
         initial_rebalance_delay_ms: 0,
@@ -1225,7 +1103,7 @@ fn a_failed_join_into_an_existing_group_changes_nothing() {
             Err(assignor::TaskAssignorError("boom".into()))
         }
     }
-    let mut h = H::new(0, vec![topic("foo", 4), topic("bar", 2)]);
+    let mut h = harness(0, vec![topic("foo", 4), topic("bar", 2)]);
     two_member_group(&mut h);
     let before = h.c.groups().clone();
     let deadlines = (

@@ -33,21 +33,20 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
+use super::harness::groups::{
+    answered_tasks as resp_tasks, streams_coordinator, task_ids as req_task_ids,
+};
+use super::harness::Harness;
 use crate::coordinator::streams::tasks::{TaskRole, TaskSet, TasksTuple};
 use crate::coordinator::streams::{
-    apply, replay, status_codes, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides,
-    StreamsGroupState, StreamsGroups, StreamsMemberState, StreamsRecord, TaskOwners,
-    NUM_STANDBY_REPLICAS,
+    status_codes, StreamsGroup, StreamsGroupConfig, StreamsGroupOverrides, StreamsGroupState,
+    StreamsMemberState, StreamsRecord, TaskOwners, NUM_STANDBY_REPLICAS,
 };
-use crate::coordinator::{
-    ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
-    StreamsHeartbeatOutput, TopicMetadata,
-};
+use crate::coordinator::{replay, Record, RequestContext, StreamsHeartbeatOutput, TopicMetadata};
 use crate::error::ErrorCode;
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response as ds;
 use crate::generated::streams_group_heartbeat_request as rq;
-use crate::generated::streams_group_heartbeat_response as rs;
 use crate::wire::{KStr, Uuid};
 
 /// The group every client joins.
@@ -185,41 +184,6 @@ fn summarize<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     s
 }
 
-fn req_task_ids(s: &TaskSet) -> Vec<rq::TaskIds> {
-    s.iter()
-        .map(|(id, ps)| rq::TaskIds {
-            subtopology_id: k(id),
-            partitions: ps.iter().copied().collect::<Vec<i32>>().into(),
-            ..Default::default()
-        })
-        .collect()
-}
-
-/// A response task list as a [`TaskSet`], asserting partitions are strictly ascending and no
-/// subtopology is listed twice or empty.
-fn resp_tasks(list: &[rs::TaskIds]) -> TaskSet {
-    let mut out = TaskSet::new();
-    for t in list {
-        let ps: Vec<i32> = t.partitions.iter().collect();
-        assert!(
-            !ps.is_empty(),
-            "empty partition list for subtopology {}",
-            &*t.subtopology_id
-        );
-        assert!(
-            ps.windows(2).all(|w| w[0] < w[1]),
-            "partitions not ascending: {ps:?}"
-        );
-        let prev = out.insert(t.subtopology_id.to_string(), ps.into_iter().collect());
-        assert!(
-            prev.is_none(),
-            "subtopology {} listed twice",
-            &*t.subtopology_id
-        );
-    }
-    out
-}
-
 /// A response status as (code, detail).
 type Status = (i8, String);
 
@@ -296,13 +260,9 @@ struct Client {
 /// The simulation: the coordinator, the clients, the topics and the model of what the group
 /// must look like.
 struct Sim {
-    c: GroupCoordinator,
+    /// The coordinator, its records and their incremental replay.
+    h: Harness,
     p: Params,
-    /// Every streams record emitted, in order.
-    log: Vec<StreamsRecord>,
-    /// `log` replayed incrementally.
-    replayed: StreamsGroups,
-    now: i64,
     clients: Vec<Client>,
     /// Existing topics (name → partitions).
     topics: BTreeMap<String, i32>,
@@ -334,25 +294,18 @@ const RESTORE_STEP: i64 = 50;
 /// `acceptable.recovery.lag` in the simulation.
 const ACCEPTABLE_LAG: i64 = 10;
 
-fn ctx() -> RequestContext {
-    RequestContext::new("streams-client", "10.0.0.1", 0)
-}
-
 impl Sim {
     fn new(p: Params) -> Sim {
-        let mut c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(1)),
-        )
-        .unwrap();
-        c.set_streams_config(StreamsGroupConfig {
-            initial_rebalance_delay_ms: p.delay_ms,
-            num_standby_replicas: if p.standby_override { 0 } else { p.standby },
-            num_warmup_replicas: p.warmups,
-            acceptable_recovery_lag: ACCEPTABLE_LAG,
-            ..StreamsGroupConfig::default()
-        })
-        .unwrap();
+        let mut c = streams_coordinator(
+            StreamsGroupConfig {
+                initial_rebalance_delay_ms: p.delay_ms,
+                num_standby_replicas: if p.standby_override { 0 } else { p.standby },
+                num_warmup_replicas: p.warmups,
+                acceptable_recovery_lag: ACCEPTABLE_LAG,
+                ..StreamsGroupConfig::default()
+            },
+            1,
+        );
         if p.standby_override {
             c.set_streams_group_config(
                 G,
@@ -383,10 +336,7 @@ impl Sim {
             }
         }
         let mut s = Sim {
-            c,
-            log: Vec::new(),
-            replayed: StreamsGroups::new(),
-            now: 0,
+            h: Harness::new(c, vec![], 0).client("streams-client", "10.0.0.1"),
             clients,
             topics,
             pending: BTreeMap::new(),
@@ -417,21 +367,19 @@ impl Sim {
     }
 
     fn group(&self) -> Option<&StreamsGroup> {
-        self.c.streams_group(G)
+        self.h.c.streams_group(G)
     }
 
     /// Records coming out of the coordinator: all must be streams records (there is no consumer
     /// group); they are logged and applied to the incremental replay.
-    fn absorb(&mut self, records: Vec<Record>) {
+    fn absorb(&mut self, records: &[Record]) {
         for r in records {
-            match r {
-                Record::Streams(r) => {
-                    apply(&mut self.replayed, &r);
-                    self.log.push(r);
-                }
-                other => panic!("unexpected non-streams record {other:?}"),
-            }
+            assert!(
+                matches!(r, Record::Streams(_)),
+                "unexpected non-streams record {r:?}"
+            );
         }
+        self.h.absorb(records);
     }
 
     /// Sends the topic metadata to the coordinator (D4), as a broker does on every change.
@@ -444,8 +392,8 @@ impl Sim {
                 TopicMetadata::new(Uuid::from_u128(0x70 + idx as u128), name, *parts)
             })
             .collect();
-        let records = self.c.set_topics(list, self.now);
-        self.absorb(records);
+        let records = self.h.c.set_topics(list, self.h.now);
+        self.absorb(&records);
     }
 
     /// Creates the internal topics the coordinator asked for, as the API layer would.
@@ -462,7 +410,7 @@ impl Sim {
     /// fenced: those whose session (45 s since their last heartbeat) ran out, and those still
     /// revoking at the epoch their rebalance timer (30 s) was armed with when it ran out.
     fn fire(&mut self) {
-        let now = self.now;
+        let now = self.h.now;
         let before: BTreeMap<String, (StreamsMemberState, i32)> = self
             .group()
             .map(|g| {
@@ -484,9 +432,10 @@ impl Sim {
             .map(|(id, _)| id)
             .collect();
         let want: BTreeSet<&String> = before.keys().filter(|id| !due.contains(id)).collect();
-        let records = self.c.fire_timers(now);
-        self.absorb(records);
+        let records = self.h.c.fire_timers(now);
+        self.absorb(&records);
         let after: BTreeSet<&String> = self
+            .h
             .c
             .streams_group(G)
             .map(|g| g.members.keys().collect())
@@ -542,7 +491,7 @@ impl Sim {
 
     /// The request context: v1 or v0 as the case says.
     fn ctx(&self) -> RequestContext {
-        RequestContext::new("streams-client", "10.0.0.1", i16::from(self.p.v1))
+        self.h.ctx(i16::from(self.p.v1))
     }
 
     /// Client `i`'s TaskOffsets and TaskEndOffsets (§2.12): every task its process has state
@@ -591,8 +540,11 @@ impl Sim {
         self.restore(i);
         let req = self.request(i, shutdown);
         let before = self.group().cloned();
-        let out = self.c.streams_group_heartbeat(&self.ctx(), &req, self.now);
-        self.absorb(out.records.clone());
+        let out = self
+            .h
+            .c
+            .streams_group_heartbeat(&self.ctx(), &req, self.h.now);
+        self.absorb(&out.records);
         let id = self.clients[i].id.clone();
         let joining = req.member_epoch == 0;
         if out.response.error_code != 0 {
@@ -615,7 +567,7 @@ impl Sim {
             }
             let was_empty = before.as_ref().is_none_or(|g| g.members.is_empty());
             if was_empty && self.p.delay_ms > 0 {
-                self.delay_deadline = Some(self.now + i64::from(self.p.delay_ms));
+                self.delay_deadline = Some(self.h.now + i64::from(self.p.delay_ms));
             }
         }
         if shutdown && self.shutdown_requester.is_none() {
@@ -625,14 +577,14 @@ impl Sim {
         // Timers (§2.4 steps 8 and 9): the session restarts; the rebalance timer is armed when
         // the member enters or stays in UNREVOKED_TASKS with a new current assignment, and
         // disarmed when it leaves that state.
-        self.last_seen.insert(id.clone(), self.now);
-        let m = &self.c.streams_group(G).expect("group").members[&id];
+        self.last_seen.insert(id.clone(), self.h.now);
+        let m = &self.h.c.streams_group(G).expect("group").members[&id];
         if m.state == StreamsMemberState::UnrevokedTasks {
             let written = out.records.iter().any(|r| {
                 matches!(r, Record::Streams(StreamsRecord::CurrentMemberAssignment(k, Some(_))) if *k.member_id == *id)
             });
             if written {
-                let deadline = self.now + i64::from(REBALANCE_TIMEOUT_MS);
+                let deadline = self.h.now + i64::from(REBALANCE_TIMEOUT_MS);
                 self.revoke_timer
                     .insert(id.clone(), (deadline, m.member_epoch));
             }
@@ -705,7 +657,7 @@ impl Sim {
             }
             _ => panic!(
                 "unexpected error {} ({msg}) for {} (epoch {}, version {}) at {}",
-                r.error_code, cl.id, req.member_epoch, cl.version, self.now
+                r.error_code, cl.id, req.member_epoch, cl.version, self.h.now
             ),
         }
     }
@@ -807,10 +759,10 @@ impl Sim {
             .any(|(c, _)| *c == status_codes::ASSIGNMENT_DELAYED);
         if delayed {
             assert!(
-                self.delay_deadline.is_some_and(|d| d > self.now),
+                self.delay_deadline.is_some_and(|d| d > self.h.now),
                 "ASSIGNMENT_DELAYED outside the delay (deadline {:?}, now {})",
                 self.delay_deadline,
-                self.now
+                self.h.now
             );
         }
         let mut want = Vec::new();
@@ -866,8 +818,11 @@ impl Sim {
             ..Default::default()
         };
         let before = self.group().cloned();
-        let out = self.c.streams_group_heartbeat(&self.ctx(), &req, self.now);
-        self.absorb(out.records.clone());
+        let out = self
+            .h
+            .c
+            .streams_group_heartbeat(&self.ctx(), &req, self.h.now);
+        self.absorb(&out.records);
         let r = &out.response;
         let existed = before.as_ref().is_some_and(|g| g.members.contains_key(&id));
         if existed {
@@ -977,11 +932,12 @@ impl Sim {
             }
             Op::CreateTopics => self.create_pending(),
             Op::Advance(ms) => {
-                self.now += ms;
+                self.h.now += ms;
                 self.fire();
             }
             Op::SetStandby(s) => {
-                self.c
+                self.h
+                    .c
                     .set_streams_group_config(
                         G,
                         StreamsGroupOverrides {
@@ -1027,11 +983,7 @@ impl Sim {
     fn check(&self) {
         // 3. State equals the replay of the records, and the derived ownership map is what the
         // members imply.
-        assert_eq!(
-            &self.replayed,
-            self.c.streams_groups(),
-            "state != replay(records)"
-        );
+        // (The Harness compared the state with the replay after every call.)
         let Some(g) = self.group() else {
             assert!(self.clients.iter().all(|c| c.joined_version < 0));
             return;
@@ -1171,6 +1123,7 @@ impl Sim {
         let v = g.topology_epoch();
         let want = expected_tasks(v, self.p.parts_a, self.p.parts_b);
         let configured = self
+            .h
             .c
             .streams_configured_topology(G)
             .expect("configured topology of a stable group");
@@ -1269,7 +1222,7 @@ impl Sim {
                 self.create_pending();
                 self.after_step();
             }
-            self.now += 5_000;
+            self.h.now += 5_000;
             self.fire();
             self.after_step();
         }
@@ -1294,7 +1247,7 @@ impl Sim {
                 self.create_pending();
                 self.after_step();
             }
-            self.now += ROUND_MS;
+            self.h.now += ROUND_MS;
             self.fire();
             self.after_step();
         }
@@ -1304,8 +1257,8 @@ impl Sim {
     /// StreamsGroupDescribe shows the committed state: state name, epochs, topology epoch, and
     /// per member its epoch, topology epoch, process, assignment and target.
     fn check_describe(&self) {
-        let resp = self.c.streams_group_describe(
-            &ctx(),
+        let resp = self.h.c.streams_group_describe(
+            &self.h.ctx(0),
             &StreamsGroupDescribeRequest {
                 group_ids: vec![k(G)],
                 ..Default::default()
@@ -1349,7 +1302,7 @@ impl Sim {
 
     /// The full replay of every record equals the coordinator's state.
     fn check_full_replay(&self) {
-        assert_eq!(&replay(&self.log), self.c.streams_groups(), "full replay");
+        assert_eq!(&replay(&self.h.log), self.h.c.groups(), "full replay");
     }
 }
 
@@ -1677,7 +1630,7 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
     s.upgrade(0);
     // m1 stops heartbeating long enough to expire; m0 stays alive.
     for _ in 0..10 {
-        s.now += 5_000;
+        s.h.now += 5_000;
         s.fire();
         s.step(&Op::Heartbeat(0));
     }
@@ -1714,7 +1667,7 @@ fn rollout_fences_old_topology_and_refuses_skipping() {
         process_id: Some(k("p9")),
         ..Default::default()
     };
-    let out = s.c.streams_group_heartbeat(&ctx(), &req, s.now);
+    let out = s.h.c.streams_group_heartbeat(&s.h.ctx(0), &req, s.h.now);
     assert_eq!(
         out.response.error_code,
         ErrorCode::StreamsInvalidTopologyEpoch.code()

@@ -7,70 +7,35 @@
 //! `GroupCoordinatorService` and `StreamsGroupTopologyDescriptionManager`. After every step the
 //! streams state is compared with `replay` of every record emitted so far (D6).
 
+use super::harness::groups::{
+    self, streams_beat, streams_harness, streams_join, subtopology, topic,
+};
+use super::harness::Harness;
 use crate::coordinator::streams::description::{
     STATUS_AVAILABLE, STATUS_NOT_REQUESTED, STATUS_NOT_STORED,
 };
 use crate::coordinator::streams::*;
-use crate::coordinator::{
-    ConsumerGroupConfig, GroupCoordinator, Record, RequestContext, SequentialMemberIds,
-    StreamsHeartbeatOutput, TopicMetadata,
-};
+use crate::coordinator::StreamsHeartbeatOutput;
 use crate::error::ErrorCode;
 use crate::generated::streams_group_describe_request::StreamsGroupDescribeRequest;
 use crate::generated::streams_group_describe_response as describe;
 use crate::generated::streams_group_heartbeat_request as rq;
 use crate::generated::streams_group_topology_description_update_request as upd;
 use crate::generated::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse;
-use crate::wire::{Encode, Uuid};
+use crate::wire::Encode;
+use std::borrow::BorrowMut;
 
-struct H {
-    c: GroupCoordinator,
-    log: Vec<Record>,
-    now: i64,
-}
-
-fn topic(name: &str, partitions: i32) -> TopicMetadata {
-    let mut id = [0u8; 16];
-    for (i, b) in name.bytes().enumerate().take(16) {
-        id[i] = b;
-    }
-    TopicMetadata::new(Uuid(id), name, partitions)
-}
-
+/// The topology at `epoch`: one subtopology `0` reading `in`.
 fn topology(epoch: i32) -> rq::Topology {
-    rq::Topology {
-        epoch,
-        subtopologies: vec![rq::Subtopology {
-            subtopology_id: "0".to_string().into(),
-            source_topics: vec!["in".to_string().into()],
-            ..Default::default()
-        }],
-        ..Default::default()
-    }
+    groups::topology(epoch, vec![subtopology("0", &["in"], &[])])
 }
 
 fn join(member: &str, process: &str) -> rq::StreamsGroupHeartbeatRequest {
-    rq::StreamsGroupHeartbeatRequest {
-        group_id: "g".to_string().into(),
-        member_id: member.to_string().into(),
-        member_epoch: 0,
-        rebalance_timeout_ms: 1500,
-        topology: Some(topology(0)),
-        active_tasks: Some(vec![]),
-        standby_tasks: Some(vec![]),
-        warmup_tasks: Some(vec![]),
-        process_id: Some(process.to_string().into()),
-        ..Default::default()
-    }
+    streams_join(member, process, topology(0))
 }
 
 fn beat(member: &str, epoch: i32) -> rq::StreamsGroupHeartbeatRequest {
-    rq::StreamsGroupHeartbeatRequest {
-        group_id: "g".to_string().into(),
-        member_id: member.to_string().into(),
-        member_epoch: epoch,
-        ..Default::default()
-    }
+    streams_beat(member, epoch, None)
 }
 
 fn node(name: &str, t: i8) -> upd::TopologyDescriptionNode {
@@ -118,63 +83,32 @@ fn push(
     }
 }
 
-impl H {
-    fn with(cfg: StreamsGroupConfig) -> H {
-        let mut c = GroupCoordinator::new(
-            ConsumerGroupConfig::default(),
-            Box::new(SequentialMemberIds::new(7)),
-        )
-        .unwrap();
-        c.set_streams_config(cfg).unwrap();
-        let mut h = H {
-            c,
-            log: Vec::new(),
-            now: 1000,
-        };
-        let recs = h.c.set_topics(vec![topic("in", 2)], h.now);
-        h.log.extend(recs);
-        h
-    }
+/// A streams coordinator with `cfg` and topic `in` (2 partitions).
+fn harness_with(cfg: StreamsGroupConfig) -> Harness {
+    streams_harness(cfg, vec![topic("in", 2)])
+}
 
-    fn new() -> H {
-        H::with(StreamsGroupConfig {
-            initial_rebalance_delay_ms: 0,
-            ..Default::default()
-        })
-    }
+/// No initial rebalance delay.
+fn harness() -> Harness {
+    harness_with(StreamsGroupConfig {
+        initial_rebalance_delay_ms: 0,
+        ..Default::default()
+    })
+}
 
-    fn check(&self) {
-        let streams: Vec<&StreamsRecord> = self
-            .log
-            .iter()
-            .filter_map(|r| match r {
-                Record::Streams(s) => Some(s),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            &replay(streams),
-            self.c.streams_groups(),
-            "state != replay(records)"
-        );
-    }
-
+/// The calls of this file, each answer checked to encode at the request's version.
+trait V1Calls: BorrowMut<Harness> {
     fn hb_at(
         &mut self,
         version: i16,
         r: rq::StreamsGroupHeartbeatRequest,
     ) -> StreamsHeartbeatOutput {
-        let ctx = RequestContext::new("client", "/127.0.0.1", version);
-        let out = self.c.streams_group_heartbeat(&ctx, &r, self.now);
+        let h: &mut Harness = self.borrow_mut();
+        let out = h.streams_heartbeat(version, &r);
         // The answer must be encodable at the request's version (no field of another version).
         out.response
             .to_bytes(version)
             .unwrap_or_else(|e| panic!("v{version} response: {e}"));
-        if out.response.error_code != 0 {
-            assert!(out.records.is_empty(), "a failed heartbeat wrote records");
-        }
-        self.log.extend(out.records.iter().cloned());
-        self.check();
         out
     }
 
@@ -186,33 +120,35 @@ impl H {
         &mut self,
         r: upd::StreamsGroupTopologyDescriptionUpdateRequest,
     ) -> StreamsGroupTopologyDescriptionUpdateResponse {
-        let ctx = RequestContext::new("client", "/127.0.0.1", 0);
-        let out = self.c.streams_group_topology_description_update(&ctx, &r);
+        let h: &mut Harness = self.borrow_mut();
+        let ctx = h.ctx(0);
+        let out = h.c.streams_group_topology_description_update(&ctx, &r);
         out.response.to_bytes(0).expect("v0 response");
         if out.response.error_code != 0 {
             assert!(out.records.is_empty(), "a failed push wrote records");
         }
-        self.log.extend(out.records.iter().cloned());
-        self.check();
+        h.absorb(&out.records);
         out.response
     }
 
     fn describe(&self, include: bool) -> describe::DescribedGroup {
-        let ctx = RequestContext::new("client", "/127.0.0.1", 1);
+        let h: &Harness = self.borrow();
         let r = StreamsGroupDescribeRequest {
             group_ids: vec!["g".to_string().into()],
             include_topology_description: include,
             ..Default::default()
         };
-        let resp = self.c.streams_group_describe(&ctx, &r);
+        let resp = h.c.streams_group_describe(&h.ctx(1), &r);
         resp.to_bytes(1).expect("v1 describe response");
         resp.groups.into_iter().next().unwrap()
     }
 }
 
+impl V1Calls for Harness {}
+
 #[test]
 fn v1_heartbeat_carries_the_int64_lag_and_asks_for_the_description_once() {
-    let mut h = H::new();
+    let mut h = harness();
     let r = h.hb(join("m1", "p1")).response;
     assert_eq!(r.error_code, 0);
     let e = r.member_epoch;
@@ -242,7 +178,7 @@ fn v1_heartbeat_carries_the_int64_lag_and_asks_for_the_description_once() {
 
 #[test]
 fn v0_heartbeat_is_never_asked_for_a_description() {
-    let mut h = H::new();
+    let mut h = harness();
     let r = h.hb_at(0, join("m1", "p1")).response;
     assert_eq!(r.error_code, 0);
     assert!(!r.topology_description_required);
@@ -253,7 +189,7 @@ fn v0_heartbeat_is_never_asked_for_a_description() {
 
 #[test]
 fn pushed_description_is_stored_described_and_survives_replay() {
-    let mut h = H::new();
+    let mut h = harness();
     let e = h.hb(join("m1", "p1")).response.member_epoch;
     // Before the push: NOT_REQUESTED without the flag, NOT_STORED with it; AssignorName sticky.
     let d = h.describe(false);
@@ -289,7 +225,7 @@ fn pushed_description_is_stored_described_and_survives_replay() {
 
 #[test]
 fn push_errors_follow_kafka_4_4() {
-    let mut h = H::new();
+    let mut h = harness();
     // No group yet.
     let r = h.push(push("m1", 0, description()));
     assert_eq!(r.error_code, ErrorCode::GroupIdNotFound.code());
@@ -338,7 +274,7 @@ fn push_errors_follow_kafka_4_4() {
 
 #[test]
 fn descriptions_off_answers_as_kafka_4_4_without_a_plugin() {
-    let mut h = H::with(StreamsGroupConfig {
+    let mut h = harness_with(StreamsGroupConfig {
         initial_rebalance_delay_ms: 0,
         topology_descriptions: false,
         ..Default::default()
@@ -366,7 +302,7 @@ fn descriptions_off_answers_as_kafka_4_4_without_a_plugin() {
 
 #[test]
 fn missing_client_tags_is_status_6_at_v1_only() {
-    let mut h = H::with(StreamsGroupConfig {
+    let mut h = harness_with(StreamsGroupConfig {
         initial_rebalance_delay_ms: 0,
         rack_aware_assignment_tags: vec!["zone".into(), "cluster".into()],
         ..Default::default()
@@ -434,7 +370,7 @@ fn active_of(
 
 #[test]
 fn static_member_leaves_with_minus_2_and_its_replacement_gets_the_same_tasks() {
-    let mut h = H::new();
+    let mut h = harness();
     let r = h.hb(static_join("a1", "pa", "ia")).response;
     assert_eq!(r.error_code, 0, "{:?}", r.error_message);
     let r2 = h.hb(join("b1", "pb")).response;
@@ -535,16 +471,13 @@ fn static_member_leaves_with_minus_2_and_its_replacement_gets_the_same_tasks() {
 
 #[test]
 fn static_member_at_minus_2_is_removed_when_its_session_expires() {
-    let mut h = H::new();
+    let mut h = harness();
     let r = h.hb(static_join("a1", "pa", "ia")).response;
     assert_eq!(r.error_code, 0);
     h.now += 100;
     let l = h.hb(static_beat("a1", -2, "ia")).response;
     assert_eq!(l.member_epoch, -2);
-    h.now += 45_000;
-    let recs = h.c.fire_timers(h.now);
-    h.log.extend(recs);
-    h.check();
+    h.advance(45_000);
     assert!(h.c.streams_group("g").unwrap().members.is_empty());
     // The instance id is free again: a new member joins as a new static member.
     let r = h.hb(static_join("a2", "pa", "ia")).response;
@@ -553,7 +486,7 @@ fn static_member_at_minus_2_is_removed_when_its_session_expires() {
 
 #[test]
 fn static_heartbeat_errors_follow_kafka_4_4() {
-    let mut h = H::new();
+    let mut h = harness();
     // -2 without an instance id is invalid, -2 for an unknown instance is UNKNOWN_MEMBER_ID.
     h.hb(join("m1", "p1"));
     let r = h.hb(beat("m1", -2)).response;
@@ -593,7 +526,7 @@ fn static_heartbeat_errors_follow_kafka_4_4() {
 
 #[test]
 fn a_d1_topology_update_makes_the_stored_description_stale() {
-    let mut h = H::new();
+    let mut h = harness();
     let e1 = h.hb(join("m1", "p1")).response.member_epoch;
     assert_eq!(h.push(push("m1", 0, description())).error_code, 0);
     assert_eq!(

@@ -24,7 +24,7 @@ use kwire_protocol::generated::consumer_group_heartbeat_request::{
     ConsumerGroupHeartbeatRequest, TopicPartitions,
 };
 use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
-use kwire_protocol::generated::{ApiKey, Response, ResponseFrame};
+use kwire_protocol::generated::{ApiResponse as _, ConsumerGroupHeartbeatResponse};
 use kwire_protocol::wire::frame::read_frame;
 use kwire_server::{encode_request, Client, Server, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -126,11 +126,8 @@ async fn drive(
         let stopping = stop.load(Ordering::Relaxed);
         while let Some(frame) = read_frame(&mut buf, 1 << 24).expect("frame") {
             let i = in_flight.pop_front().expect("a request in flight");
-            let resp =
-                ResponseFrame::decode(frame, ApiKey::ConsumerGroupHeartbeat, 1).expect("decodes");
-            let Response::ConsumerGroupHeartbeat(hb) = resp.body else {
-                unreachable!("decoded as ConsumerGroupHeartbeat")
-            };
+            let (_, hb) =
+                ConsumerGroupHeartbeatResponse::decode_response_frame(frame, 1).expect("decodes");
             let m = &mut members[i];
             if hb.error_code == 0 {
                 counters.answered.fetch_add(1, Ordering::Relaxed);

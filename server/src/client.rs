@@ -17,8 +17,9 @@
 //! Pipelined: [`Client::send`] returns a [`Sent`] ticket for each request, and [`Client::recv`]
 //! takes the tickets back in the order they were sent. [`Client::call`] is the untyped form
 //! (any [`Request`] in, a [`Response`] out), for callers that handle any API, e.g. comparing
-//! with a real broker; [`Client::send_any`] and [`Client::recv_any`] pipeline it. [`Client::send_raw`] and [`Client::recv_frame`] work on bytes (hostile
-//! input, header checks).
+//! with a real broker; [`Client::send_any`] and [`Client::recv_any`] pipeline it, and
+//! [`Client::recv_as`] reads such an answer typed. [`Client::send_raw`] and
+//! [`Client::recv_frame`] work on bytes (hostile input, header checks).
 
 use std::collections::VecDeque;
 use std::io;
@@ -265,6 +266,31 @@ impl Client {
         let resp = self.recv_untyped(corr, key, version).await;
         self.in_flight.pop_front();
         resp
+    }
+
+    /// Reads the answer to the oldest request in flight as a `T`, decoded at that request's
+    /// version: the typed read of an answer to [`Client::send_any`], for callers that queue
+    /// requests untyped but know what each answer is.
+    ///
+    /// # Errors
+    /// [`ClientError::Unexpected`] with nothing in flight or when the oldest request in flight
+    /// is not of `T`'s API; otherwise as [`Client::recv`].
+    pub async fn recv_as<T: ApiResponse>(&mut self) -> Result<T, ClientError> {
+        let Some(&(corr, key, version)) = self.in_flight.front() else {
+            return Err(ClientError::Unexpected("no request in flight".into()));
+        };
+        if key != T::KEY {
+            return Err(ClientError::Unexpected(format!(
+                "a {:?} answer asked for, the oldest request in flight is {key:?}",
+                T::KEY
+            )));
+        }
+        let sent = Sent::<T::Request> {
+            correlation_id: corr,
+            version,
+            api: PhantomData,
+        };
+        self.recv(sent).await
     }
 
     /// Reads the next frame as the answer to request `corr` of `key` at `version`.

@@ -17,7 +17,6 @@
 use kwire_protocol::generated::produce_request::{
     PartitionProduceData, ProduceRequest, TopicProduceData,
 };
-use kwire_protocol::generated::Response;
 use kwire_protocol::records::{BatchBuilder, Compression};
 use kwire_server::Client;
 use kwire_server::Server;
@@ -88,12 +87,11 @@ async fn fill(addr: std::net::SocketAddr) {
                 }],
                 ..Default::default()
             };
-            match c.call(req, 9).await {
-                Ok(Response::Produce(r)) => {
-                    assert_eq!(r.responses[0].partition_responses[0].error_code, 0)
-                }
-                other => panic!("produce: {other:?}"),
-            }
+            let r = c
+                .request(&req, 9)
+                .await
+                .unwrap_or_else(|e| panic!("produce: {e}"));
+            assert_eq!(r.responses[0].partition_responses[0].error_code, 0);
         }
     }
 }

@@ -26,7 +26,6 @@
 
 use crate::java::{classpath, java_ready};
 use kwire_protocol::generated::fetch_request::{FetchPartition, FetchRequest, FetchTopic};
-use kwire_protocol::generated::Response;
 use kwire_server::Client;
 use kwire_server::Server;
 use kwire_server::ServerConfig;
@@ -122,9 +121,7 @@ async fn stored_batches(addr: SocketAddr, topic: &str, partition: i32) -> (i64, 
             }],
             ..Default::default()
         };
-        let Response::Fetch(f) = c.call(req, 11).await.expect("Fetch") else {
-            panic!("not a Fetch response")
-        };
+        let f = c.request(&req, 11).await.expect("Fetch");
         assert_eq!(f.error_code, 0, "Fetch error");
         let p = &f.responses[0].partitions[0];
         assert_eq!(

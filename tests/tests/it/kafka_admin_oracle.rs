@@ -55,9 +55,9 @@ use kwire_protocol::generated::metadata_request::{MetadataRequest, MetadataReque
 use kwire_protocol::generated::produce_request::{
     PartitionProduceData, ProduceRequest, TopicProduceData,
 };
-use kwire_protocol::generated::{Request, Response};
+use kwire_protocol::generated::Request;
 use kwire_protocol::records::{BatchBuilder, Compression};
-use kwire_protocol::wire::json::Value;
+use kwire_protocol::wire::json::{JsonForm as _, Value};
 use kwire_server::Client;
 use kwire_server::Server;
 use kwire_server::ServerConfig;
@@ -248,13 +248,11 @@ async fn setup(c: &mut Client) -> Result<(Vec<(String, String)>, Value), String>
         timeout_ms: 30_000,
         ..Default::default()
     };
-    let Ok(resp @ Response::CreateTopics(_)) = c.call(req, 7).await else {
-        return Err("CreateTopics failed".into());
-    };
-    let created = resp.to_json(7).map_err(|e| e.to_string())?;
-    let Response::CreateTopics(r) = resp else {
-        unreachable!()
-    };
+    let r = c
+        .request(&req, 7)
+        .await
+        .map_err(|e| format!("CreateTopics failed: {e}"))?;
+    let created = r.to_json(7).map_err(|e| e.to_string())?;
     let mut ids = Vec::new();
     for t in &r.topics {
         if t.error_code != 0 {
@@ -276,9 +274,10 @@ async fn setup(c: &mut Client) -> Result<(Vec<(String, String)>, Value), String>
             ),
             ..Default::default()
         };
-        let Ok(Response::Metadata(m)) = c.call(req, 12).await else {
-            return Err("Metadata failed".into());
-        };
+        let m = c
+            .request(&req, 12)
+            .await
+            .map_err(|e| format!("Metadata failed: {e}"))?;
         if m.topics.len() == TOPICS.len()
             && m.topics.iter().all(|t| {
                 t.error_code == 0
@@ -309,9 +308,10 @@ async fn setup(c: &mut Client) -> Result<(Vec<(String, String)>, Value), String>
     };
     for (partition, n, ts) in [(0, 2, 1000), (0, 2, 2000), (0, 2, 3000), (1, 1, 4000)] {
         loop {
-            let Ok(Response::Produce(p)) = c.call(produce(partition, batch(n, ts)), 9).await else {
-                return Err("Produce failed".into());
-            };
+            let p = c
+                .request(&produce(partition, batch(n, ts)), 9)
+                .await
+                .map_err(|e| format!("Produce failed: {e}"))?;
             let code = p.responses[0].partition_responses[0].error_code;
             // A new topic's leader shows in Kafka's Metadata a moment before the partition
             // accepts writes: UNKNOWN_TOPIC_OR_PARTITION (3), LEADER_NOT_AVAILABLE (5) and
@@ -806,8 +806,8 @@ async fn run(addr: SocketAddr) -> Result<Vec<(String, Value)>, String> {
         .map_err(|e| format!("connect {addr}: {e}"))?;
     let (ids, created) = setup(&mut c).await?;
     let names: HashMap<String, String> = ids.into_iter().collect();
-    let cluster = match c.call(DescribeClusterRequest::default(), 0).await {
-        Ok(Response::DescribeCluster(d)) => d.cluster_id.to_string(),
+    let cluster = match c.request(&DescribeClusterRequest::default(), 0).await {
+        Ok(d) => d.cluster_id.to_string(),
         // Without DescribeCluster there is no cluster id to hide; the steps still run.
         _ => String::new(),
     };

@@ -18,7 +18,7 @@ use super::settings::{
 };
 use kwire_protocol::generated::describe_groups_request::DescribeGroupsRequest;
 use kwire_protocol::generated::find_coordinator_request::FindCoordinatorRequest;
-use kwire_protocol::generated::{ApiVersionsRequest, Response};
+use kwire_protocol::generated::ApiVersionsRequest;
 use kwire_server::Client;
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
@@ -285,9 +285,7 @@ async fn ready(addr: SocketAddr) -> bool {
             client_software_version: "0".into(),
             ..Default::default()
         };
-        let Response::ApiVersions(v) = c.call(req, 3).await.ok()? else {
-            return None;
-        };
+        let v = c.request(&req, 3).await.ok()?;
         if v.error_code != 0 {
             return None;
         }
@@ -296,9 +294,7 @@ async fn ready(addr: SocketAddr) -> bool {
             key_type: 0,
             ..Default::default()
         };
-        let Response::FindCoordinator(f) = c.call(find, 3).await.ok()? else {
-            return None;
-        };
+        let f = c.request(&find, 3).await.ok()?;
         if f.error_code != 0 {
             return None;
         }
@@ -306,9 +302,7 @@ async fn ready(addr: SocketAddr) -> bool {
             groups: vec!["kwire-oracle-ready".into()],
             ..Default::default()
         };
-        let Response::DescribeGroups(d) = c.call(describe, 5).await.ok()? else {
-            return None;
-        };
+        let d = c.request(&describe, 5).await.ok()?;
         (d.groups.first()?.error_code == 0).then_some(())
     };
     tokio::time::timeout(Duration::from_secs(5), attempt)

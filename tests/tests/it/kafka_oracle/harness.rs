@@ -16,10 +16,13 @@ use kwire_protocol::generated::join_group_request::{JoinGroupRequest, JoinGroupR
 use kwire_protocol::generated::leave_group_request::{LeaveGroupRequest, MemberIdentity};
 use kwire_protocol::generated::list_groups_request::ListGroupsRequest;
 use kwire_protocol::generated::sync_group_request::{SyncGroupRequest, SyncGroupRequestAssignment};
-use kwire_protocol::generated::{Request, Response};
-use kwire_protocol::wire::json::Value;
+use kwire_protocol::generated::{
+    ApiRequest, ApiResponse, ConsumerGroupHeartbeatResponse, DescribeGroupsResponse,
+    HeartbeatResponse, JoinGroupResponse, LeaveGroupResponse, Request, Response, SyncGroupResponse,
+};
+use kwire_protocol::wire::json::{JsonForm, Value};
 use kwire_protocol::wire::{Encode as _, Message as _, Uuid};
-use kwire_server::Client;
+use kwire_server::{Client, ClientError};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -149,6 +152,22 @@ pub fn decode_assignment(bytes: &[u8]) -> Result<Vec<(String, Vec<i32>)>, Fail> 
     Ok(out)
 }
 
+/// Awaits `answer`, the answer to `who`'s `label`, for up to [`ANSWER_DEADLINE`].
+///
+/// # Errors
+/// No answer in time, or the client's error, as a message naming `who` and `label`.
+async fn answer<T>(
+    side: Side,
+    who: &str,
+    label: &str,
+    answer: impl std::future::Future<Output = Result<T, ClientError>>,
+) -> Result<T, Fail> {
+    tokio::time::timeout(ANSWER_DEADLINE, answer)
+        .await
+        .map_err(|_| format!("{side:?}: {who}: no answer to {label} within {ANSWER_DEADLINE:?}"))?
+        .map_err(|e| format!("{who}: {label}: {e}"))
+}
+
 impl Ctx {
     /// A new member named `name` with a connection of its own.
     pub async fn member(&mut self, name: &str) -> Result<Member, Fail> {
@@ -209,15 +228,7 @@ impl Ctx {
             .pending
             .pop_front()
             .ok_or_else(|| format!("{}: nothing pending", m.name))?;
-        let frame = tokio::time::timeout(ANSWER_DEADLINE, m.client.recv_any())
-            .await
-            .map_err(|_| {
-                format!(
-                    "{:?}: {}: no answer to {label} within {ANSWER_DEADLINE:?}",
-                    self.side, m.name
-                )
-            })?
-            .map_err(|e| format!("{}: {label}: {e}", m.name))?;
+        let frame = answer(self.side, &m.name, &label, m.client.recv_any()).await?;
         let resp = frame.body;
         self.learn(m, &resp);
         Ok((resp, label, version))
@@ -233,6 +244,23 @@ impl Ctx {
         Ok(resp)
     }
 
+    /// Reads `m`'s oldest pending answer as a `T` (the answer to a [`Ctx::send`] of `T`'s API),
+    /// learns from it and records it, as [`Ctx::recv`] does.
+    ///
+    /// # Errors
+    /// Nothing pending, an answer of another API or that does not decode, or none within
+    /// 20 s.
+    pub async fn recv_as<T: ApiResponse + JsonForm>(&mut self, m: &mut Member) -> Result<T, Fail> {
+        let (label, version) = m
+            .pending
+            .pop_front()
+            .ok_or_else(|| format!("{}: nothing pending", m.name))?;
+        let resp = answer(self.side, &m.name, &label, m.client.recv_as::<T>()).await?;
+        self.learn(m, &resp.clone().into());
+        self.record_answer(m, &label, &resp, version)?;
+        Ok(resp)
+    }
+
     /// [`Ctx::send`] then [`Ctx::recv`].
     pub async fn call(
         &mut self,
@@ -243,6 +271,70 @@ impl Ctx {
     ) -> Result<Response, Fail> {
         self.send(m, req, version, label).await?;
         self.recv(m).await
+    }
+
+    /// Sends `req` at `version` on `m`'s connection and reads its answer, typed (nothing else
+    /// may be pending on `m`); learns from it as [`Ctx::recv_quiet`] does, without recording it.
+    ///
+    /// # Errors
+    /// A request pending on `m`, a send or decode failure, or no answer within 20 s, as a
+    /// message naming `m` and `label`.
+    pub async fn request_quiet<R: ApiRequest>(
+        &mut self,
+        m: &mut Member,
+        req: &R,
+        version: i16,
+        label: &str,
+    ) -> Result<R::Response, Fail> {
+        if let Some((pending, _)) = m.pending.front() {
+            return Err(format!("{}: {label} while {pending} is pending", m.name));
+        }
+        let sent = m
+            .client
+            .send(req, version)
+            .await
+            .map_err(|e| format!("{}: send {label}: {e}", m.name))?;
+        let resp = answer(self.side, &m.name, label, m.client.recv(sent)).await?;
+        self.learn(m, &resp.clone().into());
+        Ok(resp)
+    }
+
+    /// [`Ctx::request_quiet`], then records the answer under `<member>: <label>` (as
+    /// [`Ctx::call`] does).
+    ///
+    /// # Errors
+    /// As [`Ctx::request_quiet`], or an answer without a JSON form at `version`.
+    pub async fn request<R: ApiRequest>(
+        &mut self,
+        m: &mut Member,
+        req: &R,
+        version: i16,
+        label: &str,
+    ) -> Result<R::Response, Fail>
+    where
+        R::Response: JsonForm,
+    {
+        let resp = self.request_quiet(m, req, version, label).await?;
+        self.record_answer(m, label, &resp, version)?;
+        Ok(resp)
+    }
+
+    /// Records `resp` (an answer at `version`) under `<member>: <label>`.
+    ///
+    /// # Errors
+    /// An answer without a JSON form at `version`.
+    pub fn record_answer(
+        &mut self,
+        m: &Member,
+        label: &str,
+        resp: &impl JsonForm,
+        version: i16,
+    ) -> Result<(), Fail> {
+        let json = resp
+            .to_json(version)
+            .map_err(|e| format!("{label}: to_json: {e}"))?;
+        self.record(&format!("{}: {label}", m.name), json);
+        Ok(())
     }
 
     /// What a client learns from an answer: ids (bound to the member's name), generations.
@@ -307,25 +399,24 @@ impl Ctx {
     /// passes; records only the last answer, under `label`. The polls in between are not
     /// compared: their count depends on timing.
     #[allow(clippy::too_many_arguments)]
-    pub async fn poll<R: Into<Request>>(
+    pub async fn poll<R: ApiRequest>(
         &mut self,
         m: &mut Member,
         make: impl Fn(&Member) -> R,
         version: i16,
         label: &str,
-        done: impl Fn(&Response) -> bool,
+        done: impl Fn(&R::Response) -> bool,
         every: Duration,
         within: Duration,
-    ) -> Result<Response, Fail> {
+    ) -> Result<R::Response, Fail>
+    where
+        R::Response: JsonForm,
+    {
         let deadline = Instant::now() + within;
         loop {
-            self.send(m, make(m), version, label).await?;
-            let (resp, label, version) = self.recv_quiet(m).await?;
+            let resp = self.request_quiet(m, &make(m), version, label).await?;
             if done(&resp) || Instant::now() > deadline {
-                let json = resp
-                    .to_json(version)
-                    .map_err(|e| format!("{label}: to_json: {e}"))?;
-                self.record(&format!("{}: {label} (polled)", m.name), json);
+                self.record_answer(m, &format!("{label} (polled)"), &resp, version)?;
                 return Ok(resp);
             }
             tokio::time::sleep(every).await;
@@ -371,14 +462,12 @@ impl Ctx {
         session_ms: i32,
         rebalance_ms: i32,
         protocols: &[(&str, Vec<u8>)],
-    ) -> Result<Response, Fail> {
+    ) -> Result<JoinGroupResponse, Fail> {
         let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
-        let r = self.call(m, req, 9, "JoinGroup").await?;
-        if let Response::JoinGroup(j) = &r {
-            if j.error_code == 79 {
-                let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
-                return self.call(m, req, 9, "JoinGroup (with member id)").await;
-            }
+        let r = self.request(m, &req, 9, "JoinGroup").await?;
+        if r.error_code == 79 {
+            let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
+            return self.request(m, &req, 9, "JoinGroup (with member id)").await;
         }
         Ok(r)
     }
@@ -392,9 +481,9 @@ impl Ctx {
         session_ms: i32,
         rebalance_ms: i32,
         protocols: &[(&str, Vec<u8>)],
-    ) -> Result<Response, Fail> {
+    ) -> Result<JoinGroupResponse, Fail> {
         let req = self.join_req(m, group, session_ms, rebalance_ms, protocols);
-        self.call(m, req, 9, "JoinGroup").await
+        self.request(m, &req, 9, "JoinGroup").await
     }
 
     /// Sends `m`'s JoinGroup v9 with the id it has, without waiting (for joins that complete only
@@ -443,9 +532,9 @@ impl Ctx {
         m: &mut Member,
         group: &str,
         assignments: &[(String, Vec<u8>)],
-    ) -> Result<Response, Fail> {
+    ) -> Result<SyncGroupResponse, Fail> {
         let req = self.sync_req(m, group, assignments);
-        self.call(m, req, 5, "SyncGroup").await
+        self.request(m, &req, 5, "SyncGroup").await
     }
 
     /// `m`'s SyncGroup v5 sent without waiting.
@@ -471,16 +560,24 @@ impl Ctx {
     }
 
     /// `m`'s Heartbeat v4, recorded.
-    pub async fn heartbeat(&mut self, m: &mut Member, group: &str) -> Result<Response, Fail> {
+    pub async fn heartbeat(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+    ) -> Result<HeartbeatResponse, Fail> {
         let req = Self::heartbeat_req(m, group);
-        self.call(m, req, 4, "Heartbeat").await
+        self.request(m, &req, 4, "Heartbeat").await
     }
 
     /// Heartbeats `m` (every 50 ms, up to 15 s) until the answer carries an error (e.g.
     /// REBALANCE_IN_PROGRESS: rejoin; ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID: the member was
     /// moved on or removed); records that answer. A member that gets UNKNOWN_MEMBER_ID forgets
     /// its id, as clients do.
-    pub async fn heartbeat_until(&mut self, m: &mut Member, group: &str) -> Result<Response, Fail> {
+    pub async fn heartbeat_until(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+    ) -> Result<HeartbeatResponse, Fail> {
         let g = group.to_string();
         let r = self
             .poll(
@@ -488,12 +585,12 @@ impl Ctx {
                 move |m| Self::heartbeat_req(m, &g),
                 4,
                 "Heartbeat",
-                |r| matches!(r, Response::Heartbeat(h) if h.error_code != 0),
+                |h| h.error_code != 0,
                 Duration::from_millis(50),
                 Duration::from_secs(15),
             )
             .await?;
-        if matches!(&r, Response::Heartbeat(h) if h.error_code == 25) && m.instance_id.is_none() {
+        if r.error_code == 25 && m.instance_id.is_none() {
             m.member_id.clear();
         }
         Ok(r)
@@ -505,7 +602,7 @@ impl Ctx {
         by: &mut Member,
         group: &str,
         members: &[(String, Option<String>)],
-    ) -> Result<Response, Fail> {
+    ) -> Result<LeaveGroupResponse, Fail> {
         let req = LeaveGroupRequest {
             group_id: group.to_string().into(),
             members: members
@@ -518,7 +615,7 @@ impl Ctx {
                 .collect(),
             ..Default::default()
         };
-        self.call(by, req, 5, "LeaveGroup").await
+        self.request(by, &req, 5, "LeaveGroup").await
     }
 
     /// A ConsumerGroupHeartbeat v1 of `m`: epoch 0 (join) when it has no epoch yet, with its own
@@ -557,19 +654,24 @@ impl Ctx {
         m: &mut Member,
         group: &str,
         topics: Option<&[&str]>,
-    ) -> Result<Response, Fail> {
+    ) -> Result<ConsumerGroupHeartbeatResponse, Fail> {
         if m.member_id.is_empty() {
             self.new_consumer_id(m);
         }
         let epoch = m.generation.max(0);
         let req = Self::cg_req(m, group, epoch, topics);
-        self.call(m, req, 1, "ConsumerGroupHeartbeat").await
+        self.request(m, &req, 1, "ConsumerGroupHeartbeat").await
     }
 
     /// `m` leaves with ConsumerGroupHeartbeat epoch -1, recorded.
-    pub async fn cg_leave(&mut self, m: &mut Member, group: &str) -> Result<Response, Fail> {
+    pub async fn cg_leave(
+        &mut self,
+        m: &mut Member,
+        group: &str,
+    ) -> Result<ConsumerGroupHeartbeatResponse, Fail> {
         let req = Self::cg_req(m, group, -1, None);
-        self.call(m, req, 1, "ConsumerGroupHeartbeat (leave)").await
+        self.request(m, &req, 1, "ConsumerGroupHeartbeat (leave)")
+            .await
     }
 
     /// Heartbeats `m` with ConsumerGroupHeartbeat (every 50 ms, acknowledging what it gets, up
@@ -579,18 +681,14 @@ impl Ctx {
         m: &mut Member,
         group: &str,
         done: impl Fn(&Member) -> bool,
-    ) -> Result<Response, Fail> {
+    ) -> Result<ConsumerGroupHeartbeatResponse, Fail> {
         let deadline = Instant::now() + Duration::from_secs(15);
+        let label = "ConsumerGroupHeartbeat";
         loop {
             let req = Self::cg_req(m, group, m.generation.max(0), None);
-            self.send(m, req, 1, "ConsumerGroupHeartbeat").await?;
-            let (resp, label, version) = self.recv_quiet(m).await?;
-            let failed = matches!(&resp, Response::ConsumerGroupHeartbeat(h) if h.error_code != 0);
-            if failed || done(m) || Instant::now() > deadline {
-                let json = resp
-                    .to_json(version)
-                    .map_err(|e| format!("{label}: to_json: {e}"))?;
-                self.record(&format!("{}: {label} (polled)", m.name), json);
+            let resp = self.request_quiet(m, &req, 1, label).await?;
+            if resp.error_code != 0 || done(m) || Instant::now() > deadline {
+                self.record_answer(m, &format!("{label} (polled)"), &resp, 1)?;
                 return Ok(resp);
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -607,10 +705,8 @@ impl Ctx {
             groups: vec![group.to_string().into()],
             ..Default::default()
         };
-        match tokio::time::timeout(ANSWER_DEADLINE, c.call(req, 5)).await {
-            Ok(Ok(Response::DescribeGroups(mut d))) if !d.groups.is_empty() => {
-                Ok(d.groups.swap_remove(0))
-            }
+        match tokio::time::timeout(ANSWER_DEADLINE, c.request(&req, 5)).await {
+            Ok(Ok(mut d)) if !d.groups.is_empty() => Ok(d.groups.swap_remove(0)),
             other => Err(format!("DescribeGroups {group}: {other:?}")),
         }
     }
@@ -636,12 +732,16 @@ impl Ctx {
     }
 
     /// DescribeGroups v5 of `groups` by `m`, recorded.
-    pub async fn describe(&mut self, m: &mut Member, groups: &[&str]) -> Result<Response, Fail> {
+    pub async fn describe(
+        &mut self,
+        m: &mut Member,
+        groups: &[&str],
+    ) -> Result<DescribeGroupsResponse, Fail> {
         let req = DescribeGroupsRequest {
             groups: groups.iter().map(|g| g.to_string().into()).collect(),
             ..Default::default()
         };
-        self.call(m, req, 5, "DescribeGroups").await
+        self.request(m, &req, 5, "DescribeGroups").await
     }
 
     /// ListGroups v5 with the filters, by `m`, recorded with only this scenario's groups (the
@@ -657,23 +757,13 @@ impl Ctx {
             types_filter: types.iter().map(|g| g.to_string().into()).collect(),
             ..Default::default()
         };
-        self.send(m, req, 5, "ListGroups").await?;
-        let (resp, label, version) = self.recv_quiet(m).await?;
-        let Response::ListGroups(mut l) = resp else {
-            return Err(format!("{label}: not a ListGroups answer"));
-        };
+        let mut l = self.request_quiet(m, &req, 5, "ListGroups").await?;
         let prefix = self.scenario;
         l.groups.retain(|g| {
             g.group_id.as_ref() == prefix || g.group_id.starts_with(&format!("{prefix}."))
         });
-        let json = Response::ListGroups(l)
-            .to_json(version)
-            .map_err(|e| format!("{label}: {e}"))?;
-        self.record(
-            &format!("{}: {label} states={states:?} types={types:?}", m.name),
-            json,
-        );
-        Ok(())
+        let label = format!("ListGroups states={states:?} types={types:?}");
+        self.record_answer(m, &label, &l, 5)
     }
 
     /// Ends the rebasing of epochs (the consumer group is gone: a classic group made from

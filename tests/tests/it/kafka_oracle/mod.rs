@@ -93,7 +93,6 @@ mod streams_scenarios;
 
 use harness::{Ctx, Fail, Side};
 use kwire_protocol::generated::consumer_group_heartbeat_request::ConsumerGroupHeartbeatRequest;
-use kwire_protocol::generated::Response;
 use kwire_protocol::wire::json::Value;
 use kwire_server::Client;
 use kwire_server::Server;
@@ -104,7 +103,6 @@ use std::time::{Duration, Instant};
 
 pub use scenario::Scenario;
 pub use settings::*;
-
 
 /// The kwire-server configuration matching the broker's group settings.
 fn kwire_config() -> ServerConfig {
@@ -154,9 +152,10 @@ async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fail> 
             topic_partitions: (epoch == 0).then(Vec::new),
             ..Default::default()
         };
-        let Ok(Response::ConsumerGroupHeartbeat(h)) = c.call(req, 1).await else {
-            return Err(format!("warm-up heartbeat on {addr} failed"));
-        };
+        let h = c
+            .request(&req, 1)
+            .await
+            .map_err(|e| format!("warm-up heartbeat on {addr} failed: {e}"))?;
         if h.error_code != 0 {
             return Err(format!(
                 "warm-up heartbeat on {addr}: error {}",

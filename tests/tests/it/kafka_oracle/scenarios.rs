@@ -12,7 +12,10 @@ use kwire_protocol::generated::delete_groups_request::DeleteGroupsRequest;
 use kwire_protocol::generated::offset_commit_request::{
     OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
-use kwire_protocol::generated::Response;
+use kwire_protocol::generated::{
+    ConsumerGroupHeartbeatResponse, HeartbeatResponse, JoinGroupResponse, Response,
+    SyncGroupResponse,
+};
 
 pub use super::scenario::Fut;
 
@@ -46,24 +49,38 @@ fn one_each(ms: &[&Member]) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn err_of(r: &Response) -> i16 {
-    match r {
-        Response::JoinGroup(x) => x.error_code,
-        Response::SyncGroup(x) => x.error_code,
-        Response::Heartbeat(x) => x.error_code,
-        Response::LeaveGroup(x) => x.error_code,
-        Response::ConsumerGroupHeartbeat(x) => x.error_code,
-        _ => 0,
-    }
+/// A group answer with a top-level error code.
+trait ErrorCode {
+    /// The answer's `ErrorCode`.
+    fn error_code(&self) -> i16;
 }
+
+macro_rules! error_code {
+    ($($t:ty),*) => {$(
+        impl ErrorCode for $t {
+            fn error_code(&self) -> i16 {
+                self.error_code
+            }
+        }
+    )*};
+}
+error_code!(
+    JoinGroupResponse,
+    SyncGroupResponse,
+    HeartbeatResponse,
+    ConsumerGroupHeartbeatResponse
+);
 
 /// Expects error code `code` in `r` (a scenario whose premise fails stops here: the transcripts
 /// up to this point are still compared).
-fn expect(r: &Response, code: i16, what: &str) -> Result<(), Fail> {
-    if err_of(r) == code {
+fn expect(r: &impl ErrorCode, code: i16, what: &str) -> Result<(), Fail> {
+    if r.error_code() == code {
         Ok(())
     } else {
-        Err(format!("{what}: expected error {code}, got {}", err_of(r)))
+        Err(format!(
+            "{what}: expected error {code}, got {}",
+            r.error_code()
+        ))
     }
 }
 
@@ -90,7 +107,7 @@ async fn form(
             .await?;
     }
     for m in ms.iter_mut() {
-        let r = c.recv(m).await?;
+        let r: JoinGroupResponse = c.recv_as(m).await?;
         expect(&r, 0, "join")?;
     }
     let refs: Vec<&Member> = ms.iter().collect();
@@ -100,7 +117,7 @@ async fn form(
         c.send_sync(m, g, &[]).await?;
     }
     for m in ms.iter_mut() {
-        let r = c.recv(m).await?;
+        let r: SyncGroupResponse = c.recv_as(m).await?;
         expect(&r, 0, "sync")?;
     }
     Ok(())
@@ -145,7 +162,7 @@ fn join_v3_without_member_id_required(c: &mut Ctx) -> Fut<'_> {
         let g = c.group("");
         let mut a = c.member("a").await?;
         let req = c.join_req(&a, &g, SESSION, REBALANCE, &range());
-        let r = c.call(&mut a, req, 3, "JoinGroup v3").await?;
+        let r = c.request(&mut a, &req, 3, "JoinGroup v3").await?;
         expect(&r, 0, "join v3")?;
         let req = c.sync_req(
             &a,
@@ -672,16 +689,14 @@ async fn classic_rejoin_in_consumer_group(
 ) -> Result<(), Fail> {
     let r = c.join(m, g, SESSION, REBALANCE, &range()).await?;
     expect(&r, 0, "classic join in a consumer group")?;
-    let r = c.sync(m, g, &[]).await?;
-    if let Response::SyncGroup(s) = &r {
-        let parts = decode_assignment(&s.assignment)?;
-        let label = format!("{}: SyncGroup assignment (decoded)", m.name);
-        let parts: Vec<serde_json::Value> = parts
-            .into_iter()
-            .map(|(t, p)| serde_json::json!({"topic": t, "partitions": p}))
-            .collect();
-        c.note(&label, serde_json::json!(parts));
-    }
+    let s = c.sync(m, g, &[]).await?;
+    let parts = decode_assignment(&s.assignment)?;
+    let label = format!("{}: SyncGroup assignment (decoded)", m.name);
+    let parts: Vec<serde_json::Value> = parts
+        .into_iter()
+        .map(|(t, p)| serde_json::json!({"topic": t, "partitions": p}))
+        .collect();
+    c.note(&label, serde_json::json!(parts));
     c.heartbeat(m, g).await?;
     Ok(())
 }

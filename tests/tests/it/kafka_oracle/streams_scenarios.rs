@@ -131,9 +131,10 @@ pub async fn create_topics(addr: SocketAddr) -> Result<Vec<(String, String)>, Fa
                 process_id: (epoch == 0).then(|| "warm-up".into()),
                 ..Default::default()
             };
-            let Ok(Response::StreamsGroupHeartbeat(h)) = c.call(req, 0).await else {
-                return Err(format!("streams warm-up heartbeat on {addr} failed"));
-            };
+            let h = c
+                .request(&req, 0)
+                .await
+                .map_err(|e| format!("streams warm-up heartbeat on {addr} failed: {e}"))?;
             if h.error_code != 0 {
                 return Err(format!(
                     "streams warm-up heartbeat on {addr}: error {}",
@@ -184,9 +185,10 @@ pub async fn create(
         timeout_ms: 30_000,
         ..Default::default()
     };
-    let Ok(Response::CreateTopics(r)) = c.call(req, 7).await else {
-        return Err(format!("CreateTopics on {addr} failed"));
-    };
+    let r = c
+        .request(&req, 7)
+        .await
+        .map_err(|e| format!("CreateTopics on {addr} failed: {e}"))?;
     let mut out = Vec::new();
     for t in &r.topics {
         if t.error_code != 0 {
@@ -211,9 +213,10 @@ pub async fn create(
             ),
             ..Default::default()
         };
-        let Ok(Response::Metadata(m)) = c.call(req, 12).await else {
-            return Err(format!("Metadata on {addr} failed"));
-        };
+        let m = c
+            .request(&req, 12)
+            .await
+            .map_err(|e| format!("Metadata on {addr} failed: {e}"))?;
         let ready = m.topics.len() == topics.len()
             && m.topics.iter().all(|t| {
                 t.error_code == 0
@@ -396,28 +399,21 @@ async fn smembers(c: &mut Ctx, names: &[&str], topology: &Topology) -> Result<Ve
     Ok(out)
 }
 
-fn hb_of(r: &Response) -> Result<&StreamsGroupHeartbeatResponse, Fail> {
-    match r {
-        Response::StreamsGroupHeartbeat(h) => Ok(h),
-        other => Err(format!("not a StreamsGroupHeartbeat answer: {other:?}")),
-    }
-}
-
 /// The error code of a StreamsGroupHeartbeat answer.
-fn err(r: &Response) -> i16 {
-    hb_of(r).map(|h| h.error_code).unwrap_or(-2)
+fn err(r: &StreamsGroupHeartbeatResponse) -> i16 {
+    r.error_code
 }
 
 /// The status codes of a StreamsGroupHeartbeat answer.
-fn statuses(r: &Response) -> Vec<i8> {
-    hb_of(r)
-        .ok()
-        .and_then(|h| h.status.as_ref())
+fn statuses(r: &StreamsGroupHeartbeatResponse) -> Vec<i8> {
+    r.status
+        .as_ref()
         .map(|s| s.iter().map(|s| s.status_code).collect())
         .unwrap_or_default()
 }
 
-fn expect(r: &Response, code: i16, what: &str) -> Result<(), Fail> {
+/// Expects error code `code` in the StreamsGroupHeartbeat answer `r`.
+fn expect(r: &StreamsGroupHeartbeatResponse, code: i16, what: &str) -> Result<(), Fail> {
     if err(r) == code {
         Ok(())
     } else {
@@ -431,14 +427,14 @@ fn owned(m: &SMember, role: usize) -> usize {
 }
 
 /// `s`'s heartbeat (a join when it has no epoch), recorded.
-async fn hb(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, Fail> {
+async fn hb(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<StreamsGroupHeartbeatResponse, Fail> {
     let req = s.req(g);
     let label = if req.member_epoch == 0 {
         "StreamsGroupHeartbeat (join)"
     } else {
         "StreamsGroupHeartbeat"
     };
-    c.call(&mut s.m, req, s.version, label).await
+    c.request(&mut s.m, &req, s.version, label).await
 }
 
 /// `s`'s heartbeat with `edit` applied to the request, recorded under `label`.
@@ -448,10 +444,10 @@ async fn hb_with(
     g: &str,
     label: &str,
     edit: impl FnOnce(&mut StreamsGroupHeartbeatRequest),
-) -> Result<Response, Fail> {
+) -> Result<StreamsGroupHeartbeatResponse, Fail> {
     let mut req = s.req(g);
     edit(&mut req);
-    c.call(&mut s.m, req, s.version, label).await
+    c.request(&mut s.m, &req, s.version, label).await
 }
 
 /// Heartbeats `s` (every 50 ms, acknowledging what it gets) until `done` holds for its state and
@@ -460,19 +456,15 @@ async fn hb_until(
     c: &mut Ctx,
     s: &mut SMember,
     g: &str,
-    done: impl Fn(&SMember, &Response) -> bool,
-) -> Result<Response, Fail> {
+    done: impl Fn(&SMember, &StreamsGroupHeartbeatResponse) -> bool,
+) -> Result<StreamsGroupHeartbeatResponse, Fail> {
     let deadline = Instant::now() + POLL_WITHIN;
+    let label = "StreamsGroupHeartbeat";
     loop {
         let req = s.req(g);
-        c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat")
-            .await?;
-        let (resp, label, version) = c.recv_quiet(&mut s.m).await?;
+        let resp = c.request_quiet(&mut s.m, &req, s.version, label).await?;
         if err(&resp) != 0 || done(s, &resp) || Instant::now() > deadline {
-            let json = resp
-                .to_json(version)
-                .map_err(|e| format!("{label}: to_json: {e}"))?;
-            c.record(&format!("{}: {label} (polled)", s.m.name), json);
+            c.record_answer(&s.m, &format!("{label} (polled)"), &resp, s.version)?;
             return Ok(resp);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -480,7 +472,11 @@ async fn hb_until(
 }
 
 /// `s` leaves (epoch -1), recorded; it forgets its tasks and epoch.
-async fn leave_group(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, Fail> {
+async fn leave_group(
+    c: &mut Ctx,
+    s: &mut SMember,
+    g: &str,
+) -> Result<StreamsGroupHeartbeatResponse, Fail> {
     let req = StreamsGroupHeartbeatRequest {
         group_id: g.to_string().into(),
         member_id: s.m.member_id.clone().into(),
@@ -491,7 +487,7 @@ async fn leave_group(c: &mut Ctx, s: &mut SMember, g: &str) -> Result<Response, 
         ..Default::default()
     };
     let r = c
-        .call(&mut s.m, req, s.version, "StreamsGroupHeartbeat (leave)")
+        .request(&mut s.m, &req, s.version, "StreamsGroupHeartbeat (leave)")
         .await?;
     s.m.generation = -1;
     s.m.tasks = Default::default();
@@ -548,9 +544,8 @@ async fn settle(c: &mut Ctx, g: &str, ms: &mut [SMember]) -> Result<(), Fail> {
         for s in ms.iter_mut() {
             let before = (s.m.generation, s.m.tasks.clone());
             let req = s.req(g);
-            c.send(&mut s.m, req, s.version, "StreamsGroupHeartbeat")
-                .await?;
-            let (resp, label, _) = c.recv_quiet(&mut s.m).await?;
+            let label = "StreamsGroupHeartbeat";
+            let resp = c.request_quiet(&mut s.m, &req, s.version, label).await?;
             if err(&resp) != 0 {
                 return Err(format!(
                     "{}: {label}: error {} while settling",
@@ -1250,10 +1245,7 @@ fn step<'a>(t: &'a [(String, Value)], label: &str) -> Result<&'a Value, Fail> {
 /// "Topology updates are not supported yet."); kwire answers the same-epoch change with
 /// STREAMS_INVALID_TOPOLOGY_EPOCH (131), moves the group onto the next epoch's topology, and
 /// tells the member still on the first one STALE_TOPOLOGY (status 0).
-fn check_d1(
-    kafka: &[(String, Value)],
-    kwire: &[(String, Value)],
-) -> Result<(), Fail> {
+fn check_d1(kafka: &[(String, Value)], kwire: &[(String, Value)]) -> Result<(), Fail> {
     let code = |v: &Value| v.get("errorCode").and_then(Value::as_i64);
     let statuses = |v: &Value| -> Vec<i64> {
         v.get("status")
@@ -1541,10 +1533,7 @@ fn warm_up(c: &mut Ctx) -> Fut<'_> {
 
 /// S3: Kafka 4.4.0 shows no warm-up task anywhere; kwire places at least one and its answers
 /// have no error.
-fn check_warm_up(
-    kafka: &[(String, Value)],
-    kwire: &[(String, Value)],
-) -> Result<(), Fail> {
+fn check_warm_up(kafka: &[(String, Value)], kwire: &[(String, Value)]) -> Result<(), Fail> {
     fn warmups(v: &Value) -> usize {
         match v {
             Value::Object(o) => o

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 fn java_probe() {
     println!("cargo:rerun-if-env-changed=PATH");
     let on_path = |tool: &str| {
-        std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
     };
     if std::env::var("CI").as_deref() == Ok("true") || (on_path("java") && on_path("mvn")) {
         println!("cargo:rustc-cfg=kwire_java");
@@ -38,35 +39,58 @@ fn main() {
     println!("cargo:rerun-if-changed=../schemas");
     println!("cargo:rerun-if-env-changed=KWIRE_SHARED");
     println!("cargo:rerun-if-env-changed=CI");
-    kwire_codegen::Builder::new().compile_dir("../schemas").expect("schemas/ compiles");
+    kwire_codegen::Builder::new()
+        .compile_dir("../schemas")
+        .expect("schemas/ compiles");
     // tests/tests/it/vectors.rs: a probe message with the tagged shapes schemas/ lacks.
-    kwire_codegen::Builder::new().file_name("probe.rs").compile_dir("fixtures/probe").expect("fixtures/probe compiles");
+    kwire_codegen::Builder::new()
+        .file_name("probe.rs")
+        .compile_dir("fixtures/probe")
+        .expect("fixtures/probe compiles");
     // tests/tests/it/json_form.rs: the messages of protocol/src/generated (from its root re-exports), as
     // `schema_messages!(module::Type, …);`.
     println!("cargo:rerun-if-changed=../protocol/src/generated/mod.rs");
-    let root_mod = std::fs::read_to_string("../protocol/src/generated/mod.rs").expect("protocol/src/generated/mod.rs");
+    let root_mod = std::fs::read_to_string("../protocol/src/generated/mod.rs")
+        .expect("protocol/src/generated/mod.rs");
     let generated: Vec<&str> = root_mod
         .lines()
         .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
         .filter(|p| !p.ends_with("::*"))
         .collect();
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    std::fs::write(out_dir.join("schema_messages.rs"), format!("schema_messages!({});\n", generated.join(", ")))
-        .expect("writing schema_messages.rs");
+    std::fs::write(
+        out_dir.join("schema_messages.rs"),
+        format!("schema_messages!({});\n", generated.join(", ")),
+    )
+    .expect("writing schema_messages.rs");
     // tests/tests/it/robustness.rs: the same messages with their borrowed views (kwire-codegen names the view of
     // `Type` `TypeRef`, in the same module), as `schema_message_views!(module::Type / TypeRef, …);`.
-    let with_views: Vec<String> =
-        generated.iter().filter_map(|p| p.rsplit_once("::")).map(|(m, t)| format!("{m}::{t} / {t}Ref")).collect();
-    std::fs::write(out_dir.join("schema_message_views.rs"), format!("schema_message_views!({});\n", with_views.join(", ")))
-        .expect("writing schema_message_views.rs");
+    let with_views: Vec<String> = generated
+        .iter()
+        .filter_map(|p| p.rsplit_once("::"))
+        .map(|(m, t)| format!("{m}::{t} / {t}Ref"))
+        .collect();
+    std::fs::write(
+        out_dir.join("schema_message_views.rs"),
+        format!("schema_message_views!({});\n", with_views.join(", ")),
+    )
+    .expect("writing schema_message_views.rs");
     // tests/tests/it/robustness.rs: every struct that is an array element in the generated code (the element type of a
     // `pub field: …::std::vec::Vec<Type>`, read from each module), as `element_structs!(module::Type, …);`.
     let mut elements = std::collections::BTreeSet::new();
-    for module in generated.iter().filter_map(|p| p.split_once("::")).map(|(m, _)| m) {
-        let text = std::fs::read_to_string(format!("../protocol/src/generated/{module}.rs")).expect("a generated module");
+    for module in generated
+        .iter()
+        .filter_map(|p| p.split_once("::"))
+        .map(|(m, _)| m)
+    {
+        let text = std::fs::read_to_string(format!("../protocol/src/generated/{module}.rs"))
+            .expect("a generated module");
         for line in text.lines().filter(|l| l.trim_start().starts_with("pub ")) {
             if let Some((_, rest)) = line.split_once("::std::vec::Vec<") {
-                let ty: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                let ty: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
                 if ty.starts_with(|c: char| c.is_ascii_uppercase()) {
                     elements.insert(format!("{module}::{ty}"));
                 }
@@ -74,8 +98,11 @@ fn main() {
         }
     }
     let elements: Vec<String> = elements.into_iter().collect();
-    std::fs::write(out_dir.join("element_structs.rs"), format!("element_structs!({});\n", elements.join(", ")))
-        .expect("writing element_structs.rs");
+    std::fs::write(
+        out_dir.join("element_structs.rs"),
+        format!("element_structs!({});\n", elements.join(", ")),
+    )
+    .expect("writing element_structs.rs");
     // tests/tests/it/json_form.rs: one field of every type, with samples and the JSON form.
     kwire_codegen::Builder::new()
         .samples(true)
@@ -85,14 +112,19 @@ fn main() {
         .expect("fixtures/json-types compiles");
 
     // The shared material: $KWIRE_SHARED, else <workspace>/../shared.
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let manifest =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let shared = std::env::var_os("KWIRE_SHARED")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("..").join("..").join("shared"));
     let clients = shared.join("kafka-specs").join("3.9.0").join("clients");
     let golden = shared.join("golden").join("librdkafka-2.16.0");
     if !clients.is_dir() || !golden.is_dir() {
-        let what = if clients.is_dir() { golden.display() } else { clients.display() };
+        let what = if clients.is_dir() {
+            golden.display()
+        } else {
+            clients.display()
+        };
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!(
                 "the shared material is missing ({what} not found): put it at ../shared beside the \
@@ -120,11 +152,20 @@ fn main() {
         .expect("Kafka 3.9.0 clients specs compile");
     // …and the list of its messages, as `kafka390_messages!(module::Type, …);`.
     let files = kwire_codegen::source::read_dir(&clients).expect("Kafka 3.9.0 clients specs read");
-    let mut names: Vec<String> = kwire_codegen::check_files(files).specs.iter().map(|s| s.name.clone()).collect();
+    let mut names: Vec<String> = kwire_codegen::check_files(files)
+        .specs
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
     names.sort();
-    let items: Vec<String> =
-        names.iter().map(|n| format!("{}::{}", names::module_ident(n), names::type_ident(n))).collect();
-    std::fs::write(out_dir.join("kafka390_json_list.rs"), format!("kafka390_messages!({});\n", items.join(", ")))
-        .expect("writing kafka390_json_list.rs");
+    let items: Vec<String> = names
+        .iter()
+        .map(|n| format!("{}::{}", names::module_ident(n), names::type_ident(n)))
+        .collect();
+    std::fs::write(
+        out_dir.join("kafka390_json_list.rs"),
+        format!("kafka390_messages!({});\n", items.join(", ")),
+    )
+    .expect("writing kafka390_json_list.rs");
     println!("cargo:rustc-cfg=kwire_shared");
 }

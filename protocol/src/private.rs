@@ -50,8 +50,13 @@ mod tests {
     #[test]
     fn the_matching_abi_passes_and_another_fails_with_both_crates_named() {
         expect_runtime(RUNTIME_ABI);
-        let err = std::panic::catch_unwind(|| expect_runtime(RUNTIME_ABI + 1)).expect_err("another ABI must fail");
+        let err = std::panic::catch_unwind(|| expect_runtime(RUNTIME_ABI + 1))
+            .expect_err("another ABI must fail");
         let msg = err.downcast_ref::<&str>().copied().unwrap_or_default();
-        assert!(msg.contains("kwire-codegen") && msg.contains(&format!("kwire-protocol provides ({RUNTIME_ABI})")), "{msg}");
+        assert!(
+            msg.contains("kwire-codegen")
+                && msg.contains(&format!("kwire-protocol provides ({RUNTIME_ABI})")),
+            "{msg}"
+        );
     }
 }

@@ -35,7 +35,11 @@ fn served_rows(section: &str) -> Vec<(String, String, String)> {
 fn not_served(section: &str) -> BTreeSet<String> {
     let list = &section[section.find("**Not served**").expect("a Not served list")..];
     let list = &list[..list.find("\n\n").unwrap_or(list.len())];
-    list.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! ([`BatchRef::decompress`]).
 
 use super::attributes::Compression;
-use super::batch::{be_i32, be_u32, crc32c, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH};
+use super::batch::{
+    be_i32, be_u32, crc32c, BatchHeader, LOG_OVERHEAD, MAGIC_OFFSET, MIN_BATCH_LENGTH,
+};
 use super::codec::{read_record, RawRecord};
 use super::error::{RecordsError, RecordsErrorKind};
 use super::headers::HeaderIter;

@@ -598,8 +598,14 @@ macro_rules! version_pinned_sample {
 version_pinned_sample!(leader_change_sample, k390::LeaderChangeMessage);
 #[cfg(kwire_shared)]
 version_pinned_sample!(voters_record_sample, k390::VotersRecord);
-version_pinned_sample!(leader_change_sample_018, kwire_protocol::generated::LeaderChangeMessage);
-version_pinned_sample!(voters_record_sample_018, kwire_protocol::generated::VotersRecord);
+version_pinned_sample!(
+    leader_change_sample_018,
+    kwire_protocol::generated::LeaderChangeMessage
+);
+version_pinned_sample!(
+    voters_record_sample_018,
+    kwire_protocol::generated::VotersRecord
+);
 
 /// Messages built directly with kafka-protocol 0.15.1's API, one per interesting wire feature.
 #[cfg(kwire_shared)]
@@ -1315,7 +1321,11 @@ fn kwire_schemas_agree_with_kafka_protocol_0_18_0() {
     );
 
     let mut pairs = pairs;
-    pin_version_fields(&mut pairs, leader_change_sample_018, voters_record_sample_018);
+    pin_version_fields(
+        &mut pairs,
+        leader_change_sample_018,
+        voters_record_sample_018,
+    );
     let mut out = Outcome::default();
     run("0.18.0", &pairs, &mut out);
     built_018(&pairs, &mut out);

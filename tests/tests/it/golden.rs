@@ -394,7 +394,12 @@ fn check_api_versions_v3_quirk(f: &Frame) {
     // The KIP-511 fallback (Kafka's client retries at v0) does not read it either: kwire reads
     // whole bodies, so it gives the v3 error (Kafka's lenient v3 parse would stop at byte 12).
     let fb = ResponseFrame::decode_with_fallback(Bytes::copy_from_slice(b), ApiKey::ApiVersions, 3);
-    assert_eq!(fb.expect_err("neither v3 nor v0").kind(), e3.kind(), "{}", f.at());
+    assert_eq!(
+        fb.expect_err("neither v3 nor v0").kind(),
+        e3.kind(),
+        "{}",
+        f.at()
+    );
     // What the v3 reader consumed before it stopped (its prefix decode) is the misreading above.
     let mut prefix = Bytes::copy_from_slice(&b[4..]);
     let misread =

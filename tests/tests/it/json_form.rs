@@ -569,15 +569,37 @@ fn response_frames_take_their_version() {
 fn frames_of_removed_apis_refuse_every_version_in_json() {
     let j = json!({"header": {"requestApiKey": 4, "requestApiVersion": 0, "correlationId": 1, "clientId": null}, "body": {}});
     let e = RequestFrame::from_json(&j).unwrap_err();
-    assert!(matches!(e.kind(), JsonErrorKind::UnsupportedVersion { version: 0, lowest: 0, highest: -1 }), "{e}");
-    assert_eq!(e.to_string(), "LeaderAndIsrRequest: version 0 is outside the valid versions none");
+    assert!(
+        matches!(
+            e.kind(),
+            JsonErrorKind::UnsupportedVersion {
+                version: 0,
+                lowest: 0,
+                highest: -1
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "LeaderAndIsrRequest: version 0 is outside the valid versions none"
+    );
     let r = json!({"header": {"correlationId": 1}, "body": {}});
     let e = ResponseFrame::from_json(&r, ApiKey::LeaderAndIsr, 0).unwrap_err();
-    assert!(matches!(e.kind(), JsonErrorKind::UnsupportedVersion { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), JsonErrorKind::UnsupportedVersion { .. }),
+        "{e}"
+    );
     let f = RequestFrame::new(LeaderAndIsrRequest::default(), 0, 1, None);
-    assert!(matches!(f.to_json().unwrap_err().kind(), EncodeErrorKind::UnsupportedVersion { highest: -1, .. }));
+    assert!(matches!(
+        f.to_json().unwrap_err().kind(),
+        EncodeErrorKind::UnsupportedVersion { highest: -1, .. }
+    ));
     let f = ResponseFrame::new(LeaderAndIsrResponse::default(), 1);
-    assert!(matches!(f.to_json(0).unwrap_err().kind(), EncodeErrorKind::UnsupportedVersion { highest: -1, .. }));
+    assert!(matches!(
+        f.to_json(0).unwrap_err().kind(),
+        EncodeErrorKind::UnsupportedVersion { highest: -1, .. }
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -240,13 +240,16 @@ fn kwire_build(b: &Batch) -> Result<Bytes, String> {
                     .collect();
                 let appended = match r.offset {
                     Some(offset) => builder.append_at(
-                        i32::try_from(offset - d.base_offset).map_err(|e| format!("record {i}: {e}"))?,
+                        i32::try_from(offset - d.base_offset)
+                            .map_err(|e| format!("record {i}: {e}"))?,
                         r.timestamp,
                         r.key.as_deref(),
                         r.value.as_deref(),
                         &headers,
                     ),
-                    None => builder.append(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers),
+                    None => {
+                        builder.append(r.timestamp, r.key.as_deref(), r.value.as_deref(), &headers)
+                    }
                 };
                 appended.map_err(|e| format!("append of record {i}: {e:?}"))?;
             }

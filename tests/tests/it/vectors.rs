@@ -1803,16 +1803,30 @@ fn request_header_version_selection() {
 #[test]
 fn response_header_version_selection_and_api_versions_always_v0() {
     for v in 0..=4 {
-        assert_eq!(ApiKey::ApiVersions.response_header_version(v), Some(0), "ApiVersions v{v}");
+        assert_eq!(
+            ApiKey::ApiVersions.response_header_version(v),
+            Some(0),
+            "ApiVersions v{v}"
+        );
     }
     for (v, hv) in [(0, 0), (8, 0), (9, 1), (13, 1)] {
-        assert_eq!(ApiKey::Metadata.response_header_version(v), Some(hv), "Metadata v{v}");
+        assert_eq!(
+            ApiKey::Metadata.response_header_version(v),
+            Some(hv),
+            "Metadata v{v}"
+        );
     }
     for (v, hv) in [(2, 0), (3, 1)] {
         assert_eq!(ApiKey::FindCoordinator.response_header_version(v), Some(hv));
     }
-    assert_eq!(ApiKey::ConsumerGroupHeartbeat.response_header_version(0), Some(1));
-    assert_eq!(ApiKey::StreamsGroupDescribe.response_header_version(0), Some(1));
+    assert_eq!(
+        ApiKey::ConsumerGroupHeartbeat.response_header_version(0),
+        Some(1)
+    );
+    assert_eq!(
+        ApiKey::StreamsGroupDescribe.response_header_version(0),
+        Some(1)
+    );
 
     // ApiVersions v3 response frame: header v0 (no tagged byte), flexible body.
     let f = ResponseFrame::new(
@@ -2554,12 +2568,26 @@ fn probe_basics() {
 fn removed_apis_keep_key_and_name_and_have_no_version() {
     use kwire_protocol::generated::{LeaderAndIsrRequest, LeaderAndIsrResponse, Response};
     use kwire_protocol::wire::VersionRange;
-    let removed: Vec<ApiKey> = ApiKey::ALL.iter().copied().filter(|k| !k.has_valid_version()).collect();
+    let removed: Vec<ApiKey> = ApiKey::ALL
+        .iter()
+        .copied()
+        .filter(|k| !k.has_valid_version())
+        .collect();
     assert_eq!(
         removed,
-        [ApiKey::LeaderAndIsr, ApiKey::StopReplica, ApiKey::UpdateMetadata, ApiKey::ControlledShutdown]
+        [
+            ApiKey::LeaderAndIsr,
+            ApiKey::StopReplica,
+            ApiKey::UpdateMetadata,
+            ApiKey::ControlledShutdown
+        ]
     );
-    let names = ["LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"];
+    let names = [
+        "LeaderAndIsr",
+        "StopReplica",
+        "UpdateMetadata",
+        "ControlledShutdown",
+    ];
     for (k, (key, name)) in removed.iter().zip((4..=7).zip(names)) {
         assert_eq!(ApiKey::from_i16(key), Some(*k));
         assert_eq!((k.as_i16(), k.name()), (key, name));
@@ -2567,17 +2595,33 @@ fn removed_apis_keep_key_and_name_and_have_no_version() {
         assert!(k.valid_versions().is_empty() && k.flexible_versions().is_empty());
         assert_eq!(k.valid_versions(), VersionRange::NONE);
         assert_eq!(k.valid_versions().to_string(), "none");
-        assert_eq!((k.oldest_version(), k.latest_version(false), k.latest_version(true)), (None, None, None));
+        assert_eq!(
+            (
+                k.oldest_version(),
+                k.latest_version(false),
+                k.latest_version(true)
+            ),
+            (None, None, None)
+        );
         assert!(k.enabled_versions(true).is_empty() && !k.is_latest_version_unstable());
         for v in [i16::MIN, -1, 0, 1, 5, i16::MAX] {
-            assert_eq!((k.request_header_version(v), k.response_header_version(v)), (None, None), "{k:?} v{v}");
-            let unsupported = DecodeErrorKind::UnsupportedVersion { version: v, lowest: 0, highest: -1 };
+            assert_eq!(
+                (k.request_header_version(v), k.response_header_version(v)),
+                (None, None),
+                "{k:?} v{v}"
+            );
+            let unsupported = DecodeErrorKind::UnsupportedVersion {
+                version: v,
+                lowest: 0,
+                highest: -1,
+            };
             for body in ["", "00000000"] {
                 let e = Request::decode(*k, v, &mut Reader::new(b(body))).unwrap_err();
                 assert_eq!(e.kind(), &unsupported, "{k:?} v{v}");
                 let e = Response::decode(*k, v, &mut Reader::new(b(body))).unwrap_err();
                 assert_eq!(e.kind(), &unsupported, "{k:?} v{v}");
-                let e = ResponseFrame::decode(b(concat!("00000001", "00000000")), *k, v).unwrap_err();
+                let e =
+                    ResponseFrame::decode(b(concat!("00000001", "00000000")), *k, v).unwrap_err();
                 assert_eq!((e.kind(), e.offset()), (&unsupported, 0), "{k:?} v{v}");
                 assert_eq!(e.path_string(), format!("{name}Response"));
             }
@@ -2586,15 +2630,35 @@ fn removed_apis_keep_key_and_name_and_have_no_version() {
             frame.splice(0..0, [key.to_be_bytes(), v.to_be_bytes()].concat());
             let e = RequestFrame::decode(Bytes::from(frame)).unwrap_err();
             assert_eq!((e.kind(), e.offset()), (&unsupported, 0), "{k:?} v{v}");
-            assert_eq!(e.to_string(), format!("{name}Request at byte 0: version {v} is outside the valid versions none"));
+            assert_eq!(
+                e.to_string(),
+                format!("{name}Request at byte 0: version {v} is outside the valid versions none")
+            );
         }
     }
     // Writing: the body, and a frame (which has no header version to use).
-    let unsupported = EncodeErrorKind::UnsupportedVersion { version: 0, lowest: 0, highest: -1 };
-    assert_eq!(LeaderAndIsrRequest::default().to_bytes(0).unwrap_err().kind(), &unsupported);
+    let unsupported = EncodeErrorKind::UnsupportedVersion {
+        version: 0,
+        lowest: 0,
+        highest: -1,
+    };
+    assert_eq!(
+        LeaderAndIsrRequest::default()
+            .to_bytes(0)
+            .unwrap_err()
+            .kind(),
+        &unsupported
+    );
     let f = RequestFrame::new(LeaderAndIsrRequest::default(), 0, 1, None);
     assert_eq!(f.to_bytes().unwrap_err().kind(), &unsupported);
-    assert_eq!(f.header_version(), Err(DecodeErrorKind::UnsupportedVersion { version: 0, lowest: 0, highest: -1 }));
+    assert_eq!(
+        f.header_version(),
+        Err(DecodeErrorKind::UnsupportedVersion {
+            version: 0,
+            lowest: 0,
+            highest: -1
+        })
+    );
     let f = ResponseFrame::new(LeaderAndIsrResponse::default(), 1);
     assert_eq!(f.to_bytes(0).unwrap_err().kind(), &unsupported);
 }
@@ -2606,23 +2670,50 @@ fn removed_apis_keep_key_and_name_and_have_no_version() {
 fn unstable_latest_versions_are_left_out_unless_enabled() {
     use kwire_protocol::generated::{InitProducerIdRequest, InitProducerIdResponse};
     use kwire_protocol::wire::VersionRange;
-    let unstable: Vec<ApiKey> = ApiKey::ALL.iter().copied().filter(|k| k.is_latest_version_unstable()).collect();
+    let unstable: Vec<ApiKey> = ApiKey::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.is_latest_version_unstable())
+        .collect();
     assert_eq!(unstable, [ApiKey::InitProducerId]);
     let k = ApiKey::InitProducerId;
     assert_eq!(k.valid_versions(), VersionRange::new(0, 6));
-    assert_eq!((k.latest_version(true), k.latest_version(false)), (Some(6), Some(5)));
+    assert_eq!(
+        (k.latest_version(true), k.latest_version(false)),
+        (Some(6), Some(5))
+    );
     assert_eq!(k.enabled_versions(false), VersionRange::new(0, 5));
     assert_eq!(k.enabled_versions(true), VersionRange::new(0, 6));
     assert_eq!(k.oldest_version(), Some(0));
-    for k in ApiKey::ALL.iter().filter(|k| k.has_valid_version() && !k.is_latest_version_unstable()) {
+    for k in ApiKey::ALL
+        .iter()
+        .filter(|k| k.has_valid_version() && !k.is_latest_version_unstable())
+    {
         let v = k.valid_versions();
-        assert_eq!((k.latest_version(false), k.latest_version(true)), (Some(v.highest), Some(v.highest)), "{k:?}");
-        assert_eq!((k.enabled_versions(false), k.oldest_version()), (v, Some(v.lowest)), "{k:?}");
+        assert_eq!(
+            (k.latest_version(false), k.latest_version(true)),
+            (Some(v.highest), Some(v.highest)),
+            "{k:?}"
+        );
+        assert_eq!(
+            (k.enabled_versions(false), k.oldest_version()),
+            (v, Some(v.lowest)),
+            "{k:?}"
+        );
     }
     // The unstable version is still a version of the codecs.
-    let q = InitProducerIdRequest { transactional_id: Some("t".into()), ..Default::default() };
-    assert_eq!(InitProducerIdRequest::decode_bytes(q.to_bytes(6).unwrap(), 6).unwrap(), q);
-    let p = InitProducerIdResponse { producer_id: 7, ..Default::default() };
+    let q = InitProducerIdRequest {
+        transactional_id: Some("t".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        InitProducerIdRequest::decode_bytes(q.to_bytes(6).unwrap(), 6).unwrap(),
+        q
+    );
+    let p = InitProducerIdResponse {
+        producer_id: 7,
+        ..Default::default()
+    };
     let f = ResponseFrame::new(p.clone(), 3);
     let back = ResponseFrame::decode(f.to_bytes(6).unwrap(), k, 6).unwrap();
     assert_eq!(back, f);
@@ -2633,11 +2724,21 @@ fn typed_broker(request: Bytes) -> Bytes {
     let f = RequestFrame::decode(request).unwrap();
     let version = f.header.request_api_version;
     let body: kwire_protocol::generated::Response = match f.body {
-        Request::Metadata(_) => md::MetadataResponse { cluster_id: Some("c1".into()), ..Default::default() }.into(),
-        Request::ApiVersions(_) => ApiVersionsResponse { throttle_time_ms: 9, ..Default::default() }.into(),
+        Request::Metadata(_) => md::MetadataResponse {
+            cluster_id: Some("c1".into()),
+            ..Default::default()
+        }
+        .into(),
+        Request::ApiVersions(_) => ApiVersionsResponse {
+            throttle_time_ms: 9,
+            ..Default::default()
+        }
+        .into(),
         other => panic!("not served: {:?}", other.api_key()),
     };
-    ResponseFrame::new(body, f.header.correlation_id).to_bytes(version).unwrap()
+    ResponseFrame::new(body, f.header.correlation_id)
+        .to_bytes(version)
+        .unwrap()
 }
 
 /// `ApiRequest` / `ApiResponse`: each request type names its API and response type, so a
@@ -2646,30 +2747,66 @@ fn typed_broker(request: Bytes) -> Bytes {
 fn typed_requests_name_their_api_and_response() {
     use kwire_protocol::generated::{ApiRequest, ApiResponse};
     fn send<R: ApiRequest>(request: R, version: i16) -> Result<R::Response, DecodeError> {
-        let answer = typed_broker(RequestFrame::new(request, version, 11, Some("c")).to_bytes().unwrap());
+        let answer = typed_broker(
+            RequestFrame::new(request, version, 11, Some("c"))
+                .to_bytes()
+                .unwrap(),
+        );
         let (header, body) = R::Response::decode_response_frame(answer, version)?;
         assert_eq!(header.correlation_id, 11);
         Ok(body)
     }
     fn pair<R: ApiRequest>() -> (ApiKey, ApiKey, &'static str, &'static str) {
-        (R::KEY, <R::Response as ApiResponse>::KEY, R::NAME, <R::Response as Message>::NAME)
+        (
+            R::KEY,
+            <R::Response as ApiResponse>::KEY,
+            R::NAME,
+            <R::Response as Message>::NAME,
+        )
     }
     let m: md::MetadataResponse = send(MetadataRequest::default(), 12).unwrap();
     assert_eq!(m.cluster_id.as_deref(), Some("c1"));
     let a: ApiVersionsResponse = send(ApiVersionsRequest::default(), 3).unwrap();
     assert_eq!(a.throttle_time_ms, 9);
-    assert_eq!(pair::<MetadataRequest>(), (ApiKey::Metadata, ApiKey::Metadata, "MetadataRequest", "MetadataResponse"));
+    assert_eq!(
+        pair::<MetadataRequest>(),
+        (
+            ApiKey::Metadata,
+            ApiKey::Metadata,
+            "MetadataRequest",
+            "MetadataResponse"
+        )
+    );
     assert_eq!(pair::<FindCoordinatorRequest>().1, ApiKey::FindCoordinator);
-    assert_eq!(<FindCoordinatorResponse as ApiResponse>::KEY, ApiKey::FindCoordinator);
+    assert_eq!(
+        <FindCoordinatorResponse as ApiResponse>::KEY,
+        ApiKey::FindCoordinator
+    );
     // The typed body helpers: at the version, whole bodies only.
     let body = FindCoordinatorResponse::default().to_bytes(3).unwrap();
-    assert_eq!(FindCoordinatorResponse::decode_response(body.clone(), 3).unwrap(), FindCoordinatorResponse::default());
+    assert_eq!(
+        FindCoordinatorResponse::decode_response(body.clone(), 3).unwrap(),
+        FindCoordinatorResponse::default()
+    );
     let mut long = body.to_vec();
     long.push(0);
     let e = FindCoordinatorResponse::decode_response(Bytes::from(long), 3).unwrap_err();
-    assert!(matches!(e.kind(), DecodeErrorKind::TrailingBytes { len: 1, .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::TrailingBytes { len: 1, .. }),
+        "{e}"
+    );
     let e = md::MetadataResponse::decode_response_frame(b("0000000100"), 14).unwrap_err();
-    assert_eq!((e.kind(), e.offset()), (&DecodeErrorKind::UnsupportedVersion { version: 14, lowest: 0, highest: 13 }, 0));
+    assert_eq!(
+        (e.kind(), e.offset()),
+        (
+            &DecodeErrorKind::UnsupportedVersion {
+                version: 14,
+                lowest: 0,
+                highest: 13
+            },
+            0
+        )
+    );
 }
 
 /// The answer of a broker that does not know the ApiVersions version asked for (KIP-511): in the
@@ -2687,48 +2824,99 @@ fn api_versions_fallback_reads_a_v0_unsupported_version_answer() {
     use kwire_protocol::generated::ApiResponse;
     let expected = ApiVersionsResponse {
         error_code: 35,
-        api_keys: vec![ApiVersion { api_key: 18, min_version: 0, max_version: 2, ..Default::default() }],
+        api_keys: vec![ApiVersion {
+            api_key: 18,
+            min_version: 0,
+            max_version: 2,
+            ..Default::default()
+        }],
         ..Default::default()
     };
-    assert_eq!(hex(&expected.to_bytes(0).unwrap()), API_VERSIONS_V0_UNSUPPORTED);
+    assert_eq!(
+        hex(&expected.to_bytes(0).unwrap()),
+        API_VERSIONS_V0_UNSUPPORTED
+    );
     let frame = format!("0000002a{API_VERSIONS_V0_UNSUPPORTED}"); // response header v0
     for asked in [3, 4, 5, 1, 2, 7] {
         // Strictly, the v0 bytes are no v`asked` answer.
-        assert!(ApiVersionsResponse::decode_bytes(b(API_VERSIONS_V0_UNSUPPORTED), asked).is_err(), "v{asked}");
-        assert!(ResponseFrame::decode(b(&frame), ApiKey::ApiVersions, asked).is_err(), "v{asked}");
+        assert!(
+            ApiVersionsResponse::decode_bytes(b(API_VERSIONS_V0_UNSUPPORTED), asked).is_err(),
+            "v{asked}"
+        );
+        assert!(
+            ResponseFrame::decode(b(&frame), ApiKey::ApiVersions, asked).is_err(),
+            "v{asked}"
+        );
         // With the fallback: error 35 and the broker's range, read at version 0.
-        let (body, used) = ApiVersionsResponse::decode_with_fallback(b(API_VERSIONS_V0_UNSUPPORTED), asked).unwrap();
+        let (body, used) =
+            ApiVersionsResponse::decode_with_fallback(b(API_VERSIONS_V0_UNSUPPORTED), asked)
+                .unwrap();
         assert_eq!((&body, used), (&expected, 0), "v{asked}");
-        let (f, used) = ResponseFrame::decode_with_fallback(b(&frame), ApiKey::ApiVersions, asked).unwrap();
-        assert_eq!((f.header.correlation_id, &f.body, used), (42, &kwire_protocol::generated::Response::ApiVersions(expected.clone()), 0), "v{asked}");
+        let (f, used) =
+            ResponseFrame::decode_with_fallback(b(&frame), ApiKey::ApiVersions, asked).unwrap();
+        assert_eq!(
+            (f.header.correlation_id, &f.body, used),
+            (
+                42,
+                &kwire_protocol::generated::Response::ApiVersions(expected.clone()),
+                0
+            ),
+            "v{asked}"
+        );
         let (h, body) = ApiVersionsResponse::decode_response_frame(b(&frame), asked).unwrap();
         assert_eq!((h.correlation_id, &body), (42, &expected), "v{asked}");
-        assert_eq!(ApiVersionsResponse::decode_response(b(API_VERSIONS_V0_UNSUPPORTED), asked).unwrap(), expected);
+        assert_eq!(
+            ApiVersionsResponse::decode_response(b(API_VERSIONS_V0_UNSUPPORTED), asked).unwrap(),
+            expected
+        );
     }
-    assert_eq!(ApiVersionsResponse::decode_with_fallback(b(API_VERSIONS_V0_UNSUPPORTED), 0).unwrap(), (expected, 0));
+    assert_eq!(
+        ApiVersionsResponse::decode_with_fallback(b(API_VERSIONS_V0_UNSUPPORTED), 0).unwrap(),
+        (expected, 0)
+    );
 }
 
 /// A normal answer reads at the version asked, as without the fallback.
 #[test]
 fn api_versions_fallback_reads_a_normal_answer_at_its_version() {
     let body = ApiVersionsResponse {
-        api_keys: vec![ApiVersion { api_key: 18, min_version: 0, max_version: 4, ..Default::default() }],
+        api_keys: vec![ApiVersion {
+            api_key: 18,
+            min_version: 0,
+            max_version: 4,
+            ..Default::default()
+        }],
         throttle_time_ms: 5,
         finalized_features_epoch: 3,
         ..Default::default()
     };
     for v in 0..=5 {
-        let (back, used) = ApiVersionsResponse::decode_with_fallback(body.to_bytes(v).unwrap(), v).unwrap();
+        let (back, used) =
+            ApiVersionsResponse::decode_with_fallback(body.to_bytes(v).unwrap(), v).unwrap();
         let want = ApiVersionsResponse::decode_bytes(body.to_bytes(v).unwrap(), v).unwrap();
         assert_eq!((back, used), (want, v), "v{v}");
         let f = ResponseFrame::new(body.clone(), 8);
-        let (back, used) = ResponseFrame::decode_with_fallback(f.to_bytes(v).unwrap(), ApiKey::ApiVersions, v).unwrap();
-        assert_eq!((back, used), (ResponseFrame::decode(f.to_bytes(v).unwrap(), ApiKey::ApiVersions, v).unwrap(), v));
+        let (back, used) =
+            ResponseFrame::decode_with_fallback(f.to_bytes(v).unwrap(), ApiKey::ApiVersions, v)
+                .unwrap();
+        assert_eq!(
+            (back, used),
+            (
+                ResponseFrame::decode(f.to_bytes(v).unwrap(), ApiKey::ApiVersions, v).unwrap(),
+                v
+            )
+        );
     }
     // Other APIs: exactly `ResponseFrame::decode`.
     let f = ResponseFrame::new(FindCoordinatorResponse::default(), 8);
-    assert_eq!(ResponseFrame::decode_with_fallback(f.to_bytes(3).unwrap(), ApiKey::FindCoordinator, 3).unwrap(), (f, 3));
-    assert!(ResponseFrame::decode_with_fallback(b("00000008"), ApiKey::FindCoordinator, 3).is_err());
+    assert_eq!(
+        ResponseFrame::decode_with_fallback(f.to_bytes(3).unwrap(), ApiKey::FindCoordinator, 3)
+            .unwrap(),
+        (f, 3)
+    );
+    assert!(
+        ResponseFrame::decode_with_fallback(b("00000008"), ApiKey::FindCoordinator, 3).is_err()
+    );
 }
 
 /// Bytes that read at no version: a typed error (the one at the version asked, or at version 0
@@ -2757,19 +2945,37 @@ fn api_versions_fallback_refuses_garbage_with_a_typed_error() {
                     // Only bytes that do read at some version: then at `v` or at 0, never for
                     // a negative version (no fallback there).
                     assert!(v >= 0 && (used == v || used == 0), "{g} v{v}");
-                    assert_eq!(ApiVersionsResponse::decode_bytes(b(g), used).unwrap(), m, "{g} v{v}");
+                    assert_eq!(
+                        ApiVersionsResponse::decode_bytes(b(g), used).unwrap(),
+                        m,
+                        "{g} v{v}"
+                    );
                 }
-                Err(e) if v < 0 => assert!(matches!(e.kind(), DecodeErrorKind::UnsupportedVersion { .. }), "{g} v{v}: {e}"),
-                Err(e) => assert_eq!(Err(e), strict.map(|_| ()), "{g} v{v}: the error at the version asked"),
+                Err(e) if v < 0 => assert!(
+                    matches!(e.kind(), DecodeErrorKind::UnsupportedVersion { .. }),
+                    "{g} v{v}: {e}"
+                ),
+                Err(e) => assert_eq!(
+                    Err(e),
+                    strict.map(|_| ()),
+                    "{g} v{v}: the error at the version asked"
+                ),
             }
             let frame = format!("00000001{g}");
             let r = ResponseFrame::decode_with_fallback(b(&frame), ApiKey::ApiVersions, v);
-            assert_eq!(r.is_ok(), ApiVersionsResponse::decode_with_fallback(b(g), v).is_ok(), "{g} v{v}");
+            assert_eq!(
+                r.is_ok(),
+                ApiVersionsResponse::decode_with_fallback(b(g), v).is_ok(),
+                "{g} v{v}"
+            );
         }
         let e = ApiVersionsResponse::decode_with_fallback(b(g), 3);
         assert!(e.is_err(), "{g}");
     }
     // A header cut short.
     let e = ResponseFrame::decode_with_fallback(b("0000"), ApiKey::ApiVersions, 3).unwrap_err();
-    assert!(matches!(e.kind(), DecodeErrorKind::UnexpectedEof { .. }), "{e}");
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::UnexpectedEof { .. }),
+        "{e}"
+    );
 }

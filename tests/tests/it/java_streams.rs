@@ -602,7 +602,7 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
             .with_writer(move || Sink(sink.clone()))
             .finish(),
     );
-    tokio::runtime::Builder::new_multi_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .on_thread_start(move || {
@@ -610,7 +610,13 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
             std::mem::forget(tracing::dispatcher::set_default(&dispatch));
         })
         .build()
-        .expect("tokio runtime")
+        .expect("tokio runtime");
+    // Other tests of this binary run kwire-servers at the same time with no subscriber, so
+    // kwire-server's callsites may have been registered, and their interest (and tracing's
+    // global max level) cached as "off", while this dispatcher was being registered on another
+    // thread. Recompute both now that it exists, or the sink may stay empty.
+    tracing::callsite::rebuild_interest_cache();
+    rt
 }
 
 /// A request to `addr` on a fresh connection, and its typed answer.

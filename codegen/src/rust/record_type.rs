@@ -81,8 +81,6 @@ pub(crate) fn emit(pairs: &[RecordPair]) -> TokenStream {
         /// numbered by their `apiKey` (the record type), in that order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(i16)]
-        // The variants are the specs' names, which may share a prefix (`Kwire…`).
-        #[allow(clippy::enum_variant_names)]
         pub enum CoordinatorRecordType {
             #( #[doc = #docs] #variants = #ids, )*
         }

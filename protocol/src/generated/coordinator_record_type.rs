@@ -6,7 +6,6 @@ use ::kwire_protocol::__private as rt;
 /// numbered by their `apiKey` (the record type), in that order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i16)]
-#[allow(clippy::enum_variant_names)]
 pub enum CoordinatorRecordType {
     /// `KwireConsumerGroupMetadataKey` and `KwireConsumerGroupMetadataValue`: record type 3, value versions 0.
     KwireConsumerGroupMetadata = 3,

@@ -611,10 +611,15 @@ fn logging_runtime(sink: Arc<Mutex<Vec<u8>>>) -> tokio::runtime::Runtime {
         })
         .build()
         .expect("tokio runtime");
-    // Other tests of this binary run kwire-servers at the same time with no subscriber, so
-    // kwire-server's callsites may have been registered, and their interest (and tracing's
-    // global max level) cached as "off", while this dispatcher was being registered on another
-    // thread. Recompute both now that it exists, or the sink may stay empty.
+    // Other tests of this binary run kwire-servers at the same time, on threads with no
+    // dispatcher. tracing-core computes a callsite's interest once, when it is first reached,
+    // from the registered dispatchers, except when exactly one is registered: then it asks the
+    // reaching thread's default. A kwire-server callsite first reached by another test's server
+    // would be cached as "never" and this sink would miss its lines (the full run found it
+    // empty). A second registered dispatcher makes tracing ask every registered one; the
+    // rebuild covers the callsites reached before this point.
+    static SECOND: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+    SECOND.get_or_init(|| tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default()));
     tracing::callsite::rebuild_interest_cache();
     rt
 }

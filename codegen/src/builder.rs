@@ -8,7 +8,7 @@
 //!
 //! and in the crate (with `kwire-protocol` as a dependency):
 //!
-//! ```ignore
+//! ```text
 //! include!(concat!(env!("OUT_DIR"), "/kwire.rs"));
 //! ```
 //!
